@@ -1,0 +1,62 @@
+#pragma once
+// The allocator interface every memory source implements (the CPU heap now, the caching pools of
+// csrc/memory later), and DataPtr: a pointer with the means to give it back.
+#include <cstddef>
+#include <utility>
+
+#include "core/device.h"
+
+namespace genesis {
+
+// A raw pointer plus how to free it. The deleter is a plain function with a context pointer so
+// that handing out memory costs no heap allocation of its own.
+class DataPtr {
+ public:
+  using Deleter = void (*)(void* ptr, void* context);
+
+  DataPtr() = default;
+  DataPtr(void* ptr, void* context, Deleter deleter, Device device)
+      : ptr_(ptr), context_(context), deleter_(deleter), device_(device) {}
+  DataPtr(const DataPtr&) = delete;
+  DataPtr& operator=(const DataPtr&) = delete;
+  DataPtr(DataPtr&& o) noexcept { swap(o); }
+  DataPtr& operator=(DataPtr&& o) noexcept {
+    DataPtr tmp(std::move(o));
+    swap(tmp);
+    return *this;
+  }
+  ~DataPtr() {
+    if (deleter_) deleter_(ptr_, context_);
+  }
+
+  void* get() const { return ptr_; }
+  Device device() const { return device_; }
+
+ private:
+  void swap(DataPtr& o) noexcept {
+    std::swap(ptr_, o.ptr_);
+    std::swap(context_, o.context_);
+    std::swap(deleter_, o.deleter_);
+    std::swap(device_, o.device_);
+  }
+  void* ptr_ = nullptr;
+  void* context_ = nullptr;
+  Deleter deleter_ = nullptr;
+  Device device_ = kCPU;
+};
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  // Returns memory for nbytes (nbytes may be 0); raises on failure.
+  virtual DataPtr allocate(size_t nbytes) = 0;
+};
+
+// The plain CPU heap: 64-byte aligned, so that vector loads never straddle a cache line.
+constexpr size_t kCpuAlignment = 64;
+Allocator* cpu_allocator();
+
+// The allocator for a device: the CPU heap, or the CUDA backend for that device.
+Allocator* allocator_for(Device device);
+
+}  // namespace genesis

@@ -1,0 +1,34 @@
+#pragma once
+// Note [Loop planning]
+// Every strided loop (copies and casts now, elementwise ops later, CPU and CUDA alike) runs over
+// a LoopPlan: the iteration shape with size-1 dims dropped, dims ordered so that operand 0 (the
+// output) walks memory innermost-first, and neighbouring dims merged wherever every operand
+// steps through them as one. A transposed copy stays 2-D; a contiguous one becomes 1-D.
+#include <array>
+#include <cstdint>
+
+#include "core/shape.h"
+
+namespace genesis {
+
+constexpr int kMaxLoopOperands = 4;
+
+struct LoopPlan {
+  int noperands = 0;
+  Shape sizes;  // innermost first
+  std::array<Shape, kMaxLoopOperands> byte_strides;  // per operand, innermost first
+  int64_t numel = 0;
+
+  int64_t ndim() const { return static_cast<int64_t>(sizes.size()); }
+};
+
+// `element_strides[k]` are operand k's strides (in elements, already broadcast to `sizes`, zero
+// on broadcast dims), `itemsizes[k]` its element size.
+LoopPlan plan_loop(const Shape& sizes, const Shape* const* element_strides,
+                   const int64_t* itemsizes, int noperands);
+
+// Strides of `strides` (for `sizes`) seen as broadcast to `target` (NumPy rules: missing leading
+// dims and size-1 dims get stride 0). The caller has checked that the shapes broadcast.
+Shape broadcast_strides(const Shape& sizes, const Shape& strides, const Shape& target);
+
+}  // namespace genesis

@@ -1,0 +1,31 @@
+#include "core/tensor.h"
+
+#include "core/errors.h"
+#include "cuda/backend.h"
+
+namespace genesis {
+
+Tensor Tensor::empty(const Shape& sizes, ScalarType dtype, Device device) {
+  int64_t n = checked_numel(sizes, "empty");
+  if (device.is_cuda()) device = cuda::resolve(device);
+  size_t bytes = static_cast<size_t>(n) * genesis::itemsize(dtype);
+  return Tensor(Storage::allocate(bytes, device), sizes, contiguous_strides(sizes), 0, dtype);
+}
+
+int64_t Tensor::size(int64_t dim) const {
+  GENESIS_CHECK_INDEX(ndim() > 0, "size", "dimension specified as ", dim, " but tensor has no dimensions");
+  return sizes_[wrap_dim(dim, ndim(), "size")];
+}
+
+int64_t Tensor::stride(int64_t dim) const {
+  GENESIS_CHECK_INDEX(ndim() > 0, "stride", "dimension specified as ", dim, " but tensor has no dimensions");
+  return strides_[wrap_dim(dim, ndim(), "stride")];
+}
+
+void* Tensor::data() const {
+  char* base = static_cast<char*>(storage_.data());
+  if (base == nullptr) return nullptr;
+  return base + offset_ * static_cast<int64_t>(itemsize());
+}
+
+}  // namespace genesis

@@ -1,0 +1,61 @@
+#pragma once
+// Tensor: a typed, strided window (sizes, strides in elements, storage offset) on a Storage.
+// Copying a Tensor makes another view of the same memory.
+#include <cstdint>
+
+#include "core/scalar_type.h"
+#include "core/shape.h"
+#include "core/storage.h"
+
+namespace genesis {
+
+class Tensor {
+ public:
+  Tensor() = default;
+  Tensor(Storage storage, Shape sizes, Shape strides, int64_t offset, ScalarType dtype)
+      : storage_(std::move(storage)),
+        sizes_(std::move(sizes)),
+        strides_(std::move(strides)),
+        offset_(offset),
+        dtype_(dtype) {}
+
+  // A new contiguous tensor with uninitialized memory.
+  static Tensor empty(const Shape& sizes, ScalarType dtype, Device device);
+
+  const Storage& storage() const { return storage_; }
+  const Shape& sizes() const { return sizes_; }
+  const Shape& strides() const { return strides_; }
+  int64_t size(int64_t dim) const;    // dim may be negative
+  int64_t stride(int64_t dim) const;  // dim may be negative
+  int64_t ndim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_of(sizes_); }
+  int64_t storage_offset() const { return offset_; }
+  ScalarType dtype() const { return dtype_; }
+  size_t itemsize() const { return genesis::itemsize(dtype_); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * itemsize(); }
+  Device device() const { return storage_.device(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_contiguous() const { return genesis::is_contiguous(sizes_, strides_); }
+  bool defined() const { return storage_.defined(); }
+
+  // Address of the first element (the storage's base plus the offset).
+  void* data() const;
+  template <typename T>
+  T* data_as() const {
+    return static_cast<T*>(data());
+  }
+
+  // The same memory seen with other sizes/strides/offset (offset in elements).
+  Tensor as_strided(Shape sizes, Shape strides, int64_t offset) const {
+    return Tensor(storage_, std::move(sizes), std::move(strides), offset, dtype_);
+  }
+
+ private:
+  Storage storage_;
+  Shape sizes_;
+  Shape strides_;
+  int64_t offset_ = 0;
+  ScalarType dtype_ = kDefaultFloat;
+};
+
+}  // namespace genesis

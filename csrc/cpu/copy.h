@@ -1,0 +1,12 @@
+#pragma once
+#include "core/tensor.h"
+
+namespace genesis::cpu {
+
+// dst[i] = cast(src[i]) for CPU tensors of the same shape (src strides already broadcast).
+void copy(const Tensor& dst, const Tensor& src);
+
+// Every element of dst set to the item whose bytes are the low bytes of `pattern`.
+void fill(const Tensor& dst, uint64_t pattern);
+
+}  // namespace genesis::cpu

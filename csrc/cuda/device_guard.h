@@ -1,0 +1,24 @@
+#pragma once
+// Makes a device current for a scope and restores the previous one.
+#include "cuda/check.h"
+
+namespace genesis::cuda {
+
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int index) {
+    GENESIS_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (index >= 0 && index != previous_) GENESIS_CUDA_CHECK(cudaSetDevice(index));
+    else previous_ = -1;
+  }
+  ~DeviceGuard() {
+    if (previous_ >= 0) cudaSetDevice(previous_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
+}  // namespace genesis::cuda

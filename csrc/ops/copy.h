@@ -1,0 +1,13 @@
+#pragma once
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+namespace genesis::ops {
+
+// dst <- src, with src broadcast to dst's shape and cast to dst's dtype; any strides, any devices.
+void copy_(const Tensor& dst, const Tensor& src);
+
+// Every element of dst <- value (cast to dst's dtype).
+void fill_(const Tensor& dst, const Scalar& value);
+
+}  // namespace genesis::ops

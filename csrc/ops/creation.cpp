@@ -1,0 +1,87 @@
+#include "ops/creation.h"
+
+#include <cmath>
+
+#include "core/errors.h"
+#include "cpu/parallel.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
+
+namespace genesis::ops {
+
+Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device device) {
+  Tensor out = Tensor::empty(sizes, dtype, device);
+  fill_(out, value);
+  return out;
+}
+
+ScalarType arange_dtype(const Scalar& start, const Scalar& end, const Scalar& step) {
+  bool floating = start.is_floating() || end.is_floating() || step.is_floating();
+  return floating ? kDefaultFloat : ScalarType::Int64;
+}
+
+namespace {
+// Values are made on the host and moved once; sequences are cheap next to their transfer.
+template <typename Value>
+Tensor host_sequence(int64_t n, ScalarType dtype, Device device, const Value& value_at) {
+  Tensor host = Tensor::empty({n}, dtype, kCPU);
+  GENESIS_DISPATCH_ALL_TYPES(dtype, "arange", [&] {
+    scalar_t* out = host.data_as<scalar_t>();
+    cpu::parallel_for(n, cpu::kDefaultGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) out[i] = value_at.template operator()<scalar_t>(i);
+    });
+  });
+  return device.is_cpu() ? host : to(host, dtype, device, false);
+}
+}  // namespace
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype,
+              Device device) {
+  GENESIS_CHECK_TYPE(dtype != ScalarType::Bool, "arange", "not implemented for dtype bool");
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  GENESIS_CHECK_VALUE(std::isfinite(s) && std::isfinite(e), "arange",
+                      "unsupported range: ", s, " -> ", e);
+  GENESIS_CHECK_VALUE(st != 0, "arange", "step must be nonzero");
+  GENESIS_CHECK_VALUE((st > 0 && e >= s) || (st < 0 && e <= s), "arange",
+                      "upper bound and lower bound inconsistent with step sign");
+  bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
+  int64_t n;
+  if (integral) {
+    int64_t a = start.to_int(), b = end.to_int(), k = step.to_int();
+    n = k > 0 ? (b - a + k - 1) / k : (a - b + (-k) - 1) / (-k);
+  } else {
+    n = static_cast<int64_t>(std::ceil((e - s) / st));
+  }
+  if (integral && !is_floating_point(dtype)) {
+    int64_t a = start.to_int(), k = step.to_int();
+    return host_sequence(n, dtype, device, [a, k]<typename T>(int64_t i) {
+      return cast_value<T>(a + i * k);
+    });
+  }
+  return host_sequence(n, dtype, device, [s, st]<typename T>(int64_t i) {
+    return cast_value<T>(s + static_cast<double>(i) * st);
+  });
+}
+
+Tensor linspace(double start, double end, int64_t steps, ScalarType dtype, Device device) {
+  GENESIS_CHECK_VALUE(steps >= 0, "linspace", "number of steps must be non-negative, got ", steps);
+  double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
+  int64_t half = steps / 2;
+  // Fill from both ends so that the first and last values are exactly start and end.
+  return host_sequence(steps, dtype, device, [=]<typename T>(int64_t i) {
+    double v = i < half ? start + step * static_cast<double>(i)
+                        : end - step * static_cast<double>(steps - 1 - i);
+    return cast_value<T>(v);
+  });
+}
+
+Tensor eye(int64_t n, int64_t m, ScalarType dtype, Device device) {
+  GENESIS_CHECK_VALUE(n >= 0, "eye", "n must be non-negative, got ", n);
+  GENESIS_CHECK_VALUE(m >= 0, "eye", "m must be non-negative, got ", m);
+  Tensor out = full({n, m}, Scalar(int64_t{0}), dtype, device);
+  int64_t diag = std::min(n, m);
+  if (diag > 0) fill_(out.as_strided({diag}, {m + 1}, 0), Scalar(int64_t{1}));
+  return out;
+}
+
+}  // namespace genesis::ops

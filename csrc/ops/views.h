@@ -1,0 +1,27 @@
+#pragma once
+// View ops: new sizes/strides/offset over the same storage, never a copy (reshape and flatten
+// copy only when no view can express the result).
+#include <optional>
+
+#include "core/tensor.h"
+
+namespace genesis::ops {
+
+Tensor view(const Tensor& t, const Shape& shape);
+Tensor reshape(const Tensor& t, const Shape& shape);
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
+Tensor permute(const Tensor& t, const Shape& dims);
+Tensor t(const Tensor& t);             // 2-D transpose; 0-d and 1-d come back as they are
+Tensor reverse_dims(const Tensor& t);  // Tensor.T
+Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim);
+Tensor squeeze(const Tensor& t);
+Tensor squeeze(const Tensor& t, const Shape& dims);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor expand(const Tensor& t, const Shape& sizes);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+// NumPy slice semantics on one dim (negative steps included); bounds are clamped.
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> stop, int64_t step);
+
+}  // namespace genesis::ops

@@ -1,0 +1,86 @@
+// Argument conversions shared by the bindings: sizes, integers and scalars.
+#include "core/errors.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+int64_t to_int(py::handle obj, const char* op, const char* what) {
+  // Python ints and anything with __index__ (NumPy integers), never bool-as-size or floats.
+  if (PyLong_Check(obj.ptr()) || (!PyFloat_Check(obj.ptr()) && PyIndex_Check(obj.ptr()))) {
+    int overflow = 0;
+    py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
+    if (!index) throw py::error_already_set();
+    long long v = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+    GENESIS_CHECK_VALUE(!overflow, op, what, " ", py::str(obj).cast<std::string>(),
+                        " does not fit in 64 bits");
+    return v;
+  }
+  GENESIS_FAIL(ErrorKind::Type, op, what, " must be an integer, got ",
+               py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+}
+
+Shape to_shape(py::handle seq, const char* op) {
+  if (!PyList_Check(seq.ptr()) && !PyTuple_Check(seq.ptr()) && PyIndex_Check(seq.ptr()))
+    return Shape{to_int(seq, op, "size")};
+  GENESIS_CHECK_TYPE(PySequence_Check(seq.ptr()) && !py::isinstance<py::str>(seq), op,
+                     "size must be a tuple of ints, got ",
+                     py::str(py::type::of(seq).attr("__name__")).cast<std::string>());
+  Shape out;
+  for (py::handle item : py::reinterpret_borrow<py::sequence>(seq)) out.push_back(to_int(item, op, "size"));
+  return out;
+}
+
+Shape to_shape(const py::args& args, const char* op) {
+  if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) return to_shape(py::handle(args[0]), op);
+  Shape out;
+  for (py::handle item : args) out.push_back(to_int(item, op, "size"));
+  return out;
+}
+
+Shape to_sizes(const py::args& args, const char* op) { return checked_sizes(to_shape(args, op), op); }
+
+Shape checked_sizes(Shape sizes, const char* op) {
+  for (int64_t s : sizes)
+    GENESIS_CHECK_VALUE(s >= 0, op, "negative dimension ", s, " in size ", shape_str(sizes));
+  checked_numel(sizes, op);
+  return sizes;
+}
+
+bool is_scalar_like(py::handle obj) {
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p) || PyLong_Check(p) || PyFloat_Check(p)) return true;
+  if (py::isinstance<py::array>(obj)) return false;
+  static py::handle generic = py::object(py::module_::import("numpy").attr("generic")).release();
+  return PyObject_IsInstance(p, generic.ptr()) == 1;
+}
+
+Scalar to_scalar(py::handle obj, const char* op) {
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p)) return Scalar(p == Py_True);
+  if (PyLong_Check(p)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
+    GENESIS_CHECK_VALUE(!overflow, op, "value ", py::str(obj).cast<std::string>(),
+                        " is out of range for int64");
+    return Scalar(static_cast<int64_t>(v));
+  }
+  if (PyFloat_Check(p)) return Scalar(PyFloat_AS_DOUBLE(p));
+  if (py::isinstance<Tensor>(obj)) {
+    const Tensor& t = obj.cast<const Tensor&>();
+    GENESIS_CHECK_VALUE(t.numel() == 1, op, "only one-element tensors can be used as scalars, got ",
+                        t.numel(), " elements");
+    return to_scalar(item(t, op), op);
+  }
+  if (py::isinstance<py::array>(obj) && py::reinterpret_borrow<py::array>(obj).size() == 1)
+    return to_scalar(obj.attr("item")(), op);
+  if (is_scalar_like(obj)) {  // NumPy scalar: go by its kind
+    std::string kind = py::str(obj.attr("dtype").attr("kind")).cast<std::string>();
+    if (kind == "b") return Scalar(obj.cast<bool>());
+    if (kind == "i" || kind == "u") return to_scalar(py::int_(py::reinterpret_borrow<py::object>(obj)), op);
+    if (kind == "f") return Scalar(obj.cast<double>());
+  }
+  GENESIS_FAIL(ErrorKind::Type, op, "expected a number (bool, int or float), got ",
+               py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+}
+
+}  // namespace genesis::python

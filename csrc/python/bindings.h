@@ -1,0 +1,69 @@
+#pragma once
+// Shared pieces of the bindings: Python <-> C++ conversions for dtypes, devices, shapes and
+// scalars, and each area's init function.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+#include "core/device.h"
+#include "core/scalar.h"
+#include "core/tensor.h"
+
+namespace py = pybind11;
+
+namespace genesis::python {
+
+// The Python-side dtype: one immortal object per ScalarType, so `t.dtype is genesis.float32`.
+struct DType {
+  ScalarType type;
+};
+py::object dtype_object(ScalarType type);
+// Accepts genesis dtypes, names ("float32"), Python bool/int/float and NumPy dtypes.
+ScalarType to_dtype(py::handle obj, const char* op);
+std::optional<ScalarType> to_optional_dtype(py::handle obj, const char* op);
+// The NumPy dtype for a ScalarType; raises TypeError for bfloat16.
+py::dtype numpy_dtype(ScalarType type, const char* op);
+// The ScalarType for a NumPy dtype; raises TypeError for unsupported ones.
+ScalarType from_numpy_dtype(const py::dtype& dt, const char* op);
+
+// Accepts genesis.device, "cpu"/"cuda"/"cuda:N" and an int (a CUDA index). CUDA devices come
+// back with a concrete index.
+Device to_device(py::handle obj, const char* op);
+Device to_device_or(py::handle obj, Device fallback, const char* op);
+py::object device_object(Device device);
+
+// Sizes from `f(2, 3)`, `f((2, 3))` or `f([2, 3])`; raises TypeError for non-integers.
+Shape to_shape(const py::args& args, const char* op);
+Shape to_shape(py::handle seq, const char* op);
+int64_t to_int(py::handle obj, const char* op, const char* what);
+// to_shape plus the check that every size is non-negative (for creation ops).
+Shape to_sizes(const py::args& args, const char* op);
+Shape checked_sizes(Shape sizes, const char* op);
+
+// A Python number (bool, int, float, NumPy scalar, one-element tensor) as a Scalar.
+Scalar to_scalar(py::handle obj, const char* op);
+bool is_scalar_like(py::handle obj);
+
+// genesis.tensor(data): copies any array-like (nested sequences, NumPy arrays, tensors).
+Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device device);
+// Shares a NumPy array's memory (genesis.from_numpy).
+Tensor tensor_from_numpy(py::array array, const char* op);
+// A NumPy array sharing the CPU tensor's memory.
+py::array tensor_to_numpy(const Tensor& t, const char* op);
+
+py::object item(const Tensor& t, const char* op);
+
+void init_errors(py::module_& m);
+void init_dtype(py::module_& m);
+void init_device(py::module_& m);
+void init_tensor(py::module_& m, py::class_<Tensor>& cls);
+void init_convert(py::module_& m, py::class_<Tensor>& cls);
+void init_creation(py::module_& m);
+void init_index(py::module_& m, py::class_<Tensor>& cls);
+void init_numpy(py::module_& m, py::class_<Tensor>& cls);
+void init_cuda(py::module_& m);
+void init_testing(py::module_& m);
+
+}  // namespace genesis::python

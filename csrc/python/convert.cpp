@@ -1,0 +1,159 @@
+// Tensor conversions: to / cuda / cpu / clone / contiguous / copy_ / item / tolist / casts.
+#include <cstring>
+
+#include "core/errors.h"
+#include "cuda/backend.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+namespace {
+
+// Reads one element at `ptr` (host memory) as a Python number.
+py::object element_object(const char* ptr, ScalarType dtype) {
+  return GENESIS_DISPATCH_ALL_TYPES(dtype, "item", [&]() -> py::object {
+    scalar_t v;
+    std::memcpy(&v, ptr, sizeof(scalar_t));
+    if constexpr (std::is_same_v<scalar_t, bool>) return py::bool_(v);
+    else if constexpr (std::is_integral_v<scalar_t>) return py::int_(static_cast<int64_t>(v));
+    else return py::float_(static_cast<double>(v));
+  });
+}
+
+Tensor on_host(const Tensor& t) { return t.is_cuda() ? ops::to(t, t.dtype(), kCPU, false) : t; }
+
+py::object nested_list(const char* ptr, const Tensor& t, int64_t dim) {
+  if (dim == t.ndim()) return element_object(ptr, t.dtype());
+  int64_t n = t.sizes()[dim];
+  int64_t step = t.strides()[dim] * static_cast<int64_t>(t.itemsize());
+  py::list out(n);
+  for (int64_t i = 0; i < n; ++i) out[i] = nested_list(ptr + i * step, t, dim + 1);
+  return out;
+}
+
+// Parses to()'s flexible arguments: to(dtype), to(device), to(device, dtype), to(tensor),
+// plus dtype=, device=, copy=, non_blocking= keywords.
+Tensor to_impl(const Tensor& t, py::args args, py::kwargs kwargs) {
+  ScalarType dtype = t.dtype();
+  Device device = t.device();
+  bool copy = false;
+  for (py::handle a : args) {
+    if (py::isinstance<Tensor>(a)) {
+      const Tensor& o = a.cast<const Tensor&>();
+      dtype = o.dtype();
+      device = o.device();
+    } else if (py::isinstance<Device>(a) || (PyLong_Check(a.ptr()) && !PyBool_Check(a.ptr()))) {
+      device = to_device(a, "to");
+    } else if (py::isinstance<py::str>(a)) {
+      std::string s = a.cast<std::string>();
+      bool is_device = s == "cpu" || s.rfind("cuda", 0) == 0;
+      if (is_device) device = to_device(a, "to");
+      else dtype = to_dtype(a, "to");
+    } else {
+      dtype = to_dtype(a, "to");
+    }
+  }
+  for (auto kv : kwargs) {
+    std::string key = kv.first.cast<std::string>();
+    if (key == "dtype") {
+      if (!kv.second.is_none()) dtype = to_dtype(kv.second, "to");
+    } else if (key == "device") {
+      if (!kv.second.is_none()) device = to_device(kv.second, "to");
+    } else if (key == "copy") {
+      copy = kv.second.cast<bool>();
+    } else if (key == "non_blocking") {
+      // Copies are synchronous for now, which non_blocking permits.
+    } else {
+      GENESIS_FAIL(ErrorKind::Type, "to", "unexpected keyword argument '", key, "'");
+    }
+  }
+  return ops::to(t, dtype, device, copy);
+}
+
+py::object one_item(const Tensor& t, const char* op) {
+  GENESIS_CHECK_VALUE(t.numel() == 1, op, "only a tensor with one element can be converted to a "
+                      "Python scalar, but it has ", t.numel(), " elements");
+  return item(t, op);
+}
+
+}  // namespace
+
+py::object item(const Tensor& t, const char* op) {
+  GENESIS_CHECK_VALUE(t.numel() == 1, op, "a tensor with ", t.numel(),
+                      " elements cannot be converted to a Python scalar");
+  char buf[8];
+  if (t.is_cuda()) {
+    cuda::copy_bytes(buf, kCPU, t.data(), t.device(), t.itemsize());
+    return element_object(buf, t.dtype());
+  }
+  return element_object(static_cast<const char*>(t.data()), t.dtype());
+}
+
+void init_convert(py::module_& m, py::class_<Tensor>& cls) {
+  auto cast_to = [](ScalarType dtype) {
+    return [dtype](const Tensor& t) { return ops::to(t, dtype, t.device(), false); };
+  };
+  cls.def("to", &to_impl)
+      .def("cuda", [](const Tensor& t, py::object device, bool non_blocking) {
+             Device d = device.is_none() ? cuda::resolve(Device{DeviceType::CUDA, -1})
+                                         : to_device(device, "cuda");
+             GENESIS_CHECK_VALUE(d.is_cuda(), "cuda", "expected a CUDA device, got ", d.str());
+             return ops::to(t, t.dtype(), d, false);
+           },
+           py::arg("device") = py::none(), py::arg("non_blocking") = false)
+      .def("cpu", [](const Tensor& t) { return ops::to(t, t.dtype(), kCPU, false); })
+      .def("clone", &ops::clone)
+      .def("contiguous", &ops::contiguous)
+      .def("copy_", [](py::object self, py::object src, bool non_blocking) {
+             const Tensor& dst = self.cast<const Tensor&>();
+             if (py::isinstance<Tensor>(src)) ops::copy_(dst, src.cast<const Tensor&>());
+             else ops::copy_(dst, tensor_from_data(src, std::nullopt, kCPU));
+             return self;
+           },
+           py::arg("src"), py::arg("non_blocking") = false)
+      .def("fill_", [](py::object self, py::handle value) {
+        const Tensor& t = self.cast<const Tensor&>();
+        ops::fill_(t, to_scalar(value, "fill_"));
+        return self;
+      })
+      .def("zero_", [](py::object self) {
+        ops::fill_(self.cast<const Tensor&>(), Scalar(int64_t{0}));
+        return self;
+      })
+      .def("item", [](const Tensor& t) { return item(t, "item"); })
+      .def("tolist", [](const Tensor& t) {
+        Tensor h = on_host(t);
+        return nested_list(static_cast<const char*>(h.data()), h, 0);
+      })
+      .def("float", cast_to(ScalarType::Float32))
+      .def("half", cast_to(ScalarType::Float16))
+      .def("bfloat16", cast_to(ScalarType::BFloat16))
+      .def("double", cast_to(ScalarType::Float64))
+      .def("int", cast_to(ScalarType::Int32))
+      .def("long", cast_to(ScalarType::Int64))
+      .def("short", cast_to(ScalarType::Int16))
+      .def("char", cast_to(ScalarType::Int8))
+      .def("byte", cast_to(ScalarType::UInt8))
+      .def("bool", cast_to(ScalarType::Bool))
+      .def("type", [](const Tensor& t, py::object dtype) -> py::object {
+             if (dtype.is_none()) return py::str(std::string("genesis.") + scalar_type_name(t.dtype()));
+             return py::cast(ops::to(t, to_dtype(dtype, "type"), t.device(), false));
+           },
+           py::arg("dtype") = py::none())
+      .def("__bool__", [](const Tensor& t) {
+        GENESIS_CHECK(t.numel() == 1, "bool", "Boolean value of a tensor with ",
+                      t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
+        return item(t, "bool").cast<bool>();
+      })
+      .def("__float__", [](const Tensor& t) { return one_item(t, "float").cast<double>(); })
+      .def("__int__", [](const Tensor& t) { return py::int_(one_item(t, "int")); })
+      .def("__index__", [](const Tensor& t) {
+        GENESIS_CHECK_TYPE(is_integral(t.dtype(), true), "index",
+                           "only integer tensors of a single element can be converted to an index");
+        return one_item(t, "index").cast<int64_t>();
+      });
+}
+
+}  // namespace genesis::python

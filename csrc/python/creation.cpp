@@ -1,0 +1,219 @@
+// Factory functions: tensor, empty, zeros, ones, full, arange, linspace, eye and the *_like forms.
+#include <cstring>
+
+#include "core/errors.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
+#include "ops/creation.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+namespace {
+
+std::string type_name(py::handle obj) {
+  return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
+}
+
+bool is_nested_sequence(py::handle obj) {
+  if (py::isinstance<Tensor>(obj)) return obj.cast<const Tensor&>().ndim() > 0;
+  if (py::isinstance<py::array>(obj)) return py::reinterpret_borrow<py::array>(obj).ndim() > 0;
+  return PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr()) ||
+         (PySequence_Check(obj.ptr()) && !py::isinstance<py::str>(obj) &&
+          !py::isinstance<py::bytes>(obj) && !is_scalar_like(obj));
+}
+
+// Note [Nested data]: genesis.tensor(nested lists) walks the data twice: once to find the shape
+// (checking it is not ragged) and the dtype PyTorch would infer (bool < int64 < float32), once
+// to write each leaf, converted, into a contiguous host buffer.
+struct Leaves {
+  Shape shape;
+  bool any_int = false, any_float = false, any_bool = false;
+};
+
+void scan(py::handle obj, size_t depth, Leaves& info) {
+  if (is_nested_sequence(obj)) {
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
+    int64_t n = static_cast<int64_t>(py::len(seq));
+    if (depth == info.shape.size()) {
+      info.shape.push_back(n);
+    } else {
+      GENESIS_CHECK_VALUE(depth < info.shape.size() && info.shape[depth] == n, "tensor",
+                          "expected a sequence of length ",
+                          depth < info.shape.size() ? info.shape[depth] : 0, " at dim ", depth,
+                          " (got ", n, "): the nested data is ragged");
+    }
+    for (py::handle item : seq) scan(item, depth + 1, info);
+    return;
+  }
+  GENESIS_CHECK_VALUE(depth == info.shape.size(), "tensor",
+                      "found a number where a sequence was expected at dim ", depth,
+                      ": the nested data is ragged");
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p)) info.any_bool = true;
+  else if (PyLong_Check(p)) info.any_int = true;
+  else if (PyFloat_Check(p)) info.any_float = true;
+  else if (py::isinstance<Tensor>(obj)) {
+    ScalarType t = obj.cast<const Tensor&>().dtype();
+    (t == ScalarType::Bool ? info.any_bool : is_floating_point(t) ? info.any_float : info.any_int) = true;
+  } else if (is_scalar_like(obj) || py::isinstance<py::array>(obj)) {
+    std::string kind = py::str(obj.attr("dtype").attr("kind")).cast<std::string>();
+    GENESIS_CHECK_TYPE(kind == "b" || kind == "i" || kind == "u" || kind == "f", "tensor",
+                       "can't convert NumPy scalar of kind '", kind, "' to a tensor element");
+    (kind == "b" ? info.any_bool : kind == "f" ? info.any_float : info.any_int) = true;
+  } else {
+    GENESIS_FAIL(ErrorKind::Type, "tensor", "can't convert an element of type ", type_name(obj),
+                 " to a number; tensor data must be bools, ints, floats or nested sequences "
+                 "of them");
+  }
+}
+
+template <typename T>
+void write_leaves(py::handle obj, T*& out) {
+  if (is_nested_sequence(obj)) {
+    for (py::handle item : py::reinterpret_borrow<py::sequence>(obj)) write_leaves(item, out);
+    return;
+  }
+  *out++ = to_scalar(obj, "tensor").to<T>();
+}
+
+Tensor from_nested(py::handle data, std::optional<ScalarType> dtype) {
+  Leaves info;
+  scan(data, 0, info);
+  ScalarType inferred = info.any_float ? kDefaultFloat
+                        : info.any_int ? ScalarType::Int64
+                        : info.any_bool ? ScalarType::Bool
+                                        : kDefaultFloat;  // empty data
+  ScalarType type = dtype.value_or(inferred);
+  Tensor out = Tensor::empty(info.shape, type, kCPU);
+  GENESIS_DISPATCH_ALL_TYPES(type, "tensor", [&] {
+    scalar_t* p = out.data_as<scalar_t>();
+    write_leaves(data, p);
+  });
+  return out;
+}
+
+struct Options {
+  ScalarType dtype;
+  Device device;
+};
+Options options(py::handle dtype, py::handle device, ScalarType default_dtype, const char* op) {
+  return {to_optional_dtype(dtype, op).value_or(default_dtype), to_device_or(device, kCPU, op)};
+}
+
+const Tensor& tensor_arg(py::handle obj, const char* op) {
+  GENESIS_CHECK_TYPE(py::isinstance<Tensor>(obj), op, "expected a genesis.Tensor, got ", type_name(obj));
+  return obj.cast<const Tensor&>();
+}
+
+}  // namespace
+
+Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device device) {
+  Tensor host;
+  if (py::isinstance<Tensor>(data)) {
+    const Tensor& t = data.cast<const Tensor&>();
+    return ops::copy_to(t, dtype.value_or(t.dtype()), device);
+  }
+  if (py::isinstance<py::array>(data)) {
+    host = tensor_from_numpy(py::reinterpret_borrow<py::array>(data), "tensor");
+  } else if (is_scalar_like(data) && !PyBool_Check(data.ptr()) && !PyLong_Check(data.ptr()) &&
+             !PyFloat_Check(data.ptr())) {
+    host = tensor_from_numpy(py::array::ensure(data), "tensor");  // NumPy scalar keeps its dtype
+  } else if (is_nested_sequence(data) || is_scalar_like(data)) {
+    host = from_nested(data, dtype);
+  } else if (py::hasattr(data, "__array__")) {  // other array libraries' CPU tensors
+    host = tensor_from_numpy(py::module_::import("numpy").attr("asarray")(data), "tensor");
+  } else {
+    GENESIS_FAIL(ErrorKind::Type, "tensor", "can't build a tensor from an object of type ",
+                 type_name(data), "; expected a number, a (nested) sequence or an array");
+  }
+  return ops::copy_to(host, dtype.value_or(host.dtype()), device);
+}
+
+void init_creation(py::module_& m) {
+  m.def("tensor", [](py::handle data, py::handle dtype, py::handle device) {
+        return tensor_from_data(data, to_optional_dtype(dtype, "tensor"),
+                                to_device_or(device, kCPU, "tensor"));
+      },
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+
+  m.def("empty", [](py::args size, py::handle dtype, py::handle device) {
+        Options o = options(dtype, device, kDefaultFloat, "empty");
+        return Tensor::empty(to_sizes(size, "empty"), o.dtype, o.device);
+      },
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("zeros", [](py::args size, py::handle dtype, py::handle device) {
+        Options o = options(dtype, device, kDefaultFloat, "zeros");
+        return ops::full(to_sizes(size, "zeros"), Scalar(int64_t{0}), o.dtype, o.device);
+      },
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("ones", [](py::args size, py::handle dtype, py::handle device) {
+        Options o = options(dtype, device, kDefaultFloat, "ones");
+        return ops::full(to_sizes(size, "ones"), Scalar(int64_t{1}), o.dtype, o.device);
+      },
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("full", [](py::handle size, py::handle fill_value, py::handle dtype, py::handle device) {
+        Scalar value = to_scalar(fill_value, "full");
+        Options o = options(dtype, device, value.default_dtype(), "full");
+        return ops::full(checked_sizes(to_shape(size, "full"), "full"), value, o.dtype, o.device);
+      },
+      py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none());
+  m.def("arange", [](py::handle start, py::handle end, py::handle step, py::handle dtype, py::handle device) {
+        Scalar s = to_scalar(start, "arange"), st = to_scalar(step, "arange");
+        Scalar e = end.is_none() ? s : to_scalar(end, "arange");
+        if (end.is_none()) s = Scalar(int64_t{0});
+        Options o = options(dtype, device, ops::arange_dtype(s, e, st), "arange");
+        return ops::arange(s, e, st, o.dtype, o.device);
+      },
+      py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(),
+      py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("linspace", [](py::handle start, py::handle end, py::handle steps, py::handle dtype, py::handle device) {
+        Options o = options(dtype, device, kDefaultFloat, "linspace");
+        return ops::linspace(to_scalar(start, "linspace").to_double(), to_scalar(end, "linspace").to_double(),
+                             to_int(steps, "linspace", "steps"), o.dtype, o.device);
+      },
+      py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none());
+  m.def("eye", [](py::handle n, py::handle m_, py::handle dtype, py::handle device) {
+        Options o = options(dtype, device, kDefaultFloat, "eye");
+        int64_t rows = to_int(n, "eye", "n");
+        int64_t cols = m_.is_none() ? rows : to_int(m_, "eye", "m");
+        return ops::eye(rows, cols, o.dtype, o.device);
+      },
+      py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none());
+
+  // *_like: same shape, and dtype/device unless given.
+  auto like = [](const char* op) {
+    return [op](py::handle input, py::handle dtype, py::handle device) {
+      const Tensor& t = tensor_arg(input, op);
+      ScalarType dt = to_optional_dtype(dtype, op).value_or(t.dtype());
+      Device dev = to_device_or(device, t.device(), op);
+      return std::make_pair(t.sizes(), std::make_pair(dt, dev));
+    };
+  };
+  m.def("empty_like", [like](py::handle input, py::handle dtype, py::handle device) {
+        auto [sizes, o] = like("empty_like")(input, dtype, device);
+        return Tensor::empty(sizes, o.first, o.second);
+      },
+      py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("zeros_like", [like](py::handle input, py::handle dtype, py::handle device) {
+        auto [sizes, o] = like("zeros_like")(input, dtype, device);
+        return ops::full(sizes, Scalar(int64_t{0}), o.first, o.second);
+      },
+      py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("ones_like", [like](py::handle input, py::handle dtype, py::handle device) {
+        auto [sizes, o] = like("ones_like")(input, dtype, device);
+        return ops::full(sizes, Scalar(int64_t{1}), o.first, o.second);
+      },
+      py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("full_like", [like](py::handle input, py::handle fill_value, py::handle dtype, py::handle device) {
+        auto [sizes, o] = like("full_like")(input, dtype, device);
+        return ops::full(sizes, to_scalar(fill_value, "full_like"), o.first, o.second);
+      },
+      py::arg("input"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none());
+}
+
+}  // namespace genesis::python

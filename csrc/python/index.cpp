@@ -1,0 +1,88 @@
+// x[key] and x[key] = value: the key becomes a C++ IndexList; csrc/index plans and runs it.
+#include "core/errors.h"
+#include "index/plan.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+namespace {
+
+std::optional<int64_t> slice_bound(PyObject* v) {
+  if (v == Py_None) return std::nullopt;
+  return to_int(v, "index", "slice bound");
+}
+
+IndexItem to_item(py::handle obj) {
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p)) return IndexItem::make_boolean(p == Py_True);
+  if (PyLong_Check(p)) return IndexItem::make_integer(to_int(obj, "index", "index"));
+  if (PySlice_Check(p)) {
+    auto* s = reinterpret_cast<PySliceObject*>(p);
+    int64_t step = s->step == Py_None ? 1 : to_int(s->step, "index", "slice step");
+    GENESIS_CHECK_VALUE(step != 0, "index", "slice step cannot be zero");
+    return IndexItem::make_slice(slice_bound(s->start), slice_bound(s->stop), step);
+  }
+  if (p == Py_None) return IndexItem::make(IndexItem::Kind::None);
+  if (p == Py_Ellipsis) return IndexItem::make(IndexItem::Kind::Ellipsis);
+  if (py::isinstance<Tensor>(obj)) {
+    const Tensor& t = obj.cast<const Tensor&>();
+    GENESIS_CHECK_INDEX(is_integral(t.dtype(), true), "index",
+                        "tensors used as indices must be integer or boolean, got ",
+                        scalar_type_name(t.dtype()));
+    return IndexItem::make_tensor(t);
+  }
+  if (py::isinstance<py::array>(obj) || PyList_Check(p) || PyTuple_Check(p))
+    return IndexItem::make_tensor(tensor_from_data(obj, std::nullopt, kCPU));
+  if (!PyFloat_Check(p) && PyIndex_Check(p)) return IndexItem::make_integer(to_int(obj, "index", "index"));
+  GENESIS_FAIL(ErrorKind::Index, "index",
+               "only integers, slices (`:`), ellipsis (`...`), None and integer or boolean "
+               "tensors are valid indices (got ",
+               py::str(py::type::of(obj).attr("__name__")).cast<std::string>(), ")");
+}
+
+IndexList to_index_list(py::handle key) {
+  IndexList items;
+  if (PyTuple_Check(key.ptr())) {
+    for (py::handle k : py::reinterpret_borrow<py::tuple>(key)) items.push_back(to_item(k));
+  } else {
+    items.push_back(to_item(key));
+  }
+  return items;
+}
+
+}  // namespace
+
+void init_index(py::module_& m, py::class_<Tensor>& cls) {
+  py::enum_<IndexPlanKind>(m, "IndexKind")
+      .value("VIEW", IndexPlanKind::VIEW)
+      .value("GATHER", IndexPlanKind::GATHER)
+      .value("SCATTER", IndexPlanKind::SCATTER)
+      .value("COPY", IndexPlanKind::COPY)
+      .value("FILL", IndexPlanKind::FILL);
+  py::class_<IndexPlan>(m, "IndexPlan")
+      .def_readonly("kind", &IndexPlan::kind)
+      .def("__repr__", [](const IndexPlan& p) {
+        return std::string("IndexPlan(kind=") + index_plan_kind_name(p.kind) + ")";
+      });
+
+  cls.def("__getitem__", [](const Tensor& t, py::handle key) { return index_get(t, to_index_list(key)); })
+      .def("__setitem__", [](const Tensor& t, py::handle key, py::handle value) {
+        IndexList items = to_index_list(key);
+        if (py::isinstance<Tensor>(value)) {
+          index_put(t, items, value.cast<const Tensor&>());
+        } else if (is_scalar_like(value)) {
+          index_fill(t, items, to_scalar(value, "setitem"));
+        } else {
+          index_put(t, items, tensor_from_data(value, std::nullopt, kCPU));
+        }
+      })
+      .def("_index_plan", [](const Tensor& t, py::handle key, py::handle value) {
+             IndexList items = to_index_list(key);
+             if (value.is_none()) return plan_getitem(t, items);
+             return plan_setitem(t, items, !is_scalar_like(value));
+           },
+           py::arg("key"), py::arg("value") = py::none(),
+           "The plan (VIEW, GATHER, SCATTER, COPY or FILL) that x[key] (or x[key] = value) makes.");
+}
+
+}  // namespace genesis::python

@@ -1,0 +1,24 @@
+// genesis._C: one pybind11 module; each area binds itself in its own file.
+#include "python/bindings.h"
+
+#ifndef GENESIS_VERSION
+#define GENESIS_VERSION "0.0.0"
+#endif
+
+namespace gp = genesis::python;
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "genesis C++/CUDA core";
+  m.attr("__version__") = GENESIS_VERSION;
+  gp::init_errors(m);
+  gp::init_dtype(m);
+  gp::init_device(m);
+  py::class_<genesis::Tensor> tensor(m, "Tensor", py::dynamic_attr());
+  gp::init_tensor(m, tensor);
+  gp::init_convert(m, tensor);
+  gp::init_index(m, tensor);
+  gp::init_numpy(m, tensor);
+  gp::init_creation(m);
+  gp::init_cuda(m);
+  gp::init_testing(m);
+}

@@ -1,0 +1,85 @@
+// Zero-copy exchange with NumPy on the CPU: t.numpy(), np.asarray(t), genesis.from_numpy(a).
+#include "core/errors.h"
+#include "ops/convert.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+namespace {
+
+// A NumPy array's memory, owned by a reference to the array. The deleter may run on any thread
+// (the last view can die anywhere), so it takes the GIL; after interpreter shutdown it leaks.
+void release_array(void*, void* context) {
+  if (!Py_IsInitialized()) return;
+  py::gil_scoped_acquire gil;
+  Py_DECREF(static_cast<PyObject*>(context));
+}
+
+}  // namespace
+
+Tensor tensor_from_numpy(py::array array, const char* op) {
+  ScalarType dtype = from_numpy_dtype(array.dtype(), op);
+  GENESIS_CHECK_TYPE(array.dtype().byteorder() != '>', op,
+                     "arrays in non-native byte order cannot be shared; use a native copy");
+  int64_t item = static_cast<int64_t>(itemsize(dtype));
+  Shape sizes(array.ndim()), strides(array.ndim());
+  int64_t lo = 0, hi = 0;  // byte reach below and above the first element
+  bool empty = array.size() == 0;
+  for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+    sizes[d] = array.shape(d);
+    int64_t byte_stride = array.strides(d);
+    GENESIS_CHECK_VALUE(byte_stride % item == 0, op, "the array's strides (",
+                        py::str(py::tuple(array.attr("strides"))).cast<std::string>(),
+                        ") are not multiples of its item size ", item,
+                        "; genesis strides count elements");
+    strides[d] = byte_stride / item;
+    if (!empty) (byte_stride < 0 ? lo : hi) += (sizes[d] - 1) * byte_stride;
+  }
+  char* first = static_cast<char*>(const_cast<void*>(array.data()));
+  GENESIS_CHECK_VALUE(empty || reinterpret_cast<uintptr_t>(first) % item == 0, op,
+                      "the array's data is not aligned to its item size");
+  size_t nbytes = empty ? 0 : static_cast<size_t>(hi - lo + item);
+  PyObject* owner = array.ptr();
+  Py_INCREF(owner);
+  Storage storage = Storage::wrap(DataPtr(first + lo, owner, &release_array, kCPU), nbytes);
+  return Tensor(storage, std::move(sizes), std::move(strides), empty ? 0 : -lo / item, dtype);
+}
+
+py::array tensor_to_numpy(const Tensor& t, const char* op) {
+  GENESIS_CHECK_TYPE(!t.is_cuda(), op, "can't convert a ", t.device().str(),
+                     " tensor to NumPy; copy it to the host first with .cpu()");
+  py::dtype dt = numpy_dtype(t.dtype(), op);
+  std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
+  std::vector<py::ssize_t> strides(t.ndim());
+  for (int64_t d = 0; d < t.ndim(); ++d) strides[d] = t.strides()[d] * static_cast<int64_t>(t.itemsize());
+  if (t.numel() == 0 || t.data() == nullptr) return py::array(dt, shape);  // nothing to share
+  // The array keeps the storage alive through a capsule that owns a Storage handle.
+  auto* keep = new Storage(t.storage());
+  py::capsule base(keep, [](void* p) { delete static_cast<Storage*>(p); });
+  return py::array(dt, shape, strides, t.data(), base);
+}
+
+void init_numpy(py::module_& m, py::class_<Tensor>& cls) {
+  cls.def("numpy", [](const Tensor& t, bool force) {
+           if (force) {
+             Tensor host = ops::to(t, t.dtype() == ScalarType::BFloat16 ? ScalarType::Float32 : t.dtype(), kCPU, false);
+             return tensor_to_numpy(host, "numpy");
+           }
+           return tensor_to_numpy(t, "numpy");
+         },
+         py::kw_only(), py::arg("force") = false)
+      .def("__array__", [](const Tensor& t, py::object dtype, py::object copy) {
+             py::object arr = tensor_to_numpy(t, "__array__");
+             if (!dtype.is_none()) arr = arr.attr("astype")(dtype);
+             else if (!copy.is_none() && copy.cast<bool>()) arr = arr.attr("copy")();
+             return arr;
+           },
+           py::arg("dtype") = py::none(), py::arg("copy") = py::none());
+  m.def("from_numpy", [](py::handle obj) {
+    GENESIS_CHECK_TYPE(py::isinstance<py::array>(obj), "from_numpy", "expected a numpy.ndarray, got ",
+                       py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+    return tensor_from_numpy(py::reinterpret_borrow<py::array>(obj), "from_numpy");
+  });
+}
+
+}  // namespace genesis::python

@@ -1,0 +1,86 @@
+"""genesis: a GPU tensor library with a C++/CUDA core.
+
+The tensor type, factories and dtypes are bound straight from the C++ core (``genesis._C``);
+this package adds the pure-Python pieces: printing, ``genesis.cuda`` and the self-check.
+"""
+
+from . import _C
+from ._C import (
+    IndexKind,
+    IndexPlan,
+    Tensor,
+    UntypedStorage,
+    arange,
+    bfloat16,
+    bool,
+    device,
+    dtype,
+    empty,
+    empty_like,
+    eye,
+    float16,
+    float32,
+    float64,
+    from_numpy,
+    full,
+    full_like,
+    int8,
+    int16,
+    int32,
+    int64,
+    linspace,
+    ones,
+    ones_like,
+    promote_types,
+    tensor,
+    uint8,
+    zeros,
+    zeros_like,
+)
+from ._C import _dtype_from_name  # noqa: F401  (used by pickling of dtypes)
+from . import cuda
+from ._tensor_str import set_printoptions, tensor_repr
+
+__version__ = _C.__version__
+
+# PyTorch's aliases.
+half = float16
+float = float32  # noqa: A001
+double = float64
+short = int16
+int = int32  # noqa: A001
+long = int64
+
+Tensor.__repr__ = tensor_repr
+Tensor.__str__ = tensor_repr
+
+
+def is_tensor(obj):
+    """True when obj is a genesis.Tensor."""
+    return isinstance(obj, Tensor)
+
+
+def inspect_storage(t):
+    """A dict describing the storage behind tensor ``t`` (seed 000's inspect_storage)."""
+    s = t.untyped_storage()
+    return {
+        "shape": t.shape,
+        "dtype": t.dtype,
+        "device": t.device,
+        "size_bytes": s.nbytes(),
+        "is_contiguous": t.is_contiguous(),
+        "data_ptr": hex(s.data_ptr()) if s.data_ptr() else None,
+        "storage_offset": t.storage_offset(),
+        "strides": t.stride(),
+        "use_count": s.use_count() - 1,
+    }
+
+
+def build_info():
+    """How this genesis was built: version, CUDA compiled or not, architectures."""
+    return {
+        "version": __version__,
+        "cuda_compiled": _C._cuda.is_compiled(),
+        "cuda_runtime": _C._cuda.runtime_version() or None,
+        "cuda_architectures": _C._cuda.architectures().split() if _C._cuda.is_compiled() else [],
+    }
