@@ -4,8 +4,15 @@ The tensor type, factories and dtypes are bound straight from the C++ core (``ge
 this package adds the pure-Python pieces: printing, ``genesis.cuda`` and the self-check.
 """
 
-from . import _C
-from ._C import (
+# Run from a source checkout, this directory shadows the installed package; extending the
+# package path lets `from . import _C` find the compiled module that `pip install .` put in
+# site-packages, so `python -m genesis` and `pytest` work from the repository root too.
+from pkgutil import extend_path
+
+__path__ = extend_path(__path__, __name__)
+
+from . import _C  # noqa: E402
+from ._C import (  # noqa: E402
     IndexKind,
     IndexPlan,
     Tensor,

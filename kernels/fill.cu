@@ -34,7 +34,9 @@ void fill_typed(void* dst, int64_t count, uint64_t pattern, cudaStream_t stream)
   // Items before the first 16-byte boundary.
   int64_t head = (16 - reinterpret_cast<uintptr_t>(p) % 16) % 16 / sizeof(Word);
   if (reinterpret_cast<uintptr_t>(p) % sizeof(Word) != 0 || head > count) head = count;
-  if (head > 0) fill_words<Word><<<grid_for(head), kThreads, 0, stream>>>(reinterpret_cast<Word*>(p), head, value);
+  if (head > 0)
+    fill_words<Word>
+        <<<grid_for(head), kThreads, 0, stream>>>(reinterpret_cast<Word*>(p), head, value);
   p += head * sizeof(Word);
   int64_t rest = count - head;
   int64_t vecs = rest * static_cast<int64_t>(sizeof(Word)) / 16;
@@ -47,7 +49,8 @@ void fill_typed(void* dst, int64_t count, uint64_t pattern, cudaStream_t stream)
   int64_t done = vecs * 16 / static_cast<int64_t>(sizeof(Word));
   int64_t tail = rest - done;
   if (tail > 0)
-    fill_words<Word><<<grid_for(tail), kThreads, 0, stream>>>(reinterpret_cast<Word*>(p) + done, tail, value);
+    fill_words<Word>
+        <<<grid_for(tail), kThreads, 0, stream>>>(reinterpret_cast<Word*>(p) + done, tail, value);
 }
 
 }  // namespace
@@ -55,10 +58,14 @@ void fill_typed(void* dst, int64_t count, uint64_t pattern, cudaStream_t stream)
 void launch_fill(void* dst, int64_t count, int itemsize, uint64_t pattern, void* stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   switch (itemsize) {
-    case 1: return fill_typed<uint8_t>(dst, count, pattern, s);
-    case 2: return fill_typed<uint16_t>(dst, count, pattern, s);
-    case 4: return fill_typed<uint32_t>(dst, count, pattern, s);
-    case 8: return fill_typed<unsigned long long>(dst, count, pattern, s);
+    case 1:
+      return fill_typed<uint8_t>(dst, count, pattern, s);
+    case 2:
+      return fill_typed<uint16_t>(dst, count, pattern, s);
+    case 4:
+      return fill_typed<uint32_t>(dst, count, pattern, s);
+    case 8:
+      return fill_typed<unsigned long long>(dst, count, pattern, s);
   }
 }
 

@@ -24,8 +24,8 @@ Device parse_device(const std::string& text) {
     }
     if (index >= 0) return Device{DeviceType::CUDA, index};
   }
-  GENESIS_FAIL(ErrorKind::Value, "device",
-               "unknown device '", text, "'; expected 'cpu', 'cuda' or 'cuda:N'");
+  GENESIS_FAIL(ErrorKind::Value, "device", "unknown device '", text,
+               "'; expected 'cpu', 'cuda' or 'cuda:N'");
 }
 
 }  // namespace genesis

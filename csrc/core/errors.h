@@ -29,9 +29,9 @@ std::string str_cat(const Parts&... parts) {
 
 }  // namespace genesis
 
-#define GENESIS_CHECK_KIND_(kind, cond, op, ...) \
-  do {                                           \
-    if (!(cond)) [[unlikely]]                    \
+#define GENESIS_CHECK_KIND_(kind, cond, op, ...)                         \
+  do {                                                                   \
+    if (!(cond)) [[unlikely]]                                            \
       ::genesis::throw_error(kind, op, ::genesis::str_cat(__VA_ARGS__)); \
   } while (0)
 
@@ -44,4 +44,5 @@ std::string str_cat(const Parts&... parts) {
   GENESIS_CHECK_KIND_(::genesis::ErrorKind::Value, cond, op, __VA_ARGS__)
 #define GENESIS_CHECK_TYPE(cond, op, ...) \
   GENESIS_CHECK_KIND_(::genesis::ErrorKind::Type, cond, op, __VA_ARGS__)
-#define GENESIS_FAIL(kind, op, ...) ::genesis::throw_error(kind, op, ::genesis::str_cat(__VA_ARGS__))
+#define GENESIS_FAIL(kind, op, ...) \
+  ::genesis::throw_error(kind, op, ::genesis::str_cat(__VA_ARGS__))

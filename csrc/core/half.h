@@ -22,7 +22,8 @@ inline uint16_t float_to_half_bits(float f) {
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t mag = x & 0x7fffffffu;
   if (mag >= 0x7f800000u) {  // inf or NaN
-    return static_cast<uint16_t>(sign | 0x7c00u | (mag > 0x7f800000u ? 0x0200u | ((mag >> 13) & 0x3ffu) : 0));
+    return static_cast<uint16_t>(sign | 0x7c00u |
+                                 (mag > 0x7f800000u ? 0x0200u | ((mag >> 13) & 0x3ffu) : 0));
   }
   if (mag >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to inf
   if (mag < 0x38800000u) {                                               // subnormal or zero
@@ -55,7 +56,9 @@ inline uint16_t float_to_bfloat16_bits(float f) {
   return static_cast<uint16_t>((x + rounding) >> 16);
 }
 
-inline float bfloat16_bits_to_float(uint16_t b) { return bits_float(static_cast<uint32_t>(b) << 16); }
+inline float bfloat16_bits_to_float(uint16_t b) {
+  return bits_float(static_cast<uint32_t>(b) << 16);
+}
 
 struct Half {
   uint16_t bits = 0;

@@ -15,7 +15,7 @@ constexpr int kMaxLoopOperands = 4;
 
 struct LoopPlan {
   int noperands = 0;
-  Shape sizes;  // innermost first
+  Shape sizes;                                       // innermost first
   std::array<Shape, kMaxLoopOperands> byte_strides;  // per operand, innermost first
   int64_t numel = 0;
 

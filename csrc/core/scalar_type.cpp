@@ -15,11 +15,11 @@ struct TypeInfo {
   bool is_signed;
 };
 constexpr TypeInfo kInfo[kNumScalarTypes] = {
-    {"bool", 1, false, false, false},   {"uint8", 1, false, true, false},
-    {"int8", 1, false, true, true},     {"int16", 2, false, true, true},
-    {"int32", 4, false, true, true},    {"int64", 8, false, true, true},
-    {"float16", 2, true, false, true},  {"bfloat16", 2, true, false, true},
-    {"float32", 4, true, false, true},  {"float64", 8, true, false, true},
+    {"bool", 1, false, false, false},  {"uint8", 1, false, true, false},
+    {"int8", 1, false, true, true},    {"int16", 2, false, true, true},
+    {"int32", 4, false, true, true},   {"int64", 8, false, true, true},
+    {"float16", 2, true, false, true}, {"bfloat16", 2, true, false, true},
+    {"float32", 4, true, false, true}, {"float64", 8, true, false, true},
 };
 const TypeInfo& info(ScalarType t) { return kInfo[static_cast<int>(t)]; }
 }  // namespace
@@ -55,14 +55,14 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 
 ScalarType parse_scalar_type(const std::string& name) {
   static const std::unordered_map<std::string, ScalarType> names = {
-      {"bool", ScalarType::Bool},        {"uint8", ScalarType::UInt8},
-      {"int8", ScalarType::Int8},        {"int16", ScalarType::Int16},
-      {"short", ScalarType::Int16},      {"int32", ScalarType::Int32},
-      {"int", ScalarType::Int32},        {"int64", ScalarType::Int64},
-      {"long", ScalarType::Int64},       {"float16", ScalarType::Float16},
-      {"half", ScalarType::Float16},     {"bfloat16", ScalarType::BFloat16},
-      {"float32", ScalarType::Float32},  {"float", ScalarType::Float32},
-      {"float64", ScalarType::Float64},  {"double", ScalarType::Float64},
+      {"bool", ScalarType::Bool},       {"uint8", ScalarType::UInt8},
+      {"int8", ScalarType::Int8},       {"int16", ScalarType::Int16},
+      {"short", ScalarType::Int16},     {"int32", ScalarType::Int32},
+      {"int", ScalarType::Int32},       {"int64", ScalarType::Int64},
+      {"long", ScalarType::Int64},      {"float16", ScalarType::Float16},
+      {"half", ScalarType::Float16},    {"bfloat16", ScalarType::BFloat16},
+      {"float32", ScalarType::Float32}, {"float", ScalarType::Float32},
+      {"float64", ScalarType::Float64}, {"double", ScalarType::Float64},
   };
   std::string key = name;
   if (key.rfind("genesis.", 0) == 0) key = key.substr(8);

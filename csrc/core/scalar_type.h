@@ -39,9 +39,9 @@ constexpr ScalarType kDefaultFloat = ScalarType::Float32;
 // Maps a C++ storage type to its ScalarType and back; used by the typed dispatch.
 template <typename T>
 struct scalar_type_of;
-#define GENESIS_SCALAR_TYPE_OF(T, S) \
-  template <>                        \
-  struct scalar_type_of<T> {         \
+#define GENESIS_SCALAR_TYPE_OF(T, S)                   \
+  template <>                                          \
+  struct scalar_type_of<T> {                           \
     static constexpr ScalarType value = ScalarType::S; \
   };
 GENESIS_SCALAR_TYPE_OF(bool, Bool)
@@ -65,19 +65,19 @@ GENESIS_SCALAR_TYPE_OF(double, Float64)
     using scalar_t = T;                   \
     return __VA_ARGS__();                 \
   }
-#define GENESIS_DISPATCH_ALL_TYPES(TYPE, OP, ...)                                  \
-  [&] {                                                                            \
-    switch (TYPE) {                                                                \
-      GENESIS_DISPATCH_CASE_(Bool, bool, __VA_ARGS__)                              \
-      GENESIS_DISPATCH_CASE_(UInt8, uint8_t, __VA_ARGS__)                          \
-      GENESIS_DISPATCH_CASE_(Int8, int8_t, __VA_ARGS__)                            \
-      GENESIS_DISPATCH_CASE_(Int16, int16_t, __VA_ARGS__)                          \
-      GENESIS_DISPATCH_CASE_(Int32, int32_t, __VA_ARGS__)                          \
-      GENESIS_DISPATCH_CASE_(Int64, int64_t, __VA_ARGS__)                          \
-      GENESIS_DISPATCH_CASE_(Float16, ::genesis::Half, __VA_ARGS__)                \
-      GENESIS_DISPATCH_CASE_(BFloat16, ::genesis::BFloat16, __VA_ARGS__)          \
-      GENESIS_DISPATCH_CASE_(Float32, float, __VA_ARGS__)                          \
-      GENESIS_DISPATCH_CASE_(Float64, double, __VA_ARGS__)                         \
-    }                                                                              \
-    GENESIS_FAIL(::genesis::ErrorKind::Type, OP, "unsupported dtype");             \
+#define GENESIS_DISPATCH_ALL_TYPES(TYPE, OP, ...)                        \
+  [&] {                                                                  \
+    switch (TYPE) {                                                      \
+      GENESIS_DISPATCH_CASE_(Bool, bool, __VA_ARGS__)                    \
+      GENESIS_DISPATCH_CASE_(UInt8, uint8_t, __VA_ARGS__)                \
+      GENESIS_DISPATCH_CASE_(Int8, int8_t, __VA_ARGS__)                  \
+      GENESIS_DISPATCH_CASE_(Int16, int16_t, __VA_ARGS__)                \
+      GENESIS_DISPATCH_CASE_(Int32, int32_t, __VA_ARGS__)                \
+      GENESIS_DISPATCH_CASE_(Int64, int64_t, __VA_ARGS__)                \
+      GENESIS_DISPATCH_CASE_(Float16, ::genesis::Half, __VA_ARGS__)      \
+      GENESIS_DISPATCH_CASE_(BFloat16, ::genesis::BFloat16, __VA_ARGS__) \
+      GENESIS_DISPATCH_CASE_(Float32, float, __VA_ARGS__)                \
+      GENESIS_DISPATCH_CASE_(Float64, double, __VA_ARGS__)               \
+    }                                                                    \
+    GENESIS_FAIL(::genesis::ErrorKind::Type, OP, "unsupported dtype");   \
   }()

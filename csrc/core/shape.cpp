@@ -57,8 +57,9 @@ bool is_contiguous(const Shape& sizes, const Shape& strides) {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = ndim > 0 ? ndim : 1;
-  GENESIS_CHECK_INDEX(dim >= -n && dim < n, op, "dimension out of range (expected to be in range of [",
-                      -n, ", ", n - 1, "], but got ", dim, ")");
+  GENESIS_CHECK_INDEX(dim >= -n && dim < n, op,
+                      "dimension out of range (expected to be in range of [", -n, ", ", n - 1,
+                      "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }
 
@@ -99,7 +100,8 @@ std::optional<Shape> view_strides(const Shape& sizes, const Shape& strides,
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
     tensor_numel *= sizes[d];
-    bool chunk_ends = d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride);
+    bool chunk_ends =
+        d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride);
     if (chunk_ends) {
       while (new_dim >= 0 && (view_numel < tensor_numel || new_sizes[new_dim] == 1)) {
         out[new_dim] = view_numel * chunk_base_stride;

@@ -13,12 +13,14 @@ Tensor Tensor::empty(const Shape& sizes, ScalarType dtype, Device device) {
 }
 
 int64_t Tensor::size(int64_t dim) const {
-  GENESIS_CHECK_INDEX(ndim() > 0, "size", "dimension specified as ", dim, " but tensor has no dimensions");
+  GENESIS_CHECK_INDEX(ndim() > 0, "size", "dimension specified as ", dim,
+                      " but tensor has no dimensions");
   return sizes_[wrap_dim(dim, ndim(), "size")];
 }
 
 int64_t Tensor::stride(int64_t dim) const {
-  GENESIS_CHECK_INDEX(ndim() > 0, "stride", "dimension specified as ", dim, " but tensor has no dimensions");
+  GENESIS_CHECK_INDEX(ndim() > 0, "stride", "dimension specified as ", dim,
+                      " but tensor has no dimensions");
   return strides_[wrap_dim(dim, ndim(), "stride")];
 }
 

@@ -20,7 +20,8 @@ void cast_run(const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, i
     for (int64_t i = 0; i < n; ++i) dst[i] = cast_value<D>(src[i]);
   } else {
     for (int64_t i = 0; i < n; ++i)
-      *reinterpret_cast<D*>(d + i * st[0]) = cast_value<D>(*reinterpret_cast<const S*>(s + i * st[1]));
+      *reinterpret_cast<D*>(d + i * st[0]) =
+          cast_value<D>(*reinterpret_cast<const S*>(s + i * st[1]));
   }
 }
 
@@ -39,15 +40,16 @@ template <typename Word>
 void fill_words(const Tensor& dst, const LoopPlan& plan, uint64_t pattern) {
   Word value;
   std::memcpy(&value, &pattern, sizeof(Word));
-  for_each_run<1>(plan, {static_cast<char*>(dst.data())},
-                  [value](const std::array<char*, 1>& p, const std::array<int64_t, 1>& st, int64_t n) {
-                    if (st[0] == sizeof(Word)) {
-                      Word* out = reinterpret_cast<Word*>(p[0]);
-                      for (int64_t i = 0; i < n; ++i) out[i] = value;
-                    } else {
-                      for (int64_t i = 0; i < n; ++i) *reinterpret_cast<Word*>(p[0] + i * st[0]) = value;
-                    }
-                  });
+  for_each_run<1>(
+      plan, {static_cast<char*>(dst.data())},
+      [value](const std::array<char*, 1>& p, const std::array<int64_t, 1>& st, int64_t n) {
+        if (st[0] == sizeof(Word)) {
+          Word* out = reinterpret_cast<Word*>(p[0]);
+          for (int64_t i = 0; i < n; ++i) out[i] = value;
+        } else {
+          for (int64_t i = 0; i < n; ++i) *reinterpret_cast<Word*>(p[0] + i * st[0]) = value;
+        }
+      });
 }
 
 }  // namespace
@@ -61,17 +63,20 @@ void copy(const Tensor& dst, const Tensor& src) {
 
   if (dst.dtype() == src.dtype()) {
     switch (dst.itemsize()) {
-      case 1: return for_each_run<2>(plan, bases, move_run<uint8_t>);
-      case 2: return for_each_run<2>(plan, bases, move_run<uint16_t>);
-      case 4: return for_each_run<2>(plan, bases, move_run<uint32_t>);
-      case 8: return for_each_run<2>(plan, bases, move_run<uint64_t>);
+      case 1:
+        return for_each_run<2>(plan, bases, move_run<uint8_t>);
+      case 2:
+        return for_each_run<2>(plan, bases, move_run<uint16_t>);
+      case 4:
+        return for_each_run<2>(plan, bases, move_run<uint32_t>);
+      case 8:
+        return for_each_run<2>(plan, bases, move_run<uint64_t>);
     }
   }
   GENESIS_DISPATCH_ALL_TYPES(dst.dtype(), "copy_", [&] {
     using dst_t = scalar_t;
-    GENESIS_DISPATCH_ALL_TYPES(src.dtype(), "copy_", [&] {
-      for_each_run<2>(plan, bases, cast_run<dst_t, scalar_t>);
-    });
+    GENESIS_DISPATCH_ALL_TYPES(src.dtype(), "copy_",
+                               [&] { for_each_run<2>(plan, bases, cast_run<dst_t, scalar_t>); });
   });
 }
 
@@ -81,10 +86,14 @@ void fill(const Tensor& dst, uint64_t pattern) {
   int64_t size = static_cast<int64_t>(dst.itemsize());
   LoopPlan plan = plan_loop(dst.sizes(), strides, &size, 1);
   switch (dst.itemsize()) {
-    case 1: return fill_words<uint8_t>(dst, plan, pattern);
-    case 2: return fill_words<uint16_t>(dst, plan, pattern);
-    case 4: return fill_words<uint32_t>(dst, plan, pattern);
-    case 8: return fill_words<uint64_t>(dst, plan, pattern);
+    case 1:
+      return fill_words<uint8_t>(dst, plan, pattern);
+    case 2:
+      return fill_words<uint16_t>(dst, plan, pattern);
+    case 4:
+      return fill_words<uint32_t>(dst, plan, pattern);
+    case 8:
+      return fill_words<uint64_t>(dst, plan, pattern);
   }
   GENESIS_FAIL(ErrorKind::Runtime, "fill_", "unsupported item size ", dst.itemsize());
 }

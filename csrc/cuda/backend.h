@@ -11,10 +11,10 @@
 
 namespace genesis::cuda {
 
-bool compiled();                    // whether this build has the CUDA backend
-std::string architectures();        // the architectures the kernels were built for, "80 90"
-std::string runtime_version();      // "13.0", or "" without CUDA
-int device_count();                 // 0 without a driver or GPU; never raises
+bool compiled();                // whether this build has the CUDA backend
+std::string architectures();    // the architectures the kernels were built for, "80 90"
+std::string runtime_version();  // "13.0", or "" without CUDA
+int device_count();             // 0 without a driver or GPU; never raises
 int current_device();
 void set_device(int index);
 

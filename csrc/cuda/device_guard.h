@@ -8,8 +8,10 @@ class DeviceGuard {
  public:
   explicit DeviceGuard(int index) {
     GENESIS_CUDA_CHECK(cudaGetDevice(&previous_));
-    if (index >= 0 && index != previous_) GENESIS_CUDA_CHECK(cudaSetDevice(index));
-    else previous_ = -1;
+    if (index >= 0 && index != previous_)
+      GENESIS_CUDA_CHECK(cudaSetDevice(index));
+    else
+      previous_ = -1;
   }
   ~DeviceGuard() {
     if (previous_ >= 0) cudaSetDevice(previous_);

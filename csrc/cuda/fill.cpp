@@ -1,7 +1,7 @@
+#include "kernels/fill.cuh"
 #include "cuda/backend.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
-#include "kernels/fill.cuh"
 
 namespace genesis::cuda {
 

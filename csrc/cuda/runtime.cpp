@@ -51,8 +51,8 @@ Device resolve(Device device) {
                 "no CUDA device is available (genesis was built with CUDA, but the driver "
                 "reports no GPU); use device='cpu'");
   if (device.index < 0) return Device{DeviceType::CUDA, current_device()};
-  GENESIS_CHECK(device.index < count, "cuda", "invalid device 'cuda:", device.index, "': ",
-                count, " CUDA device(s) available");
+  GENESIS_CHECK(device.index < count, "cuda", "invalid device 'cuda:", device.index, "': ", count,
+                " CUDA device(s) available");
   return device;
 }
 

@@ -11,7 +11,7 @@ namespace genesis {
 struct IndexItem {
   enum class Kind : int8_t { Integer, Slice, None, Ellipsis, Boolean, Tensor };
   Kind kind = Kind::None;
-  int64_t integer = 0;  // Integer
+  int64_t integer = 0;                 // Integer
   std::optional<int64_t> start, stop;  // Slice
   int64_t step = 1;                    // Slice
   bool boolean = false;                // Boolean (a Python bool)

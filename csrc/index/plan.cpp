@@ -8,11 +8,16 @@ namespace genesis {
 
 const char* index_plan_kind_name(IndexPlanKind kind) {
   switch (kind) {
-    case IndexPlanKind::VIEW: return "VIEW";
-    case IndexPlanKind::GATHER: return "GATHER";
-    case IndexPlanKind::SCATTER: return "SCATTER";
-    case IndexPlanKind::COPY: return "COPY";
-    case IndexPlanKind::FILL: return "FILL";
+    case IndexPlanKind::VIEW:
+      return "VIEW";
+    case IndexPlanKind::GATHER:
+      return "GATHER";
+    case IndexPlanKind::SCATTER:
+      return "SCATTER";
+    case IndexPlanKind::COPY:
+      return "COPY";
+    case IndexPlanKind::FILL:
+      return "FILL";
   }
   return "?";
 }

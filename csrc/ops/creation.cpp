@@ -39,8 +39,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
               Device device) {
   GENESIS_CHECK_TYPE(dtype != ScalarType::Bool, "arange", "not implemented for dtype bool");
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  GENESIS_CHECK_VALUE(std::isfinite(s) && std::isfinite(e), "arange",
-                      "unsupported range: ", s, " -> ", e);
+  GENESIS_CHECK_VALUE(std::isfinite(s) && std::isfinite(e), "arange", "unsupported range: ", s,
+                      " -> ", e);
   GENESIS_CHECK_VALUE(st != 0, "arange", "step must be nonzero");
   GENESIS_CHECK_VALUE((st > 0 && e >= s) || (st < 0 && e <= s), "arange",
                       "upper bound and lower bound inconsistent with step sign");
@@ -54,9 +54,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
   }
   if (integral && !is_floating_point(dtype)) {
     int64_t a = start.to_int(), k = step.to_int();
-    return host_sequence(n, dtype, device, [a, k]<typename T>(int64_t i) {
-      return cast_value<T>(a + i * k);
-    });
+    return host_sequence(n, dtype, device,
+                         [a, k]<typename T>(int64_t i) { return cast_value<T>(a + i * k); });
   }
   return host_sequence(n, dtype, device, [s, st]<typename T>(int64_t i) {
     return cast_value<T>(s + static_cast<double>(i) * st);

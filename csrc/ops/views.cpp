@@ -11,9 +11,9 @@ namespace genesis::ops {
 Tensor view(const Tensor& t, const Shape& shape) {
   Shape sizes = infer_size(shape, t.numel(), "view");
   auto strides = view_strides(t.sizes(), t.strides(), sizes);
-  GENESIS_CHECK(strides.has_value(), "view",
-                "view size ", shape_str(sizes), " is not compatible with input tensor's size ",
-                shape_str(t.sizes()), " and stride ", shape_str(t.strides()),
+  GENESIS_CHECK(strides.has_value(), "view", "view size ", shape_str(sizes),
+                " is not compatible with input tensor's size ", shape_str(t.sizes()),
+                " and stride ", shape_str(t.strides()),
                 " (at least one dimension spans across two contiguous subspaces); "
                 "use .reshape(...) instead");
   return t.as_strided(std::move(sizes), std::move(*strides), t.storage_offset());

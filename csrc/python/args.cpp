@@ -26,7 +26,8 @@ Shape to_shape(py::handle seq, const char* op) {
                      "size must be a tuple of ints, got ",
                      py::str(py::type::of(seq).attr("__name__")).cast<std::string>());
   Shape out;
-  for (py::handle item : py::reinterpret_borrow<py::sequence>(seq)) out.push_back(to_int(item, op, "size"));
+  for (py::handle item : py::reinterpret_borrow<py::sequence>(seq))
+    out.push_back(to_int(item, op, "size"));
   return out;
 }
 
@@ -37,7 +38,9 @@ Shape to_shape(const py::args& args, const char* op) {
   return out;
 }
 
-Shape to_sizes(const py::args& args, const char* op) { return checked_sizes(to_shape(args, op), op); }
+Shape to_sizes(const py::args& args, const char* op) {
+  return checked_sizes(to_shape(args, op), op);
+}
 
 Shape checked_sizes(Shape sizes, const char* op) {
   for (int64_t s : sizes)
@@ -76,7 +79,8 @@ Scalar to_scalar(py::handle obj, const char* op) {
   if (is_scalar_like(obj)) {  // NumPy scalar: go by its kind
     std::string kind = py::str(obj.attr("dtype").attr("kind")).cast<std::string>();
     if (kind == "b") return Scalar(obj.cast<bool>());
-    if (kind == "i" || kind == "u") return to_scalar(py::int_(py::reinterpret_borrow<py::object>(obj)), op);
+    if (kind == "i" || kind == "u")
+      return to_scalar(py::int_(py::reinterpret_borrow<py::object>(obj)), op);
     if (kind == "f") return Scalar(obj.cast<double>());
   }
   GENESIS_FAIL(ErrorKind::Type, op, "expected a number (bool, int or float), got ",

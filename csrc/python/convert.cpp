@@ -16,9 +16,12 @@ py::object element_object(const char* ptr, ScalarType dtype) {
   return GENESIS_DISPATCH_ALL_TYPES(dtype, "item", [&]() -> py::object {
     scalar_t v;
     std::memcpy(&v, ptr, sizeof(scalar_t));
-    if constexpr (std::is_same_v<scalar_t, bool>) return py::bool_(v);
-    else if constexpr (std::is_integral_v<scalar_t>) return py::int_(static_cast<int64_t>(v));
-    else return py::float_(static_cast<double>(v));
+    if constexpr (std::is_same_v<scalar_t, bool>)
+      return py::bool_(v);
+    else if constexpr (std::is_integral_v<scalar_t>)
+      return py::int_(static_cast<int64_t>(v));
+    else
+      return py::float_(static_cast<double>(v));
   });
 }
 
@@ -49,8 +52,10 @@ Tensor to_impl(const Tensor& t, py::args args, py::kwargs kwargs) {
     } else if (py::isinstance<py::str>(a)) {
       std::string s = a.cast<std::string>();
       bool is_device = s == "cpu" || s.rfind("cuda", 0) == 0;
-      if (is_device) device = to_device(a, "to");
-      else dtype = to_dtype(a, "to");
+      if (is_device)
+        device = to_device(a, "to");
+      else
+        dtype = to_dtype(a, "to");
     } else {
       dtype = to_dtype(a, "to");
     }
@@ -73,8 +78,10 @@ Tensor to_impl(const Tensor& t, py::args args, py::kwargs kwargs) {
 }
 
 py::object one_item(const Tensor& t, const char* op) {
-  GENESIS_CHECK_VALUE(t.numel() == 1, op, "only a tensor with one element can be converted to a "
-                      "Python scalar, but it has ", t.numel(), " elements");
+  GENESIS_CHECK_VALUE(t.numel() == 1, op,
+                      "only a tensor with one element can be converted to a "
+                      "Python scalar, but it has ",
+                      t.numel(), " elements");
   return item(t, op);
 }
 
@@ -96,37 +103,46 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
     return [dtype](const Tensor& t) { return ops::to(t, dtype, t.device(), false); };
   };
   cls.def("to", &to_impl)
-      .def("cuda", [](const Tensor& t, py::object device, bool non_blocking) {
-             Device d = device.is_none() ? cuda::resolve(Device{DeviceType::CUDA, -1})
-                                         : to_device(device, "cuda");
-             GENESIS_CHECK_VALUE(d.is_cuda(), "cuda", "expected a CUDA device, got ", d.str());
-             return ops::to(t, t.dtype(), d, false);
-           },
-           py::arg("device") = py::none(), py::arg("non_blocking") = false)
+      .def(
+          "cuda",
+          [](const Tensor& t, py::object device, bool non_blocking) {
+            Device d = device.is_none() ? cuda::resolve(Device{DeviceType::CUDA, -1})
+                                        : to_device(device, "cuda");
+            GENESIS_CHECK_VALUE(d.is_cuda(), "cuda", "expected a CUDA device, got ", d.str());
+            return ops::to(t, t.dtype(), d, false);
+          },
+          py::arg("device") = py::none(), py::arg("non_blocking") = false)
       .def("cpu", [](const Tensor& t) { return ops::to(t, t.dtype(), kCPU, false); })
       .def("clone", &ops::clone)
       .def("contiguous", &ops::contiguous)
-      .def("copy_", [](py::object self, py::object src, bool non_blocking) {
-             const Tensor& dst = self.cast<const Tensor&>();
-             if (py::isinstance<Tensor>(src)) ops::copy_(dst, src.cast<const Tensor&>());
-             else ops::copy_(dst, tensor_from_data(src, std::nullopt, kCPU));
+      .def(
+          "copy_",
+          [](py::object self, py::object src, bool non_blocking) {
+            const Tensor& dst = self.cast<const Tensor&>();
+            if (py::isinstance<Tensor>(src))
+              ops::copy_(dst, src.cast<const Tensor&>());
+            else
+              ops::copy_(dst, tensor_from_data(src, std::nullopt, kCPU));
+            return self;
+          },
+          py::arg("src"), py::arg("non_blocking") = false)
+      .def("fill_",
+           [](py::object self, py::handle value) {
+             const Tensor& t = self.cast<const Tensor&>();
+             ops::fill_(t, to_scalar(value, "fill_"));
              return self;
-           },
-           py::arg("src"), py::arg("non_blocking") = false)
-      .def("fill_", [](py::object self, py::handle value) {
-        const Tensor& t = self.cast<const Tensor&>();
-        ops::fill_(t, to_scalar(value, "fill_"));
-        return self;
-      })
-      .def("zero_", [](py::object self) {
-        ops::fill_(self.cast<const Tensor&>(), Scalar(int64_t{0}));
-        return self;
-      })
+           })
+      .def("zero_",
+           [](py::object self) {
+             ops::fill_(self.cast<const Tensor&>(), Scalar(int64_t{0}));
+             return self;
+           })
       .def("item", [](const Tensor& t) { return item(t, "item"); })
-      .def("tolist", [](const Tensor& t) {
-        Tensor h = on_host(t);
-        return nested_list(static_cast<const char*>(h.data()), h, 0);
-      })
+      .def("tolist",
+           [](const Tensor& t) {
+             Tensor h = on_host(t);
+             return nested_list(static_cast<const char*>(h.data()), h, 0);
+           })
       .def("float", cast_to(ScalarType::Float32))
       .def("half", cast_to(ScalarType::Float16))
       .def("bfloat16", cast_to(ScalarType::BFloat16))
@@ -137,16 +153,20 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
       .def("char", cast_to(ScalarType::Int8))
       .def("byte", cast_to(ScalarType::UInt8))
       .def("bool", cast_to(ScalarType::Bool))
-      .def("type", [](const Tensor& t, py::object dtype) -> py::object {
-             if (dtype.is_none()) return py::str(std::string("genesis.") + scalar_type_name(t.dtype()));
-             return py::cast(ops::to(t, to_dtype(dtype, "type"), t.device(), false));
-           },
-           py::arg("dtype") = py::none())
-      .def("__bool__", [](const Tensor& t) {
-        GENESIS_CHECK(t.numel() == 1, "bool", "Boolean value of a tensor with ",
-                      t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
-        return item(t, "bool").cast<bool>();
-      })
+      .def(
+          "type",
+          [](const Tensor& t, py::object dtype) -> py::object {
+            if (dtype.is_none())
+              return py::str(std::string("genesis.") + scalar_type_name(t.dtype()));
+            return py::cast(ops::to(t, to_dtype(dtype, "type"), t.device(), false));
+          },
+          py::arg("dtype") = py::none())
+      .def("__bool__",
+           [](const Tensor& t) {
+             GENESIS_CHECK(t.numel() == 1, "bool", "Boolean value of a tensor with ",
+                           t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
+             return item(t, "bool").cast<bool>();
+           })
       .def("__float__", [](const Tensor& t) { return one_item(t, "float").cast<double>(); })
       .def("__int__", [](const Tensor& t) { return py::int_(one_item(t, "int")); })
       .def("__index__", [](const Tensor& t) {

@@ -50,12 +50,17 @@ void scan(py::handle obj, size_t depth, Leaves& info) {
                       "found a number where a sequence was expected at dim ", depth,
                       ": the nested data is ragged");
   PyObject* p = obj.ptr();
-  if (PyBool_Check(p)) info.any_bool = true;
-  else if (PyLong_Check(p)) info.any_int = true;
-  else if (PyFloat_Check(p)) info.any_float = true;
+  if (PyBool_Check(p))
+    info.any_bool = true;
+  else if (PyLong_Check(p))
+    info.any_int = true;
+  else if (PyFloat_Check(p))
+    info.any_float = true;
   else if (py::isinstance<Tensor>(obj)) {
     ScalarType t = obj.cast<const Tensor&>().dtype();
-    (t == ScalarType::Bool ? info.any_bool : is_floating_point(t) ? info.any_float : info.any_int) = true;
+    (t == ScalarType::Bool  ? info.any_bool
+     : is_floating_point(t) ? info.any_float
+                            : info.any_int) = true;
   } else if (is_scalar_like(obj) || py::isinstance<py::array>(obj)) {
     std::string kind = py::str(obj.attr("dtype").attr("kind")).cast<std::string>();
     GENESIS_CHECK_TYPE(kind == "b" || kind == "i" || kind == "u" || kind == "f", "tensor",
@@ -80,8 +85,8 @@ void write_leaves(py::handle obj, T*& out) {
 Tensor from_nested(py::handle data, std::optional<ScalarType> dtype) {
   Leaves info;
   scan(data, 0, info);
-  ScalarType inferred = info.any_float ? kDefaultFloat
-                        : info.any_int ? ScalarType::Int64
+  ScalarType inferred = info.any_float  ? kDefaultFloat
+                        : info.any_int  ? ScalarType::Int64
                         : info.any_bool ? ScalarType::Bool
                                         : kDefaultFloat;  // empty data
   ScalarType type = dtype.value_or(inferred);
@@ -102,7 +107,8 @@ Options options(py::handle dtype, py::handle device, ScalarType default_dtype, c
 }
 
 const Tensor& tensor_arg(py::handle obj, const char* op) {
-  GENESIS_CHECK_TYPE(py::isinstance<Tensor>(obj), op, "expected a genesis.Tensor, got ", type_name(obj));
+  GENESIS_CHECK_TYPE(py::isinstance<Tensor>(obj), op, "expected a genesis.Tensor, got ",
+                     type_name(obj));
   return obj.cast<const Tensor&>();
 }
 
@@ -131,35 +137,48 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device
 }
 
 void init_creation(py::module_& m) {
-  m.def("tensor", [](py::handle data, py::handle dtype, py::handle device) {
+  m.def(
+      "tensor",
+      [](py::handle data, py::handle dtype, py::handle device) {
         return tensor_from_data(data, to_optional_dtype(dtype, "tensor"),
                                 to_device_or(device, kCPU, "tensor"));
       },
-      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none());
 
-  m.def("empty", [](py::args size, py::handle dtype, py::handle device) {
+  m.def(
+      "empty",
+      [](py::args size, py::handle dtype, py::handle device) {
         Options o = options(dtype, device, kDefaultFloat, "empty");
         return Tensor::empty(to_sizes(size, "empty"), o.dtype, o.device);
       },
       py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("zeros", [](py::args size, py::handle dtype, py::handle device) {
+  m.def(
+      "zeros",
+      [](py::args size, py::handle dtype, py::handle device) {
         Options o = options(dtype, device, kDefaultFloat, "zeros");
         return ops::full(to_sizes(size, "zeros"), Scalar(int64_t{0}), o.dtype, o.device);
       },
       py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("ones", [](py::args size, py::handle dtype, py::handle device) {
+  m.def(
+      "ones",
+      [](py::args size, py::handle dtype, py::handle device) {
         Options o = options(dtype, device, kDefaultFloat, "ones");
         return ops::full(to_sizes(size, "ones"), Scalar(int64_t{1}), o.dtype, o.device);
       },
       py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("full", [](py::handle size, py::handle fill_value, py::handle dtype, py::handle device) {
+  m.def(
+      "full",
+      [](py::handle size, py::handle fill_value, py::handle dtype, py::handle device) {
         Scalar value = to_scalar(fill_value, "full");
         Options o = options(dtype, device, value.default_dtype(), "full");
         return ops::full(checked_sizes(to_shape(size, "full"), "full"), value, o.dtype, o.device);
       },
       py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none());
-  m.def("arange", [](py::handle start, py::handle end, py::handle step, py::handle dtype, py::handle device) {
+  m.def(
+      "arange",
+      [](py::handle start, py::handle end, py::handle step, py::handle dtype, py::handle device) {
         Scalar s = to_scalar(start, "arange"), st = to_scalar(step, "arange");
         Scalar e = end.is_none() ? s : to_scalar(end, "arange");
         if (end.is_none()) s = Scalar(int64_t{0});
@@ -168,14 +187,19 @@ void init_creation(py::module_& m) {
       },
       py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(),
       py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("linspace", [](py::handle start, py::handle end, py::handle steps, py::handle dtype, py::handle device) {
+  m.def(
+      "linspace",
+      [](py::handle start, py::handle end, py::handle steps, py::handle dtype, py::handle device) {
         Options o = options(dtype, device, kDefaultFloat, "linspace");
-        return ops::linspace(to_scalar(start, "linspace").to_double(), to_scalar(end, "linspace").to_double(),
+        return ops::linspace(to_scalar(start, "linspace").to_double(),
+                             to_scalar(end, "linspace").to_double(),
                              to_int(steps, "linspace", "steps"), o.dtype, o.device);
       },
-      py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none());
-  m.def("eye", [](py::handle n, py::handle m_, py::handle dtype, py::handle device) {
+      py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(),
+      py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def(
+      "eye",
+      [](py::handle n, py::handle m_, py::handle dtype, py::handle device) {
         Options o = options(dtype, device, kDefaultFloat, "eye");
         int64_t rows = to_int(n, "eye", "n");
         int64_t cols = m_.is_none() ? rows : to_int(m_, "eye", "m");
@@ -193,22 +217,33 @@ void init_creation(py::module_& m) {
       return std::make_pair(t.sizes(), std::make_pair(dt, dev));
     };
   };
-  m.def("empty_like", [like](py::handle input, py::handle dtype, py::handle device) {
+  m.def(
+      "empty_like",
+      [like](py::handle input, py::handle dtype, py::handle device) {
         auto [sizes, o] = like("empty_like")(input, dtype, device);
         return Tensor::empty(sizes, o.first, o.second);
       },
-      py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("zeros_like", [like](py::handle input, py::handle dtype, py::handle device) {
+      py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none());
+  m.def(
+      "zeros_like",
+      [like](py::handle input, py::handle dtype, py::handle device) {
         auto [sizes, o] = like("zeros_like")(input, dtype, device);
         return ops::full(sizes, Scalar(int64_t{0}), o.first, o.second);
       },
-      py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("ones_like", [like](py::handle input, py::handle dtype, py::handle device) {
+      py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none());
+  m.def(
+      "ones_like",
+      [like](py::handle input, py::handle dtype, py::handle device) {
         auto [sizes, o] = like("ones_like")(input, dtype, device);
         return ops::full(sizes, Scalar(int64_t{1}), o.first, o.second);
       },
-      py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("full_like", [like](py::handle input, py::handle fill_value, py::handle dtype, py::handle device) {
+      py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none());
+  m.def(
+      "full_like",
+      [like](py::handle input, py::handle fill_value, py::handle dtype, py::handle device) {
         auto [sizes, o] = like("full_like")(input, dtype, device);
         return ops::full(sizes, to_scalar(fill_value, "full_like"), o.first, o.second);
       },

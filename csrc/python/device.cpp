@@ -16,8 +16,10 @@ Device to_device(py::handle obj, const char* op) {
     GENESIS_CHECK_VALUE(index >= 0, op, "device index must be non-negative, got ", index);
     d = Device{DeviceType::CUDA, static_cast<int>(index)};
   } else {
-    GENESIS_FAIL(ErrorKind::Type, op, "expected a device ('cpu', 'cuda', 'cuda:N' or "
-                 "genesis.device), got ", py::str(py::type::of(obj)).cast<std::string>());
+    GENESIS_FAIL(ErrorKind::Type, op,
+                 "expected a device ('cpu', 'cuda', 'cuda:N' or "
+                 "genesis.device), got ",
+                 py::str(py::type::of(obj)).cast<std::string>());
   }
   return d.is_cuda() ? cuda::resolve(d) : d;
 }
@@ -29,7 +31,9 @@ Device to_device_or(py::handle obj, Device fallback, const char* op) {
 py::object device_object(Device device) { return py::cast(device); }
 
 void init_device(py::module_& m) {
-  py::enum_<DeviceType>(m, "DeviceType").value("cpu", DeviceType::CPU).value("cuda", DeviceType::CUDA);
+  py::enum_<DeviceType>(m, "DeviceType")
+      .value("cpu", DeviceType::CPU)
+      .value("cuda", DeviceType::CUDA);
   py::class_<Device>(m, "device")
       .def(py::init([](const std::string& text) { return parse_device(text); }), py::arg("type"))
       .def(py::init([](const std::string& type, std::optional<int> index) {
@@ -44,24 +48,28 @@ void init_device(py::module_& m) {
            py::arg("type"), py::arg("index"))
       .def(py::init([](const Device& d) { return d; }))
       .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
-      .def_property_readonly("index", [](const Device& d) -> py::object {
-        if (d.index < 0) return py::none();
-        return py::int_(d.index);
-      })
+      .def_property_readonly("index",
+                             [](const Device& d) -> py::object {
+                               if (d.index < 0) return py::none();
+                               return py::int_(d.index);
+                             })
       .def("__str__", &Device::str)
-      .def("__repr__", [](const Device& d) {
-        std::string type = d.is_cpu() ? "cpu" : "cuda";
-        if (d.index < 0) return "device(type='" + type + "')";
-        return "device(type='" + type + "', index=" + std::to_string(d.index) + ")";
-      })
-      .def("__eq__", [](const Device& a, py::handle b) {
-        if (py::isinstance<Device>(b)) return a == b.cast<Device>();
-        if (py::isinstance<py::str>(b)) return a.str() == b.cast<std::string>();
-        return false;
-      })
+      .def("__repr__",
+           [](const Device& d) {
+             std::string type = d.is_cpu() ? "cpu" : "cuda";
+             if (d.index < 0) return "device(type='" + type + "')";
+             return "device(type='" + type + "', index=" + std::to_string(d.index) + ")";
+           })
+      .def("__eq__",
+           [](const Device& a, py::handle b) {
+             if (py::isinstance<Device>(b)) return a == b.cast<Device>();
+             if (py::isinstance<py::str>(b)) return a.str() == b.cast<std::string>();
+             return false;
+           })
       .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; })
       .def("__reduce__", [](const Device& d) {
-        return py::make_tuple(py::module_::import("genesis").attr("device"), py::make_tuple(d.str()));
+        return py::make_tuple(py::module_::import("genesis").attr("device"),
+                              py::make_tuple(d.str()));
       });
 }
 

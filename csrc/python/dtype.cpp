@@ -26,7 +26,8 @@ ScalarType to_dtype(py::handle obj, const char* op) {
   if (obj.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) return ScalarType::Bool;
   if (obj.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) return ScalarType::Int64;
   if (obj.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return kDefaultFloat;
-  if (py::isinstance<py::dtype>(obj) || py::hasattr(obj, "dtype") || py::isinstance<py::type>(obj)) {
+  if (py::isinstance<py::dtype>(obj) || py::hasattr(obj, "dtype") ||
+      py::isinstance<py::type>(obj)) {
     py::dtype dt;
     try {
       dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(obj));
@@ -48,8 +49,8 @@ py::dtype numpy_dtype(ScalarType type, const char* op) {
 
 ScalarType from_numpy_dtype(const py::dtype& dt, const char* op) {
   std::string name = py::str(dt.attr("name")).cast<std::string>();
-  static const char* supported[] = {"bool",    "uint8",   "int8",    "int16",  "int32",
-                                    "int64",   "float16", "float32", "float64"};
+  static const char* supported[] = {"bool",  "uint8",   "int8",    "int16",  "int32",
+                                    "int64", "float16", "float32", "float64"};
   for (const char* s : supported)
     if (name == s) return parse_scalar_type(name);
   GENESIS_FAIL(ErrorKind::Type, op, "unsupported NumPy dtype ", name,
@@ -64,10 +65,12 @@ void init_dtype(py::module_& m) {
                              [](const DType& d) { return is_floating_point(d.type); })
       .def_property_readonly("is_signed", [](const DType& d) { return is_signed(d.type); })
       .def_property_readonly("name", [](const DType& d) { return scalar_type_name(d.type); })
-      .def("__repr__", [](const DType& d) { return std::string("genesis.") + scalar_type_name(d.type); })
-      .def("__eq__", [](const DType& a, py::handle b) {
-        return py::isinstance<DType>(b) && b.cast<const DType&>().type == a.type;
-      })
+      .def("__repr__",
+           [](const DType& d) { return std::string("genesis.") + scalar_type_name(d.type); })
+      .def("__eq__",
+           [](const DType& a, py::handle b) {
+             return py::isinstance<DType>(b) && b.cast<const DType&>().type == a.type;
+           })
       .def("__hash__", [](const DType& d) { return static_cast<int>(d.type) + 7919; })
       .def("__reduce__", [](const DType& d) {
         return py::make_tuple(py::module_::import("genesis").attr("_dtype_from_name"),
@@ -78,7 +81,8 @@ void init_dtype(py::module_& m) {
     dtype_objects()[i] = py::cast(DType{t});
     m.attr(scalar_type_name(t)) = dtype_objects()[i];
   }
-  m.def("_dtype_from_name", [](const std::string& name) { return dtype_object(parse_scalar_type(name)); });
+  m.def("_dtype_from_name",
+        [](const std::string& name) { return dtype_object(parse_scalar_type(name)); });
   m.def("promote_types", [](py::handle a, py::handle b) {
     return dtype_object(promote_types(to_dtype(a, "promote_types"), to_dtype(b, "promote_types")));
   });

@@ -6,10 +6,9 @@
 namespace genesis::python {
 
 void init_errors(py::module_& m) {
-  static py::handle oom_error =
-      PyErr_NewExceptionWithDoc("genesis._C.OutOfMemoryError",
-                                "Raised when a device runs out of memory (a RuntimeError).",
-                                PyExc_RuntimeError, nullptr);
+  static py::handle oom_error = PyErr_NewExceptionWithDoc(
+      "genesis._C.OutOfMemoryError", "Raised when a device runs out of memory (a RuntimeError).",
+      PyExc_RuntimeError, nullptr);
   m.attr("OutOfMemoryError") = oom_error;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -17,13 +16,27 @@ void init_errors(py::module_& m) {
     } catch (const Error& e) {
       PyObject* type = PyExc_RuntimeError;
       switch (e.kind()) {
-        case ErrorKind::Runtime: type = PyExc_RuntimeError; break;
-        case ErrorKind::Index: type = PyExc_IndexError; break;
-        case ErrorKind::Value: type = PyExc_ValueError; break;
-        case ErrorKind::Type: type = PyExc_TypeError; break;
-        case ErrorKind::OutOfMemory: type = oom_error.ptr(); break;
-        case ErrorKind::Buffer: type = PyExc_BufferError; break;
-        case ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+        case ErrorKind::Runtime:
+          type = PyExc_RuntimeError;
+          break;
+        case ErrorKind::Index:
+          type = PyExc_IndexError;
+          break;
+        case ErrorKind::Value:
+          type = PyExc_ValueError;
+          break;
+        case ErrorKind::Type:
+          type = PyExc_TypeError;
+          break;
+        case ErrorKind::OutOfMemory:
+          type = oom_error.ptr();
+          break;
+        case ErrorKind::Buffer:
+          type = PyExc_BufferError;
+          break;
+        case ErrorKind::NotImplemented:
+          type = PyExc_NotImplementedError;
+          break;
       }
       PyErr_SetString(type, e.what());
     }

@@ -33,7 +33,8 @@ IndexItem to_item(py::handle obj) {
   }
   if (py::isinstance<py::array>(obj) || PyList_Check(p) || PyTuple_Check(p))
     return IndexItem::make_tensor(tensor_from_data(obj, std::nullopt, kCPU));
-  if (!PyFloat_Check(p) && PyIndex_Check(p)) return IndexItem::make_integer(to_int(obj, "index", "index"));
+  if (!PyFloat_Check(p) && PyIndex_Check(p))
+    return IndexItem::make_integer(to_int(obj, "index", "index"));
   GENESIS_FAIL(ErrorKind::Index, "index",
                "only integers, slices (`:`), ellipsis (`...`), None and integer or boolean "
                "tensors are valid indices (got ",
@@ -65,24 +66,28 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
         return std::string("IndexPlan(kind=") + index_plan_kind_name(p.kind) + ")";
       });
 
-  cls.def("__getitem__", [](const Tensor& t, py::handle key) { return index_get(t, to_index_list(key)); })
-      .def("__setitem__", [](const Tensor& t, py::handle key, py::handle value) {
-        IndexList items = to_index_list(key);
-        if (py::isinstance<Tensor>(value)) {
-          index_put(t, items, value.cast<const Tensor&>());
-        } else if (is_scalar_like(value)) {
-          index_fill(t, items, to_scalar(value, "setitem"));
-        } else {
-          index_put(t, items, tensor_from_data(value, std::nullopt, kCPU));
-        }
-      })
-      .def("_index_plan", [](const Tensor& t, py::handle key, py::handle value) {
+  cls.def("__getitem__",
+          [](const Tensor& t, py::handle key) { return index_get(t, to_index_list(key)); })
+      .def("__setitem__",
+           [](const Tensor& t, py::handle key, py::handle value) {
              IndexList items = to_index_list(key);
-             if (value.is_none()) return plan_getitem(t, items);
-             return plan_setitem(t, items, !is_scalar_like(value));
-           },
-           py::arg("key"), py::arg("value") = py::none(),
-           "The plan (VIEW, GATHER, SCATTER, COPY or FILL) that x[key] (or x[key] = value) makes.");
+             if (py::isinstance<Tensor>(value)) {
+               index_put(t, items, value.cast<const Tensor&>());
+             } else if (is_scalar_like(value)) {
+               index_fill(t, items, to_scalar(value, "setitem"));
+             } else {
+               index_put(t, items, tensor_from_data(value, std::nullopt, kCPU));
+             }
+           })
+      .def(
+          "_index_plan",
+          [](const Tensor& t, py::handle key, py::handle value) {
+            IndexList items = to_index_list(key);
+            if (value.is_none()) return plan_getitem(t, items);
+            return plan_setitem(t, items, !is_scalar_like(value));
+          },
+          py::arg("key"), py::arg("value") = py::none(),
+          "The plan (VIEW, GATHER, SCATTER, COPY or FILL) that x[key] (or x[key] = value) makes.");
 }
 
 }  // namespace genesis::python

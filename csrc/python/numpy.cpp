@@ -51,7 +51,8 @@ py::array tensor_to_numpy(const Tensor& t, const char* op) {
   py::dtype dt = numpy_dtype(t.dtype(), op);
   std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
   std::vector<py::ssize_t> strides(t.ndim());
-  for (int64_t d = 0; d < t.ndim(); ++d) strides[d] = t.strides()[d] * static_cast<int64_t>(t.itemsize());
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    strides[d] = t.strides()[d] * static_cast<int64_t>(t.itemsize());
   if (t.numel() == 0 || t.data() == nullptr) return py::array(dt, shape);  // nothing to share
   // The array keeps the storage alive through a capsule that owns a Storage handle.
   auto* keep = new Storage(t.storage());
@@ -60,23 +61,32 @@ py::array tensor_to_numpy(const Tensor& t, const char* op) {
 }
 
 void init_numpy(py::module_& m, py::class_<Tensor>& cls) {
-  cls.def("numpy", [](const Tensor& t, bool force) {
+  cls.def(
+         "numpy",
+         [](const Tensor& t, bool force) {
            if (force) {
-             Tensor host = ops::to(t, t.dtype() == ScalarType::BFloat16 ? ScalarType::Float32 : t.dtype(), kCPU, false);
+             Tensor host =
+                 ops::to(t, t.dtype() == ScalarType::BFloat16 ? ScalarType::Float32 : t.dtype(),
+                         kCPU, false);
              return tensor_to_numpy(host, "numpy");
            }
            return tensor_to_numpy(t, "numpy");
          },
          py::kw_only(), py::arg("force") = false)
-      .def("__array__", [](const Tensor& t, py::object dtype, py::object copy) {
-             py::object arr = tensor_to_numpy(t, "__array__");
-             if (!dtype.is_none()) arr = arr.attr("astype")(dtype);
-             else if (!copy.is_none() && copy.cast<bool>()) arr = arr.attr("copy")();
-             return arr;
-           },
-           py::arg("dtype") = py::none(), py::arg("copy") = py::none());
+      .def(
+          "__array__",
+          [](const Tensor& t, py::object dtype, py::object copy) {
+            py::object arr = tensor_to_numpy(t, "__array__");
+            if (!dtype.is_none())
+              arr = arr.attr("astype")(dtype);
+            else if (!copy.is_none() && copy.cast<bool>())
+              arr = arr.attr("copy")();
+            return arr;
+          },
+          py::arg("dtype") = py::none(), py::arg("copy") = py::none());
   m.def("from_numpy", [](py::handle obj) {
-    GENESIS_CHECK_TYPE(py::isinstance<py::array>(obj), "from_numpy", "expected a numpy.ndarray, got ",
+    GENESIS_CHECK_TYPE(py::isinstance<py::array>(obj), "from_numpy",
+                       "expected a numpy.ndarray, got ",
                        py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
     return tensor_from_numpy(py::reinterpret_borrow<py::array>(obj), "from_numpy");
   });

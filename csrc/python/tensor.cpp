@@ -20,10 +20,12 @@ Shape dims_arg(const py::args& args, const char* op) { return to_shape(args, op)
 void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.sizes()); })
       .def("size", [](const Tensor& t) { return shape_tuple(t.sizes()); })
-      .def("size", [](const Tensor& t, int64_t dim) { return t.size(dim); }, py::arg("dim"))
+      .def(
+          "size", [](const Tensor& t, int64_t dim) { return t.size(dim); }, py::arg("dim"))
       .def_property_readonly("strides", [](const Tensor& t) { return shape_tuple(t.strides()); })
       .def("stride", [](const Tensor& t) { return shape_tuple(t.strides()); })
-      .def("stride", [](const Tensor& t, int64_t dim) { return t.stride(dim); }, py::arg("dim"))
+      .def(
+          "stride", [](const Tensor& t, int64_t dim) { return t.stride(dim); }, py::arg("dim"))
       .def_property_readonly("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
       .def_property_readonly("device", [](const Tensor& t) { return device_object(t.device()); })
       .def_property_readonly("ndim", &Tensor::ndim)
@@ -39,33 +41,43 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def_property_readonly("is_cpu", [](const Tensor& t) { return !t.is_cuda(); })
       .def("is_floating_point", [](const Tensor& t) { return is_floating_point(t.dtype()); })
       .def("untyped_storage", [](const Tensor& t) { return t.storage(); })
-      .def("__len__", [](const Tensor& t) {
-        GENESIS_CHECK_TYPE(t.ndim() > 0, "len", "len() of a 0-d tensor");
-        return t.sizes()[0];
-      })
+      .def("__len__",
+           [](const Tensor& t) {
+             GENESIS_CHECK_TYPE(t.ndim() > 0, "len", "len() of a 0-d tensor");
+             return t.sizes()[0];
+           })
       // Views.
-      .def("view", [](const Tensor& t, py::args shape) { return ops::view(t, to_shape(shape, "view")); })
+      .def("view",
+           [](const Tensor& t, py::args shape) { return ops::view(t, to_shape(shape, "view")); })
       .def("view_as", [](const Tensor& t, const Tensor& o) { return ops::view(t, o.sizes()); })
-      .def("reshape", [](const Tensor& t, py::args shape) { return ops::reshape(t, to_shape(shape, "reshape")); })
-      .def("reshape_as", [](const Tensor& t, const Tensor& o) { return ops::reshape(t, o.sizes()); })
+      .def("reshape", [](const Tensor& t,
+                         py::args shape) { return ops::reshape(t, to_shape(shape, "reshape")); })
+      .def("reshape_as",
+           [](const Tensor& t, const Tensor& o) { return ops::reshape(t, o.sizes()); })
       .def("transpose", &ops::transpose, py::arg("dim0"), py::arg("dim1"))
-      .def("permute", [](const Tensor& t, py::args dims) { return ops::permute(t, dims_arg(dims, "permute")); })
+      .def("permute", [](const Tensor& t,
+                         py::args dims) { return ops::permute(t, dims_arg(dims, "permute")); })
       .def("t", &ops::t)
       .def_property_readonly("T", &ops::reverse_dims)
-      .def_property_readonly("mT", [](const Tensor& t) {
-        GENESIS_CHECK_VALUE(t.ndim() >= 2, "mT", "expects a tensor with at least 2 dimensions");
-        return ops::transpose(t, -2, -1);
-      })
+      .def_property_readonly("mT",
+                             [](const Tensor& t) {
+                               GENESIS_CHECK_VALUE(t.ndim() >= 2, "mT",
+                                                   "expects a tensor with at least 2 dimensions");
+                               return ops::transpose(t, -2, -1);
+                             })
       .def("flatten", &ops::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
-      .def("squeeze", [](const Tensor& t, py::object dim) {
-             if (dim.is_none()) return ops::squeeze(t);
-             if (py::isinstance<py::tuple>(dim) || py::isinstance<py::list>(dim))
-               return ops::squeeze(t, to_shape(dim, "squeeze"));
-             return ops::squeeze(t, Shape{to_int(dim, "squeeze", "dim")});
-           },
-           py::arg("dim") = py::none())
+      .def(
+          "squeeze",
+          [](const Tensor& t, py::object dim) {
+            if (dim.is_none()) return ops::squeeze(t);
+            if (py::isinstance<py::tuple>(dim) || py::isinstance<py::list>(dim))
+              return ops::squeeze(t, to_shape(dim, "squeeze"));
+            return ops::squeeze(t, Shape{to_int(dim, "squeeze", "dim")});
+          },
+          py::arg("dim") = py::none())
       .def("unsqueeze", &ops::unsqueeze, py::arg("dim"))
-      .def("expand", [](const Tensor& t, py::args sizes) { return ops::expand(t, to_shape(sizes, "expand")); })
+      .def("expand", [](const Tensor& t,
+                        py::args sizes) { return ops::expand(t, to_shape(sizes, "expand")); })
       .def("expand_as", [](const Tensor& t, const Tensor& o) { return ops::expand(t, o.sizes()); })
       .def("narrow", &ops::narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
       .def("select", &ops::select, py::arg("dim"), py::arg("index"))
@@ -81,11 +93,13 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("size", &Storage::nbytes)
       .def_property_readonly("device", [](const Storage& s) { return device_object(s.device()); })
       .def("data_ptr", [](const Storage& s) { return reinterpret_cast<uintptr_t>(s.data()); })
-      .def("use_count", [](const Storage& s) { return s.use_count() - 1; },  // minus this handle
-           "Number of tensors and other handles sharing this memory.")
+      .def(
+          "use_count", [](const Storage& s) { return s.use_count() - 1; },  // minus this handle
+          "Number of tensors and other handles sharing this memory.")
       .def("__len__", &Storage::nbytes)
       .def("__repr__", [](const Storage& s) {
-        return str_cat("genesis.UntypedStorage(nbytes=", s.nbytes(), ", device='", s.device().str(), "')");
+        return str_cat("genesis.UntypedStorage(nbytes=", s.nbytes(), ", device='", s.device().str(),
+                       "')");
       });
 }
 
