@@ -11,12 +11,16 @@ from pkgutil import extend_path
 
 __path__ = extend_path(__path__, __name__)
 
-from . import _C  # noqa: E402
+from . import (
+    _C,  # noqa: E402
+    cuda,
+)
 from ._C import (  # noqa: E402
     IndexKind,
     IndexPlan,
     Tensor,
     UntypedStorage,
+    _dtype_from_name,  # noqa: F401  (used by pickling of dtypes)
     arange,
     bfloat16,
     bool,
@@ -44,8 +48,6 @@ from ._C import (  # noqa: E402
     zeros,
     zeros_like,
 )
-from ._C import _dtype_from_name  # noqa: F401  (used by pickling of dtypes)
-from . import cuda
 from ._tensor_str import set_printoptions, tensor_repr
 
 __version__ = _C.__version__

@@ -33,15 +33,21 @@ def tour(device):
     print(f"  >>> x = genesis.arange(12, device='{device}').view(3, 4)")
     print("  " + repr(x).replace("\n", "\n  "))
     y = x.t()
-    print(f"  >>> x.t().shape, x.t().stride(), x.t().is_contiguous() -> {y.shape}, {y.stride()}, "
-          f"{y.is_contiguous()}")
+    print(
+        f"  >>> x.t().shape, x.t().stride(), x.t().is_contiguous() -> {y.shape}, {y.stride()}, "
+        f"{y.is_contiguous()}"
+    )
     z = x[1:, ::2]
-    print(f"  >>> x[1:, ::2] shares x's storage: "
-          f"{z.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()}")
+    print(
+        f"  >>> x[1:, ::2] shares x's storage: "
+        f"{z.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()}"
+    )
     f = genesis.full((2, 3), 1.5, dtype=genesis.float16, device=device)
     print(f"  >>> genesis.full((2, 3), 1.5, dtype=genesis.float16) -> {f.tolist()}")
-    print(f"  storage of x: {x.untyped_storage().nbytes()} bytes, "
-          f"{x.untyped_storage().use_count()} handle(s)")
+    print(
+        f"  storage of x: {x.untyped_storage().nbytes()} bytes, "
+        f"{x.untyped_storage().use_count()} handle(s)"
+    )
 
 
 def self_check(device):
@@ -54,7 +60,9 @@ def self_check(device):
     ok &= _check("strided slice", np.array_equal(t[::3, ::-2].cpu().numpy(), a[::3, ::-2]))
     h = t.to(genesis.float16).cpu().numpy()
     ok &= _check("float32 -> float16 cast", np.array_equal(h, a.astype(np.float16)))
-    ok &= _check("fill", bool((genesis.full((5, 7), 2.5, device=device).cpu().numpy() == 2.5).all()))
+    ok &= _check(
+        "fill", bool((genesis.full((5, 7), 2.5, device=device).cpu().numpy() == 2.5).all())
+    )
     return ok
 
 

@@ -28,8 +28,28 @@ bool is_nested_sequence(py::handle obj) {
 // to write each leaf, converted, into a contiguous host buffer.
 struct Leaves {
   Shape shape;
-  bool any_int = false, any_float = false, any_bool = false;
+  std::optional<ScalarType> dtype;  // promoted over the leaves, as torch.tensor infers it
 };
+
+bool is_numpy_scalar(py::handle obj) {
+  static py::handle generic = py::object(py::module_::import("numpy").attr("generic")).release();
+  return PyObject_IsInstance(obj.ptr(), generic.ptr()) == 1;
+}
+
+// The dtype one leaf asks for: Python numbers the defaults, NumPy scalars and 0-d arrays or
+// tensors their own dtype.
+ScalarType leaf_dtype(py::handle obj) {
+  PyObject* p = obj.ptr();
+  if (py::isinstance<Tensor>(obj)) return obj.cast<const Tensor&>().dtype();
+  if (is_numpy_scalar(obj) || py::isinstance<py::array>(obj))
+    return from_numpy_dtype(py::reinterpret_borrow<py::object>(obj.attr("dtype")), "tensor");
+  if (PyBool_Check(p)) return ScalarType::Bool;
+  if (PyLong_Check(p)) return ScalarType::Int64;
+  if (PyFloat_Check(p)) return kDefaultFloat;
+  GENESIS_FAIL(ErrorKind::Type, "tensor", "can't convert an element of type ", type_name(obj),
+               " to a number; tensor data must be bools, ints, floats or nested sequences "
+               "of them");
+}
 
 void scan(py::handle obj, size_t depth, Leaves& info) {
   if (is_nested_sequence(obj)) {
@@ -49,28 +69,8 @@ void scan(py::handle obj, size_t depth, Leaves& info) {
   GENESIS_CHECK_VALUE(depth == info.shape.size(), "tensor",
                       "found a number where a sequence was expected at dim ", depth,
                       ": the nested data is ragged");
-  PyObject* p = obj.ptr();
-  if (PyBool_Check(p))
-    info.any_bool = true;
-  else if (PyLong_Check(p))
-    info.any_int = true;
-  else if (PyFloat_Check(p))
-    info.any_float = true;
-  else if (py::isinstance<Tensor>(obj)) {
-    ScalarType t = obj.cast<const Tensor&>().dtype();
-    (t == ScalarType::Bool  ? info.any_bool
-     : is_floating_point(t) ? info.any_float
-                            : info.any_int) = true;
-  } else if (is_scalar_like(obj) || py::isinstance<py::array>(obj)) {
-    std::string kind = py::str(obj.attr("dtype").attr("kind")).cast<std::string>();
-    GENESIS_CHECK_TYPE(kind == "b" || kind == "i" || kind == "u" || kind == "f", "tensor",
-                       "can't convert NumPy scalar of kind '", kind, "' to a tensor element");
-    (kind == "b" ? info.any_bool : kind == "f" ? info.any_float : info.any_int) = true;
-  } else {
-    GENESIS_FAIL(ErrorKind::Type, "tensor", "can't convert an element of type ", type_name(obj),
-                 " to a number; tensor data must be bools, ints, floats or nested sequences "
-                 "of them");
-  }
+  ScalarType t = leaf_dtype(obj);
+  info.dtype = info.dtype ? promote_types(*info.dtype, t) : t;
 }
 
 template <typename T>
@@ -85,11 +85,7 @@ void write_leaves(py::handle obj, T*& out) {
 Tensor from_nested(py::handle data, std::optional<ScalarType> dtype) {
   Leaves info;
   scan(data, 0, info);
-  ScalarType inferred = info.any_float  ? kDefaultFloat
-                        : info.any_int  ? ScalarType::Int64
-                        : info.any_bool ? ScalarType::Bool
-                                        : kDefaultFloat;  // empty data
-  ScalarType type = dtype.value_or(inferred);
+  ScalarType type = dtype.value_or(info.dtype.value_or(kDefaultFloat));  // empty data: float32
   Tensor out = Tensor::empty(info.shape, type, kCPU);
   GENESIS_DISPATCH_ALL_TYPES(type, "tensor", [&] {
     scalar_t* p = out.data_as<scalar_t>();
@@ -122,8 +118,7 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device
   }
   if (py::isinstance<py::array>(data)) {
     host = tensor_from_numpy(py::reinterpret_borrow<py::array>(data), "tensor");
-  } else if (is_scalar_like(data) && !PyBool_Check(data.ptr()) && !PyLong_Check(data.ptr()) &&
-             !PyFloat_Check(data.ptr())) {
+  } else if (is_numpy_scalar(data)) {
     host = tensor_from_numpy(py::array::ensure(data), "tensor");  // NumPy scalar keeps its dtype
   } else if (is_nested_sequence(data) || is_scalar_like(data)) {
     host = from_nested(data, dtype);

@@ -15,6 +15,7 @@ void init_testing(py::module_& m) {
     return view_strides(sizes, strides, new_sizes);
   });
   t.def("storage_use_count", [](const Tensor& x) { return x.storage().use_count(); });
+  init_pool_testing(t);
   t.def("same_storage",
         [](const Tensor& a, const Tensor& b) { return a.storage().is_same(b.storage()); });
 }

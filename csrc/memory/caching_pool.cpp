@@ -1,0 +1,280 @@
+#include "memory/caching_pool.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "core/errors.h"
+
+namespace genesis::memory {
+
+namespace {
+std::string mib(size_t bytes) { return str_cat(static_cast<double>(bytes) / (1 << 20), " MiB"); }
+std::string gib(size_t bytes) {
+  return str_cat(static_cast<double>(bytes) / (1ull << 30), " GiB");
+}
+bool is_split(const Block* b) { return b->prev != nullptr || b->next != nullptr; }
+}  // namespace
+
+bool CachingPool::BlockLess::operator()(const Block* a, const Block* b) const {
+  return std::tie(a->stream, a->size, a->ptr) < std::tie(b->stream, b->size, b->ptr);
+}
+
+CachingPool::~CachingPool() {
+  for (auto& [base, head] : segments_) {
+    size_t total = 0;
+    for (Block* b = head; b != nullptr;) {
+      Block* next = b->next;
+      total += b->size;
+      delete b;
+      b = next;
+    }
+    backend_->raw_free(base, total);
+  }
+  for (PendingFree& p : pending_) backend_->release_event(p.event);
+}
+
+size_t CachingPool::round_size(size_t nbytes) {
+  return nbytes < kRoundBytes ? kRoundBytes : (nbytes + kRoundBytes - 1) / kRoundBytes * kRoundBytes;
+}
+
+size_t CachingPool::segment_size(size_t rounded) {
+  if (rounded <= kSmallRequest) return kSmallSegment;
+  if (rounded < kLargeShareLimit) return kLargeSegment;
+  return (rounded + kLargeRounding - 1) / kLargeRounding * kLargeRounding;
+}
+
+void CachingPool::insert_free(Block* block) {
+  free_set(block->small).insert(block);
+  if (is_split(block)) {
+    stats_.inactive_split_bytes.increase(static_cast<int64_t>(block->size));
+    stats_.inactive_split.increase(1);
+  }
+}
+
+void CachingPool::remove_free(Block* block) {
+  free_set(block->small).erase(block);
+  if (is_split(block)) {
+    stats_.inactive_split_bytes.decrease(static_cast<int64_t>(block->size));
+    stats_.inactive_split.decrease(1);
+  }
+}
+
+Block* CachingPool::find_free(size_t rounded, StreamId stream, bool small) {
+  FreeSet& set = free_set(small);
+  Block key;
+  key.stream = stream;
+  key.size = rounded;
+  auto it = set.lower_bound(&key);
+  if (it == set.end() || (*it)->stream != stream) return nullptr;
+  return *it;
+}
+
+bool CachingPool::may_reserve(size_t nbytes) const {
+  if (fraction_ >= 1.0) return true;
+  double limit = fraction_ * static_cast<double>(backend_->total_bytes());
+  return static_cast<double>(stats_.reserved_bytes.current + static_cast<int64_t>(nbytes)) <= limit;
+}
+
+Block* CachingPool::new_segment(size_t rounded, StreamId stream, bool small, size_t nbytes) {
+  size_t seg = segment_size(rounded);
+  void* ptr = may_reserve(seg) ? backend_->raw_alloc(seg) : nullptr;
+  if (ptr == nullptr) {
+    // Give back what is cached and try once more before calling it out of memory.
+    ++stats_.num_alloc_retries;
+    release_cached_segments();
+    ptr = may_reserve(seg) ? backend_->raw_alloc(seg) : nullptr;
+  }
+  if (ptr == nullptr) raise_oom(nbytes, seg);
+  auto* block = new Block;
+  block->pool = this;
+  block->stream = stream;
+  block->size = seg;
+  block->ptr = static_cast<char*>(ptr);
+  block->small = small;
+  segments_[block->ptr] = block;
+  stats_.reserved_bytes.increase(static_cast<int64_t>(seg));
+  stats_.segment.increase(1);
+  return block;
+}
+
+void CachingPool::raise_oom(size_t nbytes, size_t segment) {
+  ++stats_.num_ooms;
+  size_t total = backend_->total_bytes(), free_now = backend_->free_bytes();
+  std::string cap = fraction_ < 1.0 ? str_cat(" (capped by a memory fraction of ", fraction_, ")") : "";
+  GENESIS_FAIL(ErrorKind::OutOfMemory, "allocate", backend_->describe(),
+               " out of memory: tried to allocate ", mib(nbytes), " (a segment of ", mib(segment),
+               "); the device has ", gib(total), " in total, ", gib(free_now),
+               " free; genesis holds ", gib(static_cast<size_t>(stats_.allocated_bytes.current)),
+               " allocated and ", gib(static_cast<size_t>(stats_.reserved_bytes.current)),
+               " reserved", cap);
+}
+
+Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  process_events();
+  size_t rounded = round_size(nbytes);
+  bool small = rounded <= kSmallRequest;
+  Block* block = find_free(rounded, stream, small);
+  if (block != nullptr) {
+    remove_free(block);
+  } else {
+    block = new_segment(rounded, stream, small, nbytes);
+  }
+  size_t rest = block->size - rounded;
+  bool split = small ? rest >= kRoundBytes : rest > kSmallRequest;
+  if (split) {
+    auto* remainder = new Block;
+    remainder->pool = this;
+    remainder->stream = stream;
+    remainder->size = rest;
+    remainder->ptr = block->ptr + rounded;
+    remainder->small = small;
+    remainder->prev = block;
+    remainder->next = block->next;
+    if (block->next) block->next->prev = remainder;
+    block->next = remainder;
+    block->size = rounded;
+    insert_free(remainder);
+  }
+  block->allocated = true;
+  block->requested = nbytes;
+  int64_t size = static_cast<int64_t>(block->size);
+  stats_.allocated_bytes.increase(size);
+  stats_.active_bytes.increase(size);
+  stats_.requested_bytes.increase(static_cast<int64_t>(nbytes));
+  stats_.allocation.increase(1);
+  stats_.active.increase(1);
+  return block;
+}
+
+void CachingPool::free(Block* block) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  block->allocated = false;
+  stats_.allocated_bytes.decrease(static_cast<int64_t>(block->size));
+  stats_.requested_bytes.decrease(static_cast<int64_t>(block->requested));
+  stats_.allocation.decrease(1);
+  block->requested = 0;
+  if (!block->stream_uses.empty()) {
+    for (StreamId s : block->stream_uses) pending_.push_back({backend_->record_event(s), block});
+    block->pending_events = static_cast<int>(block->stream_uses.size());
+    block->stream_uses.clear();
+    return;  // still active until the events complete
+  }
+  free_block(block);
+}
+
+void CachingPool::free_block(Block* block) {
+  stats_.active_bytes.decrease(static_cast<int64_t>(block->size));
+  stats_.active.decrease(1);
+  // Merge with free neighbours (not allocated, not waiting on events).
+  for (Block* n : {block->prev, block->next}) {
+    if (n == nullptr || n->allocated || n->pending_events > 0) continue;
+    remove_free(n);
+    if (n == block->prev) {
+      block->ptr = n->ptr;
+      block->prev = n->prev;
+      if (n->prev) n->prev->next = block;
+      else segments_[block->ptr] = block;
+    } else {
+      block->next = n->next;
+      if (n->next) n->next->prev = block;
+    }
+    block->size += n->size;
+    delete n;
+  }
+  insert_free(block);
+}
+
+void CachingPool::record_stream(Block* block, StreamId stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stream == block->stream) return;
+  if (std::find(block->stream_uses.begin(), block->stream_uses.end(), stream) ==
+      block->stream_uses.end())
+    block->stream_uses.push_back(stream);
+}
+
+void CachingPool::process_events() {
+  for (auto it = pending_.begin(); it != pending_.end();) {
+    if (!backend_->query_event(it->event)) {
+      ++it;
+      continue;
+    }
+    backend_->release_event(it->event);
+    Block* block = it->block;
+    it = pending_.erase(it);
+    if (--block->pending_events == 0) free_block(block);
+  }
+}
+
+void CachingPool::release_cached_segments() {
+  process_events();
+  for (bool small : {true, false}) {
+    FreeSet& set = free_set(small);
+    for (auto it = set.begin(); it != set.end();) {
+      Block* b = *it;
+      if (is_split(b)) {
+        ++it;
+        continue;
+      }
+      it = set.erase(it);
+      segments_.erase(b->ptr);
+      backend_->raw_free(b->ptr, b->size);
+      stats_.reserved_bytes.decrease(static_cast<int64_t>(b->size));
+      stats_.segment.decrease(1);
+      delete b;
+    }
+  }
+}
+
+void CachingPool::empty_cache() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  release_cached_segments();
+}
+
+void CachingPool::set_memory_fraction(double fraction) {
+  GENESIS_CHECK_VALUE(fraction >= 0.0 && fraction <= 1.0, "set_per_process_memory_fraction",
+                      "fraction must be in [0, 1], got ", fraction);
+  std::lock_guard<std::mutex> lock(mutex_);
+  fraction_ = fraction;
+}
+
+double CachingPool::memory_fraction() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return fraction_;
+}
+
+PoolStats CachingPool::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void CachingPool::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.reset_peaks();
+}
+
+void CachingPool::reset_accumulated_stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_.reset_accumulated();
+}
+
+std::vector<SegmentSnapshot> CachingPool::snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<SegmentSnapshot> out;
+  for (const auto& [base, head] : segments_) {
+    SegmentSnapshot seg{reinterpret_cast<uintptr_t>(base), 0, head->stream, head->small, {}};
+    for (const Block* b = head; b != nullptr; b = b->next) {
+      const char* state = b->allocated          ? "active_allocated"
+                          : b->pending_events > 0 ? "active_pending_free"
+                                                  : "inactive";
+      seg.blocks.push_back({reinterpret_cast<uintptr_t>(b->ptr), b->size, b->requested, state});
+      seg.total_size += b->size;
+    }
+    out.push_back(std::move(seg));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const SegmentSnapshot& a, const SegmentSnapshot& b) { return a.address < b.address; });
+  return out;
+}
+
+}  // namespace genesis::memory

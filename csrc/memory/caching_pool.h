@@ -1,0 +1,125 @@
+#pragma once
+// Note [Caching pool]
+// One pool algorithm serves CUDA device memory, pinned host memory and the tests' host backend.
+//  - Requests round up to 512 bytes. Up to 1 MiB they come from 2 MiB segments (the small pool);
+//    larger ones from 20 MiB segments while under 10 MiB, above that from a segment of their own
+//    rounded up to 2 MiB (the large pool).
+//  - Free blocks sit in a set ordered by (stream, size, address): a lower_bound finds the best
+//    fit on the caller's stream in O(log n). A block is split when the rest is useful (at least
+//    512 bytes in the small pool, more than 1 MiB in the large one) and merged with free
+//    neighbours when it is freed, so a segment whose blocks are all free is one block again.
+//  - Blocks are cached per stream. A block used on another stream (record_stream) is not reused
+//    when freed: an event is recorded on each such stream, and the block returns to the pool once
+//    every event has completed. Nothing waits for the device.
+//  - When the backend cannot grow, the pool returns its cached whole segments, retries once, and
+//    only then reports out of memory; the pool stays consistent, so later requests work.
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "memory/raw_backend.h"
+#include "memory/stats.h"
+
+namespace genesis::memory {
+
+class CachingPool;
+
+struct Block {
+  CachingPool* pool = nullptr;
+  StreamId stream = 0;
+  size_t size = 0;       // bytes this block spans
+  size_t requested = 0;  // bytes the caller asked for (while allocated)
+  char* ptr = nullptr;
+  bool allocated = false;
+  bool small = false;                // belongs to the small pool
+  Block* prev = nullptr;             // neighbours within the segment
+  Block* next = nullptr;
+  std::vector<StreamId> stream_uses;  // other streams that used it (record_stream)
+  int pending_events = 0;             // events to complete before it can be reused
+};
+
+struct BlockSnapshot {
+  uintptr_t address;
+  size_t size;
+  size_t requested;
+  const char* state;  // "active_allocated", "active_pending_free" or "inactive"
+};
+
+struct SegmentSnapshot {
+  uintptr_t address;
+  size_t total_size;
+  StreamId stream;
+  bool small;
+  std::vector<BlockSnapshot> blocks;
+};
+
+constexpr size_t kRoundBytes = 512;
+constexpr size_t kSmallRequest = 1 << 20;       // requests up to 1 MiB use the small pool
+constexpr size_t kSmallSegment = 2 << 20;       // ... carved from 2 MiB segments
+constexpr size_t kLargeSegment = 20 << 20;      // requests under 10 MiB share 20 MiB segments
+constexpr size_t kLargeShareLimit = 10 << 20;
+constexpr size_t kLargeRounding = 2 << 20;      // bigger ones get their own, rounded to 2 MiB
+
+class CachingPool {
+ public:
+  explicit CachingPool(RawBackend* backend) : backend_(backend) {}
+  ~CachingPool();  // returns every segment; blocks still allocated are abandoned
+  CachingPool(const CachingPool&) = delete;
+  CachingPool& operator=(const CachingPool&) = delete;
+
+  // A block of at least `nbytes` (> 0) for use on `stream`; raises genesis OutOfMemory.
+  Block* allocate(size_t nbytes, StreamId stream);
+  void free(Block* block);
+  // Marks that `stream` uses the block, so freeing it waits for that stream's work.
+  void record_stream(Block* block, StreamId stream);
+  // Returns every whole free segment to the backend.
+  void empty_cache();
+  // Caps reserved bytes at fraction * backend total (1.0 = no cap beyond the device).
+  void set_memory_fraction(double fraction);
+  double memory_fraction() const;
+
+  PoolStats stats() const;
+  void reset_peak_stats();
+  void reset_accumulated_stats();
+  std::vector<SegmentSnapshot> snapshot() const;
+  RawBackend* backend() const { return backend_; }
+
+  static size_t round_size(size_t nbytes);
+  static size_t segment_size(size_t rounded);
+
+ private:
+  struct BlockLess {
+    bool operator()(const Block* a, const Block* b) const;
+  };
+  using FreeSet = std::set<Block*, BlockLess>;
+  struct PendingFree {
+    EventId event;
+    Block* block;
+  };
+
+  FreeSet& free_set(bool small) { return small ? small_free_ : large_free_; }
+  void insert_free(Block* block);
+  void remove_free(Block* block);
+  Block* find_free(size_t rounded, StreamId stream, bool small);
+  Block* new_segment(size_t rounded, StreamId stream, bool small, size_t nbytes);
+  void free_block(Block* block);  // back to the pool, merged with free neighbours
+  void process_events();
+  void release_cached_segments();
+  bool may_reserve(size_t nbytes) const;
+  [[noreturn]] void raise_oom(size_t nbytes, size_t segment);
+
+  RawBackend* backend_;
+  mutable std::mutex mutex_;
+  FreeSet small_free_, large_free_;
+  std::unordered_map<char*, Block*> segments_;  // segment base -> first block
+  std::deque<PendingFree> pending_;
+  PoolStats stats_;
+  double fraction_ = 1.0;
+};
+
+}  // namespace genesis::memory
