@@ -30,6 +30,8 @@ class DataPtr {
   }
 
   void* get() const { return ptr_; }
+  void* context() const { return context_; }
+  Deleter deleter() const { return deleter_; }
   Device device() const { return device_; }
 
  private:

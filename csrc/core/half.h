@@ -1,6 +1,7 @@
 #pragma once
 // 16-bit floating point storage types for the CPU side. Conversions follow IEEE 754 binary16 and
 // bfloat16 with round-to-nearest-even; NaN stays NaN (quiet).
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -60,10 +61,22 @@ inline float bfloat16_bits_to_float(uint16_t b) {
   return bits_float(static_cast<uint32_t>(b) << 16);
 }
 
+// double -> float rounded to odd: a float that is exact, or else has its last bit set. Rounding
+// that float to 16 bits then gives the correctly rounded result of the double (NumPy's answer),
+// which plain double -> float -> 16-bit rounding (twice to nearest) sometimes misses.
+inline float double_to_float_round_odd(double d) {
+  float f = static_cast<float>(d);
+  if (static_cast<double>(f) == d || f != f) return f;
+  uint32_t bits = float_bits(f);
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) --bits;  // toward zero (same sign)
+  return bits_float(bits | 1u);
+}
+
 struct Half {
   uint16_t bits = 0;
   Half() = default;
   Half(float f) : bits(float_to_half_bits(f)) {}
+  explicit Half(double d) : bits(float_to_half_bits(double_to_float_round_odd(d))) {}
   operator float() const { return half_bits_to_float(bits); }
 };
 
@@ -71,6 +84,7 @@ struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
   BFloat16(float f) : bits(float_to_bfloat16_bits(f)) {}
+  explicit BFloat16(double d) : bits(float_to_bfloat16_bits(double_to_float_round_odd(d))) {}
   operator float() const { return bfloat16_bits_to_float(bits); }
 };
 

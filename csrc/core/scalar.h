@@ -27,7 +27,11 @@ class Scalar {
   template <typename T>
   T to() const;
 
-  // Writes this value, converted to `dtype`, into `dst`; returns the bytes as a fill pattern.
+  // Raises RuntimeError "[op] value ... cannot be converted to <dtype> without overflow" when the
+  // value is out of the dtype's range (as PyTorch does), or NaN/inf for an integer dtype.
+  void check_fits(ScalarType dtype, const char* op) const;
+
+  // The value converted to `dtype`, as the bytes of one element (a fill pattern).
   uint64_t bit_pattern(ScalarType dtype) const;
 
  private:
@@ -48,6 +52,9 @@ inline To cast_value(From v) {
     return cast_value<To>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
+  } else if constexpr ((std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) &&
+                       (std::is_same_v<From, double> || std::is_same_v<From, int64_t>)) {
+    return To(static_cast<double>(v));  // one correct rounding, not two
   } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
     return To(static_cast<float>(v));
   } else {

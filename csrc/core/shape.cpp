@@ -45,9 +45,10 @@ Shape contiguous_strides(const Shape& sizes) {
 }
 
 bool is_contiguous(const Shape& sizes, const Shape& strides) {
+  for (int64_t s : sizes)
+    if (s == 0) return true;  // no element is ever addressed
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] == 0) return true;
     if (sizes[i] == 1) continue;
     if (strides[i] != expected) return false;
     expected *= sizes[i];

@@ -14,6 +14,7 @@ class StorageImpl {
   void* data() const { return data_.get(); }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
+  const DataPtr& data_ptr() const { return data_; }
 
  private:
   DataPtr data_;
@@ -33,6 +34,7 @@ class Storage {
   void* data() const { return impl_->data(); }
   size_t nbytes() const { return impl_->nbytes(); }
   Device device() const { return impl_->device(); }
+  const DataPtr& data_ptr() const { return impl_->data_ptr(); }
   long use_count() const { return impl_.use_count(); }
   bool defined() const { return impl_ != nullptr; }
   bool is_same(const Storage& o) const { return impl_ == o.impl_; }

@@ -9,6 +9,10 @@
 #include "core/allocator.h"
 #include "core/device.h"
 
+namespace genesis::memory {
+class CachingPool;
+}
+
 namespace genesis::cuda {
 
 bool compiled();                // whether this build has the CUDA backend
@@ -26,6 +30,47 @@ Allocator* allocator(int device_index);
 
 // Copies bytes between any two devices (host pointers are CPU memory); returns when done.
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes);
+// Enqueues the copy on `stream` (of the CUDA side's device) and returns at once; the host side
+// must be pinned memory (or the copy is device to device).
+void copy_bytes_async(void* dst, const void* src, size_t nbytes, uintptr_t stream,
+                      int device_index);
+
+// Streams: opaque handles, 0 is the default (legacy) stream of each device.
+using StreamId = uintptr_t;
+StreamId current_stream(int device_index);
+void set_current_stream(int device_index, StreamId stream);
+StreamId create_stream(int device_index, int priority);
+void destroy_stream(int device_index, StreamId stream);
+void synchronize_stream(int device_index, StreamId stream);
+bool query_stream(int device_index, StreamId stream);
+void synchronize_device(int device_index);
+
+// Events: opaque handles.
+using EventId = uintptr_t;
+EventId create_event(int device_index, bool enable_timing, bool blocking);
+void destroy_event(EventId event);
+void record_event(EventId event, StreamId stream, int device_index);
+bool query_event(EventId event);
+void synchronize_event(EventId event);
+float elapsed_ms(EventId start, EventId end);
+void stream_wait_event(StreamId stream, EventId event, int device_index);
+
+struct DeviceProperties {
+  std::string name;
+  size_t total_memory = 0;
+  int multi_processor_count = 0;
+  int major = 0, minor = 0;
+};
+DeviceProperties device_properties(int device_index);
+void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes);
+
+// The caching pool of each device and of pinned host memory (csrc/memory).
+memory::CachingPool* device_pool(int device_index);  // nullptr before the device is used
+memory::CachingPool* pinned_pool();
+Allocator* pinned_allocator();
+bool is_pinned(const void* ptr);
+// Marks that `stream` uses the memory of `storage_context` (a pool block), for record_stream.
+void record_stream(const DataPtr& data, StreamId stream);
 
 // Writes `count` items of `itemsize` bytes (1, 2, 4 or 8), each equal to the low bytes of
 // `pattern`, starting at `dst` on a CUDA device.

@@ -21,6 +21,30 @@ void set_device(int) { unavailable(); }
 Device resolve(Device) { unavailable(); }
 Allocator* allocator(int) { unavailable(); }
 void copy_bytes(void*, Device, const void*, Device, size_t) { unavailable(); }
+void copy_bytes_async(void*, const void*, size_t, uintptr_t, int) { unavailable(); }
 void fill(void*, int64_t, int, uint64_t, int) { unavailable(); }
+
+StreamId current_stream(int) { unavailable(); }
+void set_current_stream(int, StreamId) { unavailable(); }
+StreamId create_stream(int, int) { unavailable(); }
+void destroy_stream(int, StreamId) {}
+void synchronize_stream(int, StreamId) { unavailable(); }
+bool query_stream(int, StreamId) { unavailable(); }
+void synchronize_device(int) { unavailable(); }
+EventId create_event(int, bool, bool) { unavailable(); }
+void destroy_event(EventId) {}
+void record_event(EventId, StreamId, int) { unavailable(); }
+bool query_event(EventId) { unavailable(); }
+void synchronize_event(EventId) { unavailable(); }
+float elapsed_ms(EventId, EventId) { unavailable(); }
+void stream_wait_event(StreamId, EventId, int) { unavailable(); }
+DeviceProperties device_properties(int) { unavailable(); }
+void memory_info(int, size_t*, size_t*) { unavailable(); }
+
+memory::CachingPool* device_pool(int) { return nullptr; }
+memory::CachingPool* pinned_pool() { return nullptr; }
+Allocator* pinned_allocator() { unavailable(); }
+bool is_pinned(const void*) { return false; }
+void record_stream(const DataPtr&, StreamId) {}
 
 }  // namespace genesis::cuda

@@ -3,6 +3,7 @@
 
 #include "cuda/backend.h"
 #include "cuda/check.h"
+#include "cuda/device_guard.h"
 
 #ifndef GENESIS_CUDA_ARCHS
 #define GENESIS_CUDA_ARCHS ""
@@ -58,8 +59,22 @@ Device resolve(Device device) {
 
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
   if (nbytes == 0) return;
-  // Unified addressing lets the runtime tell host from device pointers.
-  GENESIS_CUDA_CHECK(cudaMemcpy(dst, src, nbytes, cudaMemcpyDefault));
+  // The copy runs on the CUDA side's current stream, so it follows the work queued there, and
+  // waits for that stream only (never the whole device).
+  int index = dst_device.is_cuda() ? dst_device.index : src_device.index;
+  DeviceGuard guard(index);
+  StreamId stream = current_stream(index);
+  GENESIS_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, reinterpret_cast<cudaStream_t>(stream)));
+  GENESIS_CUDA_CHECK(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)));
+}
+
+void copy_bytes_async(void* dst, const void* src, size_t nbytes, StreamId stream,
+                      int device_index) {
+  if (nbytes == 0) return;
+  DeviceGuard guard(device_index);
+  GENESIS_CUDA_CHECK(
+      cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, reinterpret_cast<cudaStream_t>(stream)));
 }
 
 }  // namespace genesis::cuda

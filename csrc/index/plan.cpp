@@ -32,15 +32,31 @@ bool has_advanced(const IndexList& key) {
   return false;
 }
 
-// The view selected by a key of ints, slices, None, Ellipsis and Python bools. A Python bool
-// acts as NumPy's 0-d boolean index: a new dim of size 1 (True) or 0 (False).
+// The view selected by a key of ints, slices, None, Ellipsis and Python bools.
+// A Python bool is NumPy's 0-d boolean index, an advanced index: all the bools of a key, with the
+// ints beside them, make one new dim of size 1 (all True) or 0 (any False). It stands where the
+// first of them is when they are adjacent in the key, else in front (NumPy's placement rule).
 Tensor basic_view(const Tensor& x, const IndexList& key) {
   int64_t consumed = 0;  // dims of x that the key addresses
   int ellipses = 0;
-  for (const IndexItem& it : key) {
+  int64_t bools = 0, first_adv = -1, last_adv = -1, n_adv = 0;
+  bool all_true = true;
+  for (size_t i = 0; i < key.size(); ++i) {
+    const IndexItem& it = key[i];
     if (it.kind == Kind::Integer || it.kind == Kind::Slice) ++consumed;
     if (it.kind == Kind::Ellipsis) ++ellipses;
+    if (it.kind == Kind::Boolean) {
+      ++bools;
+      all_true = all_true && it.boolean;
+    }
+    if (it.kind == Kind::Integer || it.kind == Kind::Boolean) {
+      if (first_adv < 0) first_adv = static_cast<int64_t>(i);
+      last_adv = static_cast<int64_t>(i);
+      ++n_adv;
+    }
   }
+  bool adjacent = last_adv - first_adv + 1 == n_adv;
+  int64_t bool_dim_at = -1;  // output position of the bools' dim
   GENESIS_CHECK_INDEX(ellipses <= 1, "index", "an index can only have a single ellipsis ('...')");
   GENESIS_CHECK_INDEX(consumed <= x.ndim(), "index", "too many indices for tensor of dimension ",
                       x.ndim(), " (got ", consumed, ")");
@@ -48,7 +64,10 @@ Tensor basic_view(const Tensor& x, const IndexList& key) {
   Shape sizes, strides;
   int64_t offset = x.storage_offset();
   int64_t dim = 0;  // next dim of x
-  for (const IndexItem& it : key) {
+  for (size_t i = 0; i < key.size(); ++i) {
+    const IndexItem& it = key[i];
+    if (bools > 0 && static_cast<int64_t>(i) == first_adv)
+      bool_dim_at = adjacent ? static_cast<int64_t>(sizes.size()) : 0;
     switch (it.kind) {
       case Kind::Integer: {
         int64_t size = x.sizes()[dim];
@@ -72,9 +91,7 @@ Tensor basic_view(const Tensor& x, const IndexList& key) {
         strides.push_back(0);
         break;
       case Kind::Boolean:
-        sizes.push_back(it.boolean ? 1 : 0);
-        strides.push_back(0);
-        break;
+        break;  // placed below
       case Kind::Ellipsis:
         for (int64_t n = x.ndim() - consumed; n > 0; --n, ++dim) {
           sizes.push_back(x.sizes()[dim]);
@@ -88,6 +105,10 @@ Tensor basic_view(const Tensor& x, const IndexList& key) {
   for (; dim < x.ndim(); ++dim) {  // trailing dims the key leaves alone
     sizes.push_back(x.sizes()[dim]);
     strides.push_back(x.strides()[dim]);
+  }
+  if (bool_dim_at >= 0) {
+    sizes.insert(sizes.begin() + bool_dim_at, all_true ? 1 : 0);
+    strides.insert(strides.begin() + bool_dim_at, 0);
   }
   return x.as_strided(std::move(sizes), std::move(strides), offset);
 }
@@ -123,7 +144,7 @@ void index_put(const Tensor& x, const IndexList& key, const Tensor& value) {
 }
 
 void index_fill(const Tensor& x, const IndexList& key, const Scalar& value) {
-  ops::fill_(plan_setitem(x, key, false).view, value);
+  ops::fill_(plan_setitem(x, key, false).view, value, "setitem");
 }
 
 }  // namespace genesis

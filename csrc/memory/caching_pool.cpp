@@ -9,9 +9,7 @@ namespace genesis::memory {
 
 namespace {
 std::string mib(size_t bytes) { return str_cat(static_cast<double>(bytes) / (1 << 20), " MiB"); }
-std::string gib(size_t bytes) {
-  return str_cat(static_cast<double>(bytes) / (1ull << 30), " GiB");
-}
+std::string gib(size_t bytes) { return str_cat(static_cast<double>(bytes) / (1ull << 30), " GiB"); }
 bool is_split(const Block* b) { return b->prev != nullptr || b->next != nullptr; }
 }  // namespace
 
@@ -34,7 +32,8 @@ CachingPool::~CachingPool() {
 }
 
 size_t CachingPool::round_size(size_t nbytes) {
-  return nbytes < kRoundBytes ? kRoundBytes : (nbytes + kRoundBytes - 1) / kRoundBytes * kRoundBytes;
+  return nbytes < kRoundBytes ? kRoundBytes
+                              : (nbytes + kRoundBytes - 1) / kRoundBytes * kRoundBytes;
 }
 
 size_t CachingPool::segment_size(size_t rounded) {
@@ -100,7 +99,8 @@ Block* CachingPool::new_segment(size_t rounded, StreamId stream, bool small, siz
 void CachingPool::raise_oom(size_t nbytes, size_t segment) {
   ++stats_.num_ooms;
   size_t total = backend_->total_bytes(), free_now = backend_->free_bytes();
-  std::string cap = fraction_ < 1.0 ? str_cat(" (capped by a memory fraction of ", fraction_, ")") : "";
+  std::string cap =
+      fraction_ < 1.0 ? str_cat(" (capped by a memory fraction of ", fraction_, ")") : "";
   GENESIS_FAIL(ErrorKind::OutOfMemory, "allocate", backend_->describe(),
                " out of memory: tried to allocate ", mib(nbytes), " (a segment of ", mib(segment),
                "); the device has ", gib(total), " in total, ", gib(free_now),
@@ -173,8 +173,10 @@ void CachingPool::free_block(Block* block) {
     if (n == block->prev) {
       block->ptr = n->ptr;
       block->prev = n->prev;
-      if (n->prev) n->prev->next = block;
-      else segments_[block->ptr] = block;
+      if (n->prev)
+        n->prev->next = block;
+      else
+        segments_[block->ptr] = block;
     } else {
       block->next = n->next;
       if (n->next) n->next->prev = block;
@@ -264,7 +266,7 @@ std::vector<SegmentSnapshot> CachingPool::snapshot() const {
   for (const auto& [base, head] : segments_) {
     SegmentSnapshot seg{reinterpret_cast<uintptr_t>(base), 0, head->stream, head->small, {}};
     for (const Block* b = head; b != nullptr; b = b->next) {
-      const char* state = b->allocated          ? "active_allocated"
+      const char* state = b->allocated            ? "active_allocated"
                           : b->pending_events > 0 ? "active_pending_free"
                                                   : "inactive";
       seg.blocks.push_back({reinterpret_cast<uintptr_t>(b->ptr), b->size, b->requested, state});
@@ -272,8 +274,9 @@ std::vector<SegmentSnapshot> CachingPool::snapshot() const {
     }
     out.push_back(std::move(seg));
   }
-  std::sort(out.begin(), out.end(),
-            [](const SegmentSnapshot& a, const SegmentSnapshot& b) { return a.address < b.address; });
+  std::sort(out.begin(), out.end(), [](const SegmentSnapshot& a, const SegmentSnapshot& b) {
+    return a.address < b.address;
+  });
   return out;
 }
 

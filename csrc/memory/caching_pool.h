@@ -36,8 +36,8 @@ struct Block {
   size_t requested = 0;  // bytes the caller asked for (while allocated)
   char* ptr = nullptr;
   bool allocated = false;
-  bool small = false;                // belongs to the small pool
-  Block* prev = nullptr;             // neighbours within the segment
+  bool small = false;     // belongs to the small pool
+  Block* prev = nullptr;  // neighbours within the segment
   Block* next = nullptr;
   std::vector<StreamId> stream_uses;  // other streams that used it (record_stream)
   int pending_events = 0;             // events to complete before it can be reused
@@ -59,11 +59,11 @@ struct SegmentSnapshot {
 };
 
 constexpr size_t kRoundBytes = 512;
-constexpr size_t kSmallRequest = 1 << 20;       // requests up to 1 MiB use the small pool
-constexpr size_t kSmallSegment = 2 << 20;       // ... carved from 2 MiB segments
-constexpr size_t kLargeSegment = 20 << 20;      // requests under 10 MiB share 20 MiB segments
+constexpr size_t kSmallRequest = 1 << 20;   // requests up to 1 MiB use the small pool
+constexpr size_t kSmallSegment = 2 << 20;   // ... carved from 2 MiB segments
+constexpr size_t kLargeSegment = 20 << 20;  // requests under 10 MiB share 20 MiB segments
 constexpr size_t kLargeShareLimit = 10 << 20;
-constexpr size_t kLargeRounding = 2 << 20;      // bigger ones get their own, rounded to 2 MiB
+constexpr size_t kLargeRounding = 2 << 20;  // bigger ones get their own, rounded to 2 MiB
 
 class CachingPool {
  public:

@@ -82,7 +82,8 @@ void copy_(const Tensor& dst, const Tensor& src) {
   }
 }
 
-void fill_(const Tensor& dst, const Scalar& value) {
+void fill_(const Tensor& dst, const Scalar& value, const char* op) {
+  value.check_fits(dst.dtype(), op);
   if (dst.numel() == 0) return;
   uint64_t pattern = value.bit_pattern(dst.dtype());
   if (!dst.is_cuda()) {

@@ -7,7 +7,7 @@ namespace genesis::ops {
 // dst <- src, with src broadcast to dst's shape and cast to dst's dtype; any strides, any devices.
 void copy_(const Tensor& dst, const Tensor& src);
 
-// Every element of dst <- value (cast to dst's dtype).
-void fill_(const Tensor& dst, const Scalar& value);
+// Every element of dst <- value (cast to dst's dtype); raises when the value overflows it.
+void fill_(const Tensor& dst, const Scalar& value, const char* op = "fill_");
 
 }  // namespace genesis::ops

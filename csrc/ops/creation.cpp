@@ -9,9 +9,11 @@
 
 namespace genesis::ops {
 
-Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device device) {
+Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device device,
+            const char* op) {
+  value.check_fits(dtype, op);
   Tensor out = Tensor::empty(sizes, dtype, device);
-  fill_(out, value);
+  fill_(out, value, op);
   return out;
 }
 
@@ -65,7 +67,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
 Tensor linspace(double start, double end, int64_t steps, ScalarType dtype, Device device) {
   GENESIS_CHECK_VALUE(steps >= 0, "linspace", "number of steps must be non-negative, got ", steps);
   double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
-  int64_t half = steps / 2;
+  int64_t half = (steps + 1) / 2;
   // Fill from both ends so that the first and last values are exactly start and end.
   return host_sequence(steps, dtype, device, [=]<typename T>(int64_t i) {
     double v = i < half ? start + step * static_cast<double>(i)

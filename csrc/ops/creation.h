@@ -5,7 +5,8 @@
 
 namespace genesis::ops {
 
-Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device device);
+Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device device,
+            const char* op = "full");
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype,
               Device device);
 // The dtype arange infers: int64 when start, end and step are integers, else the default float.

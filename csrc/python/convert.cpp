@@ -25,6 +25,17 @@ py::object element_object(const char* ptr, ScalarType dtype) {
   });
 }
 
+// `self` itself when an op handed back the very tensor it was given (to(), cpu(), contiguous()
+// with nothing to do), as PyTorch does; else a new Python tensor.
+py::object same_or(py::object self, const Tensor& result) {
+  const Tensor& t = self.cast<const Tensor&>();
+  if (result.storage().is_same(t.storage()) && result.sizes() == t.sizes() &&
+      result.strides() == t.strides() && result.storage_offset() == t.storage_offset() &&
+      result.dtype() == t.dtype())
+    return self;
+  return py::cast(result);
+}
+
 Tensor on_host(const Tensor& t) { return t.is_cuda() ? ops::to(t, t.dtype(), kCPU, false) : t; }
 
 py::object nested_list(const char* ptr, const Tensor& t, int64_t dim) {
@@ -38,7 +49,8 @@ py::object nested_list(const char* ptr, const Tensor& t, int64_t dim) {
 
 // Parses to()'s flexible arguments: to(dtype), to(device), to(device, dtype), to(tensor),
 // plus dtype=, device=, copy=, non_blocking= keywords.
-Tensor to_impl(const Tensor& t, py::args args, py::kwargs kwargs) {
+py::object to_impl(py::object self, py::args args, py::kwargs kwargs) {
+  const Tensor& t = self.cast<const Tensor&>();
   ScalarType dtype = t.dtype();
   Device device = t.device();
   bool copy = false;
@@ -74,7 +86,7 @@ Tensor to_impl(const Tensor& t, py::args args, py::kwargs kwargs) {
       GENESIS_FAIL(ErrorKind::Type, "to", "unexpected keyword argument '", key, "'");
     }
   }
-  return ops::to(t, dtype, device, copy);
+  return same_or(self, ops::to(t, dtype, device, copy));
 }
 
 py::object one_item(const Tensor& t, const char* op) {
@@ -100,21 +112,32 @@ py::object item(const Tensor& t, const char* op) {
 
 void init_convert(py::module_& m, py::class_<Tensor>& cls) {
   auto cast_to = [](ScalarType dtype) {
-    return [dtype](const Tensor& t) { return ops::to(t, dtype, t.device(), false); };
+    return [dtype](py::object self) {
+      const Tensor& t = self.cast<const Tensor&>();
+      return same_or(self, ops::to(t, dtype, t.device(), false));
+    };
   };
   cls.def("to", &to_impl)
       .def(
           "cuda",
-          [](const Tensor& t, py::object device, bool non_blocking) {
+          [](py::object self, py::object device, bool non_blocking) {
+            const Tensor& t = self.cast<const Tensor&>();
             Device d = device.is_none() ? cuda::resolve(Device{DeviceType::CUDA, -1})
                                         : to_device(device, "cuda");
             GENESIS_CHECK_VALUE(d.is_cuda(), "cuda", "expected a CUDA device, got ", d.str());
-            return ops::to(t, t.dtype(), d, false);
+            return same_or(self, ops::to(t, t.dtype(), d, false));
           },
           py::arg("device") = py::none(), py::arg("non_blocking") = false)
-      .def("cpu", [](const Tensor& t) { return ops::to(t, t.dtype(), kCPU, false); })
+      .def("cpu",
+           [](py::object self) {
+             const Tensor& t = self.cast<const Tensor&>();
+             return same_or(self, ops::to(t, t.dtype(), kCPU, false));
+           })
       .def("clone", &ops::clone)
-      .def("contiguous", &ops::contiguous)
+      .def("contiguous",
+           [](py::object self) {
+             return same_or(self, ops::contiguous(self.cast<const Tensor&>()));
+           })
       .def(
           "copy_",
           [](py::object self, py::object src, bool non_blocking) {
@@ -168,7 +191,10 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
              return item(t, "bool").cast<bool>();
            })
       .def("__float__", [](const Tensor& t) { return one_item(t, "float").cast<double>(); })
-      .def("__int__", [](const Tensor& t) { return py::int_(one_item(t, "int")); })
+      .def("__int__",
+           [](const Tensor& t) {
+             return py::reinterpret_steal<py::object>(PyNumber_Long(one_item(t, "int").ptr()));
+           })
       .def("__index__", [](const Tensor& t) {
         GENESIS_CHECK_TYPE(is_integral(t.dtype(), true), "index",
                            "only integer tensors of a single element can be converted to an index");

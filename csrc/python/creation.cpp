@@ -28,6 +28,7 @@ bool is_nested_sequence(py::handle obj) {
 // to write each leaf, converted, into a contiguous host buffer.
 struct Leaves {
   Shape shape;
+  bool shape_known = false;         // a leaf was seen: no deeper dims can appear
   std::optional<ScalarType> dtype;  // promoted over the leaves, as torch.tensor infers it
 };
 
@@ -56,6 +57,8 @@ void scan(py::handle obj, size_t depth, Leaves& info) {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
     int64_t n = static_cast<int64_t>(py::len(seq));
     if (depth == info.shape.size()) {
+      GENESIS_CHECK_VALUE(!info.shape_known, "tensor", "found a sequence where a number was ",
+                          "expected at dim ", depth, ": the nested data is ragged");
       info.shape.push_back(n);
     } else {
       GENESIS_CHECK_VALUE(depth < info.shape.size() && info.shape[depth] == n, "tensor",
@@ -69,6 +72,7 @@ void scan(py::handle obj, size_t depth, Leaves& info) {
   GENESIS_CHECK_VALUE(depth == info.shape.size(), "tensor",
                       "found a number where a sequence was expected at dim ", depth,
                       ": the nested data is ragged");
+  info.shape_known = true;
   ScalarType t = leaf_dtype(obj);
   info.dtype = info.dtype ? promote_types(*info.dtype, t) : t;
 }
@@ -240,7 +244,7 @@ void init_creation(py::module_& m) {
       "full_like",
       [like](py::handle input, py::handle fill_value, py::handle dtype, py::handle device) {
         auto [sizes, o] = like("full_like")(input, dtype, device);
-        return ops::full(sizes, to_scalar(fill_value, "full_like"), o.first, o.second);
+        return ops::full(sizes, to_scalar(fill_value, "full_like"), o.first, o.second, "full_like");
       },
       py::arg("input"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none());

@@ -1,9 +1,9 @@
 // genesis._C._testing.HostPool: the caching pool over the host backend, for the pool's tests.
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <thread>
 #include <tuple>
-#include <memory>
 #include <unordered_map>
 
 #include "core/errors.h"
@@ -23,7 +23,8 @@ using memory::HostBackend;
 class HostPool {
  public:
   explicit HostPool(size_t capacity)
-      : backend_(std::make_unique<HostBackend>(capacity)), pool_(std::make_unique<CachingPool>(backend_.get())) {}
+      : backend_(std::make_unique<HostBackend>(capacity)),
+        pool_(std::make_unique<CachingPool>(backend_.get())) {}
 
   uintptr_t allocate(size_t nbytes, memory::StreamId stream) {
     GENESIS_CHECK_VALUE(nbytes > 0, "HostPool.allocate", "size must be positive");
@@ -147,7 +148,8 @@ void init_pool_testing(py::module_& t) {
       .def("block_size", &HostPool::block_size)
       .def("empty_cache", [](HostPool& p) { p.pool().empty_cache(); })
       .def("set_memory_fraction", [](HostPool& p, double f) { p.pool().set_memory_fraction(f); })
-      .def("complete_stream", [](HostPool& p, memory::StreamId s) { p.backend().complete_stream(s); })
+      .def("complete_stream",
+           [](HostPool& p, memory::StreamId s) { p.backend().complete_stream(s); })
       .def("backend_used_bytes", [](HostPool& p) { return p.backend().used_bytes(); })
       .def("live_events", [](HostPool& p) { return p.backend().live_events(); })
       .def("stats", [](HostPool& p) { return p.pool().stats().flatten(); })

@@ -1,0 +1,135 @@
+"""What an area module needs: the Case record, the Context it builds cases for, conversions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+import genesis
+
+LIBRARIES = ("genesis", "numpy", "torch")
+
+
+@dataclass
+class Case:
+    """One benchmark: the same operation written for each library.
+
+    ``fns`` maps a library name ("genesis", "numpy", "torch") to a no-argument callable that
+    performs the operation once and returns its result. A library may be left out.
+    """
+
+    name: str
+    size: str  # human description, e.g. "4096x4096 f32"
+    fns: dict[str, Callable[[], Any]]
+    nbytes: int | None = None  # bytes read + written by one call, for genesis's GB/s
+    # Produces the expected result (ndarray, genesis or torch tensor); default: fns["numpy"],
+    # else fns["torch"]. Called once, untimed, also when numpy is not timed (CUDA).
+    reference: Callable[[], Any] | None = None
+    dtype: str | None = None  # expected result dtype name when the reference's differs
+    values: bool = True  # False: verify shape and dtype only (empty)
+    sync: bool = True  # False: time host side only, no device synchronisation
+    setup_error: Exception | None = None  # set by Registry when the builder raised
+
+
+class Registry:
+    """Collects an area's case builders: ``@register`` on ``def build(ctx) -> Case | None``.
+
+    Builders run one at a time, when the runner asks for the next case, so only one case's
+    inputs are alive at once. A builder returns None to skip its case (e.g. on some device).
+    """
+
+    def __init__(self) -> None:
+        self.builders: list[Callable[[Context], Case | None]] = []
+
+    def __call__(self, builder: Callable[[Context], Case | None]) -> Callable:
+        self.builders.append(builder)
+        return builder
+
+    def cases(self, ctx: Context) -> Iterator[Case]:
+        for builder in self.builders:
+            try:
+                case = builder(ctx)
+            except Exception as exc:  # reported as an ERROR row; the run goes on
+                case = Case(builder.__name__, "?", {}, setup_error=exc)
+            if case is not None:
+                yield case
+
+
+@dataclass
+class Context:
+    """The device and size mode cases are built for, and the input helpers."""
+
+    device: str = "cpu"
+    quick: bool = False
+    torch: Any = None  # the torch module, or None when it is not usable on ``device``
+    seed: int = 0
+    rng: np.random.Generator = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+
+    def pick(self, full: Any, quick: Any) -> Any:
+        """``quick`` in --quick mode, else ``full``."""
+        return quick if self.quick else full
+
+    def fns(self, genesis: Callable, numpy: Callable, torch: Callable) -> dict[str, Callable]:
+        """The ``fns`` dict of a Case; torch's entry is left out when torch is not usable."""
+        fns = {"genesis": genesis, "numpy": numpy}
+        if self.torch is not None:
+            fns["torch"] = torch
+        return fns
+
+    def to_genesis(self, a: np.ndarray) -> genesis.Tensor:
+        """A genesis tensor on the device holding a copy of ``a``."""
+        return genesis.tensor(a, device=self.device)
+
+    def to_torch(self, a: np.ndarray) -> Any:
+        """A torch tensor on the device holding a copy of ``a``."""
+        return self.torch.tensor(a, device=self.device)
+
+
+def dtype_name(dt: Any) -> str:
+    """'float32' for genesis.float32, np.float32 / np.dtype('float32') and torch.float32."""
+    if isinstance(dt, np.dtype) or (isinstance(dt, type) and issubclass(dt, np.generic)):
+        return np.dtype(dt).name
+    return str(dt).rsplit(".", 1)[-1]
+
+
+def as_numpy(x: Any) -> tuple[str, np.ndarray]:
+    """(dtype name, host ndarray) of a result; bfloat16 values come back as float32."""
+    if isinstance(x, np.ndarray):
+        return x.dtype.name, x
+    name = dtype_name(x.dtype)
+    if isinstance(x, genesis.Tensor):
+        if x.is_cuda:
+            x = x.cpu()
+        if name == "bfloat16":
+            x = x.float()
+        return name, np.asarray(x.numpy())
+    x = x.detach().cpu()  # torch
+    if name == "bfloat16":
+        x = x.float()
+    return name, x.numpy()
+
+
+def size_str(shape: tuple[int, ...] | int, dtype: str) -> str:
+    """'2^24 f32', '4096x4096 f32'."""
+    short = {
+        "float16": "f16",
+        "bfloat16": "bf16",
+        "float32": "f32",
+        "float64": "f64",
+        "int32": "i32",
+        "int64": "i64",
+        "uint8": "u8",
+    }.get(dtype, dtype)
+    if isinstance(shape, int):
+        shape = (shape,)
+    dims = []
+    for n in shape:
+        p = n.bit_length() - 1
+        dims.append(f"2^{p}" if n > 4096 and n == 1 << p else str(n))
+    return f"{'x'.join(dims)} {short}"

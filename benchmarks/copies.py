@@ -1,0 +1,92 @@
+"""Copies: materialising strided views, clone, broadcasting copy_."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks.common import Case, Context, Registry, size_str
+
+register = Registry()
+cases = register.cases
+
+
+def _matrix(ctx: Context) -> np.ndarray:
+    n = ctx.pick(4096, 256)
+    return ctx.rng.random((n, n), dtype=np.float32)
+
+
+@register
+def transpose(ctx: Context) -> Case:
+    a = _matrix(ctx)
+    x = ctx.to_genesis(a)
+    t = ctx.to_torch(a) if ctx.torch is not None else None
+    return Case(
+        "t().contiguous()",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: x.t().contiguous(),
+            numpy=lambda: np.ascontiguousarray(a.T),
+            torch=lambda: t.t().contiguous(),
+        ),
+        nbytes=2 * a.nbytes,
+    )
+
+
+@register
+def strided_slice(ctx: Context) -> Case:
+    a = _matrix(ctx)
+    x = ctx.to_genesis(a)
+    t = ctx.to_torch(a) if ctx.torch is not None else None
+    out_bytes = a[::2, ::3].nbytes
+    return Case(
+        "[::2, ::3].contiguous()",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: x[::2, ::3].contiguous(),
+            numpy=lambda: np.ascontiguousarray(a[::2, ::3]),
+            torch=lambda: t[::2, ::3].contiguous(),
+        ),
+        nbytes=2 * out_bytes,  # elements read + written (strided reads touch more lines)
+    )
+
+
+@register
+def clone(ctx: Context) -> Case:
+    a = ctx.rng.random(ctx.pick(1 << 24, 1 << 16), dtype=np.float32)
+    x = ctx.to_genesis(a)
+    t = ctx.to_torch(a) if ctx.torch is not None else None
+    return Case(
+        "clone",
+        size_str(a.size, "float32"),
+        ctx.fns(
+            genesis=lambda: x.clone(),
+            numpy=lambda: a.copy(),
+            torch=lambda: t.clone(),
+        ),
+        nbytes=2 * a.nbytes,
+    )
+
+
+@register
+def broadcast_copy(ctx: Context) -> Case:
+    n = ctx.pick(4096, 256)
+    row = ctx.rng.random(n, dtype=np.float32)
+    g_row, g_dst = ctx.to_genesis(row), ctx.to_genesis(np.empty((n, n), np.float32))
+    np_dst = np.empty((n, n), np.float32)
+    if ctx.torch is not None:
+        t_row, t_dst = ctx.to_torch(row), ctx.to_torch(np.empty((n, n), np.float32))
+
+    def numpy_copy():
+        np.copyto(np_dst, row)
+        return np_dst
+
+    return Case(
+        "copy_(row) broadcast",
+        size_str((n, n), "float32"),
+        ctx.fns(
+            genesis=lambda: g_dst.copy_(g_row),
+            numpy=numpy_copy,
+            torch=lambda: t_dst.copy_(t_row),
+        ),
+        nbytes=np_dst.nbytes + row.nbytes,
+    )

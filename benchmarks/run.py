@@ -1,0 +1,187 @@
+"""Benchmark runner: verify each case once, time it per library, print one table.
+
+python -m benchmarks [--device cpu|cuda] [--quick] [--filter TEXT] [--json PATH]
+python benchmarks/run.py ...   (same)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+if not __package__:  # run as a script: make the ``benchmarks`` package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+import genesis  # noqa: E402
+from benchmarks import casts, copies, creation  # noqa: E402
+from benchmarks.common import Case, Context, as_numpy  # noqa: E402
+from benchmarks.report import Result, render  # noqa: E402
+from benchmarks.timing import FULL, QUICK, Budget, measure  # noqa: E402
+
+# One module per area, in table order. A new area: add a module with ``cases(ctx)`` here.
+AREAS = (("creation", creation), ("copies", copies), ("casts", casts))
+
+
+def _short(exc: BaseException, limit: int = 300) -> str:
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _load_torch(device: str):
+    """The torch module when it imports (and has CUDA for --device cuda), else None."""
+    try:
+        import torch
+    except Exception:
+        return None
+    if device == "cuda" and not torch.cuda.is_available():
+        return None
+    return torch
+
+
+def verify(case: Case, result: Result) -> None:
+    """Runs genesis and the reference once and records ok / shape / MISMATCH / ERROR."""
+    try:
+        got = case.fns["genesis"]()
+    except Exception as exc:
+        result.check, result.note = "ERROR", f"genesis raised {_short(exc)}"
+        return
+    reference = case.reference or case.fns.get("numpy") or case.fns.get("torch")
+    if reference is None:
+        result.check = "no ref"
+        return
+    try:
+        want_dtype, want = as_numpy(reference())
+        got_dtype, got = as_numpy(got)
+    except Exception as exc:
+        result.check, result.note = "no ref", _short(exc)
+        return
+    want_dtype = case.dtype or want_dtype
+    problems = []
+    if got_dtype != want_dtype:
+        problems.append(f"dtype {got_dtype}, expected {want_dtype}")
+    if got.shape != want.shape:
+        problems.append(f"shape {got.shape}, expected {want.shape}")
+    elif case.values:
+        try:
+            np.testing.assert_array_equal(got, want)
+        except AssertionError as exc:
+            lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+            problems.append(" | ".join(lines[1:4]))
+    if problems:
+        result.check, result.note = "MISMATCH", "; ".join(problems)
+    else:
+        result.check = "ok" if case.values else "shape"
+
+
+def run_case(area: str, case: Case, libraries: list[str], syncs: dict, budget: Budget) -> Result:
+    result = Result(area, case.name, case.size, case.nbytes)
+    if case.setup_error is not None:
+        result.check, result.note = "ERROR", f"building the case raised {_short(case.setup_error)}"
+        return result
+    verify(case, result)
+    for lib in libraries:
+        fn = case.fns.get(lib)
+        if fn is None or (lib == "genesis" and result.check == "ERROR"):
+            continue
+        try:
+            result.times[lib] = measure(fn, syncs[lib] if case.sync else None, budget)
+        except Exception as exc:
+            result.errors[lib] = _short(exc)
+    return result
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Time genesis against NumPy and PyTorch; print medians and speed ratios.",
+    )
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--quick", action="store_true", help="small sizes, few reps (smoke test)")
+    p.add_argument("--filter", default="", help="only cases whose 'area/case' contains this")
+    p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    device = args.device
+    torch = _load_torch(device)
+
+    syncs = {"genesis": None, "numpy": None, "torch": None}
+    if device == "cuda":
+        if not genesis.cuda.is_available():
+            print("genesis.cuda.is_available() is False: no CUDA cases to run.", file=sys.stderr)
+            return 2
+        if not hasattr(genesis.cuda, "synchronize"):
+            print(
+                "genesis.cuda.synchronize() does not exist: CUDA timings would be wrong, skipped.",
+                file=sys.stderr,
+            )
+            return 2
+        syncs["genesis"] = genesis.cuda.synchronize
+        if torch is not None:
+            syncs["torch"] = torch.cuda.synchronize
+
+    libraries = ["genesis"] + (["numpy"] if device == "cpu" else [])
+    libraries += ["torch"] if torch is not None else []
+    budget = QUICK if args.quick else FULL
+    ctx = Context(device=device, quick=args.quick, torch=torch)
+
+    versions = [f"genesis {genesis.__version__}", f"numpy {np.__version__}"]
+    if torch is not None:
+        versions.append(f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
+    else:
+        versions.append("torch: not available")
+    header = (
+        f"device {device}{' (quick)' if args.quick else ''} | {' | '.join(versions)} | "
+        f"{platform.machine()}, {os.cpu_count()} CPUs\n"
+        "medians per call; 'vs X' = X time / genesis time (> 1: genesis is faster); "
+        "GB/s: genesis, bytes read + written\n"
+    )
+
+    show_progress = sys.stderr.isatty()
+    results: list[Result] = []
+    start = time.perf_counter()
+    needle = args.filter.lower()
+    for area, module in AREAS:
+        for case in module.cases(ctx):
+            if needle not in f"{area}/{case.name}".lower():
+                continue
+            if show_progress:
+                print(f"\r\033[K{area}/{case.name} ...", end="", file=sys.stderr, flush=True)
+            results.append(run_case(area, case, libraries, syncs, budget))
+            del case
+    if show_progress:
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
+    elapsed = time.perf_counter() - start
+
+    if not results:
+        print(f"no case matches --filter {args.filter!r}", file=sys.stderr)
+        return 1
+    print(render(results, libraries, header))
+    print(f"\n{len(results)} case{'' if len(results) == 1 else 's'} in {elapsed:.1f} s")
+
+    if args.json:
+        payload = {
+            "device": device,
+            "quick": args.quick,
+            "libraries": libraries,
+            "versions": versions,
+            "machine": platform.machine(),
+            "cpus": os.cpu_count(),
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "results": [r.to_json() for r in results],
+        }
+        Path(args.json).write_text(json.dumps(payload, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,84 @@
+"""Shared timing helper: warm-up, repeated samples until a time budget, median.
+
+Fast calls (shorter than ``Budget.sample_floor``) are batched so that one sample lasts at least
+that long; a sample's time is divided by its number of calls. ``sync`` is called before a sample
+starts and after its last call, so asynchronous (CUDA) work is included in the time.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import statistics
+import time
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+SyncFn = Optional[Callable[[], object]]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How hard to try for one (case, library) pair."""
+
+    warmup: int = 2  # untimed calls first
+    min_time: float = 0.2  # stop sampling once this many seconds have passed ...
+    max_samples: int = 50  # ... or once this many samples were taken,
+    min_samples: int = 5  # but never with fewer samples than this
+    sample_floor: float = 100e-6  # batch calls so one sample lasts at least this long (s)
+    max_batch: int = 10_000
+
+
+FULL = Budget()
+QUICK = Budget(warmup=1, min_time=0.02, max_samples=5, min_samples=3, sample_floor=20e-6)
+
+
+@dataclass
+class Timing:
+    median: float  # seconds per call
+    min: float  # seconds per call, fastest sample
+    samples: int
+    calls_per_sample: int
+
+    @property
+    def calls(self) -> int:
+        return self.samples * self.calls_per_sample
+
+
+def _sample(fn: Callable[[], object], sync: Callable[[], object], number: int) -> float:
+    sync()
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    sync()
+    return time.perf_counter() - start
+
+
+def _no_sync() -> None:
+    return None
+
+
+def measure(fn: Callable[[], object], sync: SyncFn = None, budget: Budget = FULL) -> Timing:
+    """Times ``fn()`` (its result is dropped) and returns the median time per call."""
+    sync = sync or _no_sync
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for _ in range(budget.warmup):
+            fn()
+        sync()
+        first = _sample(fn, sync, 1)
+        number = 1
+        if first < budget.sample_floor:
+            number = min(budget.max_batch, math.ceil(budget.sample_floor / max(first, 1e-9)))
+        samples = []
+        start = time.perf_counter()
+        while len(samples) < budget.max_samples:
+            samples.append(_sample(fn, sync, number) / number)
+            enough = len(samples) >= budget.min_samples
+            if enough and time.perf_counter() - start >= budget.min_time:
+                break
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+    return Timing(statistics.median(samples), min(samples), len(samples), number)

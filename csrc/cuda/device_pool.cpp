@@ -1,0 +1,114 @@
+// CUDA device memory through the caching pool (csrc/memory): one pool per device, created on
+// first use. Tensors get blocks on the current stream; freeing a tensor returns its block.
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "cuda/backend.h"
+#include "cuda/check.h"
+#include "cuda/device_guard.h"
+#include "memory/caching_pool.h"
+
+namespace genesis::cuda {
+
+namespace {
+
+class DeviceBackend final : public memory::RawBackend {
+ public:
+  explicit DeviceBackend(int index) : index_(index) {}
+  void* raw_alloc(size_t nbytes) override {
+    DeviceGuard guard(index_);
+    void* ptr = nullptr;
+    cudaError_t err = cudaMalloc(&ptr, nbytes);
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();  // out of memory is an answer here, not an error
+      return nullptr;
+    }
+    GENESIS_CUDA_CHECK(err);
+    return ptr;
+  }
+  void raw_free(void* ptr, size_t) override {
+    DeviceGuard guard(index_);
+    GENESIS_CUDA_CHECK(cudaFree(ptr));
+  }
+  size_t total_bytes() override {
+    size_t free_b = 0, total_b = 0;
+    memory_info(index_, &free_b, &total_b);
+    return total_b;
+  }
+  size_t free_bytes() override {
+    size_t free_b = 0, total_b = 0;
+    memory_info(index_, &free_b, &total_b);
+    return free_b;
+  }
+  memory::EventId record_event(memory::StreamId stream) override {
+    EventId e = create_event(index_, false, false);
+    cuda::record_event(e, stream, index_);
+    return e;
+  }
+  bool query_event(memory::EventId event) override { return cuda::query_event(event); }
+  void release_event(memory::EventId event) override { destroy_event(event); }
+  std::string describe() override { return "CUDA device cuda:" + std::to_string(index_); }
+
+ private:
+  int index_;
+};
+
+void free_block(void* ptr, void* context) {
+  auto* block = static_cast<memory::Block*>(context);
+  block->pool->free(block);
+}
+
+class DeviceAllocator final : public Allocator {
+ public:
+  explicit DeviceAllocator(int index) : index_(index), backend_(index), pool_(&backend_) {}
+  DataPtr allocate(size_t nbytes) override {
+    Device device{DeviceType::CUDA, index_};
+    if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, device);
+    memory::Block* block = pool_.allocate(nbytes, current_stream(index_));
+    return DataPtr(block->ptr, block, &free_block, device);
+  }
+  memory::CachingPool* pool() { return &pool_; }
+
+ private:
+  int index_;
+  DeviceBackend backend_;
+  memory::CachingPool pool_;
+};
+
+constexpr int kMaxDevices = 64;
+std::array<std::atomic<DeviceAllocator*>, kMaxDevices> allocators{};
+std::mutex create_mutex;
+
+}  // namespace
+
+Allocator* allocator(int device_index) {
+  int index = resolve(Device{DeviceType::CUDA, device_index}).index;
+  DeviceAllocator* a = allocators[index].load(std::memory_order_acquire);
+  if (a != nullptr) return a;
+  std::lock_guard<std::mutex> lock(create_mutex);
+  a = allocators[index].load();
+  if (a == nullptr) {
+    // Never deleted: blocks may be freed during interpreter shutdown, after statics are gone.
+    a = new DeviceAllocator(index);
+    allocators[index].store(a, std::memory_order_release);
+  }
+  return a;
+}
+
+memory::CachingPool* device_pool(int device_index) {
+  if (device_index < 0 || device_index >= kMaxDevices) return nullptr;
+  DeviceAllocator* a = allocators[device_index].load(std::memory_order_acquire);
+  return a ? a->pool() : nullptr;
+}
+
+void record_stream(const DataPtr& data, StreamId stream) {
+  if (data.deleter() != &free_block) return;  // memory genesis does not pool
+  auto* block = static_cast<memory::Block*>(data.context());
+  block->pool->record_stream(block, stream);
+}
+
+}  // namespace genesis::cuda

@@ -1,0 +1,92 @@
+// Page-locked host memory through the caching pool, so host<->device copies from it can be
+// truly asynchronous. Blocks are cached on stream 0; a copy that reads or writes one on another
+// stream records that stream (record_stream), so the block is reused only after that copy.
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+
+#include <mutex>
+
+#include "cuda/backend.h"
+#include "cuda/check.h"
+#include "memory/caching_pool.h"
+
+namespace genesis::cuda {
+
+namespace {
+
+class PinnedBackend final : public memory::RawBackend {
+ public:
+  void* raw_alloc(size_t nbytes) override {
+    void* ptr = nullptr;
+    cudaError_t err = cudaHostAlloc(&ptr, nbytes, cudaHostAllocPortable);
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    GENESIS_CUDA_CHECK(err);
+    return ptr;
+  }
+  void raw_free(void* ptr, size_t) override { GENESIS_CUDA_CHECK(cudaFreeHost(ptr)); }
+  size_t total_bytes() override {
+    return static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) *
+           static_cast<size_t>(sysconf(_SC_PAGE_SIZE));
+  }
+  size_t free_bytes() override {
+    return static_cast<size_t>(sysconf(_SC_AVPHYS_PAGES)) *
+           static_cast<size_t>(sysconf(_SC_PAGE_SIZE));
+  }
+  memory::EventId record_event(memory::StreamId stream) override {
+    int device = 0;
+    GENESIS_CUDA_CHECK(cudaGetDevice(&device));
+    EventId e = create_event(device, false, false);
+    cuda::record_event(e, stream, device);
+    return e;
+  }
+  bool query_event(memory::EventId event) override { return cuda::query_event(event); }
+  void release_event(memory::EventId event) override { destroy_event(event); }
+  std::string describe() override { return "pinned host memory"; }
+};
+
+void free_pinned(void* ptr, void* context) {
+  auto* block = static_cast<memory::Block*>(context);
+  block->pool->free(block);
+}
+
+class PinnedAllocator final : public Allocator {
+ public:
+  PinnedAllocator() : pool_(&backend_) {}
+  DataPtr allocate(size_t nbytes) override {
+    if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, kCPU);
+    GENESIS_CHECK(device_count() > 0, "pin_memory",
+                  "pinned memory needs a CUDA device, and none is available");
+    memory::Block* block = pool_.allocate(nbytes, 0);
+    return DataPtr(block->ptr, block, &free_pinned, kCPU);
+  }
+  memory::CachingPool* pool() { return &pool_; }
+
+ private:
+  PinnedBackend backend_;
+  memory::CachingPool pool_;
+};
+
+PinnedAllocator* instance() {
+  static auto* a = new PinnedAllocator();  // never deleted, like the device pools
+  return a;
+}
+
+}  // namespace
+
+Allocator* pinned_allocator() { return instance(); }
+memory::CachingPool* pinned_pool() { return instance()->pool(); }
+
+bool is_pinned(const void* ptr) {
+  if (ptr == nullptr || device_count() == 0) return false;
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return attr.type == cudaMemoryTypeHost;
+}
+
+}  // namespace genesis::cuda

@@ -1,0 +1,116 @@
+// Streams, events and device properties (csrc/cuda/backend.h).
+#include <cuda_runtime_api.h>
+
+#include <array>
+
+#include "cuda/backend.h"
+#include "cuda/check.h"
+#include "cuda/device_guard.h"
+
+namespace genesis::cuda {
+
+namespace {
+constexpr int kMaxDevices = 64;
+// The current stream is per thread and per device, as in PyTorch; 0 is the legacy default.
+thread_local std::array<StreamId, kMaxDevices> current_streams{};
+
+cudaStream_t as_stream(StreamId s) { return reinterpret_cast<cudaStream_t>(s); }
+cudaEvent_t as_event(EventId e) { return reinterpret_cast<cudaEvent_t>(e); }
+}  // namespace
+
+StreamId current_stream(int device_index) {
+  return current_streams[resolve(Device{DeviceType::CUDA, device_index}).index];
+}
+
+void set_current_stream(int device_index, StreamId stream) {
+  current_streams[resolve(Device{DeviceType::CUDA, device_index}).index] = stream;
+}
+
+StreamId create_stream(int device_index, int priority) {
+  DeviceGuard guard(device_index);
+  cudaStream_t s = nullptr;
+  GENESIS_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority));
+  return reinterpret_cast<StreamId>(s);
+}
+
+void destroy_stream(int device_index, StreamId stream) {
+  if (stream == 0) return;
+  DeviceGuard guard(device_index);
+  cudaStreamDestroy(as_stream(stream));
+}
+
+void synchronize_stream(int device_index, StreamId stream) {
+  DeviceGuard guard(device_index);
+  GENESIS_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
+}
+
+bool query_stream(int device_index, StreamId stream) {
+  DeviceGuard guard(device_index);
+  cudaError_t err = cudaStreamQuery(as_stream(stream));
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  GENESIS_CUDA_CHECK(err);
+  return true;
+}
+
+void synchronize_device(int device_index) {
+  DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
+  GENESIS_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+EventId create_event(int device_index, bool enable_timing, bool blocking) {
+  DeviceGuard guard(device_index);
+  unsigned flags =
+      (enable_timing ? 0u : cudaEventDisableTiming) | (blocking ? cudaEventBlockingSync : 0u);
+  cudaEvent_t e = nullptr;
+  GENESIS_CUDA_CHECK(cudaEventCreateWithFlags(&e, flags));
+  return reinterpret_cast<EventId>(e);
+}
+
+void destroy_event(EventId event) {
+  if (event != 0) cudaEventDestroy(as_event(event));
+}
+
+void record_event(EventId event, StreamId stream, int device_index) {
+  DeviceGuard guard(device_index);
+  GENESIS_CUDA_CHECK(cudaEventRecord(as_event(event), as_stream(stream)));
+}
+
+bool query_event(EventId event) {
+  cudaError_t err = cudaEventQuery(as_event(event));
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  GENESIS_CUDA_CHECK(err);
+  return true;
+}
+
+void synchronize_event(EventId event) { GENESIS_CUDA_CHECK(cudaEventSynchronize(as_event(event))); }
+
+float elapsed_ms(EventId start, EventId end) {
+  float ms = 0;
+  GENESIS_CUDA_CHECK(cudaEventElapsedTime(&ms, as_event(start), as_event(end)));
+  return ms;
+}
+
+void stream_wait_event(StreamId stream, EventId event, int device_index) {
+  DeviceGuard guard(device_index);
+  GENESIS_CUDA_CHECK(cudaStreamWaitEvent(as_stream(stream), as_event(event), 0));
+}
+
+DeviceProperties device_properties(int device_index) {
+  int index = resolve(Device{DeviceType::CUDA, device_index}).index;
+  cudaDeviceProp p{};
+  GENESIS_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+  return DeviceProperties{p.name, p.totalGlobalMem, p.multiProcessorCount, p.major, p.minor};
+}
+
+void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes) {
+  DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
+  GENESIS_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+}
+
+}  // namespace genesis::cuda
