@@ -45,6 +45,12 @@ class Tensor {
     return static_cast<T*>(data());
   }
 
+  // Whether both are the very same view (storage, layout, dtype).
+  bool is_same_view(const Tensor& o) const {
+    return storage_.is_same(o.storage_) && sizes_ == o.sizes_ && strides_ == o.strides_ &&
+           offset_ == o.offset_ && dtype_ == o.dtype_;
+  }
+
   // The same memory seen with other sizes/strides/offset (offset in elements).
   Tensor as_strided(Shape sizes, Shape strides, int64_t offset) const {
     return Tensor(storage_, std::move(sizes), std::move(strides), offset, dtype_);

@@ -8,6 +8,7 @@
 
 #include "core/allocator.h"
 #include "core/device.h"
+#include "core/tensor.h"
 
 namespace genesis::memory {
 class CachingPool;
@@ -71,6 +72,10 @@ Allocator* pinned_allocator();
 bool is_pinned(const void* ptr);
 // Marks that `stream` uses the memory of `storage_context` (a pool block), for record_stream.
 void record_stream(const DataPtr& data, StreamId stream);
+
+// dst <- cast(src) for two tensors on the same CUDA device, src already broadcast to dst's
+// shape; any strides. Runs on the current stream.
+void copy(const Tensor& dst, const Tensor& src);
 
 // Writes `count` items of `itemsize` bytes (1, 2, 4 or 8), each equal to the low bytes of
 // `pattern`, starting at `dst` on a CUDA device.

@@ -23,6 +23,7 @@ Allocator* allocator(int) { unavailable(); }
 void copy_bytes(void*, Device, const void*, Device, size_t) { unavailable(); }
 void copy_bytes_async(void*, const void*, size_t, uintptr_t, int) { unavailable(); }
 void fill(void*, int64_t, int, uint64_t, int) { unavailable(); }
+void copy(const Tensor&, const Tensor&) { unavailable(); }
 
 StreamId current_stream(int) { unavailable(); }
 void set_current_stream(int, StreamId) { unavailable(); }

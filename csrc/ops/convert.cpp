@@ -1,24 +1,45 @@
 #include "ops/convert.h"
 
+#include "core/errors.h"
 #include "cuda/backend.h"
 #include "ops/copy.h"
 
 namespace genesis::ops {
 
-Tensor copy_to(const Tensor& t, ScalarType dtype, Device device) {
-  Tensor out = Tensor::empty(t.sizes(), dtype, device);
-  copy_(out, t);
+Tensor copy_to(const Tensor& t, ScalarType dtype, Device device, bool non_blocking) {
+  bool pinned_landing = non_blocking && device.is_cpu() && t.is_cuda();
+  Tensor out =
+      pinned_landing ? empty_pinned(t.sizes(), dtype) : Tensor::empty(t.sizes(), dtype, device);
+  copy_(out, t, non_blocking);
   return out;
 }
 
-Tensor to(const Tensor& t, ScalarType dtype, Device device, bool copy) {
+Tensor to(const Tensor& t, ScalarType dtype, Device device, bool copy, bool non_blocking) {
   if (device.is_cuda()) device = cuda::resolve(device);
   if (!copy && dtype == t.dtype() && device == t.device()) return t;
-  return copy_to(t, dtype, device);
+  return copy_to(t, dtype, device, non_blocking);
 }
 
 Tensor clone(const Tensor& t) { return copy_to(t, t.dtype(), t.device()); }
 
 Tensor contiguous(const Tensor& t) { return t.is_contiguous() ? t : clone(t); }
+
+Tensor empty_pinned(const Shape& sizes, ScalarType dtype) {
+  int64_t n = checked_numel(sizes, "empty");
+  size_t bytes = static_cast<size_t>(n) * itemsize(dtype);
+  Storage storage = Storage::wrap(cuda::pinned_allocator()->allocate(bytes), bytes);
+  return Tensor(storage, sizes, contiguous_strides(sizes), 0, dtype);
+}
+
+bool is_pinned(const Tensor& t) { return !t.is_cuda() && cuda::is_pinned(t.storage().data()); }
+
+Tensor pin_memory(const Tensor& t) {
+  GENESIS_CHECK(!t.is_cuda(), "pin_memory", "cannot pin a ", t.device().str(),
+                " tensor: only CPU memory can be pinned");
+  if (is_pinned(t)) return t;
+  Tensor out = empty_pinned(t.sizes(), t.dtype());
+  copy_(out, t);
+  return out;
+}
 
 }  // namespace genesis::ops

@@ -11,65 +11,74 @@ namespace genesis::ops {
 
 namespace {
 
-// The smallest contiguous byte range of the storage that holds every element of t.
-struct Span {
-  int64_t first_element;  // storage index of the lowest element
-  int64_t count;          // elements from there to the highest one, inclusive
-};
-Span span_of(const Tensor& t) {
-  int64_t lo = t.storage_offset(), hi = t.storage_offset();
-  for (int64_t d = 0; d < t.ndim(); ++d) {
-    int64_t reach = (t.sizes()[d] - 1) * t.strides()[d];
-    (reach < 0 ? lo : hi) += reach;
-  }
-  return {lo, hi - lo + 1};
+bool dense(const Tensor& t) {
+  return t.is_contiguous() &&
+         std::none_of(t.strides().begin(), t.strides().end(), [](int64_t s) { return s == 0; });
 }
 
-// A host copy of the memory under t, seen through t's own layout.
-Tensor host_mirror(const Tensor& t) {
-  Span span = span_of(t);
-  size_t item = t.itemsize();
-  Storage host = Storage::allocate(static_cast<size_t>(span.count) * item, kCPU);
-  const char* base = static_cast<const char*>(t.storage().data()) + span.first_element * item;
-  cuda::copy_bytes(host.data(), kCPU, base, t.device(), static_cast<size_t>(span.count) * item);
-  return Tensor(host, t.sizes(), t.strides(), t.storage_offset() - span.first_element, t.dtype());
-}
-
-// Note [Cross-device copies]
-// Contiguous same-dtype copies are one memcpy. Anything else goes through the host: the source's
-// span is mirrored there (if it is on the GPU), the strided/cast copy runs on the CPU, and the
-// result moves to the destination in one transfer (a non-contiguous GPU destination is mirrored,
-// updated and written back). The CUDA strided-copy kernels of the next milestone replace the
-// GPU-to-GPU and strided paths; this one is correct, synchronous and slow.
-void copy_across(const Tensor& dst, const Tensor& src) {
-  if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous() &&
-      !std::any_of(src.strides().begin(), src.strides().end(), [](int64_t s) { return s == 0; })) {
+// One transfer of a contiguous block between devices. With non_blocking and pinned host memory
+// it is queued on the CUDA side's current stream and the pinned block is marked as used there
+// (so the pool does not hand it out again before the copy ran); otherwise it completes first.
+void transfer(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  const Tensor& host = dst.is_cuda() ? src : dst;
+  const Tensor& gpu = dst.is_cuda() ? dst : src;
+  bool async = non_blocking && dst.device() != src.device() && !host.is_cuda() &&
+               cuda::is_pinned(host.storage().data());
+  if (!async) {
     cuda::copy_bytes(dst.data(), dst.device(), src.data(), src.device(), dst.nbytes());
     return;
   }
-  Tensor host_src = src.is_cuda() ? host_mirror(src) : src;
+  int device = gpu.device().index;
+  cuda::StreamId stream = cuda::current_stream(device);
+  cuda::copy_bytes_async(dst.data(), src.data(), dst.nbytes(), stream, device);
+  cuda::record_stream(host.storage().data_ptr(), stream);
+}
+
+// Note [Cross-device copies]
+// Casts and layout changes happen on the GPU side where one is involved; only dense bytes
+// cross between devices:
+//   host -> GPU:  make the source dense on the host (its own dtype), transfer, then cast and
+//                 scatter into the destination's layout with the CUDA copy kernel;
+//   GPU -> host:  make a dense copy with the destination's dtype on the GPU, transfer, then
+//                 place it on the host if the destination is strided;
+//   GPU -> GPU:   a dense copy on the source device, a peer transfer, the layout on the other.
+void copy_across(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  if (dst.dtype() == src.dtype() && dense(dst) && dense(src)) {
+    transfer(dst, src, non_blocking);
+    return;
+  }
+  if (!src.is_cuda()) {
+    Tensor staged_host = dense(src) ? src : Tensor::empty(src.sizes(), src.dtype(), kCPU);
+    if (!staged_host.is_same_view(src)) cpu::copy(staged_host, src);
+    Tensor staged = Tensor::empty(src.sizes(), src.dtype(), dst.device());
+    transfer(staged, staged_host, false);
+    cuda::copy(dst, staged);
+    return;
+  }
+  Tensor staged = Tensor::empty(dst.sizes(), dst.dtype(), src.device());
+  cuda::copy(staged, src);
   if (!dst.is_cuda()) {
-    cpu::copy(dst, host_src);
+    if (dense(dst)) {
+      transfer(dst, staged, non_blocking);
+    } else {
+      Tensor landed = Tensor::empty(dst.sizes(), dst.dtype(), kCPU);
+      transfer(landed, staged, false);
+      cpu::copy(dst, landed);
+    }
     return;
   }
-  if (dst.is_contiguous()) {
-    Tensor staged = Tensor::empty(dst.sizes(), dst.dtype(), kCPU);
-    cpu::copy(staged, host_src);
-    cuda::copy_bytes(dst.data(), dst.device(), staged.data(), kCPU, dst.nbytes());
-    return;
+  if (dense(dst)) {
+    transfer(dst, staged, false);
+  } else {
+    Tensor landed = Tensor::empty(dst.sizes(), dst.dtype(), dst.device());
+    transfer(landed, staged, false);
+    cuda::copy(dst, landed);
   }
-  Tensor mirror = host_mirror(dst);
-  cpu::copy(mirror, host_src);
-  Span span = span_of(dst);
-  size_t item = dst.itemsize();
-  char* base = static_cast<char*>(dst.storage().data()) + span.first_element * item;
-  cuda::copy_bytes(base, dst.device(), mirror.storage().data(), kCPU,
-                   static_cast<size_t>(span.count) * item);
 }
 
 }  // namespace
 
-void copy_(const Tensor& dst, const Tensor& src) {
+void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
   Shape target = broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
   GENESIS_CHECK_VALUE(target == dst.sizes(), "copy_", "source of shape ", shape_str(src.sizes()),
                       " cannot be broadcast to destination shape ", shape_str(dst.sizes()));
@@ -77,8 +86,10 @@ void copy_(const Tensor& dst, const Tensor& src) {
   Tensor s = src.sizes() == dst.sizes() ? src : expand(src, dst.sizes());
   if (!dst.is_cuda() && !s.is_cuda()) {
     cpu::copy(dst, s);
+  } else if (dst.device() == s.device()) {
+    cuda::copy(dst, s);
   } else {
-    copy_across(dst, s);
+    copy_across(dst, s, non_blocking);
   }
 }
 
@@ -92,9 +103,10 @@ void fill_(const Tensor& dst, const Scalar& value, const char* op) {
     cuda::fill(dst.data(), dst.numel(), static_cast<int>(dst.itemsize()), pattern,
                dst.device().index);
   } else {
-    Tensor dense = Tensor::empty(dst.sizes(), dst.dtype(), dst.device());
-    fill_(dense, value);
-    copy_(dst, dense);
+    // A strided destination: fill one item and let the copy kernel broadcast it.
+    Tensor one = Tensor::empty({}, dst.dtype(), dst.device());
+    cuda::fill(one.data(), 1, static_cast<int>(dst.itemsize()), pattern, dst.device().index);
+    cuda::copy(dst, expand(one, dst.sizes()));
   }
 }
 

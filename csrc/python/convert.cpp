@@ -53,7 +53,7 @@ py::object to_impl(py::object self, py::args args, py::kwargs kwargs) {
   const Tensor& t = self.cast<const Tensor&>();
   ScalarType dtype = t.dtype();
   Device device = t.device();
-  bool copy = false;
+  bool copy = false, non_blocking = false;
   for (py::handle a : args) {
     if (py::isinstance<Tensor>(a)) {
       const Tensor& o = a.cast<const Tensor&>();
@@ -81,12 +81,12 @@ py::object to_impl(py::object self, py::args args, py::kwargs kwargs) {
     } else if (key == "copy") {
       copy = kv.second.cast<bool>();
     } else if (key == "non_blocking") {
-      // Copies are synchronous for now, which non_blocking permits.
+      non_blocking = kv.second.cast<bool>();
     } else {
       GENESIS_FAIL(ErrorKind::Type, "to", "unexpected keyword argument '", key, "'");
     }
   }
-  return same_or(self, ops::to(t, dtype, device, copy));
+  return same_or(self, ops::to(t, dtype, device, copy, non_blocking));
 }
 
 py::object one_item(const Tensor& t, const char* op) {
@@ -125,7 +125,7 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
             Device d = device.is_none() ? cuda::resolve(Device{DeviceType::CUDA, -1})
                                         : to_device(device, "cuda");
             GENESIS_CHECK_VALUE(d.is_cuda(), "cuda", "expected a CUDA device, got ", d.str());
-            return same_or(self, ops::to(t, t.dtype(), d, false));
+            return same_or(self, ops::to(t, t.dtype(), d, false, non_blocking));
           },
           py::arg("device") = py::none(), py::arg("non_blocking") = false)
       .def("cpu",
@@ -134,6 +134,25 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
              return same_or(self, ops::to(t, t.dtype(), kCPU, false));
            })
       .def("clone", &ops::clone)
+      .def("pin_memory",
+           [](py::object self) {
+             return same_or(self, ops::pin_memory(self.cast<const Tensor&>()));
+           })
+      .def("is_pinned", &ops::is_pinned)
+      .def(
+          "record_stream",
+          [](const Tensor& t, py::handle stream) {
+            GENESIS_CHECK_TYPE(t.is_cuda(), "record_stream", "expects a CUDA tensor, got a ",
+                               t.device().str(), " tensor");
+            py::handle handle = py::hasattr(stream, "cuda_stream")
+                                    ? py::handle(stream.attr("cuda_stream"))
+                                    : stream;
+            cuda::record_stream(t.storage().data_ptr(), static_cast<cuda::StreamId>(to_int(
+                                                            handle, "record_stream", "stream")));
+          },
+          py::arg("stream"),
+          "Marks that `stream` uses this tensor's memory: when the tensor is freed, the memory is "
+          "reused only after the work queued on `stream` so far has run.")
       .def("contiguous",
            [](py::object self) {
              return same_or(self, ops::contiguous(self.cast<const Tensor&>()));

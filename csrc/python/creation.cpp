@@ -147,11 +147,20 @@ void init_creation(py::module_& m) {
 
   m.def(
       "empty",
-      [](py::args size, py::handle dtype, py::handle device) {
+      [](py::args size, py::handle dtype, py::handle device, bool pin_memory) {
         Options o = options(dtype, device, kDefaultFloat, "empty");
-        return Tensor::empty(to_sizes(size, "empty"), o.dtype, o.device);
+        Shape sizes = to_sizes(size, "empty");
+        if (pin_memory) {
+          GENESIS_CHECK_VALUE(o.device.is_cpu(), "empty",
+                              "pin_memory=True needs a CPU tensor, "
+                              "got device ",
+                              o.device.str());
+          return ops::empty_pinned(sizes, o.dtype);
+        }
+        return Tensor::empty(sizes, o.dtype, o.device);
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+      py::arg("pin_memory") = false);
   m.def(
       "zeros",
       [](py::args size, py::handle dtype, py::handle device) {

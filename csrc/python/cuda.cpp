@@ -1,8 +1,33 @@
-// genesis._C._cuda: device queries and build information.
+// genesis._C._cuda: devices, streams, events and the memory pools, as thin handles for the
+// genesis.cuda package. Devices are indices (-1: the current device); streams and events are
+// integer handles.
+#include "core/errors.h"
 #include "cuda/backend.h"
+#include "memory/caching_pool.h"
 #include "python/bindings.h"
 
 namespace genesis::python {
+
+py::list snapshot_list(const std::vector<memory::SegmentSnapshot>& segments);
+
+namespace {
+
+int device_index(int device) { return cuda::resolve(Device{DeviceType::CUDA, device}).index; }
+
+// The device's pool, or nullptr when there is no GPU or nothing was ever allocated on it.
+memory::CachingPool* pool_or_null(int device) {
+  if (cuda::device_count() == 0) return nullptr;
+  return cuda::device_pool(device_index(device));
+}
+
+// The device's pool, created if needed (setting a fraction before the first tensor is fine).
+memory::CachingPool* pool_for(int device) {
+  int index = device_index(device);
+  cuda::allocator(index);
+  return cuda::device_pool(index);
+}
+
+}  // namespace
 
 void init_cuda(py::module_& m) {
   py::module_ c = m.def_submodule("_cuda", "CUDA runtime bindings");
@@ -13,6 +38,113 @@ void init_cuda(py::module_& m) {
   c.def("set_device", &cuda::set_device);
   c.def("architectures", &cuda::architectures);
   c.def("runtime_version", &cuda::runtime_version);
+  c.def(
+      "synchronize", [](int device) { cuda::synchronize_device(device); }, py::arg("device") = -1,
+      py::call_guard<py::gil_scoped_release>());
+
+  // Streams.
+  c.def(
+      "current_stream", [](int device) { return cuda::current_stream(device); },
+      py::arg("device") = -1);
+  c.def("set_current_stream", &cuda::set_current_stream, py::arg("device"), py::arg("stream"));
+  c.def(
+      "create_stream",
+      [](int device, int priority) { return cuda::create_stream(device_index(device), priority); },
+      py::arg("device") = -1, py::arg("priority") = 0);
+  c.def("destroy_stream", &cuda::destroy_stream);
+  c.def("synchronize_stream", &cuda::synchronize_stream, py::call_guard<py::gil_scoped_release>());
+  c.def("query_stream", &cuda::query_stream);
+
+  // Events.
+  c.def(
+      "create_event",
+      [](int device, bool timing, bool blocking) {
+        return cuda::create_event(device_index(device), timing, blocking);
+      },
+      py::arg("device") = -1, py::arg("enable_timing") = false, py::arg("blocking") = false);
+  c.def("destroy_event", &cuda::destroy_event);
+  c.def("record_event", &cuda::record_event, py::arg("event"), py::arg("stream"),
+        py::arg("device"));
+  c.def("query_event", &cuda::query_event);
+  c.def("synchronize_event", &cuda::synchronize_event, py::call_guard<py::gil_scoped_release>());
+  c.def("elapsed_time", &cuda::elapsed_ms);
+  c.def("stream_wait_event", &cuda::stream_wait_event, py::arg("stream"), py::arg("event"),
+        py::arg("device"));
+
+  // Device facts.
+  c.def(
+      "device_properties",
+      [](int device) {
+        cuda::DeviceProperties p = cuda::device_properties(device);
+        py::dict d;
+        d["name"] = p.name;
+        d["total_memory"] = p.total_memory;
+        d["multi_processor_count"] = p.multi_processor_count;
+        d["major"] = p.major;
+        d["minor"] = p.minor;
+        return d;
+      },
+      py::arg("device") = -1);
+  c.def(
+      "mem_get_info",
+      [](int device) {
+        size_t free_b = 0, total_b = 0;
+        cuda::memory_info(device, &free_b, &total_b);
+        return py::make_tuple(free_b, total_b);
+      },
+      py::arg("device") = -1);
+
+  // The device pools.
+  c.def(
+      "memory_stats",
+      [](int device) {
+        memory::CachingPool* pool = pool_or_null(device);
+        return pool ? pool->stats().flatten() : memory::PoolStats{}.flatten();
+      },
+      py::arg("device") = -1);
+  c.def(
+      "memory_snapshot",
+      [](int device) {
+        memory::CachingPool* pool = pool_or_null(device);
+        return pool ? snapshot_list(pool->snapshot()) : py::list();
+      },
+      py::arg("device") = -1);
+  c.def(
+      "empty_cache",
+      [](int device) {
+        if (memory::CachingPool* pool = pool_or_null(device)) pool->empty_cache();
+      },
+      py::arg("device") = -1);
+  c.def(
+      "set_memory_fraction",
+      [](double fraction, int device) { pool_for(device)->set_memory_fraction(fraction); },
+      py::arg("fraction"), py::arg("device") = -1);
+  c.def(
+      "get_memory_fraction",
+      [](int device) {
+        memory::CachingPool* pool = pool_or_null(device);
+        return pool ? pool->memory_fraction() : 1.0;
+      },
+      py::arg("device") = -1);
+  c.def(
+      "reset_peak_memory_stats",
+      [](int device) {
+        if (memory::CachingPool* pool = pool_or_null(device)) pool->reset_peak_stats();
+      },
+      py::arg("device") = -1);
+  c.def(
+      "reset_accumulated_memory_stats",
+      [](int device) {
+        if (memory::CachingPool* pool = pool_or_null(device)) pool->reset_accumulated_stats();
+      },
+      py::arg("device") = -1);
+  c.def("host_memory_stats", [] {
+    memory::CachingPool* pool = cuda::device_count() > 0 ? cuda::pinned_pool() : nullptr;
+    return pool ? pool->stats().flatten() : memory::PoolStats{}.flatten();
+  });
+  c.def("host_empty_cache", [] {
+    if (cuda::device_count() > 0) cuda::pinned_pool()->empty_cache();
+  });
 }
 
 }  // namespace genesis::python
