@@ -48,6 +48,7 @@ from ._C import (  # noqa: E402
     zeros,
     zeros_like,
 )
+from ._memory_stats import memory_stats
 from ._tensor_str import set_printoptions, tensor_repr
 
 __version__ = _C.__version__

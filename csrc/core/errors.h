@@ -1,7 +1,6 @@
 #pragma once
 // Typed errors of the C++ core. The bindings translate each kind once into the matching Python
 // exception; messages start with the op in brackets: "[view] shape (3, 4) is invalid ...".
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -18,11 +17,30 @@ class Error : public std::runtime_error {
   ErrorKind kind_;
 };
 
+// Message building without iostreams: some toolchains link libstdc++ statically into the module,
+// and its stream locale machinery then crashes beside the process's own libstdc++.
+void append_part(std::string& out, const std::string& s);
+void append_part(std::string& out, const char* s);
+void append_part(std::string& out, char c);
+void append_part(std::string& out, bool b);
+void append_part(std::string& out, double d);
+void append_part(std::string& out, long long i);
+void append_part(std::string& out, unsigned long long i);
+inline void append_part(std::string& out, float f) { append_part(out, static_cast<double>(f)); }
+inline void append_part(std::string& out, int i) { append_part(out, static_cast<long long>(i)); }
+inline void append_part(std::string& out, long i) { append_part(out, static_cast<long long>(i)); }
+inline void append_part(std::string& out, unsigned i) {
+  append_part(out, static_cast<unsigned long long>(i));
+}
+inline void append_part(std::string& out, unsigned long i) {
+  append_part(out, static_cast<unsigned long long>(i));
+}
+
 template <typename... Parts>
 std::string str_cat(const Parts&... parts) {
-  std::ostringstream out;
-  (out << ... << parts);
-  return out.str();
+  std::string out;
+  (append_part(out, parts), ...);
+  return out;
 }
 
 [[noreturn]] void throw_error(ErrorKind kind, const char* op, const std::string& message);

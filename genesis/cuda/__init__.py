@@ -1,32 +1,80 @@
-"""genesis.cuda: CUDA devices. Without a GPU, is_available() is False and device_count() is 0."""
+"""genesis.cuda: CUDA devices, streams, events and the memory pool, with torch.cuda's names.
 
-from .. import _C
+Without a GPU, is_available() is False, device_count() is 0, the memory queries report an empty
+pool, and everything that needs a device raises RuntimeError("[cuda] no CUDA device ...").
+"""
 
-OutOfMemoryError = _C.OutOfMemoryError
+from .devices import (
+    DeviceProperties,
+    current_device,
+    device,
+    device_count,
+    get_device_capability,
+    get_device_name,
+    get_device_properties,
+    is_available,
+    is_compiled,
+    mem_get_info,
+    set_device,
+    synchronize,
+)
+from .memory import (
+    OutOfMemoryError,
+    empty_cache,
+    get_per_process_memory_fraction,
+    host_empty_cache,
+    host_memory_stats,
+    max_memory_allocated,
+    max_memory_cached,
+    max_memory_reserved,
+    memory_allocated,
+    memory_cached,
+    memory_reserved,
+    memory_snapshot,
+    memory_stats,
+    memory_summary,
+    reset_accumulated_memory_stats,
+    reset_peak_memory_stats,
+    set_memory_fraction,
+    set_per_process_memory_fraction,
+)
+from .streams import Event, Stream, current_stream, default_stream, set_stream, stream
 
-
-def is_available():
-    """True when genesis was built with CUDA and a CUDA device is present."""
-    return _C._cuda.is_available()
-
-
-def device_count():
-    """Number of CUDA devices genesis can use (0 without CUDA support or a GPU)."""
-    return _C._cuda.device_count()
-
-
-def is_compiled():
-    """True when this build of genesis includes the CUDA backend."""
-    return _C._cuda.is_compiled()
-
-
-def current_device():
-    """Index of the current CUDA device."""
-    return _C._cuda.current_device()
-
-
-def set_device(device):
-    """Makes ``device`` (an index, 'cuda:N' or genesis.device) the current CUDA device."""
-    if not isinstance(device, __builtins__["int"] if isinstance(__builtins__, dict) else int):
-        device = _C.device(str(device)).index or 0
-    _C._cuda.set_device(device)
+__all__ = [
+    "DeviceProperties",
+    "Event",
+    "OutOfMemoryError",
+    "Stream",
+    "current_device",
+    "current_stream",
+    "default_stream",
+    "device",
+    "device_count",
+    "empty_cache",
+    "get_device_capability",
+    "get_device_name",
+    "get_device_properties",
+    "get_per_process_memory_fraction",
+    "host_empty_cache",
+    "host_memory_stats",
+    "is_available",
+    "is_compiled",
+    "max_memory_allocated",
+    "max_memory_cached",
+    "max_memory_reserved",
+    "mem_get_info",
+    "memory_allocated",
+    "memory_cached",
+    "memory_reserved",
+    "memory_snapshot",
+    "memory_stats",
+    "memory_summary",
+    "reset_accumulated_memory_stats",
+    "reset_peak_memory_stats",
+    "set_device",
+    "set_memory_fraction",
+    "set_per_process_memory_fraction",
+    "set_stream",
+    "stream",
+    "synchronize",
+]
