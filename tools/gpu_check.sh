@@ -14,7 +14,7 @@ echo "build rc=$rc in $(( $(date +%s) - start )) s"
 cd /tmp  # import the installed package, not the checkout
 cp -r "$OLDPWD/tests" /tmp/gtests
 python3 -m genesis 2>&1 | tee "$OUT/selfcheck.txt" | tail -25
-python3 -m pytest -q -x -p no:cacheprovider /tmp/gtests ${PYTEST_ARGS:-} 2>&1 | tee "$OUT/pytest.txt" | tail -30
+python3 -m pytest -q --maxfail=60 -p no:cacheprovider /tmp/gtests ${PYTEST_ARGS:-} 2>&1 | tee "$OUT/pytest.txt" | tail -30
 if [ -n "${BENCH:-}" ]; then
   cd "$OLDPWD" && python3 -m benchmarks --device cuda ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt" | tail -60
 fi

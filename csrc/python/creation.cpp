@@ -139,8 +139,10 @@ void init_creation(py::module_& m) {
   m.def(
       "tensor",
       [](py::handle data, py::handle dtype, py::handle device) {
+        // A tensor stays on its device unless told otherwise, as in PyTorch.
+        Device fallback = py::isinstance<Tensor>(data) ? data.cast<const Tensor&>().device() : kCPU;
         return tensor_from_data(data, to_optional_dtype(dtype, "tensor"),
-                                to_device_or(device, kCPU, "tensor"));
+                                to_device_or(device, fallback, "tensor"));
       },
       py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none());
