@@ -12,7 +12,7 @@ rc=$?
 echo "build rc=$rc in $(( $(date +%s) - start )) s"
 [ $rc -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
 cd /tmp  # import the installed package, not the checkout
-cp -r "$OLDPWD/tests" /tmp/gtests
+rm -rf /tmp/gtests && cp -r "$OLDPWD/tests" /tmp/gtests
 python3 -m genesis 2>&1 | tee "$OUT/selfcheck.txt" | tail -25
 python3 -m pytest -q --maxfail=60 -p no:cacheprovider /tmp/gtests ${PYTEST_ARGS:-} 2>&1 | tee "$OUT/pytest.txt" | tail -30
 if [ -n "${BENCH:-}" ]; then
