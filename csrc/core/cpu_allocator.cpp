@@ -1,4 +1,7 @@
+#include <sys/mman.h>
+
 #include <cstdlib>
+#include <cstring>
 
 #include "core/allocator.h"
 #include "core/errors.h"
@@ -6,19 +9,57 @@
 namespace genesis {
 
 namespace {
-void free_cpu(void* ptr, void*) { std::free(ptr); }
+
+// Note [Large host allocations]
+// Buffers from 1 MiB up are mapped directly, 2 MiB aligned, and advised to use transparent huge
+// pages: touching a fresh 1 GiB tensor then takes 512 page faults instead of 262144. Mapped
+// memory also arrives zeroed, which zeros() uses instead of writing every byte.
+constexpr size_t kMapThreshold = 1 << 20;
+constexpr size_t kHugePage = 2 << 20;
+
+void free_heap(void* ptr, void*) { std::free(ptr); }
+
+void free_mapped(void* ptr, void* context) { munmap(ptr, reinterpret_cast<size_t>(context)); }
+
+void* map_aligned(size_t nbytes) {
+  size_t span = nbytes + kHugePage;
+  void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  auto base = reinterpret_cast<uintptr_t>(raw);
+  uintptr_t aligned = (base + kHugePage - 1) & ~(kHugePage - 1);
+  if (aligned > base) munmap(raw, aligned - base);
+  size_t tail = (base + span) - (aligned + nbytes);
+  if (tail > 0) munmap(reinterpret_cast<void*>(aligned + nbytes), tail);
+#ifdef MADV_HUGEPAGE
+  madvise(reinterpret_cast<void*>(aligned), nbytes, MADV_HUGEPAGE);
+#endif
+  return reinterpret_cast<void*>(aligned);
+}
 
 class CpuAllocator final : public Allocator {
  public:
-  DataPtr allocate(size_t nbytes) override {
+  DataPtr allocate(size_t nbytes) override { return allocate_impl(nbytes, false); }
+  DataPtr allocate_zeroed(size_t nbytes) override { return allocate_impl(nbytes, true); }
+
+ private:
+  DataPtr allocate_impl(size_t nbytes, bool zeroed) {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, kCPU);
+    if (nbytes >= kMapThreshold) {
+      size_t rounded = (nbytes + kHugePage - 1) / kHugePage * kHugePage;
+      void* ptr = map_aligned(rounded);
+      GENESIS_CHECK_KIND_(ErrorKind::OutOfMemory, ptr != nullptr, "empty",
+                          "CPU out of memory: tried to allocate ", nbytes, " bytes");
+      return DataPtr(ptr, reinterpret_cast<void*>(rounded), &free_mapped, kCPU);
+    }
     size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
     void* ptr = std::aligned_alloc(kCpuAlignment, rounded);
     GENESIS_CHECK_KIND_(ErrorKind::OutOfMemory, ptr != nullptr, "empty",
                         "CPU out of memory: tried to allocate ", nbytes, " bytes");
-    return DataPtr(ptr, nullptr, &free_cpu, kCPU);
+    if (zeroed) std::memset(ptr, 0, rounded);
+    return DataPtr(ptr, nullptr, &free_heap, kCPU);
   }
 };
+
 }  // namespace
 
 Allocator* cpu_allocator() {

@@ -12,6 +12,15 @@ namespace genesis::ops {
 Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device device,
             const char* op) {
   value.check_fits(dtype, op);
+  if (value.to_double() == 0.0 && !std::signbit(value.to_double()) && device.is_cpu()) {
+    // All-zero bits: the allocator may hand out memory that is zero already.
+    int64_t n = checked_numel(sizes, op);
+    size_t bytes = static_cast<size_t>(n) * itemsize(dtype);
+    DataPtr zeroed = cpu_allocator()->allocate_zeroed(bytes);
+    if (zeroed.get() != nullptr)
+      return Tensor(Storage::wrap(std::move(zeroed), bytes), sizes, contiguous_strides(sizes), 0,
+                    dtype);
+  }
   Tensor out = Tensor::empty(sizes, dtype, device);
   fill_(out, value, op);
   return out;
