@@ -1,4 +1,7 @@
-"""dtype conversions: t.to(dtype) against a.astype(dtype) and torch's t.to(dtype)."""
+"""dtype conversions: t.to(dtype) against a.astype(dtype) and torch's t.to(dtype).
+
+2^24 elements on the CPU, 2^28 on CUDA.
+"""
 
 from __future__ import annotations
 
@@ -38,7 +41,7 @@ def _cast_case(
 
 
 def _n(ctx: Context) -> int:
-    return ctx.pick(1 << 24, 1 << 16)
+    return ctx.pick(1 << 24, 1 << 16, cuda=1 << 28)
 
 
 def _floats(ctx: Context) -> np.ndarray:
@@ -53,28 +56,28 @@ def bfloat16_reference(a: np.ndarray) -> np.ndarray:
     return bits.astype(np.uint32).view(np.float32)
 
 
-@register
+@register(name="float32 -> float16")
 def f32_to_f16(ctx: Context) -> Case:
     return _cast_case(ctx, _floats(ctx), "float16")
 
 
-@register
+@register(name="float32 -> int32")
 def f32_to_i32(ctx: Context) -> Case:
     return _cast_case(ctx, _floats(ctx), "int32")
 
 
-@register
+@register(name="int64 -> float64")
 def i64_to_f64(ctx: Context) -> Case:
     # Magnitudes up to 2^62: many values need rounding to 53 bits.
     return _cast_case(ctx, ctx.rng.integers(-(2**62), 2**62, _n(ctx), dtype=np.int64), "float64")
 
 
-@register
+@register(name="float32 -> bfloat16")
 def f32_to_bf16(ctx: Context) -> Case:
     a = _floats(ctx)
     return _cast_case(ctx, a, "bfloat16", reference=lambda: bfloat16_reference(a))
 
 
-@register
+@register(name="uint8 -> float32")
 def u8_to_f32(ctx: Context) -> Case:
     return _cast_case(ctx, ctx.rng.integers(0, 256, _n(ctx), dtype=np.uint8), "float32")

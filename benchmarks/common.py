@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -11,6 +12,17 @@ import numpy as np
 import genesis
 
 LIBRARIES = ("genesis", "numpy", "torch")
+
+
+@dataclass(frozen=True)
+class Goal:
+    """A target for a case, judged after timing: genesis's median below ``max_seconds`` and/or
+    ``speedup`` (that library's median / genesis's) at least ``min_speedup``."""
+
+    text: str  # shown in the goal column, e.g. "< 500 ns", ">= 2x torch"
+    max_seconds: float | None = None
+    min_speedup: float | None = None
+    versus: str = "torch"  # the library min_speedup compares with
 
 
 @dataclass
@@ -31,31 +43,57 @@ class Case:
     dtype: str | None = None  # expected result dtype name when the reference's differs
     values: bool = True  # False: verify shape and dtype only (empty)
     sync: bool = True  # False: time host side only, no device synchronisation
+    # Measured elsewhere (C++): returns genesis's seconds per operation, averaged over
+    # ``timer_calls`` operations; called once per sample instead of timing fns["genesis"],
+    # and the case is not verified (fns may be empty).
+    timer: Callable[[], float] | None = None
+    timer_calls: int = 1
+    goal: Goal | None = None
+    info: str | None = None  # a footnote to the row (not a problem)
     setup_error: Exception | None = None  # set by Registry when the builder raised
 
 
 class Registry:
     """Collects an area's case builders: ``@register`` on ``def build(ctx) -> Case | None``.
 
-    Builders run one at a time, when the runner asks for the next case, so only one case's
-    inputs are alive at once. A builder returns None to skip its case (e.g. on some device).
+    ``@register(name="t().contiguous()")`` also declares the name the builder's case will have,
+    so a ``--filter`` that cannot match it skips the builder without making its inputs (large
+    on CUDA). Builders run one at a time, when the runner asks for the next case, so only one
+    case's inputs are alive at once. A builder returns None to skip its case (e.g. on some
+    device).
     """
 
     def __init__(self) -> None:
         self.builders: list[Callable[[Context], Case | None]] = []
+        self.names: dict[Callable, str] = {}
 
-    def __call__(self, builder: Callable[[Context], Case | None]) -> Callable:
+    def __call__(
+        self, builder: Callable[[Context], Case | None] | None = None, *, name: str | None = None
+    ) -> Callable:
+        if builder is None:  # @register(name=...)
+            return lambda b: self(b, name=name)
         self.builders.append(builder)
+        if name is not None:
+            self.names[builder] = name
         return builder
 
-    def cases(self, ctx: Context) -> Iterator[Case]:
+    def cases(self, ctx: Context, keep: Callable[[str], bool] | None = None) -> Iterator[Case]:
+        """The cases, built one at a time; ``keep(name)`` false skips a builder whose case
+        name was declared (the caller still filters the cases it gets)."""
         for builder in self.builders:
+            name = self.names.get(builder)
+            if keep is not None and name is not None and not keep(name):
+                continue
             try:
                 case = builder(ctx)
             except Exception as exc:  # reported as an ERROR row; the run goes on
-                case = Case(builder.__name__, "?", {}, setup_error=exc)
+                case = Case(name or builder.__name__, "?", {}, setup_error=exc)
             if case is not None:
                 yield case
+            # The caller has dropped its reference: release this case's inputs (and the
+            # pools' cached blocks on CUDA) before the next builder allocates its own.
+            case = None
+            ctx.free_memory()
 
 
 @dataclass
@@ -71,9 +109,42 @@ class Context:
     def __post_init__(self) -> None:
         self.rng = np.random.default_rng(self.seed)
 
-    def pick(self, full: Any, quick: Any) -> Any:
-        """``quick`` in --quick mode, else ``full``."""
-        return quick if self.quick else full
+    @property
+    def on_cuda(self) -> bool:
+        """Whether cases are built for the GPU (CUDA sizes, CUDA-only cases)."""
+        return self.device == "cuda"
+
+    def pick(self, full: Any, quick: Any, cuda: Any = None) -> Any:
+        """``quick`` in --quick mode, else ``cuda`` on the GPU when given, else ``full``."""
+        if self.quick:
+            return quick
+        return cuda if cuda is not None and self.on_cuda else full
+
+    def synchronize(self) -> None:
+        """Waits for genesis's and torch's queued GPU work (nothing on the CPU)."""
+        if self.device != "cuda":
+            return
+        genesis.cuda.synchronize()
+        if self.torch is not None:
+            self.torch.cuda.synchronize()
+
+    def free_memory(self) -> None:
+        """Collects garbage; on CUDA also empties genesis's and torch's caching pools (device
+        and pinned host), so one case's blocks never crowd the next. Never raises."""
+        try:
+            gc.collect()
+            if self.device != "cuda":
+                return
+            self.synchronize()
+            genesis.cuda.empty_cache()
+            genesis.cuda.host_empty_cache()
+            if self.torch is not None:
+                self.torch.cuda.empty_cache()
+                host_empty = getattr(self.torch._C, "_host_emptyCache", None)
+                if host_empty is not None:
+                    host_empty()
+        except Exception:
+            pass
 
     def fns(self, genesis: Callable, numpy: Callable, torch: Callable) -> dict[str, Callable]:
         """The ``fns`` dict of a Case; torch's entry is left out when torch is not usable."""
@@ -88,6 +159,8 @@ class Context:
 
     def to_torch(self, a: np.ndarray) -> Any:
         """A torch tensor on the device holding a copy of ``a``."""
+        if self.device == "cuda":  # one host-to-device copy, no intermediate host copy
+            return self.torch.from_numpy(np.ascontiguousarray(a)).to(self.device)
         return self.torch.tensor(a, device=self.device)
 
 
@@ -116,7 +189,7 @@ def as_numpy(x: Any) -> tuple[str, np.ndarray]:
 
 
 def size_str(shape: tuple[int, ...] | int, dtype: str) -> str:
-    """'2^24 f32', '4096x4096 f32'."""
+    """'2^24 f32', '4096x4096 f32', '16384x16384 f32' (powers of two only for 1-D sizes)."""
     short = {
         "float16": "f16",
         "bfloat16": "bf16",
@@ -131,5 +204,5 @@ def size_str(shape: tuple[int, ...] | int, dtype: str) -> str:
     dims = []
     for n in shape:
         p = n.bit_length() - 1
-        dims.append(f"2^{p}" if n > 4096 and n == 1 << p else str(n))
+        dims.append(f"2^{p}" if len(shape) == 1 and n > 4096 and n == 1 << p else str(n))
     return f"{'x'.join(dims)} {short}"

@@ -1,38 +1,54 @@
-"""Copies: materialising strided views, clone, broadcasting copy_."""
+"""Copies: materialising strided views, clone, broadcasting copy_.
+
+Matrices are 4096x4096 on the CPU and 16384x16384 on CUDA (1 GiB in float32), so GPU kernels
+run long enough to show their bandwidth.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.common import Case, Context, Registry, size_str
+from benchmarks.common import Case, Context, Goal, Registry, size_str
 
 register = Registry()
 cases = register.cases
 
 
-def _matrix(ctx: Context) -> np.ndarray:
-    n = ctx.pick(4096, 256)
-    return ctx.rng.random((n, n), dtype=np.float32)
+def _matrix(ctx: Context, dtype: type = np.float32) -> np.ndarray:
+    n = ctx.pick(4096, 256, cuda=16384)
+    a = ctx.rng.random((n, n), dtype=np.float32)
+    return a if dtype == np.float32 else a.astype(dtype)
 
 
-@register
-def transpose(ctx: Context) -> Case:
-    a = _matrix(ctx)
+def _transpose(ctx: Context, dtype: type, goal: Goal | None = None) -> Case:
+    a = _matrix(ctx, dtype)
     x = ctx.to_genesis(a)
     t = ctx.to_torch(a) if ctx.torch is not None else None
     return Case(
         "t().contiguous()",
-        size_str(a.shape, "float32"),
+        size_str(a.shape, a.dtype.name),
         ctx.fns(
             genesis=lambda: x.t().contiguous(),
             numpy=lambda: np.ascontiguousarray(a.T),
             torch=lambda: t.t().contiguous(),
         ),
         nbytes=2 * a.nbytes,
+        goal=goal,
     )
 
 
-@register
+@register(name="t().contiguous()")
+def transpose(ctx: Context) -> Case:
+    goal = Goal(">= 2x torch", min_speedup=2.0) if ctx.on_cuda and not ctx.quick else None
+    return _transpose(ctx, np.float32, goal)
+
+
+@register(name="t().contiguous()")
+def transpose_f16(ctx: Context) -> Case:
+    return _transpose(ctx, np.float16)
+
+
+@register(name="[::2, ::3].contiguous()")
 def strided_slice(ctx: Context) -> Case:
     a = _matrix(ctx)
     x = ctx.to_genesis(a)
@@ -50,7 +66,25 @@ def strided_slice(ctx: Context) -> Case:
     )
 
 
-@register
+@register(name="permute(0, 2, 1).contiguous()")
+def permute(ctx: Context) -> Case:
+    shape = ctx.pick((16, 1024, 1024), (4, 64, 64), cuda=(64, 1024, 1024))
+    a = ctx.rng.random(shape, dtype=np.float32)
+    x = ctx.to_genesis(a)
+    t = ctx.to_torch(a) if ctx.torch is not None else None
+    return Case(
+        "permute(0, 2, 1).contiguous()",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: x.permute(0, 2, 1).contiguous(),
+            numpy=lambda: np.ascontiguousarray(a.transpose(0, 2, 1)),
+            torch=lambda: t.permute(0, 2, 1).contiguous(),
+        ),
+        nbytes=2 * a.nbytes,
+    )
+
+
+@register(name="clone")
 def clone(ctx: Context) -> Case:
     a = ctx.rng.random(ctx.pick(1 << 24, 1 << 16), dtype=np.float32)
     x = ctx.to_genesis(a)
@@ -67,7 +101,7 @@ def clone(ctx: Context) -> Case:
     )
 
 
-@register
+@register(name="copy_(row) broadcast")
 def broadcast_copy(ctx: Context) -> Case:
     n = ctx.pick(4096, 256)
     row = ctx.rng.random(n, dtype=np.float32)

@@ -11,7 +11,7 @@ register = Registry()
 cases = register.cases
 
 
-@register
+@register(name="empty(1024)")
 def empty_small(ctx: Context) -> Case:
     """Allocation overhead of a tiny tensor: host time only (no device synchronisation)."""
     dev, T, n = ctx.device, ctx.torch, 1024
@@ -28,7 +28,7 @@ def empty_small(ctx: Context) -> Case:
     )
 
 
-@register
+@register(name="zeros")
 def zeros(ctx: Context) -> Case:
     dev, T, n = ctx.device, ctx.torch, ctx.pick(1 << 24, 1 << 16)
     return Case(
@@ -43,7 +43,7 @@ def zeros(ctx: Context) -> Case:
     )
 
 
-@register
+@register(name="full(1.5)")
 def full(ctx: Context) -> Case:
     dev, T, shape = ctx.device, ctx.torch, ctx.pick((4096, 4096), (256, 256))
     return Case(
@@ -58,7 +58,7 @@ def full(ctx: Context) -> Case:
     )
 
 
-@register
+@register(name="arange")
 def arange(ctx: Context) -> Case:
     dev, T, n = ctx.device, ctx.torch, ctx.pick(1 << 24, 1 << 16)
     return Case(
@@ -73,7 +73,7 @@ def arange(ctx: Context) -> Case:
     )
 
 
-@register
+@register(name="ones")
 def ones(ctx: Context) -> Case:
     dev, T, n = ctx.device, ctx.torch, ctx.pick(1 << 22, 1 << 16)
     return Case(
@@ -88,7 +88,7 @@ def ones(ctx: Context) -> Case:
     )
 
 
-@register
+@register(name="empty")
 def empty_large(ctx: Context) -> Case:
     dev, T, shape = ctx.device, ctx.torch, ctx.pick((4096, 4096), (256, 256))
     return Case(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from benchmarks.common import Goal
 from benchmarks.timing import Timing
 
 
@@ -17,6 +18,23 @@ class Result:
     note: str | None = None  # why check is not ok
     times: dict[str, Timing] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # library -> exception text
+    goal: Goal | None = None
+    info: str | None = None  # a footnote that is not a problem
+
+    def goal_met(self) -> bool | None:
+        """Whether the goal is reached; None without a goal or without the times to judge."""
+        g, goal = self.times.get("genesis"), self.goal
+        if goal is None or g is None:
+            return None
+        met = True
+        if goal.max_seconds is not None:
+            met = met and g.median < goal.max_seconds
+        if goal.min_speedup is not None:
+            s = self.speedup(goal.versus)
+            if s is None:
+                return None
+            met = met and s >= goal.min_speedup
+        return met
 
     def speedup(self, other: str) -> float | None:
         """other's median / genesis's median: > 1 means genesis is faster."""
@@ -51,10 +69,15 @@ class Result:
             "errors": self.errors,
             "speedup": {lib: self.speedup(lib) for lib in self.times if lib != "genesis"},
             "genesis_gbps": self.genesis_gbps(),
+            "goal": self.goal.text if self.goal else None,
+            "goal_met": self.goal_met(),
+            "info": self.info,
         }
 
 
 def format_time(seconds: float) -> str:
+    if seconds < 1e-6:
+        return f"{seconds * 1e9:.0f} ns"
     if seconds < 1e-3:
         return f"{seconds * 1e6:.1f} us"
     if seconds < 1.0:
@@ -73,6 +96,9 @@ def render(results: list[Result], libraries: list[str], header: str = "") -> str
     """One table: a row per case, grouped under area rows, footnotes for problems below."""
     others = [lib for lib in libraries if lib != "genesis"]
     columns = ["case", "size"] + libraries + [f"vs {lib}" for lib in others] + ["GB/s", "check"]
+    with_goals = any(r.goal is not None for r in results)
+    if with_goals:
+        columns.append("goal")
     right = set(libraries) | {f"vs {lib}" for lib in others} | {"GB/s"}
 
     notes: list[str] = []
@@ -82,7 +108,11 @@ def render(results: list[Result], libraries: list[str], header: str = "") -> str
         if r.area != area:
             area = r.area
             rows.append(area)
-        cells = ["  " + r.case, r.size] + [_time_cell(r, lib) for lib in libraries]
+        name = "  " + r.case
+        if r.info:
+            notes.append(f"[{len(notes) + 1}] {r.area}/{r.case}: {r.info}")
+            name += f" [{len(notes)}]"
+        cells = [name, r.size] + [_time_cell(r, lib) for lib in libraries]
         for lib in others:
             s = r.speedup(lib)
             cells.append(f"{s:.2f}x" if s is not None else "-")
@@ -96,6 +126,10 @@ def render(results: list[Result], libraries: list[str], header: str = "") -> str
             notes.append(f"[{len(notes) + 1}] {r.area}/{r.case}: " + "; ".join(problems))
             check += f" [{len(notes)}]"
         cells.append(check)
+        if with_goals:
+            met = r.goal_met()
+            verdict = "" if r.goal is None else {True: "met", False: "MISSED", None: "?"}[met]
+            cells.append(f"{r.goal.text}: {verdict}" if r.goal else "")
         rows.append(cells)
 
     table = [row for row in rows if not isinstance(row, str)]

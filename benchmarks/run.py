@@ -20,13 +20,13 @@ if not __package__:  # run as a script: make the ``benchmarks`` package importab
 import numpy as np  # noqa: E402
 
 import genesis  # noqa: E402
-from benchmarks import casts, copies, creation  # noqa: E402
+from benchmarks import casts, copies, creation, memory  # noqa: E402
 from benchmarks.common import Case, Context, as_numpy  # noqa: E402
 from benchmarks.report import Result, render  # noqa: E402
-from benchmarks.timing import FULL, QUICK, Budget, measure  # noqa: E402
+from benchmarks.timing import FULL, QUICK, Budget, measure, measure_reported  # noqa: E402
 
 # One module per area, in table order. A new area: add a module with ``cases(ctx)`` here.
-AREAS = (("creation", creation), ("copies", copies), ("casts", casts))
+AREAS = (("creation", creation), ("memory", memory), ("copies", copies), ("casts", casts))
 
 
 def _short(exc: BaseException, limit: int = 300) -> str:
@@ -45,10 +45,21 @@ def _load_torch(device: str):
     return torch
 
 
-def verify(case: Case, result: Result) -> None:
-    """Runs genesis and the reference once and records ok / shape / MISMATCH / ERROR."""
+def _equal(got: np.ndarray, want: np.ndarray) -> bool:
+    """Exact equality (NaN equals NaN), without assert_array_equal's cost on large arrays."""
+    floats = got.dtype.kind in "fc" and want.dtype.kind in "fc"
+    return bool(np.array_equal(got, want, equal_nan=floats))
+
+
+def verify(case: Case, result: Result, sync) -> None:
+    """Runs genesis and the reference once and records ok / shape / MISMATCH / ERROR.
+
+    ``sync()`` waits for all queued GPU work: after each call, so results that are still being
+    written (non_blocking copies into pinned host memory) are complete before they are read.
+    """
     try:
         got = case.fns["genesis"]()
+        sync()
     except Exception as exc:
         result.check, result.note = "ERROR", f"genesis raised {_short(exc)}"
         return
@@ -57,7 +68,9 @@ def verify(case: Case, result: Result) -> None:
         result.check = "no ref"
         return
     try:
-        want_dtype, want = as_numpy(reference())
+        want = reference()
+        sync()
+        want_dtype, want = as_numpy(want)
         got_dtype, got = as_numpy(got)
     except Exception as exc:
         result.check, result.note = "no ref", _short(exc)
@@ -68,7 +81,7 @@ def verify(case: Case, result: Result) -> None:
         problems.append(f"dtype {got_dtype}, expected {want_dtype}")
     if got.shape != want.shape:
         problems.append(f"shape {got.shape}, expected {want.shape}")
-    elif case.values:
+    elif case.values and not _equal(got, want):
         try:
             np.testing.assert_array_equal(got, want)
         except AssertionError as exc:
@@ -80,13 +93,31 @@ def verify(case: Case, result: Result) -> None:
         result.check = "ok" if case.values else "shape"
 
 
+def _sync_all(syncs: dict):
+    fns = [fn for fn in syncs.values() if fn is not None]
+
+    def sync() -> None:
+        for fn in fns:
+            fn()
+
+    return sync
+
+
 def run_case(area: str, case: Case, libraries: list[str], syncs: dict, budget: Budget) -> Result:
-    result = Result(area, case.name, case.size, case.nbytes)
+    result = Result(area, case.name, case.size, case.nbytes, goal=case.goal, info=case.info)
     if case.setup_error is not None:
         result.check, result.note = "ERROR", f"building the case raised {_short(case.setup_error)}"
         return result
-    verify(case, result)
+    if case.timer is not None:  # genesis measured by the callee (C++): nothing to verify
+        try:
+            result.times["genesis"] = measure_reported(case.timer, case.timer_calls, budget)
+        except Exception as exc:
+            result.check, result.note = "ERROR", f"genesis raised {_short(exc)}"
+    else:
+        verify(case, result, _sync_all(syncs))
     for lib in libraries:
+        if lib == "genesis" and case.timer is not None:
+            continue
         fn = case.fns.get(lib)
         if fn is None or (lib == "genesis" and result.check == "ERROR"):
             continue
@@ -95,6 +126,29 @@ def run_case(area: str, case: Case, libraries: list[str], syncs: dict, budget: B
         except Exception as exc:
             result.errors[lib] = _short(exc)
     return result
+
+
+def _cuda_memory_line(torch) -> str:
+    """Pools after the run (every case's tensors are gone by then: allocated should be 0)."""
+    mib = 1 << 20
+    try:
+        g = (
+            f"genesis allocated {genesis.cuda.memory_allocated() / mib:.0f} MiB, "
+            f"peak {genesis.cuda.max_memory_allocated() / mib:.0f} MiB, "
+            f"reserved {genesis.cuda.memory_reserved() / mib:.0f} MiB"
+        )
+    except Exception as exc:
+        g = f"genesis memory stats raised {_short(exc)}"
+    text = f"CUDA memory after the run: {g}"
+    if torch is not None:
+        try:
+            text += (
+                f"; torch allocated {torch.cuda.memory_allocated() / mib:.0f} MiB, "
+                f"peak {torch.cuda.max_memory_allocated() / mib:.0f} MiB"
+            )
+        except Exception as exc:
+            text += f"; torch memory stats raised {_short(exc)}"
+    return text
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -151,12 +205,20 @@ def main(argv=None) -> int:
     start = time.perf_counter()
     needle = args.filter.lower()
     for area, module in AREAS:
-        for case in module.cases(ctx):
-            if needle not in f"{area}/{case.name}".lower():
+
+        def keep(name: str, area: str = area) -> bool:
+            return needle in f"{area}/{name}".lower()
+
+        for case in module.cases(ctx, keep):
+            if not keep(case.name):
+                del case  # before the next builder allocates
                 continue
             if show_progress:
                 print(f"\r\033[K{area}/{case.name} ...", end="", file=sys.stderr, flush=True)
-            results.append(run_case(area, case, libraries, syncs, budget))
+            try:
+                results.append(run_case(area, case, libraries, syncs, budget))
+            except Exception as exc:  # never abort the run: an ERROR row instead
+                results.append(Result(area, case.name, case.size, check="ERROR", note=_short(exc)))
             del case
     if show_progress:
         print("\r\033[K", end="", file=sys.stderr, flush=True)
@@ -167,6 +229,8 @@ def main(argv=None) -> int:
         return 1
     print(render(results, libraries, header))
     print(f"\n{len(results)} case{'' if len(results) == 1 else 's'} in {elapsed:.1f} s")
+    if device == "cuda":
+        print(_cuda_memory_line(torch))
 
     if args.json:
         payload = {

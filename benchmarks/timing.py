@@ -82,3 +82,13 @@ def measure(fn: Callable[[], object], sync: SyncFn = None, budget: Budget = FULL
         if gc_was_enabled:
             gc.enable()
     return Timing(statistics.median(samples), min(samples), len(samples), number)
+
+
+def measure_reported(timer: Callable[[], float], calls: int, budget: Budget = FULL) -> Timing:
+    """Median of ``timer()``, which measures itself (e.g. in C++) and returns seconds per
+    operation over ``calls`` operations: ``budget.warmup`` untimed runs, then
+    ``budget.min_samples`` samples."""
+    for _ in range(budget.warmup):
+        timer()
+    samples = [float(timer()) for _ in range(budget.min_samples)]
+    return Timing(statistics.median(samples), min(samples), len(samples), calls)

@@ -61,8 +61,8 @@ short = int16
 int = int32  # noqa: A001
 long = int64
 
-Tensor.__repr__ = tensor_repr
-Tensor.__str__ = tensor_repr
+Tensor.__repr__ = tensor_repr  # type: ignore[method-assign]
+Tensor.__str__ = tensor_repr  # type: ignore[method-assign]
 
 
 def is_tensor(obj):

@@ -7,6 +7,7 @@ from conftest import assert_equal, random_array
 
 import genesis
 
+
 def permute(*dims):
     """The same view for a genesis tensor and a NumPy array."""
     return lambda x: x.permute(*dims) if isinstance(x, genesis.Tensor) else x.transpose(dims)

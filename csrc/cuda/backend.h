@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/allocator.h"
 #include "core/device.h"
@@ -76,6 +77,18 @@ void record_stream(const DataPtr& data, StreamId stream);
 // dst <- cast(src) for two tensors on the same CUDA device, src already broadcast to dst's
 // shape; any strides. Runs on the current stream.
 void copy(const Tensor& dst, const Tensor& src);
+
+// The advanced-index loops (csrc/cpu/index.h documents each); on the current stream.
+// add_index_offsets records an out-of-range index on the device; check_index_offsets waits for
+// the stream and raises IndexError for the first one recorded.
+void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
+                       int64_t byte_stride, int64_t dim);
+void check_index_offsets(const Tensor& offsets);
+void gather(const Tensor& out, const Tensor& src, const Tensor& offsets);
+void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values);
+void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern);
+// Counts on the device, waits once for the count, then compacts in row-major order.
+std::vector<Tensor> nonzero(const Tensor& mask);
 
 // Writes `count` items of `itemsize` bytes (1, 2, 4 or 8), each equal to the low bytes of
 // `pattern`, starting at `dst` on a CUDA device.

@@ -2,7 +2,6 @@
 
 #include "core/errors.h"
 #include "index/slice.h"
-#include "ops/copy.h"
 
 namespace genesis {
 
@@ -26,55 +25,63 @@ namespace {
 
 using Kind = IndexItem::Kind;
 
-bool has_advanced(const IndexList& key) {
-  for (const IndexItem& it : key)
-    if (it.kind == Kind::Tensor) return true;
-  return false;
+bool is_mask(const IndexItem& it) {
+  return it.kind == Kind::Tensor && it.tensor.dtype() == ScalarType::Bool;
 }
 
-// The view selected by a key of ints, slices, None, Ellipsis and Python bools.
-// A Python bool is NumPy's 0-d boolean index, an advanced index: all the bools of a key, with the
-// ints beside them, make one new dim of size 1 (all True) or 0 (any False). It stands where the
-// first of them is when they are adjacent in the key, else in front (NumPy's placement rule).
-Tensor basic_view(const Tensor& x, const IndexList& key) {
-  int64_t consumed = 0;  // dims of x that the key addresses
-  int ellipses = 0;
-  int64_t bools = 0, first_adv = -1, last_adv = -1, n_adv = 0;
-  bool all_true = true;
+// Dims of x an item consumes.
+int64_t consumed_dims(const IndexItem& it) {
+  switch (it.kind) {
+    case Kind::Integer:
+    case Kind::Slice:
+      return 1;
+    case Kind::Tensor:
+      return is_mask(it) ? it.tensor.ndim() : 1;
+    default:
+      return 0;
+  }
+}
+
+// Walks the key once: basic items shape the view, advanced items are recorded.
+// Without index tensors, Python bools are the only advanced items and need no kernel: they
+// become one new dim of size 1 (all True) or 0 (any False), placed by the same rule.
+IndexPlan plan(const Tensor& x, const IndexList& key) {
+  bool has_tensor = false;
+  int64_t consumed = 0, ellipses = 0, first_adv = -1, last_adv = -1, n_adv = 0;
   for (size_t i = 0; i < key.size(); ++i) {
     const IndexItem& it = key[i];
-    if (it.kind == Kind::Integer || it.kind == Kind::Slice) ++consumed;
+    has_tensor = has_tensor || it.kind == Kind::Tensor;
+    consumed += consumed_dims(it);
     if (it.kind == Kind::Ellipsis) ++ellipses;
-    if (it.kind == Kind::Boolean) {
-      ++bools;
-      all_true = all_true && it.boolean;
-    }
-    if (it.kind == Kind::Integer || it.kind == Kind::Boolean) {
+    if (it.kind == Kind::Integer || it.kind == Kind::Boolean || it.kind == Kind::Tensor) {
       if (first_adv < 0) first_adv = static_cast<int64_t>(i);
       last_adv = static_cast<int64_t>(i);
       ++n_adv;
     }
   }
-  bool adjacent = last_adv - first_adv + 1 == n_adv;
-  int64_t bool_dim_at = -1;  // output position of the bools' dim
   GENESIS_CHECK_INDEX(ellipses <= 1, "index", "an index can only have a single ellipsis ('...')");
   GENESIS_CHECK_INDEX(consumed <= x.ndim(), "index", "too many indices for tensor of dimension ",
                       x.ndim(), " (got ", consumed, ")");
+  bool adjacent = last_adv - first_adv + 1 == n_adv;
 
+  IndexPlan p;
   Shape sizes, strides;
   int64_t offset = x.storage_offset();
-  int64_t dim = 0;  // next dim of x
+  int64_t dim = 0;            // next dim of x
+  int64_t adv_view_dims = 0;  // view dims kept for index tensors so far
+  bool all_true = true, any_bool = false;
+  int64_t insert_at = -1;
   for (size_t i = 0; i < key.size(); ++i) {
     const IndexItem& it = key[i];
-    if (bools > 0 && static_cast<int64_t>(i) == first_adv)
-      bool_dim_at = adjacent ? static_cast<int64_t>(sizes.size()) : 0;
+    if (static_cast<int64_t>(i) == first_adv)
+      insert_at = adjacent ? static_cast<int64_t>(sizes.size()) - adv_view_dims : 0;
     switch (it.kind) {
       case Kind::Integer: {
         int64_t size = x.sizes()[dim];
-        int64_t i = it.integer;
-        GENESIS_CHECK_INDEX(i >= -size && i < size, "index", "index ", i,
+        int64_t v = it.integer;
+        GENESIS_CHECK_INDEX(v >= -size && v < size, "index", "index ", v,
                             " is out of bounds for dimension ", dim, " with size ", size);
-        offset += (i < 0 ? i + size : i) * x.strides()[dim];
+        offset += (v < 0 ? v + size : v) * x.strides()[dim];
         ++dim;
         break;
       }
@@ -90,61 +97,68 @@ Tensor basic_view(const Tensor& x, const IndexList& key) {
         sizes.push_back(1);
         strides.push_back(0);
         break;
-      case Kind::Boolean:
-        break;  // placed below
       case Kind::Ellipsis:
         for (int64_t n = x.ndim() - consumed; n > 0; --n, ++dim) {
           sizes.push_back(x.sizes()[dim]);
           strides.push_back(x.strides()[dim]);
         }
         break;
-      case Kind::Tensor:
-        break;  // excluded by the caller
+      case Kind::Boolean:
+        any_bool = true;
+        all_true = all_true && it.boolean;
+        if (has_tensor)
+          p.advanced.push_back({AdvancedIndex::Kind::Boolean, Tensor(), 0, it.boolean});
+        break;
+      case Kind::Tensor: {
+        int64_t k = consumed_dims(it);
+        if (is_mask(it)) {
+          for (int64_t j = 0; j < k; ++j)
+            GENESIS_CHECK_INDEX(it.tensor.sizes()[j] == x.sizes()[dim + j], "index",
+                                "the shape of the mask ", shape_str(it.tensor.sizes()),
+                                " at index ", i, " does not match the shape of the indexed tensor ",
+                                shape_str(x.sizes()), " at dim ", dim + j);
+        }
+        p.advanced.push_back(
+            {is_mask(it) ? AdvancedIndex::Kind::Mask : AdvancedIndex::Kind::Integer, it.tensor,
+             static_cast<int64_t>(sizes.size()), false});
+        for (int64_t j = 0; j < k; ++j, ++dim) {
+          sizes.push_back(x.sizes()[dim]);
+          strides.push_back(x.strides()[dim]);
+        }
+        adv_view_dims += k;
+        break;
+      }
     }
   }
   for (; dim < x.ndim(); ++dim) {  // trailing dims the key leaves alone
     sizes.push_back(x.sizes()[dim]);
     strides.push_back(x.strides()[dim]);
   }
-  if (bool_dim_at >= 0) {
-    sizes.insert(sizes.begin() + bool_dim_at, all_true ? 1 : 0);
-    strides.insert(strides.begin() + bool_dim_at, 0);
+  if (any_bool && !has_tensor) {
+    // Python bools alone: one dim of size 1 or 0, a plain view.
+    sizes.insert(sizes.begin() + insert_at, all_true ? 1 : 0);
+    strides.insert(strides.begin() + insert_at, 0);
   }
-  return x.as_strided(std::move(sizes), std::move(strides), offset);
-}
-
-[[noreturn]] void advanced_not_supported() {
-  GENESIS_FAIL(ErrorKind::NotImplemented, "index",
-               "advanced indexing with integer or boolean tensors, lists or arrays is not "
-               "supported yet (GATHER/SCATTER plans); use ints, slices, None and ...");
+  p.view = x.as_strided(std::move(sizes), std::move(strides), offset);
+  p.insert_at = insert_at < 0 ? 0 : insert_at;
+  return p;
 }
 
 }  // namespace
 
 IndexPlan plan_getitem(const Tensor& x, const IndexList& key) {
-  if (has_advanced(key)) advanced_not_supported();
-  return IndexPlan{IndexPlanKind::VIEW, basic_view(x, key)};
+  IndexPlan p = plan(x, key);
+  p.kind = p.is_advanced() ? IndexPlanKind::GATHER : IndexPlanKind::VIEW;
+  return p;
 }
 
 IndexPlan plan_setitem(const Tensor& x, const IndexList& key, bool value_is_tensor) {
-  if (has_advanced(key)) advanced_not_supported();
-  return IndexPlan{value_is_tensor ? IndexPlanKind::COPY : IndexPlanKind::FILL, basic_view(x, key)};
-}
-
-Tensor index_get(const Tensor& x, const IndexList& key) { return plan_getitem(x, key).view; }
-
-void index_put(const Tensor& x, const IndexList& key, const Tensor& value) {
-  Tensor view = plan_setitem(x, key, true).view;
-  // NumPy lets the value carry extra leading size-1 dims: x[0] = ones(1, 3).
-  Tensor v = value;
-  while (v.ndim() > view.ndim() && v.sizes()[0] == 1)
-    v = v.as_strided(Shape(v.sizes().begin() + 1, v.sizes().end()),
-                     Shape(v.strides().begin() + 1, v.strides().end()), v.storage_offset());
-  ops::copy_(view, v);
-}
-
-void index_fill(const Tensor& x, const IndexList& key, const Scalar& value) {
-  ops::fill_(plan_setitem(x, key, false).view, value, "setitem");
+  IndexPlan p = plan(x, key);
+  if (!value_is_tensor)
+    p.kind = IndexPlanKind::FILL;
+  else
+    p.kind = p.is_advanced() ? IndexPlanKind::SCATTER : IndexPlanKind::COPY;
+  return p;
 }
 
 }  // namespace genesis

@@ -1,11 +1,20 @@
 #pragma once
 // Note [Index plans]
 // Every `x[key]` and `x[key] = value` is planned here, in C++, into one of five kinds:
-//   VIEW    getitem with ints/slices/None/Ellipsis/bools only: new sizes, strides and offset
-//   GATHER  getitem with an integer or boolean tensor index (not yet implemented)
-//   SCATTER setitem with an advanced index and a tensor value (not yet implemented)
+//   VIEW    getitem with ints/slices/None/Ellipsis/Python bools only: new sizes, strides, offset
+//   GATHER  getitem with an integer or boolean tensor index: one gather kernel
+//   SCATTER setitem with an advanced index and a tensor value: one scatter kernel
 //   COPY    setitem with a basic index and a tensor value: one strided copy into the view
-//   FILL    setitem with a scalar value: a fill over the view
+//   FILL    setitem with a scalar value: a fill over the view, or over the indexed positions
+// Planning applies the basic items at once (a view of x in which the dims addressed by index
+// tensors remain) and records the advanced items. Executing an advanced plan turns boolean masks
+// into integer indices (nonzero: the one place a CUDA getitem waits for the device), broadcasts
+// the indices (NumPy rules) and folds them into byte offsets, checked against the dims' sizes.
+// Result layout (NumPy): the broadcast index dims replace the indexed dims where all advanced
+// items (index tensors, masks, and ints and Python bools beside them) are adjacent in the key,
+// else they go first.
+#include <vector>
+
 #include "core/scalar.h"
 #include "index/index_item.h"
 
@@ -14,17 +23,30 @@ namespace genesis {
 enum class IndexPlanKind : int8_t { VIEW, GATHER, SCATTER, COPY, FILL };
 const char* index_plan_kind_name(IndexPlanKind kind);
 
-struct IndexPlan {
-  IndexPlanKind kind = IndexPlanKind::VIEW;
-  Tensor view;  // VIEW, COPY, FILL: the view the key selects
+struct AdvancedIndex {
+  enum class Kind : int8_t { Integer, Mask, Boolean };
+  Kind kind;
+  Tensor tensor;         // Integer: an integer tensor; Mask: a bool tensor
+  int64_t view_dim = 0;  // first dim of the plan's view it addresses (Mask: tensor.ndim() dims)
+  bool boolean = false;  // Boolean: a Python bool among tensor indices (a 0-d mask)
 };
 
-// Plans x[key]. Raises IndexError for out-of-range integers or too many indices.
+struct IndexPlan {
+  IndexPlanKind kind = IndexPlanKind::VIEW;
+  Tensor view;  // x with the basic items applied; advanced dims still present
+  std::vector<AdvancedIndex> advanced;
+  int64_t insert_at = 0;  // where the broadcast index dims go among the view's other dims
+
+  bool is_advanced() const { return !advanced.empty(); }
+};
+
+// Plans x[key]. Raises IndexError for out-of-range integers, too many indices or a mask whose
+// shape does not match the dims it indexes.
 IndexPlan plan_getitem(const Tensor& x, const IndexList& key);
-// Plans x[key] = value; `value_is_tensor` chooses COPY over FILL for basic keys.
+// Plans x[key] = value; `value_is_tensor` chooses COPY/SCATTER over FILL.
 IndexPlan plan_setitem(const Tensor& x, const IndexList& key, bool value_is_tensor);
 
-// Executes the plans.
+// Executes the plans (index/execute.cpp).
 Tensor index_get(const Tensor& x, const IndexList& key);
 void index_put(const Tensor& x, const IndexList& key, const Tensor& value);
 void index_fill(const Tensor& x, const IndexList& key, const Scalar& value);

@@ -31,8 +31,16 @@ IndexItem to_item(py::handle obj) {
                         scalar_type_name(t.dtype()));
     return IndexItem::make_tensor(t);
   }
-  if (py::isinstance<py::array>(obj) || PyList_Check(p) || PyTuple_Check(p))
-    return IndexItem::make_tensor(tensor_from_data(obj, std::nullopt, kCPU));
+  if (py::isinstance<py::array>(obj) || PyList_Check(p) || PyTuple_Check(p)) {
+    Tensor t = tensor_from_data(obj, std::nullopt, kCPU);
+    // An empty list holds no values to infer from: it is an empty integer index, as in NumPy.
+    if (t.numel() == 0 && is_floating_point(t.dtype()) && !py::isinstance<py::array>(obj))
+      t = Tensor::empty(t.sizes(), ScalarType::Int64, kCPU);
+    GENESIS_CHECK_INDEX(is_integral(t.dtype(), true), "index",
+                        "arrays used as indices must be of integer or boolean type, got ",
+                        scalar_type_name(t.dtype()));
+    return IndexItem::make_tensor(t);
+  }
   if (!PyFloat_Check(p) && PyIndex_Check(p))
     return IndexItem::make_integer(to_int(obj, "index", "index"));
   GENESIS_FAIL(ErrorKind::Index, "index",

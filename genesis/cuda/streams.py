@@ -16,7 +16,7 @@ from .devices import _resolve
 from .devices import device as _device_scope
 
 # (device index, priority) -> handles of streams created here that no Stream object holds now.
-_free_streams = {}
+_free_streams: dict[tuple[int, int], list[int]] = {}
 _free_lock = threading.Lock()
 
 # The Stream object made current on each device, per thread (the C++ current stream is per

@@ -1,0 +1,175 @@
+#include "cpu/index.h"
+
+#include <atomic>
+#include <cstring>
+
+#include "core/errors.h"
+#include "cpu/loop.h"
+
+namespace genesis::cpu {
+
+namespace {
+LoopPlan plan_for(const Tensor& first, std::initializer_list<const Tensor*> operands) {
+  const Shape* strides[kMaxLoopOperands];
+  int64_t items[kMaxLoopOperands];
+  int n = 0;
+  for (const Tensor* t : operands) {
+    strides[n] = &t->strides();
+    items[n] = static_cast<int64_t>(t->itemsize());
+    ++n;
+  }
+  return plan_loop(first.sizes(), strides, items, n);
+}
+char* ptr(const Tensor& t) { return static_cast<char*>(t.data()); }
+}  // namespace
+
+void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
+                       int64_t byte_stride, int64_t dim) {
+  LoopPlan plan = plan_for(offsets, {&offsets, &index});
+  std::atomic<bool> bad{false};
+  std::atomic<int64_t> bad_value{0};
+  for_each_run<2>(plan, {ptr(offsets), ptr(index)},
+                  [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
+                    for (int64_t i = 0; i < n; ++i) {
+                      int64_t v = *reinterpret_cast<const int64_t*>(p[1] + i * st[1]);
+                      if (v < -size || v >= size) {
+                        bad = true;
+                        bad_value = v;
+                        continue;
+                      }
+                      if (v < 0) v += size;
+                      *reinterpret_cast<int64_t*>(p[0] + i * st[0]) += v * byte_stride;
+                    }
+                  });
+  GENESIS_CHECK_INDEX(!bad, "index", "index ", bad_value.load(), " is out of bounds for dimension ",
+                      dim, " with size ", size);
+}
+
+namespace {
+template <typename Word>
+void gather_words(const LoopPlan& plan, const Tensor& out, const Tensor& src, const Tensor& off) {
+  for_each_run<3>(plan, {ptr(out), ptr(src), ptr(off)},
+                  [](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
+                    for (int64_t i = 0; i < n; ++i) {
+                      int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
+                      *reinterpret_cast<Word*>(p[0] + i * st[0]) =
+                          *reinterpret_cast<const Word*>(p[1] + i * st[1] + o);
+                    }
+                  });
+}
+template <typename Word>
+void scatter_words(const LoopPlan& plan, const Tensor& dst, const Tensor& off, const Tensor& val) {
+  // One thread, values (contiguous, operand 0) in row-major order: with duplicate indices the
+  // last value wins, as in NumPy.
+  for_each_run<3>(
+      plan, {ptr(val), ptr(dst), ptr(off)},
+      [](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
+          *reinterpret_cast<Word*>(p[1] + i * st[1] + o) =
+              *reinterpret_cast<const Word*>(p[0] + i * st[0]);
+        }
+      },
+      INT64_MAX);
+}
+template <typename Word>
+void fill_masked_words(const LoopPlan& plan, const Tensor& dst, const Tensor& mask,
+                       uint64_t pattern) {
+  Word value;
+  std::memcpy(&value, &pattern, sizeof(Word));
+  for_each_run<2>(
+      plan, {ptr(dst), ptr(mask)},
+      [value](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
+        for (int64_t i = 0; i < n; ++i)
+          if (*reinterpret_cast<const bool*>(p[1] + i * st[1]))
+            *reinterpret_cast<Word*>(p[0] + i * st[0]) = value;
+      });
+}
+
+template <template <typename> class F, typename... Args>
+void by_itemsize(size_t itemsize, Args&&... args) {
+  switch (itemsize) {
+    case 1:
+      return F<uint8_t>::run(args...);
+    case 2:
+      return F<uint16_t>::run(args...);
+    case 4:
+      return F<uint32_t>::run(args...);
+    case 8:
+      return F<uint64_t>::run(args...);
+  }
+}
+template <typename W>
+struct Gather {
+  static void run(const LoopPlan& p, const Tensor& a, const Tensor& b, const Tensor& c) {
+    gather_words<W>(p, a, b, c);
+  }
+};
+template <typename W>
+struct Scatter {
+  static void run(const LoopPlan& p, const Tensor& a, const Tensor& b, const Tensor& c) {
+    scatter_words<W>(p, a, b, c);
+  }
+};
+template <typename W>
+struct MaskedFill {
+  static void run(const LoopPlan& p, const Tensor& a, const Tensor& b, uint64_t v) {
+    fill_masked_words<W>(p, a, b, v);
+  }
+};
+}  // namespace
+
+void gather(const Tensor& out, const Tensor& src, const Tensor& offsets) {
+  if (out.numel() == 0) return;
+  LoopPlan plan = plan_for(out, {&out, &src, &offsets});
+  by_itemsize<Gather>(out.itemsize(), plan, out, src, offsets);
+}
+
+void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values) {
+  if (dst.numel() == 0) return;
+  LoopPlan plan = plan_for(values, {&values, &dst, &offsets});
+  by_itemsize<Scatter>(dst.itemsize(), plan, dst, offsets, values);
+}
+
+void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern) {
+  if (dst.numel() == 0) return;
+  LoopPlan plan = plan_for(dst, {&dst, &mask});
+  by_itemsize<MaskedFill>(dst.itemsize(), plan, dst, mask, pattern);
+}
+
+std::vector<Tensor> nonzero(const Tensor& mask) {
+  // Row-major walk over the mask's own strides: count, then write coordinates.
+  const int64_t ndim = mask.ndim(), n = mask.numel();
+  const char* base = static_cast<const char*>(mask.data());
+  auto for_each = [&](auto&& visit) {
+    std::vector<int64_t> idx(static_cast<size_t>(ndim), 0);
+    int64_t off = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      if (base[off]) visit(idx);
+      for (int64_t d = ndim - 1; d >= 0; --d) {
+        if (++idx[d] < mask.sizes()[d]) {
+          off += mask.strides()[d];
+          break;
+        }
+        off -= (mask.sizes()[d] - 1) * mask.strides()[d];
+        idx[d] = 0;
+      }
+    }
+  };
+  int64_t count = 0;
+  for_each([&](const std::vector<int64_t>&) { ++count; });
+  std::vector<Tensor> out;
+  std::vector<int64_t*> cols;
+  for (int64_t d = 0; d < ndim; ++d) {
+    out.push_back(Tensor::empty({count}, ScalarType::Int64, kCPU));
+    cols.push_back(out.back().data_as<int64_t>());
+  }
+  int64_t k = 0;
+  for_each([&](const std::vector<int64_t>& idx) {
+    for (int64_t d = 0; d < ndim; ++d) cols[d][k] = idx[d];
+    ++k;
+  });
+  return out;
+}
+
+}  // namespace genesis::cpu

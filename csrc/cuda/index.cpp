@@ -1,0 +1,141 @@
+// The CUDA side of the advanced index plans: geometry from the loop planner, kernels from
+// kernels/index.cu.
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <mutex>
+
+#include "core/errors.h"
+#include "core/loop_plan.h"
+#include "cuda/backend.h"
+#include "cuda/check.h"
+#include "cuda/device_guard.h"
+#include "kernels/index.cuh"
+#include "ops/convert.h"
+
+namespace genesis::cuda {
+
+namespace {
+
+template <int N>
+kernels::Geometry<N> geometry(const Tensor& first, std::array<const Tensor*, N> operands,
+                              const char* op) {
+  const Shape* strides[N];
+  int64_t items[N];
+  for (int k = 0; k < N; ++k) {
+    strides[k] = &operands[k]->strides();
+    items[k] = static_cast<int64_t>(operands[k]->itemsize());
+  }
+  LoopPlan plan = plan_loop(first.sizes(), strides, items, N);
+  GENESIS_CHECK(plan.ndim() <= kernels::kMaxIndexDims, op, "more than ", kernels::kMaxIndexDims,
+                " non-mergeable dims are not supported on CUDA");
+  kernels::Geometry<N> g;
+  g.ndim = static_cast<int>(plan.ndim());
+  for (int d = 0; d < g.ndim; ++d) {
+    g.sizes[d] = plan.sizes[d];
+    for (int k = 0; k < N; ++k) g.strides[k][d] = plan.byte_strides[k][d];
+  }
+  return g;
+}
+
+char* ptr(const Tensor& t) { return static_cast<char*>(t.data()); }
+void* stream_of(const Tensor& t) {
+  return reinterpret_cast<void*>(current_stream(t.device().index));
+}
+
+// One error record per device, in device memory, cleared after each check.
+kernels::IndexError* error_record(int device) {
+  static std::array<kernels::IndexError*, 64> records{};
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (records[device] == nullptr) {
+    DeviceGuard guard(device);
+    GENESIS_CUDA_CHECK(
+        cudaMalloc(reinterpret_cast<void**>(&records[device]), sizeof(kernels::IndexError)));
+    GENESIS_CUDA_CHECK(cudaMemset(records[device], 0, sizeof(kernels::IndexError)));
+  }
+  return records[device];
+}
+
+}  // namespace
+
+void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
+                       int64_t byte_stride, int64_t dim) {
+  if (offsets.numel() == 0) return;
+  int device = offsets.device().index;
+  DeviceGuard guard(device);
+  auto g = geometry<2>(offsets, {&offsets, &index}, "index");
+  kernels::launch_add_index_offsets(ptr(offsets), ptr(index), offsets.numel(), g, size, byte_stride,
+                                    dim, error_record(device), stream_of(offsets));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+void check_index_offsets(const Tensor& offsets) {
+  int device = offsets.device().index;
+  DeviceGuard guard(device);
+  kernels::IndexError* record = error_record(device);
+  kernels::IndexError host{};
+  auto stream = reinterpret_cast<cudaStream_t>(current_stream(device));
+  GENESIS_CUDA_CHECK(cudaMemcpyAsync(&host, record, sizeof(host), cudaMemcpyDeviceToHost, stream));
+  GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (host.flag) {
+    GENESIS_CUDA_CHECK(cudaMemsetAsync(record, 0, sizeof(host), stream));
+    GENESIS_FAIL(ErrorKind::Index, "index", "index ", host.value,
+                 " is out of bounds for dimension ", host.dim, " with size ", host.size);
+  }
+}
+
+void gather(const Tensor& out, const Tensor& src, const Tensor& offsets) {
+  DeviceGuard guard(out.device().index);
+  auto g = geometry<3>(out, {&out, &src, &offsets}, "index");
+  kernels::launch_gather(ptr(out), ptr(src), ptr(offsets), out.numel(), g,
+                         static_cast<int>(out.itemsize()), stream_of(out));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values) {
+  DeviceGuard guard(dst.device().index);
+  auto g = geometry<3>(values, {&values, &dst, &offsets}, "setitem");
+  kernels::launch_scatter(ptr(values), ptr(dst), ptr(offsets), values.numel(), g,
+                          static_cast<int>(dst.itemsize()), stream_of(dst));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern) {
+  if (dst.numel() == 0) return;
+  DeviceGuard guard(dst.device().index);
+  auto g = geometry<2>(dst, {&dst, &mask}, "setitem");
+  kernels::launch_masked_fill(ptr(dst), ptr(mask), dst.numel(), g, static_cast<int>(dst.itemsize()),
+                              pattern, stream_of(dst));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+std::vector<Tensor> nonzero(const Tensor& mask_in) {
+  GENESIS_CHECK(mask_in.ndim() <= kernels::kMaxIndexDims, "index", "boolean masks of more than ",
+                kernels::kMaxIndexDims, " dims are not supported on CUDA");
+  Device device = mask_in.device();
+  DeviceGuard guard(device.index);
+  Tensor mask = ops::contiguous(mask_in);
+  int64_t n = mask.numel();
+  int64_t blocks = kernels::nonzero_blocks(n);
+  Tensor scratch = Tensor::empty({blocks + 1}, ScalarType::Int64, device);
+  int64_t* counts = scratch.data_as<int64_t>();
+  void* stream = stream_of(mask);
+  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, counts + blocks, stream);
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+  int64_t count = 0;  // the one wait: the result's size depends on it
+  GENESIS_CUDA_CHECK(cudaMemcpyAsync(&count, counts + blocks, sizeof(count), cudaMemcpyDeviceToHost,
+                                     static_cast<cudaStream_t>(stream)));
+  GENESIS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  int ndim = static_cast<int>(mask.ndim());
+  Tensor coords = Tensor::empty({ndim, count}, ScalarType::Int64, device);
+  if (count > 0)
+    kernels::launch_nonzero_write(mask.data_as<bool>(), n, counts, ndim, mask.sizes().data(),
+                                  coords.data_as<int64_t>(), count, stream);
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+  std::vector<Tensor> out;
+  for (int d = 0; d < ndim; ++d) out.push_back(coords.as_strided({count}, {1}, d * count));
+  return out;
+}
+
+}  // namespace genesis::cuda

@@ -1,0 +1,231 @@
+// Runs index plans: VIEW/COPY/FILL through views, copies and fills; GATHER/SCATTER and advanced
+// FILL through the device's index loops (csrc/cpu/index.h, the CUDA backend).
+#include <algorithm>
+
+#include "core/errors.h"
+#include "cpu/index.h"
+#include "cuda/backend.h"
+#include "index/plan.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
+#include "ops/views.h"
+
+namespace genesis {
+
+namespace {
+
+// The advanced part of a plan made concrete: one integer index tensor per indexed dim of the
+// view (masks expanded by nonzero), all broadcast to `shape`.
+struct ResolvedIndices {
+  std::vector<int64_t> dims;    // dims of the view they index
+  std::vector<Tensor> indices;  // on the view's device
+  Shape shape;                  // the broadcast index shape
+};
+
+ResolvedIndices resolve(const IndexPlan& p) {
+  ResolvedIndices r;
+  std::vector<Shape> shapes;
+  Device device = p.view.device();
+  for (const AdvancedIndex& a : p.advanced) {
+    switch (a.kind) {
+      case AdvancedIndex::Kind::Integer: {
+        r.dims.push_back(a.view_dim);
+        r.indices.push_back(ops::to(a.tensor, ScalarType::Int64, device, false));
+        shapes.push_back(a.tensor.sizes());
+        break;
+      }
+      case AdvancedIndex::Kind::Mask: {
+        Tensor mask = ops::to(a.tensor, ScalarType::Bool, device, false);
+        std::vector<Tensor> coords;
+        int64_t count;
+        if (mask.ndim() == 0) {
+          // A 0-d mask indexes nothing but adds a dim of its count (1 or 0), like a Python bool.
+          count = ops::to(mask, ScalarType::Int64, kCPU, false).data_as<int64_t>()[0];
+        } else {
+          coords = device.is_cuda() ? cuda::nonzero(mask) : cpu::nonzero(mask);
+          count = coords[0].numel();
+        }
+        for (size_t j = 0; j < coords.size(); ++j) {
+          r.dims.push_back(a.view_dim + static_cast<int64_t>(j));
+          r.indices.push_back(coords[j]);
+        }
+        shapes.push_back(Shape{count});
+        break;
+      }
+      case AdvancedIndex::Kind::Boolean:
+        shapes.push_back(Shape{a.boolean ? 1 : 0});
+        break;
+    }
+  }
+  r.shape = Shape{};
+  for (const Shape& s : shapes) {
+    try {
+      r.shape = broadcast_shapes(r.shape, s, "index");
+    } catch (const Error&) {
+      std::string all;
+      for (const Shape& t : shapes) all += shape_str(t) + " ";
+      GENESIS_FAIL(ErrorKind::Index, "index",
+                   "shape mismatch: indexing tensors could not be broadcast together with shapes ",
+                   all);
+    }
+  }
+  return r;
+}
+
+// Shapes and strides of the result: the view's other dims with the index shape at insert_at.
+struct Layout {
+  Shape result;        // result sizes
+  Shape view_strides;  // the view's strides per result dim (0 on index dims)
+  std::vector<bool> index_dim;
+};
+
+Layout layout(const IndexPlan& p, const ResolvedIndices& r) {
+  Layout l;
+  std::vector<bool> indexed(static_cast<size_t>(p.view.ndim()), false);
+  for (int64_t d : r.dims) indexed[d] = true;
+  Shape kept_sizes, kept_strides;
+  for (int64_t d = 0; d < p.view.ndim(); ++d) {
+    if (indexed[d]) continue;
+    kept_sizes.push_back(p.view.sizes()[d]);
+    kept_strides.push_back(p.view.strides()[d]);
+  }
+  int64_t at = std::min<int64_t>(p.insert_at, static_cast<int64_t>(kept_sizes.size()));
+  for (int64_t i = 0; i < static_cast<int64_t>(kept_sizes.size()) + 1; ++i) {
+    if (i == at) {
+      for (int64_t s : r.shape) {
+        l.result.push_back(s);
+        l.view_strides.push_back(0);
+        l.index_dim.push_back(true);
+      }
+    }
+    if (i < static_cast<int64_t>(kept_sizes.size())) {
+      l.result.push_back(kept_sizes[i]);
+      l.view_strides.push_back(kept_strides[i]);
+      l.index_dim.push_back(false);
+    }
+  }
+  return l;
+}
+
+// Byte offsets (int64, shape r.shape) of the indexed elements relative to the view's data.
+Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r) {
+  Device device = p.view.device();
+  Tensor offsets = Tensor::empty(r.shape, ScalarType::Int64, device);
+  ops::fill_(offsets, Scalar(int64_t{0}));
+  int64_t item = static_cast<int64_t>(p.view.itemsize());
+  for (size_t k = 0; k < r.indices.size(); ++k) {
+    Tensor idx = ops::expand(r.indices[k], r.shape);
+    int64_t d = r.dims[k];
+    int64_t size = p.view.sizes()[d], stride = p.view.strides()[d] * item;
+    if (device.is_cuda())
+      cuda::add_index_offsets(offsets, idx, size, stride, d);
+    else
+      cpu::add_index_offsets(offsets, idx, size, stride, d);
+  }
+  if (device.is_cuda()) cuda::check_index_offsets(offsets);
+  return offsets;
+}
+
+// The offsets seen with the result's shape: their dims where the index dims are, 0 elsewhere.
+Tensor offsets_in_result(const Tensor& offsets, const Layout& l) {
+  Shape strides(l.result.size(), 0);
+  size_t k = 0;
+  for (size_t i = 0; i < l.result.size(); ++i)
+    if (l.index_dim[i]) strides[i] = offsets.strides()[k++];
+  return offsets.as_strided(l.result, strides, offsets.storage_offset());
+}
+
+Tensor view_in_result(const IndexPlan& p, const Layout& l) {
+  return p.view.as_strided(l.result, l.view_strides, p.view.storage_offset());
+}
+
+Tensor gather(const IndexPlan& p) {
+  ResolvedIndices r = resolve(p);
+  Layout l = layout(p, r);
+  Tensor out = Tensor::empty(l.result, p.view.dtype(), p.view.device());
+  if (out.numel() == 0) return out;
+  Tensor offsets = byte_offsets(p, r);
+  Tensor src = view_in_result(p, l), off = offsets_in_result(offsets, l);
+  if (out.is_cuda())
+    cuda::gather(out, src, off);
+  else
+    cpu::gather(out, src, off);
+  return out;
+}
+
+// Strips leading size-1 dims a value may carry beyond the target's rank (NumPy allows them).
+Tensor fit_value(const Tensor& value, const Shape& target) {
+  Tensor v = value;
+  while (v.ndim() > static_cast<int64_t>(target.size()) && v.sizes()[0] == 1)
+    v = v.as_strided(Shape(v.sizes().begin() + 1, v.sizes().end()),
+                     Shape(v.strides().begin() + 1, v.strides().end()), v.storage_offset());
+  return v;
+}
+
+void scatter(const IndexPlan& p, const Tensor& value) {
+  ResolvedIndices r = resolve(p);
+  Layout l = layout(p, r);
+  Tensor v = fit_value(value, l.result);
+  bool fits = v.ndim() <= static_cast<int64_t>(l.result.size());
+  for (int64_t i = 1; fits && i <= v.ndim(); ++i) {
+    int64_t have = v.sizes()[v.ndim() - i], want = l.result[l.result.size() - i];
+    fits = have == want || have == 1;
+  }
+  GENESIS_CHECK_VALUE(fits, "setitem", "shape mismatch: value array of shape ",
+                      shape_str(value.sizes()),
+                      " could not be broadcast to indexing result of shape ", shape_str(l.result));
+  if (numel_of(l.result) == 0) return;
+  // Values in the destination's dtype, dense and in row-major order of the result.
+  Tensor dense = Tensor::empty(l.result, p.view.dtype(), p.view.device());
+  ops::copy_(dense, v);
+  Tensor offsets = byte_offsets(p, r);
+  Tensor dst = view_in_result(p, l), off = offsets_in_result(offsets, l);
+  if (dst.is_cuda())
+    cuda::scatter(dst, off, dense);
+  else
+    cpu::scatter(dst, off, dense);
+}
+
+// x[mask] = scalar with one mask and nothing else advanced: a masked fill over the view, which
+// needs no nonzero and so never waits for the device.
+bool try_masked_fill(const IndexPlan& p, const Scalar& value) {
+  if (p.advanced.size() != 1 || p.advanced[0].kind != AdvancedIndex::Kind::Mask ||
+      p.advanced[0].tensor.ndim() == 0)
+    return false;
+  const AdvancedIndex& a = p.advanced[0];
+  Tensor mask = ops::to(a.tensor, ScalarType::Bool, p.view.device(), false);
+  Shape strides(p.view.ndim(), 0);
+  for (int64_t j = 0; j < mask.ndim(); ++j) strides[a.view_dim + j] = mask.strides()[j];
+  Tensor m = mask.as_strided(p.view.sizes(), strides, mask.storage_offset());
+  uint64_t pattern = value.bit_pattern(p.view.dtype());
+  if (p.view.is_cuda())
+    cuda::masked_fill(p.view, m, pattern);
+  else
+    cpu::masked_fill(p.view, m, pattern);
+  return true;
+}
+
+}  // namespace
+
+Tensor index_get(const Tensor& x, const IndexList& key) {
+  IndexPlan p = plan_getitem(x, key);
+  return p.kind == IndexPlanKind::VIEW ? p.view : gather(p);
+}
+
+void index_put(const Tensor& x, const IndexList& key, const Tensor& value) {
+  IndexPlan p = plan_setitem(x, key, true);
+  if (p.kind == IndexPlanKind::SCATTER) return scatter(p, value);
+  ops::copy_(p.view, fit_value(value, p.view.sizes()));
+}
+
+void index_fill(const Tensor& x, const IndexList& key, const Scalar& value) {
+  IndexPlan p = plan_setitem(x, key, false);
+  value.check_fits(x.dtype(), "setitem");
+  if (!p.is_advanced()) return ops::fill_(p.view, value, "setitem");
+  if (try_masked_fill(p, value)) return;
+  Tensor one = Tensor::empty({}, x.dtype(), x.device());
+  ops::fill_(one, value, "setitem");
+  scatter(p, one);
+}
+
+}  // namespace genesis

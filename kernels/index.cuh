@@ -1,0 +1,48 @@
+#pragma once
+// Host launchers for the advanced-index kernels (index.cu). Geometries come from the loop
+// planner: innermost dim first, byte strides per operand.
+#include <cstdint>
+
+namespace genesis::kernels {
+
+constexpr int kMaxIndexDims = 8;
+
+template <int N>
+struct Geometry {
+  int ndim = 0;
+  int64_t sizes[kMaxIndexDims] = {};
+  int64_t strides[N][kMaxIndexDims] = {};
+};
+
+// Where an out-of-range index is recorded on the device (first one wins).
+struct IndexError {
+  int flag;
+  int64_t value, dim, size;
+};
+
+// Operand 0: int64 offsets (+=), operand 1: int64 indices.
+void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, const Geometry<2>& g,
+                              int64_t size, int64_t byte_stride, int64_t dim, IndexError* error,
+                              void* stream);
+// Operands: out, src, int64 offsets. out(i) = *(src(i) + offsets(i)); items of `itemsize` bytes.
+void launch_gather(char* out, const char* src, const char* offsets, int64_t numel,
+                   const Geometry<3>& g, int itemsize, void* stream);
+// Operands: values, dst, int64 offsets. *(dst(i) + offsets(i)) = values(i).
+void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,
+                    const Geometry<3>& g, int itemsize, void* stream);
+// Operands: dst, bool mask. dst(i) = pattern where mask(i).
+void launch_masked_fill(char* dst, const char* mask, int64_t numel, const Geometry<2>& g,
+                        int itemsize, uint64_t pattern, void* stream);
+
+// Note [Mask compaction]: nonzero over a contiguous bool mask of n elements in three steps that
+// keep row-major order: per-block counts, one block scanning the counts into block offsets
+// (also giving the total), then each block writing its elements' coordinates at its offset.
+// `block_counts` needs nonzero_blocks(n) int64 slots, `total` one.
+int64_t nonzero_blocks(int64_t n);
+void launch_nonzero_count(const bool* mask, int64_t n, int64_t* block_counts, int64_t* total,
+                          void* stream);
+// coords: ndim columns of int64, column d at coords + d * count; sizes: the mask's shape.
+void launch_nonzero_write(const bool* mask, int64_t n, const int64_t* block_offsets, int ndim,
+                          const int64_t* sizes, int64_t* coords, int64_t count, void* stream);
+
+}  // namespace genesis::kernels

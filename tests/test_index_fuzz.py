@@ -1,0 +1,224 @@
+"""Hypothesis fuzzing of the index planner against NumPy: random shapes (0-d to 5-d, zero-size
+dims) and random keys of every kind (ints, slices with any step, None, Ellipsis, Python bools,
+integer and boolean tensors, lists, NumPy arrays) for getitem and setitem, on every device."""
+
+import numpy as np
+import pytest
+from conftest import DEVICES, DTYPES, NP_DTYPE, random_array, to_numpy
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import genesis
+
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+@st.composite
+def shapes(draw):
+    ndim = draw(st.integers(0, 5))
+    return tuple(draw(st.integers(0, 4)) for _ in range(ndim))
+
+
+@st.composite
+def index_for(draw, shape):
+    """A random key valid for `shape` (in-range values), as NumPy objects."""
+    items, dim = [], 0
+    used_ellipsis = False
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    n_items = draw(st.integers(0, len(shape) + 2))
+    for _ in range(n_items):
+        left = len(shape) - dim
+        choices = ["none", "bool"] + (["ellipsis"] if not used_ellipsis else [])
+        if left > 0:
+            choices += ["int", "slice", "slice", "intarray", "list", "mask"]
+        kind = draw(st.sampled_from(choices))
+        size = shape[dim] if left > 0 else 0
+        if kind == "none":
+            items.append(None)
+        elif kind == "bool":
+            items.append(draw(st.booleans()))
+        elif kind == "ellipsis":
+            used_ellipsis = True
+            items.append(Ellipsis)
+            # The ellipsis takes some dims; the rest of the key must still fit.
+            dim = len(shape) - draw(st.integers(0, left)) if left > 0 else dim
+        elif kind == "int":
+            if size == 0:
+                items.append(slice(None))
+            else:
+                items.append(draw(st.integers(-size, size - 1)))
+            dim += 1
+        elif kind == "slice":
+            bound = st.one_of(st.none(), st.integers(-size - 2, size + 2))
+            step = draw(st.one_of(st.none(), st.integers(-3, 3).filter(lambda s: s != 0)))
+            items.append(slice(draw(bound), draw(bound), step))
+            dim += 1
+        elif kind in ("intarray", "list"):
+            ishape = tuple(draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2))))
+            if size == 0:
+                ishape = (0,) * max(1, len(ishape))
+            arr = rng.integers(-size, max(size, 1), size=ishape) if size else np.zeros(ishape, int)
+            arr = arr.astype(draw(st.sampled_from([np.int64, np.int32, np.int16])))
+            items.append(arr.tolist() if kind == "list" and arr.ndim > 0 else arr)
+            dim += 1
+        else:  # mask over 1 or more dims
+            k = draw(st.integers(1, left))
+            items.append(rng.random(shape[dim : dim + k]) < 0.5)
+            dim += k
+    return tuple(items)
+
+
+def to_genesis_key(key, device, as_tensor):
+    """The same key with NumPy arrays turned into genesis tensors (on `device` or the CPU)."""
+    out = []
+    for item in key:
+        if isinstance(item, np.ndarray) and as_tensor:
+            out.append(genesis.tensor(item, device=device))
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def numpy_result(a, key):
+    try:
+        return a[key], None
+    except (IndexError, ValueError, TypeError) as e:
+        return None, e
+
+
+@FUZZ
+@given(data=st.data())
+@pytest.mark.parametrize("device", DEVICES)
+def test_getitem_matches_numpy(device, data):
+    shape = data.draw(shapes())
+    dtype = data.draw(st.sampled_from(DTYPES))
+    key = data.draw(index_for(shape))
+    a = random_array(shape, dtype, seed=1)
+    expected, error = numpy_result(a, key)
+    t = genesis.tensor(a, dtype=dtype, device=device)
+    gkey = to_genesis_key(key, device, as_tensor=data.draw(st.booleans()))
+    if error is not None:
+        with pytest.raises(type(error)):
+            t[gkey]
+        return
+    got = t[gkey]
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(to_numpy(got), np.asarray(expected).astype(NP_DTYPE[dtype]))
+    plan = t._index_plan(gkey).kind
+    if plan == genesis.IndexKind.VIEW:
+        # A view shares memory with the base, as NumPy's basic indexing does.
+        if got.numel():
+            assert got.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+    else:
+        assert plan == genesis.IndexKind.GATHER
+
+
+def unique_positions(shape, key):
+    """Whether key selects each element at most once (scatter order is then irrelevant)."""
+    pos = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)[key]
+    flat = np.asarray(pos).ravel()
+    return len(np.unique(flat)) == flat.size
+
+
+@FUZZ
+@given(data=st.data())
+@pytest.mark.parametrize("device", DEVICES)
+def test_setitem_matches_numpy(device, data):
+    shape = data.draw(shapes())
+    dtype = data.draw(st.sampled_from(DTYPES))
+    key = data.draw(index_for(shape))
+    a = random_array(shape, dtype, seed=2)
+    selected, error = numpy_result(a, key)
+    if error is not None:
+        return  # getitem's test covers the errors
+    t = genesis.tensor(a, dtype=dtype, device=device)
+    gkey = to_genesis_key(key, device, as_tensor=data.draw(st.booleans()))
+    scalar = data.draw(st.sampled_from([0, 1, True]))
+    # FILL with a scalar.
+    expected = a.copy()
+    expected[key] = scalar
+    t[gkey] = scalar
+    np.testing.assert_array_equal(to_numpy(t), expected)
+    # COPY / SCATTER with a tensor value of the selected shape.
+    if not unique_positions(shape, key):
+        return
+    value = random_array(np.shape(selected), dtype, seed=3)
+    expected[key] = value
+    t[gkey] = genesis.tensor(value, dtype=dtype, device=device)
+    np.testing.assert_array_equal(to_numpy(t), expected)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_out_of_range_index_tensors_raise_and_device_stays_usable(device):
+    x = genesis.arange(10, device=device)
+    for bad in ([10], [-11], [0, 3, 99]):
+        with pytest.raises(IndexError, match=r"^\[index\] index -?\d+ is out of bounds"):
+            x[genesis.tensor(bad, device=device)]
+        with pytest.raises(IndexError):
+            x[genesis.tensor(bad, device=device)] = genesis.zeros(len(bad), device=device)
+    # The next operations work and the tensor was not modified.
+    assert x[genesis.tensor([1, -1], device=device)].tolist() == [1, 9]
+    assert x.tolist() == list(range(10))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_bad_index_kinds(device):
+    x = genesis.zeros(4, 5, device=device)
+    with pytest.raises(IndexError, match="must be integer or boolean"):
+        x[genesis.tensor([1.0, 2.0], device=device)]
+    with pytest.raises(IndexError, match="mask"):
+        x[genesis.tensor([True, False], device=device)]
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0, 0, genesis.tensor([0], device=device)]
+    with pytest.raises(IndexError):
+        x["a"]
+    with pytest.raises(IndexError):
+        x[1.5]
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        x[genesis.tensor([0, 1], device=device)] = genesis.zeros(3, 5, device=device)
+
+
+def test_cpu_index_tensors_work_for_cuda_tensors():
+    if not genesis.cuda.is_available():
+        pytest.skip("no CUDA device available")
+    x = genesis.arange(12, device="cuda").view(3, 4)
+    assert x[genesis.tensor([2, 0])].tolist() == [[8, 9, 10, 11], [0, 1, 2, 3]]
+    x[genesis.tensor([True, False, True])] = 0
+    assert x.tolist() == [[0] * 4, [4, 5, 6, 7], [0] * 4]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_index_plan_kinds(device):
+    x = genesis.zeros(4, 5, device=device)
+    idx = genesis.tensor([0, 2], device=device)
+    mask = genesis.tensor([True, False, True, True], device=device)
+    assert x._index_plan((slice(1, 3), slice(None, None, 2))).kind == genesis.IndexKind.VIEW
+    assert x._index_plan(idx).kind == genesis.IndexKind.GATHER
+    assert x._index_plan(mask).kind == genesis.IndexKind.GATHER
+    assert x._index_plan(idx, genesis.ones(2, 5)).kind == genesis.IndexKind.SCATTER
+    assert x._index_plan(mask, 1.0).kind == genesis.IndexKind.FILL
+    assert x._index_plan(slice(0, 2), genesis.ones(2, 5)).kind == genesis.IndexKind.COPY
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_seed_002_indexing_examples(device):
+    # Seed 002, "indexing": a view, an index gather, masks and assignments.
+    x = genesis.arange(0, 1000 * 1000, device=device).view(1000, 1000).float()
+    y = x[10:20, 50:100]  # IndexPlan.kind = VIEW
+    assert y.shape == (10, 50) and y[0, 0].item() == 10 * 1000 + 50
+    indices = genesis.tensor([1, 3, 5, 7], device=device)
+    z = x[indices]  # IndexPlan.kind = GATHER
+    assert z.shape == (4, 1000) and z[:, 0].tolist() == [1000.0, 3000.0, 5000.0, 7000.0]
+    data = genesis.arange(0, 100, device=device).view(10, 10)
+    row_indices = genesis.tensor([0, 2, 4, 6], device=device)
+    col_indices = genesis.tensor([1, 3, 5, 7], device=device)
+    assert data[row_indices, col_indices].tolist() == [1, 23, 45, 67]
+    # Seed 002 writes `data > 50`; comparisons come with the compute ops, so build the mask.
+    mask = genesis.tensor(np.arange(100).reshape(10, 10) > 50, device=device)
+    assert data[mask].tolist() == list(range(51, 100))
+    data[mask] = 0
+    assert data.numpy().max() == 50 if device == "cpu" else data.cpu().numpy().max() == 50
