@@ -49,7 +49,7 @@ from ._C import (  # noqa: E402
     zeros_like,
 )
 from ._memory_stats import memory_stats
-from ._tensor_str import set_printoptions, tensor_repr
+from ._tensor_str import get_printoptions, printoptions, set_printoptions, tensor_repr
 
 __version__ = _C.__version__
 
@@ -82,7 +82,7 @@ def inspect_storage(t):
         "data_ptr": hex(s.data_ptr()) if s.data_ptr() else None,
         "storage_offset": t.storage_offset(),
         "strides": t.stride(),
-        "use_count": s.use_count() - 1,
+        "use_count": s.use_count(),
     }
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# One call on the GPU machine: build with CUDA for the visible GPU, run the whole suite and the
-# benchmarks, and leave logs in $OUT (the device tool brings them back).
+# One call on the GPU machine: build with CUDA for the visible GPU, run the whole suite (from the
+# repository root, as CI and the README do) and the benchmarks, and leave logs in $OUT.
 set -uo pipefail
 OUT="${OUT:-/tmp/genesis-gpu-out}"
 mkdir -p "$OUT"
@@ -11,10 +11,8 @@ python3 -m pip install --no-build-isolation --no-deps . > "$OUT/build.log" 2>&1
 rc=$?
 echo "build rc=$rc in $(( $(date +%s) - start )) s"
 [ $rc -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
-cd /tmp  # import the installed package, not the checkout
-rm -rf /tmp/gtests && cp -r "$OLDPWD/tests" /tmp/gtests
-python3 -m genesis 2>&1 | tee "$OUT/selfcheck.txt" | tail -25
-python3 -m pytest -q --maxfail=60 -p no:cacheprovider /tmp/gtests ${PYTEST_ARGS:-} 2>&1 | tee "$OUT/pytest.txt" | tail -30
+python3 -m genesis > "$OUT/selfcheck.txt" 2>&1 && tail -1 "$OUT/selfcheck.txt"
+python3 -m pytest -q --maxfail=60 -p no:cacheprovider ${PYTEST_ARGS:-} 2>&1 | tee "$OUT/pytest.txt" | tail -${PYTEST_TAIL:-15}
 if [ -n "${BENCH:-}" ]; then
-  cd "$OLDPWD" && python3 -m benchmarks --device cuda ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt" | tail -60
+  python3 -m benchmarks --device cuda ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt" | tail -${BENCH_TAIL:-60}
 fi

@@ -162,7 +162,7 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
           [](py::object self, py::object src, bool non_blocking) {
             const Tensor& dst = self.cast<const Tensor&>();
             if (py::isinstance<Tensor>(src))
-              ops::copy_(dst, src.cast<const Tensor&>());
+              ops::copy_(dst, src.cast<const Tensor&>(), non_blocking);
             else
               ops::copy_(dst, tensor_from_data(src, std::nullopt, kCPU));
             return self;

@@ -78,12 +78,20 @@ void scan(py::handle obj, size_t depth, Leaves& info) {
 }
 
 template <typename T>
+constexpr ScalarType scalar_type_of_value() {
+  return scalar_type_of<T>::value;
+}
+
+template <typename T>
 void write_leaves(py::handle obj, T*& out) {
   if (is_nested_sequence(obj)) {
     for (py::handle item : py::reinterpret_borrow<py::sequence>(obj)) write_leaves(item, out);
     return;
   }
-  *out++ = to_scalar(obj, "tensor").to<T>();
+  Scalar v = to_scalar(obj, "tensor");
+  // 300 into uint8 raises, as in PyTorch; floats round (to inf where they must), as there.
+  if constexpr (std::is_integral_v<T>) v.check_fits(scalar_type_of_value<T>(), "tensor");
+  *out++ = v.to<T>();
 }
 
 Tensor from_nested(py::handle data, std::optional<ScalarType> dtype) {

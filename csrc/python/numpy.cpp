@@ -77,11 +77,16 @@ void init_numpy(py::module_& m, py::class_<Tensor>& cls) {
           "__array__",
           [](const Tensor& t, py::object dtype, py::object copy) {
             py::object arr = tensor_to_numpy(t, "__array__");
-            if (!dtype.is_none())
-              arr = arr.attr("astype")(dtype);
-            else if (!copy.is_none() && copy.cast<bool>())
-              arr = arr.attr("copy")();
-            return arr;
+            bool must_copy = !copy.is_none() && copy.cast<bool>();
+            bool no_copy = !copy.is_none() && !copy.cast<bool>();
+            if (!dtype.is_none() &&
+                !py::dtype(arr.attr("dtype")).equal(py::dtype::from_args(dtype))) {
+              // NumPy 2's protocol: copy=False must not copy, so a cast is an error.
+              GENESIS_CHECK_VALUE(!no_copy, "__array__",
+                                  "a dtype conversion needs a copy, but copy=False was given");
+              return arr.attr("astype")(dtype);
+            }
+            return must_copy ? arr.attr("copy")() : arr;
           },
           py::arg("dtype") = py::none(), py::arg("copy") = py::none());
   m.def("from_numpy", [](py::handle obj) {

@@ -1,5 +1,7 @@
 // Tensor attributes and view ops.
 #include "core/errors.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
 #include "ops/views.h"
 #include "python/bindings.h"
 
@@ -11,6 +13,12 @@ py::tuple shape_tuple(const Shape& s) {
   py::tuple out(s.size());
   for (size_t i = 0; i < s.size(); ++i) out[i] = py::int_(s[i]);
   return out;
+}
+
+// The whole storage as a 1-D uint8 tensor, for byte-level copies.
+Tensor as_bytes(const Storage& s) {
+  int64_t n = static_cast<int64_t>(s.nbytes());
+  return Tensor(s, {n}, {1}, 0, ScalarType::UInt8);
 }
 
 Shape dims_arg(const py::args& args, const char* op) { return to_shape(args, op); }
@@ -97,6 +105,20 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
           "use_count", [](const Storage& s) { return s.use_count() - 1; },  // minus this handle
           "Number of tensors and other handles sharing this memory.")
       .def("__len__", &Storage::nbytes)
+      .def("clone", [](const Storage& s) { return ops::clone(as_bytes(s)).storage(); })
+      .def("to",
+           [](const Storage& s, py::handle device) {
+             return ops::to(as_bytes(s), ScalarType::UInt8, to_device(device, "to"), false)
+                 .storage();
+           })
+      .def("copy_",
+           [](const Storage& s, const Storage& other) {
+             GENESIS_CHECK_VALUE(s.nbytes() == other.nbytes(), "copy_",
+                                 "storages differ in size: ", s.nbytes(), " and ", other.nbytes(),
+                                 " bytes");
+             ops::copy_(as_bytes(s), as_bytes(other));
+             return s;
+           })
       .def("__repr__", [](const Storage& s) {
         return str_cat("genesis.UntypedStorage(nbytes=", s.nbytes(), ", device='", s.device().str(),
                        "')");
