@@ -222,3 +222,16 @@ def test_seed_002_indexing_examples(device):
     assert data[mask].tolist() == list(range(51, 100))
     data[mask] = 0
     assert data.numpy().max() == 50 if device == "cpu" else data.cpu().numpy().max() == 50
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_empty_mask_on_a_size_one_dim(device):
+    # NumPy lets an empty mask index a dim of size 1; found by the fuzzer on CUDA.
+    a = np.arange(2.0).reshape(2, 1)
+    key = (Ellipsis, np.array([], bool))
+    x = genesis.tensor(a, device=device)
+    gkey = (Ellipsis, genesis.tensor(key[1], device=device))
+    assert x[gkey].shape == a[key].shape == (2, 0)
+    x[gkey] = 5.0
+    x[gkey] = genesis.ones(2, 0, device=device)
+    assert x.tolist() == a.tolist()

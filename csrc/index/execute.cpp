@@ -193,6 +193,7 @@ bool try_masked_fill(const IndexPlan& p, const Scalar& value) {
       p.advanced[0].tensor.ndim() == 0)
     return false;
   const AdvancedIndex& a = p.advanced[0];
+  if (a.tensor.numel() == 0) return true;  // an empty mask selects nothing
   Tensor mask = ops::to(a.tensor, ScalarType::Bool, p.view.device(), false);
   Shape strides(p.view.ndim(), 0);
   for (int64_t j = 0; j < mask.ndim(); ++j) strides[a.view_dim + j] = mask.strides()[j];

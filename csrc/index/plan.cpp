@@ -113,8 +113,10 @@ IndexPlan plan(const Tensor& x, const IndexList& key) {
         int64_t k = consumed_dims(it);
         if (is_mask(it)) {
           for (int64_t j = 0; j < k; ++j)
-            GENESIS_CHECK_INDEX(it.tensor.sizes()[j] == x.sizes()[dim + j], "index",
-                                "the shape of the mask ", shape_str(it.tensor.sizes()),
+            // NumPy also lets an empty mask index a dim of size 1 (selecting nothing).
+            GENESIS_CHECK_INDEX(it.tensor.sizes()[j] == x.sizes()[dim + j] ||
+                                    (it.tensor.sizes()[j] == 0 && x.sizes()[dim + j] == 1),
+                                "index", "the shape of the mask ", shape_str(it.tensor.sizes()),
                                 " at index ", i, " does not match the shape of the indexed tensor ",
                                 shape_str(x.sizes()), " at dim ", dim + j);
         }
