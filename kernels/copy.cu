@@ -17,20 +17,40 @@ namespace {
 
 constexpr int kThreads = 256;
 
-int blocks_for(int64_t n, int per_thread = 1) {
-  int64_t b = (n + static_cast<int64_t>(kThreads) * per_thread - 1) / (kThreads * per_thread);
-  return static_cast<int>(b < (1 << 30) ? (b > 0 ? b : 1) : (1 << 30));
+// Enough blocks to fill the GPU many times over; grid-stride loops cover the rest.
+int capped_blocks(int64_t n) {
+  int64_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(b < 65536 ? (b > 0 ? b : 1) : 65536);
+}
+
+// Contiguous casts: each thread converts N elements loaded and stored as aligned vectors of up
+// to 16 bytes, in a grid-stride loop.
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Vec {
+  T v[N];
+};
+
+template <typename D, typename S, int N>
+__global__ void cast_vectorized(D* __restrict__ dst, const S* __restrict__ src, int64_t n_vec) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n_vec;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    Vec<S, N> in = reinterpret_cast<const Vec<S, N>*>(src)[i];
+    Vec<D, N> out;
+#pragma unroll
+    for (int k = 0; k < N; ++k) out.v[k] = convert<D>(in.v[k]);
+    reinterpret_cast<Vec<D, N>*>(dst)[i] = out;
+  }
 }
 
 template <typename D, typename S>
-__global__ void cast_contiguous(D* __restrict__ dst, const S* __restrict__ src, int64_t n) {
-  int64_t base = (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) * 4;
-#pragma unroll
-  for (int k = 0; k < 4; ++k)
-    if (base + k < n) dst[base + k] = convert<D>(src[base + k]);
+__global__ void cast_scalar(D* __restrict__ dst, const S* __restrict__ src, int64_t n) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    dst[i] = convert<D>(src[i]);
 }
 
-// Offsets of element i for both operands; Index is uint32_t when every offset fits.
+// Per-operand offsets over the dims above the innermost one; Index is uint32_t when every
+// offset fits, else int64_t (also for negative strides).
 template <typename Index>
 struct Offsets {
   int ndim;
@@ -39,42 +59,33 @@ struct Offsets {
   Index src[kMaxCopyDims];
 };
 
-template <typename D, typename S, typename Index>
-__global__ void copy_strided(char* __restrict__ dst, const char* __restrict__ src, Index n,
-                             Offsets<Index> g) {
-  Index i = blockIdx.x * static_cast<Index>(blockDim.x) + threadIdx.x;
-  Index step = static_cast<Index>(gridDim.x) * blockDim.x;
-  for (; i < n; i += step) {
-    Index rest = i, od = 0, os = 0;
-#pragma unroll
-    for (int d = 0; d < kMaxCopyDims; ++d) {
-      if (d == g.ndim) break;
-      Index idx = rest % g.sizes[d];
-      rest /= g.sizes[d];
-      od += idx * g.dst[d];
-      os += idx * g.src[d];
-    }
-    *reinterpret_cast<D*>(dst + od) = convert<D>(*reinterpret_cast<const S*>(src + os));
-  }
-}
+constexpr int kRun = 4;  // consecutive innermost elements per thread: one unravel for four
 
-// Strides here may be negative: signed offsets, applied from the base pointers.
-template <typename D, typename S>
-__global__ void copy_strided_signed(char* __restrict__ dst, const char* __restrict__ src, int64_t n,
-                                    Offsets<int64_t> g) {
-  int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (; i < n; i += step) {
-    int64_t rest = i, od = 0, os = 0;
+template <typename D, typename S, typename Index>
+__global__ void copy_strided(char* __restrict__ dst, const char* __restrict__ src, int64_t items,
+                             Offsets<Index> g) {
+  const Index cols = g.sizes[0];
+  const Index runs_per_row = (cols + kRun - 1) / kRun;
+  for (int64_t w = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; w < items;
+       w += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    Index row = static_cast<Index>(w / runs_per_row);
+    Index col0 = static_cast<Index>(w % runs_per_row) * kRun;
+    Index od = 0, os = 0;
 #pragma unroll
-    for (int d = 0; d < kMaxCopyDims; ++d) {
-      if (d == g.ndim) break;
-      int64_t idx = rest % g.sizes[d];
-      rest /= g.sizes[d];
+    for (int d = 1; d < kMaxCopyDims; ++d) {
+      if (d >= g.ndim) break;
+      Index idx = row % g.sizes[d];
+      row /= g.sizes[d];
       od += idx * g.dst[d];
       os += idx * g.src[d];
     }
-    *reinterpret_cast<D*>(dst + od) = convert<D>(*reinterpret_cast<const S*>(src + os));
+#pragma unroll
+    for (int k = 0; k < kRun; ++k) {
+      Index col = col0 + k;
+      if (col < cols)
+        *reinterpret_cast<D*>(dst + od + col * g.dst[0]) =
+            convert<D>(*reinterpret_cast<const S*>(src + os + col * g.src[0]));
+    }
   }
 }
 
@@ -129,13 +140,41 @@ bool try_transpose(void* dst, const void* src, const CopyGeometry& g, cudaStream
 }
 
 template <typename D, typename S>
+void launch_contiguous(void* dst, const void* src, int64_t numel, cudaStream_t stream) {
+  constexpr int kBytes = sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S);
+  constexpr int N = 16 / kBytes;
+  bool aligned = reinterpret_cast<uintptr_t>(dst) % (sizeof(D) * N) == 0 &&
+                 reinterpret_cast<uintptr_t>(src) % (sizeof(S) * N) == 0;
+  int64_t n_vec = aligned ? numel / N : 0;
+  if (n_vec > 0)
+    cast_vectorized<D, S, N><<<capped_blocks(n_vec), kThreads, 0, stream>>>(
+        static_cast<D*>(dst), static_cast<const S*>(src), n_vec);
+  int64_t done = n_vec * N;
+  if (done < numel)
+    cast_scalar<D, S><<<capped_blocks(numel - done), kThreads, 0, stream>>>(
+        static_cast<D*>(dst) + done, static_cast<const S*>(src) + done, numel - done);
+}
+
+template <typename D, typename S, typename Index>
+void launch_strided(void* dst, const void* src, int64_t numel, const CopyGeometry& g,
+                    cudaStream_t stream) {
+  Offsets<Index> o{g.ndim, {}, {}, {}};
+  for (int d = 0; d < g.ndim; ++d) {
+    o.sizes[d] = static_cast<Index>(g.sizes[d]);
+    o.dst[d] = static_cast<Index>(g.dst_strides[d]);
+    o.src[d] = static_cast<Index>(g.src_strides[d]);
+  }
+  int64_t rows = numel / g.sizes[0];
+  int64_t items = rows * ((g.sizes[0] + kRun - 1) / kRun);
+  copy_strided<D, S, Index><<<capped_blocks(items), kThreads, 0, stream>>>(
+      static_cast<char*>(dst), static_cast<const char*>(src), items, o);
+}
+
+template <typename D, typename S>
 void launch_typed(void* dst, const void* src, int64_t numel, const CopyGeometry& g,
                   cudaStream_t stream) {
-  if (g.ndim == 1 && g.dst_strides[0] == sizeof(D) && g.src_strides[0] == sizeof(S)) {
-    cast_contiguous<D, S><<<blocks_for(numel, 4), kThreads, 0, stream>>>(
-        static_cast<D*>(dst), static_cast<const S*>(src), numel);
-    return;
-  }
+  if (g.ndim == 1 && g.dst_strides[0] == sizeof(D) && g.src_strides[0] == sizeof(S))
+    return launch_contiguous<D, S>(dst, src, numel, stream);
   bool non_negative = true;
   int64_t reach_d = 0, reach_s = 0;
   for (int d = 0; d < g.ndim; ++d) {
@@ -143,27 +182,12 @@ void launch_typed(void* dst, const void* src, int64_t numel, const CopyGeometry&
     reach_d += (g.sizes[d] - 1) * g.dst_strides[d];
     reach_s += (g.sizes[d] - 1) * g.src_strides[d];
   }
-  int blocks = blocks_for(numel);
-  if (blocks > 65536 * 4) blocks = 65536 * 4;
-  if (non_negative && numel < (1ll << 31) && reach_d < (1ll << 31) && reach_s < (1ll << 31)) {
-    Offsets<uint32_t> o{g.ndim, {}, {}, {}};
-    for (int d = 0; d < g.ndim; ++d) {
-      o.sizes[d] = static_cast<uint32_t>(g.sizes[d]);
-      o.dst[d] = static_cast<uint32_t>(g.dst_strides[d]);
-      o.src[d] = static_cast<uint32_t>(g.src_strides[d]);
-    }
-    copy_strided<D, S, uint32_t><<<blocks, kThreads, 0, stream>>>(
-        static_cast<char*>(dst), static_cast<const char*>(src), static_cast<uint32_t>(numel), o);
-    return;
-  }
-  Offsets<int64_t> o{g.ndim, {}, {}, {}};
-  for (int d = 0; d < g.ndim; ++d) {
-    o.sizes[d] = g.sizes[d];
-    o.dst[d] = g.dst_strides[d];
-    o.src[d] = g.src_strides[d];
-  }
-  copy_strided_signed<D, S><<<blocks, kThreads, 0, stream>>>(
-      static_cast<char*>(dst), static_cast<const char*>(src), numel, o);
+  bool small =
+      non_negative && numel < (1ll << 31) && reach_d < (1ll << 31) && reach_s < (1ll << 31);
+  if (small)
+    launch_strided<D, S, uint32_t>(dst, src, numel, g, stream);
+  else
+    launch_strided<D, S, int64_t>(dst, src, numel, g, stream);
 }
 
 template <typename W>

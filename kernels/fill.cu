@@ -70,3 +70,34 @@ void launch_fill(void* dst, int64_t count, int itemsize, uint64_t pattern, void*
 }
 
 }  // namespace genesis::kernels
+
+namespace genesis::kernels {
+
+namespace {
+__global__ void sequence_f64(double* out, int64_t n, double start, double step, double end,
+                             int64_t half) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    out[i] = i < half ? start + step * static_cast<double>(i)
+                      : end - step * static_cast<double>(n - 1 - i);
+}
+
+__global__ void sequence_i64(int64_t* out, int64_t n, int64_t start, int64_t step) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    out[i] = start + i * step;
+}
+}  // namespace
+
+void launch_sequence_f64(double* out, int64_t n, double start, double step, double end,
+                         int64_t half, void* stream) {
+  sequence_f64<<<grid_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(out, n, start, step,
+                                                                                end, half);
+}
+
+void launch_sequence_i64(int64_t* out, int64_t n, int64_t start, int64_t step, void* stream) {
+  sequence_i64<<<grid_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(out, n, start,
+                                                                                step);
+}
+
+}  // namespace genesis::kernels

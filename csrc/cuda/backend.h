@@ -90,6 +90,10 @@ void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern);
 // Counts on the device, waits once for the count, then compacts in row-major order.
 std::vector<Tensor> nonzero(const Tensor& mask);
 
+// Arithmetic sequences on the device (see kernels/fill.cuh), written as float64 or int64.
+void sequence_f64(const Tensor& out, double start, double step, double end, int64_t half);
+void sequence_i64(const Tensor& out, int64_t start, int64_t step);
+
 // Writes `count` items of `itemsize` bytes (1, 2, 4 or 8), each equal to the low bytes of
 // `pattern`, starting at `dst` on a CUDA device.
 void fill(void* dst, int64_t count, int itemsize, uint64_t pattern, int device_index);

@@ -14,3 +14,25 @@ void fill(void* dst, int64_t count, int itemsize, uint64_t pattern, int device_i
 }
 
 }  // namespace genesis::cuda
+
+namespace genesis::cuda {
+
+void sequence_f64(const Tensor& out, double start, double step, double end, int64_t half) {
+  if (out.numel() == 0) return;
+  int device = out.device().index;
+  DeviceGuard guard(device);
+  kernels::launch_sequence_f64(out.data_as<double>(), out.numel(), start, step, end, half,
+                               reinterpret_cast<void*>(current_stream(device)));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+void sequence_i64(const Tensor& out, int64_t start, int64_t step) {
+  if (out.numel() == 0) return;
+  int device = out.device().index;
+  DeviceGuard guard(device);
+  kernels::launch_sequence_i64(out.data_as<int64_t>(), out.numel(), start, step,
+                               reinterpret_cast<void*>(current_stream(device)));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace genesis::cuda

@@ -24,6 +24,8 @@ void copy_bytes(void*, Device, const void*, Device, size_t) { unavailable(); }
 void copy_bytes_async(void*, const void*, size_t, uintptr_t, int) { unavailable(); }
 void fill(void*, int64_t, int, uint64_t, int) { unavailable(); }
 void copy(const Tensor&, const Tensor&) { unavailable(); }
+void sequence_f64(const Tensor&, double, double, double, int64_t) { unavailable(); }
+void sequence_i64(const Tensor&, int64_t, int64_t) { unavailable(); }
 void add_index_offsets(const Tensor&, const Tensor&, int64_t, int64_t, int64_t) { unavailable(); }
 void check_index_offsets(const Tensor&) { unavailable(); }
 void gather(const Tensor&, const Tensor&, const Tensor&) { unavailable(); }

@@ -4,6 +4,7 @@
 
 #include "core/errors.h"
 #include "cpu/parallel.h"
+#include "cuda/backend.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
 
@@ -44,6 +45,19 @@ Tensor host_sequence(int64_t n, ScalarType dtype, Device device, const Value& va
   });
   return device.is_cpu() ? host : to(host, dtype, device, false);
 }
+// The same sequences computed on the GPU, in int64 or float64, then cast once.
+Tensor device_sequence(int64_t n, ScalarType dtype, Device device, bool integral,
+                       const Scalar& start, const Scalar& step, int64_t half) {
+  device = cuda::resolve(device);
+  ScalarType wide_type = integral ? ScalarType::Int64 : ScalarType::Float64;
+  Tensor wide = Tensor::empty({n}, wide_type, device);
+  if (integral)
+    cuda::sequence_i64(wide, start.to_int(), step.to_int());
+  else
+    cuda::sequence_f64(wide, start.to_double(), step.to_double(), 0.0, half);
+  return dtype == wide_type ? wide : copy_to(wide, dtype, device);
+}
+
 }  // namespace
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dtype,
@@ -63,6 +77,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
   } else {
     n = static_cast<int64_t>(std::ceil((e - s) / st));
   }
+  if (device.is_cuda())
+    return device_sequence(n, dtype, device, integral && !is_floating_point(dtype), start, step, n);
   if (integral && !is_floating_point(dtype)) {
     int64_t a = start.to_int(), k = step.to_int();
     return host_sequence(n, dtype, device,
@@ -77,6 +93,11 @@ Tensor linspace(double start, double end, int64_t steps, ScalarType dtype, Devic
   GENESIS_CHECK_VALUE(steps >= 0, "linspace", "number of steps must be non-negative, got ", steps);
   double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
   int64_t half = (steps + 1) / 2;
+  if (device.is_cuda()) {
+    Tensor wide = Tensor::empty({steps}, ScalarType::Float64, device);
+    cuda::sequence_f64(wide, start, step, end, half);
+    return dtype == ScalarType::Float64 ? wide : copy_to(wide, dtype, device);
+  }
   // Fill from both ends so that the first and last values are exactly start and end.
   return host_sequence(steps, dtype, device, [=]<typename T>(int64_t i) {
     double v = i < half ? start + step * static_cast<double>(i)
