@@ -225,13 +225,14 @@ def test_seed_002_indexing_examples(device):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_empty_mask_on_a_size_one_dim(device):
-    # NumPy lets an empty mask index a dim of size 1; found by the fuzzer on CUDA.
-    a = np.arange(2.0).reshape(2, 1)
+@pytest.mark.parametrize("shape", [(2, 1), (2, 3), (0, 2)])
+def test_empty_mask_selects_nothing_from_any_dim(device, shape):
+    # NumPy lets an empty mask index a dim of any size; found by the fuzzer.
+    a = np.arange(float(np.prod(shape))).reshape(shape)
     key = (Ellipsis, np.array([], bool))
     x = genesis.tensor(a, device=device)
     gkey = (Ellipsis, genesis.tensor(key[1], device=device))
-    assert x[gkey].shape == a[key].shape == (2, 0)
+    assert x[gkey].shape == a[key].shape == (shape[0], 0)
     x[gkey] = 5.0
-    x[gkey] = genesis.ones(2, 0, device=device)
+    x[gkey] = genesis.ones(shape[0], 0, device=device)
     assert x.tolist() == a.tolist()

@@ -113,12 +113,12 @@ IndexPlan plan(const Tensor& x, const IndexList& key) {
         int64_t k = consumed_dims(it);
         if (is_mask(it)) {
           for (int64_t j = 0; j < k; ++j)
-            // NumPy also lets an empty mask index a dim of size 1 (selecting nothing).
-            GENESIS_CHECK_INDEX(it.tensor.sizes()[j] == x.sizes()[dim + j] ||
-                                    (it.tensor.sizes()[j] == 0 && x.sizes()[dim + j] == 1),
-                                "index", "the shape of the mask ", shape_str(it.tensor.sizes()),
-                                " at index ", i, " does not match the shape of the indexed tensor ",
-                                shape_str(x.sizes()), " at dim ", dim + j);
+            // NumPy lets an empty mask index dims of any size (it selects nothing).
+            GENESIS_CHECK_INDEX(
+                it.tensor.sizes()[j] == x.sizes()[dim + j] || it.tensor.numel() == 0, "index",
+                "the shape of the mask ", shape_str(it.tensor.sizes()), " at index ", i,
+                " does not match the shape of the indexed tensor ", shape_str(x.sizes()),
+                " at dim ", dim + j);
         }
         p.advanced.push_back(
             {is_mask(it) ? AdvancedIndex::Kind::Mask : AdvancedIndex::Kind::Integer, it.tensor,
