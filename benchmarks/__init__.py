@@ -1,6 +1,7 @@
 """Micro-benchmarks comparing genesis with NumPy and PyTorch.
 
 Run from the repository root with ``python -m benchmarks`` (or ``python benchmarks/run.py``);
-see benchmarks/README.md. Each area lives in its own module (creation, copies, casts) and yields
-:class:`benchmarks.common.Case` objects; ``run.py`` verifies, times and reports them.
+see benchmarks/README.md. Each area lives in its own module (creation, memory, copies, casts,
+indexing) and yields :class:`benchmarks.common.Case` objects; ``run.py`` verifies, times and
+reports them.
 """

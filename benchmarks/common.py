@@ -43,6 +43,9 @@ class Case:
     dtype: str | None = None  # expected result dtype name when the reference's differs
     values: bool = True  # False: verify shape and dtype only (empty)
     sync: bool = True  # False: time host side only, no device synchronisation
+    # At least this many calls per sample, so the sample's one synchronisation at its end is
+    # spread over them (host time of calls that queue GPU work or may wait for the device).
+    min_calls: int = 1
     # Measured elsewhere (C++): returns genesis's seconds per operation, averaged over
     # ``timer_calls`` operations; called once per sample instead of timing fns["genesis"],
     # and the case is not verified (fns may be empty).

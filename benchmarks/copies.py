@@ -50,6 +50,7 @@ def transpose_f16(ctx: Context) -> Case:
 
 @register(name="[::2, ::3].contiguous()")
 def strided_slice(ctx: Context) -> Case:
+    goal = Goal(">= 1.5x torch", min_speedup=1.5) if ctx.on_cuda and not ctx.quick else None
     a = _matrix(ctx)
     x = ctx.to_genesis(a)
     t = ctx.to_torch(a) if ctx.torch is not None else None
@@ -63,6 +64,7 @@ def strided_slice(ctx: Context) -> Case:
             torch=lambda: t[::2, ::3].contiguous(),
         ),
         nbytes=2 * out_bytes,  # elements read + written (strided reads touch more lines)
+        goal=goal,
     )
 
 

@@ -20,13 +20,19 @@ if not __package__:  # run as a script: make the ``benchmarks`` package importab
 import numpy as np  # noqa: E402
 
 import genesis  # noqa: E402
-from benchmarks import casts, copies, creation, memory  # noqa: E402
+from benchmarks import casts, copies, creation, indexing, memory  # noqa: E402
 from benchmarks.common import Case, Context, as_numpy  # noqa: E402
 from benchmarks.report import Result, render  # noqa: E402
 from benchmarks.timing import FULL, QUICK, Budget, measure, measure_reported  # noqa: E402
 
 # One module per area, in table order. A new area: add a module with ``cases(ctx)`` here.
-AREAS = (("creation", creation), ("memory", memory), ("copies", copies), ("casts", casts))
+AREAS = (
+    ("creation", creation),
+    ("memory", memory),
+    ("copies", copies),
+    ("casts", casts),
+    ("indexing", indexing),
+)
 
 
 def _short(exc: BaseException, limit: int = 300) -> str:
@@ -122,7 +128,8 @@ def run_case(area: str, case: Case, libraries: list[str], syncs: dict, budget: B
         if fn is None or (lib == "genesis" and result.check == "ERROR"):
             continue
         try:
-            result.times[lib] = measure(fn, syncs[lib] if case.sync else None, budget)
+            sync = syncs[lib] if case.sync else None
+            result.times[lib] = measure(fn, sync, budget, case.min_calls)
         except Exception as exc:
             result.errors[lib] = _short(exc)
     return result

@@ -58,8 +58,14 @@ def _no_sync() -> None:
     return None
 
 
-def measure(fn: Callable[[], object], sync: SyncFn = None, budget: Budget = FULL) -> Timing:
-    """Times ``fn()`` (its result is dropped) and returns the median time per call."""
+def measure(
+    fn: Callable[[], object], sync: SyncFn = None, budget: Budget = FULL, min_calls: int = 1
+) -> Timing:
+    """Times ``fn()`` (its result is dropped) and returns the median time per call.
+
+    ``min_calls``: at least this many calls per sample (between two ``sync()`` calls), for
+    host-time cases whose one synchronisation per sample must not weigh on the per-call time.
+    """
     sync = sync or _no_sync
     gc_was_enabled = gc.isenabled()
     gc.disable()
@@ -71,6 +77,7 @@ def measure(fn: Callable[[], object], sync: SyncFn = None, budget: Budget = FULL
         number = 1
         if first < budget.sample_floor:
             number = min(budget.max_batch, math.ceil(budget.sample_floor / max(first, 1e-9)))
+        number = max(number, min_calls)
         samples = []
         start = time.perf_counter()
         while len(samples) < budget.max_samples:

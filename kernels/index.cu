@@ -32,7 +32,7 @@ __device__ __forceinline__ void offsets_of(int64_t i, const Geometry<N>& g, int6
 
 __global__ void add_index_offsets_kernel(char* offsets, const char* index, int64_t n, Geometry<2> g,
                                          int64_t size, int64_t byte_stride, int64_t dim,
-                                         IndexError* error) {
+                                         bool assign, IndexError* error) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[2];
@@ -44,10 +44,11 @@ __global__ void add_index_offsets_kernel(char* offsets, const char* index, int64
         error->dim = dim;
         error->size = size;
       }
-      continue;
+      v = 0;
     }
     if (v < 0) v += size;
-    *reinterpret_cast<int64_t*>(offsets + off[0]) += v * byte_stride;
+    int64_t* out = reinterpret_cast<int64_t*>(offsets + off[0]);
+    *out = (assign ? 0 : *out) + v * byte_stride;
   }
 }
 
@@ -222,10 +223,10 @@ struct MaskedFill {
 }  // namespace
 
 void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, const Geometry<2>& g,
-                              int64_t size, int64_t byte_stride, int64_t dim, IndexError* error,
-                              void* stream) {
+                              int64_t size, int64_t byte_stride, int64_t dim, bool assign,
+                              IndexError* error, void* stream) {
   add_index_offsets_kernel<<<grid_for(numel), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
-      offsets, index, numel, g, size, byte_stride, dim, error);
+      offsets, index, numel, g, size, byte_stride, dim, assign, error);
 }
 
 void launch_gather(char* out, const char* src, const char* offsets, int64_t numel,

@@ -20,10 +20,11 @@ struct IndexError {
   int64_t value, dim, size;
 };
 
-// Operand 0: int64 offsets (+=), operand 1: int64 indices.
+// Operand 0: int64 offsets (+=, or = when `assign`), operand 1: int64 indices. An index out of
+// range is recorded in `error` and contributes 0, so later kernels stay inside the tensor.
 void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, const Geometry<2>& g,
-                              int64_t size, int64_t byte_stride, int64_t dim, IndexError* error,
-                              void* stream);
+                              int64_t size, int64_t byte_stride, int64_t dim, bool assign,
+                              IndexError* error, void* stream);
 // Operands: out, src, int64 offsets. out(i) = *(src(i) + offsets(i)); items of `itemsize` bytes.
 void launch_gather(char* out, const char* src, const char* offsets, int64_t numel,
                    const Geometry<3>& g, int itemsize, void* stream);

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 import genesis
 
 FUZZ = settings(
-    max_examples=150,
+    max_examples=400,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -79,10 +79,11 @@ void record_stream(const DataPtr& data, StreamId stream);
 void copy(const Tensor& dst, const Tensor& src);
 
 // The advanced-index loops (csrc/cpu/index.h documents each); on the current stream.
-// add_index_offsets records an out-of-range index on the device; check_index_offsets waits for
-// the stream and raises IndexError for the first one recorded.
+// add_index_offsets records an out-of-range index on the device (it then adds 0, so gathers stay
+// in bounds); check_index_offsets waits for the stream and raises IndexError for the first
+// one recorded.
 void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
-                       int64_t byte_stride, int64_t dim);
+                       int64_t byte_stride, int64_t dim, bool assign);
 void check_index_offsets(const Tensor& offsets);
 void gather(const Tensor& out, const Tensor& src, const Tensor& offsets);
 void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values);

@@ -60,13 +60,13 @@ kernels::IndexError* error_record(int device) {
 }  // namespace
 
 void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
-                       int64_t byte_stride, int64_t dim) {
+                       int64_t byte_stride, int64_t dim, bool assign) {
   if (offsets.numel() == 0) return;
   int device = offsets.device().index;
   DeviceGuard guard(device);
   auto g = geometry<2>(offsets, {&offsets, &index}, "index");
   kernels::launch_add_index_offsets(ptr(offsets), ptr(index), offsets.numel(), g, size, byte_stride,
-                                    dim, error_record(device), stream_of(offsets));
+                                    dim, assign, error_record(device), stream_of(offsets));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -26,7 +26,9 @@ void fill(void*, int64_t, int, uint64_t, int) { unavailable(); }
 void copy(const Tensor&, const Tensor&) { unavailable(); }
 void sequence_f64(const Tensor&, double, double, double, int64_t) { unavailable(); }
 void sequence_i64(const Tensor&, int64_t, int64_t) { unavailable(); }
-void add_index_offsets(const Tensor&, const Tensor&, int64_t, int64_t, int64_t) { unavailable(); }
+void add_index_offsets(const Tensor&, const Tensor&, int64_t, int64_t, int64_t, bool) {
+  unavailable();
+}
 void check_index_offsets(const Tensor&) { unavailable(); }
 void gather(const Tensor&, const Tensor&, const Tensor&) { unavailable(); }
 void scatter(const Tensor&, const Tensor&, const Tensor&) { unavailable(); }

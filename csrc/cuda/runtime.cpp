@@ -59,14 +59,15 @@ Device resolve(Device device) {
 
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
   if (nbytes == 0) return;
-  // The copy runs on the CUDA side's current stream, so it follows the work queued there, and
-  // waits for that stream only (never the whole device).
+  // The copy runs on the CUDA side's current stream, so it follows the work queued there. Only a
+  // copy to the host waits (for that stream, never the whole device): the caller reads the
+  // bytes next. A copy from pageable host memory returns once the runtime has staged the
+  // source, so the caller may reuse it at once; device-to-device copies stay queued.
   int index = dst_device.is_cuda() ? dst_device.index : src_device.index;
   DeviceGuard guard(index);
-  StreamId stream = current_stream(index);
-  GENESIS_CUDA_CHECK(
-      cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, reinterpret_cast<cudaStream_t>(stream)));
-  GENESIS_CUDA_CHECK(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)));
+  auto stream = reinterpret_cast<cudaStream_t>(current_stream(index));
+  GENESIS_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, stream));
+  if (dst_device.is_cpu() || is_pinned(src)) GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 void copy_bytes_async(void* dst, const void* src, size_t nbytes, StreamId stream,

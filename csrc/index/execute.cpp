@@ -25,24 +25,24 @@ struct ResolvedIndices {
 ResolvedIndices resolve(const IndexPlan& p) {
   ResolvedIndices r;
   std::vector<Shape> shapes;
-  Device device = p.view.device();
   for (const AdvancedIndex& a : p.advanced) {
     switch (a.kind) {
       case AdvancedIndex::Kind::Integer: {
         r.dims.push_back(a.view_dim);
-        r.indices.push_back(ops::to(a.tensor, ScalarType::Int64, device, false));
+        r.indices.push_back(ops::to(a.tensor, ScalarType::Int64, a.tensor.device(), false));
         shapes.push_back(a.tensor.sizes());
         break;
       }
       case AdvancedIndex::Kind::Mask: {
-        Tensor mask = ops::to(a.tensor, ScalarType::Bool, device, false);
+        // Masks are expanded where they live: a host mask needs no device round trip.
+        Tensor mask = ops::to(a.tensor, ScalarType::Bool, a.tensor.device(), false);
         std::vector<Tensor> coords;
         int64_t count;
         if (mask.ndim() == 0) {
           // A 0-d mask indexes nothing but adds a dim of its count (1 or 0), like a Python bool.
           count = ops::to(mask, ScalarType::Int64, kCPU, false).data_as<int64_t>()[0];
         } else {
-          coords = device.is_cuda() ? cuda::nonzero(mask) : cpu::nonzero(mask);
+          coords = mask.is_cuda() ? cuda::nonzero(mask) : cpu::nonzero(mask);
           count = coords[0].numel();
         }
         for (size_t j = 0; j < coords.size(); ++j) {
@@ -107,23 +107,30 @@ Layout layout(const IndexPlan& p, const ResolvedIndices& r) {
   return l;
 }
 
-// Byte offsets (int64, shape r.shape) of the indexed elements relative to the view's data.
-Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r) {
+// Byte offsets (int64, shape r.shape) of the indexed elements relative to the view's data, on
+// the view's device. When every index lives on the host (lists, NumPy arrays, CPU tensors) they
+// are computed and bounds-checked there and moved once, so a CUDA getitem need not wait for
+// the device. Otherwise they are computed on the device, and `checked` tells whether the
+// bounds check (which waits) still has to run.
+Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r, bool* checked) {
   Device device = p.view.device();
-  Tensor offsets = Tensor::empty(r.shape, ScalarType::Int64, device);
-  ops::fill_(offsets, Scalar(int64_t{0}));
+  bool on_host =
+      std::none_of(r.indices.begin(), r.indices.end(), [](const Tensor& t) { return t.is_cuda(); });
+  Device where = on_host ? kCPU : device;
+  Tensor offsets = Tensor::empty(r.shape, ScalarType::Int64, where);
+  if (on_host || r.indices.empty()) ops::fill_(offsets, Scalar(int64_t{0}));
   int64_t item = static_cast<int64_t>(p.view.itemsize());
   for (size_t k = 0; k < r.indices.size(); ++k) {
-    Tensor idx = ops::expand(r.indices[k], r.shape);
+    Tensor idx = ops::expand(ops::to(r.indices[k], ScalarType::Int64, where, false), r.shape);
     int64_t d = r.dims[k];
     int64_t size = p.view.sizes()[d], stride = p.view.strides()[d] * item;
-    if (device.is_cuda())
-      cuda::add_index_offsets(offsets, idx, size, stride, d);
-    else
+    if (on_host)
       cpu::add_index_offsets(offsets, idx, size, stride, d);
+    else
+      cuda::add_index_offsets(offsets, idx, size, stride, d, /*assign=*/k == 0);
   }
-  if (device.is_cuda()) cuda::check_index_offsets(offsets);
-  return offsets;
+  *checked = on_host;
+  return on_host ? ops::to(offsets, ScalarType::Int64, device, false) : offsets;
 }
 
 // The offsets seen with the result's shape: their dims where the index dims are, 0 elsewhere.
@@ -143,13 +150,21 @@ Tensor gather(const IndexPlan& p) {
   ResolvedIndices r = resolve(p);
   Layout l = layout(p, r);
   Tensor out = Tensor::empty(l.result, p.view.dtype(), p.view.device());
-  if (out.numel() == 0) return out;
-  Tensor offsets = byte_offsets(p, r);
+  // The indices are checked even when nothing is gathered: x[..., 0] of a zero-size last dim
+  // is an IndexError in NumPy too.
+  bool checked = false;
+  Tensor offsets = byte_offsets(p, r, &checked);
+  if (out.numel() == 0) {
+    if (!checked) cuda::check_index_offsets(offsets);
+    return out;
+  }
   Tensor src = view_in_result(p, l), off = offsets_in_result(offsets, l);
   if (out.is_cuda())
     cuda::gather(out, src, off);
   else
     cpu::gather(out, src, off);
+  // Out-of-range indices contributed 0, so the gather stayed in bounds; the result is dropped.
+  if (!checked) cuda::check_index_offsets(offsets);
   return out;
 }
 
@@ -174,11 +189,14 @@ void scatter(const IndexPlan& p, const Tensor& value) {
   GENESIS_CHECK_VALUE(fits, "setitem", "shape mismatch: value array of shape ",
                       shape_str(value.sizes()),
                       " could not be broadcast to indexing result of shape ", shape_str(l.result));
+  bool checked = false;
+  Tensor offsets = byte_offsets(p, r, &checked);
+  // The destination must not change when an index is out of range: check before scattering.
+  if (!checked) cuda::check_index_offsets(offsets);
   if (numel_of(l.result) == 0) return;
   // Values in the destination's dtype, dense and in row-major order of the result.
   Tensor dense = Tensor::empty(l.result, p.view.dtype(), p.view.device());
   ops::copy_(dense, v);
-  Tensor offsets = byte_offsets(p, r);
   Tensor dst = view_in_result(p, l), off = offsets_in_result(offsets, l);
   if (dst.is_cuda())
     cuda::scatter(dst, off, dense);

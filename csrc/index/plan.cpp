@@ -113,9 +113,10 @@ IndexPlan plan(const Tensor& x, const IndexList& key) {
         int64_t k = consumed_dims(it);
         if (is_mask(it)) {
           for (int64_t j = 0; j < k; ++j)
-            // NumPy lets an empty mask index dims of any size (it selects nothing).
+            // NumPy lets a mask dim of length 0 stand against a dim of any size (selecting
+            // nothing).
             GENESIS_CHECK_INDEX(
-                it.tensor.sizes()[j] == x.sizes()[dim + j] || it.tensor.numel() == 0, "index",
+                it.tensor.sizes()[j] == x.sizes()[dim + j] || it.tensor.sizes()[j] == 0, "index",
                 "the shape of the mask ", shape_str(it.tensor.sizes()), " at index ", i,
                 " does not match the shape of the indexed tensor ", shape_str(x.sizes()),
                 " at dim ", dim + j);

@@ -1,0 +1,236 @@
+"""NumPy-style indexing (the index planner): basic slices, integer-array gather and scatter,
+boolean-mask get and fill.
+
+Two host-time cases on a 1000x1000 float32 matrix (the planner's per-call overhead), then the
+data-moving ones: 2^24 indices into 2^28 float32 elements on CUDA (1 GiB), 2^20 into 2^24 on the
+CPU. Index tensors live on the same device as the indexed tensor. Inputs are random (indices
+from ``ctx.rng``; on CUDA the scatter's unique indices come from ``torch.randperm`` on the GPU,
+which is much faster than a host permutation of 2^28 elements).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from benchmarks.common import Case, Context, Goal, Registry, size_str
+
+register = Registry()
+cases = register.cases
+
+HOST_SHAPE = (1000, 1000)  # host-time cases: same size in every mode
+
+
+def _p2(n: int) -> str:
+    """'2^24' for a power of two, else the number."""
+    p = n.bit_length() - 1
+    return f"2^{p}" if n == 1 << p else str(n)
+
+
+def _goal(ctx: Context, text: str, min_speedup: float, host: bool = False) -> Goal | None:
+    """A goal versus torch, on CUDA only; throughput goals only at full size (not --quick),
+    host-time goals (same size in every mode) also with --quick."""
+    if not ctx.on_cuda or (ctx.quick and not host):
+        return None
+    return Goal(text, min_speedup=min_speedup)
+
+
+def _unique_indices(ctx: Context, n: int, k: int) -> np.ndarray:
+    """``k`` distinct random int64 indices below ``n``: a random permutation's prefix."""
+    T = ctx.torch
+    if ctx.on_cuda and T is not None:
+        gen = T.Generator(device=ctx.device)
+        gen.manual_seed(ctx.seed)
+        perm = T.randperm(n, device=ctx.device, dtype=T.int64, generator=gen)
+        out = perm[:k].cpu().numpy()
+        del perm
+        return out
+    return ctx.rng.permutation(n)[:k].astype(np.int64)
+
+
+@register(name="x[10:20, 50:100] host time")
+def basic_slice(ctx: Context) -> Case:
+    """A basic slice (a view, no data moved): the planner's Python-to-view overhead."""
+    a = ctx.rng.random(HOST_SHAPE, dtype=np.float32)
+    x = ctx.to_genesis(a)
+    t = ctx.to_torch(a) if ctx.torch is not None else None
+    return Case(
+        "x[10:20, 50:100] host time",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: x[10:20, 50:100],
+            numpy=lambda: a[10:20, 50:100],
+            torch=lambda: t[10:20, 50:100],
+        ),
+        sync=False,
+        goal=_goal(ctx, ">= 2x torch", 2.0, host=True),
+    )
+
+
+@register(name="x[idx] host time, 4 indices")
+def small_gather(ctx: Context) -> Case:
+    """A 4-row gather with an int64 index tensor on x's device: host cost per call.
+
+    genesis checks index bounds (on CUDA it may wait for the device), so each sample makes
+    ``min_calls`` calls and synchronises once at its end (both libraries): per-call time."""
+    a = ctx.rng.random(HOST_SHAPE, dtype=np.float32)
+    idx = ctx.rng.integers(0, HOST_SHAPE[0], 4, dtype=np.int64)
+    x, gi = ctx.to_genesis(a), ctx.to_genesis(idx)
+    if ctx.torch is not None:
+        t, ti = ctx.to_torch(a), ctx.to_torch(idx)
+    calls = ctx.pick(1000, 100)
+    return Case(
+        "x[idx] host time, 4 indices",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: x[gi],
+            numpy=lambda: a[idx],
+            torch=lambda: t[ti],
+        ),
+        nbytes=None,  # 4 rows: the host cost is what is measured
+        min_calls=calls,
+        goal=_goal(ctx, ">= 2x torch", 2.0, host=True),
+        info=(
+            f"{calls} calls per sample, one synchronize at the end of each sample (CUDA), "
+            "time per call"
+        ),
+    )
+
+
+@register(name="a[idx] gather")
+def gather(ctx: Context) -> Case:
+    n = ctx.pick(1 << 24, 1 << 16, cuda=1 << 28)
+    k = ctx.pick(1 << 20, 1 << 12, cuda=1 << 24)
+    a = ctx.rng.random(n, dtype=np.float32)
+    idx = ctx.rng.integers(0, n, k, dtype=np.int64)
+    x, gi = ctx.to_genesis(a), ctx.to_genesis(idx)
+    if ctx.torch is not None:
+        t, ti = ctx.to_torch(a), ctx.to_torch(idx)
+    return Case(
+        "a[idx] gather",
+        f"{_p2(k)} of {size_str(n, 'float32')}",
+        ctx.fns(
+            genesis=lambda: x[gi],
+            numpy=lambda: a[idx],
+            torch=lambda: t[ti],
+        ),
+        nbytes=k * (8 + 4 + 4),  # index read, element read, element written
+        goal=_goal(ctx, ">= 1x torch", 1.0),
+    )
+
+
+@register(name="m[rows] row gather")
+def row_gather(ctx: Context) -> Case:
+    rows, cols = ctx.pick(1 << 16, 1 << 10, cuda=1 << 22), 64
+    k = ctx.pick(1 << 14, 1 << 8, cuda=1 << 18)
+    a = ctx.rng.random((rows, cols), dtype=np.float32)
+    idx = ctx.rng.integers(0, rows, k, dtype=np.int64)
+    x, gi = ctx.to_genesis(a), ctx.to_genesis(idx)
+    if ctx.torch is not None:
+        t, ti = ctx.to_torch(a), ctx.to_torch(idx)
+    return Case(
+        "m[rows] row gather",
+        f"{_p2(k)} rows of {_p2(rows)}x{cols} f32",
+        ctx.fns(
+            genesis=lambda: x[gi],
+            numpy=lambda: a[idx],
+            torch=lambda: t[ti],
+        ),
+        nbytes=k * 8 + 2 * k * cols * 4,  # indices read, rows read + written
+        goal=_goal(ctx, ">= 1x torch", 1.0),
+    )
+
+
+@register(name="a[idx] = v scatter")
+def scatter(ctx: Context) -> Case:
+    """Unique indices (no write races), so every call writes the same values: repeatable."""
+    n = ctx.pick(1 << 24, 1 << 16, cuda=1 << 28)
+    k = ctx.pick(1 << 20, 1 << 12, cuda=1 << 24)
+    a = ctx.rng.random(n, dtype=np.float32)
+    v = ctx.rng.random(k, dtype=np.float32)
+    idx = _unique_indices(ctx, n, k)
+    x, gi, gv = ctx.to_genesis(a), ctx.to_genesis(idx), ctx.to_genesis(v)
+    dst = a.copy()  # NumPy's own destination (the reference on CUDA)
+
+    def genesis_set():
+        x[gi] = gv
+        return x
+
+    def numpy_set():
+        dst[idx] = v
+        return dst
+
+    torch_set = None
+    if ctx.torch is not None:
+        t, ti, tv = ctx.to_torch(a), ctx.to_torch(idx), ctx.to_torch(v)
+
+        def torch_set():
+            t[ti] = tv
+            return t
+
+    return Case(
+        "a[idx] = v scatter",
+        f"{_p2(k)} into {size_str(n, 'float32')}",
+        ctx.fns(genesis=genesis_set, numpy=numpy_set, torch=torch_set),
+        nbytes=k * (8 + 4 + 4),  # index read, value read, element written
+        goal=_goal(ctx, ">= 1x torch", 1.0),
+        info="unique indices (a random permutation's prefix); the whole destination is checked",
+    )
+
+
+def _mask_inputs(ctx: Context) -> tuple[np.ndarray, np.ndarray]:
+    n = ctx.pick(1 << 22, 1 << 16, cuda=1 << 28)
+    a = ctx.rng.random(n, dtype=np.float32)
+    mask = ctx.rng.integers(0, 2, n, dtype=np.uint8).astype(bool)  # density 0.5
+    return a, mask
+
+
+@register(name="a[mask] get")
+def mask_get(ctx: Context) -> Case:
+    a, mask = _mask_inputs(ctx)
+    x, gm = ctx.to_genesis(a), ctx.to_genesis(mask)
+    if ctx.torch is not None:
+        t, tm = ctx.to_torch(a), ctx.to_torch(mask)
+    count = int(np.count_nonzero(mask))
+    return Case(
+        "a[mask] get",
+        f"{size_str(a.size, 'float32')}, mask 0.5",
+        ctx.fns(
+            genesis=lambda: x[gm],
+            numpy=lambda: a[mask],
+            torch=lambda: t[tm],
+        ),
+        nbytes=mask.nbytes + a.nbytes + 4 * count,  # mask and a read, selected written
+        goal=_goal(ctx, ">= 1x torch", 1.0),
+    )
+
+
+@register(name="a[mask] = 1.0")
+def mask_fill(ctx: Context) -> Case:
+    a, mask = _mask_inputs(ctx)
+    x, gm = ctx.to_genesis(a), ctx.to_genesis(mask)
+    dst = a.copy()
+    count = int(np.count_nonzero(mask))
+
+    def genesis_fill():
+        x[gm] = 1.0
+        return x
+
+    def numpy_fill():
+        dst[mask] = 1.0
+        return dst
+
+    torch_fill = None
+    if ctx.torch is not None:
+        t, tm = ctx.to_torch(a), ctx.to_torch(mask)
+
+        def torch_fill():
+            t[tm] = 1.0
+            return t
+
+    return Case(
+        "a[mask] = 1.0",
+        f"{size_str(a.size, 'float32')}, mask 0.5",
+        ctx.fns(genesis=genesis_fill, numpy=numpy_fill, torch=torch_fill),
+        nbytes=mask.nbytes + 4 * count,  # mask read, selected elements written
+        goal=_goal(ctx, ">= 1x torch", 1.0),
+    )
