@@ -129,6 +129,22 @@ Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r, bool* checked)
     else
       cuda::add_index_offsets(offsets, idx, size, stride, d, /*assign=*/k == 0);
   }
+  if (offsets.numel() == 0) {
+    // Broadcasting left nothing to index, but NumPy still rejects out-of-range values.
+    for (size_t k = 0; k < r.indices.size(); ++k) {
+      if (r.indices[k].numel() == 0) continue;
+      Tensor idx = ops::to(r.indices[k], ScalarType::Int64, where, false);
+      Tensor scratch = Tensor::empty(idx.sizes(), ScalarType::Int64, where);
+      int64_t d = r.dims[k];
+      if (on_host) {
+        ops::fill_(scratch, Scalar(int64_t{0}));
+        cpu::add_index_offsets(scratch, idx, p.view.sizes()[d], 0, d);
+      } else {
+        cuda::add_index_offsets(scratch, idx, p.view.sizes()[d], 0, d, true);
+        cuda::check_index_offsets(scratch);
+      }
+    }
+  }
   *checked = on_host;
   return on_host ? ops::to(offsets, ScalarType::Int64, device, false) : offsets;
 }
