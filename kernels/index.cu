@@ -18,6 +18,11 @@ int grid_for(int64_t n) {
 // Byte offsets of element i for N operands.
 template <int N>
 __device__ __forceinline__ void offsets_of(int64_t i, const Geometry<N>& g, int64_t (&off)[N]) {
+  if (g.ndim == 1) {  // the common flat case needs no division
+#pragma unroll
+    for (int k = 0; k < N; ++k) off[k] = i * g.strides[k][0];
+    return;
+  }
 #pragma unroll
   for (int k = 0; k < N; ++k) off[k] = 0;
 #pragma unroll
@@ -61,6 +66,31 @@ __global__ void gather_kernel(char* out, const char* src, const char* offsets, i
     offsets_of<3>(i, g, off);
     int64_t o = *reinterpret_cast<const int64_t*>(offsets + off[2]);
     *reinterpret_cast<W*>(out + off[0]) = *reinterpret_cast<const W*>(src + off[1] + o);
+  }
+}
+
+// One integer index (operand 2, int64) scaled by the indexed dim's byte stride, wrapped and
+// bounds-checked in place: no offsets tensor is written or read.
+template <typename W>
+__global__ void gather_index_kernel(char* out, const char* src, const char* index, int64_t n,
+                                    Geometry<3> g, int64_t size, int64_t byte_stride, int64_t dim,
+                                    IndexError* error) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t off[3];
+    offsets_of<3>(i, g, off);
+    int64_t v = *reinterpret_cast<const int64_t*>(index + off[2]);
+    if (v < -size || v >= size) {
+      if (atomicCAS(&error->flag, 0, 1) == 0) {
+        error->value = v;
+        error->dim = dim;
+        error->size = size;
+      }
+      v = 0;
+    }
+    if (v < 0) v += size;
+    *reinterpret_cast<W*>(out + off[0]) =
+        *reinterpret_cast<const W*>(src + off[1] + v * byte_stride);
   }
 }
 
@@ -150,6 +180,32 @@ __global__ void scan_counts_kernel(int64_t* counts, int64_t blocks, int64_t* tot
   if (threadIdx.x == 0) *total = carry;
 }
 
+// Like write_kernel, but copies the selected elements' values (mask and source contiguous).
+template <typename W>
+__global__ void select_kernel(const bool* mask, const W* src, int64_t n,
+                              const int64_t* block_offsets, W* out) {
+  __shared__ int64_t warp_totals[32];
+  int64_t begin = static_cast<int64_t>(blockIdx.x) * kChunk;
+  int64_t end = begin + kChunk < n ? begin + kChunk : n;
+  int64_t pos = block_offsets[blockIdx.x];
+  int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = blockDim.x / 32;
+  for (int64_t base = begin; base < end; base += blockDim.x) {
+    int64_t i = base + threadIdx.x;
+    bool keep = i < end && mask[i];
+    unsigned ballot = __ballot_sync(0xffffffffu, keep);
+    if (lane == 0) warp_totals[warp] = __popc(ballot);
+    __syncthreads();
+    int64_t before = 0, round_total = 0;
+    for (int w = 0; w < warps; ++w) {
+      if (w < warp) before += warp_totals[w];
+      round_total += warp_totals[w];
+    }
+    if (keep) out[pos + before + __popc(ballot & ((1u << lane) - 1u))] = src[i];
+    pos += round_total;
+    __syncthreads();
+  }
+}
+
 __global__ void write_kernel(const bool* mask, int64_t n, const int64_t* block_offsets, int ndim,
                              Geometry<1> shape, int64_t* coords, int64_t count) {
   __shared__ int64_t warp_totals[32];
@@ -205,6 +261,23 @@ struct Gather {
   }
 };
 template <typename W>
+struct GatherIndex {
+  static void run(char* out, const char* src, const char* index, int64_t n, Geometry<3> g,
+                  int64_t size, int64_t byte_stride, int64_t dim, IndexError* error,
+                  cudaStream_t s) {
+    gather_index_kernel<W>
+        <<<grid_for(n), kThreads, 0, s>>>(out, src, index, n, g, size, byte_stride, dim, error);
+  }
+};
+template <typename W>
+struct Select {
+  static void run(const bool* mask, const char* src, int64_t n, const int64_t* offsets, char* out,
+                  cudaStream_t s) {
+    select_kernel<W><<<static_cast<unsigned>(nonzero_blocks(n)), kThreads, 0, s>>>(
+        mask, reinterpret_cast<const W*>(src), n, offsets, reinterpret_cast<W*>(out));
+  }
+};
+template <typename W>
 struct Scatter {
   static void run(const char* values, char* dst, const char* off, int64_t n, Geometry<3> g,
                   cudaStream_t s) {
@@ -232,6 +305,19 @@ void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, c
 void launch_gather(char* out, const char* src, const char* offsets, int64_t numel,
                    const Geometry<3>& g, int itemsize, void* stream) {
   by_itemsize<Gather>(itemsize, out, src, offsets, numel, g, static_cast<cudaStream_t>(stream));
+}
+
+void launch_gather_index(char* out, const char* src, const char* index, int64_t numel,
+                         const Geometry<3>& g, int itemsize, int64_t size, int64_t byte_stride,
+                         int64_t dim, IndexError* error, void* stream) {
+  by_itemsize<GatherIndex>(itemsize, out, src, index, numel, g, size, byte_stride, dim, error,
+                           static_cast<cudaStream_t>(stream));
+}
+
+void launch_select(const bool* mask, const char* src, int64_t n, const int64_t* block_offsets,
+                   char* out, int itemsize, void* stream) {
+  by_itemsize<Select>(itemsize, mask, src, n, block_offsets, out,
+                      static_cast<cudaStream_t>(stream));
 }
 
 void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,

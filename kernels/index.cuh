@@ -28,6 +28,11 @@ void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, c
 // Operands: out, src, int64 offsets. out(i) = *(src(i) + offsets(i)); items of `itemsize` bytes.
 void launch_gather(char* out, const char* src, const char* offsets, int64_t numel,
                    const Geometry<3>& g, int itemsize, void* stream);
+// Operands: out, src, int64 index. out(i) = *(src(i) + wrap(index(i)) * byte_stride), with
+// out-of-range indices recorded in `error` (and read as 0).
+void launch_gather_index(char* out, const char* src, const char* index, int64_t numel,
+                         const Geometry<3>& g, int itemsize, int64_t size, int64_t byte_stride,
+                         int64_t dim, IndexError* error, void* stream);
 // Operands: values, dst, int64 offsets. *(dst(i) + offsets(i)) = values(i).
 void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,
                     const Geometry<3>& g, int itemsize, void* stream);
@@ -45,5 +50,10 @@ void launch_nonzero_count(const bool* mask, int64_t n, int64_t* block_counts, in
 // coords: ndim columns of int64, column d at coords + d * count; sizes: the mask's shape.
 void launch_nonzero_write(const bool* mask, int64_t n, const int64_t* block_offsets, int ndim,
                           const int64_t* sizes, int64_t* coords, int64_t count, void* stream);
+
+// After launch_nonzero_count over a contiguous mask: out[k] = src[i] for the k-th true mask[i]
+// (src contiguous, same length as the mask).
+void launch_select(const bool* mask, const char* src, int64_t n, const int64_t* block_offsets,
+                   char* out, int itemsize, void* stream);
 
 }  // namespace genesis::kernels

@@ -87,6 +87,13 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
 void check_index_offsets(const Tensor& offsets);
 void gather(const Tensor& out, const Tensor& src, const Tensor& offsets);
 void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values);
+// out(i) = src(i) at index(i) along one dim of `byte_stride`, checked like add_index_offsets
+// (check_index_offsets raises afterwards); no offsets tensor in between.
+void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size,
+                  int64_t byte_stride, int64_t dim);
+// The elements of a contiguous src where a contiguous mask of the same shape is true, in
+// row-major order (one wait, for the count).
+Tensor masked_select(const Tensor& src, const Tensor& mask);
 void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern);
 // Counts on the device, waits once for the count, then compacts in row-major order.
 std::vector<Tensor> nonzero(const Tensor& mask);

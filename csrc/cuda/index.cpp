@@ -93,6 +93,39 @@ void gather(const Tensor& out, const Tensor& src, const Tensor& offsets) {
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
+void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size,
+                  int64_t byte_stride, int64_t dim) {
+  int device = out.device().index;
+  DeviceGuard guard(device);
+  auto g = geometry<3>(out, {&out, &src, &index}, "index");
+  kernels::launch_gather_index(ptr(out), ptr(src), ptr(index), out.numel(), g,
+                               static_cast<int>(out.itemsize()), size, byte_stride, dim,
+                               error_record(device), stream_of(out));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+Tensor masked_select(const Tensor& src, const Tensor& mask) {
+  Device device = src.device();
+  DeviceGuard guard(device.index);
+  int64_t n = mask.numel();
+  int64_t blocks = kernels::nonzero_blocks(n);
+  Tensor scratch = Tensor::empty({blocks + 1}, ScalarType::Int64, device);
+  int64_t* counts = scratch.data_as<int64_t>();
+  void* stream = stream_of(src);
+  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, counts + blocks, stream);
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+  int64_t count = 0;  // the one wait: the result's size depends on it
+  GENESIS_CUDA_CHECK(cudaMemcpyAsync(&count, counts + blocks, sizeof(count), cudaMemcpyDeviceToHost,
+                                     static_cast<cudaStream_t>(stream)));
+  GENESIS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  Tensor out = Tensor::empty({count}, src.dtype(), device);
+  if (count > 0)
+    kernels::launch_select(mask.data_as<bool>(), ptr(src), n, counts, ptr(out),
+                           static_cast<int>(src.itemsize()), stream);
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+  return out;
+}
+
 void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values) {
   DeviceGuard guard(dst.device().index);
   auto g = geometry<3>(values, {&values, &dst, &offsets}, "setitem");

@@ -33,6 +33,10 @@ void check_index_offsets(const Tensor&) { unavailable(); }
 void gather(const Tensor&, const Tensor&, const Tensor&) { unavailable(); }
 void scatter(const Tensor&, const Tensor&, const Tensor&) { unavailable(); }
 void masked_fill(const Tensor&, const Tensor&, uint64_t) { unavailable(); }
+void gather_index(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, int64_t) {
+  unavailable();
+}
+Tensor masked_select(const Tensor&, const Tensor&) { unavailable(); }
 std::vector<Tensor> nonzero(const Tensor&) { unavailable(); }
 
 StreamId current_stream(int) { unavailable(); }

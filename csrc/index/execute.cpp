@@ -162,10 +162,38 @@ Tensor view_in_result(const IndexPlan& p, const Layout& l) {
   return p.view.as_strided(l.result, l.view_strides, p.view.storage_offset());
 }
 
+// x[mask] with one mask over all of x's dims on the GPU: compact the values directly instead of
+// going through coordinates and offsets (Note [Mask compaction] in kernels/index.cuh).
+bool is_full_mask(const IndexPlan& p) {
+  return p.view.is_cuda() && p.advanced.size() == 1 &&
+         p.advanced[0].kind == AdvancedIndex::Kind::Mask && p.view.ndim() > 0 &&
+         p.advanced[0].tensor.sizes() == p.view.sizes();
+}
+
+// One integer index on the GPU, already shaped like the broadcast index: gather through it
+// directly (no offsets tensor).
+bool is_single_device_index(const IndexPlan& p, const ResolvedIndices& r) {
+  return p.view.is_cuda() && r.indices.size() == 1 && r.indices[0].is_cuda() &&
+         r.indices[0].sizes() == r.shape;
+}
+
 Tensor gather(const IndexPlan& p) {
+  if (is_full_mask(p)) {
+    Tensor mask =
+        ops::contiguous(ops::to(p.advanced[0].tensor, ScalarType::Bool, p.view.device(), false));
+    return cuda::masked_select(ops::contiguous(p.view), mask);
+  }
   ResolvedIndices r = resolve(p);
   Layout l = layout(p, r);
   Tensor out = Tensor::empty(l.result, p.view.dtype(), p.view.device());
+  if (is_single_device_index(p, r) && out.numel() > 0) {
+    int64_t d = r.dims[0];
+    Tensor src = view_in_result(p, l), idx = offsets_in_result(r.indices[0], l);
+    cuda::gather_index(out, src, idx, p.view.sizes()[d],
+                       p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d);
+    cuda::check_index_offsets(out);
+    return out;
+  }
   // The indices are checked even when nothing is gathered: x[..., 0] of a zero-size last dim
   // is an IndexError in NumPy too.
   bool checked = false;
