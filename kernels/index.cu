@@ -116,6 +116,27 @@ __global__ void masked_fill_kernel(char* dst, const char* mask, int64_t n, Geome
   }
 }
 
+// Flat masked fill, 4 elements a thread: one 4-byte mask load, one vector read-blend-write of
+// the destination, so every memory transaction is full width.
+template <typename W>
+struct alignas(sizeof(W) * 4) Quad {
+  W v[4];
+};
+
+template <typename W>
+__global__ void masked_fill_flat_kernel(W* dst, const uchar4* mask, int64_t quads, W value) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < quads;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    uchar4 m = mask[i];
+    Quad<W> q = reinterpret_cast<Quad<W>*>(dst)[i];
+    if (m.x) q.v[0] = value;
+    if (m.y) q.v[1] = value;
+    if (m.z) q.v[2] = value;
+    if (m.w) q.v[3] = value;
+    reinterpret_cast<Quad<W>*>(dst)[i] = q;
+  }
+}
+
 // Mask compaction. Each block owns kChunk consecutive elements.
 constexpr int kChunk = 4096;
 
@@ -288,6 +309,20 @@ template <typename W>
 struct MaskedFill {
   static void run(char* dst, const char* mask, int64_t n, Geometry<2> g, uint64_t pattern,
                   cudaStream_t s) {
+    bool flat = g.ndim == 1 && g.strides[0][0] == sizeof(W) && g.strides[1][0] == 1 &&
+                reinterpret_cast<uintptr_t>(dst) % (4 * sizeof(W)) == 0 &&
+                reinterpret_cast<uintptr_t>(mask) % 4 == 0;
+    if (flat && n >= 4) {
+      int64_t quads = n / 4;
+      masked_fill_flat_kernel<W><<<grid_for(quads), kThreads, 0, s>>>(
+          reinterpret_cast<W*>(dst), reinterpret_cast<const uchar4*>(mask), quads,
+          static_cast<W>(pattern));
+      int64_t done = quads * 4;
+      if (done == n) return;
+      dst += done * sizeof(W);
+      mask += done;
+      n -= done;
+    }
     masked_fill_kernel<W>
         <<<grid_for(n), kThreads, 0, s>>>(dst, mask, n, g, static_cast<W>(pattern));
   }
