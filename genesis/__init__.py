@@ -32,6 +32,7 @@ from ._C import (  # noqa: E402
     float16,
     float32,
     float64,
+    from_dlpack,
     from_numpy,
     full,
     full_like,

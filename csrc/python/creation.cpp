@@ -134,7 +134,11 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device
     host = tensor_from_numpy(py::array::ensure(data), "tensor");  // NumPy scalar keeps its dtype
   } else if (is_nested_sequence(data) || is_scalar_like(data)) {
     host = from_nested(data, dtype);
-  } else if (py::hasattr(data, "__array__")) {  // other array libraries' CPU tensors
+  } else if (py::hasattr(data, "__dlpack__") && py::hasattr(data, "__dlpack_device__")) {
+    // Other libraries' tensors (PyTorch, CuPy, JAX) on any device: read through DLPack, copied.
+    Tensor shared = py::module_::import("genesis._C").attr("from_dlpack")(data).cast<Tensor>();
+    return ops::copy_to(shared, dtype.value_or(shared.dtype()), device);
+  } else if (py::hasattr(data, "__array__")) {  // other array-likes on the CPU
     host = tensor_from_numpy(py::module_::import("numpy").attr("asarray")(data), "tensor");
   } else {
     GENESIS_FAIL(ErrorKind::Type, "tensor", "can't build a tensor from an object of type ",
@@ -147,8 +151,15 @@ void init_creation(py::module_& m) {
   m.def(
       "tensor",
       [](py::handle data, py::handle dtype, py::handle device) {
-        // A tensor stays on its device unless told otherwise, as in PyTorch.
-        Device fallback = py::isinstance<Tensor>(data) ? data.cast<const Tensor&>().device() : kCPU;
+        // A tensor (genesis or, through DLPack, foreign) stays on its device unless told
+        // otherwise, as in PyTorch.
+        Device fallback = kCPU;
+        if (py::isinstance<Tensor>(data)) {
+          fallback = data.cast<const Tensor&>().device();
+        } else if (!py::isinstance<py::array>(data) && py::hasattr(data, "__dlpack_device__")) {
+          py::tuple where = data.attr("__dlpack_device__")();
+          if (where[0].cast<int>() == 2) fallback = Device{DeviceType::CUDA, where[1].cast<int>()};
+        }
         return tensor_from_data(data, to_optional_dtype(dtype, "tensor"),
                                 to_device_or(device, fallback, "tensor"));
       },

@@ -18,6 +18,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_convert(m, tensor);
   gp::init_index(m, tensor);
   gp::init_numpy(m, tensor);
+  gp::init_dlpack(m, tensor);
   gp::init_creation(m);
   gp::init_cuda(m);
   gp::init_testing(m);

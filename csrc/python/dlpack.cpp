@@ -1,0 +1,197 @@
+// The DLPack capsule protocol (Python array API): Tensor.__dlpack__, __dlpack_device__ and
+// genesis.from_dlpack. Note [DLPack streams]: a producer asked for a consumer stream records an
+// event on genesis's current stream and makes the consumer's stream wait on it; a consumer
+// passes its current stream to the producer. Nothing waits for the whole device.
+#include "core/errors.h"
+#include "cuda/backend.h"
+#include "dlpack/convert.h"
+#include "ops/convert.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+namespace {
+
+constexpr const char* kLegacyName = "dltensor";
+constexpr const char* kLegacyUsed = "used_dltensor";
+constexpr const char* kVersionedName = "dltensor_versioned";
+constexpr const char* kVersionedUsed = "used_dltensor_versioned";
+
+[[noreturn]] void buffer_error(const std::string& message) {
+  GENESIS_FAIL(ErrorKind::Buffer, "__dlpack__", message);
+}
+
+// An unconsumed capsule frees what it holds when it is collected.
+void delete_unconsumed_legacy(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, kLegacyName)) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kLegacyName));
+    if (m && m->deleter) m->deleter(m);
+  }
+}
+void delete_unconsumed_versioned(PyObject* capsule) {
+  if (PyCapsule_IsValid(capsule, kVersionedName)) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(capsule, kVersionedName));
+    if (m && m->deleter) m->deleter(m);
+  }
+}
+
+// Makes the consumer's stream wait for the work genesis queued on the tensor's device.
+void sync_for_consumer(const Tensor& t, py::handle stream) {
+  int device = t.device().index;
+  cuda::StreamId consumer = 1;  // None: the legacy default stream
+  if (!stream.is_none()) {
+    int64_t s = to_int(stream, "__dlpack__", "stream");
+    if (s == -1) return;  // the consumer asked for no synchronization
+    if (s == 0) buffer_error("stream 0 is ambiguous and not allowed for CUDA (use 1 or 2)");
+    consumer = static_cast<cuda::StreamId>(s);
+  }
+  cuda::StreamId producer = cuda::current_stream(device);
+  if (producer == consumer) return;
+  cuda::EventId e = cuda::create_event(device, false, false);
+  cuda::record_event(e, producer, device);
+  cuda::stream_wait_event(consumer, e, device);
+  cuda::destroy_event(e);  // released once it completes; the wait is already queued
+}
+
+py::object dlpack(const Tensor& self, py::handle stream, py::handle max_version,
+                  py::handle dl_device, py::handle copy) {
+  Tensor t = self;
+  bool copied = false;
+  bool may_copy = copy.is_none() || copy.cast<bool>();
+  if (!dl_device.is_none()) {
+    auto pair = dl_device.cast<std::pair<int, int>>();
+    Device target;
+    if (pair.first == kDLCPU)
+      target = kCPU;
+    else if (pair.first == kDLCUDA)
+      target = cuda::resolve(Device{DeviceType::CUDA, pair.second});
+    else
+      buffer_error("cannot export to DLPack device type " + std::to_string(pair.first));
+    if (target != t.device()) {
+      if (!may_copy) buffer_error("exporting to another device needs a copy, but copy=False");
+      if (t.is_cuda()) sync_for_consumer(t, py::none());
+      t = ops::copy_to(t, t.dtype(), target);
+      copied = true;
+    }
+  }
+  if (!copy.is_none() && copy.cast<bool>() && !copied) {
+    t = ops::clone(t);
+    copied = true;
+  }
+  if (t.is_cuda()) sync_for_consumer(t, stream);  // CPU memory has no streams to order
+  bool versioned = false;
+  if (!max_version.is_none()) {
+    auto v = max_version.cast<std::pair<int, int>>();
+    versioned = v.first >= 1;
+  }
+  if (versioned) {
+    uint64_t flags = copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0;
+    DLManagedTensorVersioned* m = dlpack::export_versioned(t, flags);
+    return py::reinterpret_steal<py::object>(
+        PyCapsule_New(m, kVersionedName, &delete_unconsumed_versioned));
+  }
+  DLManagedTensor* m = dlpack::export_legacy(t);
+  return py::reinterpret_steal<py::object>(
+      PyCapsule_New(m, kLegacyName, &delete_unconsumed_legacy));
+}
+
+// Frees the producer's memory when genesis's last view of it goes; may run on any thread, so it
+// takes the GIL (producers' deleters may touch Python objects) and does nothing once the
+// interpreter is gone.
+template <typename Managed>
+void release_managed(void*, void* owner) {
+  if (!Py_IsInitialized()) return;
+  py::gil_scoped_acquire gil;
+  auto* m = static_cast<Managed*>(owner);
+  if (m->deleter) m->deleter(m);
+}
+
+Tensor consume_capsule(py::handle capsule) {
+  PyObject* c = capsule.ptr();
+  if (PyCapsule_IsValid(c, kVersionedName)) {
+    auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, kVersionedName));
+    GENESIS_CHECK_KIND_(ErrorKind::Buffer, m->version.major <= 1, "from_dlpack",
+                        "DLPack major version ", m->version.major,
+                        " is not supported (genesis "
+                        "reads 1.x)");
+    Tensor t = dlpack::import(m->dl_tensor, m, &release_managed<DLManagedTensorVersioned>);
+    PyCapsule_SetName(c, kVersionedUsed);  // only after validation: the tensor owns it now
+    // genesis has no read-only tensors: a read-only export is copied so it cannot be written.
+    if (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) return ops::clone(t);
+    return t;
+  }
+  if (PyCapsule_IsValid(c, kLegacyName)) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, kLegacyName));
+    Tensor t = dlpack::import(m->dl_tensor, m, &release_managed<DLManagedTensor>);
+    PyCapsule_SetName(c, kLegacyUsed);
+    return t;
+  }
+  if (PyCapsule_IsValid(c, kLegacyUsed) || PyCapsule_IsValid(c, kVersionedUsed))
+    GENESIS_FAIL(ErrorKind::Buffer, "from_dlpack", "this DLPack capsule was already consumed");
+  GENESIS_FAIL(ErrorKind::Buffer, "from_dlpack",
+               "not a DLPack capsule (expected a capsule named "
+               "'dltensor' or 'dltensor_versioned')");
+}
+
+// Asks the producer for a capsule: versioned first, legacy when it does not take max_version.
+py::object request_capsule(py::handle obj, py::handle device, py::handle copy) {
+  py::tuple where = obj.attr("__dlpack_device__")();
+  int type = where[0].cast<int>(), index = where[1].cast<int>();
+  py::object stream = py::none();
+  if (type == kDLCUDA) {
+    // Our current stream on that device; the legacy default stream is 1 (0 is not allowed).
+    cuda::StreamId s = cuda::current_stream(cuda::resolve(Device{DeviceType::CUDA, index}).index);
+    stream = py::int_(s == 0 ? 1 : s);
+  }
+  py::dict kwargs;
+  kwargs["stream"] = stream;
+  kwargs["max_version"] =
+      py::make_tuple(GENESIS_DLPACK_MAJOR_VERSION, GENESIS_DLPACK_MINOR_VERSION);
+  if (!copy.is_none()) kwargs["copy"] = copy;
+  try {
+    return obj.attr("__dlpack__")(**kwargs);
+  } catch (py::error_already_set& e) {
+    if (!e.matches(PyExc_TypeError)) throw;
+  }
+  // A producer that predates DLPack 1.0 takes only the stream.
+  return obj.attr("__dlpack__")(py::arg("stream") = stream);
+}
+
+}  // namespace
+
+void init_dlpack(py::module_& m, py::class_<Tensor>& cls) {
+  cls.def("__dlpack__", &dlpack, py::kw_only(), py::arg("stream") = py::none(),
+          py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
+          py::arg("copy") = py::none())
+      .def("__dlpack_device__", [](const Tensor& t) {
+        DLDevice d = dlpack::to_dl_device(t.device());
+        return py::make_tuple(static_cast<int>(d.device_type), d.device_id);
+      });
+  m.def(
+      "from_dlpack",
+      [](py::handle obj, py::handle device, py::handle copy) {
+        Tensor t;
+        if (PyCapsule_CheckExact(obj.ptr())) {
+          t = consume_capsule(obj);
+        } else {
+          GENESIS_CHECK_TYPE(py::hasattr(obj, "__dlpack__"), "from_dlpack",
+                             "expected an object with __dlpack__ or a DLPack capsule, got ",
+                             py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+          t = consume_capsule(request_capsule(obj, device, copy));
+        }
+        bool must_copy = !copy.is_none() && copy.cast<bool>();
+        bool no_copy = !copy.is_none() && !copy.cast<bool>();
+        if (!device.is_none()) {
+          Device target = to_device(device, "from_dlpack");
+          if (target != t.device()) {
+            GENESIS_CHECK_KIND_(ErrorKind::Buffer, !no_copy, "from_dlpack", "moving to ",
+                                target.str(), " needs a copy, but copy=False");
+            return ops::copy_to(t, t.dtype(), target);
+          }
+        }
+        return must_copy ? ops::clone(t) : t;
+      },
+      py::arg("obj"), py::kw_only(), py::arg("device") = py::none(), py::arg("copy") = py::none());
+}
+
+}  // namespace genesis::python
