@@ -35,6 +35,21 @@ __device__ __forceinline__ void offsets_of(int64_t i, const Geometry<N>& g, int6
   }
 }
 
+// An index wrapped into [0, size); one out of range is recorded (the first wins) and read as 0,
+// so the kernel using it stays inside the tensor.
+__device__ __forceinline__ int64_t checked_index(int64_t v, int64_t size, int64_t dim,
+                                                 IndexError* error) {
+  if (v < -size || v >= size) {
+    if (atomicCAS(&error->flag, 0, 1) == 0) {
+      error->value = v;
+      error->dim = dim;
+      error->size = size;
+    }
+    return 0;
+  }
+  return v < 0 ? v + size : v;
+}
+
 __global__ void add_index_offsets_kernel(char* offsets, const char* index, int64_t n, Geometry<2> g,
                                          int64_t size, int64_t byte_stride, int64_t dim,
                                          bool assign, IndexError* error) {
@@ -43,15 +58,7 @@ __global__ void add_index_offsets_kernel(char* offsets, const char* index, int64
     int64_t off[2];
     offsets_of<2>(i, g, off);
     int64_t v = *reinterpret_cast<const int64_t*>(index + off[1]);
-    if (v < -size || v >= size) {
-      if (atomicCAS(&error->flag, 0, 1) == 0) {
-        error->value = v;
-        error->dim = dim;
-        error->size = size;
-      }
-      v = 0;
-    }
-    if (v < 0) v += size;
+    v = checked_index(v, size, dim, error);
     int64_t* out = reinterpret_cast<int64_t*>(offsets + off[0]);
     *out = (assign ? 0 : *out) + v * byte_stride;
   }
@@ -80,15 +87,7 @@ __global__ void gather_index_kernel(char* out, const char* src, const char* inde
     int64_t off[3];
     offsets_of<3>(i, g, off);
     int64_t v = *reinterpret_cast<const int64_t*>(index + off[2]);
-    if (v < -size || v >= size) {
-      if (atomicCAS(&error->flag, 0, 1) == 0) {
-        error->value = v;
-        error->dim = dim;
-        error->size = size;
-      }
-      v = 0;
-    }
-    if (v < 0) v += size;
+    v = checked_index(v, size, dim, error);
     *reinterpret_cast<W*>(out + off[0]) =
         *reinterpret_cast<const W*>(src + off[1] + v * byte_stride);
   }

@@ -57,6 +57,23 @@ kernels::IndexError* error_record(int device) {
   return records[device];
 }
 
+// Counts a contiguous mask's true elements on the device; `block_offsets` receives each block's
+// output offset for the compaction kernels. Returns the total: the one wait of a mask getitem.
+int64_t count_mask(const Tensor& mask, Tensor* block_offsets) {
+  int64_t n = mask.numel();
+  int64_t blocks = kernels::nonzero_blocks(n);
+  *block_offsets = Tensor::empty({blocks + 1}, ScalarType::Int64, mask.device());
+  int64_t* counts = block_offsets->data_as<int64_t>();
+  void* stream = stream_of(mask);
+  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, counts + blocks, stream);
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+  int64_t count = 0;
+  GENESIS_CUDA_CHECK(cudaMemcpyAsync(&count, counts + blocks, sizeof(count), cudaMemcpyDeviceToHost,
+                                     static_cast<cudaStream_t>(stream)));
+  GENESIS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  return count;
+}
+
 }  // namespace
 
 void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
@@ -107,21 +124,12 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
 Tensor masked_select(const Tensor& src, const Tensor& mask) {
   Device device = src.device();
   DeviceGuard guard(device.index);
-  int64_t n = mask.numel();
-  int64_t blocks = kernels::nonzero_blocks(n);
-  Tensor scratch = Tensor::empty({blocks + 1}, ScalarType::Int64, device);
-  int64_t* counts = scratch.data_as<int64_t>();
-  void* stream = stream_of(src);
-  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, counts + blocks, stream);
-  GENESIS_CUDA_CHECK(cudaGetLastError());
-  int64_t count = 0;  // the one wait: the result's size depends on it
-  GENESIS_CUDA_CHECK(cudaMemcpyAsync(&count, counts + blocks, sizeof(count), cudaMemcpyDeviceToHost,
-                                     static_cast<cudaStream_t>(stream)));
-  GENESIS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  Tensor offsets;
+  int64_t count = count_mask(mask, &offsets);
   Tensor out = Tensor::empty({count}, src.dtype(), device);
   if (count > 0)
-    kernels::launch_select(mask.data_as<bool>(), ptr(src), n, counts, ptr(out),
-                           static_cast<int>(src.itemsize()), stream);
+    kernels::launch_select(mask.data_as<bool>(), ptr(src), mask.numel(), offsets.data_as<int64_t>(),
+                           ptr(out), static_cast<int>(src.itemsize()), stream_of(src));
   GENESIS_CUDA_CHECK(cudaGetLastError());
   return out;
 }
@@ -149,22 +157,14 @@ std::vector<Tensor> nonzero(const Tensor& mask_in) {
   Device device = mask_in.device();
   DeviceGuard guard(device.index);
   Tensor mask = ops::contiguous(mask_in);
-  int64_t n = mask.numel();
-  int64_t blocks = kernels::nonzero_blocks(n);
-  Tensor scratch = Tensor::empty({blocks + 1}, ScalarType::Int64, device);
-  int64_t* counts = scratch.data_as<int64_t>();
-  void* stream = stream_of(mask);
-  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, counts + blocks, stream);
-  GENESIS_CUDA_CHECK(cudaGetLastError());
-  int64_t count = 0;  // the one wait: the result's size depends on it
-  GENESIS_CUDA_CHECK(cudaMemcpyAsync(&count, counts + blocks, sizeof(count), cudaMemcpyDeviceToHost,
-                                     static_cast<cudaStream_t>(stream)));
-  GENESIS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  Tensor offsets;
+  int64_t count = count_mask(mask, &offsets);
   int ndim = static_cast<int>(mask.ndim());
   Tensor coords = Tensor::empty({ndim, count}, ScalarType::Int64, device);
   if (count > 0)
-    kernels::launch_nonzero_write(mask.data_as<bool>(), n, counts, ndim, mask.sizes().data(),
-                                  coords.data_as<int64_t>(), count, stream);
+    kernels::launch_nonzero_write(mask.data_as<bool>(), mask.numel(), offsets.data_as<int64_t>(),
+                                  ndim, mask.sizes().data(), coords.data_as<int64_t>(), count,
+                                  stream_of(mask));
   GENESIS_CUDA_CHECK(cudaGetLastError());
   std::vector<Tensor> out;
   for (int d = 0; d < ndim; ++d) out.push_back(coords.as_strided({count}, {1}, d * count));
