@@ -161,7 +161,18 @@ __global__ void count_kernel(const bool* mask, int64_t n, int64_t* block_counts)
   int64_t begin = static_cast<int64_t>(blockIdx.x) * kChunk;
   int64_t end = begin + kChunk < n ? begin + kChunk : n;
   int64_t c = 0;
-  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) c += mask[i] ? 1 : 0;
+  if (reinterpret_cast<uintptr_t>(mask) % 4 == 0) {
+    // Four mask bytes per load (bools are 0 or 1, so the byte sum counts them).
+    const uchar4* quads = reinterpret_cast<const uchar4*>(mask + begin);
+    int64_t nq = (end - begin) / 4;
+    for (int64_t q = threadIdx.x; q < nq; q += blockDim.x) {
+      uchar4 m = quads[q];
+      c += (m.x != 0) + (m.y != 0) + (m.z != 0) + (m.w != 0);
+    }
+    for (int64_t i = begin + nq * 4 + threadIdx.x; i < end; i += blockDim.x) c += mask[i] ? 1 : 0;
+  } else {
+    for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) c += mask[i] ? 1 : 0;
+  }
   int64_t total = block_sum(c, shared);
   if (threadIdx.x == 0) block_counts[blockIdx.x] = total;
 }

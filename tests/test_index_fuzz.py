@@ -236,3 +236,14 @@ def test_empty_mask_selects_nothing_from_any_dim(device, shape):
     x[gkey] = 5.0
     x[gkey] = genesis.ones(shape[0], 0, device=device)
     assert x.tolist() == a.tolist()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_scatter_from_an_overlapping_view_of_the_destination(device):
+    # The value is read before anything is written, as NumPy does for overlapping operands.
+    a = np.arange(10.0)
+    x = genesis.tensor(a, device=device)
+    for idx, src in (([5, 6, 7], slice(0, 3)), ([1, 2, 3], slice(0, 3))):
+        a[idx] = a[src]
+        x[genesis.tensor(idx, device=device)] = x[src]
+        assert x.tolist() == a.tolist()

@@ -238,9 +238,14 @@ void scatter(const IndexPlan& p, const Tensor& value) {
   // The destination must not change when an index is out of range: check before scattering.
   if (!checked) cuda::check_index_offsets(offsets);
   if (numel_of(l.result) == 0) return;
-  // Values in the destination's dtype, dense and in row-major order of the result.
-  Tensor dense = Tensor::empty(l.result, p.view.dtype(), p.view.device());
-  ops::copy_(dense, v);
+  // Values in the destination's dtype, dense and in row-major order of the result (as given
+  // when they already are and do not overlap the destination).
+  Tensor dense = v;
+  if (v.sizes() != l.result || v.dtype() != p.view.dtype() || v.device() != p.view.device() ||
+      !v.is_contiguous() || v.storage().is_same(p.view.storage())) {  // no aliasing writes
+    dense = Tensor::empty(l.result, p.view.dtype(), p.view.device());
+    ops::copy_(dense, v);
+  }
   Tensor dst = view_in_result(p, l), off = offsets_in_result(offsets, l);
   if (dst.is_cuda())
     cuda::scatter(dst, off, dense);
