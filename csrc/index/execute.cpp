@@ -18,8 +18,9 @@ namespace {
 // view (masks expanded by nonzero), all broadcast to `shape`.
 struct ResolvedIndices {
   std::vector<int64_t> dims;    // dims of the view they index
-  std::vector<Tensor> indices;  // on the view's device
+  std::vector<Tensor> indices;  // on their own devices
   Shape shape;                  // the broadcast index shape
+  bool iterated = false;        // whether the index tensors alone broadcast to any element
 };
 
 ResolvedIndices resolve(const IndexPlan& p) {
@@ -69,6 +70,12 @@ ResolvedIndices resolve(const IndexPlan& p) {
                    all);
     }
   }
+  // Broadcasting a False or an empty 0-d mask in is fine (checked above), but NumPy checks
+  // index values only when the index tensors themselves broadcast to some elements.
+  Shape tensors_only{};
+  for (const Tensor& t : r.indices)
+    tensors_only = broadcast_shapes(tensors_only, t.sizes(), "index");
+  r.iterated = !r.indices.empty() && numel_of(tensors_only) > 0;
   return r;
 }
 
@@ -129,8 +136,9 @@ Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r, bool* checked)
     else
       cuda::add_index_offsets(offsets, idx, size, stride, d, /*assign=*/k == 0);
   }
-  if (offsets.numel() == 0) {
-    // Broadcasting left nothing to index, but NumPy still rejects out-of-range values.
+  if (offsets.numel() == 0 && r.iterated) {
+    // A False (or empty 0-d mask) left nothing to index, but the index tensors themselves
+    // broadcast to elements, and NumPy still rejects their out-of-range values.
     for (size_t k = 0; k < r.indices.size(); ++k) {
       if (r.indices[k].numel() == 0) continue;
       Tensor idx = ops::to(r.indices[k], ScalarType::Int64, where, false);
