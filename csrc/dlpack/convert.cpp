@@ -61,7 +61,12 @@ DLDevice to_dl_device(Device d) {
 
 Device from_dl_device(DLDevice d) {
   if (d.device_type == kDLCPU || d.device_type == kDLCUDAHost) return kCPU;
-  if (d.device_type == kDLCUDA) return cuda::resolve(Device{DeviceType::CUDA, d.device_id});
+  if (d.device_type == kDLCUDA) {
+    GENESIS_CHECK_KIND_(ErrorKind::Buffer, cuda::device_count() > d.device_id, "from_dlpack",
+                        "the tensor is on cuda:", d.device_id, ", but ", cuda::device_count(),
+                        " CUDA device(s) are available to genesis");
+    return cuda::resolve(Device{DeviceType::CUDA, d.device_id});
+  }
   GENESIS_FAIL(ErrorKind::Buffer, "from_dlpack", "unsupported DLPack device type ",
                static_cast<int>(d.device_type), "; genesis takes CPU and CUDA memory");
 }

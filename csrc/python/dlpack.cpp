@@ -64,7 +64,7 @@ py::object dlpack(const Tensor& self, py::handle stream, py::handle max_version,
     if (pair.first == kDLCPU)
       target = kCPU;
     else if (pair.first == kDLCUDA)
-      target = cuda::resolve(Device{DeviceType::CUDA, pair.second});
+      target = dlpack::from_dl_device({kDLCUDA, pair.second});
     else
       buffer_error("cannot export to DLPack device type " + std::to_string(pair.first));
     if (target != t.device()) {
@@ -106,7 +106,7 @@ void release_managed(void*, void* owner) {
   if (m->deleter) m->deleter(m);
 }
 
-Tensor consume_capsule(py::handle capsule) {
+Tensor consume_capsule(py::handle capsule, bool no_copy) {
   PyObject* c = capsule.ptr();
   if (PyCapsule_IsValid(c, kVersionedName)) {
     auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, kVersionedName));
@@ -114,11 +114,14 @@ Tensor consume_capsule(py::handle capsule) {
                         "DLPack major version ", m->version.major,
                         " is not supported (genesis "
                         "reads 1.x)");
+    // genesis has no read-only tensors: a read-only export is copied so it cannot be written.
+    bool read_only = m->flags & DLPACK_FLAG_BITMASK_READ_ONLY;
+    GENESIS_CHECK_KIND_(ErrorKind::Buffer, !(read_only && no_copy), "from_dlpack",
+                        "the producer's memory is read-only, which genesis can only copy, but "
+                        "copy=False");
     Tensor t = dlpack::import(m->dl_tensor, m, &release_managed<DLManagedTensorVersioned>);
     PyCapsule_SetName(c, kVersionedUsed);  // only after validation: the tensor owns it now
-    // genesis has no read-only tensors: a read-only export is copied so it cannot be written.
-    if (m->flags & DLPACK_FLAG_BITMASK_READ_ONLY) return ops::clone(t);
-    return t;
+    return read_only ? ops::clone(t) : t;
   }
   if (PyCapsule_IsValid(c, kLegacyName)) {
     auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, kLegacyName));
@@ -140,7 +143,8 @@ py::object request_capsule(py::handle obj, py::handle device, py::handle copy) {
   py::object stream = py::none();
   if (type == kDLCUDA) {
     // Our current stream on that device; the legacy default stream is 1 (0 is not allowed).
-    cuda::StreamId s = cuda::current_stream(cuda::resolve(Device{DeviceType::CUDA, index}).index);
+    Device d = dlpack::from_dl_device({kDLCUDA, index});  // BufferError without that device
+    cuda::StreamId s = cuda::current_stream(d.index);
     stream = py::int_(s == 0 ? 1 : s);
   }
   py::dict kwargs;
@@ -171,16 +175,16 @@ void init_dlpack(py::module_& m, py::class_<Tensor>& cls) {
       "from_dlpack",
       [](py::handle obj, py::handle device, py::handle copy) {
         Tensor t;
+        bool must_copy = !copy.is_none() && copy.cast<bool>();
+        bool no_copy = !copy.is_none() && !copy.cast<bool>();
         if (PyCapsule_CheckExact(obj.ptr())) {
-          t = consume_capsule(obj);
+          t = consume_capsule(obj, no_copy);
         } else {
           GENESIS_CHECK_TYPE(py::hasattr(obj, "__dlpack__"), "from_dlpack",
                              "expected an object with __dlpack__ or a DLPack capsule, got ",
                              py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
-          t = consume_capsule(request_capsule(obj, device, copy));
+          t = consume_capsule(request_capsule(obj, device, copy), no_copy);
         }
-        bool must_copy = !copy.is_none() && copy.cast<bool>();
-        bool no_copy = !copy.is_none() && !copy.cast<bool>();
         if (!device.is_none()) {
           Device target = to_device(device, "from_dlpack");
           if (target != t.device()) {
