@@ -151,6 +151,12 @@ def dl_fields(cap):
     )
 
 
+# Hand-made producers stay alive for the whole session: a genesis tensor may outlive the test's
+# local variables (locals are released in no guaranteed order), and its release calls back into
+# the producer's ctypes deleter.
+_ALIVE = []
+
+
 class HandMade:
     """A DLPack producer written with ctypes over a NumPy buffer: every field is set by hand.
 
@@ -172,6 +178,7 @@ class HandMade:
         versioned=True,
         ndim=None,
     ):
+        _ALIVE.append(self)
         self.buf = buf
         self.deleted = []
         shape = buf.shape if shape is None else tuple(shape)
@@ -1050,6 +1057,97 @@ def test_tensor_of_genesis_and_numpy_still_copy():
     assert genesis.tensor(a).data_ptr() != a.ctypes.data
     x = genesis.arange(3.0)
     assert genesis.tensor(x).data_ptr() != x.data_ptr()
+
+
+class SequenceArray:
+    """A foreign array that is also a Python sequence, as jax.Array and cupy.ndarray are
+    (PySequence_Check is true for them): indexing gives 0-d arrays, not numbers, and len() of a
+    0-d array raises. Items are made once and kept alive, so a walk over them cannot touch freed
+    objects (that crash is test_tensor_of_sequences_with_fresh_items_does_not_crash)."""
+
+    def __init__(self, a):
+        self.a = a
+        self.items = [SequenceArray(np.asarray(v)) for v in a] if a.ndim else None
+        self.dlpack_calls = 0
+
+    def __dlpack__(self, **kwargs):
+        self.dlpack_calls += 1
+        return self.a.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.a.__dlpack_device__()
+
+    def __len__(self):
+        if self.a.ndim == 0:
+            raise TypeError("len() of a 0-d array")
+        return len(self.a)
+
+    def __getitem__(self, i):
+        if self.a.ndim == 0:
+            raise IndexError("too many indices for a 0-d array")
+        return self.items[i]
+
+    def __float__(self):
+        return float(self.a)
+
+
+def test_tensor_of_sequence_like_foreign_array_goes_through_dlpack():
+    """genesis.tensor() reads objects with __dlpack__ through DLPack (csrc/python/creation.cpp:
+    'Other libraries' tensors (PyTorch, CuPy, JAX) on any device: read through DLPack'), also
+    when they are sequences too; walking them element by element fails on 0-d items (and on
+    CUDA would read device memory one element at a time)."""
+    a = np.arange(6, dtype=np.float16).reshape(2, 3)
+    w = SequenceArray(a)
+    g = genesis.tensor(w)
+    assert w.dlpack_calls == 1
+    assert g.dtype is genesis.float16 and g.tolist() == a.tolist()
+    assert g.data_ptr() != a.ctypes.data
+
+
+# Sequences whose __getitem__ makes a new object each time (range, array.array, jax.Array,
+# cupy.ndarray): the item must stay alive while genesis reads it. Run in a fresh interpreter with
+# Python's debug allocator (-X dev), so reading a freed item crashes there, not in this run.
+FRESH_ITEMS_SCRIPT = """
+import array
+
+import numpy as np
+
+import genesis
+
+
+class Fresh:
+    def __init__(self, a):
+        self.a = a
+
+    def __len__(self):
+        return len(self.a)
+
+    def __getitem__(self, i):
+        v = self.a[i]
+        return Fresh(v) if v.ndim else float(v)
+
+
+print(genesis.tensor(range(100000, 100004)).tolist())
+print(genesis.tensor(array.array("d", [1.5, 2.5, 3.25])).tolist())
+print(genesis.tensor(Fresh(np.arange(6.0).reshape(2, 3) + 0.5)).tolist())
+"""
+
+
+def test_tensor_of_sequences_with_fresh_items_does_not_crash():
+    import subprocess
+
+    run = subprocess.run(
+        [sys.executable, "-X", "dev", "-c", FRESH_ITEMS_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, f"exit status {run.returncode}\n{run.stdout}\n{run.stderr}"
+    assert run.stdout.split("\n")[:3] == [
+        "[100000, 100001, 100002, 100003]",
+        "[1.5, 2.5, 3.25]",
+        "[[0.5, 1.5, 2.5], [3.5, 4.5, 5.5]]",
+    ]
 
 
 # --- lifetimes and leaks ---
