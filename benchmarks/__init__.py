@@ -2,6 +2,6 @@
 
 Run from the repository root with ``python -m benchmarks`` (or ``python benchmarks/run.py``);
 see benchmarks/README.md. Each area lives in its own module (creation, memory, copies, casts,
-indexing) and yields :class:`benchmarks.common.Case` objects; ``run.py`` verifies, times and
-reports them.
+indexing, dlpack) and yields :class:`benchmarks.common.Case` objects; ``run.py`` verifies, times
+and reports them.
 """

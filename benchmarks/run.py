@@ -20,7 +20,7 @@ if not __package__:  # run as a script: make the ``benchmarks`` package importab
 import numpy as np  # noqa: E402
 
 import genesis  # noqa: E402
-from benchmarks import casts, copies, creation, indexing, memory  # noqa: E402
+from benchmarks import casts, copies, creation, dlpack, indexing, memory  # noqa: E402
 from benchmarks.common import Case, Context, as_numpy  # noqa: E402
 from benchmarks.report import Result, render  # noqa: E402
 from benchmarks.timing import FULL, QUICK, Budget, measure, measure_reported  # noqa: E402
@@ -32,6 +32,7 @@ AREAS = (
     ("copies", copies),
     ("casts", casts),
     ("indexing", indexing),
+    ("dlpack", dlpack),
 )
 
 

@@ -26,7 +26,7 @@ Shape to_shape(py::handle seq, const char* op) {
                      "size must be a tuple of ints, got ",
                      py::str(py::type::of(seq).attr("__name__")).cast<std::string>());
   Shape out;
-  for (py::handle item : py::reinterpret_borrow<py::sequence>(seq))
+  for (py::object item : py::reinterpret_borrow<py::sequence>(seq))  // owned: items may be new
     out.push_back(to_int(item, op, "size"));
   return out;
 }

@@ -66,7 +66,7 @@ void scan(py::handle obj, size_t depth, Leaves& info) {
                           depth < info.shape.size() ? info.shape[depth] : 0, " at dim ", depth,
                           " (got ", n, "): the nested data is ragged");
     }
-    for (py::handle item : seq) scan(item, depth + 1, info);
+    for (py::object item : seq) scan(item, depth + 1, info);  // owned: items may be new objects
     return;
   }
   GENESIS_CHECK_VALUE(depth == info.shape.size(), "tensor",
@@ -85,7 +85,7 @@ constexpr ScalarType scalar_type_of_value() {
 template <typename T>
 void write_leaves(py::handle obj, T*& out) {
   if (is_nested_sequence(obj)) {
-    for (py::handle item : py::reinterpret_borrow<py::sequence>(obj)) write_leaves(item, out);
+    for (py::object item : py::reinterpret_borrow<py::sequence>(obj)) write_leaves(item, out);
     return;
   }
   Scalar v = to_scalar(obj, "tensor");
@@ -132,12 +132,14 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device
     host = tensor_from_numpy(py::reinterpret_borrow<py::array>(data), "tensor");
   } else if (is_numpy_scalar(data)) {
     host = tensor_from_numpy(py::array::ensure(data), "tensor");  // NumPy scalar keeps its dtype
-  } else if (is_nested_sequence(data) || is_scalar_like(data)) {
-    host = from_nested(data, dtype);
-  } else if (py::hasattr(data, "__dlpack__") && py::hasattr(data, "__dlpack_device__")) {
-    // Other libraries' tensors (PyTorch, CuPy, JAX) on any device: read through DLPack, copied.
+  } else if (!PyList_Check(data.ptr()) && !PyTuple_Check(data.ptr()) &&
+             py::hasattr(data, "__dlpack__") && py::hasattr(data, "__dlpack_device__")) {
+    // Other libraries' tensors (PyTorch, CuPy, JAX) on any device, sequences or not: read
+    // through DLPack, then copied.
     Tensor shared = py::module_::import("genesis._C").attr("from_dlpack")(data).cast<Tensor>();
     return ops::copy_to(shared, dtype.value_or(shared.dtype()), device);
+  } else if (is_nested_sequence(data) || is_scalar_like(data)) {
+    host = from_nested(data, dtype);
   } else if (py::hasattr(data, "__array__")) {  // other array-likes on the CPU
     host = tensor_from_numpy(py::module_::import("numpy").attr("asarray")(data), "tensor");
   } else {

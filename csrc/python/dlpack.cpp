@@ -46,7 +46,8 @@ void sync_for_consumer(const Tensor& t, py::handle stream) {
     consumer = static_cast<cuda::StreamId>(s);
   }
   cuda::StreamId producer = cuda::current_stream(device);
-  if (producer == consumer) return;
+  // genesis's default stream (0) is the legacy default stream, which consumers name 1.
+  if (producer == consumer || (producer == 0 && consumer == 1)) return;
   cuda::EventId e = cuda::create_event(device, false, false);
   cuda::record_event(e, producer, device);
   cuda::stream_wait_event(consumer, e, device);
