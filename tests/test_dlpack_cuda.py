@@ -92,7 +92,8 @@ class Torch:
 
     def make(self, a, d):
         """A CUDA tensor of genesis dtype ``d`` holding a's values."""
-        t = self.m.from_numpy(np.ascontiguousarray(a)).to(self.dtype(d))
+        # np.array(order="C"), not np.ascontiguousarray, which turns 0-d arrays into 1-d ones.
+        t = self.m.from_numpy(np.array(a, order="C")).to(self.dtype(d))
         return t.to("cuda")
 
     def from_dlpack(self, x):
@@ -116,7 +117,7 @@ class CuPy:
         self.m = cp
 
     def make(self, a, d):
-        return self.m.asarray(np.ascontiguousarray(a))
+        return self.m.asarray(np.array(a, order="C"))
 
     def from_dlpack(self, x):
         return self.m.from_dlpack(x)
@@ -268,7 +269,9 @@ def test_strided_torch_to_genesis(torch):
 def test_strided_cupy_to_genesis(cupy):
     _, a = make_tensor((6, 8), genesis.float32)
     c = cupy.asarray(a)
-    for view, ref in [(c.T, a.T), (c[::2, 1::3], a[::2, 1::3]), (c[::-1, ::-3], a[::-1, ::-3])]:
+    # Not negative strides: CuPy 14's __dlpack__ divides negative byte strides as unsigned
+    # numbers (seen on the GPU machine: -32 bytes became 2**62 - 8), so they cannot be tested.
+    for view, ref in [(c.T, a.T), (c[::2, 1::3], a[::2, 1::3])]:
         g = genesis.from_dlpack(view)
         assert g.stride() == tuple(s // 4 for s in view.strides)
         assert g.data_ptr() == view.data.ptr
