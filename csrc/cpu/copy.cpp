@@ -6,6 +6,7 @@
 
 #include "core/errors.h"
 #include "core/scalar.h"
+#include "cpu/half_simd.h"
 #include "cpu/loop.h"
 
 namespace genesis::cpu {
@@ -19,6 +20,11 @@ void cast_run(const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, i
   if (st[0] == sizeof(D) && st[1] == sizeof(S)) {
     D* dst = reinterpret_cast<D*>(d);
     const S* src = reinterpret_cast<const S*>(s);
+    if constexpr (std::is_same_v<D, Half> && std::is_same_v<S, float>) {
+      if (float_to_half_simd(reinterpret_cast<uint16_t*>(dst), src, n)) return;
+    } else if constexpr (std::is_same_v<D, float> && std::is_same_v<S, Half>) {
+      if (half_to_float_simd(dst, reinterpret_cast<const uint16_t*>(src), n)) return;
+    }
     for (int64_t i = 0; i < n; ++i) dst[i] = cast_value<D>(src[i]);
   } else {
     for (int64_t i = 0; i < n; ++i)

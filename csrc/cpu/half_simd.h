@@ -1,0 +1,12 @@
+#pragma once
+// float <-> float16 for contiguous runs with the CPU's conversion instructions (x86 F16C), which
+// round exactly as the software conversion in core/half.h but take no data-dependent branches.
+#include <cstdint>
+
+namespace genesis::cpu {
+
+// Each returns false (doing nothing) where the CPU lacks the instructions.
+bool float_to_half_simd(uint16_t* dst, const float* src, int64_t n);
+bool half_to_float_simd(float* dst, const uint16_t* src, int64_t n);
+
+}  // namespace genesis::cpu
