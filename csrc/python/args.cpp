@@ -49,12 +49,15 @@ Shape checked_sizes(Shape sizes, const char* op) {
   return sizes;
 }
 
+bool is_numpy_scalar(py::handle obj) {
+  static py::handle generic = py::object(py::module_::import("numpy").attr("generic")).release();
+  return PyObject_IsInstance(obj.ptr(), generic.ptr()) == 1;
+}
+
 bool is_scalar_like(py::handle obj) {
   PyObject* p = obj.ptr();
   if (PyBool_Check(p) || PyLong_Check(p) || PyFloat_Check(p)) return true;
-  if (py::isinstance<py::array>(obj)) return false;
-  static py::handle generic = py::object(py::module_::import("numpy").attr("generic")).release();
-  return PyObject_IsInstance(p, generic.ptr()) == 1;
+  return !py::isinstance<py::array>(obj) && is_numpy_scalar(obj);
 }
 
 Scalar to_scalar(py::handle obj, const char* op) {

@@ -45,6 +45,7 @@ Shape checked_sizes(Shape sizes, const char* op);
 // A Python number (bool, int, float, NumPy scalar, one-element tensor) as a Scalar.
 Scalar to_scalar(py::handle obj, const char* op);
 bool is_scalar_like(py::handle obj);
+bool is_numpy_scalar(py::handle obj);  // an instance of numpy.generic
 
 // genesis.tensor(data): copies any array-like (nested sequences, NumPy arrays, tensors).
 Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device device);

@@ -28,12 +28,7 @@ py::object element_object(const char* ptr, ScalarType dtype) {
 // `self` itself when an op handed back the very tensor it was given (to(), cpu(), contiguous()
 // with nothing to do), as PyTorch does; else a new Python tensor.
 py::object same_or(py::object self, const Tensor& result) {
-  const Tensor& t = self.cast<const Tensor&>();
-  if (result.storage().is_same(t.storage()) && result.sizes() == t.sizes() &&
-      result.strides() == t.strides() && result.storage_offset() == t.storage_offset() &&
-      result.dtype() == t.dtype())
-    return self;
-  return py::cast(result);
+  return result.is_same_view(self.cast<const Tensor&>()) ? self : py::cast(result);
 }
 
 Tensor on_host(const Tensor& t) { return t.is_cuda() ? ops::to(t, t.dtype(), kCPU, false) : t; }

@@ -32,11 +32,6 @@ struct Leaves {
   std::optional<ScalarType> dtype;  // promoted over the leaves, as torch.tensor infers it
 };
 
-bool is_numpy_scalar(py::handle obj) {
-  static py::handle generic = py::object(py::module_::import("numpy").attr("generic")).release();
-  return PyObject_IsInstance(obj.ptr(), generic.ptr()) == 1;
-}
-
 // The dtype one leaf asks for: Python numbers the defaults, NumPy scalars and 0-d arrays or
 // tensors their own dtype.
 ScalarType leaf_dtype(py::handle obj) {
