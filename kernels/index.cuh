@@ -36,17 +36,33 @@ void launch_gather_index(char* out, const char* src, const char* index, int64_t 
 // Operands: values, dst, int64 offsets. *(dst(i) + offsets(i)) = values(i).
 void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,
                     const Geometry<3>& g, int itemsize, void* stream);
+// Records the first out-of-range value of an int64 index tensor (one operand) like
+// add_index_offsets, writing nothing else (Note [Fused scatter] in index.cu).
+void launch_check_index(const char* index, int64_t numel, const Geometry<1>& g, int64_t size,
+                        int64_t dim, IndexError* error, void* stream);
+// Operands: values, dst, int64 index. *(dst(i) + wrap(index(i)) * byte_stride) = values(i), and
+// nothing at all written when `error` already records an out-of-range index.
+void launch_scatter_index(const char* values, char* dst, const char* index, int64_t numel,
+                          const Geometry<3>& g, int itemsize, int64_t size, int64_t byte_stride,
+                          const IndexError* error, void* stream);
 // Operands: dst, bool mask. dst(i) = pattern where mask(i).
 void launch_masked_fill(char* dst, const char* mask, int64_t numel, const Geometry<2>& g,
                         int itemsize, uint64_t pattern, void* stream);
 
-// Note [Mask compaction]: nonzero over a contiguous bool mask of n elements in three steps that
-// keep row-major order: per-block counts, one block scanning the counts into block offsets
-// (also giving the total), then each block writing its elements' coordinates at its offset.
-// `block_counts` needs nonzero_blocks(n) int64 slots, `total` one.
+// Note [Mask compaction]: nonzero and x[mask] over a contiguous bool mask of n elements in three
+// steps that keep row-major order: per-tile counts (tiles of 4096 elements; the mask is read
+// 4 bytes a lane, a byte counting when nonzero), one block scanning the counts into tile offsets
+// (also giving the total, which the host waits for once to size the result), then one block a
+// tile writing its elements' coordinates (or values) at its offset. For values, each thread
+// owns 4 groups of 4 elements (whole-warp-contiguous 4-byte mask and vector value loads when the
+// pointers are aligned, scalar ones otherwise), the block scans its group counts in one pass and
+// stages the selected values in shared memory, then writes them out contiguously: the mask is
+// read twice, the values once (only groups with a set byte) and the result written once.
+// `slots` needs nonzero_count_slots(n) int64s: it receives the nonzero_blocks(n) tile offsets
+// (the `block_offsets` below), then the total, then scratch.
 int64_t nonzero_blocks(int64_t n);
-void launch_nonzero_count(const bool* mask, int64_t n, int64_t* block_counts, int64_t* total,
-                          void* stream);
+int64_t nonzero_count_slots(int64_t n);
+void launch_nonzero_count(const bool* mask, int64_t n, int64_t* slots, void* stream);
 // coords: ndim columns of int64, column d at coords + d * count; sizes: the mask's shape.
 void launch_nonzero_write(const bool* mask, int64_t n, const int64_t* block_offsets, int ndim,
                           const int64_t* sizes, int64_t* coords, int64_t count, void* stream);

@@ -59,4 +59,37 @@ Shape broadcast_strides(const Shape& sizes, const Shape& strides, const Shape& t
   return out;
 }
 
+LoopPlan plan_elementwise(const Tensor& out, const Tensor* const* inputs, int ninputs) {
+  int n = ninputs + 1;
+  int64_t items[kMaxLoopOperands];
+  items[0] = static_cast<int64_t>(out.itemsize());
+  bool flat = out.is_contiguous();
+  for (int k = 0; k < ninputs; ++k) {
+    const Tensor& t = *inputs[k];
+    items[k + 1] = t.defined() ? static_cast<int64_t>(t.itemsize()) : 0;
+    if (t.defined()) flat = flat && t.sizes() == out.sizes() && t.is_contiguous();
+  }
+  if (flat) {
+    LoopPlan plan;
+    plan.noperands = n;
+    plan.numel = out.numel();
+    plan.sizes = {plan.numel};
+    for (int k = 0; k < n; ++k) plan.byte_strides[k] = {items[k]};
+    return plan;
+  }
+  Shape zeros(out.sizes().size(), 0);
+  const Shape* strides[kMaxLoopOperands];
+  strides[0] = &out.strides();
+  for (int k = 0; k < ninputs; ++k)
+    strides[k + 1] = inputs[k]->defined() ? &inputs[k]->strides() : &zeros;
+  return plan_loop(out.sizes(), strides, items, n);
+}
+
+bool is_flat(const LoopPlan& plan, const int64_t* itemsizes) {
+  if (plan.ndim() != 1) return false;
+  for (int k = 0; k < plan.noperands; ++k)
+    if (itemsizes[k] != 0 && plan.byte_strides[k][0] != itemsizes[k]) return false;
+  return true;
+}
+
 }  // namespace genesis

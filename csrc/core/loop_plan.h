@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "core/shape.h"
+#include "core/tensor.h"
 
 namespace genesis {
 
@@ -30,5 +31,13 @@ LoopPlan plan_loop(const Shape& sizes, const Shape* const* element_strides,
 // Strides of `strides` (for `sizes`) seen as broadcast to `target` (NumPy rules: missing leading
 // dims and size-1 dims get stride 0). The caller has checked that the shapes broadcast.
 Shape broadcast_strides(const Shape& sizes, const Shape& strides, const Shape& target);
+
+// The plan of an elementwise op: operand 0 is `out`, then `inputs` (each already broadcast to
+// out's shape; an undefined tensor is a scalar operand and gets zero strides). When every input
+// has out's sizes and all are contiguous, the plan is one flat dim without further work.
+LoopPlan plan_elementwise(const Tensor& out, const Tensor* const* inputs, int ninputs);
+
+// Whether the plan is one dense dim for every tensor operand (scalars have stride 0).
+bool is_flat(const LoopPlan& plan, const int64_t* itemsizes);
 
 }  // namespace genesis

@@ -62,10 +62,11 @@ kernels::IndexError* error_record(int device) {
 int64_t count_mask(const Tensor& mask, Tensor* block_offsets) {
   int64_t n = mask.numel();
   int64_t blocks = kernels::nonzero_blocks(n);
-  *block_offsets = Tensor::empty({blocks + 1}, ScalarType::Int64, mask.device());
+  *block_offsets =
+      Tensor::empty({kernels::nonzero_count_slots(n)}, ScalarType::Int64, mask.device());
   int64_t* counts = block_offsets->data_as<int64_t>();
   void* stream = stream_of(mask);
-  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, counts + blocks, stream);
+  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, stream);
   GENESIS_CUDA_CHECK(cudaGetLastError());
   int64_t count = 0;
   GENESIS_CUDA_CHECK(cudaMemcpyAsync(&count, counts + blocks, sizeof(count), cudaMemcpyDeviceToHost,
@@ -121,9 +122,32 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
+void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_view,
+                   const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim) {
+  int device = dst.device().index;
+  DeviceGuard guard(device);
+  // Both geometries first: nothing may raise between a check that records an error and the
+  // check_index_offsets that clears it.
+  bool check = index.numel() > 0, write = values.numel() > 0;
+  kernels::Geometry<1> gi;
+  kernels::Geometry<3> g;
+  if (check) gi = geometry<1>(index, {&index}, "setitem");
+  if (write) g = geometry<3>(values, {&values, &dst, &index_view}, "setitem");
+  kernels::IndexError* error = error_record(device);
+  void* stream = stream_of(dst);
+  if (check)
+    kernels::launch_check_index(ptr(index), index.numel(), gi, size, dim, error, stream);
+  if (write)
+    kernels::launch_scatter_index(ptr(values), ptr(dst), ptr(index_view), values.numel(), g,
+                                  static_cast<int>(dst.itemsize()), size, byte_stride, error,
+                                  stream);
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
 Tensor masked_select(const Tensor& src, const Tensor& mask) {
   Device device = src.device();
   DeviceGuard guard(device.index);
+  if (mask.numel() == 0) return Tensor::empty({0}, src.dtype(), device);  // nothing to count
   Tensor offsets;
   int64_t count = count_mask(mask, &offsets);
   Tensor out = Tensor::empty({count}, src.dtype(), device);

@@ -36,6 +36,10 @@ void masked_fill(const Tensor&, const Tensor&, uint64_t) { unavailable(); }
 void gather_index(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, int64_t) {
   unavailable();
 }
+void scatter_index(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t,
+                   int64_t) {
+  unavailable();
+}
 Tensor masked_select(const Tensor&, const Tensor&) { unavailable(); }
 std::vector<Tensor> nonzero(const Tensor&) { unavailable(); }
 

@@ -178,10 +178,10 @@ bool is_full_mask(const IndexPlan& p) {
          p.advanced[0].tensor.sizes() == p.view.sizes();
 }
 
-// One integer index on the GPU, already shaped like the broadcast index: gather through it
-// directly (no offsets tensor).
+// One integer index on the view's GPU, already shaped like the broadcast index: gather or
+// scatter through it directly (no offsets tensor).
 bool is_single_device_index(const IndexPlan& p, const ResolvedIndices& r) {
-  return p.view.is_cuda() && r.indices.size() == 1 && r.indices[0].is_cuda() &&
+  return p.view.is_cuda() && r.indices.size() == 1 && r.indices[0].device() == p.view.device() &&
          r.indices[0].sizes() == r.shape;
 }
 
@@ -229,6 +229,17 @@ Tensor fit_value(const Tensor& value, const Shape& target) {
   return v;
 }
 
+// The values of a scatter in the destination's dtype, dense and in row-major order of the
+// result (as given when they already are and do not overlap the destination).
+Tensor dense_values(const IndexPlan& p, const Layout& l, const Tensor& v) {
+  if (v.sizes() == l.result && v.dtype() == p.view.dtype() && v.device() == p.view.device() &&
+      v.is_contiguous() && !v.storage().is_same(p.view.storage()))  // no aliasing writes
+    return v;
+  Tensor dense = Tensor::empty(l.result, p.view.dtype(), p.view.device());
+  ops::copy_(dense, v);
+  return dense;
+}
+
 void scatter(const IndexPlan& p, const Tensor& value) {
   ResolvedIndices r = resolve(p);
   Layout l = layout(p, r);
@@ -241,19 +252,25 @@ void scatter(const IndexPlan& p, const Tensor& value) {
   GENESIS_CHECK_VALUE(fits, "setitem", "shape mismatch: value array of shape ",
                       shape_str(value.sizes()),
                       " could not be broadcast to indexing result of shape ", shape_str(l.result));
+  // The destination must not change when an index is out of range.
+  if (is_single_device_index(p, r) && !r.indices[0].storage().is_same(p.view.storage())) {
+    // Checked and scattered without an offsets tensor or a wait in between: the scatter kernel
+    // writes nothing once the check has recorded an error (Note [Fused scatter]). An index
+    // sharing the destination's memory takes the path below, which reads it all first.
+    if (r.indices[0].numel() == 0) return;  // nothing to check or write
+    Tensor dense = dense_values(p, l, v);
+    int64_t d = r.dims[0];
+    cuda::scatter_index(view_in_result(p, l), dense, offsets_in_result(r.indices[0], l),
+                        r.indices[0], p.view.sizes()[d],
+                        p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d);
+    cuda::check_index_offsets(r.indices[0]);
+    return;
+  }
   bool checked = false;
   Tensor offsets = byte_offsets(p, r, &checked);
-  // The destination must not change when an index is out of range: check before scattering.
-  if (!checked) cuda::check_index_offsets(offsets);
+  if (!checked) cuda::check_index_offsets(offsets);  // before scattering
   if (numel_of(l.result) == 0) return;
-  // Values in the destination's dtype, dense and in row-major order of the result (as given
-  // when they already are and do not overlap the destination).
-  Tensor dense = v;
-  if (v.sizes() != l.result || v.dtype() != p.view.dtype() || v.device() != p.view.device() ||
-      !v.is_contiguous() || v.storage().is_same(p.view.storage())) {  // no aliasing writes
-    dense = Tensor::empty(l.result, p.view.dtype(), p.view.device());
-    ops::copy_(dense, v);
-  }
+  Tensor dense = dense_values(p, l, v);
   Tensor dst = view_in_result(p, l), off = offsets_in_result(offsets, l);
   if (dst.is_cuda())
     cuda::scatter(dst, off, dense);

@@ -15,11 +15,16 @@ PYBIND11_MODULE(_C, m) {
   gp::init_device(m);
   py::class_<genesis::Tensor> tensor(m, "Tensor", py::dynamic_attr());
   gp::init_tensor(m, tensor);
+  gp::init_linalg(m, tensor);
   gp::init_convert(m, tensor);
   gp::init_index(m, tensor);
   gp::init_numpy(m, tensor);
   gp::init_dlpack(m, tensor);
   gp::init_creation(m);
+  gp::init_math(m, tensor);
+  gp::init_reduce(m, tensor);
+  gp::init_join(m);
+  gp::init_random(m);
   gp::init_cuda(m);
   gp::init_testing(m);
 }

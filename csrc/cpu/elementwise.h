@@ -1,0 +1,33 @@
+#pragma once
+// The elementwise ops on the CPU, with the signatures of csrc/cuda/elementwise.h: inputs of the
+// compute dtype, broadcast to out's shape; an undefined input is the matching scalar.
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "ops/op_codes.h"
+
+namespace genesis::cpu {
+
+void binary(ops::BinaryOp op, ScalarType dtype, const Tensor& out, const Tensor& a,
+            const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb);
+void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a);
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits,
+           const Tensor& b, uint64_t b_bits);
+
+// The compute type of a storage type: float for the 16-bit floats.
+template <typename T>
+struct compute_type {
+  using type = T;
+};
+template <>
+struct compute_type<Half> {
+  using type = float;
+};
+template <>
+struct compute_type<BFloat16> {
+  using type = float;
+};
+template <typename T>
+using compute_t = typename compute_type<T>::type;
+
+}  // namespace genesis::cpu

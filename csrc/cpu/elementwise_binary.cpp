@@ -1,0 +1,86 @@
+// Binary elementwise loops on the CPU. Each run of the loop plan picks the tightest inner loop
+// its strides allow (all dense, one side a scalar or broadcast along the run, or general), so
+// the common cases compile to vectorized code.
+#include "core/errors.h"
+#include "core/loop_plan.h"
+#include "core/scalar.h"
+#include "cpu/elementwise.h"
+#include "cpu/loop.h"
+#include "ops/op_dispatch.h"
+
+namespace genesis::cpu {
+
+namespace {
+
+template <typename C>
+C scalar_as(const ops::ScalarArg& s) {
+  return s.is_float ? static_cast<C>(s.d) : static_cast<C>(s.i);
+}
+
+template <typename Op, typename T, typename R>
+void binary_typed(const Tensor& out, const Tensor& a, const ops::ScalarArg& sa, const Tensor& b,
+                  const ops::ScalarArg& sb) {
+  using C = compute_t<T>;
+  const Tensor* inputs[2] = {&a, &b};
+  LoopPlan plan = plan_elementwise(out, inputs, 2);
+  const C av = sa.is_scalar ? scalar_as<C>(sa) : C();
+  const C bv = sb.is_scalar ? scalar_as<C>(sb) : C();
+  const bool a_scalar = sa.is_scalar, b_scalar = sb.is_scalar;
+  auto base = [](const Tensor& t) { return t.defined() ? static_cast<char*>(t.data()) : nullptr; };
+  constexpr int64_t kT = sizeof(T), kR = sizeof(R);
+  const Op op{};
+  auto result = [&](C x, C y) { return cast_value<R>(op(x, y)); };
+  auto load = [](const char* p) { return cast_value<C>(*reinterpret_cast<const T*>(p)); };
+  for_each_run<3>(
+      plan, {base(out), base(a), base(b)},
+      [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t n) {
+        R* o = reinterpret_cast<R*>(p[0]);
+        const T* x = reinterpret_cast<const T*>(p[1]);
+        const T* y = reinterpret_cast<const T*>(p[2]);
+        const bool dense_a = !a_scalar && s[1] == kT, dense_b = !b_scalar && s[2] == kT;
+        const bool still_a = a_scalar || s[1] == 0, still_b = b_scalar || s[2] == 0;
+        if (s[0] == kR) {
+          if (dense_a && dense_b) {
+            for (int64_t i = 0; i < n; ++i) o[i] = result(cast_value<C>(x[i]), cast_value<C>(y[i]));
+            return;
+          }
+          if (dense_a && still_b) {
+            const C yv = b_scalar ? bv : cast_value<C>(*y);
+            for (int64_t i = 0; i < n; ++i) o[i] = result(cast_value<C>(x[i]), yv);
+            return;
+          }
+          if (still_a && dense_b) {
+            const C xv = a_scalar ? av : cast_value<C>(*x);
+            for (int64_t i = 0; i < n; ++i) o[i] = result(xv, cast_value<C>(y[i]));
+            return;
+          }
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          C xv = a_scalar ? av : load(p[1] + i * s[1]);
+          C yv = b_scalar ? bv : load(p[2] + i * s[2]);
+          *reinterpret_cast<R*>(p[0] + i * s[0]) = result(xv, yv);
+        }
+      });
+}
+
+}  // namespace
+
+void binary(ops::BinaryOp op, ScalarType dtype, const Tensor& out, const Tensor& a,
+            const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb) {
+  if (out.numel() == 0) return;
+  ops::visit_binary(op, [&](auto functor) {
+    using Op = decltype(functor);
+    GENESIS_DISPATCH_ALL_TYPES(dtype, "elementwise", [&] {
+      using T = scalar_t;
+      if constexpr (ops::is_compare_functor<Op>)
+        binary_typed<Op, T, bool>(out, a, sa, b, sb);
+      else if constexpr (ops::binary_supports<Op, compute_t<T>>())
+        binary_typed<Op, T, T>(out, a, sa, b, sb);
+      else
+        GENESIS_FAIL(ErrorKind::Type, "elementwise", "unsupported dtype ",
+                     scalar_type_name(dtype));
+    });
+  });
+}
+
+}  // namespace genesis::cpu

@@ -1,0 +1,16 @@
+#pragma once
+// The blocked float32/float64 GEMM behind CPU matmul (Note [CPU GEMM] in gemm.cpp). Plain
+// pointers and element strides, so it can be tested and timed without the tensor machinery.
+#include <cstdint>
+
+namespace genesis::cpu {
+
+// c[b] = a[b] @ b[b] for b in [0, batch): c is contiguous (batch, m, n); a is (batch, m, k) with
+// element strides a_strides = {batch, row, col}, b is (batch, k, n) likewise. Any strides work,
+// 0 included (broadcast). k == 0 writes zeros. Runs on the CPU's threads.
+void gemm(float* c, const float* a, const int64_t a_strides[3], const float* b,
+          const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k);
+void gemm(double* c, const double* a, const int64_t a_strides[3], const double* b,
+          const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k);
+
+}  // namespace genesis::cpu

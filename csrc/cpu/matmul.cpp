@@ -1,0 +1,102 @@
+#include "cpu/matmul.h"
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "core/errors.h"
+#include "cpu/copy.h"
+#include "cpu/gemm.h"
+#include "cpu/parallel.h"
+
+namespace genesis::cpu {
+
+namespace {
+
+template <typename T>
+void float_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
+  const int64_t sa[3] = {a.strides()[0], a.strides()[1], a.strides()[2]};
+  const int64_t sb[3] = {b.strides()[0], b.strides()[1], b.strides()[2]};
+  gemm(out.data_as<T>(), a.data_as<T>(), sa, b.data_as<T>(), sb, a.sizes()[0], a.sizes()[1],
+       b.sizes()[2], a.sizes()[2]);
+}
+
+// A float32 copy of a 3-D operand. A broadcast batch (stride 0) is converted once and expanded
+// again, so broadcasting costs no extra memory.
+Tensor to_float32(const Tensor& t) {
+  const Shape& s = t.sizes();
+  bool broadcast = s[0] > 1 && t.strides()[0] == 0;
+  Tensor src = broadcast ? t.as_strided({1, s[1], s[2]}, {0, t.strides()[1], t.strides()[2]},
+                                        t.storage_offset())
+                         : t;
+  Tensor f = Tensor::empty(src.sizes(), ScalarType::Float32, kCPU);
+  copy(f, src);
+  return broadcast ? f.as_strided(s, {0, s[2], 1}, 0) : f;
+}
+
+// Integer sums wrap around in the type's width, as in PyTorch and NumPy. Accumulating in an
+// unsigned type at least as wide gives the same low bits without signed overflow (undefined in
+// C++); the final conversion keeps those bits.
+template <typename T>
+void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
+  using U = std::conditional_t<sizeof(T) <= 4, uint32_t, uint64_t>;
+  const int64_t m = a.sizes()[1], k = a.sizes()[2], n = b.sizes()[2];
+  const Shape &sa = a.strides(), &sb = b.strides();
+  const T* pa = a.data_as<T>();
+  const T* pb = b.data_as<T>();
+  T* pc = out.data_as<T>();
+  int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, k * n));
+  parallel_for(a.sizes()[0] * m, grain, [&](int64_t begin, int64_t end) {
+    std::vector<U> acc(static_cast<size_t>(n));
+    for (int64_t r = begin; r < end; ++r) {
+      const T* arow = pa + (r / m) * sa[0] + (r % m) * sa[1];
+      const T* bmat = pb + (r / m) * sb[0];
+      std::fill(acc.begin(), acc.end(), U(0));
+      for (int64_t p = 0; p < k; ++p) {
+        U x = static_cast<U>(arow[p * sa[2]]);
+        const T* brow = bmat + p * sb[1];
+        if (sb[2] == 1) {
+          for (int64_t j = 0; j < n; ++j) acc[j] += x * static_cast<U>(brow[j]);
+        } else {
+          for (int64_t j = 0; j < n; ++j) acc[j] += x * static_cast<U>(brow[j * sb[2]]);
+        }
+      }
+      T* crow = pc + r * n;
+      for (int64_t j = 0; j < n; ++j) crow[j] = static_cast<T>(acc[j]);
+    }
+  });
+}
+
+}  // namespace
+
+void matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
+  switch (a.dtype()) {
+    case ScalarType::Float32:
+      return float_matmul<float>(out, a, b);
+    case ScalarType::Float64:
+      return float_matmul<double>(out, a, b);
+    case ScalarType::Float16:
+    case ScalarType::BFloat16: {
+      // Accumulate in float32 (as PyTorch does) and round to 16 bits once.
+      Tensor wide = Tensor::empty(out.sizes(), ScalarType::Float32, kCPU);
+      float_matmul<float>(wide, to_float32(a), to_float32(b));
+      copy(out, wide);
+      return;
+    }
+    case ScalarType::UInt8:
+      return int_matmul<uint8_t>(out, a, b);
+    case ScalarType::Int8:
+      return int_matmul<int8_t>(out, a, b);
+    case ScalarType::Int16:
+      return int_matmul<int16_t>(out, a, b);
+    case ScalarType::Int32:
+      return int_matmul<int32_t>(out, a, b);
+    case ScalarType::Int64:
+      return int_matmul<int64_t>(out, a, b);
+    case ScalarType::Bool:
+      break;
+  }
+  GENESIS_FAIL(ErrorKind::Type, "matmul", "unsupported dtype ", scalar_type_name(a.dtype()));
+}
+
+}  // namespace genesis::cpu

@@ -1,0 +1,49 @@
+#include "cpu/random.h"
+
+#include <type_traits>
+
+#include "core/errors.h"
+#include "core/scalar.h"
+#include "cpu/parallel.h"
+
+namespace genesis::cpu {
+
+namespace {
+
+// One element, converted as the CUDA kernel converts it (kernels/random.cu).
+template <typename T>
+T sample(philox::Kind kind, uint64_t seed, uint64_t counter, int64_t low, uint64_t range) {
+  philox::Words r = philox::philox4x32_10(counter, seed);
+  if (kind == philox::kInteger) return cast_value<T>(philox::integer(r, low, range));
+  if (kind == philox::kNormal) return cast_value<T>(philox::normal(r));
+  if constexpr (std::is_same_v<T, double>) {
+    return philox::uniform_double(r.w[0], r.w[1]);
+  } else {
+    float cap = std::is_same_v<T, Half>       ? philox::kHalfBelowOne
+                : std::is_same_v<T, BFloat16> ? philox::kBFloat16BelowOne
+                                              : 1.0f;
+    return cast_value<T>(philox::uniform_float(r.w[0], cap));
+  }
+}
+
+// Philox costs tens of operations per element, so threads pay off on smaller chunks than
+// the default grain.
+constexpr int64_t kGrain = 4096;
+
+}  // namespace
+
+void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t offset, int64_t low,
+                 uint64_t range) {
+  GENESIS_CHECK(out.is_contiguous() && !out.is_cuda(), "random",
+                "expected a contiguous CPU tensor");
+  int64_t n = out.numel();
+  GENESIS_DISPATCH_ALL_TYPES(out.dtype(), "random", [&] {
+    scalar_t* p = out.data_as<scalar_t>();
+    parallel_for(n, kGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i)
+        p[i] = sample<scalar_t>(kind, seed, offset + static_cast<uint64_t>(i), low, range);
+    });
+  });
+}
+
+}  // namespace genesis::cpu

@@ -1,0 +1,14 @@
+#pragma once
+#include <cstdint>
+
+#include "core/philox.h"
+#include "core/tensor.h"
+
+namespace genesis::cpu {
+
+// Fills a contiguous CPU tensor: element i takes Philox counter offset + i under key seed and
+// becomes a value of `kind` (core/philox.h). low and range matter for kInteger only.
+void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t offset, int64_t low,
+                 uint64_t range);
+
+}  // namespace genesis::cpu

@@ -1,0 +1,168 @@
+// CPU reductions over a contiguous [outer, reduce, inner] input. Contiguous rows (inner == 1)
+// run through kLanes independent accumulators, so the loop vectorizes and float sums keep
+// their error small; a single long row is split over the threads and the pieces combined in
+// order. Columns (inner > 1) accumulate a block of neighbouring outputs per pass over the
+// reduced dim, so reads stay sequential.
+#include "cpu/reduce.h"
+
+#include <cmath>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/scalar.h"
+#include "cpu/elementwise.h"
+#include "cpu/parallel.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace genesis::cpu {
+
+namespace {
+
+constexpr int kLanes = 8;
+constexpr int64_t kColumnBlock = 512;
+
+template <typename Red, typename T>
+struct Reduction {
+  using C = compute_t<T>;
+  using Acc = typename Red::Acc;
+  const T* in;
+  T* out;
+  int64_t* index;
+  const T* center;
+  ops::ReduceShape s;
+  ops::ReduceFinish finish;
+
+  C value(int64_t flat, int64_t j) const {
+    C v = cast_value<C>(in[flat]);
+    if constexpr (std::is_floating_point_v<C>)
+      if (center != nullptr) v = v - cast_value<C>(center[j]);
+    return v;
+  }
+
+  // Elements [begin, end) of row j (inner == 1).
+  Acc row(int64_t j, int64_t begin, int64_t end) const {
+    Acc lanes[kLanes];
+    for (auto& l : lanes) l = Red::identity();
+    const int64_t base = j * s.reduce;
+    int64_t k = begin;
+    for (; k + kLanes <= end; k += kLanes)
+      for (int e = 0; e < kLanes; ++e)
+        lanes[e] = Red::combine(lanes[e], Red::load(value(base + k + e, j), k + e));
+    for (; k < end; ++k) lanes[0] = Red::combine(lanes[0], Red::load(value(base + k, j), k));
+    Acc acc = lanes[0];
+    for (int e = 1; e < kLanes; ++e) acc = Red::combine(acc, lanes[e]);
+    return acc;
+  }
+
+  void store(int64_t j, Acc acc) const {
+    if constexpr (std::is_same_v<Acc, ops::ValueIndex<C>>) {
+      index[j] = acc.i;
+      if (out != nullptr) out[j] = cast_value<T>(acc.v);
+    } else {
+      if constexpr (std::is_floating_point_v<Acc>) {
+        if (finish.divide) acc = acc / static_cast<Acc>(finish.divisor);
+        if (finish.sqrt) acc = std::sqrt(acc);
+      }
+      out[j] = cast_value<T>(acc);
+    }
+  }
+
+  void run() const {
+    const int64_t outputs = s.outputs();
+    if (s.inner == 1) {
+      int threads = 1;
+#ifdef _OPENMP
+      threads = omp_get_max_threads();
+#endif
+      if (outputs >= threads || s.reduce < 2 * kDefaultGrain) {
+        int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(s.reduce, 1));
+        parallel_for(outputs, grain, [&](int64_t b, int64_t e) {
+          for (int64_t j = b; j < e; ++j) store(j, row(j, 0, s.reduce));
+        });
+        return;
+      }
+      for (int64_t j = 0; j < outputs; ++j) {  // few long rows: split each over the threads
+        int64_t pieces = std::min<int64_t>(threads, s.reduce / kDefaultGrain);
+        std::vector<Acc> partial(static_cast<size_t>(pieces), Red::identity());
+        int64_t per = (s.reduce + pieces - 1) / pieces;
+        parallel_for(pieces, 1, [&](int64_t b, int64_t e) {
+          for (int64_t p = b; p < e; ++p)
+            partial[p] = row(j, p * per, std::min(s.reduce, (p + 1) * per));
+        });
+        Acc acc = partial[0];
+        for (int64_t p = 1; p < pieces; ++p) acc = Red::combine(acc, partial[p]);
+        store(j, acc);
+      }
+      return;
+    }
+    const int64_t blocks_per_outer = (s.inner + kColumnBlock - 1) / kColumnBlock;
+    parallel_for(s.outer * blocks_per_outer, 1, [&](int64_t b, int64_t e) {
+      std::vector<Acc> acc(static_cast<size_t>(kColumnBlock));
+      for (int64_t w = b; w < e; ++w) {
+        int64_t o = w / blocks_per_outer, i0 = (w % blocks_per_outer) * kColumnBlock;
+        int64_t n = std::min(kColumnBlock, s.inner - i0);
+        for (int64_t i = 0; i < n; ++i) acc[i] = Red::identity();
+        for (int64_t k = 0; k < s.reduce; ++k) {
+          int64_t base = (o * s.reduce + k) * s.inner + i0;
+          for (int64_t i = 0; i < n; ++i)
+            acc[i] = Red::combine(acc[i], Red::load(value(base + i, o * s.inner + i0 + i), k));
+        }
+        for (int64_t i = 0; i < n; ++i) store(o * s.inner + i0 + i, acc[i]);
+      }
+    });
+  }
+};
+
+// Accumulators: double for every float type (the CPU has the headroom), int64 for integers.
+template <typename T>
+using wide_t = std::conditional_t<std::is_floating_point_v<compute_t<T>>, double, int64_t>;
+
+template <typename Red, typename T>
+void run(const Tensor& in, const ops::ReduceShape& shape, const Tensor& out, const Tensor& index,
+         const Tensor& center, const ops::ReduceFinish& finish) {
+  Reduction<Red, T>{in.data_as<T>(),
+                    out.defined() ? out.data_as<T>() : nullptr,
+                    index.defined() ? index.data_as<int64_t>() : nullptr,
+                    center.defined() ? center.data_as<T>() : nullptr,
+                    shape,
+                    finish}
+      .run();
+}
+
+}  // namespace
+
+void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, const Tensor& out,
+            const Tensor& index, const Tensor& center, const ops::ReduceFinish& finish) {
+  if (shape.outputs() == 0) return;
+  using ops::ReduceOp;
+  GENESIS_DISPATCH_ALL_TYPES(in.dtype(), "reduce", [&] {
+    using T = scalar_t;
+    using C = compute_t<T>;
+    using W = wide_t<T>;
+    switch (op) {
+      case ReduceOp::Sum:
+        return run<ops::SumReducer<W>, T>(in, shape, out, index, center, finish);
+      case ReduceOp::Prod:
+        return run<ops::ProdReducer<W>, T>(in, shape, out, index, center, finish);
+      case ReduceOp::SumSquares:
+        return run<ops::SumSquaresReducer<double>, T>(in, shape, out, index, center, finish);
+      case ReduceOp::Max:
+        return run<ops::ExtremeReducer<C, true>, T>(in, shape, out, index, center, finish);
+      case ReduceOp::Min:
+        return run<ops::ExtremeReducer<C, false>, T>(in, shape, out, index, center, finish);
+      case ReduceOp::ArgMax:
+        return run<ops::ArgReducer<C, true>, T>(in, shape, out, index, center, finish);
+      case ReduceOp::ArgMin:
+        return run<ops::ArgReducer<C, false>, T>(in, shape, out, index, center, finish);
+      case ReduceOp::All:
+        return run<ops::LogicalReducer<true>, T>(in, shape, out, index, center, finish);
+      case ReduceOp::Any:
+        return run<ops::LogicalReducer<false>, T>(in, shape, out, index, center, finish);
+    }
+  });
+}
+
+}  // namespace genesis::cpu

@@ -1,0 +1,105 @@
+// Elementwise ops on CUDA: the loop plan turned into kernel geometry (kernels/elementwise.cuh).
+#include "cuda/elementwise.h"
+
+#include <array>
+
+#include "core/loop_plan.h"
+#include "cuda/backend.h"
+#include "cuda/check.h"
+#include "cuda/device_guard.h"
+#include "kernels/elementwise.cuh"
+
+namespace genesis::cuda {
+
+namespace {
+
+// Runs launch(geometry, bases) for the plan; plans with more dims than a kernel takes are cut
+// along their outermost dim into several launches.
+template <typename Launch>
+void launch_plan(const LoopPlan& plan, const int64_t* itemsizes, std::array<char*, 4> bases,
+                 const Launch& launch) {
+  int64_t nd = plan.ndim();
+  if (nd > kernels::kMaxLoopDims) {
+    LoopPlan inner = plan;
+    inner.sizes.pop_back();
+    for (int k = 0; k < plan.noperands; ++k) inner.byte_strides[k].pop_back();
+    inner.numel = plan.numel / plan.sizes.back();
+    for (int64_t i = 0; i < plan.sizes.back(); ++i) {
+      std::array<char*, 4> b = bases;
+      for (int k = 0; k < plan.noperands; ++k)
+        if (b[k] != nullptr) b[k] += i * plan.byte_strides[k].back();
+      launch_plan(inner, itemsizes, b, launch);
+    }
+    return;
+  }
+  kernels::LoopGeometry g;
+  g.ndim = static_cast<int>(nd);
+  g.numel = plan.numel;
+  for (int d = 0; d < g.ndim; ++d) {
+    g.sizes[d] = plan.sizes[d];
+    for (int k = 0; k < plan.noperands; ++k) g.strides[k][d] = plan.byte_strides[k][d];
+  }
+  g.contiguous = is_flat(plan, itemsizes);
+  launch(g, bases);
+}
+
+char* base_of(const Tensor& t) { return t.defined() ? static_cast<char*>(t.data()) : nullptr; }
+
+void* stream_of(int device) { return reinterpret_cast<void*>(current_stream(device)); }
+
+}  // namespace
+
+void binary(ops::BinaryOp op, ScalarType dtype, const Tensor& out, const Tensor& a,
+            const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb) {
+  if (out.numel() == 0) return;
+  const Tensor* inputs[2] = {&a, &b};
+  LoopPlan plan = plan_elementwise(out, inputs, 2);
+  int64_t items[3] = {static_cast<int64_t>(out.itemsize()),
+                      a.defined() ? static_cast<int64_t>(a.itemsize()) : 0,
+                      b.defined() ? static_cast<int64_t>(b.itemsize()) : 0};
+  int device = out.device().index;
+  DeviceGuard guard(device);
+  void* stream = stream_of(device);
+  launch_plan(plan, items, {base_of(out), base_of(a), base_of(b), nullptr},
+              [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+                kernels::launch_binary(op, static_cast<int>(dtype), p[0], p[1], p[2], sa, sb, g,
+                                       stream);
+              });
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {
+  if (out.numel() == 0) return;
+  const Tensor* inputs[1] = {&a};
+  LoopPlan plan = plan_elementwise(out, inputs, 1);
+  int64_t items[2] = {static_cast<int64_t>(out.itemsize()), static_cast<int64_t>(a.itemsize())};
+  int device = out.device().index;
+  DeviceGuard guard(device);
+  void* stream = stream_of(device);
+  launch_plan(plan, items, {base_of(out), base_of(a), nullptr, nullptr},
+              [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+                kernels::launch_unary(op, static_cast<int>(out.dtype()), p[0], p[1], g, stream);
+              });
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits,
+           const Tensor& b, uint64_t b_bits) {
+  if (out.numel() == 0) return;
+  const Tensor* inputs[3] = {&cond, &a, &b};
+  LoopPlan plan = plan_elementwise(out, inputs, 3);
+  int64_t items[4] = {static_cast<int64_t>(out.itemsize()), 1,
+                      a.defined() ? static_cast<int64_t>(a.itemsize()) : 0,
+                      b.defined() ? static_cast<int64_t>(b.itemsize()) : 0};
+  int device = out.device().index;
+  DeviceGuard guard(device);
+  void* stream = stream_of(device);
+  launch_plan(plan, items, {base_of(out), base_of(cond), base_of(a), base_of(b)},
+              [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+                kernels::launch_where(static_cast<int>(out.itemsize()), p[0], p[1], p[2], p[3],
+                                      !a.defined(), a_bits, !b.defined(), b_bits, g, stream);
+              });
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace genesis::cuda

@@ -1,0 +1,23 @@
+// CPU-only builds: the CUDA elementwise entry points exist but are never reached (no CUDA tensor
+// can be made), and raise like the rest of csrc/cuda/no_cuda.cpp if they were.
+#include "core/errors.h"
+#include "cuda/elementwise.h"
+
+namespace genesis::cuda {
+
+namespace {
+[[noreturn]] void unavailable() {
+  GENESIS_FAIL(ErrorKind::Runtime, "cuda", "genesis was built without CUDA support");
+}
+}  // namespace
+
+void binary(ops::BinaryOp, ScalarType, const Tensor&, const Tensor&, const ops::ScalarArg&,
+            const Tensor&, const ops::ScalarArg&) {
+  unavailable();
+}
+void unary(ops::UnaryOp, const Tensor&, const Tensor&) { unavailable(); }
+void where(const Tensor&, const Tensor&, const Tensor&, uint64_t, const Tensor&, uint64_t) {
+  unavailable();
+}
+
+}  // namespace genesis::cuda

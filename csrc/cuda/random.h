@@ -1,0 +1,16 @@
+#pragma once
+// The CUDA random fill as the rest of genesis sees it: plain C++, no CUDA headers.
+// csrc/cuda/random.cpp implements it; csrc/cuda/no_cuda_random.cpp raises in CPU-only builds.
+#include <cstdint>
+
+#include "core/philox.h"
+#include "core/tensor.h"
+
+namespace genesis::cuda {
+
+// cpu::random_fill's twin (csrc/cpu/random.h) for a contiguous CUDA tensor; runs on the
+// current stream of the tensor's device.
+void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t offset, int64_t low,
+                 uint64_t range);
+
+}  // namespace genesis::cuda

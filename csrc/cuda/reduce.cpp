@@ -1,0 +1,48 @@
+#include "cuda/reduce.h"
+
+#include "cuda/backend.h"
+#include "cuda/check.h"
+#include "cuda/device_guard.h"
+#include "kernels/reduce.cuh"
+
+namespace genesis::cuda {
+
+namespace {
+int sm_count(int device) {
+  static int cached[64] = {};
+  if (device < 0 || device >= 64) return device_properties(device).multi_processor_count;
+  if (cached[device] == 0) {
+    int n = 0;
+    GENESIS_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
+    cached[device] = n;
+  }
+  return cached[device];
+}
+}  // namespace
+
+void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, const Tensor& out,
+            const Tensor& index, const Tensor& center, const ops::ReduceFinish& finish) {
+  if (shape.outputs() == 0) return;
+  int device = in.device().index;
+  DeviceGuard guard(device);
+  kernels::ReduceLaunch l;
+  l.op = op;
+  l.dtype = static_cast<int>(in.dtype());
+  l.in = in.data();
+  l.out = out.defined() ? out.data() : nullptr;
+  l.out_index = index.defined() ? index.data_as<int64_t>() : nullptr;
+  l.center = center.defined() ? center.data() : nullptr;
+  l.shape = shape;
+  l.finish = finish;
+  size_t workspace_bytes = kernels::plan_reduce(l, sm_count(device));
+  Tensor workspace;  // freed after the launch: the pool reuses it only in this stream's order
+  if (workspace_bytes > 0) {
+    workspace = Tensor::empty({static_cast<int64_t>(workspace_bytes)}, ScalarType::UInt8,
+                              in.device());
+    l.workspace = workspace.data();
+  }
+  kernels::launch_reduce(l, reinterpret_cast<void*>(current_stream(device)));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace genesis::cuda

@@ -1,0 +1,296 @@
+#include "ops/elementwise.h"
+
+#include "core/errors.h"
+#include "core/loop_plan.h"
+#include "cpu/elementwise.h"
+#include "cuda/backend.h"
+#include "cuda/elementwise.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
+
+namespace genesis::ops {
+
+namespace {
+
+std::optional<ScalarType> promote_opt(std::optional<ScalarType> a, ScalarType b) {
+  return a ? promote_types(*a, b) : b;
+}
+
+// PyTorch's combine of a higher-priority result (from tensors with dims) and a lower one: the
+// lower one counts only when it is of a higher category.
+std::optional<ScalarType> combine(std::optional<ScalarType> higher,
+                                  std::optional<ScalarType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_floating_point(*higher)) return higher;
+  if (*higher == ScalarType::Bool || is_floating_point(*lower)) return promote_types(*higher, *lower);
+  return higher;
+}
+
+const char* type_word(ScalarType t) { return scalar_type_name(t); }
+
+// The value of a 0-d (or one-element) CPU tensor as a number, for use with CUDA tensors.
+Scalar scalar_of(const Tensor& t) {
+  return GENESIS_DISPATCH_ALL_TYPES(t.dtype(), "item", [&]() -> Scalar {
+    scalar_t v = *t.data_as<scalar_t>();
+    if (is_floating_point(t.dtype())) return Scalar(cast_value<double>(v));
+    if (t.dtype() == ScalarType::Bool) return Scalar(cast_value<bool>(v));
+    return Scalar(cast_value<int64_t>(v));
+  });
+}
+
+ScalarArg scalar_arg(const Scalar& s) {
+  ScalarArg a;
+  a.is_scalar = true;
+  a.is_float = s.is_floating();
+  a.d = s.to_double();
+  a.i = s.to_int();
+  return a;
+}
+
+// Picks the device of the op and turns CPU 0-d tensors next to CUDA tensors into numbers (as
+// PyTorch allows); any other mix of devices is an error.
+Device settle_devices(Operand* operands, int n, const char* name) {
+  std::optional<Device> device;
+  for (int k = 0; k < n; ++k) {
+    const Tensor& t = operands[k].tensor;
+    if (!t.defined()) continue;
+    if (!device || (device->is_cpu() && t.is_cuda() && t.ndim() > 0)) device = t.device();
+  }
+  for (int k = 0; k < n; ++k) {
+    const Tensor& t = operands[k].tensor;
+    if (!t.defined() || t.device() == *device) continue;
+    if (t.device().is_cpu() && t.ndim() == 0 && device->is_cuda())
+      continue;  // read as a number later
+    GENESIS_FAIL(ErrorKind::Runtime, name,
+                 "expected all tensors to be on the same device, but found at least two "
+                 "devices, ",
+                 device->str(), " and ", t.device().str());
+  }
+  return *device;
+}
+
+// Tensor operand k prepared for the loop: cast to `dtype`, broadcast to `shape`; CPU 0-d
+// tensors on a CUDA op become numbers.
+struct Prepared {
+  Tensor tensor;
+  ScalarArg scalar;
+};
+Prepared prepare(const Operand& o, ScalarType dtype, const Shape& shape, Device device) {
+  Prepared p;
+  if (o.is_scalar()) {
+    p.scalar = scalar_arg(o.scalar);
+    return p;
+  }
+  const Tensor& t = o.tensor;
+  if (t.device() != device) {  // a CPU 0-d tensor on a CUDA op
+    p.scalar = scalar_arg(scalar_of(t));
+    if (p.scalar.is_float && !is_floating_point(dtype)) p.scalar.is_float = false;
+    return p;
+  }
+  Tensor cast = t.dtype() == dtype ? t : to(t, dtype, device, false);
+  p.tensor = cast.sizes() == shape ? cast : broadcast_to(cast, shape);
+  return p;
+}
+
+Shape broadcast_all(const Operand* operands, int n, const char* name) {
+  Shape shape;
+  bool first = true;
+  for (int k = 0; k < n; ++k) {
+    if (operands[k].is_scalar()) continue;
+    const Shape& s = operands[k].tensor.sizes();
+    if (first)
+      shape = s;
+    else if (s != shape)
+      shape = broadcast_shapes(shape, s, name);
+    first = false;
+  }
+  return shape;
+}
+
+// The dtype the loop computes in and the dtype it writes, checked for the op.
+struct Dtypes {
+  ScalarType compute, out;
+};
+Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char* name) {
+  Operand both[2] = {a, b};
+  ScalarType r = result_type(both, 2);
+  if (op == BinaryOp::Div) {
+    ScalarType c = is_floating_point(r) ? r : kDefaultFloat;
+    return {c, c};
+  }
+  if (is_comparison(op)) return {r, ScalarType::Bool};
+  if (is_bitwise(op)) {
+    GENESIS_CHECK_TYPE(!is_floating_point(r), name, "not supported for ", type_word(r),
+                       " tensors (only integer and bool)");
+    return {r, r};
+  }
+  if (r == ScalarType::Bool) {
+    GENESIS_CHECK_TYPE(op != BinaryOp::Sub, name,
+                       "subtraction, the `-` operator, with two bool tensors is not supported; "
+                       "use the `^` or `logical_xor` operator instead");
+    GENESIS_CHECK_TYPE(op == BinaryOp::Add || op == BinaryOp::Mul || op == BinaryOp::Maximum ||
+                           op == BinaryOp::Minimum,
+                       name, "not supported for bool tensors");
+  }
+  if (op == BinaryOp::Pow && !is_floating_point(r) && b.is_scalar() && !b.scalar.is_floating())
+    GENESIS_CHECK(b.scalar.to_int() >= 0, name,
+                  "integers to negative integer powers are not allowed");
+  return {r, r};
+}
+
+void run_binary(BinaryOp op, ScalarType compute, const Tensor& out, const Prepared& a,
+                const Prepared& b) {
+  if (out.is_cuda())
+    cuda::binary(op, compute, out, a.tensor, a.scalar, b.tensor, b.scalar);
+  else
+    cpu::binary(op, compute, out, a.tensor, a.scalar, b.tensor, b.scalar);
+}
+
+void check_inplace(ScalarType result, const Tensor& self, const Shape& shape, const char* name) {
+  GENESIS_CHECK(can_cast(result, self.dtype()), name, "result type ", type_word(result),
+                " can't be cast to the desired output type ", type_word(self.dtype()));
+  GENESIS_CHECK(shape == self.sizes(), name, "output with shape ", shape_str(self.sizes()),
+                " doesn't match the broadcast shape ", shape_str(shape));
+}
+
+}  // namespace
+
+ScalarType result_type(const Operand* operands, int n) {
+  std::optional<ScalarType> dims, zero_dim, numbers;
+  for (int k = 0; k < n; ++k) {
+    const Operand& o = operands[k];
+    if (o.is_scalar())
+      numbers = promote_opt(numbers, o.scalar.default_dtype());
+    else if (o.tensor.ndim() == 0)
+      zero_dim = promote_opt(zero_dim, o.tensor.dtype());
+    else
+      dims = promote_opt(dims, o.tensor.dtype());
+  }
+  auto r = combine(dims, combine(zero_dim, numbers));
+  return r ? *r : kDefaultFloat;
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+Tensor broadcast_to(const Tensor& t, const Shape& shape) {
+  return t.as_strided(shape, broadcast_strides(t.sizes(), t.strides(), shape), t.storage_offset());
+}
+
+Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name) {
+  Operand operands[2] = {a, b};
+  GENESIS_CHECK_TYPE(!a.is_scalar() || !b.is_scalar(), name, "expects at least one tensor");
+  Dtypes dt = binary_dtypes(op, a, b, name);
+  Device device = settle_devices(operands, 2, name);
+  Shape shape = broadcast_all(operands, 2, name);
+  Tensor out = Tensor::empty(shape, dt.out, device);
+  run_binary(op, dt.compute, out, prepare(a, dt.compute, shape, device),
+             prepare(b, dt.compute, shape, device));
+  return out;
+}
+
+void binary_(BinaryOp op, const Tensor& self, const Operand& other, const char* name) {
+  Operand operands[2] = {self, other};
+  Dtypes dt = binary_dtypes(op, self, other, name);
+  Device device = settle_devices(operands, 2, name);
+  GENESIS_CHECK(device == self.device(), name, "expected all tensors to be on the same device, ",
+                "but found ", self.device().str(), " and ", device.str());
+  Shape shape = broadcast_all(operands, 2, name);
+  check_inplace(dt.out, self, shape, name);
+  Prepared a = prepare(self, dt.compute, shape, device), b = prepare(other, dt.compute, shape, device);
+  if (dt.out == self.dtype() && dt.compute == self.dtype()) {
+    run_binary(op, dt.compute, self, a, b);
+    return;
+  }
+  Tensor tmp = Tensor::empty(shape, dt.out, device);
+  run_binary(op, dt.compute, tmp, a, b);
+  copy_(self, tmp);
+}
+
+namespace {
+
+ScalarType unary_dtype(UnaryOp op, ScalarType in, const char* name) {
+  if (is_floating_only(op)) return is_floating_point(in) ? in : kDefaultFloat;
+  if (op == UnaryOp::BitNot)
+    GENESIS_CHECK_TYPE(!is_floating_point(in), name, "not supported for ", type_word(in),
+                       " tensors (only integer and bool)");
+  if (op == UnaryOp::Neg)
+    GENESIS_CHECK_TYPE(in != ScalarType::Bool, name,
+                       "negation, the `-` operator, on a bool tensor is not supported; use "
+                       "the `~` operator to invert a mask");
+  if (op == UnaryOp::Abs || op == UnaryOp::Relu)
+    GENESIS_CHECK_TYPE(in != ScalarType::Bool, name, "not supported for bool tensors");
+  return in;
+}
+
+void run_unary(UnaryOp op, const Tensor& out, const Tensor& a) {
+  if (out.is_cuda())
+    cuda::unary(op, out, a);
+  else
+    cpu::unary(op, out, a);
+}
+
+}  // namespace
+
+Tensor unary(UnaryOp op, const Tensor& a, const char* name) {
+  ScalarType dtype = unary_dtype(op, a.dtype(), name);
+  Tensor in = a.dtype() == dtype ? a : to(a, dtype, a.device(), false);
+  Tensor out = Tensor::empty(a.sizes(), dtype, a.device());
+  run_unary(op, out, in);
+  return out;
+}
+
+void unary_(UnaryOp op, const Tensor& self, const char* name) {
+  ScalarType dtype = unary_dtype(op, self.dtype(), name);
+  check_inplace(dtype, self, self.sizes(), name);
+  run_unary(op, self, self);
+}
+
+Tensor where(const Tensor& cond, const Operand& a, const Operand& b) {
+  const char* name = "where";
+  GENESIS_CHECK_TYPE(cond.dtype() == ScalarType::Bool, name,
+                     "expected condition to be a bool tensor, but got a tensor with dtype ",
+                     type_word(cond.dtype()));
+  Operand values[2] = {a, b};
+  ScalarType dtype = result_type(values, 2);
+  Operand operands[3] = {cond, a, b};
+  Device device = settle_devices(operands, 3, name);
+  GENESIS_CHECK(cond.device() == device, name, "expected condition on ", device.str(),
+                ", but it is on ", cond.device().str());
+  Shape shape = broadcast_all(operands, 3, name);
+  Tensor out = Tensor::empty(shape, dtype, device);
+  Prepared pc = prepare(cond, ScalarType::Bool, shape, device);
+  Prepared pa = prepare(a, dtype, shape, device), pb = prepare(b, dtype, shape, device);
+  auto bits = [&](const Operand& o, const Prepared& p) -> uint64_t {
+    if (p.tensor.defined()) return 0;
+    return o.is_scalar() ? o.scalar.bit_pattern(dtype) : scalar_of(o.tensor).bit_pattern(dtype);
+  };
+  uint64_t a_bits = bits(a, pa), b_bits = bits(b, pb);
+  if (device.is_cuda())
+    cuda::where(out, pc.tensor, pa.tensor, a_bits, pb.tensor, b_bits);
+  else
+    cpu::where(out, pc.tensor, pa.tensor, a_bits, pb.tensor, b_bits);
+  return out;
+}
+
+Tensor clamp(const Tensor& t, const std::optional<Operand>& min,
+             const std::optional<Operand>& max) {
+  GENESIS_CHECK(min || max, "clamp", "at least one of 'min' or 'max' must not be None");
+  Tensor out = t;
+  if (min) out = binary(BinaryOp::Maximum, out, *min, "clamp");
+  if (max) out = binary(BinaryOp::Minimum, out, *max, "clamp");
+  return out;
+}
+
+void clamp_(const Tensor& t, const std::optional<Operand>& min,
+            const std::optional<Operand>& max) {
+  GENESIS_CHECK(min || max, "clamp_", "at least one of 'min' or 'max' must not be None");
+  if (min) binary_(BinaryOp::Maximum, t, *min, "clamp_");
+  if (max) binary_(BinaryOp::Minimum, t, *max, "clamp_");
+}
+
+}  // namespace genesis::ops

@@ -1,0 +1,90 @@
+#pragma once
+// Maps an op code to its functor (ops/math_functors.h) and says which compute types an op is
+// instantiated for, so the CPU loops and the CUDA launchers compile only meaningful pairs.
+#include <type_traits>
+
+#include "ops/math_functors.h"
+#include "ops/op_codes.h"
+
+namespace genesis::ops {
+
+// Calls f(Functor{}) for the op.
+template <typename F>
+decltype(auto) visit_binary(BinaryOp op, F&& f) {
+  switch (op) {
+    case BinaryOp::Add: return f(math::Add{});
+    case BinaryOp::Sub: return f(math::Sub{});
+    case BinaryOp::Mul: return f(math::Mul{});
+    case BinaryOp::Div: return f(math::Div{});
+    case BinaryOp::TruncDiv: return f(math::TruncDiv{});
+    case BinaryOp::FloorDiv: return f(math::FloorDiv{});
+    case BinaryOp::Rem: return f(math::Rem{});
+    case BinaryOp::Pow: return f(math::Pow{});
+    case BinaryOp::Maximum: return f(math::Maximum{});
+    case BinaryOp::Minimum: return f(math::Minimum{});
+    case BinaryOp::Eq: return f(math::Eq{});
+    case BinaryOp::Ne: return f(math::Ne{});
+    case BinaryOp::Lt: return f(math::Lt{});
+    case BinaryOp::Le: return f(math::Le{});
+    case BinaryOp::Gt: return f(math::Gt{});
+    case BinaryOp::Ge: return f(math::Ge{});
+    case BinaryOp::BitAnd: return f(math::BitAnd{});
+    case BinaryOp::BitOr: return f(math::BitOr{});
+    case BinaryOp::BitXor: return f(math::BitXor{});
+  }
+  return f(math::Add{});
+}
+
+template <typename F>
+decltype(auto) visit_unary(UnaryOp op, F&& f) {
+  switch (op) {
+    case UnaryOp::Neg: return f(math::Neg{});
+    case UnaryOp::Abs: return f(math::Abs{});
+    case UnaryOp::Relu: return f(math::Relu{});
+    case UnaryOp::BitNot: return f(math::BitNot{});
+    case UnaryOp::Exp: return f(math::Exp{});
+    case UnaryOp::Log: return f(math::Log{});
+    case UnaryOp::Sqrt: return f(math::Sqrt{});
+    case UnaryOp::Rsqrt: return f(math::Rsqrt{});
+    case UnaryOp::Sin: return f(math::Sin{});
+    case UnaryOp::Cos: return f(math::Cos{});
+    case UnaryOp::Tanh: return f(math::Tanh{});
+    case UnaryOp::Sigmoid: return f(math::Sigmoid{});
+  }
+  return f(math::Neg{});
+}
+
+template <typename Op>
+constexpr bool is_compare_functor =
+    std::is_same_v<Op, math::Eq> || std::is_same_v<Op, math::Ne> || std::is_same_v<Op, math::Lt> ||
+    std::is_same_v<Op, math::Le> || std::is_same_v<Op, math::Gt> || std::is_same_v<Op, math::Ge>;
+
+// Whether binary functor Op is instantiated for compute type C (the front end never asks for
+// the others: it promotes true division to floats and rejects the rest with TypeError).
+template <typename Op, typename C>
+constexpr bool binary_supports() {
+  constexpr bool is_bool = std::is_same_v<C, bool>;
+  constexpr bool is_float = std::is_floating_point_v<C>;
+  if constexpr (std::is_same_v<Op, math::Div>) return is_float;
+  if constexpr (std::is_same_v<Op, math::BitAnd> || std::is_same_v<Op, math::BitOr> ||
+                std::is_same_v<Op, math::BitXor>)
+    return !is_float;
+  if constexpr (std::is_same_v<Op, math::Sub> || std::is_same_v<Op, math::TruncDiv> ||
+                std::is_same_v<Op, math::FloorDiv> || std::is_same_v<Op, math::Rem> ||
+                std::is_same_v<Op, math::Pow>)
+    return !is_bool;
+  return true;
+}
+
+template <typename Op, typename C>
+constexpr bool unary_supports() {
+  constexpr bool is_bool = std::is_same_v<C, bool>;
+  constexpr bool is_float = std::is_floating_point_v<C>;
+  if constexpr (std::is_same_v<Op, math::Neg> || std::is_same_v<Op, math::Abs> ||
+                std::is_same_v<Op, math::Relu>)
+    return !is_bool;
+  if constexpr (std::is_same_v<Op, math::BitNot>) return !is_float;
+  return is_float;
+}
+
+}  // namespace genesis::ops

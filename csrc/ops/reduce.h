@@ -1,0 +1,28 @@
+#pragma once
+// Reductions with PyTorch's signatures and dtype rules. Note [Reduction front end]: the reduced
+// dims are brought into one contiguous block ([outer, reduce, inner]; a copy only when the
+// input's layout does not allow it), then one device loop runs (csrc/cpu/reduce.h,
+// csrc/cuda/reduce.h). `dims` empty or absent means every dim.
+#include <optional>
+#include <utility>
+
+#include "core/tensor.h"
+
+namespace genesis::ops {
+
+using Dims = std::optional<Shape>;
+
+Tensor sum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
+Tensor mean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
+Tensor prod(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
+Tensor var(const Tensor& t, const Dims& dims, double correction, bool keepdim, bool take_sqrt);
+Tensor all(const Tensor& t, const Dims& dims, bool keepdim);
+Tensor any(const Tensor& t, const Dims& dims, bool keepdim);
+// max()/min() of every element (0-d result).
+Tensor extreme(const Tensor& t, bool is_max);
+// max(dim)/min(dim): values and first indices.
+std::pair<Tensor, Tensor> extreme_dim(const Tensor& t, int64_t dim, bool keepdim, bool is_max);
+Tensor arg_extreme(const Tensor& t, std::optional<int64_t> dim, bool keepdim, bool is_max);
+Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bool log);
+
+}  // namespace genesis::ops

@@ -1,0 +1,45 @@
+// genesis.cat (concat, concatenate) and genesis.stack.
+#include "ops/join.h"
+#include "core/errors.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+namespace {
+
+std::string type_name(py::handle obj) {
+  return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
+}
+
+// Any Python sequence of tensors; a tensor itself is rejected although it is indexable, as in
+// PyTorch.
+std::vector<Tensor> to_tensors(py::handle seq, const char* op) {
+  GENESIS_CHECK_TYPE(
+      PySequence_Check(seq.ptr()) && !py::isinstance<Tensor>(seq) && !py::isinstance<py::str>(seq),
+      op, "expected a sequence of tensors, got ", type_name(seq));
+  std::vector<Tensor> out;
+  size_t i = 0;
+  for (py::object item : py::reinterpret_borrow<py::sequence>(seq)) {  // owned: items may be new
+    GENESIS_CHECK_TYPE(py::isinstance<Tensor>(item), op,
+                       "expected a sequence of tensors, but element ", i, " is ", type_name(item));
+    out.push_back(item.cast<Tensor>());
+    ++i;
+  }
+  return out;
+}
+
+}  // namespace
+
+void init_join(py::module_& m) {
+  for (const char* name : {"cat", "concat", "concatenate"})
+    m.def(
+        name,
+        [](py::handle tensors, int64_t dim) { return ops::cat(to_tensors(tensors, "cat"), dim); },
+        py::arg("tensors"), py::arg("dim") = 0);
+  m.def(
+      "stack",
+      [](py::handle tensors, int64_t dim) { return ops::stack(to_tensors(tensors, "stack"), dim); },
+      py::arg("tensors"), py::arg("dim") = 0);
+}
+
+}  // namespace genesis::python

@@ -1,0 +1,299 @@
+// Elementwise math: operators, methods (with in-place forms) and genesis.* functions.
+#include "core/errors.h"
+#include "ops/elementwise.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+namespace {
+
+using ops::BinaryOp;
+using ops::Operand;
+using ops::UnaryOp;
+
+// A tensor or a Python/NumPy number; nothing for other objects (operators then answer
+// NotImplemented, so Python raises its usual TypeError).
+std::optional<Operand> try_operand(py::handle obj, const char* op) {
+  if (py::isinstance<Tensor>(obj)) return Operand(obj.cast<const Tensor&>());
+  PyObject* p = obj.ptr();
+  if (PyBool_Check(p) || PyLong_Check(p) || PyFloat_Check(p) || is_numpy_scalar(obj))
+    return Operand(to_scalar(obj, op));
+  return std::nullopt;
+}
+
+Operand operand(py::handle obj, const char* op) {
+  auto o = try_operand(obj, op);
+  GENESIS_CHECK_TYPE(o.has_value(), op, "expected a tensor or a number, got ",
+                     py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+  return *o;
+}
+
+std::optional<Operand> optional_operand(py::handle obj, const char* op) {
+  if (obj.is_none()) return std::nullopt;
+  return operand(obj, op);
+}
+
+py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
+
+// other * alpha for add/sub's alpha argument.
+Operand scaled(const Operand& other, py::handle alpha, const char* op) {
+  if (alpha.is_none()) return other;
+  Scalar a = to_scalar(alpha, op);
+  if (a.to_double() == 1.0) return other;
+  if (!other.is_scalar()) return ops::binary(BinaryOp::Mul, other, a, op);
+  if (other.scalar.is_floating() || a.is_floating())
+    return Scalar(other.scalar.to_double() * a.to_double());
+  return Scalar(other.scalar.to_int() * a.to_int());
+}
+
+struct BinarySpec {
+  const char* name;
+  BinaryOp op;
+  bool inplace;  // whether name_ exists
+};
+constexpr BinarySpec kBinary[] = {
+    {"add", BinaryOp::Add, true},
+    {"sub", BinaryOp::Sub, true},
+    {"subtract", BinaryOp::Sub, true},
+    {"mul", BinaryOp::Mul, true},
+    {"multiply", BinaryOp::Mul, true},
+    {"true_divide", BinaryOp::Div, true},
+    {"floor_divide", BinaryOp::FloorDiv, true},
+    {"remainder", BinaryOp::Rem, true},
+    {"pow", BinaryOp::Pow, true},
+    {"maximum", BinaryOp::Maximum, false},
+    {"minimum", BinaryOp::Minimum, false},
+    {"eq", BinaryOp::Eq, false},
+    {"ne", BinaryOp::Ne, false},
+    {"lt", BinaryOp::Lt, false},
+    {"le", BinaryOp::Le, false},
+    {"gt", BinaryOp::Gt, false},
+    {"ge", BinaryOp::Ge, false},
+    {"bitwise_and", BinaryOp::BitAnd, true},
+    {"bitwise_or", BinaryOp::BitOr, true},
+    {"bitwise_xor", BinaryOp::BitXor, true},
+};
+
+struct DunderSpec {
+  const char* name;
+  const char* reflected;  // or nullptr
+  const char* inplace;    // or nullptr
+  BinaryOp op;
+};
+constexpr DunderSpec kDunders[] = {
+    {"__add__", "__radd__", "__iadd__", BinaryOp::Add},
+    {"__sub__", "__rsub__", "__isub__", BinaryOp::Sub},
+    {"__mul__", "__rmul__", "__imul__", BinaryOp::Mul},
+    {"__truediv__", "__rtruediv__", "__itruediv__", BinaryOp::Div},
+    {"__floordiv__", "__rfloordiv__", "__ifloordiv__", BinaryOp::FloorDiv},
+    {"__mod__", "__rmod__", "__imod__", BinaryOp::Rem},
+    {"__pow__", "__rpow__", "__ipow__", BinaryOp::Pow},
+    {"__and__", "__rand__", "__iand__", BinaryOp::BitAnd},
+    {"__or__", "__ror__", "__ior__", BinaryOp::BitOr},
+    {"__xor__", "__rxor__", "__ixor__", BinaryOp::BitXor},
+    {"__eq__", nullptr, nullptr, BinaryOp::Eq},
+    {"__ne__", nullptr, nullptr, BinaryOp::Ne},
+    {"__lt__", nullptr, nullptr, BinaryOp::Lt},
+    {"__le__", nullptr, nullptr, BinaryOp::Le},
+    {"__gt__", nullptr, nullptr, BinaryOp::Gt},
+    {"__ge__", nullptr, nullptr, BinaryOp::Ge},
+};
+
+struct UnarySpec {
+  const char* name;
+  UnaryOp op;
+};
+constexpr UnarySpec kUnary[] = {
+    {"neg", UnaryOp::Neg},         {"negative", UnaryOp::Neg}, {"abs", UnaryOp::Abs},
+    {"relu", UnaryOp::Relu},       {"exp", UnaryOp::Exp},      {"log", UnaryOp::Log},
+    {"sqrt", UnaryOp::Sqrt},       {"rsqrt", UnaryOp::Rsqrt},  {"sin", UnaryOp::Sin},
+    {"cos", UnaryOp::Cos},         {"tanh", UnaryOp::Tanh},    {"sigmoid", UnaryOp::Sigmoid},
+    {"bitwise_not", UnaryOp::BitNot},
+};
+
+// div's rounding_mode: None, "trunc" or "floor".
+BinaryOp div_op(py::handle mode) {
+  if (mode.is_none()) return BinaryOp::Div;
+  std::string m = py::str(mode).cast<std::string>();
+  if (m == "trunc") return BinaryOp::TruncDiv;
+  if (m == "floor") return BinaryOp::FloorDiv;
+  GENESIS_FAIL(ErrorKind::Value, "div",
+               "rounding_mode must be None, 'trunc' or 'floor', but got '", m, "'");
+}
+
+}  // namespace
+
+void init_math(py::module_& m, py::class_<Tensor>& cls) {
+  for (const BinarySpec& spec : kBinary) {
+    BinaryOp op = spec.op;
+    const char* name = spec.name;
+    bool has_alpha = op == BinaryOp::Add || op == BinaryOp::Sub;
+    if (has_alpha) {
+      cls.def(
+          name,
+          [op, name](const Tensor& self, py::handle other, py::handle alpha) {
+            return ops::binary(op, self, scaled(operand(other, name), alpha, name), name);
+          },
+          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+      m.def(
+          name,
+          [op, name](py::handle input, py::handle other, py::handle alpha) {
+            return ops::binary(op, operand(input, name),
+                               scaled(operand(other, name), alpha, name), name);
+          },
+          py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+    } else {
+      cls.def(
+          name,
+          [op, name](const Tensor& self, py::handle other) {
+            return ops::binary(op, self, operand(other, name), name);
+          },
+          py::arg("other"));
+      m.def(
+          name,
+          [op, name](py::handle input, py::handle other) {
+            return ops::binary(op, operand(input, name), operand(other, name), name);
+          },
+          py::arg("input"), py::arg("other"));
+    }
+    if (spec.inplace) {
+      std::string iname = std::string(name) + "_";
+      const char* stored = (new std::string(iname))->c_str();  // lives as long as the module
+      cls.def(
+          stored,
+          [op, stored](py::object self, py::handle other, py::handle alpha) {
+            ops::binary_(op, self.cast<const Tensor&>(), scaled(operand(other, stored), alpha, stored),
+                         stored);
+            return self;
+          },
+          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+    }
+  }
+
+  // div / divide with rounding_mode.
+  for (const char* name : {"div", "divide"}) {
+    cls.def(
+        name,
+        [name](const Tensor& self, py::handle other, py::handle mode) {
+          return ops::binary(div_op(mode), self, operand(other, name), name);
+        },
+        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+    m.def(
+        name,
+        [name](py::handle input, py::handle other, py::handle mode) {
+          return ops::binary(div_op(mode), operand(input, name), operand(other, name), name);
+        },
+        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+    std::string iname = std::string(name) + "_";
+    const char* stored = (new std::string(iname))->c_str();
+    cls.def(
+        stored,
+        [stored](py::object self, py::handle other, py::handle mode) {
+          ops::binary_(div_op(mode), self.cast<const Tensor&>(), operand(other, stored), stored);
+          return self;
+        },
+        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+  }
+
+  for (const DunderSpec& spec : kDunders) {
+    BinaryOp op = spec.op;
+    const char* name = spec.name;
+    cls.def(name, [op, name](const Tensor& self, py::handle other) -> py::object {
+      auto o = try_operand(other, name);
+      if (!o) return not_implemented();
+      return py::cast(ops::binary(op, self, *o, name));
+    });
+    if (spec.reflected) {
+      const char* rname = spec.reflected;
+      cls.def(rname, [op, rname](const Tensor& self, py::handle other) -> py::object {
+        auto o = try_operand(other, rname);
+        if (!o) return not_implemented();
+        return py::cast(ops::binary(op, *o, self, rname));
+      });
+    }
+    if (spec.inplace) {
+      const char* iname = spec.inplace;
+      cls.def(iname, [op, iname](py::object self, py::handle other) -> py::object {
+        auto o = try_operand(other, iname);
+        if (!o) return not_implemented();
+        ops::binary_(op, self.cast<const Tensor&>(), *o, iname);
+        return self;
+      });
+    }
+  }
+  // Defining __eq__ drops the default hash; tensors hash by identity, as in PyTorch.
+  cls.def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
+  // NumPy defers to genesis's reflected operators instead of converting the tensor.
+  cls.attr("__array_ufunc__") = py::none();
+
+  for (const UnarySpec& spec : kUnary) {
+    UnaryOp op = spec.op;
+    const char* name = spec.name;
+    cls.def(name, [op, name](const Tensor& self) { return ops::unary(op, self, name); });
+    m.def(
+        name, [op, name](const Tensor& input) { return ops::unary(op, input, name); },
+        py::arg("input"));
+    std::string iname = std::string(name) + "_";
+    const char* stored = (new std::string(iname))->c_str();
+    cls.def(stored, [op, stored](py::object self) {
+      ops::unary_(op, self.cast<const Tensor&>(), stored);
+      return self;
+    });
+  }
+  cls.def("__neg__", [](const Tensor& self) { return ops::unary(UnaryOp::Neg, self, "neg"); })
+      .def("__pos__", [](const Tensor& self) { return self; })
+      .def("__abs__", [](const Tensor& self) { return ops::unary(UnaryOp::Abs, self, "abs"); })
+      .def("__invert__",
+           [](const Tensor& self) { return ops::unary(UnaryOp::BitNot, self, "bitwise_not"); })
+      .def("logical_not", [](const Tensor& self) {
+        return ops::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
+      });
+  m.def(
+      "logical_not",
+      [](const Tensor& self) {
+        return ops::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
+      },
+      py::arg("input"));
+
+  // clamp / clip with tensor or number bounds.
+  for (const char* name : {"clamp", "clip"}) {
+    auto clamp_impl = [name](const Tensor& self, py::handle min, py::handle max) {
+      return ops::clamp(self, optional_operand(min, name), optional_operand(max, name));
+    };
+    cls.def(name, clamp_impl, py::arg("min") = py::none(), py::arg("max") = py::none());
+    m.def(name, clamp_impl, py::arg("input"), py::arg("min") = py::none(),
+          py::arg("max") = py::none());
+    std::string iname = std::string(name) + "_";
+    const char* stored = (new std::string(iname))->c_str();
+    cls.def(
+        stored,
+        [stored](py::object self, py::handle min, py::handle max) {
+          ops::clamp_(self.cast<const Tensor&>(), optional_operand(min, stored),
+                      optional_operand(max, stored));
+          return self;
+        },
+        py::arg("min") = py::none(), py::arg("max") = py::none());
+  }
+
+  m.def(
+      "where",
+      [](const Tensor& cond, py::handle input, py::handle other) {
+        return ops::where(cond, operand(input, "where"), operand(other, "where"));
+      },
+      py::arg("condition"), py::arg("input"), py::arg("other"));
+  cls.def(
+      "where",
+      [](const Tensor& self, const Tensor& cond, py::handle other) {
+        return ops::where(cond, self, operand(other, "where"));
+      },
+      py::arg("condition"), py::arg("other"));
+  m.def(
+      "result_type",
+      [](py::handle a, py::handle b) {
+        Operand both[2] = {operand(a, "result_type"), operand(b, "result_type")};
+        return dtype_object(ops::result_type(both, 2));
+      },
+      py::arg("tensor1"), py::arg("tensor2"));
+}
+
+}  // namespace genesis::python

@@ -1,0 +1,79 @@
+// Random fills: one Philox call per element (the counter is the element's index plus the
+// call's offset), with the formulas of core/philox.h, so the values match the CPU loop's.
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+#include "core/philox.h"
+#include "kernels/dtype_traits.cuh"
+#include "kernels/random.cuh"
+
+namespace genesis::kernels {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+int grid_for(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(blocks < 65536 ? blocks : 65536);
+}
+
+// Conversions as the CPU side's cast_value: one correct rounding from double or float.
+template <typename T, int Kind>
+__device__ __forceinline__ T sample(uint64_t seed, uint64_t counter, int64_t low, uint64_t range) {
+  philox::Words r = philox::philox4x32_10(counter, seed);
+  if constexpr (Kind == philox::kInteger) {
+    return convert<T>(philox::integer(r, low, range));
+  } else if constexpr (Kind == philox::kNormal) {
+    return convert<T>(philox::normal(r));
+  } else if constexpr (std::is_same_v<T, double>) {
+    return philox::uniform_double(r.w[0], r.w[1]);
+  } else {
+    constexpr float cap = std::is_same_v<T, __half>          ? philox::kHalfBelowOne
+                          : std::is_same_v<T, __nv_bfloat16> ? philox::kBFloat16BelowOne
+                                                             : 1.0f;
+    return convert<T>(philox::uniform_float(r.w[0], cap));
+  }
+}
+
+template <typename T, int Kind>
+__global__ void random_kernel(T* __restrict__ out, int64_t n, uint64_t seed, uint64_t offset,
+                              int64_t low, uint64_t range) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+    out[i] = sample<T, Kind>(seed, offset + static_cast<uint64_t>(i), low, range);
+}
+
+template <typename T, int Kind>
+void launch_typed(void* out, int64_t n, uint64_t seed, uint64_t offset, int64_t low, uint64_t range,
+                  cudaStream_t stream) {
+  random_kernel<T, Kind>
+      <<<grid_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), n, seed, offset, low, range);
+}
+
+}  // namespace
+
+void launch_random(void* out, int dtype, int64_t numel, uint64_t seed, uint64_t offset, int kind,
+                   int64_t low, uint64_t range, void* stream_ptr) {
+  if (numel == 0) return;
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  dispatch_dtype(dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_same_v<T, bool>) {
+      return;  // no random op produces bool (ops/random.cpp rejects it)
+    } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, __half> ||
+                         std::is_same_v<T, __nv_bfloat16>) {
+      if (kind == philox::kUniform)
+        launch_typed<T, philox::kUniform>(out, numel, seed, offset, low, range, stream);
+      else if (kind == philox::kNormal)
+        launch_typed<T, philox::kNormal>(out, numel, seed, offset, low, range, stream);
+      else
+        launch_typed<T, philox::kInteger>(out, numel, seed, offset, low, range, stream);
+    } else {
+      launch_typed<T, philox::kInteger>(out, numel, seed, offset, low, range, stream);
+    }
+  });
+}
+
+}  // namespace genesis::kernels

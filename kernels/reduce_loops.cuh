@@ -1,0 +1,228 @@
+#pragma once
+// Note [CUDA reductions]
+//  - inner (the reduced elements are contiguous, inner == 1): a warp per row for short rows,
+//    a block per row otherwise, 16-byte vector loads when the rows are aligned;
+//  - outer (inner > 1): a thread per output column walks the reduced dim, neighbouring threads
+//    read neighbouring columns, so every load is coalesced;
+//  - when that leaves the GPU idle (few outputs), the reduced dim is cut into chunks whose
+//    partial accumulators go to a workspace, and a final kernel combines them in chunk order.
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "kernels/dtype_traits.cuh"
+#include "kernels/elementwise_loops.cuh"
+#include "kernels/reduce.cuh"
+
+namespace genesis::kernels {
+
+constexpr int kReduceThreads = 256;
+
+template <typename Acc>
+__device__ __forceinline__ Acc shuffle_down(Acc v, int delta) {
+  constexpr int kWords = (sizeof(Acc) + 3) / 4;
+  unsigned int words[kWords] = {};
+  memcpy(words, &v, sizeof(Acc));
+#pragma unroll
+  for (int w = 0; w < kWords; ++w) words[w] = __shfl_down_sync(0xffffffffu, words[w], delta);
+  Acc r;
+  memcpy(&r, words, sizeof(Acc));
+  return r;
+}
+
+template <typename Red>
+__device__ __forceinline__ typename Red::Acc warp_reduce(typename Red::Acc acc) {
+#pragma unroll
+  for (int delta = 16; delta > 0; delta >>= 1) acc = Red::combine(acc, shuffle_down(acc, delta));
+  return acc;
+}
+
+// The whole block's accumulators combined; the result is valid in thread 0.
+template <typename Red>
+__device__ __forceinline__ typename Red::Acc block_reduce(typename Red::Acc acc) {
+  using Acc = typename Red::Acc;
+  __shared__ Acc partial[kReduceThreads / 32];
+  acc = warp_reduce<Red>(acc);
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) partial[warp] = acc;
+  __syncthreads();
+  if (warp == 0) {
+    acc = lane < kReduceThreads / 32 ? partial[lane] : Red::identity();
+    acc = warp_reduce<Red>(acc);
+  }
+  return acc;
+}
+
+template <typename Red, typename T>
+struct ReduceArgs {
+  using Acc = typename Red::Acc;
+  const T* in;
+  T* out;
+  int64_t* out_index;
+  const T* center;
+  int64_t outer, reduce, inner;
+  int64_t chunks, chunk_len;
+  Acc* workspace;
+  ops::ReduceFinish finish;
+};
+
+template <typename C>
+struct is_value_index : std::false_type {};
+template <typename C>
+struct is_value_index<ops::ValueIndex<C>> : std::true_type {};
+
+template <typename Red, typename T>
+__device__ __forceinline__ void store_result(const ReduceArgs<Red, T>& a, int64_t j,
+                                             typename Red::Acc acc) {
+  using Acc = typename Red::Acc;
+  if constexpr (is_value_index<Acc>::value) {
+    a.out_index[j] = acc.i;
+    if (a.out != nullptr) a.out[j] = convert<T>(acc.v);
+  } else {
+    if constexpr (std::is_floating_point_v<Acc>) {
+      if (a.finish.divide) acc = acc / static_cast<Acc>(a.finish.divisor);
+      if (a.finish.sqrt) acc = ops::math::m_sqrt(acc);
+    }
+    a.out[j] = convert<T>(acc);
+  }
+}
+
+// Stores a finished result, or the chunk's partial accumulator.
+template <typename Red, typename T>
+__device__ __forceinline__ void store_or_stage(const ReduceArgs<Red, T>& a, int64_t j, int64_t c,
+                                               typename Red::Acc acc) {
+  if (a.chunks == 1)
+    store_result(a, j, acc);
+  else
+    a.workspace[c * a.outer * a.inner + j] = acc;
+}
+
+template <typename Red, typename T>
+__device__ __forceinline__ typename Red::Acc load_one(const ReduceArgs<Red, T>& a, int64_t index,
+                                                      int64_t k, int64_t j) {
+  using C = compute_t<T>;
+  C v = convert<C>(a.in[index]);
+  if constexpr (std::is_floating_point_v<C>)
+    if (a.center != nullptr) v = v - convert<C>(a.center[j]);
+  return Red::load(v, k);
+}
+
+// inner == 1: kRowThreads threads (a warp or the block) per row; V-wide loads when kVec.
+template <typename Red, typename T, int kRowThreads, int V>
+__global__ void reduce_inner_kernel(ReduceArgs<Red, T> a) {
+  using Acc = typename Red::Acc;
+  constexpr int kRowsPerBlock = kReduceThreads / kRowThreads;
+  const int64_t row = static_cast<int64_t>(blockIdx.x) * kRowsPerBlock + threadIdx.x / kRowThreads;
+  const int lane = threadIdx.x % kRowThreads;
+  const int64_t c = blockIdx.y;
+  const int64_t begin = c * a.chunk_len;
+  const int64_t end = begin + a.chunk_len < a.reduce ? begin + a.chunk_len : a.reduce;
+  Acc acc = Red::identity();
+  if (row < a.outer) {
+    const int64_t base = row * a.reduce;
+    if constexpr (V > 1) {
+      // begin and reduce are multiples of V here (see launch_inner).
+      const Vector<T, V>* vin = reinterpret_cast<const Vector<T, V>*>(a.in + base);
+      for (int64_t v = begin / V + lane; v < end / V; v += kRowThreads) {
+        Vector<T, V> x = vin[v];
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+          using C = compute_t<T>;
+          C val = convert<C>(x.v[e]);
+          if constexpr (std::is_floating_point_v<C>)
+            if (a.center != nullptr) val = val - convert<C>(a.center[row]);
+          acc = Red::combine(acc, Red::load(val, v * V + e));
+        }
+      }
+    } else {
+      for (int64_t k = begin + lane; k < end; k += kRowThreads)
+        acc = Red::combine(acc, load_one(a, base + k, k, row));
+    }
+  }
+  if constexpr (kRowThreads == 32) {
+    acc = warp_reduce<Red>(acc);
+    if (lane == 0 && row < a.outer) store_or_stage(a, row, c, acc);
+  } else {
+    acc = block_reduce<Red>(acc);
+    if (threadIdx.x == 0 && row < a.outer) store_or_stage(a, row, c, acc);
+  }
+}
+
+// inner > 1: one thread per output (o, i), walking its chunk of the reduced dim.
+template <typename Red, typename T>
+__global__ void reduce_outer_kernel(ReduceArgs<Red, T> a) {
+  using Acc = typename Red::Acc;
+  const int64_t outputs = a.outer * a.inner;
+  const int64_t j = static_cast<int64_t>(blockIdx.x) * kReduceThreads + threadIdx.x;
+  if (j >= outputs) return;
+  const int64_t o = j / a.inner, i = j % a.inner;
+  const int64_t c = blockIdx.y;
+  const int64_t begin = c * a.chunk_len;
+  const int64_t end = begin + a.chunk_len < a.reduce ? begin + a.chunk_len : a.reduce;
+  Acc acc = Red::identity();
+  const int64_t base = o * a.reduce * a.inner + i;
+  for (int64_t k = begin; k < end; ++k)
+    acc = Red::combine(acc, load_one(a, base + k * a.inner, k, j));
+  store_or_stage(a, j, c, acc);
+}
+
+template <typename Red, typename T>
+__global__ void reduce_final_kernel(ReduceArgs<Red, T> a) {
+  using Acc = typename Red::Acc;
+  const int64_t outputs = a.outer * a.inner;
+  for (int64_t j = static_cast<int64_t>(blockIdx.x) * kReduceThreads + threadIdx.x; j < outputs;
+       j += static_cast<int64_t>(gridDim.x) * kReduceThreads) {
+    Acc acc = Red::identity();
+    for (int64_t c = 0; c < a.chunks; ++c) acc = Red::combine(acc, a.workspace[c * outputs + j]);
+    store_result(a, j, acc);
+  }
+}
+
+inline unsigned grid_x(int64_t blocks) {
+  return static_cast<unsigned>(blocks > 0 ? (blocks < 2147483647 ? blocks : 2147483647) : 1);
+}
+
+template <typename Red, typename T>
+void run_reduce(const ReduceLaunch& l, cudaStream_t stream) {
+  using Acc = typename Red::Acc;
+  ReduceArgs<Red, T> a{static_cast<const T*>(l.in),
+                       static_cast<T*>(l.out),
+                       l.out_index,
+                       static_cast<const T*>(l.center),
+                       l.shape.outer,
+                       l.shape.reduce,
+                       l.shape.inner,
+                       l.chunks,
+                       l.chunk_len,
+                       static_cast<Acc*>(l.workspace),
+                       l.finish};
+  const int64_t outputs = l.shape.outputs();
+  const dim3 chunks_dim(1, static_cast<unsigned>(l.chunks));
+  if (l.shape.inner == 1) {
+    constexpr int V = 16 / sizeof(T) >= 1 ? 16 / sizeof(T) : 1;
+    bool vec = V > 1 && l.shape.reduce % V == 0 && l.chunk_len % V == 0 &&
+               aligned_to(l.in, 16);
+    if (l.shape.reduce <= 512) {
+      dim3 grid(grid_x((outputs + 7) / 8), static_cast<unsigned>(l.chunks));
+      reduce_inner_kernel<Red, T, 32, 1><<<grid, kReduceThreads, 0, stream>>>(a);
+    } else {
+      dim3 grid(grid_x(outputs), static_cast<unsigned>(l.chunks));
+      if (vec)
+        reduce_inner_kernel<Red, T, kReduceThreads, V><<<grid, kReduceThreads, 0, stream>>>(a);
+      else
+        reduce_inner_kernel<Red, T, kReduceThreads, 1><<<grid, kReduceThreads, 0, stream>>>(a);
+    }
+  } else {
+    dim3 grid(grid_x((outputs + kReduceThreads - 1) / kReduceThreads),
+              static_cast<unsigned>(l.chunks));
+    reduce_outer_kernel<Red, T><<<grid, kReduceThreads, 0, stream>>>(a);
+  }
+  (void)chunks_dim;
+  if (l.chunks > 1) {
+    int64_t blocks = (outputs + kReduceThreads - 1) / kReduceThreads;
+    reduce_final_kernel<Red, T>
+        <<<grid_x(blocks < 65536 ? blocks : 65536), kReduceThreads, 0, stream>>>(a);
+  }
+}
+
+}  // namespace genesis::kernels
