@@ -37,15 +37,27 @@ class Case:
     size: str  # human description, e.g. "4096x4096 f32"
     fns: dict[str, Callable[[], Any]]
     nbytes: int | None = None  # bytes read + written by one call, for genesis's GB/s
+    flops: int | None = None  # floating-point operations of one call: TFLOP/s instead of GB/s
     # Produces the expected result (ndarray, genesis or torch tensor); default: fns["numpy"],
     # else fns["torch"]. Called once, untimed, also when numpy is not timed (CUDA).
     reference: Callable[[], Any] | None = None
     dtype: str | None = None  # expected result dtype name when the reference's differs
     values: bool = True  # False: verify shape and dtype only (empty)
+    # Floating-point results within a tolerance instead of exactly equal (check column
+    # "close"): |got - want| <= atol + rtol * |want| elementwise; integer results stay exact.
+    rtol: float | None = None
+    atol: float | None = None
+    # With values=False: checks genesis's host result (an ndarray, after the dtype and shape
+    # checks) and returns a problem or None (check column "stats"), e.g. randn's moments.
+    validate: Callable[[np.ndarray], str | None] | None = None
     sync: bool = True  # False: time host side only, no device synchronisation
     # At least this many calls per sample, so the sample's one synchronisation at its end is
     # spread over them (host time of calls that queue GPU work or may wait for the device).
     min_calls: int = 1
+    # Host time in bursts: each sample makes exactly this many back-to-back calls, timed
+    # without synchronising; the device is synchronised before and after each burst, outside
+    # the timed region (a burst shorter than the launch queue measures the host cost alone).
+    burst: int | None = None
     # Measured elsewhere (C++): returns genesis's seconds per operation, averaged over
     # ``timer_calls`` operations; called once per sample instead of timing fns["genesis"],
     # and the case is not verified (fns may be empty).
@@ -178,6 +190,8 @@ def as_numpy(x: Any) -> tuple[str, np.ndarray]:
     """(dtype name, host ndarray) of a result; bfloat16 values come back as float32."""
     if isinstance(x, np.ndarray):
         return x.dtype.name, x
+    if isinstance(x, np.generic):  # a NumPy scalar, e.g. a.sum()
+        return x.dtype.name, np.asarray(x)
     name = dtype_name(x.dtype)
     if isinstance(x, genesis.Tensor):
         if x.is_cuda:

@@ -14,12 +14,20 @@ class Result:
     case: str
     size: str
     nbytes: int | None = None
-    check: str = "-"  # ok | shape | MISMATCH | ERROR | no ref
+    check: str = "-"  # ok | close | stats | shape | MISMATCH | ERROR | no ref
     note: str | None = None  # why check is not ok
     times: dict[str, Timing] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # library -> exception text
     goal: Goal | None = None
     info: str | None = None  # a footnote that is not a problem
+    flops: int | None = None  # floating-point operations per call (matmul): TFLOP/s
+
+    def tflops(self, lib: str = "genesis") -> float | None:
+        """That library's TFLOP/s (a case with ``flops``), else None."""
+        t = self.times.get(lib)
+        if t is None or not self.flops or t.median <= 0:
+            return None
+        return self.flops / t.median / 1e12
 
     def goal_met(self) -> bool | None:
         """Whether the goal is reached; None without a goal or without the times to judge."""
@@ -69,6 +77,8 @@ class Result:
             "errors": self.errors,
             "speedup": {lib: self.speedup(lib) for lib in self.times if lib != "genesis"},
             "genesis_gbps": self.genesis_gbps(),
+            "flops": self.flops,
+            "tflops": {lib: self.tflops(lib) for lib in self.times} if self.flops else None,
             "goal": self.goal.text if self.goal else None,
             "goal_met": self.goal_met(),
             "info": self.info,
@@ -116,8 +126,12 @@ def render(results: list[Result], libraries: list[str], header: str = "") -> str
         for lib in others:
             s = r.speedup(lib)
             cells.append(f"{s:.2f}x" if s is not None else "-")
-        gbps = r.genesis_gbps()
-        cells.append(f"{gbps:.1f}" if gbps is not None else "-")
+        gbps, tflops = r.genesis_gbps(), r.tflops()
+        if r.flops:  # matmul: compute, not bandwidth
+            digits = 1 if tflops is not None and tflops >= 10 else 3
+            cells.append(f"{tflops:.{digits}f} TFLOP/s" if tflops is not None else "-")
+        else:
+            cells.append(f"{gbps:.1f}" if gbps is not None else "-")
         check = r.check
         problems = ([f"{r.check}: {r.note}"] if r.note else []) + [
             f"{lib} raised {err}" for lib, err in r.errors.items()

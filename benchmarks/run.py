@@ -20,7 +20,7 @@ if not __package__:  # run as a script: make the ``benchmarks`` package importab
 import numpy as np  # noqa: E402
 
 import genesis  # noqa: E402
-from benchmarks import casts, copies, creation, dlpack, indexing, memory  # noqa: E402
+from benchmarks import casts, compute, copies, creation, dlpack, indexing, memory  # noqa: E402
 from benchmarks.common import Case, Context, as_numpy  # noqa: E402
 from benchmarks.report import Result, render  # noqa: E402
 from benchmarks.timing import FULL, QUICK, Budget, measure, measure_reported  # noqa: E402
@@ -33,6 +33,7 @@ AREAS = (
     ("casts", casts),
     ("indexing", indexing),
     ("dlpack", dlpack),
+    ("compute", compute),
 )
 
 
@@ -58,8 +59,79 @@ def _equal(got: np.ndarray, want: np.ndarray) -> bool:
     return bool(np.array_equal(got, want, equal_nan=floats))
 
 
+def _tolerance(case: Case) -> bool:
+    return case.rtol is not None or case.atol is not None
+
+
+def _close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> str | None:
+    """None when |got - want| <= atol + rtol * |want| everywhere (NaN equal to NaN, infinities
+    equal), else a description of the worst element. In float64, in chunks (large results)."""
+    g, w = got.reshape(-1), want.reshape(-1)
+    bad, worst, worst_at = 0, -1.0, 0
+    chunk = 1 << 22
+    for start in range(0, g.size, chunk):
+        gv = g[start : start + chunk].astype(np.float64)
+        wv = w[start : start + chunk].astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.abs(gv - wv)
+            excess = err - (atol + rtol * np.abs(wv))
+        same = (gv == wv) | (np.isnan(gv) & np.isnan(wv))
+        excess[same] = -1.0
+        excess[np.isnan(excess)] = np.inf  # NaN against a number
+        over = excess > 0
+        n = int(np.count_nonzero(over))
+        if n:
+            bad += n
+            i = int(np.argmax(excess))
+            if excess[i] > worst:
+                worst, worst_at = float(excess[i]), start + i
+    if not bad:
+        return None
+    idx = tuple(int(i) for i in np.unravel_index(worst_at, got.shape))
+    return (
+        f"{bad} of {g.size} elements beyond rtol={rtol:g} atol={atol:g}; worst at {idx}: "
+        f"{float(g[worst_at])!r}, expected {float(w[worst_at])!r}"
+    )
+
+
+def _compare(case: Case, got, want, dtype: str | None) -> list[str]:
+    """Problems of ``got`` against ``want`` (a tuple of results compares part by part)."""
+    if isinstance(want, (tuple, list)):
+        if not isinstance(got, (tuple, list)) or len(got) != len(want):
+            return [f"a {type(got).__name__} result, expected a {len(want)}-tuple"]
+        problems = []
+        for i, (g, w) in enumerate(zip(got, want)):
+            problems += [f"[{i}] {p}" for p in _compare(case, g, w, None)]
+        return problems
+    want_dtype, want = as_numpy(want)
+    got_dtype, got = as_numpy(got)
+    want_dtype = dtype or want_dtype
+    problems = []
+    if got_dtype != want_dtype:
+        problems.append(f"dtype {got_dtype}, expected {want_dtype}")
+    if got.shape != want.shape:
+        problems.append(f"shape {got.shape}, expected {want.shape}")
+    elif not case.values:
+        if case.validate is not None:
+            problem = case.validate(got)
+            if problem:
+                problems.append(problem)
+    elif _tolerance(case) and got.dtype.kind == "f" and want.dtype.kind == "f":
+        problem = _close(got, want, case.rtol or 0.0, case.atol or 0.0)
+        if problem:
+            problems.append(problem)
+    elif not _equal(got, want):
+        try:
+            np.testing.assert_array_equal(got, want)
+        except AssertionError as exc:
+            lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+            problems.append(" | ".join(lines[1:4]))
+    return problems
+
+
 def verify(case: Case, result: Result, sync) -> None:
-    """Runs genesis and the reference once and records ok / shape / MISMATCH / ERROR.
+    """Runs genesis and the reference once and records ok / close / stats / shape / MISMATCH /
+    ERROR.
 
     ``sync()`` waits for all queued GPU work: after each call, so results that are still being
     written (non_blocking copies into pinned host memory) are complete before they are read.
@@ -77,27 +149,20 @@ def verify(case: Case, result: Result, sync) -> None:
     try:
         want = reference()
         sync()
-        want_dtype, want = as_numpy(want)
-        got_dtype, got = as_numpy(got)
     except Exception as exc:
         result.check, result.note = "no ref", _short(exc)
         return
-    want_dtype = case.dtype or want_dtype
-    problems = []
-    if got_dtype != want_dtype:
-        problems.append(f"dtype {got_dtype}, expected {want_dtype}")
-    if got.shape != want.shape:
-        problems.append(f"shape {got.shape}, expected {want.shape}")
-    elif case.values and not _equal(got, want):
-        try:
-            np.testing.assert_array_equal(got, want)
-        except AssertionError as exc:
-            lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-            problems.append(" | ".join(lines[1:4]))
+    try:
+        problems = _compare(case, got, want, case.dtype)
+    except Exception as exc:  # e.g. genesis's result does not convert to NumPy
+        result.check, result.note = "ERROR", f"checking the result raised {_short(exc)}"
+        return
     if problems:
         result.check, result.note = "MISMATCH", "; ".join(problems)
+    elif not case.values:
+        result.check = "stats" if case.validate is not None else "shape"
     else:
-        result.check = "ok" if case.values else "shape"
+        result.check = "close" if _tolerance(case) else "ok"
 
 
 def _sync_all(syncs: dict):
@@ -111,7 +176,9 @@ def _sync_all(syncs: dict):
 
 
 def run_case(area: str, case: Case, libraries: list[str], syncs: dict, budget: Budget) -> Result:
-    result = Result(area, case.name, case.size, case.nbytes, goal=case.goal, info=case.info)
+    result = Result(
+        area, case.name, case.size, case.nbytes, goal=case.goal, info=case.info, flops=case.flops
+    )
     if case.setup_error is not None:
         result.check, result.note = "ERROR", f"building the case raised {_short(case.setup_error)}"
         return result
@@ -130,7 +197,7 @@ def run_case(area: str, case: Case, libraries: list[str], syncs: dict, budget: B
             continue
         try:
             sync = syncs[lib] if case.sync else None
-            result.times[lib] = measure(fn, sync, budget, case.min_calls)
+            result.times[lib] = measure(fn, sync, budget, case.min_calls, case.burst)
         except Exception as exc:
             result.errors[lib] = _short(exc)
     return result

@@ -54,17 +54,35 @@ def _sample(fn: Callable[[], object], sync: Callable[[], object], number: int) -
     return time.perf_counter() - start
 
 
+def _burst(fn: Callable[[], object], sync: Callable[[], object], number: int) -> float:
+    """Like _sample, but the synchronisations lie outside the timed region: host time."""
+    sync()
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    elapsed = time.perf_counter() - start
+    sync()
+    return elapsed
+
+
 def _no_sync() -> None:
     return None
 
 
 def measure(
-    fn: Callable[[], object], sync: SyncFn = None, budget: Budget = FULL, min_calls: int = 1
+    fn: Callable[[], object],
+    sync: SyncFn = None,
+    budget: Budget = FULL,
+    min_calls: int = 1,
+    burst: int | None = None,
 ) -> Timing:
     """Times ``fn()`` (its result is dropped) and returns the median time per call.
 
     ``min_calls``: at least this many calls per sample (between two ``sync()`` calls), for
     host-time cases whose one synchronisation per sample must not weigh on the per-call time.
+    ``burst``: each sample is exactly this many calls, timed without its ``sync()`` calls
+    (made before and after it, untimed): the host cost of calls that queue device work, with
+    the queue drained between bursts so it never fills.
     """
     sync = sync or _no_sync
     gc_was_enabled = gc.isenabled()
@@ -73,15 +91,19 @@ def measure(
         for _ in range(budget.warmup):
             fn()
         sync()
-        first = _sample(fn, sync, 1)
-        number = 1
-        if first < budget.sample_floor:
-            number = min(budget.max_batch, math.ceil(budget.sample_floor / max(first, 1e-9)))
-        number = max(number, min_calls)
+        sampler = _sample
+        if burst is not None:
+            sampler, number = _burst, burst
+        else:
+            first = _sample(fn, sync, 1)
+            number = 1
+            if first < budget.sample_floor:
+                number = min(budget.max_batch, math.ceil(budget.sample_floor / max(first, 1e-9)))
+            number = max(number, min_calls)
         samples = []
         start = time.perf_counter()
         while len(samples) < budget.max_samples:
-            samples.append(_sample(fn, sync, number) / number)
+            samples.append(sampler(fn, sync, number) / number)
             enough = len(samples) >= budget.min_samples
             if enough and time.perf_counter() - start >= budget.min_time:
                 break

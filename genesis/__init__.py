@@ -23,6 +23,7 @@ from ._C import (  # noqa: E402
     _dtype_from_name,  # noqa: F401  (used by pickling of dtypes)
     arange,
     bfloat16,
+    bmm,
     bool,
     device,
     dtype,
@@ -36,14 +37,25 @@ from ._C import (  # noqa: E402
     from_numpy,
     full,
     full_like,
+    initial_seed,
     int8,
     int16,
     int32,
     int64,
     linspace,
+    manual_seed,
+    matmul,
+    mm,
     ones,
     ones_like,
     promote_types,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    seed,
     tensor,
     uint8,
     zeros,
@@ -53,6 +65,20 @@ from ._memory_stats import memory_stats
 from ._tensor_str import get_printoptions, printoptions, set_printoptions, tensor_repr
 
 __version__ = _C.__version__
+
+# The compute ops, bound in C++ (several shadow Python builtins inside this namespace only, as in
+# PyTorch: genesis.abs, genesis.max, genesis.sum ...).
+_COMPUTE_OPS = (
+    # elementwise
+    "add sub subtract mul multiply div divide true_divide floor_divide remainder pow maximum "
+    "minimum eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not logical_not neg "
+    "negative abs relu exp log sqrt rsqrt sin cos tanh sigmoid clamp clip where result_type "
+    # reductions
+    "sum mean prod max min argmax argmin var std all any softmax log_softmax "
+    # joins
+    "cat concat concatenate stack"
+).split()
+globals().update({_name: getattr(_C, _name) for _name in _COMPUTE_OPS if hasattr(_C, _name)})
 
 # PyTorch's aliases.
 half = float16

@@ -5,14 +5,14 @@
 namespace genesis::kernels {
 
 void launch_binary_arith(ops::BinaryOp op, int dtype, void* out, const void* a, const void* b,
-                         const ops::ScalarArg& sa, const ops::ScalarArg& sb,
-                         const LoopGeometry& g, cudaStream_t stream);
+                         const ops::ScalarArg& sa, const ops::ScalarArg& sb, const LoopGeometry& g,
+                         cudaStream_t stream);
 
 namespace {
 template <typename Op>
-constexpr bool is_bitwise_functor = std::is_same_v<Op, ops::math::BitAnd> ||
-                                    std::is_same_v<Op, ops::math::BitOr> ||
-                                    std::is_same_v<Op, ops::math::BitXor>;
+constexpr bool is_bitwise_functor =
+    std::is_same_v<Op, ops::math::BitAnd> || std::is_same_v<Op, ops::math::BitOr> ||
+    std::is_same_v<Op, ops::math::BitXor>;
 }  // namespace
 
 void launch_binary(ops::BinaryOp op, int dtype, void* out, const void* a, const void* b,

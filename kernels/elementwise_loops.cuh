@@ -170,10 +170,12 @@ struct BinaryBody {
   }
   template <typename Index>
   __device__ __forceinline__ void at(const Index* o) const {
-    C x = a_scalar ? av : convert<C>(*reinterpret_cast<const T*>(
-                              reinterpret_cast<const char*>(a) + o[1]));
-    C y = b_scalar ? bv : convert<C>(*reinterpret_cast<const T*>(
-                              reinterpret_cast<const char*>(b) + o[2]));
+    C x = a_scalar
+              ? av
+              : convert<C>(*reinterpret_cast<const T*>(reinterpret_cast<const char*>(a) + o[1]));
+    C y = b_scalar
+              ? bv
+              : convert<C>(*reinterpret_cast<const T*>(reinterpret_cast<const char*>(b) + o[2]));
     *reinterpret_cast<R*>(reinterpret_cast<char*>(out) + o[0]) = convert<R>(Op{}(x, y));
   }
 };

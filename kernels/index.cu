@@ -275,8 +275,8 @@ template <int Align>
 __device__ __forceinline__ int count16(const unsigned char* mask, int64_t i, int64_t n) {
   if (Align == 16 && i + 16 <= n) {
     uint4 w = *reinterpret_cast<const uint4*>(mask + i);
-    return __popc(nonzero_bytes(w.x)) + __popc(nonzero_bytes(w.y)) +
-           __popc(nonzero_bytes(w.z)) + __popc(nonzero_bytes(w.w));
+    return __popc(nonzero_bytes(w.x)) + __popc(nonzero_bytes(w.y)) + __popc(nonzero_bytes(w.z)) +
+           __popc(nonzero_bytes(w.w));
   }
   int c = 0;
 #pragma unroll
@@ -395,8 +395,8 @@ __global__ void expand_offsets_kernel(int64_t* tile_counts, int64_t tiles,
 // read only when one of its mask bytes is set. Vec: mask 4-byte and src 4-item aligned.
 template <typename W, bool Vec>
 __global__ void __launch_bounds__(kSelectThreads)
-    select_kernel(const unsigned char* mask, const W* src, int64_t n,
-                  const int64_t* block_offsets, W* out) {
+    select_kernel(const unsigned char* mask, const W* src, int64_t n, const int64_t* block_offsets,
+                  W* out) {
   static_assert(kSelectThreads * 4 < (1 << 16), "a group count field holds a tile's share");
   __shared__ W staged[kChunk];
   __shared__ unsigned long long shared[32];
@@ -447,7 +447,7 @@ __global__ void write_kernel(const bool* mask, int64_t n, const int64_t* block_o
   // Rounds of blockDim.x elements; within a round the order is thread order.
   for (int64_t base = begin; base < end; base += blockDim.x) {
     int64_t i = base + threadIdx.x;
-    bool keep = i < end && mask[i];
+    bool keep = i < end && reinterpret_cast<const unsigned char*>(mask)[i] != 0;  // as counted
     unsigned ballot = __ballot_sync(0xffffffffu, keep);
     int before_in_warp = __popc(ballot & ((1u << lane) - 1u));
     if (lane == 0) warp_totals[warp] = __popc(ballot);
@@ -668,8 +668,8 @@ void launch_nonzero_write(const bool* mask, int64_t n, const int64_t* block_offs
   for (int d = 0; d < ndim && d < kMaxIndexDims; ++d) shape.sizes[d] = sizes[d];
   int64_t blocks = nonzero_blocks(n);
   write_kernel<<<static_cast<unsigned>(blocks), kSelectThreads, 0,
-                 static_cast<cudaStream_t>(stream)>>>(
-      mask, n, block_offsets, ndim, shape, coords, count);
+                 static_cast<cudaStream_t>(stream)>>>(mask, n, block_offsets, ndim, shape, coords,
+                                                      count);
 }
 
 }  // namespace genesis::kernels

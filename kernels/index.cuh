@@ -49,15 +49,18 @@ void launch_scatter_index(const char* values, char* dst, const char* index, int6
 void launch_masked_fill(char* dst, const char* mask, int64_t numel, const Geometry<2>& g,
                         int itemsize, uint64_t pattern, void* stream);
 
-// Note [Mask compaction]: nonzero and x[mask] over a contiguous bool mask of n elements in three
-// steps that keep row-major order: per-tile counts (tiles of 4096 elements; the mask is read
-// 4 bytes a lane, a byte counting when nonzero), one block scanning the counts into tile offsets
-// (also giving the total, which the host waits for once to size the result), then one block a
-// tile writing its elements' coordinates (or values) at its offset. For values, each thread
-// owns 4 groups of 4 elements (whole-warp-contiguous 4-byte mask and vector value loads when the
-// pointers are aligned, scalar ones otherwise), the block scans its group counts in one pass and
-// stages the selected values in shared memory, then writes them out contiguously: the mask is
-// read twice, the values once (only groups with a set byte) and the result written once.
+// Note [Mask compaction]: nonzero and x[mask] over a contiguous bool mask of n elements keep
+// row-major order in three steps. (1) Counting, per tile of 4096 elements: a block counts 8
+// tiles (16 mask bytes a thread and tile, one vector load when aligned; a byte counts when
+// nonzero), writing each tile's count and the 8 tiles' sum; one block scans those sums (also
+// giving the total, which the host waits for once, to size the result) and a wide kernel turns
+// them into tile offsets. (2) Writing, one block a tile: coordinates for nonzero; for x[mask],
+// each thread owns 4 groups of 4 elements laid out so that a warp's 4-byte mask loads and
+// vector value loads are contiguous (scalar loads when the pointers are not aligned), the block
+// scans its group counts in one pass (four 16-bit counts packed in a 64-bit sum), stages the
+// selected values in shared memory and writes them out contiguously. So the mask is read twice
+// and the values once (groups without a set byte are skipped), and the result written once:
+// for 2^28 float32 at density 0.5 on an H200, about 80 us counting and 470 us writing.
 // `slots` needs nonzero_count_slots(n) int64s: it receives the nonzero_blocks(n) tile offsets
 // (the `block_offsets` below), then the total, then scratch.
 int64_t nonzero_blocks(int64_t n);

@@ -12,14 +12,14 @@ struct ReduceLaunch {
   ops::ReduceOp op = ops::ReduceOp::Sum;
   int dtype = 0;  // of the input; value results have the same dtype
   const void* in = nullptr;
-  void* out = nullptr;            // values (may be null for argmax/argmin)
-  int64_t* out_index = nullptr;   // argmax/argmin
-  const void* center = nullptr;   // SumSquares: one value per output, input dtype
+  void* out = nullptr;           // values (may be null for argmax/argmin)
+  int64_t* out_index = nullptr;  // argmax/argmin
+  const void* center = nullptr;  // SumSquares: one value per output, input dtype
   ops::ReduceShape shape;
   ops::ReduceFinish finish;
-  int64_t chunks = 1;             // > 1: partial results per chunk of the reduced dim first
+  int64_t chunks = 1;  // > 1: partial results per chunk of the reduced dim first
   int64_t chunk_len = 0;
-  void* workspace = nullptr;      // chunks * outputs accumulators
+  void* workspace = nullptr;  // chunks * outputs accumulators
 };
 
 // Splits the reduced dim so that the GPU (sm_count multiprocessors) has enough parallel work;

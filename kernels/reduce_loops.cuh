@@ -200,8 +200,7 @@ void run_reduce(const ReduceLaunch& l, cudaStream_t stream) {
   const dim3 chunks_dim(1, static_cast<unsigned>(l.chunks));
   if (l.shape.inner == 1) {
     constexpr int V = 16 / sizeof(T) >= 1 ? 16 / sizeof(T) : 1;
-    bool vec = V > 1 && l.shape.reduce % V == 0 && l.chunk_len % V == 0 &&
-               aligned_to(l.in, 16);
+    bool vec = V > 1 && l.shape.reduce % V == 0 && l.chunk_len % V == 0 && aligned_to(l.in, 16);
     if (l.shape.reduce <= 512) {
       dim3 grid(grid_x((outputs + 7) / 8), static_cast<unsigned>(l.chunks));
       reduce_inner_kernel<Red, T, 32, 1><<<grid, kReduceThreads, 0, stream>>>(a);

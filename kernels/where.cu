@@ -24,8 +24,9 @@ struct WhereBody {
   template <typename Index>
   __device__ __forceinline__ void at(const Index* o) const {
     bool c = *(reinterpret_cast<const bool*>(reinterpret_cast<const char*>(cond) + o[1]));
-    W v = c ? (a_scalar ? av : *reinterpret_cast<const W*>(reinterpret_cast<const char*>(a) + o[2]))
-            : (b_scalar ? bv : *reinterpret_cast<const W*>(reinterpret_cast<const char*>(b) + o[3]));
+    W v =
+        c ? (a_scalar ? av : *reinterpret_cast<const W*>(reinterpret_cast<const char*>(a) + o[2]))
+          : (b_scalar ? bv : *reinterpret_cast<const W*>(reinterpret_cast<const char*>(b) + o[3]));
     *reinterpret_cast<W*>(reinterpret_cast<char*>(out) + o[0]) = v;
   }
 };
@@ -34,9 +35,14 @@ template <typename W>
 void launch_where_typed(void* out, const void* cond, const void* a, const void* b, bool a_scalar,
                         uint64_t a_bits, bool b_scalar, uint64_t b_bits, const LoopGeometry& g,
                         cudaStream_t stream) {
-  WhereBody<W> body{static_cast<W*>(out), static_cast<const bool*>(cond), static_cast<const W*>(a),
-                    static_cast<const W*>(b), static_cast<W>(a_bits), static_cast<W>(b_bits),
-                    a_scalar, b_scalar};
+  WhereBody<W> body{static_cast<W*>(out),
+                    static_cast<const bool*>(cond),
+                    static_cast<const W*>(a),
+                    static_cast<const W*>(b),
+                    static_cast<W>(a_bits),
+                    static_cast<W>(b_bits),
+                    a_scalar,
+                    b_scalar};
   run_loop<4, 4>(g, true, body, stream);
 }
 

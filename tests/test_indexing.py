@@ -368,3 +368,109 @@ def test_random_keys_match_numpy(device, seed):
         x[key] = -1
         a[key] = -1
         assert_equal(x, a)
+
+
+# --- advanced paths: mask compaction and single-index scatter (kernels/index.cu) ---
+
+# Lengths around the CUDA kernels' vector widths (4 and 16 elements), tiles (4096) and count
+# groups (8 tiles).
+EDGE_LENGTHS = [1, 3, 4, 5, 15, 16, 17, 255, 4095, 4096, 4097, 8 * 4096 + 5]
+# Item sizes 1, 2, 4 and 8.
+SIZED_DTYPES = [genesis.bool, genesis.uint8, genesis.int16, genesis.float32, genesis.float64]
+
+
+@pytest.mark.parametrize("n", EDGE_LENGTHS)
+@pytest.mark.parametrize("dtype", SIZED_DTYPES, ids=lambda d: repr(d).replace("genesis.", ""))
+@pytest.mark.parametrize("offset", [0, 1, 4], ids=lambda o: f"offset{o}")
+def test_mask_getitem_lengths_and_alignment(device, n, dtype, offset):
+    # Offset 1 misaligns the mask and the data for the CUDA kernels' vector loads, offset 4 the
+    # mask's 16-byte loads; the result must not depend on that.
+    rng = np.random.default_rng(n + offset)
+    big, a = make_tensor((n + offset,), dtype, device, seed=n)
+    m = rng.random(n + offset) < 0.5
+    m[-1] = True  # the tail counts
+    big_mask = genesis.tensor(m, device=device)
+    x, mask = big[offset:], big_mask[offset:]
+    assert_equal(x[mask], a[offset:][m[offset:]])
+    for fill in (False, True):  # none and all selected
+        full = genesis.tensor(np.full(n, fill), device=device)
+        assert_equal(x[full], a[offset:][np.full(n, fill)])
+
+
+def test_mask_getitem_2d_and_row_mask(device):
+    x, a = make_tensor((37, 300), genesis.float32, device, seed=1)
+    m = np.random.default_rng(2).random((37, 300)) < 0.3
+    assert_equal(x[genesis.tensor(m, device=device)], a[m])
+    rows = np.random.default_rng(3).random(37) < 0.5  # through nonzero
+    assert_equal(x[genesis.tensor(rows, device=device)], a[rows])
+
+
+@pytest.mark.parametrize("k", [1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 4097])
+@pytest.mark.parametrize("dtype", SIZED_DTYPES[1:], ids=lambda d: repr(d).replace("genesis.", ""))
+@pytest.mark.parametrize("offset", [0, 1], ids=lambda o: f"offset{o}")
+def test_integer_setitem_lengths_and_alignment(device, k, dtype, offset):
+    n = k + 10
+    x, a = make_tensor((n,), dtype, device, seed=k)
+    rng = np.random.default_rng(k)
+    idx = rng.permutation(n)[:k] - rng.integers(0, 2, k) * n  # unique rows, some negative
+    big_idx = np.concatenate([np.zeros(offset, np.int64), idx])
+    big_v = random_array((k + offset,), dtype, seed=k + 1)
+    gidx = genesis.tensor(big_idx, device=device)[offset:]
+    gv = genesis.tensor(big_v, dtype=dtype, device=device)[offset:]
+    x[gidx] = gv
+    a[idx] = big_v[offset:]
+    assert_equal(x, a)
+
+
+def test_integer_setitem_rows_columns_and_broadcast(device):
+    x, a = make_tensor((6, 7), genesis.float32, device, seed=4)
+    rows = np.array([4, -1, 0])
+    x[genesis.tensor(rows, device=device)] = genesis.tensor(a[:3] + 1, device=device)
+    a[rows] = a[:3] + 1
+    cols = np.array([[1, 3], [-2, 0]])
+    x[:, genesis.tensor(cols, device=device)] = 7.5
+    a[:, cols] = 7.5
+    x[genesis.tensor(rows, device=device), 2] = genesis.tensor([1.0, 2.0, 3.0], device=device)
+    a[rows, 2] = [1.0, 2.0, 3.0]
+    assert_equal(x, a)
+
+
+def test_integer_setitem_duplicate_indices(device):
+    x = genesis.zeros(10, device=device)
+    x[genesis.tensor([3, 3, -7, 5], device=device)] = genesis.tensor([2.0, 2.0, 2.0, 4.0])
+    assert x.tolist() == [0, 0, 0, 2, 0, 4, 0, 0, 0, 0]
+    y = genesis.zeros(3, device=device)
+    y[genesis.tensor([1] * 4097, device=device)] = genesis.arange(4097, device=device).float()
+    assert y[0].item() == 0 and y[2].item() == 0 and 0 <= y[1].item() < 4097
+
+
+@pytest.mark.parametrize("k", [1, 5, 4097])
+@pytest.mark.parametrize("where", [0, -1, "middle"])
+@pytest.mark.parametrize("bad", [1, -1], ids=["past_end", "before_start"])
+def test_integer_setitem_out_of_range_writes_nothing(device, k, where, bad):
+    n = k + 3
+    x, a = make_tensor((n,), genesis.float32, device, seed=k)
+    idx = np.arange(k) % n
+    pos = k // 2 if where == "middle" else where
+    idx[pos] = n if bad > 0 else -n - 1
+    with pytest.raises(IndexError) as e:
+        x[genesis.tensor(idx, device=device)] = genesis.zeros(k, device=device)
+    check_message(e, "index")
+    assert_equal(x, a)  # unchanged, also where the indices were in range
+    x[genesis.tensor([0], device=device)] = 5.0  # the device stays usable, no stale error
+    a[0] = 5.0
+    assert_equal(x, a)
+
+
+def test_integer_setitem_index_sharing_destination(device):
+    # The index is read in full before any write, as in NumPy.
+    x = genesis.arange(10, device=device)
+    a = np.arange(10)
+    x[x[2:5]] = genesis.tensor([7, 8, 9], device=device)
+    a[a[2:5].copy()] = [7, 8, 9]
+    assert_equal(x, a)
+    y = genesis.tensor([2, 0, 1], device=device)
+    y[y] = genesis.tensor([1, 0, 2], device=device)
+    b = np.array([2, 0, 1])
+    b[b.copy()] = [1, 0, 2]
+    assert_equal(y, b)

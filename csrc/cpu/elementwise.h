@@ -11,8 +11,8 @@ namespace genesis::cpu {
 void binary(ops::BinaryOp op, ScalarType dtype, const Tensor& out, const Tensor& a,
             const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb);
 void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a);
-void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits,
-           const Tensor& b, uint64_t b_bits);
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits, const Tensor& b,
+           uint64_t b_bits);
 
 // The compute type of a storage type: float for the 16-bit floats.
 template <typename T>

@@ -31,36 +31,36 @@ void binary_typed(const Tensor& out, const Tensor& a, const ops::ScalarArg& sa, 
   const Op op{};
   auto result = [&](C x, C y) { return cast_value<R>(op(x, y)); };
   auto load = [](const char* p) { return cast_value<C>(*reinterpret_cast<const T*>(p)); };
-  for_each_run<3>(
-      plan, {base(out), base(a), base(b)},
-      [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t n) {
-        R* o = reinterpret_cast<R*>(p[0]);
-        const T* x = reinterpret_cast<const T*>(p[1]);
-        const T* y = reinterpret_cast<const T*>(p[2]);
-        const bool dense_a = !a_scalar && s[1] == kT, dense_b = !b_scalar && s[2] == kT;
-        const bool still_a = a_scalar || s[1] == 0, still_b = b_scalar || s[2] == 0;
-        if (s[0] == kR) {
-          if (dense_a && dense_b) {
-            for (int64_t i = 0; i < n; ++i) o[i] = result(cast_value<C>(x[i]), cast_value<C>(y[i]));
-            return;
-          }
-          if (dense_a && still_b) {
-            const C yv = b_scalar ? bv : cast_value<C>(*y);
-            for (int64_t i = 0; i < n; ++i) o[i] = result(cast_value<C>(x[i]), yv);
-            return;
-          }
-          if (still_a && dense_b) {
-            const C xv = a_scalar ? av : cast_value<C>(*x);
-            for (int64_t i = 0; i < n; ++i) o[i] = result(xv, cast_value<C>(y[i]));
-            return;
-          }
-        }
-        for (int64_t i = 0; i < n; ++i) {
-          C xv = a_scalar ? av : load(p[1] + i * s[1]);
-          C yv = b_scalar ? bv : load(p[2] + i * s[2]);
-          *reinterpret_cast<R*>(p[0] + i * s[0]) = result(xv, yv);
-        }
-      });
+  for_each_run<3>(plan, {base(out), base(a), base(b)},
+                  [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t n) {
+                    R* o = reinterpret_cast<R*>(p[0]);
+                    const T* x = reinterpret_cast<const T*>(p[1]);
+                    const T* y = reinterpret_cast<const T*>(p[2]);
+                    const bool dense_a = !a_scalar && s[1] == kT, dense_b = !b_scalar && s[2] == kT;
+                    const bool still_a = a_scalar || s[1] == 0, still_b = b_scalar || s[2] == 0;
+                    if (s[0] == kR) {
+                      if (dense_a && dense_b) {
+                        for (int64_t i = 0; i < n; ++i)
+                          o[i] = result(cast_value<C>(x[i]), cast_value<C>(y[i]));
+                        return;
+                      }
+                      if (dense_a && still_b) {
+                        const C yv = b_scalar ? bv : cast_value<C>(*y);
+                        for (int64_t i = 0; i < n; ++i) o[i] = result(cast_value<C>(x[i]), yv);
+                        return;
+                      }
+                      if (still_a && dense_b) {
+                        const C xv = a_scalar ? av : cast_value<C>(*x);
+                        for (int64_t i = 0; i < n; ++i) o[i] = result(xv, cast_value<C>(y[i]));
+                        return;
+                      }
+                    }
+                    for (int64_t i = 0; i < n; ++i) {
+                      C xv = a_scalar ? av : load(p[1] + i * s[1]);
+                      C yv = b_scalar ? bv : load(p[2] + i * s[2]);
+                      *reinterpret_cast<R*>(p[0] + i * s[0]) = result(xv, yv);
+                    }
+                  });
 }
 
 }  // namespace
@@ -77,8 +77,7 @@ void binary(ops::BinaryOp op, ScalarType dtype, const Tensor& out, const Tensor&
       else if constexpr (ops::binary_supports<Op, compute_t<T>>())
         binary_typed<Op, T, T>(out, a, sa, b, sb);
       else
-        GENESIS_FAIL(ErrorKind::Type, "elementwise", "unsupported dtype ",
-                     scalar_type_name(dtype));
+        GENESIS_FAIL(ErrorKind::Type, "elementwise", "unsupported dtype ", scalar_type_name(dtype));
     });
   });
 }

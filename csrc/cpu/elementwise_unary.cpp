@@ -72,8 +72,8 @@ void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {
   });
 }
 
-void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits,
-           const Tensor& b, uint64_t b_bits) {
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits, const Tensor& b,
+           uint64_t b_bits) {
   if (out.numel() == 0) return;
   switch (out.itemsize()) {
     case 1:

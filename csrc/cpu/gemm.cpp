@@ -308,23 +308,16 @@ void run(const Problem<T>& P, int64_t batch) {
 template <typename T>
 void gemm_impl(T* c, const T* a, const int64_t a_strides[3], const T* b, const int64_t b_strides[3],
                int64_t batch, int64_t m, int64_t n, int64_t k) {
+  Problem<T> P{c, a, b, {}, {}, m, n, k};
+  std::copy_n(a_strides, 3, P.sa);
+  std::copy_n(b_strides, 3, P.sb);
   if (n == 1 && m > 1) {
     // Matrix @ vector: the micro-kernel pads n to NR columns but m only to MR rows, so compute
     // the transpose, c^T (1 x m) = b^T @ a^T, which is the same memory as c.
-    Problem<T> P{
+    P = Problem<T>{
         c, b, a, {b_strides[0], 0, b_strides[1]}, {a_strides[0], a_strides[2], a_strides[1]},
         1, m, k};
-    run(P, batch);
-    return;
   }
-  Problem<T> P{c,
-               a,
-               b,
-               {a_strides[0], a_strides[1], a_strides[2]},
-               {b_strides[0], b_strides[1], b_strides[2]},
-               m,
-               n,
-               k};
   run(P, batch);
 }
 

@@ -83,8 +83,8 @@ void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
-void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits,
-           const Tensor& b, uint64_t b_bits) {
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits, const Tensor& b,
+           uint64_t b_bits) {
   if (out.numel() == 0) return;
   const Tensor* inputs[3] = {&cond, &a, &b};
   LoopPlan plan = plan_elementwise(out, inputs, 3);

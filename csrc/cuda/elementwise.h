@@ -13,7 +13,7 @@ void binary(ops::BinaryOp op, ScalarType dtype, const Tensor& out, const Tensor&
             const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb);
 void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a);
 // out = cond ? a : b; a/b undefined: the scalar's bit pattern in out's dtype.
-void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits,
-           const Tensor& b, uint64_t b_bits);
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits, const Tensor& b,
+           uint64_t b_bits);
 
 }  // namespace genesis::cuda

@@ -135,8 +135,7 @@ void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_
   if (write) g = geometry<3>(values, {&values, &dst, &index_view}, "setitem");
   kernels::IndexError* error = error_record(device);
   void* stream = stream_of(dst);
-  if (check)
-    kernels::launch_check_index(ptr(index), index.numel(), gi, size, dim, error, stream);
+  if (check) kernels::launch_check_index(ptr(index), index.numel(), gi, size, dim, error, stream);
   if (write)
     kernels::launch_scatter_index(ptr(values), ptr(dst), ptr(index_view), values.numel(), g,
                                   static_cast<int>(dst.itemsize()), size, byte_stride, error,

@@ -37,8 +37,8 @@ void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, c
   size_t workspace_bytes = kernels::plan_reduce(l, sm_count(device));
   Tensor workspace;  // freed after the launch: the pool reuses it only in this stream's order
   if (workspace_bytes > 0) {
-    workspace = Tensor::empty({static_cast<int64_t>(workspace_bytes)}, ScalarType::UInt8,
-                              in.device());
+    workspace =
+        Tensor::empty({static_cast<int64_t>(workspace_bytes)}, ScalarType::UInt8, in.device());
     l.workspace = workspace.data();
   }
   kernels::launch_reduce(l, reinterpret_cast<void*>(current_stream(device)));

@@ -23,7 +23,8 @@ std::optional<ScalarType> combine(std::optional<ScalarType> higher,
   if (!higher) return lower;
   if (!lower) return higher;
   if (is_floating_point(*higher)) return higher;
-  if (*higher == ScalarType::Bool || is_floating_point(*lower)) return promote_types(*higher, *lower);
+  if (*higher == ScalarType::Bool || is_floating_point(*lower))
+    return promote_types(*higher, *lower);
   return higher;
 }
 
@@ -50,15 +51,15 @@ ScalarArg scalar_arg(const Scalar& s) {
 
 // Picks the device of the op and turns CPU 0-d tensors next to CUDA tensors into numbers (as
 // PyTorch allows); any other mix of devices is an error.
-Device settle_devices(Operand* operands, int n, const char* name) {
+Device settle_devices(const Operand* const* operands, int n, const char* name) {
   std::optional<Device> device;
   for (int k = 0; k < n; ++k) {
-    const Tensor& t = operands[k].tensor;
+    const Tensor& t = operands[k]->tensor;
     if (!t.defined()) continue;
     if (!device || (device->is_cpu() && t.is_cuda() && t.ndim() > 0)) device = t.device();
   }
   for (int k = 0; k < n; ++k) {
-    const Tensor& t = operands[k].tensor;
+    const Tensor& t = operands[k]->tensor;
     if (!t.defined() || t.device() == *device) continue;
     if (t.device().is_cpu() && t.ndim() == 0 && device->is_cuda())
       continue;  // read as a number later
@@ -93,12 +94,12 @@ Prepared prepare(const Operand& o, ScalarType dtype, const Shape& shape, Device 
   return p;
 }
 
-Shape broadcast_all(const Operand* operands, int n, const char* name) {
+Shape broadcast_all(const Operand* const* operands, int n, const char* name) {
   Shape shape;
   bool first = true;
   for (int k = 0; k < n; ++k) {
-    if (operands[k].is_scalar()) continue;
-    const Shape& s = operands[k].tensor.sizes();
+    if (operands[k]->is_scalar()) continue;
+    const Shape& s = operands[k]->tensor.sizes();
     if (first)
       shape = s;
     else if (s != shape)
@@ -113,7 +114,7 @@ struct Dtypes {
   ScalarType compute, out;
 };
 Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char* name) {
-  Operand both[2] = {a, b};
+  const Operand* both[2] = {&a, &b};
   ScalarType r = result_type(both, 2);
   if (op == BinaryOp::Div) {
     ScalarType c = is_floating_point(r) ? r : kDefaultFloat;
@@ -125,6 +126,11 @@ Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char
                        " tensors (only integer and bool)");
     return {r, r};
   }
+  bool bool_tensor = (!a.is_scalar() && a.tensor.dtype() == ScalarType::Bool) ||
+                     (!b.is_scalar() && b.tensor.dtype() == ScalarType::Bool);
+  GENESIS_CHECK_TYPE(op != BinaryOp::Sub || !bool_tensor, name,
+                     "subtraction, the `-` operator, with a bool tensor is not supported; use "
+                     "the `~` operator to invert a mask");
   if (r == ScalarType::Bool) {
     GENESIS_CHECK_TYPE(op != BinaryOp::Sub, name,
                        "subtraction, the `-` operator, with two bool tensors is not supported; "
@@ -147,7 +153,17 @@ void run_binary(BinaryOp op, ScalarType compute, const Tensor& out, const Prepar
     cpu::binary(op, compute, out, a.tensor, a.scalar, b.tensor, b.scalar);
 }
 
+// A written-to tensor whose elements alias each other (an expand) would be updated once per
+// alias; PyTorch refuses it, so does genesis.
+void check_no_self_alias(const Tensor& self, const char* name) {
+  for (int64_t d = 0; d < self.ndim(); ++d)
+    GENESIS_CHECK(self.strides()[d] != 0 || self.sizes()[d] <= 1, name,
+                  "unsupported operation: more than one element of the written-to tensor "
+                  "refers to a single memory location; clone() the tensor first");
+}
+
 void check_inplace(ScalarType result, const Tensor& self, const Shape& shape, const char* name) {
+  check_no_self_alias(self, name);
   GENESIS_CHECK(can_cast(result, self.dtype()), name, "result type ", type_word(result),
                 " can't be cast to the desired output type ", type_word(self.dtype()));
   GENESIS_CHECK(shape == self.sizes(), name, "output with shape ", shape_str(self.sizes()),
@@ -156,10 +172,10 @@ void check_inplace(ScalarType result, const Tensor& self, const Shape& shape, co
 
 }  // namespace
 
-ScalarType result_type(const Operand* operands, int n) {
+ScalarType result_type(const Operand* const* operands, int n) {
   std::optional<ScalarType> dims, zero_dim, numbers;
   for (int k = 0; k < n; ++k) {
-    const Operand& o = operands[k];
+    const Operand& o = *operands[k];
     if (o.is_scalar())
       numbers = promote_opt(numbers, o.scalar.default_dtype());
     else if (o.tensor.ndim() == 0)
@@ -169,6 +185,12 @@ ScalarType result_type(const Operand* operands, int n) {
   }
   auto r = combine(dims, combine(zero_dim, numbers));
   return r ? *r : kDefaultFloat;
+}
+
+ScalarType result_type(const Operand* operands, int n) {
+  std::vector<const Operand*> ptrs(static_cast<size_t>(n));
+  for (int k = 0; k < n; ++k) ptrs[k] = &operands[k];
+  return result_type(ptrs.data(), n);
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
@@ -182,7 +204,7 @@ Tensor broadcast_to(const Tensor& t, const Shape& shape) {
 }
 
 Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name) {
-  Operand operands[2] = {a, b};
+  const Operand* operands[2] = {&a, &b};
   GENESIS_CHECK_TYPE(!a.is_scalar() || !b.is_scalar(), name, "expects at least one tensor");
   Dtypes dt = binary_dtypes(op, a, b, name);
   Device device = settle_devices(operands, 2, name);
@@ -194,14 +216,24 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name)
 }
 
 void binary_(BinaryOp op, const Tensor& self, const Operand& other, const char* name) {
-  Operand operands[2] = {self, other};
-  Dtypes dt = binary_dtypes(op, self, other, name);
+  Operand self_operand(self);
+  const Operand* operands[2] = {&self_operand, &other};
+  Dtypes dt = binary_dtypes(op, self_operand, other, name);
   Device device = settle_devices(operands, 2, name);
   GENESIS_CHECK(device == self.device(), name, "expected all tensors to be on the same device, ",
                 "but found ", self.device().str(), " and ", device.str());
   Shape shape = broadcast_all(operands, 2, name);
   check_inplace(dt.out, self, shape, name);
-  Prepared a = prepare(self, dt.compute, shape, device), b = prepare(other, dt.compute, shape, device);
+  Prepared a = prepare(self_operand, dt.compute, shape, device);
+  Prepared b = prepare(other, dt.compute, shape, device);
+  // Reading memory that the loop is writing elsewhere in the same pass would see new values
+  // (x.add_(x.flip())): read from a copy instead, as NumPy does. The same view is safe.
+  if (b.tensor.defined() && b.tensor.storage().is_same(self.storage()) &&
+      !b.tensor.is_same_view(self))
+    b.tensor = broadcast_to(
+        clone(other.tensor.dtype() == dt.compute ? other.tensor
+                                                 : to(other.tensor, dt.compute, device, false)),
+        shape);
   if (dt.out == self.dtype() && dt.compute == self.dtype()) {
     run_binary(op, dt.compute, self, a, b);
     return;
@@ -255,9 +287,10 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b) {
   GENESIS_CHECK_TYPE(cond.dtype() == ScalarType::Bool, name,
                      "expected condition to be a bool tensor, but got a tensor with dtype ",
                      type_word(cond.dtype()));
-  Operand values[2] = {a, b};
+  const Operand* values[2] = {&a, &b};
   ScalarType dtype = result_type(values, 2);
-  Operand operands[3] = {cond, a, b};
+  Operand cond_operand(cond);
+  const Operand* operands[3] = {&cond_operand, &a, &b};
   Device device = settle_devices(operands, 3, name);
   GENESIS_CHECK(cond.device() == device, name, "expected condition on ", device.str(),
                 ", but it is on ", cond.device().str());
@@ -286,8 +319,7 @@ Tensor clamp(const Tensor& t, const std::optional<Operand>& min,
   return out;
 }
 
-void clamp_(const Tensor& t, const std::optional<Operand>& min,
-            const std::optional<Operand>& max) {
+void clamp_(const Tensor& t, const std::optional<Operand>& min, const std::optional<Operand>& max) {
   GENESIS_CHECK(min || max, "clamp_", "at least one of 'min' or 'max' must not be None");
   if (min) binary_(BinaryOp::Maximum, t, *min, "clamp_");
   if (max) binary_(BinaryOp::Minimum, t, *max, "clamp_");

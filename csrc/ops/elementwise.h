@@ -23,6 +23,7 @@ struct Operand {
 // torch.result_type: tensors with dims decide within a category; 0-d tensors and numbers only
 // lift the category (int tensor + 2.5 -> float32, uint8 tensor + 1000 -> uint8).
 ScalarType result_type(const Operand* operands, int n);
+ScalarType result_type(const Operand* const* operands, int n);
 bool can_cast(ScalarType from, ScalarType to);
 
 Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name);

@@ -50,8 +50,8 @@ GENESIS_HD T wrap_mul(T a, T b) {
     using U = std::make_unsigned_t<T>;
     // uint16 * uint16 would promote to (signed) int and overflow: multiply as 32/64-bit.
     using W = std::conditional_t<(sizeof(T) < 4), uint32_t, U>;
-    return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) *
-                                         static_cast<W>(static_cast<U>(b))));
+    return static_cast<T>(
+        static_cast<U>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b))));
   } else if constexpr (std::is_same_v<T, bool>) {
     return a && b;
   } else {
@@ -60,8 +60,8 @@ GENESIS_HD T wrap_mul(T a, T b) {
 }
 
 // Overloads so the functors read the same for float and double.
-#define GENESIS_MATH1_(name, f32, f64)                    \
-  GENESIS_HD float name(float x) { return ::f32(x); }    \
+#define GENESIS_MATH1_(name, f32, f64)                \
+  GENESIS_HD float name(float x) { return ::f32(x); } \
   GENESIS_HD double name(double x) { return ::f64(x); }
 GENESIS_MATH1_(m_exp, expf, exp)
 GENESIS_MATH1_(m_log, logf, log)
@@ -211,12 +211,12 @@ struct Minimum {
   }
 };
 
-#define GENESIS_COMPARE_(Name, expr)                \
-  struct Name {                                     \
-    template <typename T>                           \
-    GENESIS_HD bool operator()(T a, T b) const {    \
-      return expr;                                  \
-    }                                               \
+#define GENESIS_COMPARE_(Name, expr)             \
+  struct Name {                                  \
+    template <typename T>                        \
+    GENESIS_HD bool operator()(T a, T b) const { \
+      return expr;                               \
+    }                                            \
   };
 GENESIS_COMPARE_(Eq, a == b)
 GENESIS_COMPARE_(Ne, a != b)
@@ -280,12 +280,12 @@ struct BitNot {
       return static_cast<T>(~a);
   }
 };
-#define GENESIS_FLOAT_UNARY_(Name, expr)  \
-  struct Name {                           \
-    template <typename T>                 \
-    GENESIS_HD T operator()(T x) const {  \
-      return expr;                        \
-    }                                     \
+#define GENESIS_FLOAT_UNARY_(Name, expr) \
+  struct Name {                          \
+    template <typename T>                \
+    GENESIS_HD T operator()(T x) const { \
+      return expr;                       \
+    }                                    \
   };
 GENESIS_FLOAT_UNARY_(Exp, m_exp(x))
 GENESIS_FLOAT_UNARY_(Log, m_log(x))

@@ -12,25 +12,44 @@ namespace genesis::ops {
 template <typename F>
 decltype(auto) visit_binary(BinaryOp op, F&& f) {
   switch (op) {
-    case BinaryOp::Add: return f(math::Add{});
-    case BinaryOp::Sub: return f(math::Sub{});
-    case BinaryOp::Mul: return f(math::Mul{});
-    case BinaryOp::Div: return f(math::Div{});
-    case BinaryOp::TruncDiv: return f(math::TruncDiv{});
-    case BinaryOp::FloorDiv: return f(math::FloorDiv{});
-    case BinaryOp::Rem: return f(math::Rem{});
-    case BinaryOp::Pow: return f(math::Pow{});
-    case BinaryOp::Maximum: return f(math::Maximum{});
-    case BinaryOp::Minimum: return f(math::Minimum{});
-    case BinaryOp::Eq: return f(math::Eq{});
-    case BinaryOp::Ne: return f(math::Ne{});
-    case BinaryOp::Lt: return f(math::Lt{});
-    case BinaryOp::Le: return f(math::Le{});
-    case BinaryOp::Gt: return f(math::Gt{});
-    case BinaryOp::Ge: return f(math::Ge{});
-    case BinaryOp::BitAnd: return f(math::BitAnd{});
-    case BinaryOp::BitOr: return f(math::BitOr{});
-    case BinaryOp::BitXor: return f(math::BitXor{});
+    case BinaryOp::Add:
+      return f(math::Add{});
+    case BinaryOp::Sub:
+      return f(math::Sub{});
+    case BinaryOp::Mul:
+      return f(math::Mul{});
+    case BinaryOp::Div:
+      return f(math::Div{});
+    case BinaryOp::TruncDiv:
+      return f(math::TruncDiv{});
+    case BinaryOp::FloorDiv:
+      return f(math::FloorDiv{});
+    case BinaryOp::Rem:
+      return f(math::Rem{});
+    case BinaryOp::Pow:
+      return f(math::Pow{});
+    case BinaryOp::Maximum:
+      return f(math::Maximum{});
+    case BinaryOp::Minimum:
+      return f(math::Minimum{});
+    case BinaryOp::Eq:
+      return f(math::Eq{});
+    case BinaryOp::Ne:
+      return f(math::Ne{});
+    case BinaryOp::Lt:
+      return f(math::Lt{});
+    case BinaryOp::Le:
+      return f(math::Le{});
+    case BinaryOp::Gt:
+      return f(math::Gt{});
+    case BinaryOp::Ge:
+      return f(math::Ge{});
+    case BinaryOp::BitAnd:
+      return f(math::BitAnd{});
+    case BinaryOp::BitOr:
+      return f(math::BitOr{});
+    case BinaryOp::BitXor:
+      return f(math::BitXor{});
   }
   return f(math::Add{});
 }
@@ -38,18 +57,30 @@ decltype(auto) visit_binary(BinaryOp op, F&& f) {
 template <typename F>
 decltype(auto) visit_unary(UnaryOp op, F&& f) {
   switch (op) {
-    case UnaryOp::Neg: return f(math::Neg{});
-    case UnaryOp::Abs: return f(math::Abs{});
-    case UnaryOp::Relu: return f(math::Relu{});
-    case UnaryOp::BitNot: return f(math::BitNot{});
-    case UnaryOp::Exp: return f(math::Exp{});
-    case UnaryOp::Log: return f(math::Log{});
-    case UnaryOp::Sqrt: return f(math::Sqrt{});
-    case UnaryOp::Rsqrt: return f(math::Rsqrt{});
-    case UnaryOp::Sin: return f(math::Sin{});
-    case UnaryOp::Cos: return f(math::Cos{});
-    case UnaryOp::Tanh: return f(math::Tanh{});
-    case UnaryOp::Sigmoid: return f(math::Sigmoid{});
+    case UnaryOp::Neg:
+      return f(math::Neg{});
+    case UnaryOp::Abs:
+      return f(math::Abs{});
+    case UnaryOp::Relu:
+      return f(math::Relu{});
+    case UnaryOp::BitNot:
+      return f(math::BitNot{});
+    case UnaryOp::Exp:
+      return f(math::Exp{});
+    case UnaryOp::Log:
+      return f(math::Log{});
+    case UnaryOp::Sqrt:
+      return f(math::Sqrt{});
+    case UnaryOp::Rsqrt:
+      return f(math::Rsqrt{});
+    case UnaryOp::Sin:
+      return f(math::Sin{});
+    case UnaryOp::Cos:
+      return f(math::Cos{});
+    case UnaryOp::Tanh:
+      return f(math::Tanh{});
+    case UnaryOp::Sigmoid:
+      return f(math::Sigmoid{});
   }
   return f(math::Neg{});
 }

@@ -119,8 +119,7 @@ Tensor sum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<Scalar
 }
 
 Tensor prod(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype) {
-  return accumulate(ReduceOp::Prod, t, dims, keepdim, sum_dtype(t.dtype(), dtype), {}, 1,
-                    "prod");
+  return accumulate(ReduceOp::Prod, t, dims, keepdim, sum_dtype(t.dtype(), dtype), {}, 1, "prod");
 }
 
 Tensor mean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype) {

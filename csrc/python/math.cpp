@@ -36,9 +36,15 @@ std::optional<Operand> optional_operand(py::handle obj, const char* op) {
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
 // other * alpha for add/sub's alpha argument.
-Operand scaled(const Operand& other, py::handle alpha, const char* op) {
+Operand scaled(const Operand& self, const Operand& other, py::handle alpha, const char* op) {
   if (alpha.is_none()) return other;
   Scalar a = to_scalar(alpha, op);
+  if (a.to_double() == 1.0 && !a.is_floating()) return other;
+  Operand both[2] = {self, other};
+  bool integral = !is_floating_point(ops::result_type(both, 2));
+  GENESIS_CHECK_TYPE(!(integral && a.is_floating()), op,
+                     "for integral input tensors, argument alpha must not be a floating point "
+                     "number");
   if (a.to_double() == 1.0) return other;
   if (!other.is_scalar()) return ops::binary(BinaryOp::Mul, other, a, op);
   if (other.scalar.is_floating() || a.is_floating())
@@ -104,10 +110,18 @@ struct UnarySpec {
   UnaryOp op;
 };
 constexpr UnarySpec kUnary[] = {
-    {"neg", UnaryOp::Neg},         {"negative", UnaryOp::Neg}, {"abs", UnaryOp::Abs},
-    {"relu", UnaryOp::Relu},       {"exp", UnaryOp::Exp},      {"log", UnaryOp::Log},
-    {"sqrt", UnaryOp::Sqrt},       {"rsqrt", UnaryOp::Rsqrt},  {"sin", UnaryOp::Sin},
-    {"cos", UnaryOp::Cos},         {"tanh", UnaryOp::Tanh},    {"sigmoid", UnaryOp::Sigmoid},
+    {"neg", UnaryOp::Neg},
+    {"negative", UnaryOp::Neg},
+    {"abs", UnaryOp::Abs},
+    {"relu", UnaryOp::Relu},
+    {"exp", UnaryOp::Exp},
+    {"log", UnaryOp::Log},
+    {"sqrt", UnaryOp::Sqrt},
+    {"rsqrt", UnaryOp::Rsqrt},
+    {"sin", UnaryOp::Sin},
+    {"cos", UnaryOp::Cos},
+    {"tanh", UnaryOp::Tanh},
+    {"sigmoid", UnaryOp::Sigmoid},
     {"bitwise_not", UnaryOp::BitNot},
 };
 
@@ -117,8 +131,8 @@ BinaryOp div_op(py::handle mode) {
   std::string m = py::str(mode).cast<std::string>();
   if (m == "trunc") return BinaryOp::TruncDiv;
   if (m == "floor") return BinaryOp::FloorDiv;
-  GENESIS_FAIL(ErrorKind::Value, "div",
-               "rounding_mode must be None, 'trunc' or 'floor', but got '", m, "'");
+  GENESIS_FAIL(ErrorKind::Value, "div", "rounding_mode must be None, 'trunc' or 'floor', but got '",
+               m, "'");
 }
 
 }  // namespace
@@ -132,14 +146,14 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
       cls.def(
           name,
           [op, name](const Tensor& self, py::handle other, py::handle alpha) {
-            return ops::binary(op, self, scaled(operand(other, name), alpha, name), name);
+            return ops::binary(op, self, scaled(self, operand(other, name), alpha, name), name);
           },
           py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
       m.def(
           name,
           [op, name](py::handle input, py::handle other, py::handle alpha) {
-            return ops::binary(op, operand(input, name),
-                               scaled(operand(other, name), alpha, name), name);
+            Operand in = operand(input, name);
+            return ops::binary(op, in, scaled(in, operand(other, name), alpha, name), name);
           },
           py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
     } else {
@@ -162,8 +176,8 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
       cls.def(
           stored,
           [op, stored](py::object self, py::handle other, py::handle alpha) {
-            ops::binary_(op, self.cast<const Tensor&>(), scaled(operand(other, stored), alpha, stored),
-                         stored);
+            const Tensor& t = self.cast<const Tensor&>();
+            ops::binary_(op, t, scaled(t, operand(other, stored), alpha, stored), stored);
             return self;
           },
           py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());

@@ -1,7 +1,7 @@
 // Reductions and softmax: methods and genesis.* functions with PyTorch's signatures.
+#include "ops/reduce.h"
 #include "core/errors.h"
 #include "ops/elementwise.h"
-#include "ops/reduce.h"
 #include "python/bindings.h"
 
 namespace genesis::python {
@@ -80,8 +80,8 @@ void init_reduce(py::module_& m, py::class_<Tensor>& cls) {
         name,
         [take_sqrt, name](const Tensor& t, py::handle dim, py::handle unbiased, bool keepdim,
                           py::handle correction) {
-          return ops::var(t, to_dims(dim, name), correction_of(unbiased, correction, name),
-                          keepdim, take_sqrt);
+          return ops::var(t, to_dims(dim, name), correction_of(unbiased, correction, name), keepdim,
+                          take_sqrt);
         },
         py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
         py::arg("correction") = py::none());

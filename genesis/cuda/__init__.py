@@ -4,6 +4,7 @@ Without a GPU, is_available() is False, device_count() is 0, the memory queries 
 pool, and everything that needs a device raises RuntimeError("[cuda] no CUDA device ...").
 """
 
+from .._C import manual_seed as _manual_seed
 from .devices import (
     DeviceProperties,
     current_device,
@@ -40,6 +41,14 @@ from .memory import (
 )
 from .streams import Event, Stream, current_stream, default_stream, set_stream, stream
 
+
+def manual_seed(seed):
+    """Seeds the one generator that every device shares (the same as genesis.manual_seed)."""
+    _manual_seed(seed)
+
+
+manual_seed_all = manual_seed
+
 __all__ = [
     "DeviceProperties",
     "Event",
@@ -59,6 +68,8 @@ __all__ = [
     "host_memory_stats",
     "is_available",
     "is_compiled",
+    "manual_seed",
+    "manual_seed_all",
     "max_memory_allocated",
     "max_memory_cached",
     "max_memory_reserved",

@@ -1,0 +1,446 @@
+"""Compute: element-wise arithmetic, reductions, matmul, activations, randn, cat.
+
+Element-wise cases use 2^24 elements on the CPU and 2^28 on CUDA, matrices 4096x4096 on the CPU
+and 16384x16384 on CUDA (1 GiB in float32). matmul: float32 1024^3 on the CPU, bfloat16 8192^3
+and float32 4096^3 on CUDA (torch with ``allow_tf32 = False``: both do full float32), reported
+in TFLOP/s. One host-time case, ``a + b`` on 1-element tensors, timed in bursts of 100 calls
+with the device synchronised between bursts, outside the timed region.
+
+Goals (full size only): >= 0.97x torch on CUDA, >= 1x NumPy on the CPU, for add, mul, exp, the
+broadcast add, the reductions and matmul on CUDA; the 1-element add's host time <= 0.6x torch's
+on CUDA (also with --quick). relu, sigmoid, softmax, randn and cat are informational.
+
+Results are checked once against NumPy: exactly where the result is exactly defined (add, mul
+by 2, max, relu, cat), within a tolerance (check column ``close``) against a float64 reference
+for exp, the reductions, sigmoid and softmax, against an emulated bfloat16 / float32 matmul for
+matmul; randn's moments (``stats``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+import genesis
+from benchmarks.casts import bfloat16_reference
+from benchmarks.common import Case, Context, Goal, Registry, size_str
+
+register = Registry()
+cases = register.cases
+
+BURST = 100  # calls per burst of the host-time case: far fewer than the launch queue holds
+HOST_GOAL = 0.6  # the 1-element add's host time: at most this fraction of torch's
+
+
+def _goal(ctx: Context) -> Goal | None:
+    """>= 0.97x torch on CUDA, >= 1x NumPy on the CPU; at full size only (not --quick)."""
+    if ctx.quick:
+        return None
+    if ctx.on_cuda:
+        return Goal(">= 0.97x torch", min_speedup=0.97, versus="torch")
+    return Goal(">= 1x numpy", min_speedup=1.0, versus="numpy")
+
+
+def _n(ctx: Context) -> int:
+    """Elements of the element-wise cases."""
+    return ctx.pick(1 << 24, 1 << 16, cuda=1 << 28)
+
+
+def _side(ctx: Context) -> int:
+    """Rows and columns of the matrix cases."""
+    return ctx.pick(4096, 256, cuda=16384)
+
+
+def _normal(ctx: Context, shape: int | tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
+    a = ctx.rng.standard_normal(shape, dtype=np.float32)
+    return a if np.dtype(dtype) == np.float32 else a.astype(dtype)
+
+
+def _torch(ctx: Context, a: np.ndarray) -> Any:
+    return ctx.to_torch(a) if ctx.torch is not None else None
+
+
+def _genesis_op(x: genesis.Tensor, name: str, **kwargs: Any) -> Callable[[], Any]:
+    """``x.name(**kwargs)`` when genesis.Tensor has the method, else ``genesis.name(x,
+    **kwargs)``; when neither exists, a function that raises (an ERROR row; NumPy and torch
+    are still timed)."""
+    method = getattr(x, name, None)
+    if method is not None:
+        return (lambda: method(**kwargs)) if kwargs else method
+    fn = getattr(genesis, name, None)
+    if fn is not None:
+        return lambda: fn(x, **kwargs)
+
+    def missing() -> Any:
+        raise AttributeError(f"genesis has neither Tensor.{name} nor genesis.{name}")
+
+    return missing
+
+
+# --- element-wise ---------------------------------------------------------------------------
+
+
+def _add(ctx: Context, dtype: Any) -> Case:
+    a, b = _normal(ctx, _n(ctx), dtype), _normal(ctx, _n(ctx), dtype)
+    x, y = ctx.to_genesis(a), ctx.to_genesis(b)
+    t, u = _torch(ctx, a), _torch(ctx, b)
+    return Case(
+        "a + b",
+        size_str(a.size, a.dtype.name),
+        ctx.fns(genesis=lambda: x + y, numpy=lambda: a + b, torch=lambda: t + u),
+        nbytes=3 * a.nbytes,
+        goal=_goal(ctx),
+    )
+
+
+@register(name="a + b")
+def add_f32(ctx: Context) -> Case:
+    return _add(ctx, np.float32)
+
+
+@register(name="a + b")
+def add_f16(ctx: Context) -> Case:
+    return _add(ctx, np.float16)
+
+
+def _mul(ctx: Context, dtype: Any) -> Case:
+    a = _normal(ctx, _n(ctx), dtype)
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    return Case(
+        "a * 2.0",
+        size_str(a.size, a.dtype.name),
+        ctx.fns(genesis=lambda: x * 2.0, numpy=lambda: a * 2.0, torch=lambda: t * 2.0),
+        nbytes=2 * a.nbytes,
+        goal=_goal(ctx),
+    )
+
+
+@register(name="a * 2.0")
+def mul_f32(ctx: Context) -> Case:
+    return _mul(ctx, np.float32)
+
+
+@register(name="a * 2.0")
+def mul_f16(ctx: Context) -> Case:
+    return _mul(ctx, np.float16)
+
+
+def _exp(ctx: Context, dtype: Any, rtol: float) -> Case:
+    a = _normal(ctx, _n(ctx), dtype)  # |a| < 7: no overflow, not even in float16
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    return Case(
+        "exp()",
+        size_str(a.size, a.dtype.name),
+        ctx.fns(genesis=_genesis_op(x, "exp"), numpy=lambda: np.exp(a), torch=lambda: t.exp()),
+        nbytes=2 * a.nbytes,
+        reference=lambda: np.exp(a.astype(np.float64)).astype(a.dtype),
+        rtol=rtol,
+        goal=_goal(ctx),
+    )
+
+
+@register(name="exp()")
+def exp_f32(ctx: Context) -> Case:
+    return _exp(ctx, np.float32, rtol=1e-6)  # about 8 ulp
+
+
+@register(name="exp()")
+def exp_f16(ctx: Context) -> Case:
+    return _exp(ctx, np.float16, rtol=1e-3)  # 1 ulp (computing in float32 rounds twice)
+
+
+@register(name="a + row broadcast")
+def add_row(ctx: Context) -> Case:
+    n = _side(ctx)
+    a, b = _normal(ctx, (n, n)), _normal(ctx, n)
+    x, y = ctx.to_genesis(a), ctx.to_genesis(b)
+    t, u = _torch(ctx, a), _torch(ctx, b)
+    return Case(
+        "a + row broadcast",
+        f"{size_str(a.shape, 'float32')} + {n}",
+        ctx.fns(genesis=lambda: x + y, numpy=lambda: a + b, torch=lambda: t + u),
+        nbytes=2 * a.nbytes + b.nbytes,
+        goal=_goal(ctx),
+    )
+
+
+# --- reductions -----------------------------------------------------------------------------
+
+
+def _sum(ctx: Context, dim: int | None) -> Case:
+    """Sums of uniform [0, 1) values (no cancellation: a relative tolerance means something),
+    checked against NumPy's float64 sum rounded to float32."""
+    n = _side(ctx)
+    a = ctx.rng.random((n, n), dtype=np.float32)
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    if dim is None:
+        name, out = "sum()", 1
+        fns = ctx.fns(genesis=lambda: x.sum(), numpy=lambda: a.sum(), torch=lambda: t.sum())
+    else:
+        name, out = f"sum(dim={dim})", n
+        fns = ctx.fns(
+            genesis=lambda: x.sum(dim=dim),
+            numpy=lambda: a.sum(axis=dim),
+            torch=lambda: t.sum(dim=dim),
+        )
+    return Case(
+        name,
+        size_str(a.shape, "float32"),
+        fns,
+        nbytes=a.nbytes + 4 * out,
+        reference=lambda: np.asarray(a.sum(axis=dim, dtype=np.float64), dtype=np.float32),
+        rtol=1e-4,
+        goal=_goal(ctx),
+    )
+
+
+@register(name="sum()")
+def sum_all(ctx: Context) -> Case:
+    return _sum(ctx, None)
+
+
+@register(name="sum(dim=0)")
+def sum_dim0(ctx: Context) -> Case:
+    return _sum(ctx, 0)
+
+
+@register(name="sum(dim=1)")
+def sum_dim1(ctx: Context) -> Case:
+    return _sum(ctx, 1)
+
+
+@register(name="max(dim=1)")
+def max_dim1(ctx: Context) -> Case:
+    """Values and indices, as torch returns them (NumPy: max and argmax, two passes). Normal
+    values: ties at a row's maximum are vanishingly rare, so the indices compare exactly."""
+    n = _side(ctx)
+    a = _normal(ctx, (n, n))
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    return Case(
+        "max(dim=1)",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: x.max(dim=1),
+            numpy=lambda: (a.max(axis=1), a.argmax(axis=1)),
+            torch=lambda: t.max(dim=1),
+        ),
+        nbytes=a.nbytes + n * (4 + 8),  # read, values + int64 indices written
+        goal=_goal(ctx),
+        info="returns (values, indices); numpy: a.max(axis=1) and a.argmax(axis=1)",
+    )
+
+
+# --- matmul ---------------------------------------------------------------------------------
+
+
+def _matmul(ctx: Context, n: int, dtype: str) -> Case:
+    """n x n @ n x n. bfloat16: inputs rounded to bfloat16 first (the same values in every
+    library), reference NumPy's float32 product rounded to bfloat16."""
+    T = ctx.torch
+    a, b = _normal(ctx, (n, n)), _normal(ctx, (n, n))
+    if dtype == "bfloat16":
+        a, b = bfloat16_reference(a), bfloat16_reference(b)
+        x, y = ctx.to_genesis(a).to(genesis.bfloat16), ctx.to_genesis(b).to(genesis.bfloat16)
+        if T is not None:
+            t, u = ctx.to_torch(a).to(T.bfloat16), ctx.to_torch(b).to(T.bfloat16)
+
+        def reference() -> np.ndarray:
+            return bfloat16_reference(a @ b)
+
+        # Both round float32 sums to bfloat16: one ulp apart at most (<= 2^-7 relative), plus
+        # the float32 accumulation-order difference near zero.
+        rtol, atol, info = 2.0**-7, 1e-2, "bfloat16 in and out"
+    else:
+        x, y = ctx.to_genesis(a), ctx.to_genesis(b)
+        if T is not None:
+            t, u = ctx.to_torch(a), ctx.to_torch(b)
+            if ctx.on_cuda:
+                T.backends.cuda.matmul.allow_tf32 = False  # torch in full float32 too
+
+        def reference() -> np.ndarray:
+            return a @ b
+
+        # float32 accumulation differs by about K * eps (3e-4 at K = 4096); TF32 products
+        # would be off by about 0.03 there, so this tolerance tells them apart.
+        rtol, atol = 1e-5, 2e-6 * n
+        info = "float32 (torch: allow_tf32 = False)" if ctx.on_cuda else "informational"
+    return Case(
+        "matmul",
+        f"{n}^3 {size_str(1, dtype).split()[1]}",
+        ctx.fns(
+            genesis=lambda: genesis.matmul(x, y),
+            numpy=lambda: a @ b,  # float32 (not timed on CUDA)
+            torch=lambda: T.matmul(t, u),
+        ),
+        flops=2 * n**3,
+        reference=reference,
+        dtype=dtype,
+        rtol=rtol,
+        atol=atol,
+        goal=_goal(ctx) if ctx.on_cuda else None,
+        info=info + f"; TFLOP/s = 2*{n}^3 / median; checked within rtol={rtol:g} atol={atol:g}",
+    )
+
+
+@register(name="matmul")
+def matmul_bf16(ctx: Context) -> Case | None:
+    if not ctx.on_cuda:
+        return None  # NumPy has no bfloat16 matmul to compare with
+    return _matmul(ctx, ctx.pick(0, 256, cuda=8192), "bfloat16")
+
+
+@register(name="matmul")
+def matmul_f32(ctx: Context) -> Case:
+    return _matmul(ctx, ctx.pick(1024, 128, cuda=4096), "float32")
+
+
+# --- host time ------------------------------------------------------------------------------
+
+
+@register(name="a + b host time, 1 element")
+def add_host_time(ctx: Context) -> Case:
+    """The per-call host cost of a tiny add (dispatch, allocation, launch): bursts of BURST
+    calls, synchronised between bursts outside the timed region, so the launch queue never
+    fills and the time is the host's, not the GPU's."""
+    a, b = np.array([1.5], np.float32), np.array([2.25], np.float32)
+    x, y = ctx.to_genesis(a), ctx.to_genesis(b)
+    t, u = _torch(ctx, a), _torch(ctx, b)
+    goal = None
+    if ctx.on_cuda:  # host time: the same size in every mode, a goal also with --quick
+        goal = Goal(f">= {1 / HOST_GOAL:.2f}x torch", min_speedup=1 / HOST_GOAL)
+    return Case(
+        "a + b host time, 1 element",
+        "1 f32",
+        ctx.fns(genesis=lambda: x + y, numpy=lambda: a + b, torch=lambda: t + u),
+        burst=BURST,
+        goal=goal,
+        info=(
+            f"bursts of {BURST} back-to-back calls timed on the host, the device synchronised "
+            "between bursts outside the timed region; median per call"
+            + (f" (goal: genesis <= {HOST_GOAL}x torch's time)" if ctx.on_cuda else "")
+        ),
+    )
+
+
+# --- informational: activations, softmax, randn, cat -----------------------------------------
+
+
+@register(name="relu()")
+def relu(ctx: Context) -> Case:
+    a = _normal(ctx, _n(ctx))
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    return Case(
+        "relu()",
+        size_str(a.size, "float32"),
+        ctx.fns(
+            genesis=_genesis_op(x, "relu"), numpy=lambda: np.maximum(a, 0), torch=lambda: t.relu()
+        ),
+        nbytes=2 * a.nbytes,
+    )
+
+
+def _sigmoid(a: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-a))
+
+
+@register(name="sigmoid()")
+def sigmoid(ctx: Context) -> Case:
+    a = _normal(ctx, _n(ctx))
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    return Case(
+        "sigmoid()",
+        size_str(a.size, "float32"),
+        ctx.fns(
+            genesis=_genesis_op(x, "sigmoid"),
+            numpy=lambda: _sigmoid(a),
+            torch=lambda: t.sigmoid(),
+        ),
+        nbytes=2 * a.nbytes,
+        reference=lambda: _sigmoid(a.astype(np.float64)).astype(np.float32),
+        rtol=1e-5,
+    )
+
+
+def _softmax(a: np.ndarray) -> np.ndarray:
+    e = np.exp(a - a.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@register(name="softmax(dim=-1)")
+def softmax(ctx: Context) -> Case:
+    n = ctx.pick(4096, 256)
+    a = _normal(ctx, (n, n))
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    return Case(
+        "softmax(dim=-1)",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=_genesis_op(x, "softmax", dim=-1),
+            numpy=lambda: _softmax(a),
+            torch=lambda: t.softmax(dim=-1),
+        ),
+        nbytes=2 * a.nbytes,
+        reference=lambda: _softmax(a.astype(np.float64)).astype(np.float32),
+        rtol=1e-5,
+    )
+
+
+def _normal_moments(x: np.ndarray) -> str | None:
+    """A problem when ``x`` does not look standard normal: non-finite values, or the mean or
+    standard deviation more than 6 standard errors away from 0 and 1."""
+    n = x.size
+    if not np.isfinite(x).all():
+        return "non-finite values"
+    mean, std = float(x.mean(dtype=np.float64)), float(x.std(dtype=np.float64))
+    if abs(mean) > 6 / math.sqrt(n) or abs(std - 1) > 6 * math.sqrt(0.5 / n):
+        return f"mean {mean:.3g}, std {std:.5g}: not standard normal"
+    return None
+
+
+@register(name="randn")
+def randn(ctx: Context) -> Case:
+    n, dev, T = _n(ctx), ctx.device, ctx.torch
+    rng = np.random.default_rng(ctx.seed + 1)
+    return Case(
+        "randn",
+        size_str(n, "float32"),
+        ctx.fns(
+            genesis=lambda: genesis.randn(n, dtype=genesis.float32, device=dev),
+            numpy=lambda: rng.standard_normal(n, dtype=np.float32),
+            torch=lambda: T.randn(n, dtype=T.float32, device=dev),
+        ),
+        nbytes=4 * n,  # written
+        reference=lambda: np.empty(n, np.float32),  # shape and dtype
+        values=False,
+        validate=_normal_moments,
+        info="different generators: checked for mean 0 and standard deviation 1 only",
+    )
+
+
+def _cat(ctx: Context, dim: int) -> Case:
+    n = ctx.pick(4096, 256, cuda=8192)
+    a, b = ctx.rng.random((n, n), dtype=np.float32), ctx.rng.random((n, n), dtype=np.float32)
+    x, y = ctx.to_genesis(a), ctx.to_genesis(b)
+    t, u = _torch(ctx, a), _torch(ctx, b)
+    return Case(
+        f"cat dim={dim}",
+        f"2x {size_str(a.shape, 'float32')}",
+        ctx.fns(
+            genesis=lambda: genesis.cat([x, y], dim=dim),
+            numpy=lambda: np.concatenate([a, b], axis=dim),
+            torch=lambda: ctx.torch.cat([t, u], dim=dim),
+        ),
+        nbytes=2 * (a.nbytes + b.nbytes),
+    )
+
+
+@register(name="cat dim=0")
+def cat_dim0(ctx: Context) -> Case:
+    return _cat(ctx, 0)
+
+
+@register(name="cat dim=1")
+def cat_dim1(ctx: Context) -> Case:
+    return _cat(ctx, 1)

@@ -1,0 +1,369 @@
+"""matmul / @ / mm / bmm against NumPy: shapes, dtypes, layouts, zero sizes and errors."""
+
+import numpy as np
+import pytest
+from conftest import (
+    DTYPES,
+    NP_DTYPE,
+    check_message,
+    dtype_id,
+    make_tensor,
+    random_array,
+    requires_cuda,
+    to_numpy,
+)
+
+import genesis
+
+MM_DTYPES = [d for d in DTYPES if d is not genesis.bool]
+
+# Error allowed relative to |a| @ |b| (the scale of a dot product's rounding error). 16-bit
+# results round once to 8 or 11 bits; cuBLAS may also reduce partial sums in 16 bits.
+RTOL = {
+    genesis.float16: 2e-3,
+    genesis.bfloat16: 1e-2,
+    genesis.float32: 1e-5,
+    genesis.float64: 1e-12,
+}
+CUDA_RTOL = {**RTOL, genesis.float16: 1e-2, genesis.bfloat16: 2e-2}
+
+
+def supported(device, dtype):
+    return device == "cpu" or dtype.is_floating_point
+
+
+def operands(shape_a, shape_b, dtype, device, seed=0):
+    """Random (genesis, NumPy) pairs; 16-bit floats stay small so sums cannot overflow."""
+    kw = {"low": -4, "high": 4} if dtype in (genesis.float16, genesis.bfloat16) else {}
+    a, an = make_tensor(shape_a, dtype, device, seed=seed, **kw)
+    b, bn = make_tensor(shape_b, dtype, device, seed=seed + 1, **kw)
+    return a, an, b, bn
+
+
+def reference(an, bn, dtype):
+    """NumPy's product: float64 for floats; integers wrap around in the dtype's width."""
+    if dtype.is_floating_point:
+        return np.asarray(np.matmul(an.astype(np.float64), bn.astype(np.float64)))
+    wide = np.matmul(an.astype(np.int64).astype(np.uint64), bn.astype(np.int64).astype(np.uint64))
+    return np.asarray(wide).astype(NP_DTYPE[dtype])
+
+
+def check_product(t, an, bn, dtype, device):
+    ref = reference(an, bn, dtype)
+    assert isinstance(t, genesis.Tensor)
+    assert t.dtype is dtype
+    assert t.shape == ref.shape, (t.shape, ref.shape)
+    assert t.is_contiguous()
+    got = to_numpy(t)
+    if not dtype.is_floating_point:
+        np.testing.assert_array_equal(got, ref)
+        return
+    scale = np.asarray(np.matmul(np.abs(an.astype(np.float64)), np.abs(bn.astype(np.float64))))
+    rtol = (CUDA_RTOL if device == "cuda" else RTOL)[dtype]
+    err = np.abs(got.astype(np.float64) - ref)
+    bad = err > rtol * scale
+    assert not bad.any(), f"max error {err.max()} over {bad.sum()} elements (rtol {rtol})"
+
+
+SHAPES = [
+    ((5,), (5,)),
+    ((3,), (3, 4)),
+    ((4, 3), (3,)),
+    ((3, 4), (4, 5)),
+    ((1, 1), (1, 1)),
+    ((2, 1, 3, 4), (5, 4, 2)),
+    ((4,), (2, 4, 3)),
+    ((2, 3, 4), (4,)),
+    ((2, 3, 4), (4, 5)),
+    ((3, 4), (2, 4, 5)),
+    ((2, 3, 4), (2, 4, 5)),
+    ((1, 3, 4), (6, 4, 5)),
+    ((3, 1, 4, 5), (1, 2, 5, 6)),
+    ((37, 300), (300, 41)),
+    ((2, 70, 33), (33, 130)),
+    ((300,), (300, 7)),
+    ((70, 300), (300,)),
+]
+
+
+@pytest.mark.parametrize("dtype", MM_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+def test_matmul_matches_numpy(device, dtype, shapes):
+    a, an, b, bn = operands(*shapes, dtype, device)
+    if not supported(device, dtype):
+        with pytest.raises(TypeError) as e:
+            genesis.matmul(a, b)
+        check_message(e, "matmul")
+        assert "integer matmul is not supported on CUDA" in str(e.value)
+        return
+    check_product(genesis.matmul(a, b), an, bn, dtype, device)
+
+
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+@pytest.mark.parametrize("shapes", [((200, 513), (513, 300)), ((3, 130, 257), (3, 257, 65))])
+def test_large_float(device, dtype, shapes):
+    # Several tiles, K blocks and threads in the CPU GEMM.
+    a, an, b, bn = operands(*shapes, dtype, device, seed=5)
+    check_product(a @ b, an, bn, dtype, device)
+
+
+def test_forms_agree(device):
+    a, an, b, bn = operands((3, 4), (4, 5), genesis.float32, device)
+    ref = to_numpy(genesis.matmul(a, b))
+    for t in (a @ b, a.matmul(b), b.__rmatmul__(a), genesis.mm(a, b), a.mm(b)):
+        np.testing.assert_array_equal(to_numpy(t), ref)
+    x, xn, y, yn = operands((2, 3, 4), (2, 4, 5), genesis.float64, device)
+    ref = to_numpy(x @ y)
+    for t in (genesis.bmm(x, y), x.bmm(y), genesis.matmul(x, y)):
+        np.testing.assert_array_equal(to_numpy(t), ref)
+    check_product(genesis.bmm(x, y), xn, yn, genesis.float64, device)
+
+
+def test_dot_is_0d(device):
+    a, an, b, bn = operands((7,), (7,), genesis.float64, device)
+    t = a @ b
+    assert t.shape == ()
+    assert t.item() == pytest.approx(float(an @ bn), rel=1e-12)
+
+
+def test_inputs_unchanged_and_result_is_new(device):
+    a, an, b, bn = operands((3, 4), (4, 5), genesis.float32, device)
+    c = a @ b
+    assert c.untyped_storage().data_ptr() not in (
+        a.untyped_storage().data_ptr(),
+        b.untyped_storage().data_ptr(),
+    )
+    np.testing.assert_array_equal(to_numpy(a), an)
+    np.testing.assert_array_equal(to_numpy(b), bn)
+
+
+# --- layouts: transposed, sliced, reversed, broadcast (stride 0), permuted batches ---
+
+
+def _layouts(dtype, device):
+    """(name, genesis a, numpy a, genesis b, numpy b) with non-contiguous operands."""
+
+    def mk(shape, seed):
+        kw = {"low": -4, "high": 4} if dtype in (genesis.float16, genesis.bfloat16) else {}
+        return make_tensor(shape, dtype, device, seed=seed, **kw)
+
+    at, atn = mk((4, 6), 1)  # a = at.T: (6, 4), column-major
+    bt, btn = mk((5, 4), 2)  # b = bt.T: (4, 5), column-major
+    yield "both transposed", at.t(), atn.T, bt.t(), btn.T
+    a, an = mk((6, 4), 3)
+    yield "b transposed", a, an, bt.t(), btn.T
+    b, bn = mk((4, 5), 4)
+    yield "a transposed", at.t(), atn.T, b, bn
+    a2, a2n = mk((6, 8), 5)
+    b2, b2n = mk((8, 10), 6)
+    yield "sliced", a2[:, ::2], a2n[:, ::2], b2[::2, 1::2], b2n[::2, 1::2]
+    yield "reversed", a2[::-1, ::-2], a2n[::-1, ::-2], b2[::-2, ::-1], b2n[::-2, ::-1]
+    row, rown = mk((1, 4), 7)
+    col, coln = mk((4, 1), 8)
+    yield (
+        "expanded",
+        row.expand(6, 4),
+        np.broadcast_to(rown, (6, 4)),
+        col.expand(4, 5),
+        np.broadcast_to(coln, (4, 5)),
+    )
+    x, xn = mk((3, 2, 4), 9)  # (M, B, K) permuted to (B, M, K)
+    y, yn = mk((2, 5, 4), 10)  # (B, N, K) -> mT (B, K, N)
+    yield "batched permuted", x.permute(1, 0, 2), xn.transpose(1, 0, 2), y.mT, yn.transpose(0, 2, 1)
+    z, zn = mk((2, 6, 3, 4), 11)  # batch dims (2, 3) after slicing: not one stride
+    w, wn = mk((4, 5), 12)
+    yield "unmergeable batch", z[:, ::2], zn[:, ::2], w, wn
+    yield "unmergeable batch, 3-d right", z[:, ::2], zn[:, ::2], w.expand(3, 4, 5), wn
+
+
+@pytest.mark.parametrize("dtype", MM_DTYPES, ids=dtype_id)
+def test_non_contiguous_layouts(device, dtype):
+    if not supported(device, dtype):
+        pytest.skip("integer matmul is not supported on CUDA")
+    for name, a, an, b, bn in _layouts(dtype, device):
+        try:
+            check_product(a @ b, np.ascontiguousarray(an), np.ascontiguousarray(bn), dtype, device)
+        except AssertionError as e:
+            raise AssertionError(f"{name}: {e}") from e
+
+
+# --- zero sizes ---
+
+ZERO_SHAPES = [
+    ((3, 0), (0, 4)),
+    ((0, 3), (3, 4)),
+    ((3, 4), (4, 0)),
+    ((0,), (0,)),
+    ((0,), (0, 2)),
+    ((2, 0, 3), (3, 4)),
+    ((2, 3, 0), (2, 0, 4)),
+    ((0, 2, 3), (3, 4)),
+]
+
+
+@pytest.mark.parametrize("dtype", MM_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shapes", ZERO_SHAPES, ids=str)
+def test_zero_size(device, dtype, shapes):
+    if not supported(device, dtype):
+        pytest.skip("integer matmul is not supported on CUDA")
+    a, an, b, bn = operands(*shapes, dtype, device)
+    t = a @ b
+    check_product(t, an, bn, dtype, device)
+    if t.numel():
+        assert not to_numpy(t).any()  # K == 0 gives zeros
+
+
+def test_bmm_zero_batch(device):
+    a, an, b, bn = operands((0, 2, 3), (0, 3, 4), genesis.float32, device)
+    assert genesis.bmm(a, b).shape == (0, 2, 4)
+
+
+# --- integers wrap around in their own width (CPU) ---
+
+
+@pytest.mark.parametrize(
+    ("dtype", "a", "b", "want"),
+    [
+        (genesis.int8, [[100]], [[100]], 16),  # 10000 mod 256
+        (genesis.uint8, [[200, 200]], [[2], [2]], 32),  # 800 mod 256
+        (genesis.int16, [[300, 300]], [[300], [300]], 180000 - 3 * 65536),
+        (genesis.int32, [[2**30, 2**30]], [[2], [2]], 0),
+        (genesis.int64, [[2**62, 2**62]], [[2], [2]], 0),
+    ],
+)
+def test_integer_wraparound(dtype, a, b, want):
+    t = genesis.tensor(a, dtype=dtype) @ genesis.tensor(b, dtype=dtype)
+    assert t.dtype is dtype
+    assert t.tolist() == [[want]]
+
+
+# --- errors ---
+
+
+def test_shape_mismatch_message(device):
+    a = genesis.zeros(3, 4, device=device)
+    b = genesis.zeros(5, 6, device=device)
+    with pytest.raises(RuntimeError) as e:
+        genesis.matmul(a, b)
+    assert str(e.value) == "[matmul] shapes (3, 4) and (5, 6) cannot be multiplied"
+    with pytest.raises(RuntimeError) as e:
+        genesis.zeros(3, device=device) @ genesis.zeros(4, device=device)
+    check_message(e, "matmul")
+    with pytest.raises(RuntimeError) as e:
+        genesis.zeros(2, 3, 4, device=device) @ genesis.zeros(3, 4, 5, device=device)
+    check_message(e, "matmul")
+
+
+def test_0d_operands_raise(device):
+    s = genesis.tensor(2.0, device=device)
+    v = genesis.zeros(3, device=device)
+    for x, y in ((s, v), (v, s), (s, s)):
+        with pytest.raises(RuntimeError) as e:
+            genesis.matmul(x, y)
+        check_message(e, "matmul")
+
+
+def test_dtype_mismatch_raises(device):
+    a = genesis.zeros(3, 4, dtype=genesis.float32, device=device)
+    b = genesis.zeros(4, 5, dtype=genesis.float64, device=device)
+    with pytest.raises(RuntimeError) as e:
+        a @ b
+    check_message(e, "matmul")
+    assert "same dtype" in str(e.value)
+    with pytest.raises(RuntimeError) as e:
+        genesis.mm(a, b)
+    check_message(e, "mm")
+
+
+def test_bool_raises_type_error(device):
+    a = genesis.ones(3, 4, dtype=genesis.bool, device=device)
+    b = genesis.ones(4, 5, dtype=genesis.bool, device=device)
+    with pytest.raises(TypeError) as e:
+        a @ b
+    check_message(e, "matmul")
+
+
+def test_mm_bmm_rank_and_batch_checks(device):
+    m3 = genesis.zeros(2, 3, 4, device=device)
+    m2 = genesis.zeros(4, 5, device=device)
+    with pytest.raises(RuntimeError) as e:
+        genesis.mm(m3, m2)
+    check_message(e, "mm")
+    with pytest.raises(RuntimeError) as e:
+        genesis.mm(genesis.zeros(3, 4, device=device), genesis.zeros(5, 6, device=device))
+    assert str(e.value) == "[mm] shapes (3, 4) and (5, 6) cannot be multiplied"
+    with pytest.raises(RuntimeError) as e:
+        genesis.bmm(m2, m2)
+    check_message(e, "bmm")
+    with pytest.raises(RuntimeError) as e:
+        genesis.bmm(m3, genesis.zeros(3, 4, 5, device=device))
+    check_message(e, "bmm")
+    with pytest.raises(RuntimeError) as e:
+        genesis.bmm(m3, genesis.zeros(2, 5, 5, device=device))
+    check_message(e, "bmm")
+
+
+def test_non_tensor_operand_is_type_error():
+    a = genesis.ones(2, 2)
+    with pytest.raises(TypeError):
+        a @ 3
+    with pytest.raises(TypeError):
+        genesis.matmul(a, [[1.0, 0.0], [0.0, 1.0]])
+
+
+# --- CUDA specifics ---
+
+
+@requires_cuda
+def test_device_mismatch_raises():
+    a = genesis.zeros(3, 4)
+    b = genesis.zeros(4, 5, device="cuda")
+    with pytest.raises(RuntimeError) as e:
+        a @ b
+    check_message(e, "matmul")
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", [d for d in MM_DTYPES if not d.is_floating_point], ids=dtype_id)
+def test_cuda_integers_raise(dtype):
+    a = genesis.ones(2, 2, dtype=dtype, device="cuda")
+    with pytest.raises(TypeError) as e:
+        a @ a
+    assert str(e.value) == "[matmul] integer matmul is not supported on CUDA"
+
+
+@requires_cuda
+def test_cuda_float32_does_not_use_tf32():
+    # Full-mantissa inputs: TF32 keeps 10 mantissa bits, so its rounding (about 1e-4 relative)
+    # would fail rtol=1e-5 against the float64 reference.
+    rng = np.random.default_rng(0)
+    an = rng.uniform(1, 2, (128, 16)).astype(np.float32)
+    bn = rng.uniform(1, 2, (16, 128)).astype(np.float32)
+    got = to_numpy(genesis.tensor(an, device="cuda") @ genesis.tensor(bn, device="cuda"))
+    np.testing.assert_allclose(got, an.astype(np.float64) @ bn.astype(np.float64), rtol=1e-5)
+    # 1 + 2**-12 is exact in float32 but rounds to 1 in TF32: the alternating sum keeps only the
+    # 2**-12 parts, exactly, in float32 (every partial sum fits 24 bits), and is 0 in TF32.
+    xn = np.where(np.arange(32) % 2 == 0, 1 + 2.0**-12, -1.0).astype(np.float32)
+    xn = np.tile(xn, (64, 1))
+    yn = np.ones((32, 64), np.float32)
+    got = to_numpy(genesis.tensor(xn, device="cuda") @ genesis.tensor(yn, device="cuda"))
+    np.testing.assert_array_equal(got, np.full((64, 64), 16 * 2.0**-12, np.float32))
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", [genesis.float16, genesis.float32], ids=dtype_id)
+def test_cuda_on_a_side_stream(dtype):
+    a, an, b, bn = operands((2, 64, 48), (48, 80), dtype, "cuda")
+    s = genesis.cuda.Stream()
+    with genesis.cuda.stream(s):
+        c = a @ b
+    s.synchronize()
+    check_product(c, an, bn, dtype, "cuda")
+
+
+@requires_cuda
+def test_cuda_many_small_batches_and_random_values():
+    an = random_array((1000, 3, 5), genesis.float32, seed=3)
+    bn = random_array((1000, 5, 2), genesis.float32, seed=4)
+    c = genesis.tensor(an, device="cuda") @ genesis.tensor(bn, device="cuda")
+    check_product(c, an, bn, genesis.float32, "cuda")
