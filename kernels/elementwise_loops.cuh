@@ -94,6 +94,29 @@ __global__ void strided_kernel(int64_t items, StridedGeometry<Index, N> g, Body 
   }
 }
 
+// Rows whose innermost dim is dense (or constant) for every operand: each thread moves one
+// V-wide vector of a row, unravelling the outer dims once per vector. This is the broadcast-row
+// case (x + row), which the element-wise strided loop serves at half the bandwidth.
+template <typename Index, int N, int V, typename Body>
+__global__ void rows_kernel(int64_t items, StridedGeometry<Index, N> g, Body body) {
+  const Index vecs_per_row = g.sizes[0] / V;
+  for (int64_t w = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; w < items;
+       w += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    Index row = static_cast<Index>(w / vecs_per_row);
+    const Index col = static_cast<Index>(w % vecs_per_row) * V;
+    Index base[N] = {};
+#pragma unroll
+    for (int d = 1; d < kMaxLoopDims; ++d) {
+      if (d >= g.ndim) break;
+      Index idx = row % g.sizes[d];
+      row /= g.sizes[d];
+#pragma unroll
+      for (int k = 0; k < N; ++k) base[k] += idx * g.strides[k][d];
+    }
+    body.template row_vec<V>(base, col);
+  }
+}
+
 // Picks the loop for a geometry: the vector loop when it is flat and every pointer is aligned
 // to a whole vector, else the strided loop.
 template <int N, int V, typename Body>
@@ -152,6 +175,35 @@ struct BinaryBody {
   const T* b;
   C av, bv;
   bool a_scalar, b_scalar;
+  bool a_dense = false, b_dense = false;  // innermost stride one item (rows_kernel)
+
+  template <int V, typename Index>
+  __device__ __forceinline__ void load_row(const T* p, bool scalar, C value, bool dense,
+                                           Index offset, Index col, C (&x)[V]) const {
+    if (scalar) {
+#pragma unroll
+      for (int k = 0; k < V; ++k) x[k] = value;
+    } else if (dense) {
+      Vector<T, V> v = *reinterpret_cast<const Vector<T, V>*>(reinterpret_cast<const char*>(p) +
+                                                              offset + col * sizeof(T));
+#pragma unroll
+      for (int k = 0; k < V; ++k) x[k] = convert<C>(v.v[k]);
+    } else {
+      C c = convert<C>(*reinterpret_cast<const T*>(reinterpret_cast<const char*>(p) + offset));
+#pragma unroll
+      for (int k = 0; k < V; ++k) x[k] = c;
+    }
+  }
+  template <int V, typename Index>
+  __device__ __forceinline__ void row_vec(const Index* base, Index col) const {
+    C x[V], y[V];
+    load_row<V>(a, a_scalar, av, a_dense, base[1], col, x);
+    load_row<V>(b, b_scalar, bv, b_dense, base[2], col, y);
+    Vector<R, V> vo;
+#pragma unroll
+    for (int k = 0; k < V; ++k) vo.v[k] = convert<R>(Op{}(x[k], y[k]));
+    *reinterpret_cast<Vector<R, V>*>(reinterpret_cast<char*>(out) + base[0] + col * sizeof(R)) = vo;
+  }
 
   template <int V>
   __device__ __forceinline__ void vec(int64_t i) const {
@@ -180,6 +232,45 @@ struct BinaryBody {
   }
 };
 
+// The rows_kernel path for a binary op, when every row is dense or constant, a whole number of
+// aligned vectors long, and 32-bit offsets reach everything.
+template <int V, typename Op, typename T, typename R>
+bool try_rows(const LoopGeometry& g, BinaryBody<Op, T, R>& body, cudaStream_t stream) {
+  if (g.ndim < 2 || g.sizes[0] % V != 0 || g.strides[0][0] != static_cast<int64_t>(sizeof(R)))
+    return false;
+  const void* ptr[3] = {body.out, body.a, body.b};
+  const bool scalar[3] = {false, body.a_scalar, body.b_scalar};
+  const int64_t item[3] = {sizeof(R), sizeof(T), sizeof(T)};
+  bool dense[3] = {true, false, false};
+  int64_t reach = 0;
+  for (int k = 0; k < 3; ++k) {
+    if (scalar[k]) continue;
+    int64_t inner = g.strides[k][0];
+    if (inner != 0 && inner != item[k]) return false;
+    dense[k] = inner == item[k];
+    int64_t vec_bytes = item[k] * V;
+    if (dense[k] && !aligned_to(ptr[k], static_cast<int>(vec_bytes))) return false;
+    for (int d = 1; d < g.ndim; ++d) {
+      if (g.strides[k][d] < 0 || (dense[k] && g.strides[k][d] % vec_bytes != 0)) return false;
+      reach += (g.sizes[d] - 1) * g.strides[k][d];
+    }
+    reach += (g.sizes[0] - 1) * inner;
+  }
+  if (g.numel >= (int64_t{1} << 31) || reach >= (int64_t{1} << 31)) return false;
+  body.a_dense = dense[1];
+  body.b_dense = dense[2];
+  StridedGeometry<uint32_t, 3> sg{};
+  sg.ndim = g.ndim;
+  for (int d = 0; d < g.ndim; ++d) {
+    sg.sizes[d] = static_cast<uint32_t>(g.sizes[d]);
+    for (int k = 0; k < 3; ++k) sg.strides[k][d] = static_cast<uint32_t>(g.strides[k][d]);
+  }
+  int64_t items = g.numel / V;
+  rows_kernel<uint32_t, 3, V, BinaryBody<Op, T, R>>
+      <<<loop_blocks(items), kLoopThreads, 0, stream>>>(items, sg, body);
+  return true;
+}
+
 template <typename Op, typename T, typename R>
 void launch_binary_typed(void* out, const void* a, const void* b, const ops::ScalarArg& sa,
                          const ops::ScalarArg& sb, const LoopGeometry& g, cudaStream_t stream) {
@@ -194,6 +285,7 @@ void launch_binary_typed(void* out, const void* a, const void* b, const ops::Sca
                             sb.is_scalar};
   bool aligned = aligned_to(out, sizeof(R) * V) && (sa.is_scalar || aligned_to(a, sizeof(T) * V)) &&
                  (sb.is_scalar || aligned_to(b, sizeof(T) * V));
+  if (!g.contiguous && try_rows<V>(g, body, stream)) return;
   run_loop<3, V>(g, aligned, body, stream);
 }
 

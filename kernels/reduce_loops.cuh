@@ -121,19 +121,35 @@ __global__ void reduce_inner_kernel(ReduceArgs<Red, T> a) {
   if (row < a.outer) {
     const int64_t base = row * a.reduce;
     if constexpr (V > 1) {
-      // begin and reduce are multiples of V here (see launch_inner).
+      // chunk_len and reduce are whole vectors here (run_reduce checks before choosing V).
       const Vector<T, V>* vin = reinterpret_cast<const Vector<T, V>*>(a.in + base);
-      for (int64_t v = begin / V + lane; v < end / V; v += kRowThreads) {
-        Vector<T, V> x = vin[v];
+      using C = compute_t<T>;
+      auto take = [&](Acc& into, const Vector<T, V>& x, int64_t v) {
 #pragma unroll
         for (int e = 0; e < V; ++e) {
-          using C = compute_t<T>;
           C val = convert<C>(x.v[e]);
           if constexpr (std::is_floating_point_v<C>)
             if (a.center != nullptr) val = val - convert<C>(a.center[row]);
-          acc = Red::combine(acc, Red::load(val, v * V + e));
+          into = Red::combine(into, Red::load(val, v * V + e));
         }
+      };
+      // Four independent loads in flight per thread: one is not enough to cover the latency.
+      constexpr int kUnroll = 4;
+      Acc part[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) part[u] = Red::identity();
+      int64_t v = begin / V + lane;
+      const int64_t v_end = end / V;
+      for (; v + (kUnroll - 1) * kRowThreads < v_end; v += kUnroll * kRowThreads) {
+        Vector<T, V> x[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) x[u] = vin[v + u * kRowThreads];
+#pragma unroll
+        for (int u = 0; u < kUnroll; ++u) take(part[u], x[u], v + u * kRowThreads);
       }
+      for (; v < v_end; v += kRowThreads) take(part[0], vin[v], v);
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) acc = Red::combine(acc, part[u]);
     } else {
       for (int64_t k = begin + lane; k < end; k += kRowThreads)
         acc = Red::combine(acc, load_one(a, base + k, k, row));

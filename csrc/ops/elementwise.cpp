@@ -132,9 +132,6 @@ Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char
                      "subtraction, the `-` operator, with a bool tensor is not supported; use "
                      "the `~` operator to invert a mask");
   if (r == ScalarType::Bool) {
-    GENESIS_CHECK_TYPE(op != BinaryOp::Sub, name,
-                       "subtraction, the `-` operator, with two bool tensors is not supported; "
-                       "use the `^` or `logical_xor` operator instead");
     GENESIS_CHECK_TYPE(op == BinaryOp::Add || op == BinaryOp::Mul || op == BinaryOp::Maximum ||
                            op == BinaryOp::Minimum,
                        name, "not supported for bool tensors");

@@ -95,6 +95,12 @@ ScalarType sum_dtype(ScalarType in, std::optional<ScalarType> dtype) {
 
 Tensor accumulate(ReduceOp op, const Tensor& t, const Dims& dims, bool keepdim, ScalarType dtype,
                   ReduceFinish finish, double empty_value, const char* name) {
+  if ((op == ReduceOp::Sum || op == ReduceOp::Prod) && !is_floating_point(dtype) &&
+      dtype != ScalarType::Int64) {
+    // Integer sums run in int64; the narrower result wraps exactly as its own sum would.
+    Tensor wide = accumulate(op, t, dims, keepdim, ScalarType::Int64, finish, empty_value, name);
+    return to(wide, dtype, t.device(), false);
+  }
   Tensor in = t.dtype() == dtype ? t : to(t, dtype, t.device(), false);
   Layout l = layout(in, dims, keepdim, name);
   if (l.shape.reduce == 0) return filled(l.out_sizes, empty_value, dtype, t.device());
@@ -103,10 +109,9 @@ Tensor accumulate(ReduceOp op, const Tensor& t, const Dims& dims, bool keepdim, 
   return out;
 }
 
+// A max/argmax over nothing has no answer: IndexError for an empty dim (as PyTorch), the caller
+// raises RuntimeError when no dim was given.
 void check_nonempty(const Layout& l, const char* name) {
-  GENESIS_CHECK_INDEX(l.shape.reduce > 0 || l.shape.outputs() == 0, name,
-                      "expected a non-zero size along the reduced dims: there is no identity "
-                      "for this reduction");
   GENESIS_CHECK_INDEX(l.shape.reduce > 0, name,
                       "expected a non-zero size along the reduced dims: there is no identity "
                       "for this reduction");
@@ -127,7 +132,7 @@ Tensor mean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<Scala
   GENESIS_CHECK(is_floating_point(d), "mean",
                 "could not infer output dtype: the input dtype must be a floating point dtype, "
                 "got ",
-                scalar_type_name(d), " (pass dtype=genesis.float32)");
+                scalar_type_name(d), dtype ? "" : " (pass dtype=genesis.float32)");
   Tensor in = t.dtype() == d ? t : to(t, d, t.device(), false);
   Layout l = layout(in, dims, keepdim, "mean");
   ReduceFinish finish{true, static_cast<double>(l.shape.reduce), false};
@@ -190,6 +195,8 @@ Tensor arg_extreme(const Tensor& t, std::optional<int64_t> dim, bool keepdim, bo
   const char* name = is_max ? "argmax" : "argmin";
   Dims dims = dim ? Dims(Shape{*dim}) : std::nullopt;
   Layout l = layout(t, dims, keepdim, name);
+  GENESIS_CHECK(dim || l.shape.reduce > 0, name,
+                "the input has no elements; specify a dim (argmax of nothing is undefined)");
   check_nonempty(l, name);
   Tensor indices = Tensor::empty(l.out_sizes, ScalarType::Int64, t.device());
   run(is_max ? ReduceOp::ArgMax : ReduceOp::ArgMin, l, Tensor(), indices);

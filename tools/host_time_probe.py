@@ -1,0 +1,50 @@
+"""Host time per call of small CUDA ops, genesis vs torch: where the time of `a + b` goes.
+
+Bursts of 100 calls (shorter than the launch queue), device synchronised between bursts outside
+the timed region; prints the median per call. Run on a GPU machine: python tools/host_time_probe.py
+"""
+
+import statistics
+import time
+
+import genesis
+import torch
+
+
+def per_call(fn, sync, bursts=200, calls=100):
+    times = []
+    for _ in range(bursts):
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        times.append((time.perf_counter() - t0) / calls)
+    sync()
+    return statistics.median(times)
+
+
+def main():
+    a, b = genesis.ones(1, device="cuda"), genesis.ones(1, device="cuda")
+    ta, tb = torch.ones(1, device="cuda"), torch.ones(1, device="cuda")
+    gs, ts = genesis.cuda.synchronize, torch.cuda.synchronize
+    cases = [
+        ("a + b", lambda: a + b, lambda: ta + tb),
+        ("a + 1.0", lambda: a + 1.0, lambda: ta + 1.0),
+        ("a.exp()", lambda: a.exp(), lambda: ta.exp()),
+        ("a.add_(b)", lambda: a.add_(b), lambda: ta.add_(tb)),
+        (
+            "empty(1)",
+            lambda: genesis.empty(1, device="cuda"),
+            lambda: torch.empty(1, device="cuda"),
+        ),
+        ("a.view(1)", lambda: a.view(1), lambda: ta.view(1)),
+        ("a.sum()", lambda: a.sum(), lambda: ta.sum()),
+    ]
+    print(f"{'case':12s} {'genesis':>10s} {'torch':>10s} {'ratio':>7s}")
+    for name, g, t in cases:
+        tg, tt = per_call(g, gs), per_call(t, ts)
+        print(f"{name:12s} {tg * 1e6:8.2f}us {tt * 1e6:8.2f}us {tt / tg:6.2f}x")
+
+
+if __name__ == "__main__":
+    main()
