@@ -7,8 +7,9 @@ the timed region; prints the median per call. Run on a GPU machine: python tools
 import statistics
 import time
 
-import genesis
 import torch
+
+import genesis
 
 
 def per_call(fn, sync, bursts=200, calls=100):
