@@ -242,9 +242,9 @@ bool try_rows(const LoopGeometry& g, BinaryBody<Op, T, R>& body, cudaStream_t st
   const bool scalar[3] = {false, body.a_scalar, body.b_scalar};
   const int64_t item[3] = {sizeof(R), sizeof(T), sizeof(T)};
   bool dense[3] = {true, false, false};
-  int64_t reach = 0;
   for (int k = 0; k < 3; ++k) {
     if (scalar[k]) continue;
+    int64_t reach = 0;  // the furthest byte offset of this operand: 32-bit offsets must reach
     int64_t inner = g.strides[k][0];
     if (inner != 0 && inner != item[k]) return false;
     dense[k] = inner == item[k];
@@ -255,8 +255,9 @@ bool try_rows(const LoopGeometry& g, BinaryBody<Op, T, R>& body, cudaStream_t st
       reach += (g.sizes[d] - 1) * g.strides[k][d];
     }
     reach += (g.sizes[0] - 1) * inner;
+    if (reach >= (int64_t{1} << 31)) return false;
   }
-  if (g.numel >= (int64_t{1} << 31) || reach >= (int64_t{1} << 31)) return false;
+  if (g.numel >= (int64_t{1} << 31)) return false;
   body.a_dense = dense[1];
   body.b_dense = dense[2];
   StridedGeometry<uint32_t, 3> sg{};

@@ -194,6 +194,20 @@ __global__ void reduce_final_kernel(ReduceArgs<Red, T> a) {
   }
 }
 
+// Few outputs with many partials each (a full reduction): a block per output, so the
+// partials are read in parallel rather than by one thread in a chain of dependent loads.
+template <typename Red, typename T>
+__global__ void reduce_final_block_kernel(ReduceArgs<Red, T> a) {
+  using Acc = typename Red::Acc;
+  const int64_t outputs = a.outer * a.inner;
+  const int64_t j = blockIdx.x;
+  Acc acc = Red::identity();
+  for (int64_t c = threadIdx.x; c < a.chunks; c += kReduceThreads)
+    acc = Red::combine(acc, a.workspace[c * outputs + j]);
+  acc = block_reduce<Red>(acc);
+  if (threadIdx.x == 0) store_result(a, j, acc);
+}
+
 inline unsigned grid_x(int64_t blocks) {
   return static_cast<unsigned>(blocks > 0 ? (blocks < 2147483647 ? blocks : 2147483647) : 1);
 }
@@ -233,7 +247,9 @@ void run_reduce(const ReduceLaunch& l, cudaStream_t stream) {
     reduce_outer_kernel<Red, T><<<grid, kReduceThreads, 0, stream>>>(a);
   }
   (void)chunks_dim;
-  if (l.chunks > 1) {
+  if (l.chunks > 1 && outputs <= 1024 && l.chunks >= 64) {
+    reduce_final_block_kernel<Red, T><<<grid_x(outputs), kReduceThreads, 0, stream>>>(a);
+  } else if (l.chunks > 1) {
     int64_t blocks = (outputs + kReduceThreads - 1) / kReduceThreads;
     reduce_final_kernel<Red, T>
         <<<grid_x(blocks < 65536 ? blocks : 65536), kReduceThreads, 0, stream>>>(a);
