@@ -6,6 +6,7 @@
 #include "cpu/reduce.h"
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "core/errors.h"
@@ -100,15 +101,23 @@ struct Reduction {
     }
     const int64_t blocks_per_outer = (s.inner + kColumnBlock - 1) / kColumnBlock;
     parallel_for(s.outer * blocks_per_outer, 1, [&](int64_t b, int64_t e) {
-      std::vector<Acc> acc(static_cast<size_t>(kColumnBlock));
+      // Not std::vector: vector<bool> (all/any) has no data().
+      std::unique_ptr<Acc[]> acc(new Acc[kColumnBlock]);
       for (int64_t w = b; w < e; ++w) {
         int64_t o = w / blocks_per_outer, i0 = (w % blocks_per_outer) * kColumnBlock;
         int64_t n = std::min(kColumnBlock, s.inner - i0);
         for (int64_t i = 0; i < n; ++i) acc[i] = Red::identity();
+        Acc* a = acc.get();
         for (int64_t k = 0; k < s.reduce; ++k) {
           int64_t base = (o * s.reduce + k) * s.inner + i0;
-          for (int64_t i = 0; i < n; ++i)
-            acc[i] = Red::combine(acc[i], Red::load(value(base + i, o * s.inner + i0 + i), k));
+          if (center == nullptr) {  // the common case, kept free of the centring so it vectorizes
+            const T* row = in + base;
+            for (int64_t i = 0; i < n; ++i)
+              a[i] = Red::combine(a[i], Red::load(cast_value<C>(row[i]), k));
+          } else {
+            for (int64_t i = 0; i < n; ++i)
+              a[i] = Red::combine(a[i], Red::load(value(base + i, o * s.inner + i0 + i), k));
+          }
         }
         for (int64_t i = 0; i < n; ++i) store(o * s.inner + i0 + i, acc[i]);
       }
