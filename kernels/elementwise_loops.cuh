@@ -64,6 +64,22 @@ struct StridedGeometry {
   Index strides[N][kMaxLoopDims];
 };
 
+// Byte offsets of each operand's row `row` (the dims above the innermost one).
+template <typename Index, int N>
+__device__ __forceinline__ void row_offsets(const StridedGeometry<Index, N>& g, Index row,
+                                            Index (&base)[N]) {
+#pragma unroll
+  for (int k = 0; k < N; ++k) base[k] = 0;
+#pragma unroll
+  for (int d = 1; d < kMaxLoopDims; ++d) {
+    if (d >= g.ndim) break;
+    Index idx = row % g.sizes[d];
+    row /= g.sizes[d];
+#pragma unroll
+    for (int k = 0; k < N; ++k) base[k] += idx * g.strides[k][d];
+  }
+}
+
 template <typename Index, int N, typename Body>
 __global__ void strided_kernel(int64_t items, StridedGeometry<Index, N> g, Body body) {
   const Index cols = g.sizes[0];
@@ -72,15 +88,8 @@ __global__ void strided_kernel(int64_t items, StridedGeometry<Index, N> g, Body 
        w += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     Index row = static_cast<Index>(w / runs_per_row);
     const Index col0 = static_cast<Index>(w % runs_per_row) * kRun;
-    Index base[N] = {};
-#pragma unroll
-    for (int d = 1; d < kMaxLoopDims; ++d) {
-      if (d >= g.ndim) break;
-      Index idx = row % g.sizes[d];
-      row /= g.sizes[d];
-#pragma unroll
-      for (int k = 0; k < N; ++k) base[k] += idx * g.strides[k][d];
-    }
+    Index base[N];
+    row_offsets(g, row, base);
 #pragma unroll
     for (int r = 0; r < kRun; ++r) {
       Index col = col0 + r;
@@ -104,15 +113,8 @@ __global__ void rows_kernel(int64_t items, StridedGeometry<Index, N> g, Body bod
        w += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     Index row = static_cast<Index>(w / vecs_per_row);
     const Index col = static_cast<Index>(w % vecs_per_row) * V;
-    Index base[N] = {};
-#pragma unroll
-    for (int d = 1; d < kMaxLoopDims; ++d) {
-      if (d >= g.ndim) break;
-      Index idx = row % g.sizes[d];
-      row /= g.sizes[d];
-#pragma unroll
-      for (int k = 0; k < N; ++k) base[k] += idx * g.strides[k][d];
-    }
+    Index base[N];
+    row_offsets(g, row, base);
     body.template row_vec<V>(base, col);
   }
 }

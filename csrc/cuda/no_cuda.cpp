@@ -1,16 +1,15 @@
 // The CUDA backend of a CPU-only build: queries say "no CUDA", everything else raises.
+#include "cuda/no_cuda.h"
 #include "core/errors.h"
 #include "cuda/backend.h"
 
 namespace genesis::cuda {
 
-namespace {
-[[noreturn]] void unavailable() {
+void unavailable() {
   GENESIS_FAIL(ErrorKind::Runtime, "cuda",
                "genesis was built without CUDA support, so no CUDA device is available; "
                "use device='cpu' or rebuild with the CUDA toolkit (GENESIS_CUDA=ON)");
 }
-}  // namespace
 
 bool compiled() { return false; }
 std::string architectures() { return ""; }

@@ -1,15 +1,9 @@
 // CPU-only builds: the CUDA elementwise entry points exist but are never reached (no CUDA tensor
 // can be made), and raise like the rest of csrc/cuda/no_cuda.cpp if they were.
-#include "core/errors.h"
 #include "cuda/elementwise.h"
+#include "cuda/no_cuda.h"
 
 namespace genesis::cuda {
-
-namespace {
-[[noreturn]] void unavailable() {
-  GENESIS_FAIL(ErrorKind::Runtime, "cuda", "genesis was built without CUDA support");
-}
-}  // namespace
 
 void binary(ops::BinaryOp, ScalarType, const Tensor&, const Tensor&, const ops::ScalarArg&,
             const Tensor&, const ops::ScalarArg&) {

@@ -54,12 +54,12 @@ ScalarArg scalar_arg(const Scalar& s) {
 Device settle_devices(const Operand* const* operands, int n, const char* name) {
   std::optional<Device> device;
   for (int k = 0; k < n; ++k) {
-    const Tensor& t = operands[k]->tensor;
+    const Tensor& t = operands[k]->tensor();
     if (!t.defined()) continue;
     if (!device || (device->is_cpu() && t.is_cuda() && t.ndim() > 0)) device = t.device();
   }
   for (int k = 0; k < n; ++k) {
-    const Tensor& t = operands[k]->tensor;
+    const Tensor& t = operands[k]->tensor();
     if (!t.defined() || t.device() == *device) continue;
     if (t.device().is_cpu() && t.ndim() == 0 && device->is_cuda())
       continue;  // read as a number later
@@ -74,23 +74,30 @@ Device settle_devices(const Operand* const* operands, int n, const char* name) {
 // Tensor operand k prepared for the loop: cast to `dtype`, broadcast to `shape`; CPU 0-d
 // tensors on a CUDA op become numbers.
 struct Prepared {
-  Tensor tensor;
+  Tensor owned;                      // a cast or broadcast copy of the view
+  const Tensor* borrowed = nullptr;  // the operand itself, when it needs neither
   ScalarArg scalar;
+  const Tensor& tensor() const { return borrowed != nullptr ? *borrowed : owned; }
 };
+// The result may borrow o's tensor: o must outlive it.
 Prepared prepare(const Operand& o, ScalarType dtype, const Shape& shape, Device device) {
   Prepared p;
   if (o.is_scalar()) {
     p.scalar = scalar_arg(o.scalar);
     return p;
   }
-  const Tensor& t = o.tensor;
+  const Tensor& t = o.tensor();
   if (t.device() != device) {  // a CPU 0-d tensor on a CUDA op
     p.scalar = scalar_arg(scalar_of(t));
     if (p.scalar.is_float && !is_floating_point(dtype)) p.scalar.is_float = false;
     return p;
   }
-  Tensor cast = t.dtype() == dtype ? t : to(t, dtype, device, false);
-  p.tensor = cast.sizes() == shape ? cast : broadcast_to(cast, shape);
+  Tensor converted = t.dtype() == dtype ? Tensor() : to(t, dtype, device, false);
+  const Tensor& cast = converted.defined() ? converted : t;
+  if (&cast == &t && t.sizes() == shape)
+    p.borrowed = &t;
+  else
+    p.owned = cast.sizes() == shape ? cast : broadcast_to(cast, shape);
   return p;
 }
 
@@ -99,7 +106,7 @@ Shape broadcast_all(const Operand* const* operands, int n, const char* name) {
   bool first = true;
   for (int k = 0; k < n; ++k) {
     if (operands[k]->is_scalar()) continue;
-    const Shape& s = operands[k]->tensor.sizes();
+    const Shape& s = operands[k]->tensor().sizes();
     if (first)
       shape = s;
     else if (s != shape)
@@ -126,8 +133,8 @@ Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char
                        " tensors (only integer and bool)");
     return {r, r};
   }
-  bool bool_tensor = (!a.is_scalar() && a.tensor.dtype() == ScalarType::Bool) ||
-                     (!b.is_scalar() && b.tensor.dtype() == ScalarType::Bool);
+  bool bool_tensor = (!a.is_scalar() && a.tensor().dtype() == ScalarType::Bool) ||
+                     (!b.is_scalar() && b.tensor().dtype() == ScalarType::Bool);
   GENESIS_CHECK_TYPE(op != BinaryOp::Sub || !bool_tensor, name,
                      "subtraction, the `-` operator, with a bool tensor is not supported; use "
                      "the `~` operator to invert a mask");
@@ -145,9 +152,9 @@ Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char
 void run_binary(BinaryOp op, ScalarType compute, const Tensor& out, const Prepared& a,
                 const Prepared& b) {
   if (out.is_cuda())
-    cuda::binary(op, compute, out, a.tensor, a.scalar, b.tensor, b.scalar);
+    cuda::binary(op, compute, out, a.tensor(), a.scalar, b.tensor(), b.scalar);
   else
-    cpu::binary(op, compute, out, a.tensor, a.scalar, b.tensor, b.scalar);
+    cpu::binary(op, compute, out, a.tensor(), a.scalar, b.tensor(), b.scalar);
 }
 
 // A written-to tensor whose elements alias each other (an expand) would be updated once per
@@ -175,10 +182,10 @@ ScalarType result_type(const Operand* const* operands, int n) {
     const Operand& o = *operands[k];
     if (o.is_scalar())
       numbers = promote_opt(numbers, o.scalar.default_dtype());
-    else if (o.tensor.ndim() == 0)
-      zero_dim = promote_opt(zero_dim, o.tensor.dtype());
+    else if (o.tensor().ndim() == 0)
+      zero_dim = promote_opt(zero_dim, o.tensor().dtype());
     else
-      dims = promote_opt(dims, o.tensor.dtype());
+      dims = promote_opt(dims, o.tensor().dtype());
   }
   auto r = combine(dims, combine(zero_dim, numbers));
   return r ? *r : kDefaultFloat;
@@ -225,12 +232,14 @@ void binary_(BinaryOp op, const Tensor& self, const Operand& other, const char* 
   Prepared b = prepare(other, dt.compute, shape, device);
   // Reading memory that the loop is writing elsewhere in the same pass would see new values
   // (x.add_(x.flip())): read from a copy instead, as NumPy does. The same view is safe.
-  if (b.tensor.defined() && b.tensor.storage().is_same(self.storage()) &&
-      !b.tensor.is_same_view(self))
-    b.tensor = broadcast_to(
-        clone(other.tensor.dtype() == dt.compute ? other.tensor
-                                                 : to(other.tensor, dt.compute, device, false)),
+  if (b.tensor().defined() && b.tensor().storage().is_same(self.storage()) &&
+      !b.tensor().is_same_view(self)) {
+    b.borrowed = nullptr;
+    b.owned = broadcast_to(
+        clone(other.tensor().dtype() == dt.compute ? other.tensor()
+                                                   : to(other.tensor(), dt.compute, device, false)),
         shape);
+  }
   if (dt.out == self.dtype() && dt.compute == self.dtype()) {
     run_binary(op, dt.compute, self, a, b);
     return;
@@ -293,17 +302,17 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b) {
                 ", but it is on ", cond.device().str());
   Shape shape = broadcast_all(operands, 3, name);
   Tensor out = Tensor::empty(shape, dtype, device);
-  Prepared pc = prepare(cond, ScalarType::Bool, shape, device);
+  Prepared pc = prepare(cond_operand, ScalarType::Bool, shape, device);
   Prepared pa = prepare(a, dtype, shape, device), pb = prepare(b, dtype, shape, device);
   auto bits = [&](const Operand& o, const Prepared& p) -> uint64_t {
-    if (p.tensor.defined()) return 0;
-    return o.is_scalar() ? o.scalar.bit_pattern(dtype) : scalar_of(o.tensor).bit_pattern(dtype);
+    if (p.tensor().defined()) return 0;
+    return o.is_scalar() ? o.scalar.bit_pattern(dtype) : scalar_of(o.tensor()).bit_pattern(dtype);
   };
   uint64_t a_bits = bits(a, pa), b_bits = bits(b, pb);
   if (device.is_cuda())
-    cuda::where(out, pc.tensor, pa.tensor, a_bits, pb.tensor, b_bits);
+    cuda::where(out, pc.tensor(), pa.tensor(), a_bits, pb.tensor(), b_bits);
   else
-    cpu::where(out, pc.tensor, pa.tensor, a_bits, pb.tensor, b_bits);
+    cpu::where(out, pc.tensor(), pa.tensor(), a_bits, pb.tensor(), b_bits);
   return out;
 }
 

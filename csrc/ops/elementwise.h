@@ -11,13 +11,21 @@
 
 namespace genesis::ops {
 
-// A tensor or a Python number.
-struct Operand {
-  Tensor tensor;  // undefined for a number
+// A tensor or a Python number. An lvalue tensor is borrowed, not copied (ops run on the hot path
+// of every operator call), so it must outlive the Operand; a temporary is kept inside.
+class Operand {
+ public:
+  Operand(const Tensor& t) : borrowed_(&t) {}    // NOLINT: implicit by design
+  Operand(Tensor&& t) : owned_(std::move(t)) {}  // NOLINT
+  Operand(Scalar s) : scalar(s) {}               // NOLINT
+  const Tensor& tensor() const { return borrowed_ != nullptr ? *borrowed_ : owned_; }
+  bool is_scalar() const { return borrowed_ == nullptr && !owned_.defined(); }
+
   Scalar scalar;
-  Operand(Tensor t) : tensor(std::move(t)) {}  // NOLINT: implicit by design
-  Operand(Scalar s) : scalar(s) {}             // NOLINT
-  bool is_scalar() const { return !tensor.defined(); }
+
+ private:
+  Tensor owned_;  // undefined for a number or a borrowed tensor
+  const Tensor* borrowed_ = nullptr;
 };
 
 // torch.result_type: tensors with dims decide within a category; 0-d tensors and numbers only

@@ -55,29 +55,29 @@ Operand scaled(const Operand& self, const Operand& other, py::handle alpha, cons
 struct BinarySpec {
   const char* name;
   BinaryOp op;
-  bool inplace;  // whether name_ exists
+  const char* inplace;  // the in-place method (name_), or nullptr
 };
 constexpr BinarySpec kBinary[] = {
-    {"add", BinaryOp::Add, true},
-    {"sub", BinaryOp::Sub, true},
-    {"subtract", BinaryOp::Sub, true},
-    {"mul", BinaryOp::Mul, true},
-    {"multiply", BinaryOp::Mul, true},
-    {"true_divide", BinaryOp::Div, true},
-    {"floor_divide", BinaryOp::FloorDiv, true},
-    {"remainder", BinaryOp::Rem, true},
-    {"pow", BinaryOp::Pow, true},
-    {"maximum", BinaryOp::Maximum, false},
-    {"minimum", BinaryOp::Minimum, false},
-    {"eq", BinaryOp::Eq, false},
-    {"ne", BinaryOp::Ne, false},
-    {"lt", BinaryOp::Lt, false},
-    {"le", BinaryOp::Le, false},
-    {"gt", BinaryOp::Gt, false},
-    {"ge", BinaryOp::Ge, false},
-    {"bitwise_and", BinaryOp::BitAnd, true},
-    {"bitwise_or", BinaryOp::BitOr, true},
-    {"bitwise_xor", BinaryOp::BitXor, true},
+    {"add", BinaryOp::Add, "add_"},
+    {"sub", BinaryOp::Sub, "sub_"},
+    {"subtract", BinaryOp::Sub, "subtract_"},
+    {"mul", BinaryOp::Mul, "mul_"},
+    {"multiply", BinaryOp::Mul, "multiply_"},
+    {"true_divide", BinaryOp::Div, "true_divide_"},
+    {"floor_divide", BinaryOp::FloorDiv, "floor_divide_"},
+    {"remainder", BinaryOp::Rem, "remainder_"},
+    {"pow", BinaryOp::Pow, "pow_"},
+    {"maximum", BinaryOp::Maximum, nullptr},
+    {"minimum", BinaryOp::Minimum, nullptr},
+    {"eq", BinaryOp::Eq, nullptr},
+    {"ne", BinaryOp::Ne, nullptr},
+    {"lt", BinaryOp::Lt, nullptr},
+    {"le", BinaryOp::Le, nullptr},
+    {"gt", BinaryOp::Gt, nullptr},
+    {"ge", BinaryOp::Ge, nullptr},
+    {"bitwise_and", BinaryOp::BitAnd, "bitwise_and_"},
+    {"bitwise_or", BinaryOp::BitOr, "bitwise_or_"},
+    {"bitwise_xor", BinaryOp::BitXor, "bitwise_xor_"},
 };
 
 struct DunderSpec {
@@ -107,22 +107,23 @@ constexpr DunderSpec kDunders[] = {
 
 struct UnarySpec {
   const char* name;
+  const char* inplace;
   UnaryOp op;
 };
 constexpr UnarySpec kUnary[] = {
-    {"neg", UnaryOp::Neg},
-    {"negative", UnaryOp::Neg},
-    {"abs", UnaryOp::Abs},
-    {"relu", UnaryOp::Relu},
-    {"exp", UnaryOp::Exp},
-    {"log", UnaryOp::Log},
-    {"sqrt", UnaryOp::Sqrt},
-    {"rsqrt", UnaryOp::Rsqrt},
-    {"sin", UnaryOp::Sin},
-    {"cos", UnaryOp::Cos},
-    {"tanh", UnaryOp::Tanh},
-    {"sigmoid", UnaryOp::Sigmoid},
-    {"bitwise_not", UnaryOp::BitNot},
+    {"neg", "neg_", UnaryOp::Neg},
+    {"negative", "negative_", UnaryOp::Neg},
+    {"abs", "abs_", UnaryOp::Abs},
+    {"relu", "relu_", UnaryOp::Relu},
+    {"exp", "exp_", UnaryOp::Exp},
+    {"log", "log_", UnaryOp::Log},
+    {"sqrt", "sqrt_", UnaryOp::Sqrt},
+    {"rsqrt", "rsqrt_", UnaryOp::Rsqrt},
+    {"sin", "sin_", UnaryOp::Sin},
+    {"cos", "cos_", UnaryOp::Cos},
+    {"tanh", "tanh_", UnaryOp::Tanh},
+    {"sigmoid", "sigmoid_", UnaryOp::Sigmoid},
+    {"bitwise_not", "bitwise_not_", UnaryOp::BitNot},
 };
 
 // div's rounding_mode: None, "trunc" or "floor".
@@ -171,8 +172,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           py::arg("input"), py::arg("other"));
     }
     if (spec.inplace) {
-      std::string iname = std::string(name) + "_";
-      const char* stored = (new std::string(iname))->c_str();  // lives as long as the module
+      const char* stored = spec.inplace;
       cls.def(
           stored,
           [op, stored](py::object self, py::handle other, py::handle alpha) {
@@ -185,7 +185,8 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
   }
 
   // div / divide with rounding_mode.
-  for (const char* name : {"div", "divide"}) {
+  for (auto names : {std::pair{"div", "div_"}, std::pair{"divide", "divide_"}}) {
+    const char *name = names.first, *stored = names.second;
     cls.def(
         name,
         [name](const Tensor& self, py::handle other, py::handle mode) {
@@ -198,8 +199,6 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           return ops::binary(div_op(mode), operand(input, name), operand(other, name), name);
         },
         py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
-    std::string iname = std::string(name) + "_";
-    const char* stored = (new std::string(iname))->c_str();
     cls.def(
         stored,
         [stored](py::object self, py::handle other, py::handle mode) {
@@ -242,13 +241,11 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
 
   for (const UnarySpec& spec : kUnary) {
     UnaryOp op = spec.op;
-    const char* name = spec.name;
+    const char *name = spec.name, *stored = spec.inplace;
     cls.def(name, [op, name](const Tensor& self) { return ops::unary(op, self, name); });
     m.def(
         name, [op, name](const Tensor& input) { return ops::unary(op, input, name); },
         py::arg("input"));
-    std::string iname = std::string(name) + "_";
-    const char* stored = (new std::string(iname))->c_str();
     cls.def(stored, [op, stored](py::object self) {
       ops::unary_(op, self.cast<const Tensor&>(), stored);
       return self;
@@ -270,15 +267,14 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("input"));
 
   // clamp / clip with tensor or number bounds.
-  for (const char* name : {"clamp", "clip"}) {
+  for (auto names : {std::pair{"clamp", "clamp_"}, std::pair{"clip", "clip_"}}) {
+    const char *name = names.first, *stored = names.second;
     auto clamp_impl = [name](const Tensor& self, py::handle min, py::handle max) {
       return ops::clamp(self, optional_operand(min, name), optional_operand(max, name));
     };
     cls.def(name, clamp_impl, py::arg("min") = py::none(), py::arg("max") = py::none());
     m.def(name, clamp_impl, py::arg("input"), py::arg("min") = py::none(),
           py::arg("max") = py::none());
-    std::string iname = std::string(name) + "_";
-    const char* stored = (new std::string(iname))->c_str();
     cls.def(
         stored,
         [stored](py::object self, py::handle min, py::handle max) {
