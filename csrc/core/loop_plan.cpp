@@ -59,17 +59,22 @@ Shape broadcast_strides(const Shape& sizes, const Shape& strides, const Shape& t
   return out;
 }
 
+bool elementwise_is_flat(const Tensor& out, const Tensor* const* inputs, int ninputs) {
+  if (!out.is_contiguous()) return false;
+  for (int k = 0; k < ninputs; ++k) {
+    const Tensor& t = *inputs[k];
+    if (t.defined() && !(t.sizes() == out.sizes() && t.is_contiguous())) return false;
+  }
+  return true;
+}
+
 LoopPlan plan_elementwise(const Tensor& out, const Tensor* const* inputs, int ninputs) {
   int n = ninputs + 1;
   int64_t items[kMaxLoopOperands];
   items[0] = static_cast<int64_t>(out.itemsize());
-  bool flat = out.is_contiguous();
-  for (int k = 0; k < ninputs; ++k) {
-    const Tensor& t = *inputs[k];
-    items[k + 1] = t.defined() ? static_cast<int64_t>(t.itemsize()) : 0;
-    if (t.defined()) flat = flat && t.sizes() == out.sizes() && t.is_contiguous();
-  }
-  if (flat) {
+  for (int k = 0; k < ninputs; ++k)
+    items[k + 1] = inputs[k]->defined() ? static_cast<int64_t>(inputs[k]->itemsize()) : 0;
+  if (elementwise_is_flat(out, inputs, ninputs)) {
     LoopPlan plan;
     plan.noperands = n;
     plan.numel = out.numel();

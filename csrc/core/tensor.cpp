@@ -6,10 +6,15 @@
 namespace genesis {
 
 Tensor Tensor::empty(const Shape& sizes, ScalarType dtype, Device device) {
+  return empty(Shape(sizes), dtype, device);
+}
+
+Tensor Tensor::empty(Shape&& sizes, ScalarType dtype, Device device) {
   int64_t n = checked_numel(sizes, "empty");
   if (device.is_cuda()) device = cuda::resolve(device);
   size_t bytes = static_cast<size_t>(n) * genesis::itemsize(dtype);
-  return Tensor(Storage::allocate(bytes, device), sizes, contiguous_strides(sizes), 0, dtype);
+  Shape strides = contiguous_strides(sizes);
+  return Tensor(Storage::allocate(bytes, device), std::move(sizes), std::move(strides), 0, dtype);
 }
 
 int64_t Tensor::size(int64_t dim) const {

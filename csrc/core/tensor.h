@@ -21,6 +21,7 @@ class Tensor {
 
   // A new contiguous tensor with uninitialized memory.
   static Tensor empty(const Shape& sizes, ScalarType dtype, Device device);
+  static Tensor empty(Shape&& sizes, ScalarType dtype, Device device);
 
   const Storage& storage() const { return storage_; }
   const Shape& sizes() const { return sizes_; }

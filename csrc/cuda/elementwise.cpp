@@ -43,6 +43,25 @@ void launch_plan(const LoopPlan& plan, const int64_t* itemsizes, std::array<char
   launch(g, bases);
 }
 
+// The launch for an elementwise op: dense operands of one shape go straight to a flat
+// geometry (the common case, and the one whose host time matters: no plan is built).
+template <typename Launch>
+void launch_elementwise(const Tensor& out, const Tensor* const* inputs, int ninputs,
+                        const int64_t* itemsizes, std::array<char*, 4> bases,
+                        const Launch& launch) {
+  if (elementwise_is_flat(out, inputs, ninputs)) {
+    kernels::LoopGeometry g;
+    g.ndim = 1;
+    g.numel = out.numel();
+    g.sizes[0] = g.numel;
+    for (int k = 0; k <= ninputs; ++k) g.strides[k][0] = itemsizes[k];
+    g.contiguous = true;
+    launch(g, bases);
+    return;
+  }
+  launch_plan(plan_elementwise(out, inputs, ninputs), itemsizes, bases, launch);
+}
+
 char* base_of(const Tensor& t) { return t.defined() ? static_cast<char*>(t.data()) : nullptr; }
 
 void* stream_of(int device) { return reinterpret_cast<void*>(current_stream(device)); }
@@ -53,33 +72,32 @@ void binary(ops::BinaryOp op, ScalarType dtype, const Tensor& out, const Tensor&
             const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb) {
   if (out.numel() == 0) return;
   const Tensor* inputs[2] = {&a, &b};
-  LoopPlan plan = plan_elementwise(out, inputs, 2);
   int64_t items[3] = {static_cast<int64_t>(out.itemsize()),
                       a.defined() ? static_cast<int64_t>(a.itemsize()) : 0,
                       b.defined() ? static_cast<int64_t>(b.itemsize()) : 0};
   int device = out.device().index;
   DeviceGuard guard(device);
   void* stream = stream_of(device);
-  launch_plan(plan, items, {base_of(out), base_of(a), base_of(b), nullptr},
-              [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
-                kernels::launch_binary(op, static_cast<int>(dtype), p[0], p[1], p[2], sa, sb, g,
-                                       stream);
-              });
+  launch_elementwise(out, inputs, 2, items, {base_of(out), base_of(a), base_of(b), nullptr},
+                     [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+                       kernels::launch_binary(op, static_cast<int>(dtype), p[0], p[1], p[2], sa, sb,
+                                              g, stream);
+                     });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
 void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {
   if (out.numel() == 0) return;
   const Tensor* inputs[1] = {&a};
-  LoopPlan plan = plan_elementwise(out, inputs, 1);
   int64_t items[2] = {static_cast<int64_t>(out.itemsize()), static_cast<int64_t>(a.itemsize())};
   int device = out.device().index;
   DeviceGuard guard(device);
   void* stream = stream_of(device);
-  launch_plan(plan, items, {base_of(out), base_of(a), nullptr, nullptr},
-              [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
-                kernels::launch_unary(op, static_cast<int>(out.dtype()), p[0], p[1], g, stream);
-              });
+  launch_elementwise(out, inputs, 1, items, {base_of(out), base_of(a), nullptr, nullptr},
+                     [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+                       kernels::launch_unary(op, static_cast<int>(out.dtype()), p[0], p[1], g,
+                                             stream);
+                     });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -87,18 +105,18 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bi
            uint64_t b_bits) {
   if (out.numel() == 0) return;
   const Tensor* inputs[3] = {&cond, &a, &b};
-  LoopPlan plan = plan_elementwise(out, inputs, 3);
   int64_t items[4] = {static_cast<int64_t>(out.itemsize()), 1,
                       a.defined() ? static_cast<int64_t>(a.itemsize()) : 0,
                       b.defined() ? static_cast<int64_t>(b.itemsize()) : 0};
   int device = out.device().index;
   DeviceGuard guard(device);
   void* stream = stream_of(device);
-  launch_plan(plan, items, {base_of(out), base_of(cond), base_of(a), base_of(b)},
-              [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
-                kernels::launch_where(static_cast<int>(out.itemsize()), p[0], p[1], p[2], p[3],
-                                      !a.defined(), a_bits, !b.defined(), b_bits, g, stream);
-              });
+  launch_elementwise(out, inputs, 3, items, {base_of(out), base_of(cond), base_of(a), base_of(b)},
+                     [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+                       kernels::launch_where(static_cast<int>(out.itemsize()), p[0], p[1], p[2],
+                                             p[3], !a.defined(), a_bits, !b.defined(), b_bits, g,
+                                             stream);
+                     });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 

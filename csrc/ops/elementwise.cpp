@@ -212,8 +212,8 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name)
   GENESIS_CHECK_TYPE(!a.is_scalar() || !b.is_scalar(), name, "expects at least one tensor");
   Dtypes dt = binary_dtypes(op, a, b, name);
   Device device = settle_devices(operands, 2, name);
-  Shape shape = broadcast_all(operands, 2, name);
-  Tensor out = Tensor::empty(shape, dt.out, device);
+  Tensor out = Tensor::empty(broadcast_all(operands, 2, name), dt.out, device);
+  const Shape& shape = out.sizes();
   run_binary(op, dt.compute, out, prepare(a, dt.compute, shape, device),
              prepare(b, dt.compute, shape, device));
   return out;
@@ -276,9 +276,9 @@ void run_unary(UnaryOp op, const Tensor& out, const Tensor& a) {
 
 Tensor unary(UnaryOp op, const Tensor& a, const char* name) {
   ScalarType dtype = unary_dtype(op, a.dtype(), name);
-  Tensor in = a.dtype() == dtype ? a : to(a, dtype, a.device(), false);
+  Tensor converted = a.dtype() == dtype ? Tensor() : to(a, dtype, a.device(), false);
   Tensor out = Tensor::empty(a.sizes(), dtype, a.device());
-  run_unary(op, out, in);
+  run_unary(op, out, converted.defined() ? converted : a);
   return out;
 }
 

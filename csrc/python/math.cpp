@@ -2,6 +2,7 @@
 #include "core/errors.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
+#include "python/operand.h"
 
 namespace genesis::python {
 
@@ -10,28 +11,6 @@ namespace {
 using ops::BinaryOp;
 using ops::Operand;
 using ops::UnaryOp;
-
-// A tensor or a Python/NumPy number; nothing for other objects (operators then answer
-// NotImplemented, so Python raises its usual TypeError).
-std::optional<Operand> try_operand(py::handle obj, const char* op) {
-  if (py::isinstance<Tensor>(obj)) return Operand(obj.cast<const Tensor&>());
-  PyObject* p = obj.ptr();
-  if (PyBool_Check(p) || PyLong_Check(p) || PyFloat_Check(p) || is_numpy_scalar(obj))
-    return Operand(to_scalar(obj, op));
-  return std::nullopt;
-}
-
-Operand operand(py::handle obj, const char* op) {
-  auto o = try_operand(obj, op);
-  GENESIS_CHECK_TYPE(o.has_value(), op, "expected a tensor or a number, got ",
-                     py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
-  return *o;
-}
-
-std::optional<Operand> optional_operand(py::handle obj, const char* op) {
-  if (obj.is_none()) return std::nullopt;
-  return operand(obj, op);
-}
 
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 

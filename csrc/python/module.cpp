@@ -1,5 +1,7 @@
 // genesis._C: one pybind11 module; each area binds itself in its own file.
 #include "python/bindings.h"
+#include "python/operand.h"
+#include "python/tensor_object.h"
 
 #ifndef GENESIS_VERSION
 #define GENESIS_VERSION "0.0.0"
@@ -14,6 +16,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_dtype(m);
   gp::init_device(m);
   py::class_<genesis::Tensor> tensor(m, "Tensor", py::dynamic_attr());
+  gp::set_tensor_type(tensor);
   gp::init_tensor(m, tensor);
   gp::init_linalg(m, tensor);
   gp::init_convert(m, tensor);
@@ -23,6 +26,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_creation(m);
   gp::init_math(m, tensor);
   gp::init_reduce(m, tensor);
+  gp::install_operator_slots(tensor);  // after every __op__ method is defined
   gp::init_join(m);
   gp::init_random(m);
   gp::init_cuda(m);

@@ -1,0 +1,23 @@
+#pragma once
+// Python arguments of the elementwise ops as ops::Operand: a tensor (borrowed from its Python
+// object, which outlives the call) or a number.
+#include <optional>
+
+#include "ops/elementwise.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+// A tensor or a Python/NumPy number; nothing for other objects (operators then answer
+// NotImplemented, so Python raises its usual TypeError).
+std::optional<ops::Operand> try_operand(py::handle obj, const char* op);
+// The same, raising TypeError for other objects.
+ops::Operand operand(py::handle obj, const char* op);
+// None stays nothing.
+std::optional<ops::Operand> optional_operand(py::handle obj, const char* op);
+
+// Makes `a + b`, `a += b`, `a < b`, `-a` ... on genesis.Tensor call the ops directly through
+// CPython's number and comparison slots (called after the pybind11 methods are defined).
+void install_operator_slots(py::handle tensor_class);
+
+}  // namespace genesis::python
