@@ -1,7 +1,11 @@
 // genesis._C._testing: direct handles on C++ internals for the tests.
+#include <chrono>
 #include "core/half.h"
 #include "core/scalar_type.h"
 #include "core/shape.h"
+
+#include "cuda/elementwise.h"
+#include "ops/elementwise.h"
 #include "python/bindings.h"
 
 namespace genesis::python {
@@ -16,6 +20,26 @@ void init_testing(py::module_& m) {
   });
   t.def("storage_use_count", [](const Tensor& x) { return x.storage().use_count(); });
   init_pool_testing(t);
+  // Host seconds of n back-to-back calls, timed in C++ (no Python in the loop): where the host
+  // time of a small op goes (tools/host_time_probe.py).
+  t.def("time_binary_calls", [](const Tensor& a, const Tensor& b, int n) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) ops::binary(ops::BinaryOp::Add, a, b, "add");
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
+  t.def("time_launch_calls", [](const Tensor& out, const Tensor& a, const Tensor& b, int n) {
+    ops::ScalarArg none;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) {
+      if (out.is_cuda()) cuda::binary(ops::BinaryOp::Add, out.dtype(), out, a, none, b, none);
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
+  t.def("time_empty_calls", [](const Tensor& a, int n) {
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) Tensor::empty(a.sizes(), a.dtype(), a.device());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  });
   t.def("same_storage",
         [](const Tensor& a, const Tensor& b) { return a.storage().is_same(b.storage()); });
 }
