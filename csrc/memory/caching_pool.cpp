@@ -29,6 +29,24 @@ CachingPool::~CachingPool() {
     backend_->raw_free(base, total);
   }
   for (PendingFree& p : pending_) backend_->release_event(p.event);
+  for (Block* b : spare_blocks_) delete b;
+}
+
+Block* CachingPool::new_block() {
+  if (spare_blocks_.empty()) return new Block;
+  Block* b = spare_blocks_.back();
+  spare_blocks_.pop_back();
+  return b;
+}
+
+void CachingPool::retire_block(Block* block) {
+  constexpr size_t kMaxSpare = 64;
+  if (spare_blocks_.size() >= kMaxSpare) {
+    delete block;
+    return;
+  }
+  *block = Block{};
+  spare_blocks_.push_back(block);
 }
 
 size_t CachingPool::round_size(size_t nbytes) {
@@ -42,20 +60,26 @@ size_t CachingPool::segment_size(size_t rounded) {
   return (rounded + kLargeRounding - 1) / kLargeRounding * kLargeRounding;
 }
 
-void CachingPool::insert_free(Block* block) {
-  free_set(block->small).insert(block);
+void CachingPool::insert_free(Block* block, FreeSet::node_type node) {
+  if (node) {
+    node.value() = block;
+    free_set(block->small).insert(std::move(node));
+  } else {
+    free_set(block->small).insert(block);
+  }
   if (is_split(block)) {
     stats_.inactive_split_bytes.increase(static_cast<int64_t>(block->size));
     stats_.inactive_split.increase(1);
   }
 }
 
-void CachingPool::remove_free(Block* block) {
-  free_set(block->small).erase(block);
+CachingPool::FreeSet::node_type CachingPool::remove_free(Block* block) {
+  FreeSet::node_type node = free_set(block->small).extract(block);
   if (is_split(block)) {
     stats_.inactive_split_bytes.decrease(static_cast<int64_t>(block->size));
     stats_.inactive_split.decrease(1);
   }
+  return node;
 }
 
 Block* CachingPool::find_free(size_t rounded, StreamId stream, bool small) {
@@ -84,7 +108,7 @@ Block* CachingPool::new_segment(size_t rounded, StreamId stream, bool small, siz
     ptr = may_reserve(seg) ? backend_->raw_alloc(seg) : nullptr;
   }
   if (ptr == nullptr) raise_oom(nbytes, seg);
-  auto* block = new Block;
+  Block* block = new_block();
   block->pool = this;
   block->stream = stream;
   block->size = seg;
@@ -115,15 +139,16 @@ Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
   size_t rounded = round_size(nbytes);
   bool small = rounded <= kSmallRequest;
   Block* block = find_free(rounded, stream, small);
+  FreeSet::node_type node;
   if (block != nullptr) {
-    remove_free(block);
+    node = remove_free(block);
   } else {
     block = new_segment(rounded, stream, small, nbytes);
   }
   size_t rest = block->size - rounded;
   bool split = small ? rest >= kRoundBytes : rest > kSmallRequest;
   if (split) {
-    auto* remainder = new Block;
+    Block* remainder = new_block();
     remainder->pool = this;
     remainder->stream = stream;
     remainder->size = rest;
@@ -134,7 +159,7 @@ Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
     if (block->next) block->next->prev = remainder;
     block->next = remainder;
     block->size = rounded;
-    insert_free(remainder);
+    insert_free(remainder, std::move(node));
   }
   block->allocated = true;
   block->requested = nbytes;
@@ -167,9 +192,11 @@ void CachingPool::free_block(Block* block) {
   stats_.active_bytes.decrease(static_cast<int64_t>(block->size));
   stats_.active.decrease(1);
   // Merge with free neighbours (not allocated, not waiting on events).
+  FreeSet::node_type node;
   for (Block* n : {block->prev, block->next}) {
     if (n == nullptr || n->allocated || n->pending_events > 0) continue;
-    remove_free(n);
+    FreeSet::node_type removed = remove_free(n);
+    if (!node) node = std::move(removed);
     if (n == block->prev) {
       block->ptr = n->ptr;
       block->prev = n->prev;
@@ -182,9 +209,9 @@ void CachingPool::free_block(Block* block) {
       if (n->next) n->next->prev = block;
     }
     block->size += n->size;
-    delete n;
+    retire_block(n);
   }
-  insert_free(block);
+  insert_free(block, std::move(node));
 }
 
 void CachingPool::record_stream(Block* block, StreamId stream) {
@@ -223,7 +250,7 @@ void CachingPool::release_cached_segments() {
       backend_->raw_free(b->ptr, b->size);
       stats_.reserved_bytes.decrease(static_cast<int64_t>(b->size));
       stats_.segment.decrease(1);
-      delete b;
+      retire_block(b);
     }
   }
 }

@@ -103,8 +103,12 @@ class CachingPool {
   };
 
   FreeSet& free_set(bool small) { return small ? small_free_ : large_free_; }
-  void insert_free(Block* block);
-  void remove_free(Block* block);
+  // Every alloc/free pair of a small tensor splits a free block and merges it back: the free
+  // sets' nodes and the Block structs are reused instead of going through malloc each time.
+  void insert_free(Block* block, FreeSet::node_type node = {});
+  FreeSet::node_type remove_free(Block* block);
+  Block* new_block();
+  void retire_block(Block* block);
   Block* find_free(size_t rounded, StreamId stream, bool small);
   Block* new_segment(size_t rounded, StreamId stream, bool small, size_t nbytes);
   void free_block(Block* block);  // back to the pool, merged with free neighbours
@@ -116,6 +120,7 @@ class CachingPool {
   RawBackend* backend_;
   mutable std::mutex mutex_;
   FreeSet small_free_, large_free_;
+  std::vector<Block*> spare_blocks_;            // retired Block structs, ready for reuse
   std::unordered_map<char*, Block*> segments_;  // segment base -> first block
   std::deque<PendingFree> pending_;
   PoolStats stats_;
