@@ -1,9 +1,14 @@
 // Unary elementwise loops and where() on the CPU.
+#include <algorithm>
+#include <type_traits>
+
 #include "core/errors.h"
 #include "core/loop_plan.h"
 #include "core/scalar.h"
 #include "cpu/elementwise.h"
+#include "cpu/half_simd.h"
 #include "cpu/loop.h"
+#include "cpu/vector_math.h"
 #include "ops/op_dispatch.h"
 
 namespace genesis::cpu {
@@ -11,6 +16,47 @@ namespace genesis::cpu {
 namespace {
 
 char* base_of(const Tensor& t) { return t.defined() ? static_cast<char*>(t.data()) : nullptr; }
+
+// A contiguous run in the compute type, with the vector routine where there is one.
+template <typename Op, typename C>
+void apply_run(C* o, const C* x, int64_t n, const Op& op) {
+  if constexpr (std::is_same_v<Op, ops::math::Exp> && std::is_same_v<C, float>) {
+    if (exp_f32_simd(o, x, n)) return;
+  } else if constexpr (std::is_same_v<Op, ops::math::Exp> && std::is_same_v<C, double>) {
+    if (exp_f64_simd(o, x, n)) return;
+  }
+  for (int64_t i = 0; i < n; ++i) o[i] = op(x[i]);
+}
+
+// 16-bit float <-> float for a chunk; the same values as cast_value, with F16C where it exists.
+template <typename T>
+void widen(float* dst, const T* src, int64_t n) {
+  if constexpr (std::is_same_v<T, Half>)
+    if (half_to_float_simd(dst, reinterpret_cast<const uint16_t*>(src), n)) return;
+  for (int64_t i = 0; i < n; ++i) dst[i] = cast_value<float>(src[i]);
+}
+template <typename T>
+void narrow(T* dst, const float* src, int64_t n) {
+  if constexpr (std::is_same_v<T, Half>)
+    if (float_to_half_simd(reinterpret_cast<uint16_t*>(dst), src, n)) return;
+  if constexpr (std::is_same_v<T, BFloat16>)
+    if (float_to_bfloat16_simd(reinterpret_cast<uint16_t*>(dst), src, n)) return;
+  for (int64_t i = 0; i < n; ++i) dst[i] = cast_value<T>(src[i]);
+}
+
+// Contiguous 16-bit runs go through float a chunk at a time, so the op runs on plain float arrays
+// (vectorized) and each result is rounded to 16 bits once, as in the per-element path.
+template <typename Op, typename T>
+void apply_run_16bit(T* o, const T* x, int64_t n, const Op& op) {
+  constexpr int64_t kChunk = 1024;
+  float buf[kChunk];
+  for (int64_t i = 0; i < n; i += kChunk) {
+    int64_t m = std::min(kChunk, n - i);
+    widen(buf, x + i, m);
+    apply_run(buf, buf, m, op);
+    narrow(o + i, buf, m);
+  }
+}
 
 template <typename Op, typename T>
 void unary_typed(const Tensor& out, const Tensor& a) {
@@ -26,7 +72,10 @@ void unary_typed(const Tensor& out, const Tensor& a) {
         if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
           T* o = reinterpret_cast<T*>(p[0]);
           const T* x = reinterpret_cast<const T*>(p[1]);
-          for (int64_t i = 0; i < n; ++i) o[i] = cast_value<T>(op(cast_value<C>(x[i])));
+          if constexpr (std::is_same_v<T, C>)
+            apply_run(o, x, n, op);
+          else
+            apply_run_16bit(o, x, n, op);
           return;
         }
         for (int64_t i = 0; i < n; ++i) {

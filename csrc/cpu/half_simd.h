@@ -1,6 +1,7 @@
 #pragma once
 // float <-> float16 for contiguous runs with the CPU's conversion instructions (x86 F16C), which
-// round exactly as the software conversion in core/half.h but take no data-dependent branches.
+// round exactly as the software conversion in core/half.h but take no data-dependent branches;
+// float -> bfloat16 with that conversion's code built for AVX2.
 #include <cstdint>
 
 namespace genesis::cpu {
@@ -8,5 +9,7 @@ namespace genesis::cpu {
 // Each returns false (doing nothing) where the CPU lacks the instructions.
 bool float_to_half_simd(uint16_t* dst, const float* src, int64_t n);
 bool half_to_float_simd(float* dst, const uint16_t* src, int64_t n);
+// float -> bfloat16 with the rounding of core/half.h (needs AVX2).
+bool float_to_bfloat16_simd(uint16_t* dst, const float* src, int64_t n);
 
 }  // namespace genesis::cpu

@@ -2,10 +2,12 @@
 // run through kLanes independent accumulators, so the loop vectorizes and float sums keep
 // their error small; a single long row is split over the threads and the pieces combined in
 // order. Columns (inner > 1) accumulate a block of neighbouring outputs per pass over the
-// reduced dim, so reads stay sequential.
+// reduced dim, so reads stay sequential. Float32 arg max/min rows and column sums run the
+// kernels of cpu/reduce_kernels.h instead (Note [Float32 reduction kernels]).
 #include "cpu/reduce.h"
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "core/scalar.h"
 #include "cpu/elementwise.h"
 #include "cpu/parallel.h"
+#include "cpu/reduce_kernels.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -23,7 +26,22 @@ namespace genesis::cpu {
 namespace {
 
 constexpr int kLanes = 8;
-constexpr int64_t kColumnBlock = 512;
+constexpr int64_t kColumnBlock = 2048;  // outputs per column block: long sequential row reads
+
+// Which reductions the float32 kernels take over.
+template <typename Red, typename T>
+constexpr bool kFloatArg =
+    std::is_same_v<T, float> && (std::is_same_v<Red, ops::ArgReducer<float, true>> ||
+                                 std::is_same_v<Red, ops::ArgReducer<float, false>>);
+template <typename Red, typename T>
+constexpr bool kFloatExtreme =
+    std::is_same_v<T, float> && (std::is_same_v<Red, ops::ExtremeReducer<float, true>> ||
+                                 std::is_same_v<Red, ops::ExtremeReducer<float, false>>);
+template <typename Red, typename T>
+constexpr bool kFloatSum = std::is_same_v<T, float> && std::is_same_v<Red, ops::SumReducer<double>>;
+template <typename Red, typename T>
+constexpr bool kFloatSquares =
+    std::is_same_v<T, float> && std::is_same_v<Red, ops::SumSquaresReducer<double>>;
 
 template <typename Red, typename T>
 struct Reduction {
@@ -45,6 +63,18 @@ struct Reduction {
 
   // Elements [begin, end) of row j (inner == 1).
   Acc row(int64_t j, int64_t begin, int64_t end) const {
+    if constexpr (kFloatArg<Red, T> || kFloatExtreme<Red, T>) {
+      // The extreme is the element at the arg kernel's index: the first of equal values.
+      if (begin == end) return Red::identity();
+      const float* x = in + j * s.reduce;
+      constexpr bool kMax = std::is_same_v<Red, ops::ArgReducer<float, true>> ||
+                            std::is_same_v<Red, ops::ExtremeReducer<float, true>>;
+      int64_t k = begin + arg_extreme_f32(x + begin, end - begin, kMax);
+      if constexpr (kFloatArg<Red, T>)
+        return {x[k], k};
+      else
+        return x[k];
+    }
     Acc lanes[kLanes];
     for (auto& l : lanes) l = Red::identity();
     const int64_t base = j * s.reduce;
@@ -99,26 +129,72 @@ struct Reduction {
       }
       return;
     }
-    const int64_t blocks_per_outer = (s.inner + kColumnBlock - 1) / kColumnBlock;
+    columns();
+  }
+
+  // Columns per block: at most kColumnBlock and, when there are few outer slices, enough blocks
+  // of even width for every thread.
+  int64_t column_width() const {
+    int64_t threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    int64_t blocks = (s.inner + kColumnBlock - 1) / kColumnBlock;
+    if (s.outer < threads) {
+      int64_t per_outer = (threads + s.outer - 1) / s.outer;
+      blocks = (blocks + per_outer - 1) / per_outer * per_outer;
+    }
+    int64_t width = (s.inner + blocks - 1) / blocks;
+    return std::max<int64_t>(16, (width + 15) / 16 * 16);
+  }
+
+  // The float32 kernels, where they apply; false leaves the block to the generic loop.
+  bool float_columns(int64_t o, int64_t i0, int64_t n, Acc* a) const {
+    if constexpr (kFloatSum<Red, T>) {
+      if (center != nullptr) return false;
+      column_sum_f32(in + o * s.reduce * s.inner + i0, s.reduce, s.inner, n, a);
+      return true;
+    } else if constexpr (kFloatSquares<Red, T>) {
+      if (center == nullptr) return false;
+      column_sum_squares_f32(in + o * s.reduce * s.inner + i0, s.reduce, s.inner, n,
+                             center + o * s.inner + i0, a);
+      return true;
+    } else if constexpr (kFloatArg<Red, T>) {
+      if (s.reduce == 0 || s.reduce > std::numeric_limits<int32_t>::max()) return false;
+      column_arg_extreme_f32(in + o * s.reduce * s.inner + i0, s.reduce, s.inner, n,
+                             std::is_same_v<Red, ops::ArgReducer<float, true>>, a);
+      return true;
+    }
+    return false;
+  }
+
+  // a[i] = the reduction of column i0 + i of outer slice o, i < n.
+  void column_block(int64_t o, int64_t i0, int64_t n, Acc* a) const {
+    for (int64_t i = 0; i < n; ++i) a[i] = Red::identity();
+    if (float_columns(o, i0, n, a)) return;
+    for (int64_t k = 0; k < s.reduce; ++k) {
+      int64_t base = (o * s.reduce + k) * s.inner + i0;
+      if (center == nullptr) {  // the common case, kept free of the centring so it vectorizes
+        const T* row = in + base;
+        for (int64_t i = 0; i < n; ++i)
+          a[i] = Red::combine(a[i], Red::load(cast_value<C>(row[i]), k));
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          a[i] = Red::combine(a[i], Red::load(value(base + i, o * s.inner + i0 + i), k));
+      }
+    }
+  }
+
+  void columns() const {
+    const int64_t width = std::min(column_width(), s.inner);
+    const int64_t blocks_per_outer = (s.inner + width - 1) / width;
     parallel_for(s.outer * blocks_per_outer, 1, [&](int64_t b, int64_t e) {
       // Not std::vector: vector<bool> (all/any) has no data().
-      std::unique_ptr<Acc[]> acc(new Acc[kColumnBlock]);
+      std::unique_ptr<Acc[]> acc(new Acc[width]);
       for (int64_t w = b; w < e; ++w) {
-        int64_t o = w / blocks_per_outer, i0 = (w % blocks_per_outer) * kColumnBlock;
-        int64_t n = std::min(kColumnBlock, s.inner - i0);
-        for (int64_t i = 0; i < n; ++i) acc[i] = Red::identity();
-        Acc* a = acc.get();
-        for (int64_t k = 0; k < s.reduce; ++k) {
-          int64_t base = (o * s.reduce + k) * s.inner + i0;
-          if (center == nullptr) {  // the common case, kept free of the centring so it vectorizes
-            const T* row = in + base;
-            for (int64_t i = 0; i < n; ++i)
-              a[i] = Red::combine(a[i], Red::load(cast_value<C>(row[i]), k));
-          } else {
-            for (int64_t i = 0; i < n; ++i)
-              a[i] = Red::combine(a[i], Red::load(value(base + i, o * s.inner + i0 + i), k));
-          }
-        }
+        int64_t o = w / blocks_per_outer, i0 = (w % blocks_per_outer) * width;
+        int64_t n = std::min(width, s.inner - i0);
+        column_block(o, i0, n, acc.get());
         for (int64_t i = 0; i < n; ++i) store(o * s.inner + i0 + i, acc[i]);
       }
     });

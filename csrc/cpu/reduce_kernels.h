@@ -1,0 +1,29 @@
+#pragma once
+// Float32 inner loops of the CPU reductions (csrc/cpu/reduce.cpp), compiled for AVX-512, AVX2
+// and a baseline and picked at run time, since the library is built without -march flags.
+#include <cstdint>
+
+#include "ops/reducers.h"
+
+namespace genesis::cpu {
+
+// acc[i] += in[k * stride + i] summed over rows k < rows, for i < n. The sums run in float
+// vector lanes over runs of a few dozen rows and each run is added to acc in double, so the
+// error stays that of a short float sum however many rows there are.
+void column_sum_f32(const float* in, int64_t rows, int64_t stride, int64_t n, double* acc);
+
+// acc[i] += double(in[k * stride + i] - centre[i])^2 summed over rows k < rows: var's second
+// pass, centred in float and squared and summed in double as SumSquaresReducer<double> does.
+void column_sum_squares_f32(const float* in, int64_t rows, int64_t stride, int64_t n,
+                            const float* centre, double* acc);
+
+// out[i] = the extreme of column i (is_max: the largest) and the first row holding it, with NaN
+// beating every number and the first NaN winning, as ArgReducer; rows < 2^31.
+void column_arg_extreme_f32(const float* in, int64_t rows, int64_t stride, int64_t n, bool is_max,
+                            ops::ValueIndex<float>* out);
+
+// The first index of the largest (is_max) or smallest element of x[0, n), n >= 1, where NaN
+// beats every number and the first NaN wins: ArgReducer's answer (Note [Reducers]).
+int64_t arg_extreme_f32(const float* x, int64_t n, bool is_max);
+
+}  // namespace genesis::cpu

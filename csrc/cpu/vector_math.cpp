@@ -1,0 +1,213 @@
+#include "cpu/vector_math.h"
+
+// Note [Vector exp]
+// exp(x) = 2^k * e^r with k = round(x / ln2) and r = x - k*ln2, |r| <= ln2/2 (ln2 split in a hi
+// and a lo part, each subtracted with one FMA, so r keeps its low bits). e^r = 1 + r + r^2 q(r),
+// where q is a Chebyshev fit of (e^r - 1 - r) / r^2 (relative error ~1e-8 for float, ~2e-17 for
+// double, well under the rounding of the evaluation). x is first clamped to a range whose ends
+// still give 0 and inf; the clamp keeps NaN (max/min return their second operand on NaN), and
+// NaN then flows through the arithmetic. The scaling by 2^k must round once into the subnormal
+// range: AVX-512 has scalef for that; on AVX2 we multiply by 2^(k/2) and then 2^(k - k/2), both
+// normal, so only the last product rounds.
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#include <cstring>
+
+// GCC 12's AVX-512 intrinsics trip a false -Wmaybe-uninitialized from the
+// _mm512_undefined_* placeholders inside the headers.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+#define GENESIS_AVX512 __attribute__((target("avx512f,avx2,fma")))
+#define GENESIS_AVX2 __attribute__((target("avx2,fma")))
+
+namespace genesis::cpu {
+
+namespace {
+
+constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+
+// float: e^-110 and e^100 are already 0 and inf.
+constexpr float kLoF = -110.0f, kHiF = 100.0f;
+constexpr float kLog2eF = 0x1.715476p+0f, kLn2HiF = 0x1.62e430p-1f, kLn2LoF = -0x1.05c610p-29f;
+constexpr float kQF[5] = {0x1p-1f, 0x1.5554dep-3f, 0x1.55551ap-5f, 0x1.120b62p-7f, 0x1.6d10fcp-10f};
+
+// double: e^-800 and e^800 are 0 and inf; 2^(k/2) stays normal for |k| < 2044.
+constexpr double kLoD = -800.0, kHiD = 800.0;
+constexpr double kLog2eD = 0x1.71547652b82fep+0, kLn2HiD = 0x1.62e42fefa39efp-1,
+                 kLn2LoD = 0x1.abc9e3b39803fp-56;
+constexpr double kQD[10] = {0x1.0000000000001p-1,  0x1.5555555555556p-3,  0x1.5555555553d68p-5,
+                            0x1.11111111109b5p-7,  0x1.6c16c17889ef1p-10, 0x1.a01a01a7c2efep-13,
+                            0x1.a019b9149a41cp-16, 0x1.71de0db2f6b19p-19, 0x1.28917c89a43a7p-22,
+                            0x1.af389ecfc4b9cp-26};
+
+// ---- AVX-512 ----
+
+GENESIS_AVX512 inline __m512 exp16(__m512 x) {
+  x = _mm512_min_ps(_mm512_set1_ps(kHiF), _mm512_max_ps(_mm512_set1_ps(kLoF), x));
+  __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(kLog2eF)), kRound);
+  __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(kLn2HiF), x);
+  r = _mm512_fnmadd_ps(k, _mm512_set1_ps(kLn2LoF), r);
+  __m512 q = _mm512_set1_ps(kQF[4]);
+  for (int i = 3; i >= 0; --i) q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kQF[i]));
+  __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);  // e^r - 1
+  return _mm512_scalef_ps(_mm512_add_ps(p, _mm512_set1_ps(1.0f)), k);
+}
+
+GENESIS_AVX512 inline __m512d exp8(__m512d x) {
+  x = _mm512_min_pd(_mm512_set1_pd(kHiD), _mm512_max_pd(_mm512_set1_pd(kLoD), x));
+  __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(x, _mm512_set1_pd(kLog2eD)), kRound);
+  __m512d r = _mm512_fnmadd_pd(k, _mm512_set1_pd(kLn2HiD), x);
+  r = _mm512_fnmadd_pd(k, _mm512_set1_pd(kLn2LoD), r);
+  __m512d q = _mm512_set1_pd(kQD[9]);
+  for (int i = 8; i >= 0; --i) q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(kQD[i]));
+  __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), q, r);
+  return _mm512_scalef_pd(_mm512_add_pd(p, _mm512_set1_pd(1.0)), k);
+}
+
+GENESIS_AVX512 void exp_f32_avx512(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {  // two independent vectors hide the FMA latency chain
+    __m512 a = exp16(_mm512_loadu_ps(src + i)), b = exp16(_mm512_loadu_ps(src + i + 16));
+    _mm512_storeu_ps(dst + i, a);
+    _mm512_storeu_ps(dst + i + 16, b);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(dst + i, m, exp16(_mm512_maskz_loadu_ps(m, src + i)));
+  }
+}
+
+GENESIS_AVX512 void exp_f64_avx512(double* dst, const double* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512d a = exp8(_mm512_loadu_pd(src + i)), b = exp8(_mm512_loadu_pd(src + i + 8));
+    _mm512_storeu_pd(dst + i, a);
+    _mm512_storeu_pd(dst + i + 8, b);
+  }
+  for (; i < n; i += 8) {
+    __mmask8 m = n - i >= 8 ? __mmask8(0xff) : __mmask8((1u << (n - i)) - 1);
+    _mm512_mask_storeu_pd(dst + i, m, exp8(_mm512_maskz_loadu_pd(m, src + i)));
+  }
+}
+
+// ---- AVX2 + FMA ----
+
+GENESIS_AVX2 inline __m256 exp8(__m256 x) {
+  x = _mm256_min_ps(_mm256_set1_ps(kHiF), _mm256_max_ps(_mm256_set1_ps(kLoF), x));
+  __m256 k = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(kLog2eF)), kRound);
+  __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(kLn2HiF), x);
+  r = _mm256_fnmadd_ps(k, _mm256_set1_ps(kLn2LoF), r);
+  __m256 q = _mm256_set1_ps(kQF[4]);
+  for (int i = 3; i >= 0; --i) q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(kQF[i]));
+  __m256 p = _mm256_fmadd_ps(_mm256_mul_ps(r, r), q, r);
+  __m256i k1 = _mm256_cvtps_epi32(k);  // |k| <= 159 after the clamp
+  __m256i k0 = _mm256_srai_epi32(k1, 1);
+  k1 = _mm256_sub_epi32(k1, k0);
+  const __m256i bias = _mm256_set1_epi32(127);
+  __m256 s0 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k0, bias), 23));
+  __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, bias), 23));
+  return _mm256_mul_ps(_mm256_mul_ps(_mm256_add_ps(p, _mm256_set1_ps(1.0f)), s0), s1);
+}
+
+GENESIS_AVX2 inline __m256d exp4(__m256d x) {
+  x = _mm256_min_pd(_mm256_set1_pd(kHiD), _mm256_max_pd(_mm256_set1_pd(kLoD), x));
+  __m256d k = _mm256_round_pd(_mm256_mul_pd(x, _mm256_set1_pd(kLog2eD)), kRound);
+  __m256d r = _mm256_fnmadd_pd(k, _mm256_set1_pd(kLn2HiD), x);
+  r = _mm256_fnmadd_pd(k, _mm256_set1_pd(kLn2LoD), r);
+  __m256d q = _mm256_set1_pd(kQD[9]);
+  for (int i = 8; i >= 0; --i) q = _mm256_fmadd_pd(q, r, _mm256_set1_pd(kQD[i]));
+  __m256d p = _mm256_fmadd_pd(_mm256_mul_pd(r, r), q, r);
+  __m128i k1 = _mm256_cvtpd_epi32(k);  // |k| <= 1155 after the clamp
+  __m128i k0 = _mm_srai_epi32(k1, 1);
+  k1 = _mm_sub_epi32(k1, k0);
+  const __m128i bias = _mm_set1_epi32(1023);
+  __m256d s0 =
+      _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm_add_epi32(k0, bias)), 52));
+  __m256d s1 =
+      _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_cvtepi32_epi64(_mm_add_epi32(k1, bias)), 52));
+  return _mm256_mul_pd(_mm256_mul_pd(_mm256_add_pd(p, _mm256_set1_pd(1.0)), s0), s1);
+}
+
+GENESIS_AVX2 void exp_f32_avx2(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256 a = exp8(_mm256_loadu_ps(src + i)), b = exp8(_mm256_loadu_ps(src + i + 8));
+    _mm256_storeu_ps(dst + i, a);
+    _mm256_storeu_ps(dst + i + 8, b);
+  }
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, exp8(_mm256_loadu_ps(src + i)));
+  if (i < n) {  // the tail goes through a padded buffer (simpler than maskload masks)
+    float buf[8] = {};
+    std::memcpy(buf, src + i, (n - i) * sizeof(float));
+    _mm256_storeu_ps(buf, exp8(_mm256_loadu_ps(buf)));
+    std::memcpy(dst + i, buf, (n - i) * sizeof(float));
+  }
+}
+
+GENESIS_AVX2 void exp_f64_avx2(double* dst, const double* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256d a = exp4(_mm256_loadu_pd(src + i)), b = exp4(_mm256_loadu_pd(src + i + 4));
+    _mm256_storeu_pd(dst + i, a);
+    _mm256_storeu_pd(dst + i + 4, b);
+  }
+  for (; i + 4 <= n; i += 4) _mm256_storeu_pd(dst + i, exp4(_mm256_loadu_pd(src + i)));
+  if (i < n) {
+    double buf[4] = {};
+    std::memcpy(buf, src + i, (n - i) * sizeof(double));
+    _mm256_storeu_pd(buf, exp4(_mm256_loadu_pd(buf)));
+    std::memcpy(dst + i, buf, (n - i) * sizeof(double));
+  }
+}
+
+enum class Isa { None, Avx2, Avx512 };
+
+Isa isa() {
+  static const Isa value = [] {
+    if (__builtin_cpu_supports("avx512f")) return Isa::Avx512;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
+    return Isa::None;
+  }();
+  return value;
+}
+
+}  // namespace
+
+bool exp_f32_simd(float* dst, const float* src, int64_t n) {
+  switch (isa()) {
+    case Isa::Avx512:
+      exp_f32_avx512(dst, src, n);
+      return true;
+    case Isa::Avx2:
+      exp_f32_avx2(dst, src, n);
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool exp_f64_simd(double* dst, const double* src, int64_t n) {
+  switch (isa()) {
+    case Isa::Avx512:
+      exp_f64_avx512(dst, src, n);
+      return true;
+    case Isa::Avx2:
+      exp_f64_avx2(dst, src, n);
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace genesis::cpu
+
+#else
+
+namespace genesis::cpu {
+bool exp_f32_simd(float*, const float*, int64_t) { return false; }
+bool exp_f64_simd(double*, const double*, int64_t) { return false; }
+}  // namespace genesis::cpu
+
+#endif

@@ -1,0 +1,13 @@
+#pragma once
+// Vectorized math over contiguous runs, for the hot elementwise ops on the CPU. Each routine picks
+// an AVX-512 or AVX2+FMA body at run time (the library is built without -march flags).
+#include <cstdint>
+
+namespace genesis::cpu {
+
+// dst[i] = exp(src[i]) within 1 ulp, with IEEE results for NaN, +-inf, overflow and subnormal
+// results. dst may equal src. Returns false (doing nothing) where the CPU lacks the instructions.
+bool exp_f32_simd(float* dst, const float* src, int64_t n);
+bool exp_f64_simd(double* dst, const double* src, int64_t n);
+
+}  // namespace genesis::cpu
