@@ -94,34 +94,6 @@ __global__ void gather_index_kernel(char* out, const char* src, const char* inde
 }
 
 template <typename W>
-struct alignas(sizeof(W) * 4) Quad {
-  W v[4];
-};
-
-// The flat gather: out contiguous and 4-item aligned, index contiguous and 16-byte aligned, src
-// at `src_stride` bytes a step (usually 0). Four elements a thread: two 16-byte index loads and
-// four independent reads in flight, one vector store; the reads are random, so more of them in
-// flight per thread is what moves the time.
-template <typename W>
-__global__ void gather_index_flat_kernel(Quad<W>* out, const char* src, int64_t src_stride,
-                                         const longlong2* index, int64_t quads, int64_t size,
-                                         int64_t byte_stride, int64_t dim, IndexError* error) {
-  for (int64_t q = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; q < quads;
-       q += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    longlong2 a = index[2 * q], b = index[2 * q + 1];
-    int64_t idx[4] = {a.x, a.y, b.x, b.y};
-    const char* base = src + 4 * q * src_stride;
-    Quad<W> v;
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      int64_t j = checked_index(idx[k], size, dim, error);
-      v.v[k] = *reinterpret_cast<const W*>(base + k * src_stride + j * byte_stride);
-    }
-    out[q] = v;
-  }
-}
-
-template <typename W>
 __global__ void scatter_kernel(const char* values, char* dst, const char* offsets, int64_t n,
                                Geometry<3> g) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -187,6 +159,11 @@ __global__ void scatter_index_kernel(const char* values, char* dst, const char* 
         *reinterpret_cast<const W*>(values + off[0]);
   }
 }
+
+template <typename W>
+struct alignas(sizeof(W) * 4) Quad {
+  W v[4];
+};
 
 // The flat case: values contiguous and 4-item aligned, index contiguous and 16-byte aligned,
 // dst at `dst_stride` bytes a step (usually 0: the index alone moves through the destination).
@@ -519,21 +496,6 @@ struct GatherIndex {
   static void run(char* out, const char* src, const char* index, int64_t n, Geometry<3> g,
                   int64_t size, int64_t byte_stride, int64_t dim, IndexError* error,
                   cudaStream_t s) {
-    bool flat = g.ndim == 1 && g.strides[0][0] == sizeof(W) && g.strides[2][0] == 8 &&
-                reinterpret_cast<uintptr_t>(out) % (4 * sizeof(W)) == 0 &&
-                reinterpret_cast<uintptr_t>(index) % 16 == 0;
-    if (flat && n >= 4) {
-      int64_t quads = n / 4, src_stride = g.strides[1][0];
-      gather_index_flat_kernel<W><<<grid_for(quads), kThreads, 0, s>>>(
-          reinterpret_cast<Quad<W>*>(out), src, src_stride,
-          reinterpret_cast<const longlong2*>(index), quads, size, byte_stride, dim, error);
-      int64_t done = quads * 4;
-      if (done == n) return;
-      out += done * sizeof(W);
-      src += done * src_stride;
-      index += done * 8;
-      n -= done;
-    }
     gather_index_kernel<W>
         <<<grid_for(n), kThreads, 0, s>>>(out, src, index, n, g, size, byte_stride, dim, error);
   }
