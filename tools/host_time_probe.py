@@ -46,6 +46,22 @@ def main():
         tg, tt = per_call(g, gs), per_call(t, ts)
         print(f"{name:12s} {tg * 1e6:8.2f}us {tt * 1e6:8.2f}us {tt / tg:6.2f}x")
 
+    # The same a + b with no Python in the loop (genesis._C._testing): how much of the host time
+    # is the kernel launch path, the allocation, and the rest of ops::binary.
+    testing = genesis._C._testing
+    out = genesis.empty(1, device="cuda")
+    in_cpp = [
+        ("cuda::binary (launch path)", lambda: testing.time_launch_calls(out, a, b, 100)),
+        ("ops::binary (+ promotion, alloc)", lambda: testing.time_binary_calls(a, b, 100)),
+        ("Tensor::empty + free", lambda: testing.time_empty_calls(a, 100)),
+    ]
+    for name, timed in in_cpp:
+        samples = []
+        for _ in range(200):
+            gs()
+            samples.append(timed() / 100)
+        print(f"C++ {name:34s} {statistics.median(samples) * 1e6:6.2f}us")
+
 
 if __name__ == "__main__":
     main()
