@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -23,7 +24,9 @@ import genesis  # noqa: E402
 from benchmarks import casts, compute, copies, creation, dlpack, indexing, memory  # noqa: E402
 from benchmarks.common import Case, Context, as_numpy  # noqa: E402
 from benchmarks.report import Result, render  # noqa: E402
-from benchmarks.timing import FULL, QUICK, Budget, measure, measure_reported  # noqa: E402
+from benchmarks.timing import FULL, QUICK, Budget, Timing, measure, measure_reported  # noqa: E402
+
+BURST_ROUNDS = 7  # alternating rounds per library for host-time (burst) cases
 
 # One module per area, in table order. A new area: add a module with ``cases(ctx)`` here.
 AREAS = (
@@ -189,18 +192,37 @@ def run_case(area: str, case: Case, libraries: list[str], syncs: dict, budget: B
             result.check, result.note = "ERROR", f"genesis raised {_short(exc)}"
     else:
         verify(case, result, _sync_all(syncs))
-    for lib in libraries:
-        if lib == "genesis" and case.timer is not None:
-            continue
-        fn = case.fns.get(lib)
-        if fn is None or (lib == "genesis" and result.check == "ERROR"):
-            continue
-        try:
-            sync = syncs[lib] if case.sync else None
-            result.times[lib] = measure(fn, sync, budget, case.min_calls, case.burst)
-        except Exception as exc:
-            result.errors[lib] = _short(exc)
+    # Host-time cases (bursts) swing with the machine's state over seconds: the libraries take
+    # turns, BURST_ROUNDS rounds each, and each keeps the median of its round medians.
+    rounds = BURST_ROUNDS if case.burst is not None else 1
+    timings: dict[str, list[Timing]] = {}
+    for _ in range(rounds):
+        for lib in libraries:
+            if lib == "genesis" and case.timer is not None:
+                continue
+            fn = case.fns.get(lib)
+            if fn is None or (lib == "genesis" and result.check == "ERROR") or lib in result.errors:
+                continue
+            try:
+                sync = syncs[lib] if case.sync else None
+                timing = measure(fn, sync, budget, case.min_calls, case.burst)
+                timings.setdefault(lib, []).append(timing)
+            except Exception as exc:
+                result.errors[lib] = _short(exc)
+    for lib, runs in timings.items():
+        result.times[lib] = _combine(runs)
     return result
+
+
+def _combine(runs: list[Timing]) -> Timing:
+    if len(runs) == 1:
+        return runs[0]
+    return Timing(
+        statistics.median(t.median for t in runs),
+        min(t.min for t in runs),
+        sum(t.samples for t in runs),
+        runs[0].calls_per_sample,
+    )
 
 
 def _cuda_memory_line(torch) -> str:
