@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "kernels/driver_launch.cuh"
 #include "kernels/dtype_traits.cuh"
 #include "kernels/elementwise.cuh"
 
@@ -126,7 +127,8 @@ void run_loop(const LoopGeometry& g, bool aligned, const Body& body, cudaStream_
   if (g.numel == 0) return;
   if (g.contiguous && aligned) {
     int64_t items = g.numel / V > 0 ? g.numel / V : 1;
-    contiguous_kernel<V, Body><<<loop_blocks(items), kLoopThreads, 0, stream>>>(g.numel, body);
+    launch_kernel<contiguous_kernel<V, Body>>(loop_blocks(items), kLoopThreads, stream, g.numel,
+                                              body);  // Note [Driver launches]
     return;
   }
   bool small = g.numel < (int64_t{1} << 31);
