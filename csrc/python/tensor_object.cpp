@@ -16,6 +16,15 @@ const Tensor* tensor_of(PyObject* obj) {
   return vh.value_ptr<Tensor>();
 }
 
-PyObject* new_tensor_object(Tensor&& t) { return py::cast(std::move(t)).release().ptr(); }
+PyObject* new_tensor_object(Tensor&& t) {
+  // py::cast with the type's record looked up once, not on every call.
+  static const py::detail::type_info* info = py::detail::get_type_info(typeid(Tensor));
+  return py::detail::type_caster_generic::cast(
+             &t, py::return_value_policy::move, py::handle(), info, nullptr,
+             [](const void* p) -> void* {
+               return new Tensor(std::move(*const_cast<Tensor*>(static_cast<const Tensor*>(p))));
+             })
+      .ptr();
+}
 
 }  // namespace genesis::python
