@@ -26,16 +26,17 @@ void apply_run(C* o, const C* x, int64_t n, const Op& op) {
     if (exp_f64_simd(o, x, n)) return;
   } else if constexpr (std::is_same_v<Op, ops::math::Sigmoid> && std::is_same_v<C, float>) {
     // 1 / (1 + exp(-x)), as the functor computes it, with the vector exp a chunk at a time.
-    constexpr int64_t kChunk = 1024;
-    float buf[kChunk];
-    bool vector = true;
-    for (int64_t i = 0; i < n && vector; i += kChunk) {
-      int64_t m = std::min(kChunk, n - i);
-      for (int64_t k = 0; k < m; ++k) buf[k] = -x[i + k];
-      vector = exp_f32_simd(buf, buf, m);
-      for (int64_t k = 0; k < m && vector; ++k) o[i + k] = 1.0f / (1.0f + buf[k]);
+    if (exp_f32_simd(o, x, 0)) {  // zero elements: only asks whether the CPU has it
+      constexpr int64_t kChunk = 1024;
+      float buf[kChunk];
+      for (int64_t i = 0; i < n; i += kChunk) {
+        int64_t m = std::min(kChunk, n - i);
+        for (int64_t k = 0; k < m; ++k) buf[k] = -x[i + k];
+        exp_f32_simd(buf, buf, m);
+        for (int64_t k = 0; k < m; ++k) o[i + k] = 1.0f / (1.0f + buf[k]);
+      }
+      return;
     }
-    if (vector) return;
   }
   for (int64_t i = 0; i < n; ++i) o[i] = op(x[i]);
 }

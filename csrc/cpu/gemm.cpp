@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "cpu/isa.h"
 #include "cpu/parallel.h"
 
 // Note [CPU GEMM]
@@ -196,20 +197,10 @@ __attribute__((target("avx512f,avx2,fma"))) void tile_avx512_f64(const Problem<d
 }
 #endif
 
-enum class Isa { Base, Avx2, Avx512 };
-
-Isa detect_isa() {
-#ifdef GENESIS_GEMM_X86
-  if (__builtin_cpu_supports("avx512f")) return Isa::Avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
-#endif
-  return Isa::Base;
-}
-
 // {tile function, MR, NR = NV * lanes, KC}, matching the instantiations above.
 template <typename T>
 Kernel<T> pick_kernel() {
-  [[maybe_unused]] Isa isa = detect_isa();
+  [[maybe_unused]] Isa isa = cpu_isa();
   if constexpr (sizeof(T) == 4) {
 #ifdef GENESIS_GEMM_X86
     if (isa == Isa::Avx512) return {tile_avx512_f32, 12, 32, kKC};

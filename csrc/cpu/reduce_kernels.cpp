@@ -16,6 +16,8 @@
 #include <cstring>
 #include <limits>
 
+#include "cpu/isa.h"
+
 #if defined(__GNUC__) || defined(__clang__)
 #define GENESIS_REDUCE_INLINE [[gnu::always_inline]] inline
 #else
@@ -245,8 +247,8 @@ GENESIS_REDUCE_KERNELS(avx512, __attribute__((target("avx512f,avx2,fma"))), f32x
 
 Kernels pick() {
 #ifdef GENESIS_REDUCE_X86
-  if (__builtin_cpu_supports("avx512f")) return kernels_avx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return kernels_avx2;
+  if (cpu_isa() == Isa::Avx512) return kernels_avx512;
+  if (cpu_isa() == Isa::Avx2) return kernels_avx2;
 #endif
   return kernels_base;
 }

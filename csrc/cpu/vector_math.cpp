@@ -1,5 +1,7 @@
 #include "cpu/vector_math.h"
 
+#include "cpu/isa.h"
+
 // Note [Vector exp]
 // exp(x) = 2^k * e^r with k = round(x / ln2) and r = x - k*ln2, |r| <= ln2/2 (ln2 split in a hi
 // and a lo part, each subtracted with one FMA, so r keeps its low bits). e^r = 1 + r + r^2 q(r),
@@ -162,21 +164,10 @@ GENESIS_AVX2 void exp_f64_avx2(double* dst, const double* src, int64_t n) {
   }
 }
 
-enum class Isa { None, Avx2, Avx512 };
-
-Isa isa() {
-  static const Isa value = [] {
-    if (__builtin_cpu_supports("avx512f")) return Isa::Avx512;
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Isa::Avx2;
-    return Isa::None;
-  }();
-  return value;
-}
-
 }  // namespace
 
 bool exp_f32_simd(float* dst, const float* src, int64_t n) {
-  switch (isa()) {
+  switch (cpu_isa()) {
     case Isa::Avx512:
       exp_f32_avx512(dst, src, n);
       return true;
@@ -189,7 +180,7 @@ bool exp_f32_simd(float* dst, const float* src, int64_t n) {
 }
 
 bool exp_f64_simd(double* dst, const double* src, int64_t n) {
-  switch (isa()) {
+  switch (cpu_isa()) {
     case Isa::Avx512:
       exp_f64_avx512(dst, src, n);
       return true;

@@ -4,11 +4,22 @@
 #include "core/scalar_type.h"
 #include "core/shape.h"
 
+#include "core/errors.h"
 #include "cuda/elementwise.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
 
 namespace genesis::python {
+
+namespace {
+// Seconds that n calls of f take, timed in C++.
+template <typename F>
+double seconds_for(int n, const F& f) {
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
 
 void init_testing(py::module_& m) {
   py::module_ t = m.def_submodule("_testing", "C++ internals exposed for tests");
@@ -23,22 +34,16 @@ void init_testing(py::module_& m) {
   // Host seconds of n back-to-back calls, timed in C++ (no Python in the loop): where the host
   // time of a small op goes (tools/host_time_probe.py).
   t.def("time_binary_calls", [](const Tensor& a, const Tensor& b, int n) {
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) ops::binary(ops::BinaryOp::Add, a, b, "add");
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return seconds_for(n, [&] { ops::binary(ops::BinaryOp::Add, a, b, "add"); });
   });
   t.def("time_launch_calls", [](const Tensor& out, const Tensor& a, const Tensor& b, int n) {
     ops::ScalarArg none;
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) {
-      if (out.is_cuda()) cuda::binary(ops::BinaryOp::Add, out.dtype(), out, a, none, b, none);
-    }
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    GENESIS_CHECK(out.is_cuda(), "time_launch_calls", "expects CUDA tensors");
+    return seconds_for(
+        n, [&] { cuda::binary(ops::BinaryOp::Add, out.dtype(), out, a, none, b, none); });
   });
   t.def("time_empty_calls", [](const Tensor& a, int n) {
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) Tensor::empty(a.sizes(), a.dtype(), a.device());
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return seconds_for(n, [&] { Tensor::empty(a.sizes(), a.dtype(), a.device()); });
   });
   t.def("same_storage",
         [](const Tensor& a, const Tensor& b) { return a.storage().is_same(b.storage()); });
