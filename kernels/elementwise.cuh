@@ -15,6 +15,7 @@ struct LoopGeometry {
   int64_t sizes[kMaxLoopDims] = {};
   int64_t strides[4][kMaxLoopDims] = {};
   bool contiguous = false;  // every tensor operand dense in the same order: a flat loop
+  int device = -1;          // the current device (Note [Driver launches]), -1: not known
 };
 
 // out = op(a, b); a/b are tensors of `dtype` or scalars (sa/sb.is_scalar, then the pointer is

@@ -127,8 +127,8 @@ void run_loop(const LoopGeometry& g, bool aligned, const Body& body, cudaStream_
   if (g.numel == 0) return;
   if (g.contiguous && aligned) {
     int64_t items = g.numel / V > 0 ? g.numel / V : 1;
-    launch_kernel<contiguous_kernel<V, Body>>(loop_blocks(items), kLoopThreads, stream, g.numel,
-                                              body);  // Note [Driver launches]
+    launch_kernel<contiguous_kernel<V, Body>>(g.device, loop_blocks(items), kLoopThreads, stream,
+                                              g.numel, body);  // Note [Driver launches]
     return;
   }
   bool small = g.numel < (int64_t{1} << 31);

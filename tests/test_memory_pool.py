@@ -137,6 +137,39 @@ def test_small_requests_share_a_segment_and_reuse_freed_blocks():
     check_consistent(pool, {a, b})
 
 
+def test_a_freed_small_block_goes_straight_back_to_the_same_request():
+    # Note [Parked block]: the last small block freed is handed back to the next request of its
+    # size and stream, and every report shows the pool as if the block had been merged at once.
+    pool = T.HostPool(64 * MiB)
+    keep = pool.allocate(4096)
+    a = pool.allocate(1000)
+    pool.free(a)
+    stats = pool.stats()
+    assert stats["active_bytes.all.current"] == 4096
+    assert stats["inactive_split_bytes.all.current"] == 2 * MiB - 4096
+    check_consistent(pool, {keep})
+    assert pool.allocate(1000) == a
+    check_consistent(pool, {keep, a})
+    pool.free(a)
+    b = pool.allocate(1000, 1)  # another stream: not the parked block
+    assert b != a
+    check_consistent(pool, {keep, b})
+
+
+def test_a_parked_block_merges_with_both_neighbours():
+    # The parked block is not merged yet: freeing the block before it must merge through it
+    # into the free rest of the segment.
+    pool = T.HostPool(64 * MiB)
+    a = pool.allocate(512)
+    b = pool.allocate(512)
+    pool.record_stream(a, 1)
+    pool.free(a)  # waits for stream 1
+    pool.free(b)  # parked
+    pool.complete_stream(1)
+    pool.empty_cache()  # a's event completes: a, b and the rest become one segment, released
+    assert pool.snapshot() == [] and pool.backend_used_bytes() == 0
+
+
 def test_best_fit_picks_the_smallest_block_that_fits():
     pool = T.HostPool(64 * MiB)
     hs = [pool.allocate(n) for n in (4096, 512, 8192, 512, 2048, 512)]

@@ -54,6 +54,7 @@ def main():
         ("cuda::binary (launch path)", lambda: testing.time_launch_calls(out, a, b, 100)),
         ("ops::binary (+ promotion, alloc)", lambda: testing.time_binary_calls(a, b, 100)),
         ("Tensor::empty + free", lambda: testing.time_empty_calls(a, 100)),
+        ("result object make + free", lambda: testing.time_wrap_calls(a, 100)),
     ]
     for name, timed in in_cpp:
         samples = []

@@ -16,8 +16,8 @@ namespace {
 // Runs launch(geometry, bases) for the plan; plans with more dims than a kernel takes are cut
 // along their outermost dim into several launches.
 template <typename Launch>
-void launch_plan(const LoopPlan& plan, const int64_t* itemsizes, std::array<char*, 4> bases,
-                 const Launch& launch) {
+void launch_plan(const LoopPlan& plan, int out_device, const int64_t* itemsizes,
+                 std::array<char*, 4> bases, const Launch& launch) {
   int64_t nd = plan.ndim();
   if (nd > kernels::kMaxLoopDims) {
     LoopPlan inner = plan;
@@ -28,7 +28,7 @@ void launch_plan(const LoopPlan& plan, const int64_t* itemsizes, std::array<char
       std::array<char*, 4> b = bases;
       for (int k = 0; k < plan.noperands; ++k)
         if (b[k] != nullptr) b[k] += i * plan.byte_strides[k].back();
-      launch_plan(inner, itemsizes, b, launch);
+      launch_plan(inner, out_device, itemsizes, b, launch);
     }
     return;
   }
@@ -40,6 +40,7 @@ void launch_plan(const LoopPlan& plan, const int64_t* itemsizes, std::array<char
     for (int k = 0; k < plan.noperands; ++k) g.strides[k][d] = plan.byte_strides[k][d];
   }
   g.contiguous = is_flat(plan, itemsizes);
+  g.device = out_device;
   launch(g, bases);
 }
 
@@ -56,10 +57,11 @@ void launch_elementwise(const Tensor& out, const Tensor* const* inputs, int ninp
     g.sizes[0] = g.numel;
     for (int k = 0; k <= ninputs; ++k) g.strides[k][0] = itemsizes[k];
     g.contiguous = true;
+    g.device = out.device().index;
     launch(g, bases);
     return;
   }
-  launch_plan(plan_elementwise(out, inputs, ninputs), itemsizes, bases, launch);
+  launch_plan(plan_elementwise(out, inputs, ninputs), out.device().index, itemsizes, bases, launch);
 }
 
 char* base_of(const Tensor& t) { return t.defined() ? static_cast<char*>(t.data()) : nullptr; }

@@ -138,7 +138,17 @@ Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
   process_events();
   size_t rounded = round_size(nbytes);
   bool small = rounded <= kSmallRequest;
-  Block* block = find_free(rounded, stream, small);
+  Block* block = parked_;
+  if (block != nullptr && block->stream == stream && block->size == rounded) {
+    parked_ = nullptr;
+    if (is_split(block)) {  // counted as free while parked
+      stats_.inactive_split_bytes.decrease(static_cast<int64_t>(block->size));
+      stats_.inactive_split.decrease(1);
+    }
+    return hand_out(block, nbytes);
+  }
+  unpark();
+  block = find_free(rounded, stream, small);
   FreeSet::node_type node;
   if (block != nullptr) {
     node = remove_free(block);
@@ -161,6 +171,10 @@ Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
     block->size = rounded;
     insert_free(remainder, std::move(node));
   }
+  return hand_out(block, nbytes);
+}
+
+Block* CachingPool::hand_out(Block* block, size_t nbytes) {
   block->allocated = true;
   block->requested = nbytes;
   int64_t size = static_cast<int64_t>(block->size);
@@ -174,6 +188,7 @@ Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
 
 void CachingPool::free(Block* block) {
   std::lock_guard<std::mutex> lock(mutex_);
+  unpark();  // merged while this block still reads as allocated to it
   block->allocated = false;
   stats_.allocated_bytes.decrease(static_cast<int64_t>(block->size));
   stats_.requested_bytes.decrease(static_cast<int64_t>(block->requested));
@@ -185,31 +200,66 @@ void CachingPool::free(Block* block) {
     block->stream_uses.clear();
     return;  // still active until the events complete
   }
-  free_block(block);
+  if (!block->small) {
+    free_block(block);
+    return;
+  }
+  stats_.active_bytes.decrease(static_cast<int64_t>(block->size));
+  stats_.active.decrease(1);
+  if (is_split(block)) {  // counted as free, as insert_free would
+    stats_.inactive_split_bytes.increase(static_cast<int64_t>(block->size));
+    stats_.inactive_split.increase(1);
+  }
+  parked_ = block;
+}
+
+void CachingPool::unpark() {
+  Block* block = parked_;
+  if (block == nullptr) return;
+  parked_ = nullptr;
+  if (is_split(block)) {  // insert_free counts it again, merged with its neighbours
+    stats_.inactive_split_bytes.decrease(static_cast<int64_t>(block->size));
+    stats_.inactive_split.decrease(1);
+  }
+  merge_free(block);
 }
 
 void CachingPool::free_block(Block* block) {
   stats_.active_bytes.decrease(static_cast<int64_t>(block->size));
   stats_.active.decrease(1);
-  // Merge with free neighbours (not allocated, not waiting on events).
+  merge_free(block);
+}
+
+void CachingPool::merge_free(Block* block) {
+  // Merge with free neighbours (not allocated, not waiting on events). A parked neighbour counts
+  // as free and stops being parked; as it was never merged, the block past it may be free too,
+  // hence the loops.
+  auto is_free = [](const Block* n) {
+    return n != nullptr && !n->allocated && n->pending_events == 0;
+  };
   FreeSet::node_type node;
-  for (Block* n : {block->prev, block->next}) {
-    if (n == nullptr || n->allocated || n->pending_events > 0) continue;
+  auto absorb = [&](Block* n) {
+    if (n == parked_) parked_ = nullptr;
     FreeSet::node_type removed = remove_free(n);
     if (!node) node = std::move(removed);
-    if (n == block->prev) {
-      block->ptr = n->ptr;
-      block->prev = n->prev;
-      if (n->prev)
-        n->prev->next = block;
-      else
-        segments_[block->ptr] = block;
-    } else {
-      block->next = n->next;
-      if (n->next) n->next->prev = block;
-    }
     block->size += n->size;
     retire_block(n);
+  };
+  while (is_free(block->prev)) {
+    Block* n = block->prev;
+    block->ptr = n->ptr;
+    block->prev = n->prev;
+    if (n->prev)
+      n->prev->next = block;
+    else
+      segments_[block->ptr] = block;
+    absorb(n);
+  }
+  while (is_free(block->next)) {
+    Block* n = block->next;
+    block->next = n->next;
+    if (n->next) n->next->prev = block;
+    absorb(n);
   }
   insert_free(block, std::move(node));
 }
@@ -237,6 +287,7 @@ void CachingPool::process_events() {
 
 void CachingPool::release_cached_segments() {
   process_events();
+  unpark();
   for (bool small : {true, false}) {
     FreeSet& set = free_set(small);
     for (auto it = set.begin(); it != set.end();) {
@@ -274,6 +325,7 @@ double CachingPool::memory_fraction() const {
 
 PoolStats CachingPool::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
+  const_cast<CachingPool*>(this)->unpark();  // Note [Parked block]: report the merged state
   return stats_;
 }
 
@@ -289,6 +341,7 @@ void CachingPool::reset_accumulated_stats() {
 
 std::vector<SegmentSnapshot> CachingPool::snapshot() const {
   std::lock_guard<std::mutex> lock(mutex_);
+  const_cast<CachingPool*>(this)->unpark();  // Note [Parked block]: report the merged state
   std::vector<SegmentSnapshot> out;
   for (const auto& [base, head] : segments_) {
     SegmentSnapshot seg{reinterpret_cast<uintptr_t>(base), 0, head->stream, head->small, {}};

@@ -112,6 +112,9 @@ class CachingPool {
   Block* find_free(size_t rounded, StreamId stream, bool small);
   Block* new_segment(size_t rounded, StreamId stream, bool small, size_t nbytes);
   void free_block(Block* block);  // back to the pool, merged with free neighbours
+  void merge_free(Block* block);  // merged with free neighbours and put in the free set
+  void unpark();                  // the parked block, if any, merged back
+  Block* hand_out(Block* block, size_t nbytes);  // marks it allocated, counts it
   void process_events();
   void release_cached_segments();
   bool may_reserve(size_t nbytes) const;
@@ -125,6 +128,12 @@ class CachingPool {
   std::deque<PendingFree> pending_;
   PoolStats stats_;
   double fraction_ = 1.0;
+  // Note [Parked block]: a small op's result is freed and the next op asks for the same size
+  // on the same stream. The last small block freed is parked, counted as free but not yet
+  // merged, and handed straight back to such a request: no split, no merge, no free-set
+  // search. Any other request, and everything that reports the pool's state, unparks it first,
+  // so what callers see (stats, snapshots, best fit) is as if it had been merged at once.
+  Block* parked_ = nullptr;
 };
 
 }  // namespace genesis::memory

@@ -1,5 +1,7 @@
 #include "python/tensor_object.h"
 
+#include <memory>
+
 namespace genesis::python {
 
 namespace {
@@ -16,15 +18,28 @@ const Tensor* tensor_of(PyObject* obj) {
   return vh.value_ptr<Tensor>();
 }
 
+// Note [Unregistered results]: pybind11's cast of a new Tensor first searches its instance
+// registry for the pointer, then registers the new object there and removes it again when the
+// object dies: a hash-table insert and erase, with a heap node, on every op result. Nothing looks
+// a Tensor object up by its C++ address (methods that return self return the Python object), so
+// results skip the registry. pybind11's deallocation checks the per-instance "registered" flag and
+// frees such an object like any other.
 PyObject* new_tensor_object(Tensor&& t) {
-  // py::cast with the type's record looked up once, not on every call.
-  static const py::detail::type_info* info = py::detail::get_type_info(typeid(Tensor));
-  return py::detail::type_caster_generic::cast(
-             &t, py::return_value_policy::move, py::handle(), info, nullptr,
-             [](const void* p) -> void* {
-               return new Tensor(std::move(*const_cast<Tensor*>(static_cast<const Tensor*>(p))));
-             })
-      .ptr();
+  PyObject* self = py::detail::make_new_instance(tensor_type);
+  if (self == nullptr) throw py::error_already_set();
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  auto vh = inst->get_value_and_holder();
+  try {
+    vh.value_ptr() = new Tensor(std::move(t));
+  } catch (...) {
+    Py_DECREF(self);
+    throw;
+  }
+  inst->owned = true;
+  using Holder = std::unique_ptr<Tensor>;  // py::class_<Tensor>'s default holder
+  new (std::addressof(vh.holder<Holder>())) Holder(vh.value_ptr<Tensor>());
+  vh.set_holder_constructed();
+  return self;
 }
 
 }  // namespace genesis::python

@@ -8,6 +8,7 @@
 #include "cuda/elementwise.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
+#include "python/tensor_object.h"
 
 namespace genesis::python {
 
@@ -44,6 +45,9 @@ void init_testing(py::module_& m) {
   });
   t.def("time_empty_calls", [](const Tensor& a, int n) {
     return seconds_for(n, [&] { Tensor::empty(a.sizes(), a.dtype(), a.device()); });
+  });
+  t.def("time_wrap_calls", [](const Tensor& a, int n) {
+    return seconds_for(n, [&] { Py_DECREF(new_tensor_object(Tensor(a))); });
   });
   t.def("same_storage",
         [](const Tensor& a, const Tensor& b) { return a.storage().is_same(b.storage()); });
