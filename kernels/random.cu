@@ -1,5 +1,6 @@
-// Random fills: one Philox call per element (the counter is the element's index plus the
-// call's offset), with the formulas of core/philox.h, so the values match the CPU loop's.
+// Random fills with the formulas of core/philox.h, so the values match the CPU loop's: one
+// Philox call per element (counter offset + i), except randn with a float32 or 16-bit output,
+// where one call gives 4 consecutive elements (counter offset + i / 4).
 #include <cuda_runtime.h>
 
 #include <type_traits>
@@ -45,11 +46,43 @@ __global__ void random_kernel(T* __restrict__ out, int64_t n, uint64_t seed, uin
     out[i] = sample<T, Kind>(seed, offset + static_cast<uint64_t>(i), low, range);
 }
 
+// The 4 outputs of one Philox call, stored together when they fit (16 bytes for float32, 8 for
+// the 16-bit types).
+template <typename T>
+struct alignas(4 * sizeof(T)) Vec4 {
+  T v[4];
+};
+
+template <typename T>
+__global__ void normal_float_kernel(T* __restrict__ out, int64_t n, uint64_t seed,
+                                    uint64_t offset) {
+  int64_t groups = (n + 3) / 4;
+  bool aligned = reinterpret_cast<uintptr_t>(out) % sizeof(Vec4<T>) == 0;
+  for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < groups;
+       g += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    philox::Floats4 z =
+        philox::normals_float(philox::philox4x32_10(offset + static_cast<uint64_t>(g), seed));
+    Vec4<T> v;
+    for (int k = 0; k < 4; ++k) v.v[k] = convert<T>(z.v[k]);
+    int64_t i = 4 * g;
+    if (aligned && i + 4 <= n) {
+      *reinterpret_cast<Vec4<T>*>(out + i) = v;
+    } else {
+      for (int k = 0; k < 4 && i + k < n; ++k) out[i + k] = v.v[k];
+    }
+  }
+}
+
 template <typename T, int Kind>
 void launch_typed(void* out, int64_t n, uint64_t seed, uint64_t offset, int64_t low, uint64_t range,
                   cudaStream_t stream) {
-  random_kernel<T, Kind>
-      <<<grid_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), n, seed, offset, low, range);
+  if constexpr (Kind == philox::kNormal && !std::is_same_v<T, double>) {
+    normal_float_kernel<T>
+        <<<grid_for((n + 3) / 4), kThreads, 0, stream>>>(static_cast<T*>(out), n, seed, offset);
+  } else {
+    random_kernel<T, Kind>
+        <<<grid_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), n, seed, offset, low, range);
+  }
 }
 
 }  // namespace

@@ -673,3 +673,66 @@ def test_mean_of_float16_keeps_dtype(device):
     check(x.mean(), a, "mean", F16)
     check(x.mean(dim=1), a, "mean", F16, 1)
     assert x.sum().dtype is F16 and x.prod(dim=0).dtype is F16
+
+
+@pytest.mark.parametrize("dt", FLOAT_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("cols", [1, 3, 8, 33, 1024, 1025, 4100])
+def test_softmax_row_lengths(device, dt, cols):
+    # On CUDA, rows up to 1024 items take a warp each and longer ones a block (Note [Fused
+    # softmax]); lengths that are not a whole number of 16-byte packs take the unpacked loads.
+    a = rand((6, cols), dt, seed=cols, low=-8, high=8)
+    x = make(a, dt, device)
+    rtol, atol = SOFTMAX_TOL[dt]
+    assert_close(x.softmax(-1), finish(np_softmax(a, 1), dt), dt, rtol=rtol, atol=atol)
+    assert_close(x.log_softmax(1), finish(np_log_softmax(a, 1), dt), dt, rtol=rtol, atol=atol * 10)
+    # A view that starts one row in (its rows need not start on a pack) and one with trailing
+    # size-1 dims, which still reduces contiguous rows.
+    assert_close(x[1:].softmax(1), finish(np_softmax(a[1:], 1), dt), dt, rtol=rtol, atol=atol)
+    y = x.view(6, cols, 1, 1)
+    want = finish(np_softmax(a, 1), dt).reshape(6, cols, 1, 1)
+    assert_close(y.softmax(1), want, dt, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("cols", [5, 2000])
+def test_softmax_rows_with_inf_and_nan_are_nan_as_in_torch(device, cols):
+    a = rand((5, cols), F32, seed=7, low=-3, high=3)
+    a[0, cols // 2] = np.inf  # +inf: inf - inf in the composite: the whole row is NaN
+    a[1, cols - 1] = np.nan
+    a[2, :] = -np.inf  # nothing to normalise: NaN
+    a[3, 0] = -np.inf  # -inf is an ordinary zero
+    x = make(a, F32, device)
+    for got in (to_numpy(x.softmax(1)), to_numpy(x.log_softmax(1))):
+        assert np.isnan(got[:3]).all()
+        assert np.isfinite(got[4]).all() and np.isfinite(got[3, 1:]).all()
+    assert to_numpy(x.softmax(1))[3, 0] == 0
+    assert to_numpy(x.log_softmax(1))[3, 0] == -np.inf
+    want = np_softmax(a[3:], 1).astype(np.float32)
+    assert_close(x[3:].softmax(1), want, F32, rtol=1e-5, atol=1e-7)
+
+
+def test_softmax_keeps_the_input_and_a_dtype_argument(device):
+    a = rand((4, 300), F32, seed=9, low=-4, high=4)
+    x = make(a, F32, device)
+    before = to_numpy(x).copy()
+    x.softmax(1)
+    np.testing.assert_array_equal(to_numpy(x), before)
+    got = x.softmax(1, dtype=genesis.float64)
+    assert got.dtype == genesis.float64
+    np.testing.assert_allclose(to_numpy(got), np_softmax(a, 1), rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("dt", [F16, F32, F64], ids=dtype_id)
+@pytest.mark.parametrize("cols", [70000, 70001])
+def test_softmax_few_long_rows(device, dt, cols):
+    # On CUDA, a few long rows are cut into chunks of a block each (Note [Fused softmax]).
+    a = rand((3, cols), dt, seed=3, low=-10, high=10)
+    a[1, 5] = 40  # one chunk holds the row's maximum
+    a[2, cols - 3] = np.nan  # a NaN in the last chunk makes the row NaN
+    x = make(a, dt, device)
+    rtol, atol = SOFTMAX_TOL[dt]
+    got, got_log = to_numpy(x.softmax(1)), to_numpy(x.log_softmax(1))
+    assert np.isnan(got[2]).all() and np.isnan(got_log[2]).all()
+    assert_close(x[:2].softmax(1), finish(np_softmax(a[:2], 1), dt), dt, rtol=rtol, atol=atol)
+    # log_softmax of the maximum is a tiny difference: its rounding error is absolute.
+    want = finish(np_log_softmax(a[:2], 1), dt)
+    assert_close(x[:2].log_softmax(1), want, dt, rtol=rtol, atol=atol * 1000)

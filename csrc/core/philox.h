@@ -62,11 +62,45 @@ GENESIS_HD double uniform_double(uint32_t a, uint32_t b) {
   return static_cast<double>(bits) * 1.1102230246251565e-16;  // 2^-53
 }
 
-// Box-Muller on two uniforms in (0, 1] (so log never sees 0), cos branch.
+// Box-Muller on two uniforms in (0, 1] (so log never sees 0), cos branch: randn of float64.
 GENESIS_HD double normal(const Words& r) {
   double u1 = 1.0 - uniform_double(r.w[0], r.w[1]);
   double u2 = uniform_double(r.w[2], r.w[3]);
   return ::sqrt(-2.0 * ::log(u1)) * ::cos(6.283185307179586 * u2);
+}
+
+// A rounded product that nvcc may not fuse with a later add into an FMA, as the CPU rounds it.
+GENESIS_HD float mul_rn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+// Box-Muller in float on the top 24 bits of two words: u1 in (0, 1] (so log never sees 0) and
+// u2 in [0, 1) are exact, and every other step is a rounded product or a libm call, so CPU and
+// CUDA differ at most by the last bit of logf, cosf and sinf.
+GENESIS_HD void normal_pair_float(uint32_t wa, uint32_t wb, float& first, float& second) {
+  float u1 = static_cast<float>((wa >> 8) + 1u) * 5.9604644775390625e-08f;  // 2^-24
+  float u2 = static_cast<float>(wb >> 8) * 5.9604644775390625e-08f;
+  float r = ::sqrtf(-2.0f * ::logf(u1));  // -2 * x is exact
+  float theta = mul_rn(6.2831853071795865f, u2);
+  first = mul_rn(r, ::cosf(theta));
+  second = mul_rn(r, ::sinf(theta));
+}
+
+struct Floats4 {
+  float v[4];
+};
+
+// randn with a float32 or 16-bit output: element i of a call takes value i % 4 of counter
+// offset + i / 4, so one Philox call feeds 4 elements (float64 keeps `normal`, one per call).
+GENESIS_HD Floats4 normals_float(const Words& r) {
+  Floats4 z;
+  normal_pair_float(r.w[0], r.w[1], z.v[0], z.v[1]);
+  normal_pair_float(r.w[2], r.w[3], z.v[2], z.v[3]);
+  return z;
 }
 
 // low + (64 random bits mod range); range = high - low as an unsigned 64-bit count, > 0. The

@@ -1,5 +1,6 @@
 #include "cpu/random.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "core/errors.h"
@@ -30,6 +31,20 @@ T sample(philox::Kind kind, uint64_t seed, uint64_t counter, int64_t low, uint64
 // the default grain.
 constexpr int64_t kGrain = 4096;
 
+// randn with a float32 or 16-bit output: element i is value i % 4 of counter offset + i / 4. A
+// chunk may start or end inside a group of 4, so each group writes only its part in the chunk.
+template <typename T>
+void normal_float_fill(T* p, int64_t n, uint64_t seed, uint64_t offset) {
+  parallel_for(n, kGrain, [&](int64_t begin, int64_t end) {
+    for (int64_t g = begin / 4; 4 * g < end; ++g) {
+      philox::Floats4 z =
+          philox::normals_float(philox::philox4x32_10(offset + static_cast<uint64_t>(g), seed));
+      for (int64_t i = std::max(begin, 4 * g); i < std::min(end, 4 * g + 4); ++i)
+        p[i] = cast_value<T>(z.v[i - 4 * g]);
+    }
+  });
+}
+
 }  // namespace
 
 void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t offset, int64_t low,
@@ -39,6 +54,10 @@ void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t o
   int64_t n = out.numel();
   GENESIS_DISPATCH_ALL_TYPES(out.dtype(), "random", [&] {
     scalar_t* p = out.data_as<scalar_t>();
+    if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, Half> ||
+                  std::is_same_v<scalar_t, BFloat16>) {
+      if (kind == philox::kNormal) return normal_float_fill(p, n, seed, offset);
+    }
     parallel_for(n, kGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i)
         p[i] = sample<scalar_t>(kind, seed, offset + static_cast<uint64_t>(i), low, range);

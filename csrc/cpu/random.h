@@ -6,8 +6,9 @@
 
 namespace genesis::cpu {
 
-// Fills a contiguous CPU tensor: element i takes Philox counter offset + i under key seed and
-// becomes a value of `kind` (core/philox.h). low and range matter for kInteger only.
+// Fills a contiguous CPU tensor: element i takes Philox counter offset + i (offset + i / 4 for
+// randn into float32 and 16-bit floats) under key seed and becomes a value of `kind`
+// (core/philox.h). low and range matter for kInteger only.
 void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t offset, int64_t low,
                  uint64_t range);
 

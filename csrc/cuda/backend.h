@@ -64,6 +64,7 @@ struct DeviceProperties {
   int major = 0, minor = 0;
 };
 DeviceProperties device_properties(int device_index);
+int multiprocessor_count(int device_index);  // looked up once per device
 void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes);
 
 // The caching pool of each device and of pinned host memory (csrc/memory).

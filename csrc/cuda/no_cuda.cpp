@@ -57,6 +57,7 @@ void synchronize_event(EventId) { unavailable(); }
 float elapsed_ms(EventId, EventId) { unavailable(); }
 void stream_wait_event(StreamId, EventId, int) { unavailable(); }
 DeviceProperties device_properties(int) { unavailable(); }
+int multiprocessor_count(int) { unavailable(); }
 void memory_info(int, size_t*, size_t*) { unavailable(); }
 
 memory::CachingPool* device_pool(int) { return nullptr; }

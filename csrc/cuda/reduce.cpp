@@ -7,19 +7,6 @@
 
 namespace genesis::cuda {
 
-namespace {
-int sm_count(int device) {
-  static int cached[64] = {};
-  if (device < 0 || device >= 64) return device_properties(device).multi_processor_count;
-  if (cached[device] == 0) {
-    int n = 0;
-    GENESIS_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
-    cached[device] = n;
-  }
-  return cached[device];
-}
-}  // namespace
-
 void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, const Tensor& out,
             const Tensor& index, const Tensor& center, const ops::ReduceFinish& finish) {
   if (shape.outputs() == 0) return;
@@ -34,7 +21,7 @@ void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, c
   l.center = center.defined() ? center.data() : nullptr;
   l.shape = shape;
   l.finish = finish;
-  size_t workspace_bytes = kernels::plan_reduce(l, sm_count(device));
+  size_t workspace_bytes = kernels::plan_reduce(l, multiprocessor_count(device));
   Tensor workspace;  // freed after the launch: the pool reuses it only in this stream's order
   if (workspace_bytes > 0) {
     workspace =

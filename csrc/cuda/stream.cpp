@@ -2,6 +2,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <atomic>
 
 #include "cuda/backend.h"
 #include "cuda/check.h"
@@ -106,6 +107,17 @@ DeviceProperties device_properties(int device_index) {
   cudaDeviceProp p{};
   GENESIS_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
   return DeviceProperties{p.name, p.totalGlobalMem, p.multiProcessorCount, p.major, p.minor};
+}
+
+int multiprocessor_count(int device_index) {
+  static std::array<std::atomic<int>, kMaxDevices> cached{};
+  int index = resolve(Device{DeviceType::CUDA, device_index}).index;
+  int n = cached[index].load(std::memory_order_relaxed);
+  if (n == 0) {
+    GENESIS_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, index));
+    cached[index].store(n, std::memory_order_relaxed);
+  }
+  return n;
 }
 
 void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes) {

@@ -7,6 +7,7 @@
 #include "core/scalar.h"
 #include "cpu/reduce.h"
 #include "cuda/reduce.h"
+#include "cuda/softmax.h"
 #include "ops/convert.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
@@ -203,11 +204,38 @@ Tensor arg_extreme(const Tensor& t, std::optional<int64_t> dim, bool keepdim, bo
   return indices;
 }
 
+namespace {
+
+// A CUDA softmax along `dim` takes the fused kernel (Note [Fused softmax]) when the dim is the
+// innermost one that is not of size 1, so the tensor is rows of that dim, and the rows are not so
+// few and long that one block a row would leave the GPU idle.
+bool fused_softmax_fits(const Tensor& t, int64_t dim) {
+  if (!t.is_cuda() || t.ndim() == 0 || t.numel() == 0) return false;
+  for (int64_t d = dim + 1; d < t.ndim(); ++d)
+    if (t.sizes()[d] != 1) return false;
+  int64_t cols = t.sizes()[dim], rows = t.numel() / cols;
+  return cols <= 65536 || rows >= 1024;
+}
+
+Tensor fused_softmax(const Tensor& t, int64_t dim, bool log) {
+  Tensor x = contiguous(t);
+  Tensor out = Tensor::empty(x.sizes(), x.dtype(), x.device());
+  int64_t cols = x.sizes()[dim], rows = x.numel() / cols;
+  Shape rows_by_cols{rows, cols}, strides{cols, 1};
+  cuda::softmax_last_dim(x.as_strided(rows_by_cols, strides, x.storage_offset()),
+                         out.as_strided(rows_by_cols, strides, 0), log);
+  return out;
+}
+
+}  // namespace
+
 Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bool log) {
   const char* name = log ? "log_softmax" : "softmax";
   ScalarType d = dtype ? *dtype : t.dtype();
   GENESIS_CHECK_TYPE(is_floating_point(d), name, "expects a floating point dtype, got ",
                      scalar_type_name(d));
+  if (d == t.dtype() && fused_softmax_fits(t, wrap_dim(dim, t.ndim(), name)))
+    return fused_softmax(t, wrap_dim(dim, t.ndim(), name), log);
   ScalarType work = d == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
   Tensor x = t.dtype() == work ? t : to(t, work, t.device(), false);
   if (x.ndim() == 0) x = unsqueeze(x, 0);
