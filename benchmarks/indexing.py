@@ -70,8 +70,9 @@ def basic_slice(ctx: Context) -> Case:
 def small_gather(ctx: Context) -> Case:
     """A 4-row gather with an int64 index tensor on x's device: host cost per call.
 
-    genesis checks index bounds (on CUDA it may wait for the device), so each sample makes
-    ``min_calls`` calls and synchronises once at its end (both libraries): per-call time."""
+    genesis checks index bounds (on CUDA it waits for the device, the first time only while the
+    index is unchanged: Note [Validated index memo]), so each sample makes ``min_calls`` calls
+    and synchronises once at its end (both libraries): per-call time."""
     a = ctx.rng.random(HOST_SHAPE, dtype=np.float32)
     idx = ctx.rng.integers(0, HOST_SHAPE[0], 4, dtype=np.int64)
     x, gi = ctx.to_genesis(a), ctx.to_genesis(idx)
@@ -92,6 +93,34 @@ def small_gather(ctx: Context) -> Case:
         info=(
             f"{calls} calls per sample, one synchronize at the end of each sample (CUDA), "
             "time per call"
+        ),
+    )
+
+
+@register(name="x[idx] host time, index rewritten")
+def small_gather_rewritten(ctx: Context) -> Case:
+    """The same 4-row gather with the index written (``idx.add_(0)``) before every call, in both
+    libraries: genesis's bounds check then waits for the device each time (Note [Validated index
+    memo] keeps the check from repeating only while the index is unchanged). Informational."""
+    a = ctx.rng.random(HOST_SHAPE, dtype=np.float32)
+    idx = ctx.rng.integers(0, HOST_SHAPE[0], 4, dtype=np.int64)
+    x, gi = ctx.to_genesis(a), ctx.to_genesis(idx)
+    if ctx.torch is not None:
+        t, ti = ctx.to_torch(a), ctx.to_torch(idx)
+    calls = ctx.pick(1000, 100)
+    return Case(
+        "x[idx] host time, index rewritten",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: x[gi.add_(0)],
+            numpy=lambda: a[idx],
+            torch=lambda: t[ti.add_(0)],
+        ),
+        nbytes=None,
+        min_calls=calls,
+        info=(
+            f"idx.add_(0) then x[idx], {calls} calls per sample (one synchronize per sample): "
+            "the cost when the index changes between calls"
         ),
     )
 

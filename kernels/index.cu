@@ -2,6 +2,7 @@
 // order-preserving mask compaction behind nonzero (Note [Mask compaction] in index.cuh).
 #include <cuda_runtime.h>
 
+#include "kernels/driver_launch.cuh"
 #include "kernels/index.cuh"
 
 namespace genesis::kernels {
@@ -493,11 +494,12 @@ struct Gather {
 };
 template <typename W>
 struct GatherIndex {
+  // Small gathers are host-bound: the driver launch saves a share of their time.
   static void run(char* out, const char* src, const char* index, int64_t n, Geometry<3> g,
-                  int64_t size, int64_t byte_stride, int64_t dim, IndexError* error,
-                  cudaStream_t s) {
-    gather_index_kernel<W>
-        <<<grid_for(n), kThreads, 0, s>>>(out, src, index, n, g, size, byte_stride, dim, error);
+                  int64_t size, int64_t byte_stride, int64_t dim, IndexError* error, cudaStream_t s,
+                  int device) {
+    launch_kernel<gather_index_kernel<W>>(device, static_cast<unsigned>(grid_for(n)), kThreads, s,
+                                          out, src, index, n, g, size, byte_stride, dim, error);
   }
 };
 template <typename W>
@@ -586,9 +588,9 @@ void launch_gather(char* out, const char* src, const char* offsets, int64_t nume
 
 void launch_gather_index(char* out, const char* src, const char* index, int64_t numel,
                          const Geometry<3>& g, int itemsize, int64_t size, int64_t byte_stride,
-                         int64_t dim, IndexError* error, void* stream) {
+                         int64_t dim, IndexError* error, void* stream, int device) {
   by_itemsize<GatherIndex>(itemsize, out, src, index, numel, g, size, byte_stride, dim, error,
-                           static_cast<cudaStream_t>(stream));
+                           static_cast<cudaStream_t>(stream), device);
 }
 
 void launch_select(const bool* mask, const char* src, int64_t n, const int64_t* block_offsets,

@@ -29,10 +29,11 @@ void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, c
 void launch_gather(char* out, const char* src, const char* offsets, int64_t numel,
                    const Geometry<3>& g, int itemsize, void* stream);
 // Operands: out, src, int64 index. out(i) = *(src(i) + wrap(index(i)) * byte_stride), with
-// out-of-range indices recorded in `error` (and read as 0).
+// out-of-range indices recorded in `error` (and read as 0). `device` is the current device, for
+// the driver launch (Note [Driver launches]).
 void launch_gather_index(char* out, const char* src, const char* index, int64_t numel,
                          const Geometry<3>& g, int itemsize, int64_t size, int64_t byte_stride,
-                         int64_t dim, IndexError* error, void* stream);
+                         int64_t dim, IndexError* error, void* stream, int device);
 // Operands: values, dst, int64 offsets. *(dst(i) + offsets(i)) = values(i).
 void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,
                     const Geometry<3>& g, int itemsize, void* stream);

@@ -28,6 +28,9 @@ def main():
     a, b = genesis.ones(1, device="cuda"), genesis.ones(1, device="cuda")
     ta, tb = torch.ones(1, device="cuda"), torch.ones(1, device="cuda")
     gs, ts = genesis.cuda.synchronize, torch.cuda.synchronize
+    x, tx = genesis.rand(1000, 1000, device="cuda"), torch.rand(1000, 1000, device="cuda")
+    gi = genesis.tensor([3, 141, 592, 653], device="cuda")
+    ti = torch.tensor([3, 141, 592, 653], device="cuda")
     cases = [
         ("a + b", lambda: a + b, lambda: ta + tb),
         ("a + 1.0", lambda: a + 1.0, lambda: ta + 1.0),
@@ -40,6 +43,9 @@ def main():
         ),
         ("a.view(1)", lambda: a.view(1), lambda: ta.view(1)),
         ("a.sum()", lambda: a.sum(), lambda: ta.sum()),
+        ("x[10:20, 50:100]", lambda: x[10:20, 50:100], lambda: tx[10:20, 50:100]),
+        ("x[idx]", lambda: x[gi], lambda: tx[ti]),
+        ("x[idx] rewritten", lambda: x[gi.add_(0)], lambda: tx[ti.add_(0)]),
     ]
     print(f"{'case':12s} {'genesis':>10s} {'torch':>10s} {'ratio':>7s}")
     for name, g, t in cases:

@@ -1,24 +1,72 @@
 #pragma once
 // Storage: a ref-counted byte buffer on one device. Views share one Storage; the memory goes back
 // to its allocator when the last tensor (or Python handle) that uses it is gone.
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "core/allocator.h"
+#include "core/scalar_type.h"
+#include "core/shape.h"
 
 namespace genesis {
+
+// Note [Write versions]: data() is the only way to an address that may be written, and every
+// call of it counts a new write version of the storage, so "version unchanged" proves the bytes
+// unchanged by genesis. Reads that must not count (the index tensor of a gather, say) use
+// const_data(), whose const pointer cannot be written through without a cast. Memory whose
+// address has left genesis (DLPack, NumPy, data_ptr(); imported buffers) may be written by
+// others at any time: it is marked shared, and no fact about its content is remembered. A
+// ContentMemo is one such fact: a number about one view's values, valid while the storage is
+// not shared and its write version is the one recorded (the index bounds check uses it, Note
+// [Validated index memo] in index/index_memo.h).
+struct ContentMemo {
+  uint64_t version = 0;
+  int64_t offset = 0;
+  Shape sizes, strides;
+  ScalarType dtype = ScalarType::Bool;
+  int64_t value = 0;
+};
 
 class StorageImpl {
  public:
   StorageImpl(DataPtr data, size_t nbytes) : data_(std::move(data)), nbytes_(nbytes) {}
-  void* data() const { return data_.get(); }
+  void* data() {
+    version_.fetch_add(1, std::memory_order_relaxed);
+    return data_.get();
+  }
+  const void* const_data() const { return data_.get(); }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
   const DataPtr& data_ptr() const { return data_; }
 
+  uint64_t write_version() const { return version_.load(std::memory_order_relaxed); }
+  void mark_shared() { shared_.store(true, std::memory_order_relaxed); }
+  bool is_shared() const { return shared_.load(std::memory_order_relaxed); }
+
+  // The remembered fact, when there is one (copied out under the lock).
+  bool memo(ContentMemo* out) const {
+    std::lock_guard<std::mutex> lock(memo_mutex_);
+    if (!has_memo_) return false;
+    *out = memo_;
+    return true;
+  }
+  void set_memo(ContentMemo memo) {
+    std::lock_guard<std::mutex> lock(memo_mutex_);
+    memo_ = std::move(memo);
+    has_memo_ = true;
+  }
+
  private:
   DataPtr data_;
   size_t nbytes_;
+  std::atomic<uint64_t> version_{0};
+  std::atomic<bool> shared_{false};
+  mutable std::mutex memo_mutex_;
+  bool has_memo_ = false;
+  ContentMemo memo_;
 };
 
 class Storage {
@@ -31,13 +79,25 @@ class Storage {
   // Wraps memory owned elsewhere (NumPy, DLPack producers); the DataPtr's deleter releases it.
   static Storage wrap(DataPtr data, size_t nbytes);
 
-  void* data() const { return impl_->data(); }
+  void* data() const { return impl_->data(); }  // counts a write version (Note [Write versions])
+  const void* const_data() const { return impl_->const_data(); }
   size_t nbytes() const { return impl_->nbytes(); }
   Device device() const { return impl_->device(); }
   const DataPtr& data_ptr() const { return impl_->data_ptr(); }
   long use_count() const { return impl_.use_count(); }
   bool defined() const { return impl_ != nullptr; }
   bool is_same(const Storage& o) const { return impl_ == o.impl_; }
+
+  uint64_t write_version() const { return impl_->write_version(); }
+  // The address leaves genesis: others may write at any time (Note [Write versions]).
+  void* share_data() const {
+    impl_->mark_shared();
+    return impl_->data();
+  }
+  void mark_shared() const { impl_->mark_shared(); }
+  bool is_shared() const { return impl_->is_shared(); }
+  bool memo(ContentMemo* out) const { return impl_->memo(out); }
+  void set_memo(ContentMemo memo) const { impl_->set_memo(std::move(memo)); }
 
  private:
   std::shared_ptr<StorageImpl> impl_;

@@ -29,10 +29,23 @@ int64_t Tensor::stride(int64_t dim) const {
   return strides_[wrap_dim(dim, ndim(), "stride")];
 }
 
+namespace {
+template <typename Char>
+Char* at_offset(Char* base, int64_t offset, size_t itemsize) {
+  return base == nullptr ? nullptr : base + offset * static_cast<int64_t>(itemsize);
+}
+}  // namespace
+
 void* Tensor::data() const {
-  char* base = static_cast<char*>(storage_.data());
-  if (base == nullptr) return nullptr;
-  return base + offset_ * static_cast<int64_t>(itemsize());
+  return at_offset(static_cast<char*>(storage_.data()), offset_, itemsize());
+}
+
+const void* Tensor::const_data() const {
+  return at_offset(static_cast<const char*>(storage_.const_data()), offset_, itemsize());
+}
+
+void* Tensor::share_data() const {
+  return at_offset(static_cast<char*>(storage_.share_data()), offset_, itemsize());
 }
 
 }  // namespace genesis

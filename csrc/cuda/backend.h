@@ -93,11 +93,15 @@ void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values);
 void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size,
                   int64_t byte_stride, int64_t dim);
 // dst(i) at index_view(i) along one dim of `byte_stride` = values(i), index_view being `index`
-// seen with values' shape: one kernel checks every element of `index` like add_index_offsets,
-// a second scatters, writing nothing when an out-of-range index was recorded; the caller then
-// calls check_index_offsets, which raises with dst unchanged (Note [Fused scatter]).
+// seen with values' shape: with `check`, one kernel checks every element of `index` like
+// add_index_offsets; a second scatters, writing nothing when an out-of-range index was recorded
+// (and skipping such indices in any case); the caller then calls check_index_offsets, which
+// raises with dst unchanged (Note [Fused scatter]).
 void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_view,
-                   const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim);
+                   const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim, bool check);
+// How many times check_index_offsets has waited for a device (for tests of Note [Validated
+// index memo]).
+int64_t index_check_waits();
 // The elements of a contiguous src where a contiguous mask of the same shape is true, in
 // row-major order (one wait, for the count).
 Tensor masked_select(const Tensor& src, const Tensor& mask);

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <array>
+#include <atomic>
 #include <mutex>
 
 #include "core/errors.h"
@@ -39,22 +40,29 @@ kernels::Geometry<N> geometry(const Tensor& first, std::array<const Tensor*, N> 
 }
 
 char* ptr(const Tensor& t) { return static_cast<char*>(t.data()); }
+// Operands only read: no write version counted (Note [Write versions]).
+const char* read_ptr(const Tensor& t) { return static_cast<const char*>(t.const_data()); }
+
+std::atomic<int64_t> check_waits{0};
 void* stream_of(const Tensor& t) {
   return reinterpret_cast<void*>(current_stream(t.device().index));
 }
 
-// One error record per device, in device memory, cleared after each check.
+// One error record per device, in device memory, cleared after each check; made once (under
+// the lock), then read without it.
 kernels::IndexError* error_record(int device) {
-  static std::array<kernels::IndexError*, 64> records{};
+  static std::array<std::atomic<kernels::IndexError*>, 64> records{};
   static std::mutex mutex;
+  if (kernels::IndexError* r = records[device].load(std::memory_order_acquire)) return r;
   std::lock_guard<std::mutex> lock(mutex);
-  if (records[device] == nullptr) {
+  if (records[device].load(std::memory_order_relaxed) == nullptr) {
     DeviceGuard guard(device);
-    GENESIS_CUDA_CHECK(
-        cudaMalloc(reinterpret_cast<void**>(&records[device]), sizeof(kernels::IndexError)));
-    GENESIS_CUDA_CHECK(cudaMemset(records[device], 0, sizeof(kernels::IndexError)));
+    kernels::IndexError* r = nullptr;
+    GENESIS_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&r), sizeof(kernels::IndexError)));
+    GENESIS_CUDA_CHECK(cudaMemset(r, 0, sizeof(kernels::IndexError)));
+    records[device].store(r, std::memory_order_release);
   }
-  return records[device];
+  return records[device].load(std::memory_order_relaxed);
 }
 
 // Counts a contiguous mask's true elements on the device; `block_offsets` receives each block's
@@ -83,8 +91,9 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
   int device = offsets.device().index;
   DeviceGuard guard(device);
   auto g = geometry<2>(offsets, {&offsets, &index}, "index");
-  kernels::launch_add_index_offsets(ptr(offsets), ptr(index), offsets.numel(), g, size, byte_stride,
-                                    dim, assign, error_record(device), stream_of(offsets));
+  kernels::launch_add_index_offsets(ptr(offsets), read_ptr(index), offsets.numel(), g, size,
+                                    byte_stride, dim, assign, error_record(device),
+                                    stream_of(offsets));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -96,6 +105,7 @@ void check_index_offsets(const Tensor& offsets) {
   auto stream = reinterpret_cast<cudaStream_t>(current_stream(device));
   GENESIS_CUDA_CHECK(cudaMemcpyAsync(&host, record, sizeof(host), cudaMemcpyDeviceToHost, stream));
   GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  check_waits.fetch_add(1, std::memory_order_relaxed);
   if (host.flag) {
     GENESIS_CUDA_CHECK(cudaMemsetAsync(record, 0, sizeof(host), stream));
     GENESIS_FAIL(ErrorKind::Index, "index", "index ", host.value,
@@ -106,7 +116,7 @@ void check_index_offsets(const Tensor& offsets) {
 void gather(const Tensor& out, const Tensor& src, const Tensor& offsets) {
   DeviceGuard guard(out.device().index);
   auto g = geometry<3>(out, {&out, &src, &offsets}, "index");
-  kernels::launch_gather(ptr(out), ptr(src), ptr(offsets), out.numel(), g,
+  kernels::launch_gather(ptr(out), read_ptr(src), read_ptr(offsets), out.numel(), g,
                          static_cast<int>(out.itemsize()), stream_of(out));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
@@ -116,32 +126,37 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
   int device = out.device().index;
   DeviceGuard guard(device);
   auto g = geometry<3>(out, {&out, &src, &index}, "index");
-  kernels::launch_gather_index(ptr(out), ptr(src), ptr(index), out.numel(), g,
+  kernels::launch_gather_index(ptr(out), read_ptr(src), read_ptr(index), out.numel(), g,
                                static_cast<int>(out.itemsize()), size, byte_stride, dim,
-                               error_record(device), stream_of(out));
+                               error_record(device), stream_of(out), device);
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
 void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_view,
-                   const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim) {
+                   const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim,
+                   bool check) {
   int device = dst.device().index;
   DeviceGuard guard(device);
   // Both geometries first: nothing may raise between a check that records an error and the
   // check_index_offsets that clears it.
-  bool check = index.numel() > 0, write = values.numel() > 0;
+  check = check && index.numel() > 0;
+  bool write = values.numel() > 0;
   kernels::Geometry<1> gi;
   kernels::Geometry<3> g;
   if (check) gi = geometry<1>(index, {&index}, "setitem");
   if (write) g = geometry<3>(values, {&values, &dst, &index_view}, "setitem");
   kernels::IndexError* error = error_record(device);
   void* stream = stream_of(dst);
-  if (check) kernels::launch_check_index(ptr(index), index.numel(), gi, size, dim, error, stream);
+  if (check)
+    kernels::launch_check_index(read_ptr(index), index.numel(), gi, size, dim, error, stream);
   if (write)
-    kernels::launch_scatter_index(ptr(values), ptr(dst), ptr(index_view), values.numel(), g,
-                                  static_cast<int>(dst.itemsize()), size, byte_stride, error,
+    kernels::launch_scatter_index(read_ptr(values), ptr(dst), read_ptr(index_view), values.numel(),
+                                  g, static_cast<int>(dst.itemsize()), size, byte_stride, error,
                                   stream);
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
+
+int64_t index_check_waits() { return check_waits.load(std::memory_order_relaxed); }
 
 Tensor masked_select(const Tensor& src, const Tensor& mask) {
   Device device = src.device();
@@ -151,8 +166,9 @@ Tensor masked_select(const Tensor& src, const Tensor& mask) {
   int64_t count = count_mask(mask, &offsets);
   Tensor out = Tensor::empty({count}, src.dtype(), device);
   if (count > 0)
-    kernels::launch_select(mask.data_as<bool>(), ptr(src), mask.numel(), offsets.data_as<int64_t>(),
-                           ptr(out), static_cast<int>(src.itemsize()), stream_of(src));
+    kernels::launch_select(static_cast<const bool*>(mask.const_data()), read_ptr(src), mask.numel(),
+                           offsets.data_as<int64_t>(), ptr(out), static_cast<int>(src.itemsize()),
+                           stream_of(src));
   GENESIS_CUDA_CHECK(cudaGetLastError());
   return out;
 }
@@ -160,7 +176,7 @@ Tensor masked_select(const Tensor& src, const Tensor& mask) {
 void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values) {
   DeviceGuard guard(dst.device().index);
   auto g = geometry<3>(values, {&values, &dst, &offsets}, "setitem");
-  kernels::launch_scatter(ptr(values), ptr(dst), ptr(offsets), values.numel(), g,
+  kernels::launch_scatter(read_ptr(values), ptr(dst), read_ptr(offsets), values.numel(), g,
                           static_cast<int>(dst.itemsize()), stream_of(dst));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
@@ -169,8 +185,8 @@ void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern) {
   if (dst.numel() == 0) return;
   DeviceGuard guard(dst.device().index);
   auto g = geometry<2>(dst, {&dst, &mask}, "setitem");
-  kernels::launch_masked_fill(ptr(dst), ptr(mask), dst.numel(), g, static_cast<int>(dst.itemsize()),
-                              pattern, stream_of(dst));
+  kernels::launch_masked_fill(ptr(dst), read_ptr(mask), dst.numel(), g,
+                              static_cast<int>(dst.itemsize()), pattern, stream_of(dst));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -36,9 +36,10 @@ void gather_index(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t,
   unavailable();
 }
 void scatter_index(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t,
-                   int64_t) {
+                   int64_t, bool) {
   unavailable();
 }
+int64_t index_check_waits() { return 0; }
 Tensor masked_select(const Tensor&, const Tensor&) { unavailable(); }
 std::vector<Tensor> nonzero(const Tensor&) { unavailable(); }
 

@@ -86,7 +86,7 @@ Managed* make(const Tensor& t) {
   auto* m = new Managed{};
   m->manager_ctx = ctx;
   DLTensor& dl = m->dl_tensor;
-  dl.data = t.data();  // the storage offset is folded in; byte_offset stays 0
+  dl.data = t.share_data();  // the storage offset is folded in; byte_offset stays 0
   dl.device = to_dl_device(t.device());
   dl.ndim = static_cast<int32_t>(t.ndim());
   dl.dtype = to_dl_dtype(t.dtype());
@@ -134,6 +134,7 @@ Tensor import(const DLTensor& dl, void* owner, void (*release)(void*, void*)) {
   size_t nbytes = empty ? 0 : static_cast<size_t>((hi - lo + 1) * item);
   char* base = empty ? first : first + lo * item;
   Storage storage = Storage::wrap(DataPtr(base, owner, release, device), nbytes);
+  storage.mark_shared();  // the producer may write it
   return Tensor(storage, std::move(sizes), std::move(strides), empty ? 0 : -lo, dtype);
 }
 

@@ -5,6 +5,7 @@
 #include "core/errors.h"
 #include "cpu/index.h"
 #include "cuda/backend.h"
+#include "index/index_memo.h"
 #include "index/plan.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
@@ -195,11 +196,17 @@ Tensor gather(const IndexPlan& p) {
   Layout l = layout(p, r);
   Tensor out = Tensor::empty(l.result, p.view.dtype(), p.view.device());
   if (is_single_device_index(p, r) && out.numel() > 0) {
-    int64_t d = r.dims[0];
-    Tensor src = view_in_result(p, l), idx = offsets_in_result(r.indices[0], l);
-    cuda::gather_index(out, src, idx, p.view.sizes()[d],
+    const Tensor& index = r.indices[0];
+    int64_t d = r.dims[0], size = p.view.sizes()[d];
+    uint64_t version = index.storage().write_version();
+    bool known = index_known_in_range(index, size);  // Note [Validated index memo]
+    Tensor src = view_in_result(p, l), idx = offsets_in_result(index, l);
+    cuda::gather_index(out, src, idx, size,
                        p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d);
-    cuda::check_index_offsets(out);
+    if (!known) {
+      cuda::check_index_offsets(out);
+      remember_index_in_range(index, size, version);
+    }
     return out;
   }
   // The indices are checked even when nothing is gathered: x[..., 0] of a zero-size last dim
@@ -257,13 +264,19 @@ void scatter(const IndexPlan& p, const Tensor& value) {
     // Checked and scattered without an offsets tensor or a wait in between: the scatter kernel
     // writes nothing once the check has recorded an error (Note [Fused scatter]). An index
     // sharing the destination's memory takes the path below, which reads it all first.
-    if (r.indices[0].numel() == 0) return;  // nothing to check or write
+    const Tensor& index = r.indices[0];
+    if (index.numel() == 0) return;  // nothing to check or write
     Tensor dense = dense_values(p, l, v);
-    int64_t d = r.dims[0];
-    cuda::scatter_index(view_in_result(p, l), dense, offsets_in_result(r.indices[0], l),
-                        r.indices[0], p.view.sizes()[d],
-                        p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d);
-    cuda::check_index_offsets(r.indices[0]);
+    int64_t d = r.dims[0], size = p.view.sizes()[d];
+    uint64_t version = index.storage().write_version();
+    bool known = index_known_in_range(index, size);  // Note [Validated index memo]
+    cuda::scatter_index(view_in_result(p, l), dense, offsets_in_result(index, l), index, size,
+                        p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d,
+                        /*check=*/!known);
+    if (!known) {
+      cuda::check_index_offsets(index);
+      remember_index_in_range(index, size, version);
+    }
     return;
   }
   bool checked = false;

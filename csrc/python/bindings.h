@@ -68,6 +68,8 @@ void init_reduce(py::module_& m, py::class_<Tensor>& cls);
 void init_join(py::module_& m);
 void init_random(py::module_& m);
 void init_index(py::module_& m, py::class_<Tensor>& cls);
+// x[key] through CPython's mapping slot (Note [Operator slots]); after __getitem__ is defined.
+void install_index_slot(py::handle tensor_class);
 void init_numpy(py::module_& m, py::class_<Tensor>& cls);
 void init_cuda(py::module_& m);
 void init_dlpack(py::module_& m, py::class_<Tensor>& cls);

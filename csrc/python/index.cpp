@@ -2,6 +2,7 @@
 #include "core/errors.h"
 #include "index/plan.h"
 #include "python/bindings.h"
+#include "python/tensor_object.h"
 
 namespace genesis::python {
 
@@ -24,8 +25,8 @@ IndexItem to_item(py::handle obj) {
   }
   if (p == Py_None) return IndexItem::make(IndexItem::Kind::None);
   if (p == Py_Ellipsis) return IndexItem::make(IndexItem::Kind::Ellipsis);
-  if (py::isinstance<Tensor>(obj)) {
-    const Tensor& t = obj.cast<const Tensor&>();
+  if (const Tensor* found = tensor_of(p)) {
+    const Tensor& t = *found;
     GENESIS_CHECK_INDEX(is_integral(t.dtype(), true), "index",
                         "tensors used as indices must be integer or boolean, got ",
                         scalar_type_name(t.dtype()));
@@ -59,7 +60,25 @@ IndexList to_index_list(py::handle key) {
   return items;
 }
 
+// x[key] without pybind11's dispatch: the planner's result goes straight into a new object
+// (Note [Operator slots], Note [Unregistered results]).
+PyObject* getitem_slot(PyObject* self, PyObject* key) {
+  try {
+    const Tensor* t = tensor_of(self);
+    GENESIS_CHECK_TYPE(t != nullptr, "index", "expects a genesis.Tensor");
+    return new_tensor_object(index_get(*t, to_index_list(key)));
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
 }  // namespace
+
+void install_index_slot(py::handle tensor_class) {
+  auto* type = reinterpret_cast<PyTypeObject*>(tensor_class.ptr());
+  type->tp_as_mapping->mp_subscript = getitem_slot;  // the heap type's own table
+}
 
 void init_index(py::module_& m, py::class_<Tensor>& cls) {
   py::enum_<IndexPlanKind>(m, "IndexKind")

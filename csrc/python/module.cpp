@@ -27,6 +27,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_math(m, tensor);
   gp::init_reduce(m, tensor);
   gp::install_operator_slots(tensor);  // after every __op__ method is defined
+  gp::install_index_slot(tensor);      // after __getitem__
   gp::init_join(m);
   gp::init_random(m);
   gp::init_cuda(m);

@@ -42,6 +42,7 @@ Tensor tensor_from_numpy(py::array array, const char* op) {
   PyObject* owner = array.ptr();
   Py_INCREF(owner);
   Storage storage = Storage::wrap(DataPtr(first + lo, owner, &release_array, kCPU), nbytes);
+  storage.mark_shared();  // NumPy may write it
   return Tensor(storage, std::move(sizes), std::move(strides), empty ? 0 : -lo / item, dtype);
 }
 
@@ -57,7 +58,7 @@ py::array tensor_to_numpy(const Tensor& t, const char* op) {
   // The array keeps the storage alive through a capsule that owns a Storage handle.
   auto* keep = new Storage(t.storage());
   py::capsule base(keep, [](void* p) { delete static_cast<Storage*>(p); });
-  return py::array(dt, shape, strides, t.data(), base);
+  return py::array(dt, shape, strides, t.share_data(), base);
 }
 
 void init_numpy(py::module_& m, py::class_<Tensor>& cls) {

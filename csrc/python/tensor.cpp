@@ -44,7 +44,7 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def_property_readonly("nbytes", &Tensor::nbytes)
       .def("is_contiguous", &Tensor::is_contiguous)
       .def("storage_offset", &Tensor::storage_offset)
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data()); })
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.share_data()); })
       .def_property_readonly("is_cuda", &Tensor::is_cuda)
       .def_property_readonly("is_cpu", [](const Tensor& t) { return !t.is_cuda(); })
       .def("is_floating_point", [](const Tensor& t) { return is_floating_point(t.dtype()); })
@@ -100,7 +100,7 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def("nbytes", &Storage::nbytes)
       .def("size", &Storage::nbytes)
       .def_property_readonly("device", [](const Storage& s) { return device_object(s.device()); })
-      .def("data_ptr", [](const Storage& s) { return reinterpret_cast<uintptr_t>(s.data()); })
+      .def("data_ptr", [](const Storage& s) { return reinterpret_cast<uintptr_t>(s.share_data()); })
       .def(
           "use_count", [](const Storage& s) { return s.use_count() - 1; },  // minus this handle
           "Number of tensors and other handles sharing this memory.")

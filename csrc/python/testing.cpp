@@ -5,6 +5,7 @@
 #include "core/shape.h"
 
 #include "core/errors.h"
+#include "cuda/backend.h"
 #include "cuda/elementwise.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
@@ -49,6 +50,10 @@ void init_testing(py::module_& m) {
   t.def("time_wrap_calls", [](const Tensor& a, int n) {
     return seconds_for(n, [&] { Py_DECREF(new_tensor_object(Tensor(a))); });
   });
+  // Note [Write versions] and [Validated index memo]: what the index memo depends on.
+  t.def("write_version", [](const Tensor& x) { return x.storage().write_version(); });
+  t.def("is_shared", [](const Tensor& x) { return x.storage().is_shared(); });
+  t.def("index_check_waits", &cuda::index_check_waits);
   t.def("same_storage",
         [](const Tensor& a, const Tensor& b) { return a.storage().is_same(b.storage()); });
 }
