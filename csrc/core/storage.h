@@ -46,12 +46,11 @@ class StorageImpl {
   void mark_shared() { shared_.store(true, std::memory_order_relaxed); }
   bool is_shared() const { return shared_.load(std::memory_order_relaxed); }
 
-  // The remembered fact, when there is one (copied out under the lock).
-  bool memo(ContentMemo* out) const {
+  // Whether there is a remembered fact and `test` holds for it (tested under the lock).
+  template <typename Test>
+  bool memo_holds(const Test& test) const {
     std::lock_guard<std::mutex> lock(memo_mutex_);
-    if (!has_memo_) return false;
-    *out = memo_;
-    return true;
+    return has_memo_ && test(memo_);
   }
   void set_memo(ContentMemo memo) {
     std::lock_guard<std::mutex> lock(memo_mutex_);
@@ -96,7 +95,10 @@ class Storage {
   }
   void mark_shared() const { impl_->mark_shared(); }
   bool is_shared() const { return impl_->is_shared(); }
-  bool memo(ContentMemo* out) const { return impl_->memo(out); }
+  template <typename Test>
+  bool memo_holds(const Test& test) const {
+    return impl_->memo_holds(test);
+  }
   void set_memo(ContentMemo memo) const { impl_->set_memo(std::move(memo)); }
 
  private:

@@ -186,6 +186,46 @@ bool is_single_device_index(const IndexPlan& p, const ResolvedIndices& r) {
          r.indices[0].sizes() == r.shape;
 }
 
+// out(i) = src(i) at index_view(i) along dim `dim` of `size` elements, `byte_stride` apart,
+// through one int64 index tensor on out's GPU (index_view: `index` seen with out's shape). The
+// bounds check waits for the device unless the index is known in range (Note [Validated index
+// memo]).
+void gather_one_index(const Tensor& out, const Tensor& src, const Tensor& index_view,
+                      const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim) {
+  uint64_t version = index.storage().write_version();
+  bool known = index_known_in_range(index, size);
+  cuda::gather_index(out, src, index_view, size, byte_stride, dim);
+  if (!known) {
+    cuda::check_index_offsets(out);
+    remember_index_in_range(index, size, version);
+  }
+}
+
+// x[index] for one int64 index tensor on x's GPU, the commonest advanced index, gathered along
+// dim 0 without a plan: the result is index.shape + x.shape[1:], as gather() makes it. Returns
+// an undefined tensor for what it does not cover (a zero-size result: gather() checks those).
+Tensor try_gather_dim0(const Tensor& x, const IndexList& key) {
+  if (key.size() != 1 || key[0].kind != IndexItem::Kind::Tensor) return Tensor();
+  const Tensor& index = key[0].tensor;
+  if (!x.is_cuda() || x.ndim() == 0 || index.dtype() != ScalarType::Int64 ||
+      index.device() != x.device() || index.numel() == 0)
+    return Tensor();
+  Shape sizes = index.sizes(), src_strides(index.ndim(), 0), index_strides = index.strides();
+  for (int64_t d = 1; d < x.ndim(); ++d) {
+    if (x.sizes()[d] == 0) return Tensor();
+    sizes.push_back(x.sizes()[d]);
+    src_strides.push_back(x.strides()[d]);
+    index_strides.push_back(0);
+  }
+  Tensor out = Tensor::empty(sizes, x.dtype(), x.device());
+  Tensor src = x.as_strided(sizes, std::move(src_strides), x.storage_offset());
+  Tensor index_view =
+      index.as_strided(std::move(sizes), std::move(index_strides), index.storage_offset());
+  gather_one_index(out, src, index_view, index, x.sizes()[0],
+                   x.strides()[0] * static_cast<int64_t>(x.itemsize()), 0);
+  return out;
+}
+
 Tensor gather(const IndexPlan& p) {
   if (is_full_mask(p)) {
     Tensor mask =
@@ -196,17 +236,10 @@ Tensor gather(const IndexPlan& p) {
   Layout l = layout(p, r);
   Tensor out = Tensor::empty(l.result, p.view.dtype(), p.view.device());
   if (is_single_device_index(p, r) && out.numel() > 0) {
-    const Tensor& index = r.indices[0];
-    int64_t d = r.dims[0], size = p.view.sizes()[d];
-    uint64_t version = index.storage().write_version();
-    bool known = index_known_in_range(index, size);  // Note [Validated index memo]
-    Tensor src = view_in_result(p, l), idx = offsets_in_result(index, l);
-    cuda::gather_index(out, src, idx, size,
-                       p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d);
-    if (!known) {
-      cuda::check_index_offsets(out);
-      remember_index_in_range(index, size, version);
-    }
+    int64_t d = r.dims[0];
+    gather_one_index(out, view_in_result(p, l), offsets_in_result(r.indices[0], l), r.indices[0],
+                     p.view.sizes()[d],
+                     p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d);
     return out;
   }
   // The indices are checked even when nothing is gathered: x[..., 0] of a zero-size last dim
@@ -314,6 +347,7 @@ bool try_masked_fill(const IndexPlan& p, const Scalar& value) {
 }  // namespace
 
 Tensor index_get(const Tensor& x, const IndexList& key) {
+  if (Tensor out = try_gather_dim0(x, key); out.defined()) return out;
   IndexPlan p = plan_getitem(x, key);
   return p.kind == IndexPlanKind::VIEW ? p.view : gather(p);
 }

@@ -9,21 +9,25 @@ bool same_view(const ContentMemo& m, const Tensor& t) {
          m.strides == t.strides();
 }
 
+// A smaller remembered size is the stronger fact: [-m.value, m.value) lies inside the range.
+bool covers(const ContentMemo& m, const Tensor& index, int64_t size, uint64_t version) {
+  return m.version == version && m.value <= size && same_view(m, index);
+}
+
 }  // namespace
 
 bool index_known_in_range(const Tensor& index, int64_t size) {
   const Storage& s = index.storage();
-  ContentMemo m;
-  if (s.is_shared() || !s.memo(&m)) return false;
-  // A smaller remembered size is the stronger fact: [-m.value, m.value) lies inside the range.
-  return m.version == s.write_version() && same_view(m, index) && m.value <= size;
+  if (s.is_shared()) return false;
+  uint64_t version = s.write_version();
+  return s.memo_holds([&](const ContentMemo& m) { return covers(m, index, size, version); });
 }
 
 void remember_index_in_range(const Tensor& index, int64_t size, uint64_t version) {
   const Storage& s = index.storage();
   if (s.is_shared()) return;
+  if (s.memo_holds([&](const ContentMemo& m) { return covers(m, index, size, version); })) return;
   ContentMemo m;
-  if (s.memo(&m) && m.version == version && same_view(m, index) && m.value <= size) return;
   m.version = version;
   m.offset = index.storage_offset();
   m.sizes = index.sizes();
