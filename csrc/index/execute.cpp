@@ -186,19 +186,26 @@ bool is_single_device_index(const IndexPlan& p, const ResolvedIndices& r) {
          r.indices[0].sizes() == r.shape;
 }
 
-// out(i) = src(i) at index_view(i) along dim `dim` of `size` elements, `byte_stride` apart,
-// through one int64 index tensor on out's GPU (index_view: `index` seen with out's shape). The
-// bounds check waits for the device unless the index is known in range (Note [Validated index
-// memo]).
-void gather_one_index(const Tensor& out, const Tensor& src, const Tensor& index_view,
-                      const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim) {
+// Runs `launch(check)`, the kernels of a gather or scatter through one int64 index tensor on the
+// GPU for a dim of `size`, then waits for their bounds check and raises, unless the index is
+// known in range (Note [Validated index memo]); `check` tells whether a check is wanted.
+template <typename Launch>
+void launch_index_checked(const Tensor& index, int64_t size, const Launch& launch) {
   uint64_t version = index.storage().write_version();
   bool known = index_known_in_range(index, size);
-  cuda::gather_index(out, src, index_view, size, byte_stride, dim);
-  if (!known) {
-    cuda::check_index_offsets(out);
-    remember_index_in_range(index, size, version);
-  }
+  launch(/*check=*/!known);
+  if (known) return;
+  cuda::check_index_offsets(index);
+  remember_index_in_range(index, size, version);
+}
+
+// out(i) = src(i) at index_view(i) along dim `dim` of `size` elements, `byte_stride` apart,
+// through one int64 index tensor on out's GPU (index_view: `index` seen with out's shape). The
+// gather kernel records out-of-range indices whether or not a check follows.
+void gather_one_index(const Tensor& out, const Tensor& src, const Tensor& index_view,
+                      const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim) {
+  launch_index_checked(
+      index, size, [&](bool) { cuda::gather_index(out, src, index_view, size, byte_stride, dim); });
 }
 
 // x[index] for one int64 index tensor on x's GPU, the commonest advanced index, gathered along
@@ -301,15 +308,10 @@ void scatter(const IndexPlan& p, const Tensor& value) {
     if (index.numel() == 0) return;  // nothing to check or write
     Tensor dense = dense_values(p, l, v);
     int64_t d = r.dims[0], size = p.view.sizes()[d];
-    uint64_t version = index.storage().write_version();
-    bool known = index_known_in_range(index, size);  // Note [Validated index memo]
-    cuda::scatter_index(view_in_result(p, l), dense, offsets_in_result(index, l), index, size,
-                        p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d,
-                        /*check=*/!known);
-    if (!known) {
-      cuda::check_index_offsets(index);
-      remember_index_in_range(index, size, version);
-    }
+    launch_index_checked(index, size, [&](bool check) {
+      cuda::scatter_index(view_in_result(p, l), dense, offsets_in_result(index, l), index, size,
+                          p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d, check);
+    });
     return;
   }
   bool checked = false;
