@@ -1,7 +1,7 @@
 // Arithmetic binary ops (+ - * / // % ** maximum minimum) for every dtype they accept; the
 // comparisons and bitwise ops live in binary_compare.cu so the two compile in parallel.
 #include "kernels/elementwise_loops.cuh"
-#include "ops/op_dispatch.h"
+#include "vocab/op_dispatch.h"
 
 namespace genesis::kernels {
 

@@ -1,6 +1,6 @@
 // Comparisons (bool results) and bitwise ops; see binary_arith.cu for the rest.
 #include "kernels/elementwise_loops.cuh"
-#include "ops/op_dispatch.h"
+#include "vocab/op_dispatch.h"
 
 namespace genesis::kernels {
 

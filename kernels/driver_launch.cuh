@@ -13,6 +13,8 @@
 #include <atomic>
 #include <type_traits>
 
+#include "vocab/limits.h"
+
 namespace genesis::kernels {
 
 using DriverLaunchFn = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -37,16 +39,15 @@ inline DriverLaunchFn driver_launch_fn() {
 // the current device (-1: unknown, use the runtime). The kernel is a template argument so each
 // one keeps its own handles; the arguments must have exactly the kernel's parameter types (the
 // driver copies each parameter's bytes from them).
-constexpr int kMaxLaunchDevices = 64;
 
 template <auto Kernel, typename... Args>
 void launch_kernel(int device, unsigned blocks, unsigned threads, cudaStream_t stream,
                    const Args&... args) {
   static_assert(std::is_same_v<decltype(Kernel), void (*)(Args...)>,
                 "launch_kernel: arguments must have the kernel's parameter types");
-  static std::atomic<CUfunction> functions[kMaxLaunchDevices] = {};
+  static std::atomic<CUfunction> functions[::genesis::kMaxCudaDevices] = {};
   DriverLaunchFn fn = driver_launch_fn();
-  if (fn != nullptr && device >= 0 && device < kMaxLaunchDevices) {
+  if (fn != nullptr && device >= 0 && device < ::genesis::kMaxCudaDevices) {
     CUfunction f = functions[device].load(std::memory_order_acquire);
     if (f == nullptr) {
       cudaFunction_t found = nullptr;

@@ -3,7 +3,7 @@
 // Geometry is a LoopPlan's (innermost dim first, byte strides); operand 0 is the output.
 #include <cstdint>
 
-#include "ops/op_codes.h"
+#include "vocab/op_codes.h"
 
 namespace genesis::kernels {
 

@@ -1,13 +1,13 @@
-// Random fills with the formulas of core/philox.h, so the values match the CPU loop's: one
+// Random fills with the formulas of vocab/philox.h, so the values match the CPU loop's: one
 // Philox call per element (counter offset + i), except randn with a float32 or 16-bit output,
 // where one call gives 4 consecutive elements (counter offset + i / 4).
 #include <cuda_runtime.h>
 
 #include <type_traits>
 
-#include "core/philox.h"
 #include "kernels/dtype_traits.cuh"
 #include "kernels/random.cuh"
+#include "vocab/philox.h"
 
 namespace genesis::kernels {
 

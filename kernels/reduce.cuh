@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ops/reducers.h"
+#include "vocab/reducers.h"
 
 namespace genesis::kernels {
 

@@ -1,6 +1,6 @@
 // Unary ops: out = op(a) in the compute type, same dtype out as in.
 #include "kernels/elementwise_loops.cuh"
-#include "ops/op_dispatch.h"
+#include "vocab/op_dispatch.h"
 
 namespace genesis::kernels {
 

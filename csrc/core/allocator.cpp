@@ -1,12 +1,12 @@
 #include "core/allocator.h"
 
-#include "cuda/backend.h"
+#include "core/device_backend.h"
 
 namespace genesis {
 
 Allocator* allocator_for(Device device) {
   if (device.is_cpu()) return cpu_allocator();
-  return cuda::allocator(device.index);
+  return device_backend(device.type).allocator(device.index);
 }
 
 }  // namespace genesis

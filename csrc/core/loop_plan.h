@@ -43,4 +43,14 @@ bool elementwise_is_flat(const Tensor& out, const Tensor* const* inputs, int nin
 // Whether the plan is one dense dim for every tensor operand (scalars have stride 0).
 bool is_flat(const LoopPlan& plan, const int64_t* itemsizes);
 
+// Loops carry every operand's base address as char*. The output's counts a write version; the
+// inputs' do not, and the loops never write through them (Note [Write versions]). Undefined
+// tensors (scalar operands) give nullptr.
+inline char* written_base(const Tensor& t) {
+  return t.defined() ? static_cast<char*>(t.mutable_data()) : nullptr;
+}
+inline char* read_base(const Tensor& t) {
+  return t.defined() ? const_cast<char*>(static_cast<const char*>(t.data())) : nullptr;
+}
+
 }  // namespace genesis

@@ -13,10 +13,11 @@
 
 namespace genesis {
 
-// Note [Write versions]: data() is the only way to an address that may be written, and every
-// call of it counts a new write version of the storage, so "version unchanged" proves the bytes
-// unchanged by genesis. Reads that must not count (the index tensor of a gather, say) use
-// const_data(), whose const pointer cannot be written through without a cast. Memory whose
+// Note [Write versions]: mutable_data() is the only way to an address that may be written, and
+// every call of it counts a new write version of the storage, so "version unchanged" proves the
+// bytes unchanged by genesis. Reads use data(), whose const pointer cannot be written through
+// without a cast and counts nothing, so reading a tensor (item(), printing, an op's input) keeps
+// what is known about it. Memory whose
 // address has left genesis (DLPack, NumPy, data_ptr(); imported buffers) may be written by
 // others at any time: it is marked shared, and no fact about its content is remembered. A
 // ContentMemo is one such fact: a number about one view's values, valid while the storage is
@@ -33,11 +34,11 @@ struct ContentMemo {
 class StorageImpl {
  public:
   StorageImpl(DataPtr data, size_t nbytes) : data_(std::move(data)), nbytes_(nbytes) {}
-  void* data() {
+  void* mutable_data() {
     version_.fetch_add(1, std::memory_order_relaxed);
     return data_.get();
   }
-  const void* const_data() const { return data_.get(); }
+  const void* data() const { return data_.get(); }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
   const DataPtr& data_ptr() const { return data_; }
@@ -78,8 +79,9 @@ class Storage {
   // Wraps memory owned elsewhere (NumPy, DLPack producers); the DataPtr's deleter releases it.
   static Storage wrap(DataPtr data, size_t nbytes);
 
-  void* data() const { return impl_->data(); }  // counts a write version (Note [Write versions])
-  const void* const_data() const { return impl_->const_data(); }
+  // Counts a write version (Note [Write versions]).
+  void* mutable_data() const { return impl_->mutable_data(); }
+  const void* data() const { return impl_->data(); }
   size_t nbytes() const { return impl_->nbytes(); }
   Device device() const { return impl_->device(); }
   const DataPtr& data_ptr() const { return impl_->data_ptr(); }
@@ -91,7 +93,7 @@ class Storage {
   // The address leaves genesis: others may write at any time (Note [Write versions]).
   void* share_data() const {
     impl_->mark_shared();
-    return impl_->data();
+    return impl_->mutable_data();
   }
   void mark_shared() const { impl_->mark_shared(); }
   bool is_shared() const { return impl_->is_shared(); }

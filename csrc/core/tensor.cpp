@@ -1,7 +1,7 @@
 #include "core/tensor.h"
 
+#include "core/device_backend.h"
 #include "core/errors.h"
-#include "cuda/backend.h"
 
 namespace genesis {
 
@@ -11,7 +11,7 @@ Tensor Tensor::empty(const Shape& sizes, ScalarType dtype, Device device) {
 
 Tensor Tensor::empty(Shape&& sizes, ScalarType dtype, Device device) {
   int64_t n = checked_numel(sizes, "empty");
-  if (device.is_cuda()) device = cuda::resolve(device);
+  if (!device.is_cpu()) device = device_backend(device.type).resolve(device);
   size_t bytes = static_cast<size_t>(n) * genesis::itemsize(dtype);
   Shape strides = contiguous_strides(sizes);
   return Tensor(Storage::allocate(bytes, device), std::move(sizes), std::move(strides), 0, dtype);
@@ -36,12 +36,12 @@ Char* at_offset(Char* base, int64_t offset, size_t itemsize) {
 }
 }  // namespace
 
-void* Tensor::data() const {
-  return at_offset(static_cast<char*>(storage_.data()), offset_, itemsize());
+const void* Tensor::data() const {
+  return at_offset(static_cast<const char*>(storage_.data()), offset_, itemsize());
 }
 
-const void* Tensor::const_data() const {
-  return at_offset(static_cast<const char*>(storage_.const_data()), offset_, itemsize());
+void* Tensor::mutable_data() const {
+  return at_offset(static_cast<char*>(storage_.mutable_data()), offset_, itemsize());
 }
 
 void* Tensor::share_data() const {

@@ -39,15 +39,19 @@ class Tensor {
   bool is_contiguous() const { return genesis::is_contiguous(sizes_, strides_); }
   bool defined() const { return storage_.defined(); }
 
-  // Address of the first element (the storage's base plus the offset). data() may be written
-  // through and counts a write version; const_data() only reads; share_data() hands the address
-  // out of genesis (Note [Write versions] in core/storage.h).
-  void* data() const;
-  const void* const_data() const;
+  // Address of the first element (the storage's base plus the offset). data() only reads;
+  // mutable_data() may be written through and counts a write version; share_data() hands the
+  // address out of genesis (Note [Write versions] in core/storage.h).
+  const void* data() const;
+  void* mutable_data() const;
   void* share_data() const;
   template <typename T>
-  T* data_as() const {
-    return static_cast<T*>(data());
+  const T* data_as() const {
+    return static_cast<const T*>(data());
+  }
+  template <typename T>
+  T* mutable_data_as() const {
+    return static_cast<T*>(mutable_data());
   }
 
   // Whether both are the very same view (storage, layout, dtype).

@@ -49,7 +49,7 @@ void fill_words(const Tensor& dst, const LoopPlan& plan, uint64_t pattern) {
   Word value;
   std::memcpy(&value, &pattern, sizeof(Word));
   for_each_run<1>(
-      plan, {static_cast<char*>(dst.data())},
+      plan, {written_base(dst)},
       [value](const std::array<char*, 1>& p, const std::array<int64_t, 1>& st, int64_t n) {
         if (st[0] == sizeof(Word)) {
           Word* out = reinterpret_cast<Word*>(p[0]);
@@ -110,7 +110,7 @@ void copy(const Tensor& dst, const Tensor& src) {
   const Shape* strides[2] = {&dst.strides(), &src.strides()};
   int64_t sizes[2] = {static_cast<int64_t>(dst.itemsize()), static_cast<int64_t>(src.itemsize())};
   LoopPlan plan = plan_loop(dst.sizes(), strides, sizes, 2);
-  std::array<char*, 2> bases = {static_cast<char*>(dst.data()), static_cast<char*>(src.data())};
+  std::array<char*, 2> bases = {written_base(dst), read_base(src)};
 
   if (is_transposed(plan, static_cast<int64_t>(src.itemsize())) && plan.sizes[0] >= kTile &&
       plan.sizes[1] >= kTile) {

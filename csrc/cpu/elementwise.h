@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "core/tensor.h"
-#include "ops/op_codes.h"
+#include "vocab/op_codes.h"
 
 namespace genesis::cpu {
 

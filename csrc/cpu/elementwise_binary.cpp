@@ -6,7 +6,7 @@
 #include "core/scalar.h"
 #include "cpu/elementwise.h"
 #include "cpu/loop.h"
-#include "ops/op_dispatch.h"
+#include "vocab/op_dispatch.h"
 
 namespace genesis::cpu {
 
@@ -26,12 +26,11 @@ void binary_typed(const Tensor& out, const Tensor& a, const ops::ScalarArg& sa, 
   const C av = sa.is_scalar ? scalar_as<C>(sa) : C();
   const C bv = sb.is_scalar ? scalar_as<C>(sb) : C();
   const bool a_scalar = sa.is_scalar, b_scalar = sb.is_scalar;
-  auto base = [](const Tensor& t) { return t.defined() ? static_cast<char*>(t.data()) : nullptr; };
   constexpr int64_t kT = sizeof(T), kR = sizeof(R);
   const Op op{};
   auto result = [&](C x, C y) { return cast_value<R>(op(x, y)); };
   auto load = [](const char* p) { return cast_value<C>(*reinterpret_cast<const T*>(p)); };
-  for_each_run<3>(plan, {base(out), base(a), base(b)},
+  for_each_run<3>(plan, {written_base(out), read_base(a), read_base(b)},
                   [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t n) {
                     R* o = reinterpret_cast<R*>(p[0]);
                     const T* x = reinterpret_cast<const T*>(p[1]);

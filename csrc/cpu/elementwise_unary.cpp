@@ -9,13 +9,11 @@
 #include "cpu/half_simd.h"
 #include "cpu/loop.h"
 #include "cpu/vector_math.h"
-#include "ops/op_dispatch.h"
+#include "vocab/op_dispatch.h"
 
 namespace genesis::cpu {
 
 namespace {
-
-char* base_of(const Tensor& t) { return t.defined() ? static_cast<char*>(t.data()) : nullptr; }
 
 // A contiguous run in the compute type, with the vector routine where there is one.
 template <typename Op, typename C>
@@ -80,7 +78,7 @@ void unary_typed(const Tensor& out, const Tensor& a) {
   // Transcendental ops cost far more than a load: split them into smaller parallel chunks.
   int64_t grain = std::is_floating_point_v<C> ? 4096 : kDefaultGrain;
   for_each_run<2>(
-      plan, {base_of(out), base_of(a)},
+      plan, {written_base(out), read_base(a)},
       [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
         if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
           T* o = reinterpret_cast<T*>(p[0]);
@@ -106,7 +104,7 @@ void where_typed(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_
   LoopPlan plan = plan_elementwise(out, inputs, 3);
   const W av = static_cast<W>(a_bits), bv = static_cast<W>(b_bits);
   const bool a_scalar = !a.defined(), b_scalar = !b.defined();
-  for_each_run<4>(plan, {base_of(out), base_of(cond), base_of(a), base_of(b)},
+  for_each_run<4>(plan, {written_base(out), read_base(cond), read_base(a), read_base(b)},
                   [&](const std::array<char*, 4>& p, const std::array<int64_t, 4>& s, int64_t n) {
                     for (int64_t i = 0; i < n; ++i) {
                       bool c = *reinterpret_cast<const bool*>(p[1] + i * s[1]);

@@ -20,7 +20,6 @@ LoopPlan plan_for(const Tensor& first, std::initializer_list<const Tensor*> oper
   }
   return plan_loop(first.sizes(), strides, items, n);
 }
-char* ptr(const Tensor& t) { return static_cast<char*>(t.data()); }
 }  // namespace
 
 void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
@@ -28,7 +27,7 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
   LoopPlan plan = plan_for(offsets, {&offsets, &index});
   std::atomic<bool> bad{false};
   std::atomic<int64_t> bad_value{0};
-  for_each_run<2>(plan, {ptr(offsets), ptr(index)},
+  for_each_run<2>(plan, {written_base(offsets), read_base(index)},
                   [&](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
                     for (int64_t i = 0; i < n; ++i) {
                       int64_t v = *reinterpret_cast<const int64_t*>(p[1] + i * st[1]);
@@ -48,7 +47,7 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
 namespace {
 template <typename Word>
 void gather_words(const LoopPlan& plan, const Tensor& out, const Tensor& src, const Tensor& off) {
-  for_each_run<3>(plan, {ptr(out), ptr(src), ptr(off)},
+  for_each_run<3>(plan, {written_base(out), read_base(src), read_base(off)},
                   [](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
                     for (int64_t i = 0; i < n; ++i) {
                       int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
@@ -62,7 +61,7 @@ void scatter_words(const LoopPlan& plan, const Tensor& dst, const Tensor& off, c
   // One thread, values (contiguous, operand 0) in row-major order: with duplicate indices the
   // last value wins, as in NumPy.
   for_each_run<3>(
-      plan, {ptr(val), ptr(dst), ptr(off)},
+      plan, {read_base(val), written_base(dst), read_base(off)},
       [](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
         for (int64_t i = 0; i < n; ++i) {
           int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
@@ -78,7 +77,7 @@ void fill_masked_words(const LoopPlan& plan, const Tensor& dst, const Tensor& ma
   Word value;
   std::memcpy(&value, &pattern, sizeof(Word));
   for_each_run<2>(
-      plan, {ptr(dst), ptr(mask)},
+      plan, {written_base(dst), read_base(mask)},
       [value](const std::array<char*, 2>& p, const std::array<int64_t, 2>& st, int64_t n) {
         for (int64_t i = 0; i < n; ++i)
           if (*reinterpret_cast<const bool*>(p[1] + i * st[1]))
@@ -162,7 +161,7 @@ std::vector<Tensor> nonzero(const Tensor& mask) {
   std::vector<int64_t*> cols;
   for (int64_t d = 0; d < ndim; ++d) {
     out.push_back(Tensor::empty({count}, ScalarType::Int64, kCPU));
-    cols.push_back(out.back().data_as<int64_t>());
+    cols.push_back(out.back().mutable_data_as<int64_t>());
   }
   int64_t k = 0;
   for_each([&](const std::vector<int64_t>& idx) {

@@ -1,5 +1,5 @@
 #pragma once
-// CPU loops behind the advanced index plans (csrc/index/execute.cpp).
+// CPU loops behind the advanced index plans (ops/indexing.cpp runs the plans).
 #include <vector>
 
 #include "core/tensor.h"

@@ -17,7 +17,7 @@ template <typename T>
 void float_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
   const int64_t sa[3] = {a.strides()[0], a.strides()[1], a.strides()[2]};
   const int64_t sb[3] = {b.strides()[0], b.strides()[1], b.strides()[2]};
-  gemm(out.data_as<T>(), a.data_as<T>(), sa, b.data_as<T>(), sb, a.sizes()[0], a.sizes()[1],
+  gemm(out.mutable_data_as<T>(), a.data_as<T>(), sa, b.data_as<T>(), sb, a.sizes()[0], a.sizes()[1],
        b.sizes()[2], a.sizes()[2]);
 }
 
@@ -44,7 +44,7 @@ void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
   const Shape &sa = a.strides(), &sb = b.strides();
   const T* pa = a.data_as<T>();
   const T* pb = b.data_as<T>();
-  T* pc = out.data_as<T>();
+  T* pc = out.mutable_data_as<T>();
   int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, k * n));
   parallel_for(a.sizes()[0] * m, grain, [&](int64_t begin, int64_t end) {
     std::vector<U> acc(static_cast<size_t>(n));

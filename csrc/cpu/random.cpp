@@ -53,7 +53,7 @@ void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t o
                 "expected a contiguous CPU tensor");
   int64_t n = out.numel();
   GENESIS_DISPATCH_ALL_TYPES(out.dtype(), "random", [&] {
-    scalar_t* p = out.data_as<scalar_t>();
+    scalar_t* p = out.mutable_data_as<scalar_t>();
     if constexpr (std::is_same_v<scalar_t, float> || std::is_same_v<scalar_t, Half> ||
                   std::is_same_v<scalar_t, BFloat16>) {
       if (kind == philox::kNormal) return normal_float_fill(p, n, seed, offset);

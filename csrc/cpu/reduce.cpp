@@ -209,8 +209,8 @@ template <typename Red, typename T>
 void run(const Tensor& in, const ops::ReduceShape& shape, const Tensor& out, const Tensor& index,
          const Tensor& center, const ops::ReduceFinish& finish) {
   Reduction<Red, T>{in.data_as<T>(),
-                    out.defined() ? out.data_as<T>() : nullptr,
-                    index.defined() ? index.data_as<int64_t>() : nullptr,
+                    out.defined() ? out.mutable_data_as<T>() : nullptr,
+                    index.defined() ? index.mutable_data_as<int64_t>() : nullptr,
                     center.defined() ? center.data_as<T>() : nullptr,
                     shape,
                     finish}

@@ -1,7 +1,7 @@
 #pragma once
 // Reductions on the CPU, with the signature of csrc/cuda/reduce.h.
 #include "core/tensor.h"
-#include "ops/reducers.h"
+#include "vocab/reducers.h"
 
 namespace genesis::cpu {
 

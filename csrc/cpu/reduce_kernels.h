@@ -3,7 +3,7 @@
 // and a baseline and picked at run time, since the library is built without -march flags.
 #include <cstdint>
 
-#include "ops/reducers.h"
+#include "vocab/reducers.h"
 
 namespace genesis::cpu {
 

@@ -14,9 +14,10 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "cuda/backend.h"
 #include "cuda/check.h"
+#include "cuda/copy.h"
 #include "cuda/device_guard.h"
+#include "cuda/stream.h"
 
 #if __has_include(<cublas_v2.h>)
 #include <cublas_v2.h>
@@ -160,16 +161,14 @@ void check_status(BlasStatus s, const char* call) {
                detail ? str_cat(": ", detail) : std::string());
 }
 
-constexpr int kMaxDevices = 64;
-
 struct DeviceHandle {
   std::mutex mutex;
   BlasHandle handle = nullptr;
 };
 
 DeviceHandle& device_handle(int device) {
-  static std::array<DeviceHandle, kMaxDevices> handles;
-  GENESIS_CHECK(device >= 0 && device < kMaxDevices, "matmul", "device index ", device,
+  static std::array<DeviceHandle, kMaxCudaDevices> handles;
+  GENESIS_CHECK(device >= 0 && device < kMaxCudaDevices, "matmul", "device index ", device,
                 " is out of range");
   return handles[device];
 }
@@ -265,9 +264,9 @@ void gemm_strided_batched(const Tensor& out, const Tensor& a, const Tensor& b) {
   }
   check_status(blas.set_stream(dh.handle, reinterpret_cast<cudaStream_t>(stream)),
                "cublasSetStream");
-  check_status(blas.set_workspace(dh.handle, workspace.data(), kWorkspaceBytes),
+  check_status(blas.set_workspace(dh.handle, workspace.mutable_data(), kWorkspaceBytes),
                "cublasSetWorkspace");
-  char* c = static_cast<char*>(out.data());
+  char* c = static_cast<char*>(out.mutable_data());
   if (batch == 1) {
     check_status(blas.gemm(dh.handle, trans_b, trans_a, static_cast<int>(n), static_cast<int>(m),
                            static_cast<int>(k), alpha, ob.data, type, static_cast<int>(ob.ld),

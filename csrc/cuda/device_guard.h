@@ -1,7 +1,7 @@
 #pragma once
 // Makes a device current for a scope and restores the previous one.
-#include "cuda/backend.h"
 #include "cuda/check.h"
+#include "cuda/runtime.h"
 
 namespace genesis::cuda {
 

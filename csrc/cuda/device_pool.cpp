@@ -7,9 +7,11 @@
 #include <memory>
 #include <mutex>
 
-#include "cuda/backend.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/memory.h"
+#include "cuda/runtime.h"
+#include "cuda/stream.h"
 #include "memory/caching_pool.h"
 
 namespace genesis::cuda {
@@ -79,8 +81,7 @@ class DeviceAllocator final : public Allocator {
   memory::CachingPool pool_;
 };
 
-constexpr int kMaxDevices = 64;
-std::array<std::atomic<DeviceAllocator*>, kMaxDevices> allocators{};
+std::array<std::atomic<DeviceAllocator*>, kMaxCudaDevices> allocators{};
 std::mutex create_mutex;
 
 }  // namespace
@@ -100,7 +101,7 @@ Allocator* allocator(int device_index) {
 }
 
 memory::CachingPool* device_pool(int device_index) {
-  if (device_index < 0 || device_index >= kMaxDevices) return nullptr;
+  if (device_index < 0 || device_index >= kMaxCudaDevices) return nullptr;
   DeviceAllocator* a = allocators[device_index].load(std::memory_order_acquire);
   return a ? a->pool() : nullptr;
 }

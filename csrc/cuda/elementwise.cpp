@@ -4,9 +4,9 @@
 #include <array>
 
 #include "core/loop_plan.h"
-#include "cuda/backend.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/stream.h"
 #include "kernels/elementwise.cuh"
 
 namespace genesis::cuda {
@@ -64,8 +64,6 @@ void launch_elementwise(const Tensor& out, const Tensor* const* inputs, int ninp
   launch_plan(plan_elementwise(out, inputs, ninputs), out.device().index, itemsizes, bases, launch);
 }
 
-char* base_of(const Tensor& t) { return t.defined() ? static_cast<char*>(t.data()) : nullptr; }
-
 void* stream_of(int device) { return reinterpret_cast<void*>(current_stream(device)); }
 
 }  // namespace
@@ -80,11 +78,11 @@ void binary(ops::BinaryOp op, ScalarType dtype, const Tensor& out, const Tensor&
   int device = out.device().index;
   DeviceGuard guard(device);
   void* stream = stream_of(device);
-  launch_elementwise(out, inputs, 2, items, {base_of(out), base_of(a), base_of(b), nullptr},
-                     [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
-                       kernels::launch_binary(op, static_cast<int>(dtype), p[0], p[1], p[2], sa, sb,
-                                              g, stream);
-                     });
+  launch_elementwise(
+      out, inputs, 2, items, {written_base(out), read_base(a), read_base(b), nullptr},
+      [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+        kernels::launch_binary(op, static_cast<int>(dtype), p[0], p[1], p[2], sa, sb, g, stream);
+      });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -95,7 +93,7 @@ void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {
   int device = out.device().index;
   DeviceGuard guard(device);
   void* stream = stream_of(device);
-  launch_elementwise(out, inputs, 1, items, {base_of(out), base_of(a), nullptr, nullptr},
+  launch_elementwise(out, inputs, 1, items, {written_base(out), read_base(a), nullptr, nullptr},
                      [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
                        kernels::launch_unary(op, static_cast<int>(out.dtype()), p[0], p[1], g,
                                              stream);
@@ -113,12 +111,12 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bi
   int device = out.device().index;
   DeviceGuard guard(device);
   void* stream = stream_of(device);
-  launch_elementwise(out, inputs, 3, items, {base_of(out), base_of(cond), base_of(a), base_of(b)},
-                     [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
-                       kernels::launch_where(static_cast<int>(out.itemsize()), p[0], p[1], p[2],
-                                             p[3], !a.defined(), a_bits, !b.defined(), b_bits, g,
-                                             stream);
-                     });
+  launch_elementwise(
+      out, inputs, 3, items, {written_base(out), read_base(cond), read_base(a), read_base(b)},
+      [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+        kernels::launch_where(static_cast<int>(out.itemsize()), p[0], p[1], p[2], p[3],
+                              !a.defined(), a_bits, !b.defined(), b_bits, g, stream);
+      });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "core/tensor.h"
-#include "ops/op_codes.h"
+#include "vocab/op_codes.h"
 
 namespace genesis::cuda {
 

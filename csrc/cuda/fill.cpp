@@ -1,7 +1,9 @@
-#include "kernels/fill.cuh"
-#include "cuda/backend.h"
+#include "cuda/fill.h"
+
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/stream.h"
+#include "kernels/fill.cuh"
 
 namespace genesis::cuda {
 
@@ -21,7 +23,7 @@ void sequence_f64(const Tensor& out, double start, double step, double end, int6
   if (out.numel() == 0) return;
   int device = out.device().index;
   DeviceGuard guard(device);
-  kernels::launch_sequence_f64(out.data_as<double>(), out.numel(), start, step, end, half,
+  kernels::launch_sequence_f64(out.mutable_data_as<double>(), out.numel(), start, step, end, half,
                                reinterpret_cast<void*>(current_stream(device)));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
@@ -30,7 +32,7 @@ void sequence_i64(const Tensor& out, int64_t start, int64_t step) {
   if (out.numel() == 0) return;
   int device = out.device().index;
   DeviceGuard guard(device);
-  kernels::launch_sequence_i64(out.data_as<int64_t>(), out.numel(), start, step,
+  kernels::launch_sequence_i64(out.mutable_data_as<int64_t>(), out.numel(), start, step,
                                reinterpret_cast<void*>(current_stream(device)));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }

@@ -1,5 +1,7 @@
 // The CUDA side of the advanced index plans: geometry from the loop planner, kernels from
 // kernels/index.cu.
+#include "cuda/index.h"
+
 #include <cuda_runtime_api.h>
 
 #include <array>
@@ -8,11 +10,10 @@
 
 #include "core/errors.h"
 #include "core/loop_plan.h"
-#include "cuda/backend.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/stream.h"
 #include "kernels/index.cuh"
-#include "ops/convert.h"
 
 namespace genesis::cuda {
 
@@ -39,9 +40,9 @@ kernels::Geometry<N> geometry(const Tensor& first, std::array<const Tensor*, N> 
   return g;
 }
 
-char* ptr(const Tensor& t) { return static_cast<char*>(t.data()); }
+char* ptr(const Tensor& t) { return static_cast<char*>(t.mutable_data()); }
 // Operands only read: no write version counted (Note [Write versions]).
-const char* read_ptr(const Tensor& t) { return static_cast<const char*>(t.const_data()); }
+const char* read_ptr(const Tensor& t) { return static_cast<const char*>(t.data()); }
 
 std::atomic<int64_t> check_waits{0};
 void* stream_of(const Tensor& t) {
@@ -51,7 +52,7 @@ void* stream_of(const Tensor& t) {
 // One error record per device, in device memory, cleared after each check; made once (under
 // the lock), then read without it.
 kernels::IndexError* error_record(int device) {
-  static std::array<std::atomic<kernels::IndexError*>, 64> records{};
+  static std::array<std::atomic<kernels::IndexError*>, kMaxCudaDevices> records{};
   static std::mutex mutex;
   if (kernels::IndexError* r = records[device].load(std::memory_order_acquire)) return r;
   std::lock_guard<std::mutex> lock(mutex);
@@ -72,7 +73,7 @@ int64_t count_mask(const Tensor& mask, Tensor* block_offsets) {
   int64_t blocks = kernels::nonzero_blocks(n);
   *block_offsets =
       Tensor::empty({kernels::nonzero_count_slots(n)}, ScalarType::Int64, mask.device());
-  int64_t* counts = block_offsets->data_as<int64_t>();
+  int64_t* counts = block_offsets->mutable_data_as<int64_t>();
   void* stream = stream_of(mask);
   kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, stream);
   GENESIS_CUDA_CHECK(cudaGetLastError());
@@ -166,7 +167,7 @@ Tensor masked_select(const Tensor& src, const Tensor& mask) {
   int64_t count = count_mask(mask, &offsets);
   Tensor out = Tensor::empty({count}, src.dtype(), device);
   if (count > 0)
-    kernels::launch_select(static_cast<const bool*>(mask.const_data()), read_ptr(src), mask.numel(),
+    kernels::launch_select(mask.data_as<bool>(), read_ptr(src), mask.numel(),
                            offsets.data_as<int64_t>(), ptr(out), static_cast<int>(src.itemsize()),
                            stream_of(src));
   GENESIS_CUDA_CHECK(cudaGetLastError());
@@ -190,20 +191,21 @@ void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern) {
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
-std::vector<Tensor> nonzero(const Tensor& mask_in) {
-  GENESIS_CHECK(mask_in.ndim() <= kernels::kMaxIndexDims, "index", "boolean masks of more than ",
+std::vector<Tensor> nonzero(const Tensor& mask) {
+  GENESIS_CHECK(mask.ndim() <= kernels::kMaxIndexDims, "index", "boolean masks of more than ",
                 kernels::kMaxIndexDims, " dims are not supported on CUDA");
-  Device device = mask_in.device();
+  GENESIS_CHECK(mask.is_contiguous() && mask.dtype() == ScalarType::Bool, "index",
+                "nonzero expects a contiguous bool mask");
+  Device device = mask.device();
   DeviceGuard guard(device.index);
-  Tensor mask = ops::contiguous(mask_in);
   Tensor offsets;
   int64_t count = count_mask(mask, &offsets);
   int ndim = static_cast<int>(mask.ndim());
   Tensor coords = Tensor::empty({ndim, count}, ScalarType::Int64, device);
   if (count > 0)
     kernels::launch_nonzero_write(mask.data_as<bool>(), mask.numel(), offsets.data_as<int64_t>(),
-                                  ndim, mask.sizes().data(), coords.data_as<int64_t>(), count,
-                                  stream_of(mask));
+                                  ndim, mask.sizes().data(), coords.mutable_data_as<int64_t>(),
+                                  count, stream_of(mask));
   GENESIS_CUDA_CHECK(cudaGetLastError());
   std::vector<Tensor> out;
   for (int d = 0; d < ndim; ++d) out.push_back(coords.as_strided({count}, {1}, d * count));

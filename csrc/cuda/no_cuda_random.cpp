@@ -1,11 +1,11 @@
-// The CUDA random fill of a CPU-only build: raises, as csrc/cuda/no_cuda.cpp does.
-#include "cuda/no_cuda.h"
+// The CUDA random fill of a CPU-only build: raises, as every no_cuda_*.cpp does.
 #include "cuda/random.h"
+#include "cuda/runtime.h"
 
 namespace genesis::cuda {
 
 void random_fill(const Tensor&, philox::Kind, uint64_t, uint64_t, int64_t, uint64_t) {
-  unavailable();
+  no_device();
 }
 
 }  // namespace genesis::cuda

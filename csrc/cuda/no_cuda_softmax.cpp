@@ -1,9 +1,9 @@
 // CPU-only builds: the fused CUDA softmax, never reached (no CUDA tensor can exist).
-#include "cuda/no_cuda.h"
+#include "cuda/runtime.h"
 #include "cuda/softmax.h"
 
 namespace genesis::cuda {
 
-void softmax_last_dim(const Tensor&, const Tensor&, bool) { unavailable(); }
+void softmax_last_dim(const Tensor&, const Tensor&, bool) { no_device(); }
 
 }  // namespace genesis::cuda

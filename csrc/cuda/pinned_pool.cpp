@@ -6,8 +6,11 @@
 
 #include <mutex>
 
-#include "cuda/backend.h"
 #include "cuda/check.h"
+#include "cuda/copy.h"
+#include "cuda/memory.h"
+#include "cuda/runtime.h"
+#include "cuda/stream.h"
 #include "memory/caching_pool.h"
 
 namespace genesis::cuda {

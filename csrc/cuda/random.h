@@ -3,8 +3,8 @@
 // csrc/cuda/random.cpp implements it; csrc/cuda/no_cuda_random.cpp raises in CPU-only builds.
 #include <cstdint>
 
-#include "core/philox.h"
 #include "core/tensor.h"
+#include "vocab/philox.h"
 
 namespace genesis::cuda {
 

@@ -1,8 +1,9 @@
 #include "cuda/reduce.h"
 
-#include "cuda/backend.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/runtime.h"
+#include "cuda/stream.h"
 #include "kernels/reduce.cuh"
 
 namespace genesis::cuda {
@@ -16,8 +17,8 @@ void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, c
   l.op = op;
   l.dtype = static_cast<int>(in.dtype());
   l.in = in.data();
-  l.out = out.defined() ? out.data() : nullptr;
-  l.out_index = index.defined() ? index.data_as<int64_t>() : nullptr;
+  l.out = out.defined() ? out.mutable_data() : nullptr;
+  l.out_index = index.defined() ? index.mutable_data_as<int64_t>() : nullptr;
   l.center = center.defined() ? center.data() : nullptr;
   l.shape = shape;
   l.finish = finish;
@@ -26,7 +27,7 @@ void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, c
   if (workspace_bytes > 0) {
     workspace =
         Tensor::empty({static_cast<int64_t>(workspace_bytes)}, ScalarType::UInt8, in.device());
-    l.workspace = workspace.data();
+    l.workspace = workspace.mutable_data();
   }
   kernels::launch_reduce(l, reinterpret_cast<void*>(current_stream(device)));
   GENESIS_CUDA_CHECK(cudaGetLastError());

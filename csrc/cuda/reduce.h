@@ -4,7 +4,7 @@
 // (int64, argmax/argmin) are contiguous [outer, inner]; `center` (SumSquares) holds one value
 // per output in in's dtype. Current stream.
 #include "core/tensor.h"
-#include "ops/reducers.h"
+#include "vocab/reducers.h"
 
 namespace genesis::cuda {
 

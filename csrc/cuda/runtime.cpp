@@ -1,15 +1,27 @@
-// The CUDA backend's device queries and byte copies (csrc/cuda/backend.h).
+// The CUDA build, its devices and the device-backend registration (cuda/runtime.h).
 #include <cuda_runtime_api.h>
 
-#include "cuda/backend.h"
+#include "cuda/runtime.h"
+
+#include <array>
+#include <atomic>
+
+#include "core/device_backend.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/memory.h"
 
 #ifndef GENESIS_CUDA_ARCHS
 #define GENESIS_CUDA_ARCHS ""
 #endif
 
 namespace genesis::cuda {
+
+void no_device() {
+  GENESIS_FAIL(ErrorKind::Runtime, "cuda",
+               "no CUDA device is available (genesis was built with CUDA, but the driver "
+               "reports no GPU); use device='cpu'");
+}
 
 bool compiled() { return true; }
 
@@ -35,7 +47,7 @@ int device_count() {
 }
 
 int current_device() {
-  GENESIS_CHECK(device_count() > 0, "cuda", "no CUDA device is available");
+  if (device_count() == 0) no_device();
   int index = 0;
   GENESIS_CUDA_CHECK(cudaGetDevice(&index));
   return index;
@@ -48,34 +60,43 @@ void set_device(int index) {
 
 Device resolve(Device device) {
   int count = device_count();
-  GENESIS_CHECK(count > 0, "cuda",
-                "no CUDA device is available (genesis was built with CUDA, but the driver "
-                "reports no GPU); use device='cpu'");
+  if (count == 0) no_device();
   if (device.index < 0) return Device{DeviceType::CUDA, current_device()};
   GENESIS_CHECK(device.index < count, "cuda", "invalid device 'cuda:", device.index, "': ", count,
                 " CUDA device(s) available");
   return device;
 }
 
-void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes) {
-  if (nbytes == 0) return;
-  // The copy runs on the CUDA side's current stream, so it follows the work queued there. Only a
-  // copy to the host waits (for that stream, never the whole device): the caller reads the
-  // bytes next. A copy from pageable host memory returns once the runtime has staged the
-  // source, so the caller may reuse it at once; device-to-device copies stay queued.
-  int index = dst_device.is_cuda() ? dst_device.index : src_device.index;
-  DeviceGuard guard(index);
-  auto stream = reinterpret_cast<cudaStream_t>(current_stream(index));
-  GENESIS_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, stream));
-  if (dst_device.is_cpu() || is_pinned(src)) GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+void synchronize_device(int device_index) {
+  DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
+  GENESIS_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-void copy_bytes_async(void* dst, const void* src, size_t nbytes, StreamId stream,
-                      int device_index) {
-  if (nbytes == 0) return;
-  DeviceGuard guard(device_index);
-  GENESIS_CUDA_CHECK(
-      cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, reinterpret_cast<cudaStream_t>(stream)));
+DeviceProperties device_properties(int device_index) {
+  int index = resolve(Device{DeviceType::CUDA, device_index}).index;
+  cudaDeviceProp p{};
+  GENESIS_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+  return DeviceProperties{p.name, p.totalGlobalMem, p.multiProcessorCount, p.major, p.minor};
+}
+
+int multiprocessor_count(int device_index) {
+  static std::array<std::atomic<int>, kMaxCudaDevices> cached{};
+  int index = resolve(Device{DeviceType::CUDA, device_index}).index;
+  int n = cached[index].load(std::memory_order_relaxed);
+  if (n == 0) {
+    GENESIS_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, index));
+    cached[index].store(n, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes) {
+  DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
+  GENESIS_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+}
+
+void register_backend() {
+  register_device_backend(DeviceType::CUDA, DeviceBackend{allocator, resolve});
 }
 
 }  // namespace genesis::cuda

@@ -3,9 +3,10 @@
 #include <algorithm>
 
 #include "core/errors.h"
-#include "cuda/backend.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/runtime.h"
+#include "cuda/stream.h"
 #include "kernels/softmax.cuh"
 
 namespace genesis::cuda {
@@ -40,8 +41,9 @@ void softmax_last_dim(const Tensor& in, const Tensor& out, bool log) {
         in.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
     workspace = Tensor::empty(Shape{2 * rows * chunks}, compute, in.device());
   }
-  kernels::launch_softmax_rows(static_cast<int>(in.dtype()), in.data(), out.data(), rows, cols, log,
-                               chunks, workspace.defined() ? workspace.data() : nullptr,
+  kernels::launch_softmax_rows(static_cast<int>(in.dtype()), in.data(), out.mutable_data(), rows,
+                               cols, log, chunks,
+                               workspace.defined() ? workspace.mutable_data() : nullptr,
                                reinterpret_cast<void*>(current_stream(device)));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }

@@ -1,19 +1,19 @@
-// Streams, events and device properties (csrc/cuda/backend.h).
+// Streams and events (cuda/stream.h).
 #include <cuda_runtime_api.h>
 
 #include <array>
 #include <atomic>
 
-#include "cuda/backend.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/runtime.h"
+#include "cuda/stream.h"
 
 namespace genesis::cuda {
 
 namespace {
-constexpr int kMaxDevices = 64;
 // The current stream is per thread and per device, as in PyTorch; 0 is the legacy default.
-thread_local std::array<StreamId, kMaxDevices> current_streams{};
+thread_local std::array<StreamId, kMaxCudaDevices> current_streams{};
 
 cudaStream_t as_stream(StreamId s) { return reinterpret_cast<cudaStream_t>(s); }
 cudaEvent_t as_event(EventId e) { return reinterpret_cast<cudaEvent_t>(e); }
@@ -56,11 +56,6 @@ bool query_stream(int device_index, StreamId stream) {
   return true;
 }
 
-void synchronize_device(int device_index) {
-  DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
-  GENESIS_CUDA_CHECK(cudaDeviceSynchronize());
-}
-
 EventId create_event(int device_index, bool enable_timing, bool blocking) {
   DeviceGuard guard(device_index);
   unsigned flags =
@@ -100,29 +95,6 @@ float elapsed_ms(EventId start, EventId end) {
 void stream_wait_event(StreamId stream, EventId event, int device_index) {
   DeviceGuard guard(device_index);
   GENESIS_CUDA_CHECK(cudaStreamWaitEvent(as_stream(stream), as_event(event), 0));
-}
-
-DeviceProperties device_properties(int device_index) {
-  int index = resolve(Device{DeviceType::CUDA, device_index}).index;
-  cudaDeviceProp p{};
-  GENESIS_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
-  return DeviceProperties{p.name, p.totalGlobalMem, p.multiProcessorCount, p.major, p.minor};
-}
-
-int multiprocessor_count(int device_index) {
-  static std::array<std::atomic<int>, kMaxDevices> cached{};
-  int index = resolve(Device{DeviceType::CUDA, device_index}).index;
-  int n = cached[index].load(std::memory_order_relaxed);
-  if (n == 0) {
-    GENESIS_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, index));
-    cached[index].store(n, std::memory_order_relaxed);
-  }
-  return n;
-}
-
-void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes) {
-  DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
-  GENESIS_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
 }
 
 }  // namespace genesis::cuda

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "cuda/backend.h"
+#include "cuda/runtime.h"
 
 namespace genesis::dlpack {
 

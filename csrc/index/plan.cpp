@@ -21,6 +21,24 @@ const char* index_plan_kind_name(IndexPlanKind kind) {
   return "?";
 }
 
+const char* index_path_name(IndexPath path) {
+  switch (path) {
+    case IndexPath::VIEW:
+      return "VIEW";
+    case IndexPath::OFFSETS:
+      return "OFFSETS";
+    case IndexPath::ONE_INDEX:
+      return "ONE_INDEX";
+    case IndexPath::FIRST_DIM:
+      return "FIRST_DIM";
+    case IndexPath::MASK_COMPACT:
+      return "MASK_COMPACT";
+    case IndexPath::MASKED_FILL:
+      return "MASKED_FILL";
+  }
+  return "?";
+}
+
 namespace {
 
 using Kind = IndexItem::Kind;
@@ -147,20 +165,78 @@ IndexPlan plan(const Tensor& x, const IndexList& key) {
   return p;
 }
 
+// x[index] for one int64 index tensor on x's GPU (Note [Index paths], FIRST_DIM): the plan
+// without walking the key. Not taken for a zero-size result, whose indices the OFFSETS path
+// still checks.
+bool is_first_dim_index(const Tensor& x, const IndexList& key) {
+  if (key.size() != 1 || key[0].kind != Kind::Tensor) return false;
+  const Tensor& index = key[0].tensor;
+  if (!x.is_cuda() || x.ndim() == 0 || index.dtype() != ScalarType::Int64 ||
+      index.device() != x.device() || index.numel() == 0)
+    return false;
+  for (int64_t d = 1; d < x.ndim(); ++d)
+    if (x.sizes()[d] == 0) return false;
+  return true;
+}
+
+// One integer index tensor, on the view's GPU, is the only advanced item.
+bool is_one_device_index(const IndexPlan& p) {
+  return p.view.is_cuda() && p.advanced.size() == 1 &&
+         p.advanced[0].kind == AdvancedIndex::Kind::Integer &&
+         p.advanced[0].tensor.device() == p.view.device();
+}
+
+// How many elements the advanced plan with one integer index addresses.
+int64_t one_index_numel(const IndexPlan& p) {
+  int64_t n = p.advanced[0].tensor.numel();
+  for (int64_t d = 0; d < p.view.ndim(); ++d)
+    if (d != p.advanced[0].view_dim) n *= p.view.sizes()[d];
+  return n;
+}
+
+// A bool mask, the only advanced item.
+bool is_one_mask(const IndexPlan& p) {
+  return p.advanced.size() == 1 && p.advanced[0].kind == AdvancedIndex::Kind::Mask;
+}
+
 }  // namespace
 
 IndexPlan plan_getitem(const Tensor& x, const IndexList& key) {
+  if (is_first_dim_index(x, key)) {
+    IndexPlan p;
+    p.kind = IndexPlanKind::GATHER;
+    p.path = IndexPath::FIRST_DIM;
+    p.view = x;
+    p.advanced.push_back({AdvancedIndex::Kind::Integer, key[0].tensor, 0, false});
+    return p;
+  }
   IndexPlan p = plan(x, key);
-  p.kind = p.is_advanced() ? IndexPlanKind::GATHER : IndexPlanKind::VIEW;
+  if (!p.is_advanced()) return p;  // VIEW, VIEW
+  p.kind = IndexPlanKind::GATHER;
+  if (is_one_mask(p) && p.view.is_cuda() && p.view.ndim() > 0 &&
+      p.advanced[0].tensor.sizes() == p.view.sizes())
+    p.path = IndexPath::MASK_COMPACT;
+  else if (is_one_device_index(p) && one_index_numel(p) > 0)
+    p.path = IndexPath::ONE_INDEX;  // a zero-size result still checks its indices: OFFSETS
+  else
+    p.path = IndexPath::OFFSETS;
   return p;
 }
 
-IndexPlan plan_setitem(const Tensor& x, const IndexList& key, bool value_is_tensor) {
+IndexPlan plan_setitem(const Tensor& x, const IndexList& key, const Tensor& value) {
   IndexPlan p = plan(x, key);
-  if (!value_is_tensor)
-    p.kind = IndexPlanKind::FILL;
+  p.kind = !value.defined()  ? IndexPlanKind::FILL
+           : p.is_advanced() ? IndexPlanKind::SCATTER
+                             : IndexPlanKind::COPY;
+  if (!p.is_advanced()) return p;  // COPY or FILL through the view
+  if (!value.defined() && is_one_mask(p) && p.advanced[0].tensor.ndim() > 0)
+    p.path = IndexPath::MASKED_FILL;
+  else if (is_one_device_index(p) && !p.advanced[0].tensor.storage().is_same(p.view.storage()))
+    // An index sharing the destination's memory takes OFFSETS, which reads all of it before
+    // writing.
+    p.path = IndexPath::ONE_INDEX;
   else
-    p.kind = p.is_advanced() ? IndexPlanKind::SCATTER : IndexPlanKind::COPY;
+    p.path = IndexPath::OFFSETS;
   return p;
 }
 

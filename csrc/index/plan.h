@@ -13,15 +13,33 @@
 // Result layout (NumPy): the broadcast index dims replace the indexed dims where all advanced
 // items (index tensors, masks, and ints and Python bools beside them) are adjacent in the key,
 // else they go first.
+//
+// Note [Index paths]
+// The planner also chooses how a plan runs, and the executor (ops/indexing.cpp) runs exactly
+// that, so `Tensor._index_plan(key)` reports what `x[key]` does:
+//   VIEW          no kernel: the view itself (VIEW), a strided copy (COPY) or fill (FILL) into it
+//   OFFSETS       the general advanced path: masks to coordinates, indices broadcast and folded
+//                 into byte offsets (checked against the dims), one gather/scatter kernel
+//   ONE_INDEX     one integer index tensor on the view's GPU: gathered or scattered through
+//                 directly, no offsets tensor, the bounds check fused (Note [Fused scatter])
+//   FIRST_DIM     x[index] for one int64 index tensor on x's GPU: ONE_INDEX along dim 0, planned
+//                 without walking the key (the commonest advanced index, host time matters)
+//   MASK_COMPACT  x[mask] with one mask over all of x's dims on a GPU: the values compacted
+//                 directly (Note [Mask compaction] in kernels/index.cuh)
+//   MASKED_FILL   x[mask] = scalar with one mask: a masked fill, no nonzero, never a wait
+// Checks that need the index values (bounds on CUDA) are the executor's; the planner looks only
+// at shapes, dtypes and devices.
 #include <vector>
 
-#include "core/scalar.h"
 #include "index/index_item.h"
 
 namespace genesis {
 
 enum class IndexPlanKind : int8_t { VIEW, GATHER, SCATTER, COPY, FILL };
 const char* index_plan_kind_name(IndexPlanKind kind);
+
+enum class IndexPath : int8_t { VIEW, OFFSETS, ONE_INDEX, FIRST_DIM, MASK_COMPACT, MASKED_FILL };
+const char* index_path_name(IndexPath path);
 
 struct AdvancedIndex {
   enum class Kind : int8_t { Integer, Mask, Boolean };
@@ -33,6 +51,7 @@ struct AdvancedIndex {
 
 struct IndexPlan {
   IndexPlanKind kind = IndexPlanKind::VIEW;
+  IndexPath path = IndexPath::VIEW;
   Tensor view;  // x with the basic items applied; advanced dims still present
   std::vector<AdvancedIndex> advanced;
   int64_t insert_at = 0;  // where the broadcast index dims go among the view's other dims
@@ -43,12 +62,7 @@ struct IndexPlan {
 // Plans x[key]. Raises IndexError for out-of-range integers, too many indices or a mask whose
 // shape does not match the dims it indexes.
 IndexPlan plan_getitem(const Tensor& x, const IndexList& key);
-// Plans x[key] = value; `value_is_tensor` chooses COPY/SCATTER over FILL.
-IndexPlan plan_setitem(const Tensor& x, const IndexList& key, bool value_is_tensor);
-
-// Executes the plans (index/execute.cpp).
-Tensor index_get(const Tensor& x, const IndexList& key);
-void index_put(const Tensor& x, const IndexList& key, const Tensor& value);
-void index_fill(const Tensor& x, const IndexList& key, const Scalar& value);
+// Plans x[key] = value; `value` is the tensor of a COPY/SCATTER, undefined for a FILL.
+IndexPlan plan_setitem(const Tensor& x, const IndexList& key, const Tensor& value);
 
 }  // namespace genesis

@@ -1,7 +1,8 @@
 #include "ops/convert.h"
 
 #include "core/errors.h"
-#include "cuda/backend.h"
+#include "cuda/memory.h"
+#include "cuda/runtime.h"
 #include "ops/copy.h"
 
 namespace genesis::ops {

@@ -4,7 +4,10 @@
 
 #include "core/errors.h"
 #include "cpu/copy.h"
-#include "cuda/backend.h"
+#include "cuda/copy.h"
+#include "cuda/fill.h"
+#include "cuda/memory.h"
+#include "cuda/stream.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -25,12 +28,12 @@ void transfer(const Tensor& dst, const Tensor& src, bool non_blocking) {
   bool async = non_blocking && dst.device() != src.device() && !host.is_cuda() &&
                cuda::is_pinned(host.storage().data());
   if (!async) {
-    cuda::copy_bytes(dst.data(), dst.device(), src.data(), src.device(), dst.nbytes());
+    cuda::copy_bytes(dst.mutable_data(), dst.device(), src.data(), src.device(), dst.nbytes());
     return;
   }
   int device = gpu.device().index;
   cuda::StreamId stream = cuda::current_stream(device);
-  cuda::copy_bytes_async(dst.data(), src.data(), dst.nbytes(), stream, device);
+  cuda::copy_bytes_async(dst.mutable_data(), src.data(), dst.nbytes(), stream, device);
   cuda::record_stream(host.storage().data_ptr(), stream);
 }
 
@@ -100,12 +103,13 @@ void fill_(const Tensor& dst, const Scalar& value, const char* op) {
   if (!dst.is_cuda()) {
     cpu::fill(dst, pattern);
   } else if (dst.is_contiguous()) {
-    cuda::fill(dst.data(), dst.numel(), static_cast<int>(dst.itemsize()), pattern,
+    cuda::fill(dst.mutable_data(), dst.numel(), static_cast<int>(dst.itemsize()), pattern,
                dst.device().index);
   } else {
     // A strided destination: fill one item and let the copy kernel broadcast it.
     Tensor one = Tensor::empty({}, dst.dtype(), dst.device());
-    cuda::fill(one.data(), 1, static_cast<int>(dst.itemsize()), pattern, dst.device().index);
+    cuda::fill(one.mutable_data(), 1, static_cast<int>(dst.itemsize()), pattern,
+               dst.device().index);
     cuda::copy(dst, expand(one, dst.sizes()));
   }
 }

@@ -4,7 +4,8 @@
 
 #include "core/errors.h"
 #include "cpu/parallel.h"
-#include "cuda/backend.h"
+#include "cuda/fill.h"
+#include "cuda/runtime.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
 
@@ -38,7 +39,7 @@ template <typename Value>
 Tensor host_sequence(int64_t n, ScalarType dtype, Device device, const Value& value_at) {
   Tensor host = Tensor::empty({n}, dtype, kCPU);
   GENESIS_DISPATCH_ALL_TYPES(dtype, "arange", [&] {
-    scalar_t* out = host.data_as<scalar_t>();
+    scalar_t* out = host.mutable_data_as<scalar_t>();
     cpu::parallel_for(n, cpu::kDefaultGrain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) out[i] = value_at.template operator()<scalar_t>(i);
     });

@@ -3,7 +3,7 @@
 #include "core/errors.h"
 #include "core/loop_plan.h"
 #include "cpu/elementwise.h"
-#include "cuda/backend.h"
+
 #include "cuda/elementwise.h"
 #include "ops/convert.h"
 #include "ops/copy.h"

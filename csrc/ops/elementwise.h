@@ -7,7 +7,7 @@
 
 #include "core/scalar.h"
 #include "core/tensor.h"
-#include "ops/op_codes.h"
+#include "vocab/op_codes.h"
 
 namespace genesis::ops {
 

@@ -11,8 +11,8 @@
 #include "ops/convert.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
-#include "ops/reducers.h"
 #include "ops/views.h"
+#include "vocab/reducers.h"
 
 namespace genesis::ops {
 

@@ -2,7 +2,10 @@
 #include <cstring>
 
 #include "core/errors.h"
-#include "cuda/backend.h"
+#include "cuda/copy.h"
+#include "cuda/memory.h"
+#include "cuda/runtime.h"
+#include "cuda/stream.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "python/bindings.h"

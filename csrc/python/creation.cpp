@@ -95,7 +95,7 @@ Tensor from_nested(py::handle data, std::optional<ScalarType> dtype) {
   ScalarType type = dtype.value_or(info.dtype.value_or(kDefaultFloat));  // empty data: float32
   Tensor out = Tensor::empty(info.shape, type, kCPU);
   GENESIS_DISPATCH_ALL_TYPES(type, "tensor", [&] {
-    scalar_t* p = out.data_as<scalar_t>();
+    scalar_t* p = out.mutable_data_as<scalar_t>();
     write_leaves(data, p);
   });
   return out;

@@ -2,7 +2,9 @@
 // genesis.cuda package. Devices are indices (-1: the current device); streams and events are
 // integer handles.
 #include "core/errors.h"
-#include "cuda/backend.h"
+#include "cuda/memory.h"
+#include "cuda/runtime.h"
+#include "cuda/stream.h"
 #include "memory/caching_pool.h"
 #include "python/bindings.h"
 

@@ -1,6 +1,6 @@
 // genesis.device and conversions from what users pass as a device.
 #include "core/errors.h"
-#include "cuda/backend.h"
+#include "cuda/runtime.h"
 #include "python/bindings.h"
 
 namespace genesis::python {

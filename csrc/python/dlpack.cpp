@@ -3,7 +3,7 @@
 // event on genesis's current stream and makes the consumer's stream wait on it; a consumer
 // passes its current stream to the producer. Nothing waits for the whole device.
 #include "core/errors.h"
-#include "cuda/backend.h"
+#include "cuda/stream.h"
 #include "dlpack/convert.h"
 #include "ops/convert.h"
 #include "python/bindings.h"

@@ -1,6 +1,7 @@
 // x[key] and x[key] = value: the key becomes a C++ IndexList; csrc/index plans and runs it.
 #include "core/errors.h"
 #include "index/plan.h"
+#include "ops/indexing.h"
 #include "python/bindings.h"
 #include "python/tensor_object.h"
 
@@ -66,7 +67,7 @@ PyObject* getitem_slot(PyObject* self, PyObject* key) {
   try {
     const Tensor* t = tensor_of(self);
     GENESIS_CHECK_TYPE(t != nullptr, "index", "expects a genesis.Tensor");
-    return new_tensor_object(index_get(*t, to_index_list(key)));
+    return new_tensor_object(ops::index_get(*t, to_index_list(key)));
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;
@@ -87,23 +88,32 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
       .value("SCATTER", IndexPlanKind::SCATTER)
       .value("COPY", IndexPlanKind::COPY)
       .value("FILL", IndexPlanKind::FILL);
+  py::enum_<IndexPath>(m, "IndexPath")
+      .value("VIEW", IndexPath::VIEW)
+      .value("OFFSETS", IndexPath::OFFSETS)
+      .value("ONE_INDEX", IndexPath::ONE_INDEX)
+      .value("FIRST_DIM", IndexPath::FIRST_DIM)
+      .value("MASK_COMPACT", IndexPath::MASK_COMPACT)
+      .value("MASKED_FILL", IndexPath::MASKED_FILL);
   py::class_<IndexPlan>(m, "IndexPlan")
       .def_readonly("kind", &IndexPlan::kind)
+      .def_readonly("path", &IndexPlan::path)
       .def("__repr__", [](const IndexPlan& p) {
-        return std::string("IndexPlan(kind=") + index_plan_kind_name(p.kind) + ")";
+        return std::string("IndexPlan(kind=") + index_plan_kind_name(p.kind) +
+               ", path=" + index_path_name(p.path) + ")";
       });
 
   cls.def("__getitem__",
-          [](const Tensor& t, py::handle key) { return index_get(t, to_index_list(key)); })
+          [](const Tensor& t, py::handle key) { return ops::index_get(t, to_index_list(key)); })
       .def("__setitem__",
            [](const Tensor& t, py::handle key, py::handle value) {
              IndexList items = to_index_list(key);
              if (py::isinstance<Tensor>(value)) {
-               index_put(t, items, value.cast<const Tensor&>());
+               ops::index_put(t, items, value.cast<const Tensor&>());
              } else if (is_scalar_like(value)) {
-               index_fill(t, items, to_scalar(value, "setitem"));
+               ops::index_fill(t, items, to_scalar(value, "setitem"));
              } else {
-               index_put(t, items, tensor_from_data(value, std::nullopt, kCPU));
+               ops::index_put(t, items, tensor_from_data(value, std::nullopt, kCPU));
              }
            })
       .def(
@@ -111,10 +121,14 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
           [](const Tensor& t, py::handle key, py::handle value) {
             IndexList items = to_index_list(key);
             if (value.is_none()) return plan_getitem(t, items);
-            return plan_setitem(t, items, !is_scalar_like(value));
+            if (is_scalar_like(value)) return plan_setitem(t, items, Tensor());
+            if (py::isinstance<Tensor>(value))
+              return plan_setitem(t, items, value.cast<const Tensor&>());
+            return plan_setitem(t, items, tensor_from_data(value, std::nullopt, kCPU));
           },
           py::arg("key"), py::arg("value") = py::none(),
-          "The plan (VIEW, GATHER, SCATTER, COPY or FILL) that x[key] (or x[key] = value) makes.");
+          "The plan that x[key] (or x[key] = value) makes: its kind (VIEW, GATHER, SCATTER, "
+          "COPY or FILL) and the path it runs (Note [Index paths]).");
 }
 
 }  // namespace genesis::python

@@ -1,4 +1,5 @@
 // genesis._C: one pybind11 module; each area binds itself in its own file.
+#include "cuda/runtime.h"
 #include "python/bindings.h"
 #include "python/operand.h"
 #include "python/tensor_object.h"
@@ -12,6 +13,8 @@ namespace gp = genesis::python;
 PYBIND11_MODULE(_C, m) {
   m.doc() = "genesis C++/CUDA core";
   m.attr("__version__") = GENESIS_VERSION;
+  // Core reaches the CUDA backend only through its registry (Note [Device backends]).
+  genesis::cuda::register_backend();
   gp::init_errors(m);
   gp::init_dtype(m);
   gp::init_device(m);

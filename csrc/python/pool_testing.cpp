@@ -8,7 +8,8 @@
 #include <unordered_map>
 
 #include "core/errors.h"
-#include "cuda/backend.h"
+#include "cuda/memory.h"
+#include "cuda/runtime.h"
 #include "memory/caching_pool.h"
 #include "memory/host_backend.h"
 #include "python/bindings.h"

@@ -5,8 +5,8 @@
 #include "core/shape.h"
 
 #include "core/errors.h"
-#include "cuda/backend.h"
 #include "cuda/elementwise.h"
+#include "cuda/index.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
 #include "python/tensor_object.h"

@@ -1,17 +1,20 @@
-// Runs index plans: VIEW/COPY/FILL through views, copies and fills; GATHER/SCATTER and advanced
-// FILL through the device's index loops (csrc/cpu/index.h, the CUDA backend).
+// Runs index plans along the path the planner chose (Note [Index paths] in index/plan.h): VIEW
+// through views, copies and fills; the advanced paths through the device's index loops
+// (cpu/index.h, cuda/index.h).
+#include "ops/indexing.h"
+
 #include <algorithm>
 
 #include "core/errors.h"
 #include "cpu/index.h"
-#include "cuda/backend.h"
+#include "cuda/index.h"
 #include "index/index_memo.h"
 #include "index/plan.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "ops/views.h"
 
-namespace genesis {
+namespace genesis::ops {
 
 namespace {
 
@@ -31,20 +34,20 @@ ResolvedIndices resolve(const IndexPlan& p) {
     switch (a.kind) {
       case AdvancedIndex::Kind::Integer: {
         r.dims.push_back(a.view_dim);
-        r.indices.push_back(ops::to(a.tensor, ScalarType::Int64, a.tensor.device(), false));
+        r.indices.push_back(to(a.tensor, ScalarType::Int64, a.tensor.device(), false));
         shapes.push_back(a.tensor.sizes());
         break;
       }
       case AdvancedIndex::Kind::Mask: {
         // Masks are expanded where they live: a host mask needs no device round trip.
-        Tensor mask = ops::to(a.tensor, ScalarType::Bool, a.tensor.device(), false);
+        Tensor mask = to(a.tensor, ScalarType::Bool, a.tensor.device(), false);
         std::vector<Tensor> coords;
         int64_t count;
         if (mask.ndim() == 0) {
           // A 0-d mask indexes nothing but adds a dim of its count (1 or 0), like a Python bool.
-          count = ops::to(mask, ScalarType::Int64, kCPU, false).data_as<int64_t>()[0];
+          count = to(mask, ScalarType::Int64, kCPU, false).data_as<int64_t>()[0];
         } else {
-          coords = mask.is_cuda() ? cuda::nonzero(mask) : cpu::nonzero(mask);
+          coords = mask.is_cuda() ? cuda::nonzero(contiguous(mask)) : cpu::nonzero(mask);
           count = coords[0].numel();
         }
         for (size_t j = 0; j < coords.size(); ++j) {
@@ -126,10 +129,10 @@ Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r, bool* checked)
       std::none_of(r.indices.begin(), r.indices.end(), [](const Tensor& t) { return t.is_cuda(); });
   Device where = on_host ? kCPU : device;
   Tensor offsets = Tensor::empty(r.shape, ScalarType::Int64, where);
-  if (on_host || r.indices.empty()) ops::fill_(offsets, Scalar(int64_t{0}));
+  if (on_host || r.indices.empty()) fill_(offsets, Scalar(int64_t{0}));
   int64_t item = static_cast<int64_t>(p.view.itemsize());
   for (size_t k = 0; k < r.indices.size(); ++k) {
-    Tensor idx = ops::expand(ops::to(r.indices[k], ScalarType::Int64, where, false), r.shape);
+    Tensor idx = expand(to(r.indices[k], ScalarType::Int64, where, false), r.shape);
     int64_t d = r.dims[k];
     int64_t size = p.view.sizes()[d], stride = p.view.strides()[d] * item;
     if (on_host)
@@ -137,16 +140,17 @@ Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r, bool* checked)
     else
       cuda::add_index_offsets(offsets, idx, size, stride, d, /*assign=*/k == 0);
   }
-  if (offsets.numel() == 0 && r.iterated) {
-    // A False (or empty 0-d mask) left nothing to index, but the index tensors themselves
-    // broadcast to elements, and NumPy still rejects their out-of-range values.
+  if (offsets.numel() == 0) {
+    // Nothing to index, but NumPy still rejects out-of-range values of the index tensors when
+    // they alone broadcast to elements (a False or an empty 0-d mask emptied the result), and
+    // of 0-d index tensors always (NumPy checks those like integers).
     for (size_t k = 0; k < r.indices.size(); ++k) {
-      if (r.indices[k].numel() == 0) continue;
-      Tensor idx = ops::to(r.indices[k], ScalarType::Int64, where, false);
+      if (r.indices[k].numel() == 0 || !(r.iterated || r.indices[k].ndim() == 0)) continue;
+      Tensor idx = to(r.indices[k], ScalarType::Int64, where, false);
       Tensor scratch = Tensor::empty(idx.sizes(), ScalarType::Int64, where);
       int64_t d = r.dims[k];
       if (on_host) {
-        ops::fill_(scratch, Scalar(int64_t{0}));
+        fill_(scratch, Scalar(int64_t{0}));
         cpu::add_index_offsets(scratch, idx, p.view.sizes()[d], 0, d);
       } else {
         cuda::add_index_offsets(scratch, idx, p.view.sizes()[d], 0, d, true);
@@ -155,7 +159,7 @@ Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r, bool* checked)
     }
   }
   *checked = on_host;
-  return on_host ? ops::to(offsets, ScalarType::Int64, device, false) : offsets;
+  return on_host ? to(offsets, ScalarType::Int64, device, false) : offsets;
 }
 
 // The offsets seen with the result's shape: their dims where the index dims are, 0 elsewhere.
@@ -169,21 +173,6 @@ Tensor offsets_in_result(const Tensor& offsets, const Layout& l) {
 
 Tensor view_in_result(const IndexPlan& p, const Layout& l) {
   return p.view.as_strided(l.result, l.view_strides, p.view.storage_offset());
-}
-
-// x[mask] with one mask over all of x's dims on the GPU: compact the values directly instead of
-// going through coordinates and offsets (Note [Mask compaction] in kernels/index.cuh).
-bool is_full_mask(const IndexPlan& p) {
-  return p.view.is_cuda() && p.advanced.size() == 1 &&
-         p.advanced[0].kind == AdvancedIndex::Kind::Mask && p.view.ndim() > 0 &&
-         p.advanced[0].tensor.sizes() == p.view.sizes();
-}
-
-// One integer index on the view's GPU, already shaped like the broadcast index: gather or
-// scatter through it directly (no offsets tensor).
-bool is_single_device_index(const IndexPlan& p, const ResolvedIndices& r) {
-  return p.view.is_cuda() && r.indices.size() == 1 && r.indices[0].device() == p.view.device() &&
-         r.indices[0].sizes() == r.shape;
 }
 
 // Runs `launch(check)`, the kernels of a gather or scatter through one int64 index tensor on the
@@ -208,18 +197,13 @@ void gather_one_index(const Tensor& out, const Tensor& src, const Tensor& index_
       index, size, [&](bool) { cuda::gather_index(out, src, index_view, size, byte_stride, dim); });
 }
 
-// x[index] for one int64 index tensor on x's GPU, the commonest advanced index, gathered along
-// dim 0 without a plan: the result is index.shape + x.shape[1:], as gather() makes it. Returns
-// an undefined tensor for what it does not cover (a zero-size result: gather() checks those).
-Tensor try_gather_dim0(const Tensor& x, const IndexList& key) {
-  if (key.size() != 1 || key[0].kind != IndexItem::Kind::Tensor) return Tensor();
-  const Tensor& index = key[0].tensor;
-  if (!x.is_cuda() || x.ndim() == 0 || index.dtype() != ScalarType::Int64 ||
-      index.device() != x.device() || index.numel() == 0)
-    return Tensor();
+// FIRST_DIM: x[index] gathered along dim 0 without resolving the plan; the result is
+// index.shape + x.shape[1:], as the OFFSETS path would make it.
+Tensor gather_first_dim(const IndexPlan& p) {
+  const Tensor& x = p.view;
+  const Tensor& index = p.advanced[0].tensor;
   Shape sizes = index.sizes(), src_strides(index.ndim(), 0), index_strides = index.strides();
   for (int64_t d = 1; d < x.ndim(); ++d) {
-    if (x.sizes()[d] == 0) return Tensor();
     sizes.push_back(x.sizes()[d]);
     src_strides.push_back(x.strides()[d]);
     index_strides.push_back(0);
@@ -234,15 +218,15 @@ Tensor try_gather_dim0(const Tensor& x, const IndexList& key) {
 }
 
 Tensor gather(const IndexPlan& p) {
-  if (is_full_mask(p)) {
-    Tensor mask =
-        ops::contiguous(ops::to(p.advanced[0].tensor, ScalarType::Bool, p.view.device(), false));
-    return cuda::masked_select(ops::contiguous(p.view), mask);
+  if (p.path == IndexPath::FIRST_DIM) return gather_first_dim(p);
+  if (p.path == IndexPath::MASK_COMPACT) {
+    Tensor mask = contiguous(to(p.advanced[0].tensor, ScalarType::Bool, p.view.device(), false));
+    return cuda::masked_select(contiguous(p.view), mask);
   }
   ResolvedIndices r = resolve(p);
   Layout l = layout(p, r);
   Tensor out = Tensor::empty(l.result, p.view.dtype(), p.view.device());
-  if (is_single_device_index(p, r) && out.numel() > 0) {
+  if (p.path == IndexPath::ONE_INDEX) {
     int64_t d = r.dims[0];
     gather_one_index(out, view_in_result(p, l), offsets_in_result(r.indices[0], l), r.indices[0],
                      p.view.sizes()[d],
@@ -283,7 +267,7 @@ Tensor dense_values(const IndexPlan& p, const Layout& l, const Tensor& v) {
       v.is_contiguous() && !v.storage().is_same(p.view.storage()))  // no aliasing writes
     return v;
   Tensor dense = Tensor::empty(l.result, p.view.dtype(), p.view.device());
-  ops::copy_(dense, v);
+  copy_(dense, v);
   return dense;
 }
 
@@ -300,10 +284,9 @@ void scatter(const IndexPlan& p, const Tensor& value) {
                       shape_str(value.sizes()),
                       " could not be broadcast to indexing result of shape ", shape_str(l.result));
   // The destination must not change when an index is out of range.
-  if (is_single_device_index(p, r) && !r.indices[0].storage().is_same(p.view.storage())) {
+  if (p.path == IndexPath::ONE_INDEX) {
     // Checked and scattered without an offsets tensor or a wait in between: the scatter kernel
-    // writes nothing once the check has recorded an error (Note [Fused scatter]). An index
-    // sharing the destination's memory takes the path below, which reads it all first.
+    // writes nothing once the check has recorded an error (Note [Fused scatter]).
     const Tensor& index = r.indices[0];
     if (index.numel() == 0) return;  // nothing to check or write
     Tensor dense = dense_values(p, l, v);
@@ -326,15 +309,12 @@ void scatter(const IndexPlan& p, const Tensor& value) {
     cpu::scatter(dst, off, dense);
 }
 
-// x[mask] = scalar with one mask and nothing else advanced: a masked fill over the view, which
-// needs no nonzero and so never waits for the device.
-bool try_masked_fill(const IndexPlan& p, const Scalar& value) {
-  if (p.advanced.size() != 1 || p.advanced[0].kind != AdvancedIndex::Kind::Mask ||
-      p.advanced[0].tensor.ndim() == 0)
-    return false;
+// MASKED_FILL: x[mask] = scalar with one mask and nothing else advanced, a masked fill over the
+// view, which needs no nonzero and so never waits for the device.
+void masked_fill(const IndexPlan& p, const Scalar& value) {
   const AdvancedIndex& a = p.advanced[0];
-  if (a.tensor.numel() == 0) return true;  // an empty mask selects nothing
-  Tensor mask = ops::to(a.tensor, ScalarType::Bool, p.view.device(), false);
+  if (a.tensor.numel() == 0) return;  // an empty mask selects nothing
+  Tensor mask = to(a.tensor, ScalarType::Bool, p.view.device(), false);
   Shape strides(p.view.ndim(), 0);
   for (int64_t j = 0; j < mask.ndim(); ++j) strides[a.view_dim + j] = mask.strides()[j];
   Tensor m = mask.as_strided(p.view.sizes(), strides, mask.storage_offset());
@@ -343,31 +323,29 @@ bool try_masked_fill(const IndexPlan& p, const Scalar& value) {
     cuda::masked_fill(p.view, m, pattern);
   else
     cpu::masked_fill(p.view, m, pattern);
-  return true;
 }
 
 }  // namespace
 
 Tensor index_get(const Tensor& x, const IndexList& key) {
-  if (Tensor out = try_gather_dim0(x, key); out.defined()) return out;
   IndexPlan p = plan_getitem(x, key);
   return p.kind == IndexPlanKind::VIEW ? p.view : gather(p);
 }
 
 void index_put(const Tensor& x, const IndexList& key, const Tensor& value) {
-  IndexPlan p = plan_setitem(x, key, true);
+  IndexPlan p = plan_setitem(x, key, value);
   if (p.kind == IndexPlanKind::SCATTER) return scatter(p, value);
-  ops::copy_(p.view, fit_value(value, p.view.sizes()));
+  copy_(p.view, fit_value(value, p.view.sizes()));
 }
 
 void index_fill(const Tensor& x, const IndexList& key, const Scalar& value) {
-  IndexPlan p = plan_setitem(x, key, false);
+  IndexPlan p = plan_setitem(x, key, Tensor());
   value.check_fits(x.dtype(), "setitem");
-  if (!p.is_advanced()) return ops::fill_(p.view, value, "setitem");
-  if (try_masked_fill(p, value)) return;
+  if (p.path == IndexPath::VIEW) return fill_(p.view, value, "setitem");
+  if (p.path == IndexPath::MASKED_FILL) return masked_fill(p, value);
   Tensor one = Tensor::empty({}, x.dtype(), x.device());
-  ops::fill_(one, value, "setitem");
+  fill_(one, value, "setitem");
   scatter(p, one);
 }
 
-}  // namespace genesis
+}  // namespace genesis::ops

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/host_device.h"
+#include "vocab/host_device.h"
 
 namespace genesis::ops::math {
 

@@ -1,10 +1,10 @@
 #pragma once
-// Maps an op code to its functor (ops/math_functors.h) and says which compute types an op is
+// Maps an op code to its functor (vocab/math_functors.h) and says which compute types an op is
 // instantiated for, so the CPU loops and the CUDA launchers compile only meaningful pairs.
 #include <type_traits>
 
-#include "ops/math_functors.h"
-#include "ops/op_codes.h"
+#include "vocab/math_functors.h"
+#include "vocab/op_codes.h"
 
 namespace genesis::ops {
 

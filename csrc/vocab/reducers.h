@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <limits>
 
-#include "core/host_device.h"
-#include "ops/math_functors.h"
+#include "vocab/host_device.h"
+#include "vocab/math_functors.h"
 
 namespace genesis::ops {
 

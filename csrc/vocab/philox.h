@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "core/host_device.h"
+#include "vocab/host_device.h"
 
 namespace genesis::philox {
 

@@ -1,0 +1,41 @@
+#pragma once
+// The advanced-index loops on CUDA devices (csrc/cpu/index.h documents each; kernels/index.cuh;
+// Note [CUDA backend layout] in cuda/runtime.h). All run on the current stream.
+#include <cstdint>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace genesis::cuda {
+
+// add_index_offsets records an out-of-range index on the device (it then adds 0, so gathers stay
+// in bounds); check_index_offsets waits for the stream and raises IndexError for the first
+// one recorded.
+void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
+                       int64_t byte_stride, int64_t dim, bool assign);
+void check_index_offsets(const Tensor& offsets);
+void gather(const Tensor& out, const Tensor& src, const Tensor& offsets);
+void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values);
+// out(i) = src(i) at index(i) along one dim of `byte_stride`, checked like add_index_offsets
+// (check_index_offsets raises afterwards); no offsets tensor in between.
+void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size,
+                  int64_t byte_stride, int64_t dim);
+// dst(i) at index_view(i) along one dim of `byte_stride` = values(i), index_view being `index`
+// seen with values' shape: with `check`, one kernel checks every element of `index` like
+// add_index_offsets; a second scatters, writing nothing when an out-of-range index was recorded
+// (and skipping such indices in any case); the caller then calls check_index_offsets, which
+// raises with dst unchanged (Note [Fused scatter]).
+void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_view,
+                   const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim, bool check);
+// How many times check_index_offsets has waited for a device (for tests of Note [Validated
+// index memo]).
+int64_t index_check_waits();
+// The elements of a contiguous src where a contiguous mask of the same shape is true, in
+// row-major order (one wait, for the count).
+Tensor masked_select(const Tensor& src, const Tensor& mask);
+void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern);
+// The coordinates of a contiguous bool mask's true elements, one int64 tensor per dim: counts on
+// the device, waits once for the count, then compacts in row-major order.
+std::vector<Tensor> nonzero(const Tensor& mask);
+
+}  // namespace genesis::cuda

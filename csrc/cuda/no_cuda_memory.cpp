@@ -1,0 +1,14 @@
+// The pools of a CPU-only build: there are none (cuda/memory.h).
+#include "cuda/memory.h"
+#include "cuda/runtime.h"
+
+namespace genesis::cuda {
+
+Allocator* allocator(int) { no_device(); }
+memory::CachingPool* device_pool(int) { return nullptr; }
+memory::CachingPool* pinned_pool() { return nullptr; }
+Allocator* pinned_allocator() { no_device(); }
+bool is_pinned(const void*) { return false; }
+void record_stream(const DataPtr&, StreamId) {}
+
+}  // namespace genesis::cuda
