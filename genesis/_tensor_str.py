@@ -110,11 +110,13 @@ class _Formatter:
 
 def _to_numpy(t):
     """Host NumPy copy of a (small) tensor; half types widen to float32 as NumPy/bfloat16 need."""
-    if t.is_cuda:
-        t = t.cpu()
+    # A copy of the printed part, never the tensor's own memory: numpy() hands the address out,
+    # which would mark the storage shared and forget what genesis knows of its contents (a
+    # validated index, say), and printing only reads.
+    t = t.cpu() if t.is_cuda else t.clone()
     if t.dtype.is_floating_point and t.dtype.itemsize == 2:
         t = t.float()
-    return np.array(t.numpy(), copy=True)  # copy: don't keep views on the tensor's storage
+    return t.numpy()
 
 
 def _summarized_numpy(t, cut):

@@ -207,6 +207,78 @@ def test_index_plan_kinds(device):
     assert x._index_plan(slice(0, 2), genesis.ones(2, 5)).kind == genesis.IndexKind.COPY
 
 
+# Note [Index paths]: the planner chooses how a plan runs, and _index_plan reports it.
+PATH_CASES = [
+    # (key, value, cuda path, cpu path); value None is a getitem, a float a FILL
+    ((slice(1, 3), 0), None, "VIEW", "VIEW"),
+    ((slice(0, 2),), "tensor", "VIEW", "VIEW"),
+    ((1,), 5.0, "VIEW", "VIEW"),
+    (("idx",), None, "FIRST_DIM", "OFFSETS"),
+    ((slice(None), "idx"), None, "ONE_INDEX", "OFFSETS"),
+    (("idx32",), None, "ONE_INDEX", "OFFSETS"),
+    (("idx", "idx"), None, "OFFSETS", "OFFSETS"),
+    (("host_idx",), None, "OFFSETS", "OFFSETS"),
+    (("mask2d",), None, "MASK_COMPACT", "OFFSETS"),
+    (("mask",), None, "OFFSETS", "OFFSETS"),
+    (("empty_idx",), None, "OFFSETS", "OFFSETS"),
+    (("idx",), "tensor", "ONE_INDEX", "OFFSETS"),
+    (("idx",), 2.0, "ONE_INDEX", "OFFSETS"),
+    (("mask",), 2.0, "MASKED_FILL", "MASKED_FILL"),
+    (("mask2d",), 2.0, "MASKED_FILL", "MASKED_FILL"),
+]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("case", range(len(PATH_CASES)))
+def test_index_plan_paths(device, case):
+    key, value, cuda_path, cpu_path = PATH_CASES[case]
+    rng = np.random.default_rng(case)
+    a = rng.random((4, 5), dtype=np.float32)
+    x = genesis.tensor(a, device=device)
+    named = {
+        "idx": genesis.tensor([3, 0, 3], device=device),
+        "idx32": genesis.tensor([3, 0, 3], dtype=genesis.int32, device=device),
+        "host_idx": genesis.tensor([3, 0, 3]),
+        "empty_idx": genesis.tensor([], dtype=genesis.int64, device=device),
+        "mask": genesis.tensor([True, False, True, True], device=device),
+        "mask2d": genesis.tensor(rng.random((4, 5)) > 0.5, device=device),
+    }
+    gkey = tuple(named.get(k, k) if isinstance(k, str) else k for k in key)
+    nkey = tuple(np.asarray(k.cpu().numpy()) if isinstance(k, genesis.Tensor) else k for k in gkey)
+    if len(gkey) == 1:
+        gkey, nkey = gkey[0], nkey[0]
+    if value == "tensor":
+        value = genesis.tensor(rng.random(a[nkey].shape, dtype=np.float32), device=device)
+    plan = x._index_plan(gkey) if value is None else x._index_plan(gkey, value)
+    want = cuda_path if device == "cuda" else cpu_path
+    assert plan.path == getattr(genesis.IndexPath, want)
+    # What runs is right whichever path the plan names.
+    if value is None:
+        np.testing.assert_array_equal(x[gkey].cpu().numpy(), a[nkey])
+    else:
+        x[gkey] = value
+        a[nkey] = value.cpu().numpy() if isinstance(value, genesis.Tensor) else value
+        np.testing.assert_array_equal(x.cpu().numpy(), a)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_zero_d_index_is_checked_when_the_result_is_empty(device):
+    # NumPy checks a 0-d index array like an integer, even when the broadcast result is empty.
+    x = genesis.zeros(0, 1, 0, dtype=genesis.bool, device=device)
+    empty = genesis.tensor([], dtype=genesis.int64, device=device)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[..., empty, genesis.tensor(0, device=device)]
+    with pytest.raises(IndexError):
+        np.zeros((0, 1, 0), bool)[..., np.array([], np.int64), np.array(0)]
+    y = genesis.zeros(3, 4, device=device)
+    with pytest.raises(IndexError, match="out of bounds"):
+        y[empty, genesis.tensor(10, device=device)]
+    # A 1-d index array beside an empty one is not checked, in NumPy as here.
+    assert y[empty, genesis.tensor([10], device=device)].shape == (0,)
+    assert np.zeros((3, 4))[np.array([], int), np.array([10])].shape == (0,)
+    assert y[empty, genesis.tensor(3, device=device)].shape == (0,)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_seed_002_indexing_examples(device):
     # Seed 002, "indexing": a view, an index gather, masks and assignments.

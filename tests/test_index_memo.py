@@ -102,6 +102,38 @@ def test_handing_the_address_out_marks_shared(device):
     assert testing.is_shared(v)
 
 
+# Each only reads idx (Tensor::data(), not mutable_data()): none may count a write version, so
+# reading an index tensor keeps what is known about it.
+READS = {
+    "item": lambda i: i[0].item(),
+    "tolist": lambda i: i.tolist(),
+    "repr": repr,
+    "str": str,
+    "sum": lambda i: i.sum(),
+    "add": lambda i: i + 1,
+    "compare": lambda i: i < 2,
+    "clone": lambda i: i.clone(),
+    "contiguous_copy": lambda i: i[::2].contiguous(),
+    "cast": lambda i: i.to(genesis.float32),
+    "cpu": lambda i: i.cpu(),
+    "gather_from": lambda i: i[genesis.tensor([0, 2], device=i.device)],
+    "as_index": lambda i: genesis.zeros(10, device=i.device)[i],
+    "as_mask_source": lambda i: genesis.zeros(4, device=i.device)[i > 1],
+    "matmul": lambda i: i.to(genesis.float32).view(2, 2) @ i.to(genesis.float32).view(2, 2),
+    "cat": lambda i: genesis.cat([i, i]),
+    "max": lambda i: i.max(dim=0),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("read", list(READS.values()), ids=list(READS))
+def test_reads_count_no_version(device, read):
+    idx = genesis.tensor([3, 1, 4, 1], device=device)
+    before = version(idx)
+    read(idx)
+    assert version(idx) == before
+
+
 def test_numpy_exchange_marks_shared():
     t = genesis.arange(8)
     t.numpy()
@@ -209,6 +241,18 @@ def test_index_written_by_torch_through_dlpack_raises():
     shared[0] = 10**6
     with pytest.raises(IndexError, match="index 1000000"):
         x[idx]
+
+
+@requires_cuda
+@pytest.mark.parametrize("read", list(READS.values()), ids=list(READS))
+def test_a_read_index_is_not_checked_again(read):
+    _, x = _x()
+    idx = genesis.tensor([1, 2, 3, 4], device="cuda")
+    x[idx]
+    w = _waits()
+    read(idx)
+    x[idx]
+    assert _waits() == w
 
 
 @requires_cuda
