@@ -98,7 +98,8 @@ def is_tensor(obj):
 
 
 def inspect_storage(t):
-    """A dict describing the storage behind tensor ``t`` (seed 000's inspect_storage)."""
+    """A dict describing tensor ``t`` and the storage behind it: shape, dtype, device, the
+    storage's size in bytes, contiguity, data pointer, offset, strides and use count."""
     s = t.untyped_storage()
     return {
         "shape": t.shape,

@@ -1,4 +1,5 @@
-"""genesis.memory_stats(): seed 003's summary object over the CUDA pool's counters."""
+"""genesis.memory_stats(): a summary object over the CUDA pool's counters (allocated, reserved,
+active and peak bytes, allocation and free counts, fragmentation)."""
 
 from .cuda.memory import memory_stats as _cuda_memory_stats
 

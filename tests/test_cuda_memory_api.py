@@ -1,4 +1,4 @@
-"""genesis.cuda's devices, streams, events and memory API, and genesis.memory_stats (DESIGN §3, §6).
+"""genesis.cuda's devices, streams, events and memory API, and genesis.memory_stats.
 
 The first part runs anywhere (argument checks, formatting, and the no-GPU behaviour); the
 second needs a GPU and checks the numbers against what the caching pool must do.
@@ -43,7 +43,7 @@ def check_cuda_message(excinfo):
 
 
 def test_api_names():
-    # DESIGN §6, in the order it lists them.
+    # The genesis.cuda names that mirror torch.cuda's.
     for name in (
         "is_available device_count current_device set_device device get_device_name "
         "get_device_capability get_device_properties synchronize Stream Event stream "
@@ -316,7 +316,7 @@ def test_snapshot_agrees_with_stats():
     ptrs = {b["address"] for b in allocated}
     assert all(t.data_ptr() in ptrs for t in keep)
     for seg in snap:
-        assert seg["size"] == seg["total_size"]  # seed 002 reads entry['size']
+        assert seg["size"] == seg["total_size"]  # `size` is the segment's size too
         assert seg["segment_type"] in ("small", "large")
         assert seg["allocated_size"] == sum(
             b["size"] for b in seg["blocks"] if b["state"] == "active_allocated"
@@ -577,7 +577,7 @@ def test_seed_002_memory_example():
         assert x.shape == (1000, 1000)
     with genesis.cuda.device(0):
         y = genesis.full((1000, 1000), 1.0, device="cuda")
-        y.fill_(0.5)  # the seed's `y += 1.0`; arithmetic comes later
+        y.fill_(0.5)
         del y
         genesis.cuda.empty_cache()
     assert len(lines) >= 4

@@ -281,7 +281,7 @@ def test_zero_d_index_is_checked_when_the_result_is_empty(device):
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_seed_002_indexing_examples(device):
-    # Seed 002, "indexing": a view, an index gather, masks and assignments.
+    # A typical indexing session: a view, an index gather, masks and assignments.
     x = genesis.arange(0, 1000 * 1000, device=device).view(1000, 1000).float()
     y = x[10:20, 50:100]  # IndexPlan.kind = VIEW
     assert y.shape == (10, 50) and y[0, 0].item() == 10 * 1000 + 50
@@ -292,7 +292,7 @@ def test_seed_002_indexing_examples(device):
     row_indices = genesis.tensor([0, 2, 4, 6], device=device)
     col_indices = genesis.tensor([1, 3, 5, 7], device=device)
     assert data[row_indices, col_indices].tolist() == [1, 23, 45, 67]
-    # Seed 002 writes `data > 50`; comparisons come with the compute ops, so build the mask.
+    # The mask built with NumPy (test_seed_examples_compute covers `data > 50` on genesis).
     mask = genesis.tensor(np.arange(100).reshape(10, 10) > 50, device=device)
     assert data[mask].tolist() == list(range(51, 100))
     data[mask] = 0

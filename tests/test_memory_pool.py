@@ -1,4 +1,7 @@
-"""The caching pool's rules, on the plain host backend (no GPU needed): DESIGN §3."""
+"""The caching pool's rules (Note [Caching pool]), on the plain host backend (no GPU needed):
+rounding and segment sizes, best fit, split and merge, per-stream caching, record_stream,
+out of memory and retries, the memory fraction, statistics, threads, and a state machine of
+random allocate/free sequences checked against the snapshot."""
 
 import pytest
 from hypothesis import settings

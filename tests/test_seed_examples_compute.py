@@ -1,8 +1,9 @@
-"""Seed 002 (seeds/002_*.txt, the CUDA storage design doc): its compute examples run on genesis.
+"""Everyday compute code, run on every device and checked against NumPy on the same values.
 
-The math, reduction, linear-algebra, shape, in-place, stack and relu examples, and the
-`data > 50` boolean masks of the indexing example, on every device (the doc's device='cuda' is the
-`device` fixture here); results are checked against NumPy on the same values.
+Elementwise math (+, *, pow, exp), reductions (sum, mean, max with indices), matmul, shape ops
+and views, in-place updates (which allocate nothing on CUDA), stack and batched reductions,
+strided access, relu, boolean masks built with comparisons (`data > 50`, combined with &, | and
+~) for getitem and setitem, a matmul shape mismatch, and loops that must not leak memory.
 """
 
 import numpy as np
@@ -105,7 +106,7 @@ def test_boolean_mask_examples(device):
     assert_close(data[~(data >= 5)], d[~(d >= 5)], I64)
     x = genesis.randn(1000, 1000, device=device)
     a = to_numpy(x)
-    m = x > 0.5  # seed: mask = x > 0.5; w = x[mask]
+    m = x > 0.5
     w = x[m]
     assert_close(w, a[a > 0.5], F32, rtol=0.0)
     data[data > 50] = 0
@@ -238,7 +239,7 @@ def test_safe_tensor_operation(device):
 
 
 def test_matmul_shape_mismatch_raises(device):
-    # diagnose_cuda_errors: 形状不匹配
+    # A shape mismatch (形状不匹配) is a RuntimeError that names the op.
     x = genesis.randn(1000, 1000, device=device)
     y = genesis.randn(500, 500, device=device)
     with pytest.raises(RuntimeError) as e:

@@ -1,7 +1,7 @@
 """CUDA devices: selecting one, and the facts about it.
 
 This module is ``devices`` (not ``device``) because ``genesis.cuda.device`` is the context manager
-of seed 002 (``with genesis.cuda.device(0):``); a submodule of the same name would shadow it.
+``with genesis.cuda.device(0):``; a submodule of the same name would shadow it.
 """
 
 from dataclasses import dataclass

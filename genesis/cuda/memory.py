@@ -1,4 +1,4 @@
-"""The CUDA caching pool's counters and controls (DESIGN.md §3), with PyTorch's names and keys.
+"""The CUDA caching pool's counters and controls, with PyTorch's names and keys.
 
 Every function takes an optional device (None: the current one). Without a GPU the queries
 report an empty pool (zeros, [], a table of zeros) and the controls do nothing: code that logs

@@ -4,8 +4,9 @@ Streams that a Stream() created are recycled, never destroyed: when the object i
 handle goes back to a free list and a later Stream() on the same device and priority reuses it.
 Destroying a stream would leave dangling handles behind in C++ (a block marked with
 record_stream records an event on that stream when it is freed, possibly long after the Python
-object is gone), and recycling also makes the seed's per-iteration ``with genesis.cuda.stream():``
-cheap. Sharing a recycled stream is always safe: it only orders work that would otherwise overlap.
+object is gone), and recycling also makes ``with genesis.cuda.stream():`` inside a loop, a new
+stream per iteration, cheap. Sharing a recycled stream is always safe: it only orders work that
+would otherwise overlap.
 """
 
 import threading
@@ -193,7 +194,7 @@ def stream(s=None):
     """Makes ``s`` the current stream inside the block and restores the previous one on exit.
 
     Unlike torch.cuda.stream(None), which does nothing, ``stream()`` without a stream creates a
-    new Stream on the current device (seed 002: ``with genesis.cuda.stream():``); it is yielded,
+    new Stream on the current device (``with genesis.cuda.stream():``); it is yielded,
     so ``with genesis.cuda.stream() as s:`` names it. A stream of another device also makes that
     device current for the block.
     """
