@@ -4,50 +4,93 @@ The tensor type, factories and dtypes are bound straight from the C++ core (``ge
 this package adds the pure-Python pieces: printing, ``genesis.cuda`` and the self-check.
 """
 
-# Run from a source checkout, this directory shadows the installed package; extending the
-# package path lets `from . import _C` find the compiled module that `pip install .` put in
-# site-packages, so `python -m genesis` and `pytest` work from the repository root too.
-from pkgutil import extend_path
+# The compiled core that belongs to these files, or an ImportError that says what to run
+# (Note [Build identifier] in _core_loader.py).
+from os.path import dirname as _dirname  # noqa: E402
 
-__path__ = extend_path(__path__, __name__)
+from ._core_loader import load_core as _load_core
 
-from . import (
-    _C,  # noqa: E402
-    cuda,
-)
+# The directory of these .py files (an editable install's __path__ also names the build's).
+_C = _load_core(__name__, _dirname(__file__))
+
+# Every name the core binds for users, listed so that a missing one fails here, at import. The
+# compute ops shadow Python builtins inside this namespace only, as in PyTorch (genesis.abs,
+# genesis.max, genesis.sum ...).
+from . import cuda  # noqa: E402
 from ._C import (  # noqa: E402
     IndexKind,
+    IndexPath,
     IndexPlan,
     Tensor,
     UntypedStorage,
     _dtype_from_name,  # noqa: F401  (used by pickling of dtypes)
+    abs,
+    add,
+    all,
+    any,
     arange,
+    argmax,
+    argmin,
     bfloat16,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
     bmm,
     bool,
+    cat,
+    clamp,
+    clip,
+    concat,
+    concatenate,
+    cos,
     device,
+    div,
+    divide,
     dtype,
     empty,
     empty_like,
+    eq,
+    exp,
     eye,
     float16,
     float32,
     float64,
+    floor_divide,
     from_dlpack,
     from_numpy,
     full,
     full_like,
+    ge,
+    gt,
     initial_seed,
     int8,
     int16,
     int32,
     int64,
+    le,
     linspace,
+    log,
+    log_softmax,
+    logical_not,
+    lt,
     manual_seed,
     matmul,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
     mm,
+    mul,
+    multiply,
+    ne,
+    neg,
+    negative,
     ones,
     ones_like,
+    pow,
+    prod,
     promote_types,
     rand,
     rand_like,
@@ -55,9 +98,26 @@ from ._C import (  # noqa: E402
     randint_like,
     randn,
     randn_like,
+    relu,
+    remainder,
+    result_type,
+    rsqrt,
     seed,
+    sigmoid,
+    sin,
+    softmax,
+    sqrt,
+    stack,
+    std,
+    sub,
+    subtract,
+    sum,
+    tanh,
     tensor,
+    true_divide,
     uint8,
+    var,
+    where,
     zeros,
     zeros_like,
 )
@@ -65,20 +125,6 @@ from ._memory_stats import memory_stats
 from ._tensor_str import get_printoptions, printoptions, set_printoptions, tensor_repr
 
 __version__ = _C.__version__
-
-# The compute ops, bound in C++ (several shadow Python builtins inside this namespace only, as in
-# PyTorch: genesis.abs, genesis.max, genesis.sum ...).
-_COMPUTE_OPS = (
-    # elementwise
-    "add sub subtract mul multiply div divide true_divide floor_divide remainder pow maximum "
-    "minimum eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not logical_not neg "
-    "negative abs relu exp log sqrt rsqrt sin cos tanh sigmoid clamp clip where result_type "
-    # reductions
-    "sum mean prod max min argmax argmin var std all any softmax log_softmax "
-    # joins
-    "cat concat concatenate stack"
-).split()
-globals().update({_name: getattr(_C, _name) for _name in _COMPUTE_OPS if hasattr(_C, _name)})
 
 # PyTorch's aliases.
 half = float16

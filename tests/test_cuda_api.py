@@ -185,3 +185,39 @@ def test_second_device():
     z = genesis.zeros(4, 5, device="cuda:0")
     z.copy_(x.t().t())
     assert_equal(z, a)
+
+
+NO_DEVICE_ENTRY_POINTS = {
+    "zeros": lambda: genesis.zeros(2, device="cuda"),
+    "empty": lambda: genesis.empty(2, device="cuda:0"),
+    "tensor": lambda: genesis.tensor([1.0], device="cuda"),
+    "arange": lambda: genesis.arange(3, device="cuda"),
+    "randn": lambda: genesis.randn(3, device="cuda"),
+    "to": lambda: genesis.ones(2).to("cuda"),
+    "cuda()": lambda: genesis.ones(2).cuda(),
+    "copy_": lambda: genesis.ones(2).copy_(genesis.ones(2), non_blocking=True).cuda(),
+    "pin_memory": lambda: genesis.ones(2).pin_memory(),
+    "current_device": lambda: genesis.cuda.current_device(),
+    "set_device": lambda: genesis.cuda.set_device(0),
+    "synchronize": lambda: genesis.cuda.synchronize(),
+    "Stream": lambda: genesis.cuda.Stream(),
+    "current_stream": lambda: genesis.cuda.current_stream(),
+    "get_device_name": lambda: genesis.cuda.get_device_name(0),
+    "get_device_properties": lambda: genesis.cuda.get_device_properties(0),
+    "mem_get_info": lambda: genesis.cuda.mem_get_info(),
+}
+
+
+@pytest.mark.skipif(genesis.cuda.is_available(), reason="needs a machine without a GPU")
+def test_one_no_device_message_everywhere():
+    # Every entry point that needs a CUDA device says the same thing when there is none.
+    messages = {}
+    for name, call in NO_DEVICE_ENTRY_POINTS.items():
+        with pytest.raises(RuntimeError) as e:
+            call()
+        messages[name] = str(e.value)
+    distinct = set(messages.values())
+    assert len(distinct) == 1, messages
+    (text,) = distinct
+    assert text.startswith("[cuda] no CUDA device is available (genesis was built with")
+    assert "use device='cpu'" in text

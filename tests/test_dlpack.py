@@ -718,14 +718,24 @@ def test_cuda_capsule_without_cuda_raises_buffer_error(via):
     assert p.deleted == []
 
 
-@pytest.mark.parametrize("stream", [None, 0, 1, 2, -1, 12345])
-def test_stream_on_cpu_tensor_is_ignored(stream):
-    """CPU memory has no streams: genesis ignores ``stream`` for CPU tensors (0 included, which
-    raises for CUDA tensors), as PyTorch does; nothing is copied."""
+def test_stream_none_on_cpu_tensor():
     x = genesis.arange(4.0)
-    cap = x.__dlpack__(stream=stream, max_version=(1, 0))
+    cap = x.__dlpack__(stream=None, max_version=(1, 0))
     assert dl_fields(cap)[0] == x.data_ptr()
     assert genesis.from_dlpack(cap).tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("stream", [0, 1, 2, -1, 12345])
+def test_stream_on_cpu_tensor_raises(stream):
+    """CPU memory has no streams: the protocol asks CPU consumers for stream=None, and anything
+    else is a BufferError (NumPy refuses it too), before anything is exported."""
+    x = genesis.arange(4.0)
+    with pytest.raises(BufferError, match=r"^\[__dlpack__\] stream must be None"):
+        x.__dlpack__(stream=stream, max_version=(1, 0))
+    with pytest.raises(BufferError, match="stream must be None"):
+        x.__dlpack__(stream=stream)
+    with pytest.raises(BufferError, match="stream must be None"):
+        x.__dlpack__(stream=stream, dl_device=(1, 0))
 
 
 # --- the consumer: what it asks for, copies, fallback, errors ---

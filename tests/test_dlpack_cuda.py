@@ -445,6 +445,15 @@ def test_stream_0_raises():
         x.__dlpack__(stream=0, max_version=(1, 0))
 
 
+def test_stream_with_a_cpu_target_raises():
+    # Exported to the host (dl_device=(kDLCPU, 0)), the consumer has no stream to name.
+    x = genesis.ones(4, device="cuda")
+    with pytest.raises(BufferError, match="stream must be None"):
+        x.__dlpack__(stream=1, dl_device=(1, 0), max_version=(1, 0))
+    cap = x.__dlpack__(stream=None, dl_device=(1, 0), max_version=(1, 0))
+    assert genesis.from_dlpack(cap).tolist() == [1.0] * 4
+
+
 # --- capsules, copy and dl_device on CUDA ---
 
 

@@ -59,6 +59,12 @@ py::object dlpack(const Tensor& self, py::handle stream, py::handle max_version,
   Tensor t = self;
   bool copied = false;
   bool may_copy = copy.is_none() || copy.cast<bool>();
+  // The protocol: a consumer of CPU memory passes stream=None (host memory has no streams).
+  bool to_cpu = dl_device.is_none() ? t.device().is_cpu()
+                                    : dl_device.cast<std::pair<int, int>>().first == kDLCPU;
+  if (to_cpu && !stream.is_none())
+    buffer_error("stream must be None when exporting to the CPU, got " +
+                 py::repr(stream).cast<std::string>());
   if (!dl_device.is_none()) {
     auto pair = dl_device.cast<std::pair<int, int>>();
     Device target;
