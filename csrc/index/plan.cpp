@@ -165,20 +165,6 @@ IndexPlan plan(const Tensor& x, const IndexList& key) {
   return p;
 }
 
-// x[index] for one int64 index tensor on x's GPU (Note [Index paths], FIRST_DIM): the plan
-// without walking the key. Not taken for a zero-size result, whose indices the OFFSETS path
-// still checks.
-bool is_first_dim_index(const Tensor& x, const IndexList& key) {
-  if (key.size() != 1 || key[0].kind != Kind::Tensor) return false;
-  const Tensor& index = key[0].tensor;
-  if (!x.is_cuda() || x.ndim() == 0 || index.dtype() != ScalarType::Int64 ||
-      index.device() != x.device() || index.numel() == 0)
-    return false;
-  for (int64_t d = 1; d < x.ndim(); ++d)
-    if (x.sizes()[d] == 0) return false;
-  return true;
-}
-
 // One integer index tensor, on the view's GPU, is the only advanced item.
 bool is_one_device_index(const IndexPlan& p) {
   return p.view.is_cuda() && p.advanced.size() == 1 &&
@@ -200,6 +186,19 @@ bool is_one_mask(const IndexPlan& p) {
 }
 
 }  // namespace
+
+// FIRST_DIM (Note [Index paths]): not taken for a zero-size result, whose indices the OFFSETS
+// path still checks.
+bool is_first_dim_index(const Tensor& x, const IndexList& key) {
+  if (key.size() != 1 || key[0].kind != Kind::Tensor) return false;
+  const Tensor& index = key[0].tensor;
+  if (!x.is_cuda() || x.ndim() == 0 || index.dtype() != ScalarType::Int64 ||
+      index.device() != x.device() || index.numel() == 0)
+    return false;
+  for (int64_t d = 1; d < x.ndim(); ++d)
+    if (x.sizes()[d] == 0) return false;
+  return true;
+}
 
 IndexPlan plan_getitem(const Tensor& x, const IndexList& key) {
   if (is_first_dim_index(x, key)) {

@@ -62,6 +62,10 @@ struct IndexPlan {
 // Plans x[key]. Raises IndexError for out-of-range integers, too many indices or a mask whose
 // shape does not match the dims it indexes.
 IndexPlan plan_getitem(const Tensor& x, const IndexList& key);
+// Whether x[key] takes the FIRST_DIM path (one int64 index tensor on x's GPU, a non-empty
+// result). plan_getitem plans exactly that; the executor asks first, so that the commonest
+// advanced index pays for no IndexPlan object.
+bool is_first_dim_index(const Tensor& x, const IndexList& key);
 // Plans x[key] = value; `value` is the tensor of a COPY/SCATTER, undefined for a FILL.
 IndexPlan plan_setitem(const Tensor& x, const IndexList& key, const Tensor& value);
 

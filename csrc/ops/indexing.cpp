@@ -197,11 +197,9 @@ void gather_one_index(const Tensor& out, const Tensor& src, const Tensor& index_
       index, size, [&](bool) { cuda::gather_index(out, src, index_view, size, byte_stride, dim); });
 }
 
-// FIRST_DIM: x[index] gathered along dim 0 without resolving the plan; the result is
+// FIRST_DIM: x[index] gathered along dim 0 without a plan object; the result is
 // index.shape + x.shape[1:], as the OFFSETS path would make it.
-Tensor gather_first_dim(const IndexPlan& p) {
-  const Tensor& x = p.view;
-  const Tensor& index = p.advanced[0].tensor;
+Tensor gather_first_dim(const Tensor& x, const Tensor& index) {
   Shape sizes = index.sizes(), src_strides(index.ndim(), 0), index_strides = index.strides();
   for (int64_t d = 1; d < x.ndim(); ++d) {
     sizes.push_back(x.sizes()[d]);
@@ -218,7 +216,7 @@ Tensor gather_first_dim(const IndexPlan& p) {
 }
 
 Tensor gather(const IndexPlan& p) {
-  if (p.path == IndexPath::FIRST_DIM) return gather_first_dim(p);
+  if (p.path == IndexPath::FIRST_DIM) return gather_first_dim(p.view, p.advanced[0].tensor);
   if (p.path == IndexPath::MASK_COMPACT) {
     Tensor mask = contiguous(to(p.advanced[0].tensor, ScalarType::Bool, p.view.device(), false));
     return cuda::masked_select(contiguous(p.view), mask);
@@ -328,6 +326,7 @@ void masked_fill(const IndexPlan& p, const Scalar& value) {
 }  // namespace
 
 Tensor index_get(const Tensor& x, const IndexList& key) {
+  if (is_first_dim_index(x, key)) return gather_first_dim(x, key[0].tensor);
   IndexPlan p = plan_getitem(x, key);
   return p.kind == IndexPlanKind::VIEW ? p.view : gather(p);
 }
