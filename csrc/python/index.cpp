@@ -2,6 +2,7 @@
 #include "core/errors.h"
 #include "index/plan.h"
 #include "python/bindings.h"
+#include "python/docs/index_docs.h"
 #include "python/tensor_object.h"
 
 namespace genesis::python {
@@ -81,31 +82,38 @@ void install_index_slot(py::handle tensor_class) {
 }
 
 void init_index(py::module_& m, py::class_<Tensor>& cls) {
-  py::enum_<IndexPlanKind>(m, "IndexKind")
-      .value("VIEW", IndexPlanKind::VIEW)
-      .value("GATHER", IndexPlanKind::GATHER)
-      .value("SCATTER", IndexPlanKind::SCATTER)
-      .value("COPY", IndexPlanKind::COPY)
-      .value("FILL", IndexPlanKind::FILL);
-  py::class_<IndexPlan>(m, "IndexPlan")
-      .def_readonly("kind", &IndexPlan::kind)
-      .def("__repr__", [](const IndexPlan& p) {
-        return std::string("IndexPlan(kind=") + index_plan_kind_name(p.kind) + ")";
-      });
+  py::enum_<IndexPlanKind>(m, "IndexKind", docs::kIndexKind)
+      .value("VIEW", IndexPlanKind::VIEW, docs::kIndexKindView)
+      .value("GATHER", IndexPlanKind::GATHER, docs::kIndexKindGather)
+      .value("SCATTER", IndexPlanKind::SCATTER, docs::kIndexKindScatter)
+      .value("COPY", IndexPlanKind::COPY, docs::kIndexKindCopy)
+      .value("FILL", IndexPlanKind::FILL, docs::kIndexKindFill);
+  py::class_<IndexPlan>(m, "IndexPlan", docs::kIndexPlan)
+      .def_readonly("kind", &IndexPlan::kind, docs::kIndexPlanKind)
+      .def(
+          "__repr__",
+          [](const IndexPlan& p) {
+            return std::string("IndexPlan(kind=") + index_plan_kind_name(p.kind) + ")";
+          },
+          docs::kIndexPlanRepr);
 
-  cls.def("__getitem__",
-          [](const Tensor& t, py::handle key) { return index_get(t, to_index_list(key)); })
-      .def("__setitem__",
-           [](const Tensor& t, py::handle key, py::handle value) {
-             IndexList items = to_index_list(key);
-             if (py::isinstance<Tensor>(value)) {
-               index_put(t, items, value.cast<const Tensor&>());
-             } else if (is_scalar_like(value)) {
-               index_fill(t, items, to_scalar(value, "setitem"));
-             } else {
-               index_put(t, items, tensor_from_data(value, std::nullopt, kCPU));
-             }
-           })
+  cls.def(
+         "__getitem__",
+         [](const Tensor& t, py::handle key) { return index_get(t, to_index_list(key)); },
+         docs::kGetitem)
+      .def(
+          "__setitem__",
+          [](const Tensor& t, py::handle key, py::handle value) {
+            IndexList items = to_index_list(key);
+            if (py::isinstance<Tensor>(value)) {
+              index_put(t, items, value.cast<const Tensor&>());
+            } else if (is_scalar_like(value)) {
+              index_fill(t, items, to_scalar(value, "setitem"));
+            } else {
+              index_put(t, items, tensor_from_data(value, std::nullopt, kCPU));
+            }
+          },
+          docs::kSetitem)
       .def(
           "_index_plan",
           [](const Tensor& t, py::handle key, py::handle value) {
@@ -113,8 +121,7 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
             if (value.is_none()) return plan_getitem(t, items);
             return plan_setitem(t, items, !is_scalar_like(value));
           },
-          py::arg("key"), py::arg("value") = py::none(),
-          "The plan (VIEW, GATHER, SCATTER, COPY or FILL) that x[key] (or x[key] = value) makes.");
+          py::arg("key"), py::arg("value") = py::none(), docs::kIndexPlanMethod);
 }
 
 }  // namespace genesis::python

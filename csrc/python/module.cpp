@@ -1,5 +1,6 @@
 // genesis._C: one pybind11 module; each area binds itself in its own file.
 #include "python/bindings.h"
+#include "python/docs/tensor_docs.h"
 #include "python/operand.h"
 #include "python/tensor_object.h"
 
@@ -15,7 +16,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_errors(m);
   gp::init_dtype(m);
   gp::init_device(m);
-  py::class_<genesis::Tensor> tensor(m, "Tensor", py::dynamic_attr());
+  py::class_<genesis::Tensor> tensor(m, "Tensor", gp::docs::kTensor, py::dynamic_attr());
   gp::set_tensor_type(tensor);
   gp::init_tensor(m, tensor);
   gp::init_linalg(m, tensor);
