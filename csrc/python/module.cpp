@@ -33,4 +33,5 @@ PYBIND11_MODULE(_C, m) {
   gp::init_random(m);
   gp::init_cuda(m);
   gp::init_testing(m);
+  gp::hide_pydoc_method_label(m, "tensor");  // Note [pydoc label]
 }
