@@ -1,7 +1,29 @@
-"""genesis: a GPU tensor library with a C++/CUDA core.
+"""A GPU tensor library for Python with a C++/CUDA core and PyTorch's API.
 
-The tensor type, factories and dtypes are bound straight from the C++ core (``genesis._C``);
-this package adds the pure-Python pieces: printing, ``genesis.cuda`` and the self-check.
+``genesis.Tensor`` is a multi-dimensional array on the CPU or a CUDA GPU. The library has
+PyTorch's names and semantics: factories (``tensor``, ``zeros``, ``ones``, ``full``, ``arange``,
+``linspace``, ``eye``, ``rand``, ``randn``, ``randint`` and the ``*_like`` forms), views and
+NumPy-style indexing, elementwise math with PyTorch's type promotion, reductions, ``matmul``,
+``cat`` and ``stack``, and zero-copy exchange with NumPy (``from_numpy``, ``Tensor.numpy``) and
+DLPack (``from_dlpack``). ``genesis.cuda`` has ``torch.cuda``'s device, stream, event and
+memory functions. There is no autograd.
+
+Dtypes are objects: ``genesis.float32`` (alias ``float``), ``float64`` (``double``),
+``float16`` (``half``), ``bfloat16``, ``uint8``, ``int8``, ``int16`` (``short``), ``int32``
+(``int``), ``int64`` (``long``) and ``bool``. Devices are ``"cpu"``, ``"cuda"``, ``"cuda:N"``
+or a ``genesis.device``.
+
+Example::
+
+    >>> import genesis
+    >>> x = genesis.arange(6, dtype=genesis.float32).view(2, 3)
+    >>> (x * 2 + 1).sum(dim=1)
+    tensor([ 9., 27.])
+    >>> x[:, 1:] @ genesis.ones(2)
+    tensor([3., 9.])
+
+``help(genesis.Tensor)`` lists the tensor methods, ``docs/user_guide.md`` covers the library
+and where it differs from PyTorch, and ``python -m genesis`` runs a self-check.
 """
 
 # The compiled core that belongs to these files, or an ImportError that says what to run
@@ -139,13 +161,41 @@ Tensor.__str__ = tensor_repr  # type: ignore[method-assign]
 
 
 def is_tensor(obj):
-    """True when obj is a genesis.Tensor."""
+    """Returns True when ``obj`` is a genesis tensor.
+
+    Args:
+        obj: any object.
+
+    Returns:
+        bool: ``isinstance(obj, genesis.Tensor)``.
+
+    Example::
+
+        >>> genesis.is_tensor(genesis.zeros(2)), genesis.is_tensor([0.0, 0.0])
+        (True, False)
+    """
     return isinstance(obj, Tensor)
 
 
 def inspect_storage(t):
-    """A dict describing tensor ``t`` and the storage behind it: shape, dtype, device, the
-    storage's size in bytes, contiguity, data pointer, offset, strides and use count."""
+    """Returns a dict that describes tensor ``t`` and the storage behind it, for debugging.
+
+    Args:
+        t (Tensor): the tensor.
+
+    Returns:
+        dict: ``shape``, ``dtype``, ``device``, ``size_bytes`` (of the whole storage),
+        ``is_contiguous``, ``data_ptr`` (the storage's address as a hex string, None when
+        empty), ``storage_offset`` and ``strides`` (in elements) and ``use_count`` (see
+        ``UntypedStorage.use_count``).
+
+    Example::
+
+        >>> x = genesis.arange(12, dtype=genesis.float32).view(3, 4)
+        >>> info = genesis.inspect_storage(x[1])
+        >>> info["shape"], info["storage_offset"], info["strides"], info["size_bytes"]
+        ((4,), 4, (1,), 48)
+    """
     s = t.untyped_storage()
     return {
         "shape": t.shape,
@@ -161,10 +211,155 @@ def inspect_storage(t):
 
 
 def build_info():
-    """How this genesis was built: version, CUDA compiled or not, architectures."""
+    """Returns how this genesis was built: its version and its CUDA backend.
+
+    Returns:
+        dict: ``version``; ``cuda_compiled`` (whether the CUDA backend is in this build);
+        ``cuda_runtime`` (the CUDA runtime version as an int, None when not compiled or
+        unknown); ``cuda_architectures`` (the GPU architectures compiled for, as strings such
+        as ``"90"``; empty without CUDA).
+
+    Example::
+
+        >>> info = genesis.build_info()
+        >>> info["version"] == genesis.__version__
+        True
+        >>> info["cuda_compiled"] == genesis.cuda.is_compiled()
+        True
+    """
     return {
         "version": __version__,
         "cuda_compiled": _C._cuda.is_compiled(),
         "cuda_runtime": _C._cuda.runtime_version() or None,
         "cuda_architectures": _C._cuda.architectures().split() if _C._cuda.is_compiled() else [],
     }
+
+
+# ---- Public names -------------------------------------------------------------------------------
+# Kept apart from the imports above so the two can change independently. pydoc (help(genesis))
+# documents exactly these names, classes bound in genesis._C included, and hides everything else;
+# tests/test_docstrings.py checks that the list and the module's public contents agree. The
+# dtypes bool, int and float are left out so that `from genesis import *` keeps Python's types.
+__all__ = [
+    # classes
+    "IndexKind",
+    "IndexPath",
+    "IndexPlan",
+    "Tensor",
+    "UntypedStorage",
+    "device",
+    "dtype",
+    # dtypes and PyTorch's aliases for them
+    "bfloat16",
+    "double",
+    "float16",
+    "float32",
+    "float64",
+    "half",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "long",
+    "short",
+    "uint8",
+    # creation and random numbers
+    "arange",
+    "empty",
+    "empty_like",
+    "eye",
+    "from_dlpack",
+    "from_numpy",
+    "full",
+    "full_like",
+    "initial_seed",
+    "linspace",
+    "manual_seed",
+    "ones",
+    "ones_like",
+    "rand",
+    "rand_like",
+    "randint",
+    "randint_like",
+    "randn",
+    "randn_like",
+    "seed",
+    "tensor",
+    "zeros",
+    "zeros_like",
+    # elementwise math
+    "abs",
+    "add",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "clamp",
+    "clip",
+    "cos",
+    "div",
+    "divide",
+    "eq",
+    "exp",
+    "floor_divide",
+    "ge",
+    "gt",
+    "le",
+    "log",
+    "logical_not",
+    "lt",
+    "maximum",
+    "minimum",
+    "mul",
+    "multiply",
+    "ne",
+    "neg",
+    "negative",
+    "pow",
+    "promote_types",
+    "relu",
+    "remainder",
+    "result_type",
+    "rsqrt",
+    "sigmoid",
+    "sin",
+    "sqrt",
+    "sub",
+    "subtract",
+    "tanh",
+    "true_divide",
+    "where",
+    # reductions
+    "all",
+    "any",
+    "argmax",
+    "argmin",
+    "log_softmax",
+    "max",
+    "mean",
+    "min",
+    "prod",
+    "softmax",
+    "std",
+    "sum",
+    "var",
+    # matrix products and joins
+    "bmm",
+    "cat",
+    "concat",
+    "concatenate",
+    "matmul",
+    "mm",
+    "stack",
+    # printing, memory and build information
+    "build_info",
+    "get_printoptions",
+    "inspect_storage",
+    "is_tensor",
+    "memory_stats",
+    "printoptions",
+    "set_printoptions",
+    "tensor_repr",
+    # submodules
+    "cuda",
+]

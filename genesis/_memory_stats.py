@@ -5,9 +5,22 @@ from .cuda.memory import memory_stats as _cuda_memory_stats
 
 
 class MemoryStats:
-    """A snapshot of one device's pool counters, taken when memory_stats() was called.
+    """A snapshot of one device's CUDA pool counters, as ``genesis.memory_stats()`` returns it.
 
-    ``raw`` keeps every counter of genesis.cuda.memory_stats() for anything not named here.
+    The counters are read when ``memory_stats()`` is called and do not change afterwards.
+    Attributes: ``allocated_bytes`` (held by live tensors), ``reserved_bytes`` (held by the pool
+    from the driver; also ``cached_bytes``, PyTorch's old name), ``active_bytes``,
+    ``peak_allocated``, ``num_allocs`` and ``num_frees`` (since start or the last reset), the
+    ``device`` asked for, and ``raw``: every counter of ``genesis.cuda.memory_stats()``. Without
+    a GPU every counter is 0.
+
+    Example::
+
+        >>> stats = genesis.memory_stats()
+        >>> stats.allocated_bytes <= stats.reserved_bytes
+        True
+        >>> stats.raw["allocated_bytes.all.current"] == stats.allocated_bytes
+        True
     """
 
     def __init__(self, raw, device=None):
@@ -22,7 +35,18 @@ class MemoryStats:
         self.num_frees = raw["allocation.all.freed"]
 
     def fragmentation_ratio(self):
-        """Share of reserved memory not held by tensors: 1 - allocated / reserved (0 if none)."""
+        """Returns the share of reserved memory that no tensor holds: 1 - allocated / reserved.
+
+        Cached free blocks and the unused ends of split blocks count as fragmentation.
+
+        Returns:
+            float: a value in [0, 1]; 0.0 when nothing is reserved.
+
+        Example::
+
+            >>> 0.0 <= genesis.memory_stats().fragmentation_ratio() <= 1.0
+            True
+        """
         if self.reserved_bytes == 0:
             return 0.0
         return 1.0 - self.allocated_bytes / self.reserved_bytes
@@ -37,8 +61,26 @@ class MemoryStats:
 
 
 def memory_stats(device=None):
-    """The CUDA pool's usage on ``device`` (None, 'cuda', 'cuda:N' or an index) as MemoryStats.
+    """Returns a summary of the CUDA caching pool's usage on ``device``.
 
-    Without a GPU every field is 0.
+    A convenience over ``genesis.cuda.memory_stats()``, whose flat dict of PyTorch-named
+    counters it wraps. Without a GPU every field is 0, so code that logs memory use runs
+    unchanged on a CPU-only machine.
+
+    Args:
+        device (int, str or genesis.device, optional): a CUDA device: an index, ``"cuda"``,
+            ``"cuda:N"`` or a genesis.device. Default: None (the current device).
+
+    Returns:
+        MemoryStats: the counters, with ``fragmentation_ratio()``.
+
+    Example::
+
+        >>> stats = genesis.memory_stats()
+        >>> isinstance(stats.allocated_bytes, int), stats.peak_allocated >= stats.allocated_bytes
+        (True, True)
+        >>> x = genesis.ones(1 << 20, device="cuda")  # doctest: +SKIP
+        >>> genesis.memory_stats().allocated_bytes >= 4 << 20  # doctest: +SKIP
+        True
     """
     return MemoryStats(_cuda_memory_stats(device), device)

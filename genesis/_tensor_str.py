@@ -33,7 +33,41 @@ _PROFILES = {
 def set_printoptions(
     precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None
 ):
-    """Like ``torch.set_printoptions``; note that ``sci_mode`` is always reset (None = auto)."""
+    """Sets how tensors print, globally, like ``torch.set_printoptions``.
+
+    Only the options given change, except ``sci_mode``: as in PyTorch, every call sets it to
+    what it is given, so a call without it goes back to choosing from the data. ``profile``
+    first loads a preset of the other options: ``"default"`` (the initial values),
+    ``"short"`` (precision 2, 2 edge items) or ``"full"`` (never summarize).
+
+    Args:
+        precision (int, optional): digits after the decimal point. Default: None (unchanged;
+            initially 4).
+        threshold (int, optional): more elements than this are summarized with ``...``.
+            Default: None (unchanged; initially 1000).
+        edgeitems (int, optional): elements shown at each end of a summarized dimension.
+            Default: None (unchanged; initially 3).
+        linewidth (int, optional): characters per line before wrapping. Default: None
+            (unchanged; initially 80).
+        profile (str, optional): ``"default"``, ``"short"`` or ``"full"``. Default: None.
+        sci_mode (bool, optional): True or False to force scientific notation on or off.
+            Default: None (chosen from the data).
+
+    Returns:
+        None
+
+    Example::
+
+        >>> genesis.set_printoptions(precision=2)
+        >>> genesis.tensor([3.14159])
+        tensor([3.14])
+        >>> genesis.set_printoptions(threshold=10, edgeitems=2)
+        >>> genesis.arange(100)
+        tensor([ 0,  1,  ..., 98, 99])
+        >>> genesis.set_printoptions(profile="default")
+        >>> genesis.tensor([3.14159])
+        tensor([3.1416])
+    """
     if profile is not None:
         base = _PROFILES[profile]
         for name in ("precision", "threshold", "edgeitems", "linewidth"):
@@ -50,13 +84,43 @@ def set_printoptions(
 
 
 def get_printoptions():
-    """The current print options as a dict (keys as in ``set_printoptions``)."""
+    """Returns the current print options as a dict.
+
+    Returns:
+        dict: ``precision``, ``threshold``, ``edgeitems``, ``linewidth`` and ``sci_mode``, as
+        ``set_printoptions`` takes them.
+
+    Example::
+
+        >>> opts = genesis.get_printoptions()
+        >>> opts["precision"], opts["edgeitems"], opts["sci_mode"]
+        (4, 3, None)
+    """
     return dict(vars(PRINT_OPTS))
 
 
 @contextlib.contextmanager
 def printoptions(**kwargs):
-    """Temporarily change the print options: ``with printoptions(precision=2): ...``."""
+    """Context manager that changes the print options inside a ``with`` block only.
+
+    The options are those of ``set_printoptions`` (so ``sci_mode`` is reset to None unless
+    given); all of them are restored on exit, also when the block raises.
+
+    Args:
+        **kwargs: options for ``set_printoptions``.
+
+    Yields:
+        None
+
+    Example::
+
+        >>> x = genesis.tensor([3.14159])
+        >>> with genesis.printoptions(precision=1):
+        ...     print(x)
+        tensor([3.1])
+        >>> x
+        tensor([3.1416])
+    """
     saved = replace(PRINT_OPTS)
     set_printoptions(**kwargs)
     try:
@@ -174,7 +238,26 @@ def _add_suffixes(text, suffixes, indent):
 
 
 def tensor_repr(t):
-    """``repr``/``str`` of a genesis tensor, matching ``torch.Tensor.__repr__``."""
+    """Returns the text ``repr(t)`` and ``str(t)`` give: what PyTorch would print.
+
+    The dtype is shown unless it is float32, int64 or bool, the device unless it is the CPU,
+    and tensors of more than ``threshold`` elements are summarized (see
+    ``genesis.set_printoptions``). Only the printed elements are copied to the host.
+
+    Args:
+        t (Tensor): the tensor to print.
+
+    Returns:
+        str: the text.
+
+    Example::
+
+        >>> genesis.tensor_repr(genesis.ones(2, dtype=genesis.float16))
+        'tensor([1., 1.], dtype=genesis.float16)'
+        >>> print(genesis.arange(6).view(2, 3))
+        tensor([[0, 1, 2],
+                [3, 4, 5]])
+    """
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []

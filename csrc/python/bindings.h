@@ -75,5 +75,7 @@ void init_cuda(py::module_& m);
 void init_dlpack(py::module_& m, py::class_<Tensor>& cls);
 void init_testing(py::module_& m);
 void init_pool_testing(py::module_& testing);
+// help(genesis) without "method of ... instance" on every function (Note [pydoc label]).
+void hide_pydoc_method_label(py::module_& m, const char* any_function);
 
 }  // namespace genesis::python

@@ -3,6 +3,7 @@
 #include "index/plan.h"
 #include "ops/indexing.h"
 #include "python/bindings.h"
+#include "python/docs/index_docs.h"
 #include "python/tensor_object.h"
 
 namespace genesis::python {
@@ -82,40 +83,47 @@ void install_index_slot(py::handle tensor_class) {
 }
 
 void init_index(py::module_& m, py::class_<Tensor>& cls) {
-  py::enum_<IndexPlanKind>(m, "IndexKind")
-      .value("VIEW", IndexPlanKind::VIEW)
-      .value("GATHER", IndexPlanKind::GATHER)
-      .value("SCATTER", IndexPlanKind::SCATTER)
-      .value("COPY", IndexPlanKind::COPY)
-      .value("FILL", IndexPlanKind::FILL);
-  py::enum_<IndexPath>(m, "IndexPath")
-      .value("VIEW", IndexPath::VIEW)
-      .value("OFFSETS", IndexPath::OFFSETS)
-      .value("ONE_INDEX", IndexPath::ONE_INDEX)
-      .value("FIRST_DIM", IndexPath::FIRST_DIM)
-      .value("MASK_COMPACT", IndexPath::MASK_COMPACT)
-      .value("MASKED_FILL", IndexPath::MASKED_FILL);
-  py::class_<IndexPlan>(m, "IndexPlan")
-      .def_readonly("kind", &IndexPlan::kind)
-      .def_readonly("path", &IndexPlan::path)
-      .def("__repr__", [](const IndexPlan& p) {
-        return std::string("IndexPlan(kind=") + index_plan_kind_name(p.kind) +
-               ", path=" + index_path_name(p.path) + ")";
-      });
+  py::enum_<IndexPlanKind>(m, "IndexKind", docs::kIndexKind)
+      .value("VIEW", IndexPlanKind::VIEW, docs::kIndexKindView)
+      .value("GATHER", IndexPlanKind::GATHER, docs::kIndexKindGather)
+      .value("SCATTER", IndexPlanKind::SCATTER, docs::kIndexKindScatter)
+      .value("COPY", IndexPlanKind::COPY, docs::kIndexKindCopy)
+      .value("FILL", IndexPlanKind::FILL, docs::kIndexKindFill);
+  py::enum_<IndexPath>(m, "IndexPath", docs::kIndexPath)
+      .value("VIEW", IndexPath::VIEW, docs::kIndexPathView)
+      .value("OFFSETS", IndexPath::OFFSETS, docs::kIndexPathOffsets)
+      .value("ONE_INDEX", IndexPath::ONE_INDEX, docs::kIndexPathOneIndex)
+      .value("FIRST_DIM", IndexPath::FIRST_DIM, docs::kIndexPathFirstDim)
+      .value("MASK_COMPACT", IndexPath::MASK_COMPACT, docs::kIndexPathMaskCompact)
+      .value("MASKED_FILL", IndexPath::MASKED_FILL, docs::kIndexPathMaskedFill);
+  py::class_<IndexPlan>(m, "IndexPlan", docs::kIndexPlan)
+      .def_readonly("kind", &IndexPlan::kind, docs::kIndexPlanKind)
+      .def_readonly("path", &IndexPlan::path, docs::kIndexPlanPath)
+      .def(
+          "__repr__",
+          [](const IndexPlan& p) {
+            return std::string("IndexPlan(kind=") + index_plan_kind_name(p.kind) +
+                   ", path=" + index_path_name(p.path) + ")";
+          },
+          docs::kIndexPlanRepr);
 
-  cls.def("__getitem__",
-          [](const Tensor& t, py::handle key) { return ops::index_get(t, to_index_list(key)); })
-      .def("__setitem__",
-           [](const Tensor& t, py::handle key, py::handle value) {
-             IndexList items = to_index_list(key);
-             if (py::isinstance<Tensor>(value)) {
-               ops::index_put(t, items, value.cast<const Tensor&>());
-             } else if (is_scalar_like(value)) {
-               ops::index_fill(t, items, to_scalar(value, "setitem"));
-             } else {
-               ops::index_put(t, items, tensor_from_data(value, std::nullopt, kCPU));
-             }
-           })
+  cls.def(
+         "__getitem__",
+         [](const Tensor& t, py::handle key) { return ops::index_get(t, to_index_list(key)); },
+         docs::kGetitem)
+      .def(
+          "__setitem__",
+          [](const Tensor& t, py::handle key, py::handle value) {
+            IndexList items = to_index_list(key);
+            if (py::isinstance<Tensor>(value)) {
+              ops::index_put(t, items, value.cast<const Tensor&>());
+            } else if (is_scalar_like(value)) {
+              ops::index_fill(t, items, to_scalar(value, "setitem"));
+            } else {
+              ops::index_put(t, items, tensor_from_data(value, std::nullopt, kCPU));
+            }
+          },
+          docs::kSetitem)
       .def(
           "_index_plan",
           [](const Tensor& t, py::handle key, py::handle value) {
@@ -126,9 +134,7 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
               return plan_setitem(t, items, value.cast<const Tensor&>());
             return plan_setitem(t, items, tensor_from_data(value, std::nullopt, kCPU));
           },
-          py::arg("key"), py::arg("value") = py::none(),
-          "The plan that x[key] (or x[key] = value) makes: its kind (VIEW, GATHER, SCATTER, "
-          "COPY or FILL) and the path it runs (Note [Index paths]).");
+          py::arg("key"), py::arg("value") = py::none(), docs::kIndexPlanMethod);
 }
 
 }  // namespace genesis::python

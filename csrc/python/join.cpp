@@ -2,6 +2,7 @@
 #include "ops/join.h"
 #include "core/errors.h"
 #include "python/bindings.h"
+#include "python/docs/join_docs.h"
 
 namespace genesis::python {
 
@@ -35,11 +36,11 @@ void init_join(py::module_& m) {
     m.def(
         name,
         [](py::handle tensors, int64_t dim) { return ops::cat(to_tensors(tensors, "cat"), dim); },
-        py::arg("tensors"), py::arg("dim") = 0);
+        py::arg("tensors"), py::arg("dim") = 0, docs::find(docs::kJoin, name));
   m.def(
       "stack",
       [](py::handle tensors, int64_t dim) { return ops::stack(to_tensors(tensors, "stack"), dim); },
-      py::arg("tensors"), py::arg("dim") = 0);
+      py::arg("tensors"), py::arg("dim") = 0, docs::kStack);
 }
 
 }  // namespace genesis::python

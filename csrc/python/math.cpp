@@ -2,6 +2,7 @@
 #include "core/errors.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
+#include "python/docs/math_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -128,27 +129,29 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           [op, name](const Tensor& self, py::handle other, py::handle alpha) {
             return ops::binary(op, self, scaled(self, operand(other, name), alpha, name), name);
           },
-          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
+          docs::find(docs::kMath, name));
       m.def(
           name,
           [op, name](py::handle input, py::handle other, py::handle alpha) {
             Operand in = operand(input, name);
             return ops::binary(op, in, scaled(in, operand(other, name), alpha, name), name);
           },
-          py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+          py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
+          docs::find(docs::kMath, name));
     } else {
       cls.def(
           name,
           [op, name](const Tensor& self, py::handle other) {
             return ops::binary(op, self, operand(other, name), name);
           },
-          py::arg("other"));
+          py::arg("other"), docs::find(docs::kMath, name));
       m.def(
           name,
           [op, name](py::handle input, py::handle other) {
             return ops::binary(op, operand(input, name), operand(other, name), name);
           },
-          py::arg("input"), py::arg("other"));
+          py::arg("input"), py::arg("other"), docs::find(docs::kMath, name));
     }
     if (spec.inplace) {
       const char* stored = spec.inplace;
@@ -159,7 +162,8 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
             ops::binary_(op, t, scaled(t, operand(other, stored), alpha, stored), stored);
             return self;
           },
-          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
+          docs::find(docs::kMath, stored));
     }
   }
 
@@ -171,79 +175,108 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
         [name](const Tensor& self, py::handle other, py::handle mode) {
           return ops::binary(div_op(mode), self, operand(other, name), name);
         },
-        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
+        docs::find(docs::kMath, name));
     m.def(
         name,
         [name](py::handle input, py::handle other, py::handle mode) {
           return ops::binary(div_op(mode), operand(input, name), operand(other, name), name);
         },
-        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
+        docs::find(docs::kMath, name));
     cls.def(
         stored,
         [stored](py::object self, py::handle other, py::handle mode) {
           ops::binary_(div_op(mode), self.cast<const Tensor&>(), operand(other, stored), stored);
           return self;
         },
-        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
+        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
+        docs::find(docs::kMath, stored));
   }
 
   for (const DunderSpec& spec : kDunders) {
     BinaryOp op = spec.op;
     const char* name = spec.name;
-    cls.def(name, [op, name](const Tensor& self, py::handle other) -> py::object {
-      auto o = try_operand(other, name);
-      if (!o) return not_implemented();
-      return py::cast(ops::binary(op, self, *o, name));
-    });
+    cls.def(
+        name,
+        [op, name](const Tensor& self, py::handle other) -> py::object {
+          auto o = try_operand(other, name);
+          if (!o) return not_implemented();
+          return py::cast(ops::binary(op, self, *o, name));
+        },
+        docs::find(docs::kMath, name));
     if (spec.reflected) {
       const char* rname = spec.reflected;
-      cls.def(rname, [op, rname](const Tensor& self, py::handle other) -> py::object {
-        auto o = try_operand(other, rname);
-        if (!o) return not_implemented();
-        return py::cast(ops::binary(op, *o, self, rname));
-      });
+      cls.def(
+          rname,
+          [op, rname](const Tensor& self, py::handle other) -> py::object {
+            auto o = try_operand(other, rname);
+            if (!o) return not_implemented();
+            return py::cast(ops::binary(op, *o, self, rname));
+          },
+          docs::find(docs::kMath, rname));
     }
     if (spec.inplace) {
       const char* iname = spec.inplace;
-      cls.def(iname, [op, iname](py::object self, py::handle other) -> py::object {
-        auto o = try_operand(other, iname);
-        if (!o) return not_implemented();
-        ops::binary_(op, self.cast<const Tensor&>(), *o, iname);
-        return self;
-      });
+      cls.def(
+          iname,
+          [op, iname](py::object self, py::handle other) -> py::object {
+            auto o = try_operand(other, iname);
+            if (!o) return not_implemented();
+            ops::binary_(op, self.cast<const Tensor&>(), *o, iname);
+            return self;
+          },
+          docs::find(docs::kMath, iname));
     }
   }
   // Defining __eq__ drops the default hash; tensors hash by identity, as in PyTorch.
-  cls.def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
+  cls.def(
+      "__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); },
+      docs::kDunderHash);
   // NumPy defers to genesis's reflected operators instead of converting the tensor.
   cls.attr("__array_ufunc__") = py::none();
 
   for (const UnarySpec& spec : kUnary) {
     UnaryOp op = spec.op;
     const char *name = spec.name, *stored = spec.inplace;
-    cls.def(name, [op, name](const Tensor& self) { return ops::unary(op, self, name); });
+    cls.def(
+        name, [op, name](const Tensor& self) { return ops::unary(op, self, name); },
+        docs::find(docs::kMath, name));
     m.def(
         name, [op, name](const Tensor& input) { return ops::unary(op, input, name); },
-        py::arg("input"));
-    cls.def(stored, [op, stored](py::object self) {
-      ops::unary_(op, self.cast<const Tensor&>(), stored);
-      return self;
-    });
+        py::arg("input"), docs::find(docs::kMath, name));
+    cls.def(
+        stored,
+        [op, stored](py::object self) {
+          ops::unary_(op, self.cast<const Tensor&>(), stored);
+          return self;
+        },
+        docs::find(docs::kMath, stored));
   }
-  cls.def("__neg__", [](const Tensor& self) { return ops::unary(UnaryOp::Neg, self, "neg"); })
-      .def("__pos__", [](const Tensor& self) { return self; })
-      .def("__abs__", [](const Tensor& self) { return ops::unary(UnaryOp::Abs, self, "abs"); })
-      .def("__invert__",
-           [](const Tensor& self) { return ops::unary(UnaryOp::BitNot, self, "bitwise_not"); })
-      .def("logical_not", [](const Tensor& self) {
-        return ops::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
-      });
+  cls.def(
+         "__neg__", [](const Tensor& self) { return ops::unary(UnaryOp::Neg, self, "neg"); },
+         docs::kDunderNeg)
+      .def(
+          "__pos__", [](const Tensor& self) { return self; }, docs::kDunderPos)
+      .def(
+          "__abs__", [](const Tensor& self) { return ops::unary(UnaryOp::Abs, self, "abs"); },
+          docs::kDunderAbs)
+      .def(
+          "__invert__",
+          [](const Tensor& self) { return ops::unary(UnaryOp::BitNot, self, "bitwise_not"); },
+          docs::kDunderInvert)
+      .def(
+          "logical_not",
+          [](const Tensor& self) {
+            return ops::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
+          },
+          docs::kLogicalNot);
   m.def(
       "logical_not",
       [](const Tensor& self) {
         return ops::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
       },
-      py::arg("input"));
+      py::arg("input"), docs::kLogicalNot);
 
   // clamp / clip with tensor or number bounds.
   for (auto names : {std::pair{"clamp", "clamp_"}, std::pair{"clip", "clip_"}}) {
@@ -251,9 +284,10 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
     auto clamp_impl = [name](const Tensor& self, py::handle min, py::handle max) {
       return ops::clamp(self, optional_operand(min, name), optional_operand(max, name));
     };
-    cls.def(name, clamp_impl, py::arg("min") = py::none(), py::arg("max") = py::none());
+    cls.def(name, clamp_impl, py::arg("min") = py::none(), py::arg("max") = py::none(),
+            docs::find(docs::kMath, name));
     m.def(name, clamp_impl, py::arg("input"), py::arg("min") = py::none(),
-          py::arg("max") = py::none());
+          py::arg("max") = py::none(), docs::find(docs::kMath, name));
     cls.def(
         stored,
         [stored](py::object self, py::handle min, py::handle max) {
@@ -261,7 +295,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
                       optional_operand(max, stored));
           return self;
         },
-        py::arg("min") = py::none(), py::arg("max") = py::none());
+        py::arg("min") = py::none(), py::arg("max") = py::none(), docs::find(docs::kMath, stored));
   }
 
   m.def(
@@ -269,20 +303,20 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
       [](const Tensor& cond, py::handle input, py::handle other) {
         return ops::where(cond, operand(input, "where"), operand(other, "where"));
       },
-      py::arg("condition"), py::arg("input"), py::arg("other"));
+      py::arg("condition"), py::arg("input"), py::arg("other"), docs::kWhere);
   cls.def(
       "where",
       [](const Tensor& self, const Tensor& cond, py::handle other) {
         return ops::where(cond, self, operand(other, "where"));
       },
-      py::arg("condition"), py::arg("other"));
+      py::arg("condition"), py::arg("other"), docs::kWhereMethod);
   m.def(
       "result_type",
       [](py::handle a, py::handle b) {
         Operand both[2] = {operand(a, "result_type"), operand(b, "result_type")};
         return dtype_object(ops::result_type(both, 2));
       },
-      py::arg("tensor1"), py::arg("tensor2"));
+      py::arg("tensor1"), py::arg("tensor2"), docs::kResultType);
 }
 
 }  // namespace genesis::python

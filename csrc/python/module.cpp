@@ -1,6 +1,7 @@
 // genesis._C: one pybind11 module; each area binds itself in its own file.
 #include "cuda/runtime.h"
 #include "python/bindings.h"
+#include "python/docs/tensor_docs.h"
 #include "python/operand.h"
 #include "python/tensor_object.h"
 
@@ -25,7 +26,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_errors(m);
   gp::init_dtype(m);
   gp::init_device(m);
-  py::class_<genesis::Tensor> tensor(m, "Tensor", py::dynamic_attr());
+  py::class_<genesis::Tensor> tensor(m, "Tensor", gp::docs::kTensor, py::dynamic_attr());
   gp::set_tensor_type(tensor);
   gp::init_tensor(m, tensor);
   gp::init_linalg(m, tensor);
@@ -42,4 +43,5 @@ PYBIND11_MODULE(_C, m) {
   gp::init_random(m);
   gp::init_cuda(m);
   gp::init_testing(m);
+  gp::hide_pydoc_method_label(m, "tensor");  // Note [pydoc label]
 }

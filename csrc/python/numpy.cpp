@@ -2,6 +2,7 @@
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "python/bindings.h"
+#include "python/docs/numpy_docs.h"
 
 namespace genesis::python {
 
@@ -73,7 +74,7 @@ void init_numpy(py::module_& m, py::class_<Tensor>& cls) {
            }
            return tensor_to_numpy(t, "numpy");
          },
-         py::kw_only(), py::arg("force") = false)
+         py::kw_only(), py::arg("force") = false, docs::kNumpy)
       .def(
           "__array__",
           [](const Tensor& t, py::object dtype, py::object copy) {
@@ -89,13 +90,16 @@ void init_numpy(py::module_& m, py::class_<Tensor>& cls) {
             }
             return must_copy ? arr.attr("copy")() : arr;
           },
-          py::arg("dtype") = py::none(), py::arg("copy") = py::none());
-  m.def("from_numpy", [](py::handle obj) {
-    GENESIS_CHECK_TYPE(py::isinstance<py::array>(obj), "from_numpy",
-                       "expected a numpy.ndarray, got ",
-                       py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
-    return tensor_from_numpy(py::reinterpret_borrow<py::array>(obj), "from_numpy");
-  });
+          py::arg("dtype") = py::none(), py::arg("copy") = py::none(), docs::kDunderArray);
+  m.def(
+      "from_numpy",
+      [](py::handle obj) {
+        GENESIS_CHECK_TYPE(py::isinstance<py::array>(obj), "from_numpy",
+                           "expected a numpy.ndarray, got ",
+                           py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+        return tensor_from_numpy(py::reinterpret_borrow<py::array>(obj), "from_numpy");
+      },
+      docs::kFromNumpy);
 }
 
 }  // namespace genesis::python

@@ -6,6 +6,7 @@
 #include "core/errors.h"
 #include "ops/random.h"
 #include "python/bindings.h"
+#include "python/docs/random_docs.h"
 
 namespace genesis::python {
 
@@ -90,9 +91,11 @@ std::vector<std::string> randint_names(const py::args& args, const py::kwargs& k
 }  // namespace
 
 void init_random(py::module_& m) {
-  m.def("manual_seed", [](py::handle seed) { ops::manual_seed(to_seed(seed)); }, py::arg("seed"));
-  m.def("initial_seed", [] { return ops::initial_seed(); });
-  m.def("seed", [] { return ops::seed(); });
+  m.def(
+      "manual_seed", [](py::handle seed) { ops::manual_seed(to_seed(seed)); }, py::arg("seed"),
+      docs::kManualSeed);
+  m.def("initial_seed", [] { return ops::initial_seed(); }, docs::kInitialSeed);
+  m.def("seed", [] { return ops::seed(); }, docs::kSeed);
 
   m.def(
       "rand",
@@ -101,7 +104,7 @@ void init_random(py::module_& m) {
                          to_optional_dtype(dtype, "rand").value_or(kDefaultFloat),
                          to_device_or(device, kCPU, "rand"));
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), docs::kRand);
   m.def(
       "randn",
       [](py::args size, py::handle dtype, py::handle device) {
@@ -109,19 +112,22 @@ void init_random(py::module_& m) {
                           to_optional_dtype(dtype, "randn").value_or(kDefaultFloat),
                           to_device_or(device, kCPU, "randn"));
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
-  m.def("randint", [](py::args args, py::kwargs kwargs) {
-    const char* op = "randint";
-    std::vector<std::string> names = randint_names(args, kwargs, {"high", "size"});
-    Bound b = bind_args(args, kwargs, names, op);
-    size_t k = names.size() == 3 ? 1 : 0;
-    int64_t low = k ? to_int(b.slots[0], op, "low") : 0;
-    int64_t high = to_int(b.slots[k], op, "high");
-    Shape sizes = checked_sizes(to_shape(b.slots[k + 1], op), op);
-    return ops::randint(low, high, sizes,
-                        to_optional_dtype(b.dtype, op).value_or(ScalarType::Int64),
-                        to_device_or(b.device, kCPU, op), op);
-  });
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), docs::kRandn);
+  m.def(
+      "randint",
+      [](py::args args, py::kwargs kwargs) {
+        const char* op = "randint";
+        std::vector<std::string> names = randint_names(args, kwargs, {"high", "size"});
+        Bound b = bind_args(args, kwargs, names, op);
+        size_t k = names.size() == 3 ? 1 : 0;
+        int64_t low = k ? to_int(b.slots[0], op, "low") : 0;
+        int64_t high = to_int(b.slots[k], op, "high");
+        Shape sizes = checked_sizes(to_shape(b.slots[k + 1], op), op);
+        return ops::randint(low, high, sizes,
+                            to_optional_dtype(b.dtype, op).value_or(ScalarType::Int64),
+                            to_device_or(b.device, kCPU, op), op);
+      },
+      docs::kRandint);
 
   m.def(
       "rand_like",
@@ -131,7 +137,7 @@ void init_random(py::module_& m) {
                          to_device_or(device, t.device(), "rand_like"), "rand_like");
       },
       py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none());
+      py::arg("device") = py::none(), docs::kRandLike);
   m.def(
       "randn_like",
       [](py::handle input, py::handle dtype, py::handle device) {
@@ -140,18 +146,22 @@ void init_random(py::module_& m) {
                           to_device_or(device, t.device(), "randn_like"), "randn_like");
       },
       py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none());
-  m.def("randint_like", [](py::handle input, py::args args, py::kwargs kwargs) {
-    const char* op = "randint_like";
-    const Tensor& t = tensor_arg(input, op);
-    std::vector<std::string> names = randint_names(args, kwargs, {"high"});
-    Bound b = bind_args(args, kwargs, names, op);
-    size_t k = names.size() == 2 ? 1 : 0;
-    int64_t low = k ? to_int(b.slots[0], op, "low") : 0;
-    int64_t high = to_int(b.slots[k], op, "high");
-    return ops::randint(low, high, t.sizes(), to_optional_dtype(b.dtype, op).value_or(t.dtype()),
-                        to_device_or(b.device, t.device(), op), op);
-  });
+      py::arg("device") = py::none(), docs::kRandnLike);
+  m.def(
+      "randint_like",
+      [](py::handle input, py::args args, py::kwargs kwargs) {
+        const char* op = "randint_like";
+        const Tensor& t = tensor_arg(input, op);
+        std::vector<std::string> names = randint_names(args, kwargs, {"high"});
+        Bound b = bind_args(args, kwargs, names, op);
+        size_t k = names.size() == 2 ? 1 : 0;
+        int64_t low = k ? to_int(b.slots[0], op, "low") : 0;
+        int64_t high = to_int(b.slots[k], op, "high");
+        return ops::randint(low, high, t.sizes(),
+                            to_optional_dtype(b.dtype, op).value_or(t.dtype()),
+                            to_device_or(b.device, t.device(), op), op);
+      },
+      docs::kRandintLike);
 }
 
 }  // namespace genesis::python

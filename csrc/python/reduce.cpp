@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
+#include "python/docs/reduce_docs.h"
 
 namespace genesis::python {
 
@@ -51,8 +52,9 @@ py::object extreme(const Tensor& t, py::handle dim, bool keepdim, bool is_max) {
 
 void init_reduce(py::module_& m, py::class_<Tensor>& cls) {
   auto add = [&](const char* name, auto f, auto... extra) {
-    cls.def(name, f, py::arg("dim") = py::none(), extra...);
-    m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), extra...);
+    cls.def(name, f, py::arg("dim") = py::none(), extra..., docs::find(docs::kReduce, name));
+    m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), extra...,
+          docs::find(docs::kReduce, name));
   };
   auto dtype_of = [](py::handle d, const char* op) { return to_optional_dtype(d, op); };
 
@@ -120,8 +122,10 @@ void init_reduce(py::module_& m, py::class_<Tensor>& cls) {
     auto f = [log, name, dtype_of](const Tensor& t, int64_t dim, py::handle dtype) {
       return ops::softmax(t, dim, dtype_of(dtype, name), log);
     };
-    cls.def(name, f, py::arg("dim"), py::arg("dtype") = py::none());
-    m.def(name, f, py::arg("input"), py::arg("dim"), py::arg("dtype") = py::none());
+    cls.def(name, f, py::arg("dim"), py::arg("dtype") = py::none(),
+            docs::find(docs::kReduce, name));
+    m.def(name, f, py::arg("input"), py::arg("dim"), py::arg("dtype") = py::none(),
+          docs::find(docs::kReduce, name));
   }
 }
 

@@ -1,7 +1,24 @@
-"""genesis.cuda: CUDA devices, streams, events and the memory pool, with torch.cuda's names.
+"""CUDA devices, streams, events and the memory pool, with torch.cuda's names.
 
-Without a GPU, is_available() is False, device_count() is 0, the memory queries report an empty
-pool, and everything that needs a device raises RuntimeError("[cuda] no CUDA device ...").
+Devices: ``is_available``, ``is_compiled``, ``device_count``, ``current_device``,
+``set_device``, ``device`` (a context manager), ``get_device_name``, ``get_device_capability``,
+``get_device_properties``, ``mem_get_info``, ``synchronize``. Streams and events: ``Stream``,
+``Event``, ``stream`` (a context manager), ``current_stream``, ``default_stream``,
+``set_stream``. Memory: ``memory_allocated``, ``memory_reserved``, their maxima,
+``memory_stats``, ``memory_summary``, ``memory_snapshot``, ``empty_cache``, the reset and
+fraction controls, the pinned host pool's ``host_memory_stats`` and ``host_empty_cache``, and
+``OutOfMemoryError``.
+
+Without a GPU, ``is_available()`` is False, ``device_count()`` is 0, the memory queries report an
+empty pool and the memory controls do nothing, so code that logs memory use runs unchanged on a
+CPU; everything that needs a device raises RuntimeError("[cuda] no CUDA device ...").
+
+Example::
+
+    >>> device = "cuda" if genesis.cuda.is_available() else "cpu"
+    >>> x = genesis.ones(1000, device=device)
+    >>> genesis.cuda.memory_allocated() >= (4000 if device == "cuda" else 0)
+    True
 """
 
 from .._C import manual_seed as _manual_seed
@@ -43,7 +60,23 @@ from .streams import Event, Stream, current_stream, default_stream, set_stream, 
 
 
 def manual_seed(seed):
-    """Seeds the one generator that every device shares (the same as genesis.manual_seed)."""
+    """Seeds the random number generator that every device shares: ``genesis.manual_seed``.
+
+    genesis has one generator for the CPU and all GPUs, so this and ``manual_seed_all`` are
+    the same as ``genesis.manual_seed`` (works without a GPU too).
+
+    Args:
+        seed (int): any integer in [-2**63, 2**64).
+
+    Returns:
+        None
+
+    Example::
+
+        >>> genesis.cuda.manual_seed(3)
+        >>> genesis.initial_seed()
+        3
+    """
     _manual_seed(seed)
 
 

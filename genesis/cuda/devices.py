@@ -42,37 +42,109 @@ def _resolve(device):
 
 
 def is_available():
-    """True when genesis was built with CUDA and a CUDA device is present."""
+    """Returns True when genesis was built with CUDA and a CUDA device is present.
+
+    Code that can use a GPU but need not should check this first: without one, everything that
+    needs a device raises RuntimeError.
+
+    Returns:
+        bool: whether CUDA tensors can be made.
+
+    Example::
+
+        >>> device = "cuda" if genesis.cuda.is_available() else "cpu"
+        >>> genesis.ones(2, device=device).sum().item()
+        2.0
+    """
     return _C._cuda.is_available()
 
 
 def device_count():
-    """Number of CUDA devices genesis can use (0 without CUDA support or a GPU)."""
+    """Returns the number of CUDA devices genesis can use.
+
+    Returns:
+        int: the device count; 0 in a CPU-only build or without a GPU (no error).
+
+    Example::
+
+        >>> genesis.cuda.device_count() == 0 or genesis.cuda.is_available()
+        True
+    """
     return _C._cuda.device_count()
 
 
 def is_compiled():
-    """True when this build of genesis includes the CUDA backend."""
+    """Returns True when this build of genesis includes the CUDA backend.
+
+    A CUDA build still needs a GPU at run time; see ``is_available()``.
+
+    Returns:
+        bool: whether the CUDA backend was compiled in (``GENESIS_CUDA``).
+
+    Example::
+
+        >>> genesis.cuda.is_compiled() == genesis.build_info()["cuda_compiled"]
+        True
+    """
     return _C._cuda.is_compiled()
 
 
 def current_device():
-    """Index of the current CUDA device."""
+    """Returns the index of the current CUDA device of this thread.
+
+    ``device="cuda"`` means this device. Raises RuntimeError without a GPU.
+
+    Returns:
+        int: the device index.
+
+    Example::
+
+        >>> genesis.cuda.current_device()  # doctest: +SKIP
+        0
+    """
     return _C._cuda.current_device()
 
 
 def set_device(device):
-    """Makes ``device`` (an index, 'cuda:N' or genesis.device) the current CUDA device.
+    """Makes ``device`` the current CUDA device of this thread.
 
-    None or 'cuda' (no index) mean the current device, so they change nothing.
+    Tensors made with ``device="cuda"`` go there, and work is queued there. The context
+    manager ``genesis.cuda.device`` sets it for a block only. Raises RuntimeError without a GPU.
+
+    Args:
+        device (int, str or genesis.device): an index, ``"cuda:N"`` or a genesis.device; None
+            or ``"cuda"`` (no index) mean the current device, so they change nothing.
+
+    Returns:
+        None
+
+    Example::
+
+        >>> genesis.cuda.set_device(0)  # doctest: +SKIP
+        >>> genesis.zeros(1, device="cuda").device  # doctest: +SKIP
+        device(type='cuda', index=0)
     """
     _C._cuda.set_device(_resolve(device))
 
 
 class device:  # lower case like torch.cuda.device: it is used like a function
-    """Context manager that makes ``device`` current and restores the previous device on exit.
+    """Context manager that makes ``device`` the current CUDA device inside a ``with`` block.
 
-    ``device(None)`` and ``device(-1)`` change nothing, as in PyTorch.
+    The previous device is current again on exit. ``device(None)`` and ``device(-1)`` change
+    nothing, as in PyTorch. Needs a GPU when it changes the device.
+
+    Args:
+        device (int, str or genesis.device): an index, ``"cuda:N"`` or a genesis.device, or
+            None / -1 for no change.
+
+    Example::
+
+        >>> with genesis.cuda.device(1):  # doctest: +SKIP
+        ...     x = genesis.zeros(2, device="cuda")
+        >>> x.device  # doctest: +SKIP
+        device(type='cuda', index=1)
+        >>> with genesis.cuda.device(None):  # changes nothing, also without a GPU
+        ...     pass
     """
 
     def __init__(self, device):
@@ -94,7 +166,18 @@ class device:  # lower case like torch.cuda.device: it is used like a function
 
 @dataclass(frozen=True)
 class DeviceProperties:
-    """What get_device_properties() returns (the fields PyTorch code reads most)."""
+    """The facts about a CUDA device that ``get_device_properties()`` returns.
+
+    A frozen dataclass with the fields PyTorch code reads most: ``name``, ``total_memory``
+    (bytes), ``multi_processor_count`` (SMs), and the compute capability ``major`` and
+    ``minor``.
+
+    Example::
+
+        >>> p = genesis.cuda.get_device_properties(0)  # doctest: +SKIP
+        >>> p.name, p.major, p.minor  # doctest: +SKIP
+        ('NVIDIA H100 80GB HBM3', 9, 0)
+    """
 
     name: str
     total_memory: int
@@ -111,26 +194,103 @@ class DeviceProperties:
 
 
 def get_device_properties(device=None):
-    """Name, total memory, SM count and compute capability of a CUDA device."""
+    """Returns the name, total memory, SM count and compute capability of a CUDA device.
+
+    Raises RuntimeError without a GPU.
+
+    Args:
+        device (int, str or genesis.device, optional): the device. Default: None (the current
+            device).
+
+    Returns:
+        DeviceProperties: the device's facts.
+
+    Example::
+
+        >>> p = genesis.cuda.get_device_properties()  # doctest: +SKIP
+        >>> p.total_memory > 0, (p.major, p.minor) >= (5, 0)  # doctest: +SKIP
+        (True, True)
+    """
     return DeviceProperties(**_C._cuda.device_properties(_index(device)))
 
 
 def get_device_name(device=None):
-    """The device's name, e.g. 'NVIDIA H100 80GB HBM3'."""
+    """Returns the name of a CUDA device.
+
+    Args:
+        device (int, str or genesis.device, optional): the device. Default: None (the current
+            device).
+
+    Returns:
+        str: the name the driver reports, such as ``'NVIDIA H100 80GB HBM3'``.
+
+    Example::
+
+        >>> genesis.cuda.get_device_name(0)  # doctest: +SKIP
+        'NVIDIA H100 80GB HBM3'
+    """
     return get_device_properties(device).name
 
 
 def get_device_capability(device=None):
-    """The device's compute capability as (major, minor), e.g. (9, 0)."""
+    """Returns the compute capability of a CUDA device.
+
+    Args:
+        device (int, str or genesis.device, optional): the device. Default: None (the current
+            device).
+
+    Returns:
+        tuple of int: ``(major, minor)``, such as ``(9, 0)`` for an H100.
+
+    Example::
+
+        >>> genesis.cuda.get_device_capability()  # doctest: +SKIP
+        (9, 0)
+    """
     p = get_device_properties(device)
     return (p.major, p.minor)
 
 
 def synchronize(device=None):
-    """Waits until all work queued on every stream of ``device`` has finished."""
+    """Waits until all work queued on every stream of a CUDA device has finished.
+
+    genesis queues GPU work without waiting for it; reading a result (``item()``, ``tolist()``,
+    ``cpu()``) waits for what it needs, so an explicit synchronize is mainly for timing and for
+    non-blocking copies. Raises RuntimeError without a GPU.
+
+    Args:
+        device (int, str or genesis.device, optional): the device. Default: None (the current
+            device).
+
+    Returns:
+        None
+
+    Example::
+
+        >>> y = genesis.ones(1 << 20, device="cuda") * 2  # doctest: +SKIP
+        >>> genesis.cuda.synchronize()  # doctest: +SKIP
+    """
     _C._cuda.synchronize(_index(device))
 
 
 def mem_get_info(device=None):
-    """(free, total) bytes of the device, as the driver reports them (not only genesis's)."""
+    """Returns the free and total memory of a CUDA device, as the driver reports them.
+
+    The free memory counts every process's use, not only genesis's; memory that genesis's
+    caching pool holds but no tensor uses counts as used (see ``memory_reserved()``). Raises
+    RuntimeError without a GPU.
+
+    Args:
+        device (int, str or genesis.device, optional): the device. Default: None (the current
+            device).
+
+    Returns:
+        tuple of int: ``(free, total)`` in bytes.
+
+    Example::
+
+        >>> free, total = genesis.cuda.mem_get_info()  # doctest: +SKIP
+        >>> 0 <= free <= total  # doctest: +SKIP
+        True
+    """
     return tuple(_C._cuda.mem_get_info(_index(device)))

@@ -32,7 +32,29 @@ def _current_objects():
 
 
 class Stream:
-    """A CUDA stream on ``device`` (None: the current device); lower priority = more urgent."""
+    """A CUDA stream: a queue of GPU work that runs in order, concurrently with other streams.
+
+    Work goes to the current stream (see ``genesis.cuda.stream``). A Stream reuses the CUDA
+    stream of a collected Stream of the same device and priority when there is one, else
+    creates one; CUDA streams are never destroyed (genesis differs from PyTorch, which takes
+    them round-robin from a fixed pool). Raises RuntimeError without a GPU.
+
+    Args:
+        device (int, str or genesis.device, optional): the device. Default: None (the current
+            device).
+        priority (int): a lower number is more urgent (CUDA's convention). Default: 0.
+
+    Attributes: ``cuda_stream`` (the integer handle), ``device_index``, ``priority``.
+
+    Example::
+
+        >>> s = genesis.cuda.Stream()  # doctest: +SKIP
+        >>> with genesis.cuda.stream(s):  # doctest: +SKIP
+        ...     y = genesis.ones(1000, device="cuda") * 2
+        >>> s.synchronize()  # doctest: +SKIP
+        >>> s.query()  # doctest: +SKIP
+        True
+    """
 
     def __init__(self, device=None, priority=0):
         self._owned = False  # set first: __del__ runs even when creation below raises
@@ -65,26 +87,96 @@ class Stream:
 
     @property
     def device(self):
+        """The stream's device, a ``genesis.device`` with an index.
+
+        Example::
+
+            >>> genesis.cuda.Stream(0).device  # doctest: +SKIP
+            device(type='cuda', index=0)
+        """
         return _C.device("cuda", self.device_index)
 
     def synchronize(self):
-        """Waits until all work queued on this stream has finished."""
+        """Waits until all work queued on this stream so far has finished.
+
+        Returns:
+            None
+
+        Example::
+
+            >>> s = genesis.cuda.current_stream()  # doctest: +SKIP
+            >>> s.synchronize()  # doctest: +SKIP
+        """
         _C._cuda.synchronize_stream(self.device_index, self.cuda_stream)
 
     def query(self):
-        """True when all work queued on this stream has finished."""
+        """Returns True when all work queued on this stream has finished (without waiting).
+
+        Returns:
+            bool: whether the stream is idle.
+
+        Example::
+
+            >>> s = genesis.cuda.Stream()  # doctest: +SKIP
+            >>> s.query()  # nothing queued yet  # doctest: +SKIP
+            True
+        """
         return _C._cuda.query_stream(self.device_index, self.cuda_stream)
 
     def wait_event(self, event):
-        """Makes later work on this stream wait for ``event`` (the host does not wait)."""
+        """Makes work queued on this stream from now on wait for ``event``.
+
+        The host does not wait. An event never recorded is ignored.
+
+        Args:
+            event (Event): the event to wait for.
+
+        Returns:
+            None
+
+        Example::
+
+            >>> e = genesis.cuda.Event()  # doctest: +SKIP
+            >>> e.record()  # on the current stream  # doctest: +SKIP
+            >>> genesis.cuda.Stream().wait_event(e)  # doctest: +SKIP
+        """
         event.wait(self)
 
     def wait_stream(self, stream):
-        """Makes later work on this stream wait for the work queued on ``stream`` so far."""
+        """Makes work queued on this stream from now on wait for the work queued on ``stream``.
+
+        An event is recorded on ``stream`` and waited for; the host does not wait.
+
+        Args:
+            stream (Stream): the stream whose work so far must finish first.
+
+        Returns:
+            None
+
+        Example::
+
+            >>> with genesis.cuda.stream() as s:  # doctest: +SKIP
+            ...     y = genesis.full((1000,), 7.0, device="cuda")
+            >>> genesis.cuda.current_stream().wait_stream(s)  # doctest: +SKIP
+            >>> y.tolist()[0]  # doctest: +SKIP
+            7.0
+        """
         self.wait_event(stream.record_event())
 
     def record_event(self, event=None):
-        """Records ``event`` (a new Event when None) on this stream and returns it."""
+        """Records ``event`` on this stream and returns it.
+
+        Args:
+            event (Event, optional): the event. Default: None (a new Event).
+
+        Returns:
+            Event: the recorded event.
+
+        Example::
+
+            >>> e = genesis.cuda.current_stream().record_event()  # doctest: +SKIP
+            >>> e.synchronize()  # doctest: +SKIP
+        """
         if event is None:
             event = Event()
         event.record(self)
@@ -108,8 +200,25 @@ class Stream:
 class Event:
     """A CUDA event: a marker in a stream's work, to wait on or to time with.
 
-    The CUDA event is created at the first record(), on the recording stream's device (as in
-    PyTorch); before that query() is True and synchronize()/wait() do nothing.
+    The CUDA event is created at the first ``record()``, on the recording stream's device (as
+    in PyTorch); before that ``query()`` is True and ``synchronize()`` / ``wait()`` do nothing.
+    Making an Event raises RuntimeError without a GPU.
+
+    Args:
+        enable_timing (bool): allow ``elapsed_time``. Default: False.
+        blocking (bool): ``synchronize()`` blocks the thread instead of spinning.
+            Default: False.
+
+    Example::
+
+        >>> start = genesis.cuda.Event(enable_timing=True)  # doctest: +SKIP
+        >>> end = genesis.cuda.Event(enable_timing=True)  # doctest: +SKIP
+        >>> start.record()  # doctest: +SKIP
+        >>> y = genesis.ones(1 << 20, device="cuda") * 2  # doctest: +SKIP
+        >>> end.record()  # doctest: +SKIP
+        >>> end.synchronize()  # doctest: +SKIP
+        >>> start.elapsed_time(end) >= 0  # doctest: +SKIP
+        True
     """
 
     def __init__(self, enable_timing=False, blocking=False):
@@ -124,7 +233,23 @@ class Event:
             _C._cuda.destroy_event(self.cuda_event)
 
     def record(self, stream=None):
-        """Marks the point reached by the work queued on ``stream`` (default: current stream)."""
+        """Marks the point that the work queued on ``stream`` has reached.
+
+        The event completes when that work has run. Recording again moves the mark; an event
+        stays on the device of its first recording (ValueError for another device).
+
+        Args:
+            stream (Stream, optional): the stream. Default: None (the current stream).
+
+        Returns:
+            None
+
+        Example::
+
+            >>> e = genesis.cuda.Event()  # doctest: +SKIP
+            >>> e.record()  # doctest: +SKIP
+            >>> e.synchronize()  # doctest: +SKIP
+        """
         if stream is None:
             stream = current_stream()
         if not self.cuda_event:
@@ -140,23 +265,74 @@ class Event:
         _C._cuda.record_event(self.cuda_event, stream.cuda_stream, stream.device_index)
 
     def query(self):
-        """True when the work before the last record() has finished."""
+        """Returns True when the work before the last ``record()`` has finished.
+
+        Returns:
+            bool: whether the event has completed (True when never recorded).
+
+        Example::
+
+            >>> genesis.cuda.Event().query()  # doctest: +SKIP
+            True
+        """
         return _C._cuda.query_event(self.cuda_event) if self.cuda_event else True
 
     def synchronize(self):
-        """Waits until the work before the last record() has finished."""
+        """Waits until the work before the last ``record()`` has finished.
+
+        Returns:
+            None
+
+        Example::
+
+            >>> e = genesis.cuda.current_stream().record_event()  # doctest: +SKIP
+            >>> e.synchronize()  # doctest: +SKIP
+        """
         if self.cuda_event:
             _C._cuda.synchronize_event(self.cuda_event)
 
     def wait(self, stream=None):
-        """Makes later work on ``stream`` (default: current stream) wait for this event."""
+        """Makes work queued on ``stream`` from now on wait for this event.
+
+        The host does not wait; an event never recorded is ignored.
+
+        Args:
+            stream (Stream, optional): the stream that waits. Default: None (the current
+                stream).
+
+        Returns:
+            None
+
+        Example::
+
+            >>> e = genesis.cuda.Stream().record_event()  # doctest: +SKIP
+            >>> e.wait()  # the current stream waits for it  # doctest: +SKIP
+        """
         if stream is None:
             stream = current_stream()
         if self.cuda_event:
             _C._cuda.stream_wait_event(stream.cuda_stream, self.cuda_event, stream.device_index)
 
     def elapsed_time(self, end_event):
-        """Milliseconds between this event and ``end_event``; both must have completed."""
+        """Returns the milliseconds between this event and ``end_event``.
+
+        Both events must be made with ``enable_timing=True``, recorded, and completed
+        (RuntimeError otherwise).
+
+        Args:
+            end_event (Event): the later event.
+
+        Returns:
+            float: the time in milliseconds.
+
+        Example::
+
+            >>> a = genesis.cuda.Event(enable_timing=True)  # doctest: +SKIP
+            >>> b = genesis.cuda.Event(enable_timing=True)  # doctest: +SKIP
+            >>> a.record(); b.record(); b.synchronize()  # doctest: +SKIP
+            >>> a.elapsed_time(b) >= 0  # doctest: +SKIP
+            True
+        """
         if not (self.enable_timing and end_event.enable_timing):
             raise RuntimeError("[cuda] elapsed_time needs events made with enable_timing=True")
         if not (self.cuda_event and end_event.cuda_event):
@@ -169,7 +345,23 @@ class Event:
 
 
 def current_stream(device=None):
-    """The stream that work on ``device`` (None: the current device) goes to in this thread."""
+    """Returns the stream that work on a device goes to in this thread.
+
+    The default stream until ``set_stream`` or ``with genesis.cuda.stream(s):`` changes it.
+    Raises RuntimeError without a GPU.
+
+    Args:
+        device (int, str or genesis.device, optional): the device. Default: None (the current
+            device).
+
+    Returns:
+        Stream: the current stream.
+
+    Example::
+
+        >>> genesis.cuda.current_stream() == genesis.cuda.default_stream()  # doctest: +SKIP
+        True
+    """
     idx = _resolve(device)
     handle = _C._cuda.current_stream(idx)
     s = _current_objects().get(idx)
@@ -177,12 +369,42 @@ def current_stream(device=None):
 
 
 def default_stream(device=None):
-    """The default (legacy) stream of ``device``."""
+    """Returns the default (legacy) stream of a device, whose ``cuda_stream`` handle is 0.
+
+    Args:
+        device (int, str or genesis.device, optional): the device. Default: None (the current
+            device).
+
+    Returns:
+        Stream: the default stream.
+
+    Example::
+
+        >>> genesis.cuda.default_stream().cuda_stream  # doctest: +SKIP
+        0
+    """
     return Stream._wrap(0, device)
 
 
 def set_stream(stream):
-    """Makes ``stream`` current on its device for this thread (None does nothing, as in PyTorch)."""
+    """Makes ``stream`` the current stream of its device for this thread.
+
+    Prefer ``with genesis.cuda.stream(s):``, which restores the previous stream.
+
+    Args:
+        stream (Stream): the stream; None does nothing, as in PyTorch.
+
+    Returns:
+        None
+
+    Example::
+
+        >>> s = genesis.cuda.Stream()  # doctest: +SKIP
+        >>> genesis.cuda.set_stream(s)  # doctest: +SKIP
+        >>> genesis.cuda.current_stream() == s  # doctest: +SKIP
+        True
+        >>> genesis.cuda.set_stream(genesis.cuda.default_stream())  # doctest: +SKIP
+    """
     if stream is None:
         return
     _C._cuda.set_current_stream(stream.device_index, stream.cuda_stream)
@@ -191,12 +413,24 @@ def set_stream(stream):
 
 @contextmanager
 def stream(s=None):
-    """Makes ``s`` the current stream inside the block and restores the previous one on exit.
+    """Context manager that makes ``s`` the current stream inside a ``with`` block.
 
-    Unlike torch.cuda.stream(None), which does nothing, ``stream()`` without a stream creates a
-    new Stream on the current device (``with genesis.cuda.stream():``); it is yielded,
-    so ``with genesis.cuda.stream() as s:`` names it. A stream of another device also makes that
-    device current for the block.
+    The previous stream is current again on exit. Unlike ``torch.cuda.stream(None)``, which
+    does nothing, ``stream()`` without a stream creates a new Stream on the current device; it
+    is yielded, so ``with genesis.cuda.stream() as s:`` names it. A stream of another device
+    also makes that device current for the block. Raises RuntimeError without a GPU.
+
+    Args:
+        s (Stream, optional): the stream. Default: None (a new Stream).
+
+    Yields:
+        Stream: the stream made current.
+
+    Example::
+
+        >>> with genesis.cuda.stream() as s:  # doctest: +SKIP
+        ...     y = genesis.ones(1000, device="cuda")  # queued on s
+        >>> genesis.cuda.current_stream().wait_stream(s)  # doctest: +SKIP
     """
     if s is None:
         s = Stream()
