@@ -6,7 +6,7 @@
 namespace genesis::kernels {
 
 void launch_binary_arith(ops::BinaryOp op, int dtype, void* out, const void* a, const void* b,
-                         const ops::ScalarArg& sa, const ops::ScalarArg& sb, const LoopGeometry& g,
+                         const ops::ScalarArg& sa, const ops::ScalarArg& sb, const Geometry& g,
                          cudaStream_t stream) {
   ops::visit_binary(op, [&](auto functor) {
     using Op = decltype(functor);

@@ -5,7 +5,7 @@
 namespace genesis::kernels {
 
 void launch_binary_arith(ops::BinaryOp op, int dtype, void* out, const void* a, const void* b,
-                         const ops::ScalarArg& sa, const ops::ScalarArg& sb, const LoopGeometry& g,
+                         const ops::ScalarArg& sa, const ops::ScalarArg& sb, const Geometry& g,
                          cudaStream_t stream);
 
 namespace {
@@ -16,7 +16,7 @@ constexpr bool is_bitwise_functor =
 }  // namespace
 
 void launch_binary(ops::BinaryOp op, int dtype, void* out, const void* a, const void* b,
-                   const ops::ScalarArg& sa, const ops::ScalarArg& sb, const LoopGeometry& g,
+                   const ops::ScalarArg& sa, const ops::ScalarArg& sb, const Geometry& g,
                    void* stream_ptr) {
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   if (!ops::is_comparison(op) && !ops::is_bitwise(op))

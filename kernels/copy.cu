@@ -1,7 +1,7 @@
 // Copy kernels. Note [CUDA copies]
 //  - contiguous on both sides with a cast: each thread converts 4 consecutive elements;
 //  - strided (any layout, after the loop planner merged what it could): per element, the flat
-//    index is unravelled over at most kMaxCopyDims dims, in 32-bit arithmetic when it fits;
+//    index is unravelled over at most kMaxKernelDims dims, in 32-bit arithmetic when it fits;
 //  - a transpose (the destination's innermost dim is strided in the source, and the source's
 //    innermost is strided in the destination): 32x32 tiles staged in shared memory, so both the
 //    reads and the writes are coalesced. Same-dtype copies use item-sized words, whatever the
@@ -54,9 +54,9 @@ __global__ void cast_scalar(D* __restrict__ dst, const S* __restrict__ src, int6
 template <typename Index>
 struct Offsets {
   int ndim;
-  Index sizes[kMaxCopyDims];
-  Index dst[kMaxCopyDims];
-  Index src[kMaxCopyDims];
+  Index sizes[kMaxKernelDims];
+  Index dst[kMaxKernelDims];
+  Index src[kMaxKernelDims];
 };
 
 constexpr int kRun = 4;  // consecutive innermost elements per thread: one unravel for four
@@ -72,7 +72,7 @@ __global__ void copy_strided(char* __restrict__ dst, const char* __restrict__ sr
     Index col0 = static_cast<Index>(w % runs_per_row) * kRun;
     Index od = 0, os = 0;
 #pragma unroll
-    for (int d = 1; d < kMaxCopyDims; ++d) {
+    for (int d = 1; d < kMaxKernelDims; ++d) {
       if (d >= g.ndim) break;
       Index idx = row % g.sizes[d];
       row /= g.sizes[d];
@@ -121,21 +121,21 @@ __global__ void transpose_tiles(char* __restrict__ dst, const char* __restrict__
 }
 
 template <typename W>
-bool try_transpose(void* dst, const void* src, const CopyGeometry& g, cudaStream_t stream) {
+bool try_transpose(void* dst, const void* src, const Geometry& g, cudaStream_t stream) {
   // Plans of 2 dims (or 3 with an outer batch dim): dst innermost contiguous, src contiguous
   // along dst's second dim.
   int64_t w = sizeof(W);
   if (g.ndim != 2 && g.ndim != 3) return false;
-  if (g.dst_strides[0] != w || g.src_strides[1] != w || g.src_strides[0] == w) return false;
-  if (g.src_strides[0] <= 0 || g.dst_strides[1] <= 0) return false;
+  if (g.strides[0][0] != w || g.strides[1][1] != w || g.strides[1][0] == w) return false;
+  if (g.strides[1][0] <= 0 || g.strides[0][1] <= 0) return false;
   int64_t cols = g.sizes[0], rows = g.sizes[1], batch = g.ndim == 3 ? g.sizes[2] : 1;
   if (batch > 65535 || (rows + kTile - 1) / kTile > 65535) return false;
-  if (g.ndim == 3 && (g.dst_strides[2] < 0 || g.src_strides[2] < 0)) return false;
+  if (g.ndim == 3 && (g.strides[0][2] < 0 || g.strides[1][2] < 0)) return false;
   dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile),
             static_cast<unsigned>((rows + kTile - 1) / kTile), static_cast<unsigned>(batch));
   transpose_tiles<W><<<grid, dim3(kTile, kTileRows), 0, stream>>>(
-      static_cast<char*>(dst), static_cast<const char*>(src), rows, cols, g.dst_strides[1],
-      g.src_strides[0], g.ndim == 3 ? g.dst_strides[2] : 0, g.ndim == 3 ? g.src_strides[2] : 0);
+      static_cast<char*>(dst), static_cast<const char*>(src), rows, cols, g.strides[0][1],
+      g.strides[1][0], g.ndim == 3 ? g.strides[0][2] : 0, g.ndim == 3 ? g.strides[1][2] : 0);
   return true;
 }
 
@@ -156,13 +156,13 @@ void launch_contiguous(void* dst, const void* src, int64_t numel, cudaStream_t s
 }
 
 template <typename D, typename S, typename Index>
-void launch_strided(void* dst, const void* src, int64_t numel, const CopyGeometry& g,
+void launch_strided(void* dst, const void* src, int64_t numel, const Geometry& g,
                     cudaStream_t stream) {
   Offsets<Index> o{g.ndim, {}, {}, {}};
   for (int d = 0; d < g.ndim; ++d) {
     o.sizes[d] = static_cast<Index>(g.sizes[d]);
-    o.dst[d] = static_cast<Index>(g.dst_strides[d]);
-    o.src[d] = static_cast<Index>(g.src_strides[d]);
+    o.dst[d] = static_cast<Index>(g.strides[0][d]);
+    o.src[d] = static_cast<Index>(g.strides[1][d]);
   }
   int64_t rows = numel / g.sizes[0];
   int64_t items = rows * ((g.sizes[0] + kRun - 1) / kRun);
@@ -171,16 +171,16 @@ void launch_strided(void* dst, const void* src, int64_t numel, const CopyGeometr
 }
 
 template <typename D, typename S>
-void launch_typed(void* dst, const void* src, int64_t numel, const CopyGeometry& g,
+void launch_typed(void* dst, const void* src, int64_t numel, const Geometry& g,
                   cudaStream_t stream) {
-  if (g.ndim == 1 && g.dst_strides[0] == sizeof(D) && g.src_strides[0] == sizeof(S))
+  if (g.ndim == 1 && g.strides[0][0] == sizeof(D) && g.strides[1][0] == sizeof(S))
     return launch_contiguous<D, S>(dst, src, numel, stream);
   bool non_negative = true;
   int64_t reach_d = 0, reach_s = 0;
   for (int d = 0; d < g.ndim; ++d) {
-    non_negative = non_negative && g.dst_strides[d] >= 0 && g.src_strides[d] >= 0;
-    reach_d += (g.sizes[d] - 1) * g.dst_strides[d];
-    reach_s += (g.sizes[d] - 1) * g.src_strides[d];
+    non_negative = non_negative && g.strides[0][d] >= 0 && g.strides[1][d] >= 0;
+    reach_d += (g.sizes[d] - 1) * g.strides[0][d];
+    reach_s += (g.sizes[d] - 1) * g.strides[1][d];
   }
   bool small =
       non_negative && numel < (1ll << 31) && reach_d < (1ll << 31) && reach_s < (1ll << 31);
@@ -191,7 +191,7 @@ void launch_typed(void* dst, const void* src, int64_t numel, const CopyGeometry&
 }
 
 template <typename W>
-void launch_same(void* dst, const void* src, int64_t numel, const CopyGeometry& g,
+void launch_same(void* dst, const void* src, int64_t numel, const Geometry& g,
                  cudaStream_t stream) {
   if (try_transpose<W>(dst, src, g, stream)) return;
   launch_typed<W, W>(dst, src, numel, g, stream);
@@ -200,7 +200,7 @@ void launch_same(void* dst, const void* src, int64_t numel, const CopyGeometry& 
 }  // namespace
 
 void launch_copy(void* dst, int dst_dtype, const void* src, int src_dtype, int64_t numel,
-                 const CopyGeometry& g, void* stream_ptr) {
+                 const Geometry& g, void* stream_ptr) {
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   if (numel == 0) return;
   if (dst_dtype == src_dtype) {
@@ -208,7 +208,7 @@ void launch_copy(void* dst, int dst_dtype, const void* src, int src_dtype, int64
                : dst_dtype == kInt16 || dst_dtype == kFloat16 || dst_dtype == kBFloat16 ? 2
                : dst_dtype == kInt32 || dst_dtype == kFloat32                           ? 4
                                                                                         : 8;
-    if (g.ndim == 1 && g.dst_strides[0] == size && g.src_strides[0] == size) {
+    if (g.ndim == 1 && g.strides[0][0] == size && g.strides[1][0] == size) {
       cudaMemcpyAsync(dst, src, static_cast<size_t>(numel) * size, cudaMemcpyDeviceToDevice,
                       stream);
       return;

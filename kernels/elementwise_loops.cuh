@@ -61,8 +61,8 @@ __global__ void contiguous_kernel(int64_t n, Body body) {
 template <typename Index, int N>
 struct StridedGeometry {
   int ndim;
-  Index sizes[kMaxLoopDims];
-  Index strides[N][kMaxLoopDims];
+  Index sizes[kMaxKernelDims];
+  Index strides[N][kMaxKernelDims];
 };
 
 // Byte offsets of each operand's row `row` (the dims above the innermost one).
@@ -72,7 +72,7 @@ __device__ __forceinline__ void row_offsets(const StridedGeometry<Index, N>& g, 
 #pragma unroll
   for (int k = 0; k < N; ++k) base[k] = 0;
 #pragma unroll
-  for (int d = 1; d < kMaxLoopDims; ++d) {
+  for (int d = 1; d < kMaxKernelDims; ++d) {
     if (d >= g.ndim) break;
     Index idx = row % g.sizes[d];
     row /= g.sizes[d];
@@ -123,7 +123,7 @@ __global__ void rows_kernel(int64_t items, StridedGeometry<Index, N> g, Body bod
 // Picks the loop for a geometry: the vector loop when it is flat and every pointer is aligned
 // to a whole vector, else the strided loop.
 template <int N, int V, typename Body>
-void run_loop(const LoopGeometry& g, bool aligned, const Body& body, cudaStream_t stream) {
+void run_loop(const Geometry& g, bool aligned, const Body& body, cudaStream_t stream) {
   if (g.numel == 0) return;
   if (g.contiguous && aligned) {
     int64_t items = g.numel / V > 0 ? g.numel / V : 1;
@@ -239,7 +239,7 @@ struct BinaryBody {
 // The rows_kernel path for a binary op, when every row is dense or constant, a whole number of
 // aligned vectors long, and 32-bit offsets reach everything.
 template <int V, typename Op, typename T, typename R>
-bool try_rows(const LoopGeometry& g, BinaryBody<Op, T, R>& body, cudaStream_t stream) {
+bool try_rows(const Geometry& g, BinaryBody<Op, T, R>& body, cudaStream_t stream) {
   if (g.ndim < 2 || g.sizes[0] % V != 0 || g.strides[0][0] != static_cast<int64_t>(sizeof(R)))
     return false;
   const void* ptr[3] = {body.out, body.a, body.b};
@@ -278,7 +278,7 @@ bool try_rows(const LoopGeometry& g, BinaryBody<Op, T, R>& body, cudaStream_t st
 
 template <typename Op, typename T, typename R>
 void launch_binary_typed(void* out, const void* a, const void* b, const ops::ScalarArg& sa,
-                         const ops::ScalarArg& sb, const LoopGeometry& g, cudaStream_t stream) {
+                         const ops::ScalarArg& sb, const Geometry& g, cudaStream_t stream) {
   using C = compute_t<T>;
   constexpr int V = vector_width<T, R>();
   BinaryBody<Op, T, R> body{static_cast<R*>(out),

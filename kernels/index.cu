@@ -18,7 +18,7 @@ int grid_for(int64_t n) {
 
 // Byte offsets of element i for N operands.
 template <int N>
-__device__ __forceinline__ void offsets_of(int64_t i, const Geometry<N>& g, int64_t (&off)[N]) {
+__device__ __forceinline__ void offsets_of(int64_t i, const Geometry& g, int64_t (&off)[N]) {
   if (g.ndim == 1) {  // the common flat case needs no division
 #pragma unroll
     for (int k = 0; k < N; ++k) off[k] = i * g.strides[k][0];
@@ -27,7 +27,7 @@ __device__ __forceinline__ void offsets_of(int64_t i, const Geometry<N>& g, int6
 #pragma unroll
   for (int k = 0; k < N; ++k) off[k] = 0;
 #pragma unroll
-  for (int d = 0; d < kMaxIndexDims; ++d) {
+  for (int d = 0; d < kMaxKernelDims; ++d) {
     if (d == g.ndim) break;
     int64_t idx = i % g.sizes[d];
     i /= g.sizes[d];
@@ -51,7 +51,7 @@ __device__ __forceinline__ int64_t checked_index(int64_t v, int64_t size, int64_
   return v < 0 ? v + size : v;
 }
 
-__global__ void add_index_offsets_kernel(char* offsets, const char* index, int64_t n, Geometry<2> g,
+__global__ void add_index_offsets_kernel(char* offsets, const char* index, int64_t n, Geometry g,
                                          int64_t size, int64_t byte_stride, int64_t dim,
                                          bool assign, IndexError* error) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -67,7 +67,7 @@ __global__ void add_index_offsets_kernel(char* offsets, const char* index, int64
 
 template <typename W>
 __global__ void gather_kernel(char* out, const char* src, const char* offsets, int64_t n,
-                              Geometry<3> g) {
+                              Geometry g) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
@@ -81,7 +81,7 @@ __global__ void gather_kernel(char* out, const char* src, const char* offsets, i
 // bounds-checked in place: no offsets tensor is written or read.
 template <typename W>
 __global__ void gather_index_kernel(char* out, const char* src, const char* index, int64_t n,
-                                    Geometry<3> g, int64_t size, int64_t byte_stride, int64_t dim,
+                                    Geometry g, int64_t size, int64_t byte_stride, int64_t dim,
                                     IndexError* error) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -96,7 +96,7 @@ __global__ void gather_index_kernel(char* out, const char* src, const char* inde
 
 template <typename W>
 __global__ void scatter_kernel(const char* values, char* dst, const char* offsets, int64_t n,
-                               Geometry<3> g) {
+                               Geometry g) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
@@ -115,7 +115,7 @@ __global__ void scatter_kernel(const char* values, char* dst, const char* offset
 // scatter. The check costs one read of the index (about 3% of a 2^24-into-2^28 float scatter on
 // an H200, whose time is the random writes'); writing before every index is known to be in
 // range would break that guarantee.
-__global__ void check_index_kernel(const char* index, int64_t n, Geometry<1> g, int64_t size,
+__global__ void check_index_kernel(const char* index, int64_t n, Geometry g, int64_t size,
                                    int64_t dim, IndexError* error) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -146,7 +146,7 @@ __device__ __forceinline__ bool in_range(int64_t v, int64_t size) { return v >= 
 // Operands: values, dst, int64 index. Writes nothing when an index error is recorded.
 template <typename W>
 __global__ void scatter_index_kernel(const char* values, char* dst, const char* index, int64_t n,
-                                     Geometry<3> g, int64_t size, int64_t byte_stride,
+                                     Geometry g, int64_t size, int64_t byte_stride,
                                      const IndexError* error) {
   if (__ldg(&error->flag)) return;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
@@ -191,7 +191,7 @@ __global__ void scatter_index_flat_kernel(const Quad<W>* values, char* dst, int6
 }
 
 template <typename W>
-__global__ void masked_fill_kernel(char* dst, const char* mask, int64_t n, Geometry<2> g, W value) {
+__global__ void masked_fill_kernel(char* dst, const char* mask, int64_t n, Geometry g, W value) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[2];
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(kSelectThreads)
 }
 
 __global__ void write_kernel(const bool* mask, int64_t n, const int64_t* block_offsets, int ndim,
-                             Geometry<1> shape, int64_t* coords, int64_t count) {
+                             Geometry shape, int64_t* coords, int64_t count) {
   __shared__ int64_t warp_totals[32];
   int64_t begin = static_cast<int64_t>(blockIdx.x) * kChunk;
   int64_t end = begin + kChunk < n ? begin + kChunk : n;
@@ -487,7 +487,7 @@ void by_itemsize(int itemsize, Args... args) {
 
 template <typename W>
 struct Gather {
-  static void run(char* out, const char* src, const char* off, int64_t n, Geometry<3> g,
+  static void run(char* out, const char* src, const char* off, int64_t n, Geometry g,
                   cudaStream_t s) {
     gather_kernel<W><<<grid_for(n), kThreads, 0, s>>>(out, src, off, n, g);
   }
@@ -495,7 +495,7 @@ struct Gather {
 template <typename W>
 struct GatherIndex {
   // Small gathers are host-bound: the driver launch saves a share of their time.
-  static void run(char* out, const char* src, const char* index, int64_t n, Geometry<3> g,
+  static void run(char* out, const char* src, const char* index, int64_t n, Geometry g,
                   int64_t size, int64_t byte_stride, int64_t dim, IndexError* error, cudaStream_t s,
                   int device) {
     launch_kernel<gather_index_kernel<W>>(device, static_cast<unsigned>(grid_for(n)), kThreads, s,
@@ -520,14 +520,14 @@ struct Select {
 };
 template <typename W>
 struct Scatter {
-  static void run(const char* values, char* dst, const char* off, int64_t n, Geometry<3> g,
+  static void run(const char* values, char* dst, const char* off, int64_t n, Geometry g,
                   cudaStream_t s) {
     scatter_kernel<W><<<grid_for(n), kThreads, 0, s>>>(values, dst, off, n, g);
   }
 };
 template <typename W>
 struct ScatterIndex {
-  static void run(const char* values, char* dst, const char* index, int64_t n, Geometry<3> g,
+  static void run(const char* values, char* dst, const char* index, int64_t n, Geometry g,
                   int64_t size, int64_t byte_stride, const IndexError* error, cudaStream_t s) {
     // Flat: one dim, values dense, index dense (Note [Fused scatter]).
     bool flat = g.ndim == 1 && g.strides[0][0] == sizeof(W) && g.strides[2][0] == 8 &&
@@ -551,7 +551,7 @@ struct ScatterIndex {
 };
 template <typename W>
 struct MaskedFill {
-  static void run(char* dst, const char* mask, int64_t n, Geometry<2> g, uint64_t pattern,
+  static void run(char* dst, const char* mask, int64_t n, Geometry g, uint64_t pattern,
                   cudaStream_t s) {
     bool flat = g.ndim == 1 && g.strides[0][0] == sizeof(W) && g.strides[1][0] == 1 &&
                 reinterpret_cast<uintptr_t>(dst) % (4 * sizeof(W)) == 0 &&
@@ -574,7 +574,7 @@ struct MaskedFill {
 
 }  // namespace
 
-void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, const Geometry<2>& g,
+void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, const Geometry& g,
                               int64_t size, int64_t byte_stride, int64_t dim, bool assign,
                               IndexError* error, void* stream) {
   add_index_offsets_kernel<<<grid_for(numel), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
@@ -582,12 +582,12 @@ void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, c
 }
 
 void launch_gather(char* out, const char* src, const char* offsets, int64_t numel,
-                   const Geometry<3>& g, int itemsize, void* stream) {
+                   const Geometry& g, int itemsize, void* stream) {
   by_itemsize<Gather>(itemsize, out, src, offsets, numel, g, static_cast<cudaStream_t>(stream));
 }
 
 void launch_gather_index(char* out, const char* src, const char* index, int64_t numel,
-                         const Geometry<3>& g, int itemsize, int64_t size, int64_t byte_stride,
+                         const Geometry& g, int itemsize, int64_t size, int64_t byte_stride,
                          int64_t dim, IndexError* error, void* stream, int device) {
   by_itemsize<GatherIndex>(itemsize, out, src, index, numel, g, size, byte_stride, dim, error,
                            static_cast<cudaStream_t>(stream), device);
@@ -600,11 +600,11 @@ void launch_select(const bool* mask, const char* src, int64_t n, const int64_t* 
 }
 
 void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,
-                    const Geometry<3>& g, int itemsize, void* stream) {
+                    const Geometry& g, int itemsize, void* stream) {
   by_itemsize<Scatter>(itemsize, values, dst, offsets, numel, g, static_cast<cudaStream_t>(stream));
 }
 
-void launch_check_index(const char* index, int64_t numel, const Geometry<1>& g, int64_t size,
+void launch_check_index(const char* index, int64_t numel, const Geometry& g, int64_t size,
                         int64_t dim, IndexError* error, void* stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   if (g.ndim == 1 && g.strides[0][0] == 8 && reinterpret_cast<uintptr_t>(index) % 16 == 0 &&
@@ -621,14 +621,14 @@ void launch_check_index(const char* index, int64_t numel, const Geometry<1>& g, 
 }
 
 void launch_scatter_index(const char* values, char* dst, const char* index, int64_t numel,
-                          const Geometry<3>& g, int itemsize, int64_t size, int64_t byte_stride,
+                          const Geometry& g, int itemsize, int64_t size, int64_t byte_stride,
                           const IndexError* error, void* stream) {
   by_itemsize<ScatterIndex>(itemsize, values, dst, index, numel, g, size, byte_stride, error,
                             static_cast<cudaStream_t>(stream));
 }
 
-void launch_masked_fill(char* dst, const char* mask, int64_t numel, const Geometry<2>& g,
-                        int itemsize, uint64_t pattern, void* stream) {
+void launch_masked_fill(char* dst, const char* mask, int64_t numel, const Geometry& g, int itemsize,
+                        uint64_t pattern, void* stream) {
   by_itemsize<MaskedFill>(itemsize, dst, mask, numel, g, pattern,
                           static_cast<cudaStream_t>(stream));
 }
@@ -665,9 +665,9 @@ void launch_nonzero_count(const bool* mask, int64_t n, int64_t* slots, void* str
 
 void launch_nonzero_write(const bool* mask, int64_t n, const int64_t* block_offsets, int ndim,
                           const int64_t* sizes, int64_t* coords, int64_t count, void* stream) {
-  Geometry<1> shape;
+  Geometry shape;
   shape.ndim = ndim;
-  for (int d = 0; d < ndim && d < kMaxIndexDims; ++d) shape.sizes[d] = sizes[d];
+  for (int d = 0; d < ndim && d < kMaxKernelDims; ++d) shape.sizes[d] = sizes[d];
   int64_t blocks = nonzero_blocks(n);
   write_kernel<<<static_cast<unsigned>(blocks), kSelectThreads, 0,
                  static_cast<cudaStream_t>(stream)>>>(mask, n, block_offsets, ndim, shape, coords,

@@ -1,18 +1,11 @@
 #pragma once
 // Host launchers for the advanced-index kernels (index.cu). Geometries come from the loop
-// planner: innermost dim first, byte strides per operand.
+// planner (Note [Kernel geometry]): innermost dim first, byte strides per operand.
 #include <cstdint>
 
+#include "kernels/geometry.h"
+
 namespace genesis::kernels {
-
-constexpr int kMaxIndexDims = 8;
-
-template <int N>
-struct Geometry {
-  int ndim = 0;
-  int64_t sizes[kMaxIndexDims] = {};
-  int64_t strides[N][kMaxIndexDims] = {};
-};
 
 // Where an out-of-range index is recorded on the device (first one wins).
 struct IndexError {
@@ -22,33 +15,33 @@ struct IndexError {
 
 // Operand 0: int64 offsets (+=, or = when `assign`), operand 1: int64 indices. An index out of
 // range is recorded in `error` and contributes 0, so later kernels stay inside the tensor.
-void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, const Geometry<2>& g,
+void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, const Geometry& g,
                               int64_t size, int64_t byte_stride, int64_t dim, bool assign,
                               IndexError* error, void* stream);
 // Operands: out, src, int64 offsets. out(i) = *(src(i) + offsets(i)); items of `itemsize` bytes.
 void launch_gather(char* out, const char* src, const char* offsets, int64_t numel,
-                   const Geometry<3>& g, int itemsize, void* stream);
+                   const Geometry& g, int itemsize, void* stream);
 // Operands: out, src, int64 index. out(i) = *(src(i) + wrap(index(i)) * byte_stride), with
 // out-of-range indices recorded in `error` (and read as 0). `device` is the current device, for
 // the driver launch (Note [Driver launches]).
 void launch_gather_index(char* out, const char* src, const char* index, int64_t numel,
-                         const Geometry<3>& g, int itemsize, int64_t size, int64_t byte_stride,
+                         const Geometry& g, int itemsize, int64_t size, int64_t byte_stride,
                          int64_t dim, IndexError* error, void* stream, int device);
 // Operands: values, dst, int64 offsets. *(dst(i) + offsets(i)) = values(i).
 void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,
-                    const Geometry<3>& g, int itemsize, void* stream);
+                    const Geometry& g, int itemsize, void* stream);
 // Records the first out-of-range value of an int64 index tensor (one operand) like
 // add_index_offsets, writing nothing else (Note [Fused scatter] in index.cu).
-void launch_check_index(const char* index, int64_t numel, const Geometry<1>& g, int64_t size,
+void launch_check_index(const char* index, int64_t numel, const Geometry& g, int64_t size,
                         int64_t dim, IndexError* error, void* stream);
 // Operands: values, dst, int64 index. *(dst(i) + wrap(index(i)) * byte_stride) = values(i), and
 // nothing at all written when `error` already records an out-of-range index.
 void launch_scatter_index(const char* values, char* dst, const char* index, int64_t numel,
-                          const Geometry<3>& g, int itemsize, int64_t size, int64_t byte_stride,
+                          const Geometry& g, int itemsize, int64_t size, int64_t byte_stride,
                           const IndexError* error, void* stream);
 // Operands: dst, bool mask. dst(i) = pattern where mask(i).
-void launch_masked_fill(char* dst, const char* mask, int64_t numel, const Geometry<2>& g,
-                        int itemsize, uint64_t pattern, void* stream);
+void launch_masked_fill(char* dst, const char* mask, int64_t numel, const Geometry& g, int itemsize,
+                        uint64_t pattern, void* stream);
 
 // Note [Mask compaction]: nonzero and x[mask] over a contiguous bool mask of n elements keep
 // row-major order in three steps. (1) Counting, per tile of 4096 elements: a block counts 8

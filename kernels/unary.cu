@@ -31,7 +31,7 @@ struct UnaryBody {
 
 }  // namespace
 
-void launch_unary(ops::UnaryOp op, int dtype, void* out, const void* a, const LoopGeometry& g,
+void launch_unary(ops::UnaryOp op, int dtype, void* out, const void* a, const Geometry& g,
                   void* stream_ptr) {
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   ops::visit_unary(op, [&](auto functor) {

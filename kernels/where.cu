@@ -33,7 +33,7 @@ struct WhereBody {
 
 template <typename W>
 void launch_where_typed(void* out, const void* cond, const void* a, const void* b, bool a_scalar,
-                        uint64_t a_bits, bool b_scalar, uint64_t b_bits, const LoopGeometry& g,
+                        uint64_t a_bits, bool b_scalar, uint64_t b_bits, const Geometry& g,
                         cudaStream_t stream) {
   WhereBody<W> body{static_cast<W*>(out),
                     static_cast<const bool*>(cond),
@@ -49,8 +49,8 @@ void launch_where_typed(void* out, const void* cond, const void* a, const void* 
 }  // namespace
 
 void launch_where(int itemsize, void* out, const void* cond, const void* a, const void* b,
-                  bool a_scalar, uint64_t a_bits, bool b_scalar, uint64_t b_bits,
-                  const LoopGeometry& g, void* stream_ptr) {
+                  bool a_scalar, uint64_t a_bits, bool b_scalar, uint64_t b_bits, const Geometry& g,
+                  void* stream_ptr) {
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   switch (itemsize) {
     case 1:

@@ -339,3 +339,35 @@ def test_index_values_are_checked_only_where_numpy_checks_them(device):
     y = genesis.zeros(1, 0, device=device)
     with pytest.raises(IndexError):
         y[False, ..., genesis.tensor(0, device=device)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_more_dims_than_a_kernel_takes(device):
+    # Note [Kernel geometry]: a loop of more unmergeable dims than a kernel takes (8) is cut into
+    # several launches, for copies, elementwise ops and the index loops alike.
+    rng = np.random.default_rng(11)
+    shape = (3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2)
+    a = rng.random(shape[::-1], dtype=np.float32)
+    order = tuple(range(len(shape)))[::-1]
+    x = genesis.tensor(a, device=device).permute(*order)  # reversed strides: nothing merges
+    ref = a.transpose(order)
+    np.testing.assert_array_equal(x.contiguous().cpu().numpy(), ref)
+    np.testing.assert_allclose((x + x.contiguous()).cpu().numpy(), ref * 2)
+    idx = np.array([2, 0, 2, 1])
+    g_idx = genesis.tensor(idx, device=device)
+    np.testing.assert_array_equal(x[g_idx].cpu().numpy(), ref[idx])
+    idx2 = np.array([[1], [0]])
+    np.testing.assert_array_equal(
+        x[g_idx, :, genesis.tensor(idx2, device=device)].cpu().numpy(), ref[idx, :, idx2]
+    )
+    y = genesis.tensor(a, device=device).permute(*order)
+    want = ref.copy()
+    vals = rng.random((2,) + shape[1:], dtype=np.float32)
+    y[genesis.tensor([2, 0], device=device)] = genesis.tensor(vals, device=device)
+    want[[2, 0]] = vals
+    mask = np.array([True, False, True])
+    y[genesis.tensor(mask, device=device)] = -1.0
+    want[mask] = -1.0
+    np.testing.assert_array_equal(y.cpu().numpy(), want)
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[genesis.tensor([0, 3], device=device)]

@@ -40,9 +40,9 @@ ALLOWED = {
 }
 # Folders whose code may include CUDA headers (<cuda*.h>, <cublas*>, <cub/...>, <nccl.h>, ...).
 CUDA_FOLDERS = {"cuda", "kernels"}
-# The CUDA-only helpers of csrc/cuda: only CUDA implementation files include them, never a
-# header that the rest of the core sees.
-CUDA_INTERNAL_HEADERS = {"cuda/check.h", "cuda/device_guard.h"}
+# The helpers of csrc/cuda's implementation files (error checks, device guards, kernel
+# geometry): only CUDA implementation files include them, never a header the rest sees.
+CUDA_INTERNAL_HEADERS = {"cuda/check.h", "cuda/device_guard.h", "cuda/geometry.h"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.MULTILINE)
 CUDA_HEADER = re.compile(r"^(cuda|cublas|cusolver|cub/|curand|cufft|nccl|nvrtc|library_types)")
@@ -119,7 +119,7 @@ def test_cuda_declarations_need_no_cuda_headers():
 def test_every_cuda_area_has_a_stub():
     # Each csrc/cuda/X.cpp that CUDA builds compile has no_cuda_X.cpp for CPU-only builds.
     cuda = ROOT / "csrc" / "cuda"
-    areas = {p.stem for p in cuda.glob("*.h")} - {"check", "device_guard"}
+    areas = {p.stem for p in cuda.glob("*.h")} - {h[5:-2] for h in CUDA_INTERNAL_HEADERS}
     implemented = {p.stem for p in cuda.glob("*.cpp") if not p.stem.startswith("no_cuda_")}
     stubs = {p.stem.removeprefix("no_cuda_") for p in cuda.glob("no_cuda_*.cpp")}
     # device_pool.cpp and pinned_pool.cpp implement memory.h.

@@ -6,6 +6,7 @@
 #include "core/loop_plan.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/geometry.h"
 #include "cuda/stream.h"
 #include "kernels/elementwise.cuh"
 
@@ -13,45 +14,26 @@ namespace genesis::cuda {
 
 namespace {
 
-// Runs launch(geometry, bases) for the plan; plans with more dims than a kernel takes are cut
-// along their outermost dim into several launches.
+// Runs launch(geometry, bases) for the plan (Note [Kernel geometry]); a plan of one dense dim
+// for every tensor operand runs the flat loop.
 template <typename Launch>
 void launch_plan(const LoopPlan& plan, int out_device, const int64_t* itemsizes,
-                 std::array<char*, 4> bases, const Launch& launch) {
-  int64_t nd = plan.ndim();
-  if (nd > kernels::kMaxLoopDims) {
-    LoopPlan inner = plan;
-    inner.sizes.pop_back();
-    for (int k = 0; k < plan.noperands; ++k) inner.byte_strides[k].pop_back();
-    inner.numel = plan.numel / plan.sizes.back();
-    for (int64_t i = 0; i < plan.sizes.back(); ++i) {
-      std::array<char*, 4> b = bases;
-      for (int k = 0; k < plan.noperands; ++k)
-        if (b[k] != nullptr) b[k] += i * plan.byte_strides[k].back();
-      launch_plan(inner, out_device, itemsizes, b, launch);
-    }
-    return;
-  }
-  kernels::LoopGeometry g;
-  g.ndim = static_cast<int>(nd);
-  g.numel = plan.numel;
-  for (int d = 0; d < g.ndim; ++d) {
-    g.sizes[d] = plan.sizes[d];
-    for (int k = 0; k < plan.noperands; ++k) g.strides[k][d] = plan.byte_strides[k][d];
-  }
-  g.contiguous = is_flat(plan, itemsizes);
-  g.device = out_device;
-  launch(g, bases);
+                 const KernelBases& bases, const Launch& launch) {
+  bool flat = is_flat(plan, itemsizes);
+  for_each_geometry(plan, bases, [&](kernels::Geometry& g, const KernelBases& b) {
+    g.contiguous = flat;
+    g.device = out_device;
+    launch(g, b);
+  });
 }
 
 // The launch for an elementwise op: dense operands of one shape go straight to a flat
 // geometry (the common case, and the one whose host time matters: no plan is built).
 template <typename Launch>
 void launch_elementwise(const Tensor& out, const Tensor* const* inputs, int ninputs,
-                        const int64_t* itemsizes, std::array<char*, 4> bases,
-                        const Launch& launch) {
+                        const int64_t* itemsizes, const KernelBases& bases, const Launch& launch) {
   if (elementwise_is_flat(out, inputs, ninputs)) {
-    kernels::LoopGeometry g;
+    kernels::Geometry g;
     g.ndim = 1;
     g.numel = out.numel();
     g.sizes[0] = g.numel;
@@ -80,7 +62,7 @@ void binary(ops::BinaryOp op, ScalarType dtype, const Tensor& out, const Tensor&
   void* stream = stream_of(device);
   launch_elementwise(
       out, inputs, 2, items, {written_base(out), read_base(a), read_base(b), nullptr},
-      [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+      [&](const kernels::Geometry& g, const std::array<char*, 4>& p) {
         kernels::launch_binary(op, static_cast<int>(dtype), p[0], p[1], p[2], sa, sb, g, stream);
       });
   GENESIS_CUDA_CHECK(cudaGetLastError());
@@ -94,7 +76,7 @@ void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {
   DeviceGuard guard(device);
   void* stream = stream_of(device);
   launch_elementwise(out, inputs, 1, items, {written_base(out), read_base(a), nullptr, nullptr},
-                     [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+                     [&](const kernels::Geometry& g, const std::array<char*, 4>& p) {
                        kernels::launch_unary(op, static_cast<int>(out.dtype()), p[0], p[1], g,
                                              stream);
                      });
@@ -113,7 +95,7 @@ void where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bi
   void* stream = stream_of(device);
   launch_elementwise(
       out, inputs, 3, items, {written_base(out), read_base(cond), read_base(a), read_base(b)},
-      [&](const kernels::LoopGeometry& g, const std::array<char*, 4>& p) {
+      [&](const kernels::Geometry& g, const std::array<char*, 4>& p) {
         kernels::launch_where(static_cast<int>(out.itemsize()), p[0], p[1], p[2], p[3],
                               !a.defined(), a_bits, !b.defined(), b_bits, g, stream);
       });

@@ -12,33 +12,13 @@
 #include "core/loop_plan.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/geometry.h"
 #include "cuda/stream.h"
 #include "kernels/index.cuh"
 
 namespace genesis::cuda {
 
 namespace {
-
-template <int N>
-kernels::Geometry<N> geometry(const Tensor& first, std::array<const Tensor*, N> operands,
-                              const char* op) {
-  const Shape* strides[N];
-  int64_t items[N];
-  for (int k = 0; k < N; ++k) {
-    strides[k] = &operands[k]->strides();
-    items[k] = static_cast<int64_t>(operands[k]->itemsize());
-  }
-  LoopPlan plan = plan_loop(first.sizes(), strides, items, N);
-  GENESIS_CHECK(plan.ndim() <= kernels::kMaxIndexDims, op, "more than ", kernels::kMaxIndexDims,
-                " non-mergeable dims are not supported on CUDA");
-  kernels::Geometry<N> g;
-  g.ndim = static_cast<int>(plan.ndim());
-  for (int d = 0; d < g.ndim; ++d) {
-    g.sizes[d] = plan.sizes[d];
-    for (int k = 0; k < N; ++k) g.strides[k][d] = plan.byte_strides[k][d];
-  }
-  return g;
-}
 
 char* ptr(const Tensor& t) { return static_cast<char*>(t.mutable_data()); }
 // Operands only read: no write version counted (Note [Write versions]).
@@ -91,10 +71,13 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
   if (offsets.numel() == 0) return;
   int device = offsets.device().index;
   DeviceGuard guard(device);
-  auto g = geometry<2>(offsets, {&offsets, &index}, "index");
-  kernels::launch_add_index_offsets(ptr(offsets), read_ptr(index), offsets.numel(), g, size,
-                                    byte_stride, dim, assign, error_record(device),
-                                    stream_of(offsets));
+  kernels::IndexError* error = error_record(device);
+  for_each_geometry(plan_operands<2>(offsets, {&offsets, &index}),
+                    {written_base(offsets), read_base(index)},
+                    [&](const kernels::Geometry& g, const KernelBases& b) {
+                      kernels::launch_add_index_offsets(b[0], b[1], g.numel, g, size, byte_stride,
+                                                        dim, assign, error, stream_of(offsets));
+                    });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -116,9 +99,12 @@ void check_index_offsets(const Tensor& offsets) {
 
 void gather(const Tensor& out, const Tensor& src, const Tensor& offsets) {
   DeviceGuard guard(out.device().index);
-  auto g = geometry<3>(out, {&out, &src, &offsets}, "index");
-  kernels::launch_gather(ptr(out), read_ptr(src), read_ptr(offsets), out.numel(), g,
-                         static_cast<int>(out.itemsize()), stream_of(out));
+  for_each_geometry(plan_operands<3>(out, {&out, &src, &offsets}),
+                    {written_base(out), read_base(src), read_base(offsets)},
+                    [&](const kernels::Geometry& g, const KernelBases& b) {
+                      kernels::launch_gather(b[0], b[1], b[2], g.numel, g,
+                                             static_cast<int>(out.itemsize()), stream_of(out));
+                    });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -126,10 +112,14 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
                   int64_t byte_stride, int64_t dim) {
   int device = out.device().index;
   DeviceGuard guard(device);
-  auto g = geometry<3>(out, {&out, &src, &index}, "index");
-  kernels::launch_gather_index(ptr(out), read_ptr(src), read_ptr(index), out.numel(), g,
-                               static_cast<int>(out.itemsize()), size, byte_stride, dim,
-                               error_record(device), stream_of(out), device);
+  kernels::IndexError* error = error_record(device);
+  for_each_geometry(plan_operands<3>(out, {&out, &src, &index}),
+                    {written_base(out), read_base(src), read_base(index)},
+                    [&](const kernels::Geometry& g, const KernelBases& b) {
+                      kernels::launch_gather_index(b[0], b[1], b[2], g.numel, g,
+                                                   static_cast<int>(out.itemsize()), size,
+                                                   byte_stride, dim, error, stream_of(out), device);
+                    });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -138,22 +128,27 @@ void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_
                    bool check) {
   int device = dst.device().index;
   DeviceGuard guard(device);
-  // Both geometries first: nothing may raise between a check that records an error and the
+  // Both plans first: nothing may raise between a check that records an error and the
   // check_index_offsets that clears it.
   check = check && index.numel() > 0;
   bool write = values.numel() > 0;
-  kernels::Geometry<1> gi;
-  kernels::Geometry<3> g;
-  if (check) gi = geometry<1>(index, {&index}, "setitem");
-  if (write) g = geometry<3>(values, {&values, &dst, &index_view}, "setitem");
+  LoopPlan check_plan, write_plan;
+  if (check) check_plan = plan_operands<1>(index, {&index});
+  if (write) write_plan = plan_operands<3>(values, {&values, &dst, &index_view});
   kernels::IndexError* error = error_record(device);
   void* stream = stream_of(dst);
   if (check)
-    kernels::launch_check_index(read_ptr(index), index.numel(), gi, size, dim, error, stream);
+    for_each_geometry(check_plan, {read_base(index)},
+                      [&](const kernels::Geometry& g, const KernelBases& b) {
+                        kernels::launch_check_index(b[0], g.numel, g, size, dim, error, stream);
+                      });
   if (write)
-    kernels::launch_scatter_index(read_ptr(values), ptr(dst), read_ptr(index_view), values.numel(),
-                                  g, static_cast<int>(dst.itemsize()), size, byte_stride, error,
-                                  stream);
+    for_each_geometry(write_plan, {read_base(values), written_base(dst), read_base(index_view)},
+                      [&](const kernels::Geometry& g, const KernelBases& b) {
+                        kernels::launch_scatter_index(b[0], b[1], b[2], g.numel, g,
+                                                      static_cast<int>(dst.itemsize()), size,
+                                                      byte_stride, error, stream);
+                      });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -176,24 +171,30 @@ Tensor masked_select(const Tensor& src, const Tensor& mask) {
 
 void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values) {
   DeviceGuard guard(dst.device().index);
-  auto g = geometry<3>(values, {&values, &dst, &offsets}, "setitem");
-  kernels::launch_scatter(read_ptr(values), ptr(dst), read_ptr(offsets), values.numel(), g,
-                          static_cast<int>(dst.itemsize()), stream_of(dst));
+  for_each_geometry(plan_operands<3>(values, {&values, &dst, &offsets}),
+                    {read_base(values), written_base(dst), read_base(offsets)},
+                    [&](const kernels::Geometry& g, const KernelBases& b) {
+                      kernels::launch_scatter(b[0], b[1], b[2], g.numel, g,
+                                              static_cast<int>(dst.itemsize()), stream_of(dst));
+                    });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
 void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern) {
   if (dst.numel() == 0) return;
   DeviceGuard guard(dst.device().index);
-  auto g = geometry<2>(dst, {&dst, &mask}, "setitem");
-  kernels::launch_masked_fill(ptr(dst), read_ptr(mask), dst.numel(), g,
-                              static_cast<int>(dst.itemsize()), pattern, stream_of(dst));
+  for_each_geometry(plan_operands<2>(dst, {&dst, &mask}), {written_base(dst), read_base(mask)},
+                    [&](const kernels::Geometry& g, const KernelBases& b) {
+                      kernels::launch_masked_fill(b[0], b[1], g.numel, g,
+                                                  static_cast<int>(dst.itemsize()), pattern,
+                                                  stream_of(dst));
+                    });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
 std::vector<Tensor> nonzero(const Tensor& mask) {
-  GENESIS_CHECK(mask.ndim() <= kernels::kMaxIndexDims, "index", "boolean masks of more than ",
-                kernels::kMaxIndexDims, " dims are not supported on CUDA");
+  GENESIS_CHECK(mask.ndim() <= kernels::kMaxKernelDims, "index", "boolean masks of more than ",
+                kernels::kMaxKernelDims, " dims are not supported on CUDA");
   GENESIS_CHECK(mask.is_contiguous() && mask.dtype() == ScalarType::Bool, "index",
                 "nonzero expects a contiguous bool mask");
   Device device = mask.device();
