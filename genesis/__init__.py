@@ -68,17 +68,66 @@ __version__ = _C.__version__
 
 # The compute ops, bound in C++ (several shadow Python builtins inside this namespace only, as in
 # PyTorch: genesis.abs, genesis.max, genesis.sum ...).
-_COMPUTE_OPS = (
-    # elementwise
-    "add sub subtract mul multiply div divide true_divide floor_divide remainder pow maximum "
-    "minimum eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not logical_not neg "
-    "negative abs relu exp log sqrt rsqrt sin cos tanh sigmoid clamp clip where result_type "
-    # reductions
-    "sum mean prod max min argmax argmin var std all any softmax log_softmax "
-    # joins
-    "cat concat concatenate stack"
-).split()
-globals().update({_name: getattr(_C, _name) for _name in _COMPUTE_OPS if hasattr(_C, _name)})
+# Imported by name, not copied in a loop, so that type checkers see them.
+from ._C import (
+    abs,
+    add,
+    all,
+    any,
+    argmax,
+    argmin,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    cat,
+    clamp,
+    clip,
+    concat,
+    concatenate,
+    cos,
+    div,
+    divide,
+    eq,
+    exp,
+    floor_divide,
+    ge,
+    gt,
+    le,
+    log,
+    log_softmax,
+    logical_not,
+    lt,
+    max,
+    maximum,
+    mean,
+    min,
+    minimum,
+    mul,
+    multiply,
+    ne,
+    neg,
+    negative,
+    pow,
+    prod,
+    relu,
+    remainder,
+    result_type,
+    rsqrt,
+    sigmoid,
+    sin,
+    softmax,
+    sqrt,
+    stack,
+    std,
+    sub,
+    subtract,
+    sum,
+    tanh,
+    true_divide,
+    var,
+    where,
+)
 
 # PyTorch's aliases.
 half = float16
