@@ -28,7 +28,7 @@ CPP_NAMES = {
     "detail::accessor<detail::accessor_policies::str_attr>": "typing.Any",
 }
 if str(TOOLS) not in sys.path:
-    sys.path.insert(0, str(TOOLS))  # for `stubgen` when the tests import this file
+    sys.path.insert(0, str(TOOLS))  # for `stubgen` when this file is imported, not run
 
 
 def stub_path(module_name):

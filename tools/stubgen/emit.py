@@ -61,7 +61,7 @@ class _ModuleStub:
             elif isinstance(value, type):
                 classes.append(self.cls(name, value, ""))
             elif isinstance(value, types.BuiltinFunctionType):
-                functions.extend(self.function(name, value, "", ()))
+                functions.extend(_named(name, self.function, name, value, "", ()))
             else:
                 attributes.append(f"{name}: {self.type_of(value)}")
         doc = (
@@ -99,7 +99,9 @@ class _ModuleStub:
         bases = [self.base(b) for b in cls.__bases__]
         head = f"{indent}class {name}({', '.join(b for b in bases if b)})".replace("()", "")
         inner = indent + INDENT
-        stubs = [self.class_member(cls, n, v, inner, shadowed) for n, v in members]
+        stubs = [
+            _named(f"{name}.{n}", self.class_member, cls, n, v, inner, shadowed) for n, v in members
+        ]
         # Attributes (one line each) first, then methods and properties; each sorted by name.
         body = [line for lines in stubs if _is_attribute(lines) for line in lines]
         body += [line for lines in stubs if not _is_attribute(lines) for line in lines]
@@ -217,6 +219,14 @@ class _ModuleStub:
             self.ns.imports.add("typing")
             return "typing.Any"
         return self.ns.annotation(text, shadowed)
+
+
+def _named(where, make, *args):
+    """make(*args), with `where` (the member being stubbed) in front of its errors."""
+    try:
+        return make(*args)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
 
 
 def _is_attribute(lines):

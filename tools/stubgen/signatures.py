@@ -46,16 +46,16 @@ def signatures(name, doc):
     else:
         found = []
     if not found:
-        raise ValueError(f"{name}: no pybind11 signature in its docstring {doc!r}")
-    return [parse(text, name) for text in found]
+        raise ValueError(f"no pybind11 signature in the docstring {doc!r}")
+    return [parse(text) for text in found]
 
 
-def parse(text, name=""):
+def parse(text):
     """A Signature from "(params) -> returns"."""
     close = next((i for i, depth in _depths(text) if depth == 0), None)
     rest = text[close + 1 :].strip() if close is not None else ""
     if not text.startswith("(") or not rest.startswith("->"):
-        raise ValueError(f"{name}: not a signature: {text!r}")
+        raise ValueError(f"not a signature: {text!r}")
     params = tuple(_param(p) for p in split_top_level(text[1:close], ",") if p)
     return Signature(params, rest[2:].strip())
 
