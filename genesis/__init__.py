@@ -33,12 +33,16 @@ from os.path import dirname as _dirname  # noqa: E402
 from ._core_loader import load_core as _load_core
 
 # The directory of these .py files (an editable install's __path__ also names the build's).
-_C = _load_core(__name__, _dirname(__file__))
-
+# load_core registers the checked core as genesis._C; importing it by name lets type checkers
+# see the module (and its stubs, genesis/_C/*.pyi) rather than a variable.
+_load_core(__name__, _dirname(__file__))
 # Every name the core binds for users, listed so that a missing one fails here, at import. The
 # compute ops shadow Python builtins inside this namespace only, as in PyTorch (genesis.abs,
 # genesis.max, genesis.sum ...).
-from . import cuda  # noqa: E402
+from . import (
+    _C,  # noqa: E402
+    cuda,  # noqa: E402
+)
 from ._C import (  # noqa: E402
     IndexKind,
     IndexPath,

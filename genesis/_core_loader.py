@@ -71,6 +71,21 @@ def _load_extension(name, path):
     return module
 
 
+def _own_core(name):
+    """The compiled core next to the package's files (or mapped there by an editable install)."""
+    try:
+        core = importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name != name:
+            raise
+        return None
+    if getattr(core, "__file__", None) is None:
+        # Only the folder of type stubs (genesis/_C/*.pyi), imported as a namespace package.
+        sys.modules.pop(name, None)
+        return None
+    return core
+
+
 def check_core(core, package_dir):
     """Raises ImportError unless `core` was built with the .py files in `package_dir`."""
     built_from = getattr(core, "_source_dir", None)
@@ -92,11 +107,8 @@ def check_core(core, package_dir):
 def load_core(package, package_dir):
     """The compiled core for the package in `package_dir` (Note [Build identifier])."""
     name = package + "._C"
-    try:
-        core = importlib.import_module(name)
-    except ModuleNotFoundError as e:
-        if e.name != name:
-            raise
+    core = _own_core(name)
+    if core is None:
         path = _installed_core(package, package_dir)
         if path is None:
             raise ImportError(

@@ -6,8 +6,11 @@ directory on sys.path because tests/ is not a package.
 
 import numpy as np
 import pytest
+from hypothesis_constants import use_no_local_constants
 
 import genesis
+
+use_no_local_constants()  # examples must not depend on constants in genesis/ (see there)
 
 HAS_CUDA = genesis.cuda.is_available()
 requires_cuda = pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device available")

@@ -7,6 +7,7 @@ import pytest
 from conftest import DEVICES, DTYPES, NP_DTYPE, random_array, to_numpy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 import genesis
 
@@ -31,7 +32,6 @@ def index_for(draw, shape):
     """A random key valid for `shape` (in-range values), as NumPy objects."""
     items, dim = [], 0
     used_ellipsis = False
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
     n_items = draw(st.integers(0, len(shape) + 2))
     for _ in range(n_items):
         left = len(shape) - dim
@@ -62,15 +62,17 @@ def index_for(draw, shape):
             dim += 1
         elif kind in ("intarray", "list"):
             ishape = tuple(draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2))))
+            itype = draw(st.sampled_from([np.int64, np.int32, np.int16]))
             if size == 0:
-                ishape = (0,) * max(1, len(ishape))
-            arr = rng.integers(-size, max(size, 1), size=ishape) if size else np.zeros(ishape, int)
-            arr = arr.astype(draw(st.sampled_from([np.int64, np.int32, np.int16])))
+                arr = np.zeros((0,) * max(1, len(ishape)), itype)
+            else:
+                # Values drawn by Hypothesis (not from a drawn NumPy seed), so they shrink.
+                arr = draw(arrays(itype, ishape, elements=st.integers(-size, size - 1)))
             items.append(arr.tolist() if kind == "list" and arr.ndim > 0 else arr)
             dim += 1
         else:  # mask over 1 or more dims
             k = draw(st.integers(1, left))
-            items.append(rng.random(shape[dim : dim + k]) < 0.5)
+            items.append(draw(arrays(np.bool_, shape[dim : dim + k])))
             dim += k
     return tuple(items)
 

@@ -50,7 +50,12 @@ class PoolMachine(RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
         self.pool = T.HostPool(256 * MiB)
-        self.live = {}  # handle -> (requested size, fill byte)
+        # Live blocks by id, in allocation order: id -> (handle, requested size, fill byte).
+        # Rules draw ids, never handles: a handle is an address, which differs between runs
+        # (ASLR, the heap's history), so drawing from sorted handles made this derandomized
+        # test pick different blocks, and so run different steps, from one run to the next.
+        self.live = {}
+        self.allocations = 0
         self.counter = 0
 
     @rule(
@@ -70,20 +75,21 @@ class PoolMachine(RuleBasedStateMachine):
         assert self.pool.block_size(h) >= size
         self.counter = (self.counter % 250) + 1
         self.pool.write(h, self.counter)
-        self.live[h] = (size, self.counter)
+        self.allocations += 1
+        self.live[self.allocations] = (h, size, self.counter)
 
     @precondition(lambda self: self.live)
     @rule(data=st.data())
     def free(self, data):
-        h = data.draw(st.sampled_from(sorted(self.live)))
-        _, byte = self.live.pop(h)
+        h, _, byte = self.live.pop(data.draw(st.sampled_from(sorted(self.live))))
         assert self.pool.check(h, byte), "a block was overwritten by another block"
         self.pool.free(h)
 
     @precondition(lambda self: self.live)
     @rule(data=st.data(), stream=st.sampled_from([0, 1, 2, 3]))
     def record_stream(self, data, stream):
-        self.pool.record_stream(data.draw(st.sampled_from(sorted(self.live))), stream)
+        h, _, _ = self.live[data.draw(st.sampled_from(sorted(self.live)))]
+        self.pool.record_stream(h, stream)
 
     @rule(stream=st.sampled_from([0, 1, 2, 3]))
     def complete_stream(self, stream):
@@ -95,10 +101,10 @@ class PoolMachine(RuleBasedStateMachine):
 
     @invariant()
     def consistent(self):
-        check_consistent(self.pool, self.live)
+        check_consistent(self.pool, [h for h, _, _ in self.live.values()])
 
     def teardown(self):
-        for h in list(self.live):
+        for h, _, _ in self.live.values():
             self.pool.free(h)
         for s in range(4):
             self.pool.complete_stream(s)

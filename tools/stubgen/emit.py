@@ -1,0 +1,248 @@
+"""The stub of a pybind11 module, read from the live module object.
+
+Everything comes from what the module binds: its functions' signature lines (not their prose),
+its classes' methods, properties and enum values, its submodules and the types of its plain
+attributes (never their values). Members are sorted by name, so the text depends only on what
+is bound, not on the order it was bound in.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import types
+
+from stubgen.annotations import Namespace
+from stubgen.signatures import signatures
+
+LINE_LENGTH = 100
+INDENT = "    "
+# Module attributes that every module has; not part of the API.
+_MODULE_DUNDERS = {"__builtins__", "__doc__", "__file__", "__loader__", "__name__"}
+_MODULE_DUNDERS |= {"__package__", "__path__", "__spec__", "__cached__"}
+# Class attributes that every class has, or that pybind11 keeps for itself.
+_CLASS_DUNDERS = {"__dict__", "__doc__", "__module__", "__qualname__", "__weakref__"}
+_PYBIND11_PRIVATE = "_pybind11_"
+_STDLIB = getattr(sys, "stdlib_module_names", {"builtins", "collections", "os", "types", "typing"})
+
+
+def module_stubs(module, cpp_names):
+    """{module name: stub text} for `module` and each of its submodules.
+
+    cpp_names maps the C++ type names that pybind11 printed in place of a Python class to the
+    class's full Python name.
+    """
+    stubs = {module.__name__: _ModuleStub(module, cpp_names).text()}
+    for _, sub in _members(module):
+        if _is_submodule(module, sub):
+            stubs.update(module_stubs(sub, cpp_names))
+    return stubs
+
+
+def _members(obj):
+    return sorted(vars(obj).items())
+
+
+def _is_submodule(module, value):
+    return isinstance(value, types.ModuleType) and value.__name__.startswith(module.__name__ + ".")
+
+
+class _ModuleStub:
+    def __init__(self, module, cpp_names):
+        self.module = module
+        self.members = [(n, v) for n, v in _members(module) if n not in _MODULE_DUNDERS]
+        self.ns = Namespace(module.__name__, [n for n, _ in self.members], cpp_names)
+
+    def text(self):
+        attributes, classes, functions, submodules = [], [], [], []
+        for name, value in self.members:
+            if _is_submodule(self.module, value):
+                submodules.append(f"from . import {name} as {name}")
+            elif isinstance(value, type):
+                classes.append(self.cls(name, value, ""))
+            elif isinstance(value, types.BuiltinFunctionType):
+                functions.extend(_named(name, self.function, name, value, "", ()))
+            else:
+                attributes.append(f"{name}: {self.type_of(value)}")
+        doc = (
+            f'"""Type stubs for {self.module.__name__}, generated from the built module by\n'
+            '`python tools/generate_stubs.py`: do not edit by hand."""'
+        )
+        blocks = [[doc], *self.import_blocks(), submodules, attributes]
+        # One blank line between blocks and around classes; none between top-level functions.
+        blocks += [*classes, functions]
+        return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
+
+    def import_blocks(self):
+        """isort's sections: the standard library, third-party modules, then first-party."""
+        lines = self.ns.import_lines()
+        stdlib = [x for x in lines if x.split()[1].split(".")[0] in _STDLIB]
+        first = [x for x in lines if x.split()[1].split(".")[0] == self.root()]
+        third = [x for x in lines if x not in stdlib and x not in first]
+        return [stdlib, third, first]
+
+    def root(self):
+        return self.module.__name__.split(".")[0]
+
+    def type_of(self, value):
+        """The annotation for a plain attribute: its type, never its value."""
+        cls = type(value)
+        if cls.__module__ == "builtins":
+            return self.ns.annotation(cls.__name__)
+        return self.ns.annotation(f"{cls.__module__}.{cls.__qualname__}")
+
+    def cls(self, name, cls, indent):
+        """The lines of class `cls`'s stub."""
+        members = [(n, v) for n, v in _members(cls) if n not in _CLASS_DUNDERS]
+        # Names the class body defines hide module names and builtins inside it.
+        shadowed = {n for n, _ in members}
+        bases = [self.base(b) for b in cls.__bases__]
+        head = f"{indent}class {name}({', '.join(b for b in bases if b)})".replace("()", "")
+        inner = indent + INDENT
+        stubs = [
+            _named(f"{name}.{n}", self.class_member, cls, n, v, inner, shadowed) for n, v in members
+        ]
+        # Attributes (one line each) first, then methods and properties; each sorted by name.
+        body = [line for lines in stubs if _is_attribute(lines) for line in lines]
+        body += [line for lines in stubs if not _is_attribute(lines) for line in lines]
+        if not body:
+            return [f"{head}: ..."]
+        return [f"{head}:", *body]
+
+    def base(self, base):
+        if base is object or base.__name__ == "pybind11_object":
+            return None
+        if base.__module__ == "builtins":
+            return self.ns.annotation(base.__name__)
+        return self.ns.annotation(f"{base.__module__}.{base.__qualname__}")
+
+    def class_member(self, cls, name, value, indent, shadowed):
+        if name.startswith(_PYBIND11_PRIVATE) or name.startswith("__") and not name.endswith("__"):
+            return []  # pybind11's own (the ABI conduit, an enum's __entries)
+        kind = type(value).__name__
+        if isinstance(value, types.FunctionType):
+            return []  # set from Python (genesis/__init__.py's Tensor.__repr__), not bound in C++
+        if kind == "wrapper_descriptor":
+            return []  # a C slot: pybind11's __init__ that raises when no constructor is bound
+        if value is None:
+            # __hash__ = None: unhashable (pybind11 clears it for classes that define __eq__).
+            self.ns.imports.add("typing")
+            ignore = "  # type: ignore[assignment]" if name == "__hash__" else ""
+            return [f"{indent}{name}: typing.ClassVar[None]{ignore}"]
+        if isinstance(value, cls):  # an enum value
+            self.ns.imports.add("typing")
+            return [f"{indent}{name}: typing.ClassVar[{cls.__name__}]"]
+        if kind == "pybind11_static_property":
+            (sig,) = signatures(name, value.fget.__doc__)
+            returns = self.returns(sig.returns, shadowed)
+            self.ns.imports.add("typing")
+            return [f"{indent}{name}: typing.ClassVar[{returns}]"]
+        if isinstance(value, property):
+            return self.prop(name, value, indent, shadowed)
+        if isinstance(value, staticmethod):
+            return self.function(name, value.__func__, indent, shadowed, static=True)
+        if kind == "instancemethod":
+            return self.function(name, value.__func__, indent, shadowed)
+        if isinstance(value, type):
+            return self.cls(name, value, indent)
+        raise ValueError(f"{cls.__qualname__}.{name}: cannot stub a {kind}")
+
+    def prop(self, name, value, indent, shadowed):
+        (getter,) = signatures(name, value.fget.__doc__)
+        lines = [f"{indent}@property"]
+        lines += self.def_lines(name, getter, indent, shadowed, method=True)
+        if value.fset is not None:
+            (setter,) = signatures(name, value.fset.__doc__)
+            lines.append(f"{indent}@{name}.setter")
+            lines += self.def_lines(name, setter, indent, shadowed, method=True)
+        return lines
+
+    def function(self, name, func, indent, shadowed, static=False):
+        """A function's stub, a method's when indented (in a class) and not static."""
+        sigs = signatures(name, func.__doc__)
+        method = bool(indent) and not static
+        lines = []
+        for sig in sigs:
+            if static:
+                lines.append(f"{indent}@staticmethod")
+            if len(sigs) > 1:
+                self.ns.imports.add("typing")
+                lines.append(f"{indent}@typing.overload")
+            lines += self.def_lines(name, sig, indent, shadowed, method)
+        return lines
+
+    def def_lines(self, name, sig, indent, shadowed, method):
+        params = list(sig.params)
+        # A method's first parameter is the instance ("self", or "arg0" in a property's getter),
+        # typed as the class; the stub calls it self and leaves it bare.
+        rendered = ["self"] if method else []
+        params = params[1:] if method else params
+        rendered += [self.param(p, shadowed) for p in params]
+        unnamed = [i for i, p in enumerate(params) if _is_unnamed(p)]
+        if unnamed and "/" not in rendered:
+            # pybind11 calls arguments without py::arg "arg0", "arg1"...; they take no keyword.
+            rendered.insert(unnamed[-1] + 1 + method, "/")
+        returns = self.returns(sig.returns, shadowed)
+        one_line = f"{indent}def {name}({', '.join(rendered)}) -> {returns}: ..."
+        if len(one_line) <= LINE_LENGTH:
+            return [one_line]
+        inner = indent + INDENT
+        joined = f"{inner}{', '.join(rendered)}"
+        # As ruff format splits: one line of parameters if it fits, else (or for a lone
+        # parameter) one a line with a trailing comma.
+        if len(rendered) > 1 and len(joined) <= LINE_LENGTH:
+            return [f"{indent}def {name}(", joined, f"{indent}) -> {returns}: ..."]
+        return [
+            f"{indent}def {name}(",
+            *(f"{inner}{p}," for p in rendered),
+            f"{indent}) -> {returns}: ...",
+        ]
+
+    def param(self, p, shadowed):
+        if p.name in ("/", "*"):
+            return p.name
+        if p.annotation is None:
+            # pybind11 writes py::args and py::kwargs as a bare "*args" and "**kwargs".
+            if not p.name.startswith("*"):
+                return p.name
+            self.ns.imports.add("typing")
+            text = f"{p.name}: typing.Any"
+        else:
+            text = f"{p.name}: {self.ns.annotation(p.annotation, shadowed)}"
+        if p.default is not None:
+            text += f" = {_default(p.default)}"
+        return text
+
+    def returns(self, text, shadowed):
+        # py::object results are typed `object`, which allows nothing; they are any value.
+        if text == "object":
+            self.ns.imports.add("typing")
+            return "typing.Any"
+        return self.ns.annotation(text, shadowed)
+
+
+def _named(where, make, *args):
+    """make(*args), with `where` (the member being stubbed) in front of its errors."""
+    try:
+        return make(*args)
+    except ValueError as e:
+        raise ValueError(f"{where}: {e}") from None
+
+
+def _is_attribute(lines):
+    return len(lines) == 1 and not lines[0].lstrip().startswith(("def ", "class "))
+
+
+def _is_unnamed(p):
+    return p.name.startswith("arg") and p.name[3:].isdigit()
+
+
+def _default(text):
+    """A default value as written by pybind11 when it is a plain literal, else `...`."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return "..."
+    if isinstance(value, (bool, int, float, str, type(None))) and len(text) <= 40:
+        return text
+    return "..."
