@@ -68,6 +68,8 @@ def _load_extension(name, path):
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
+    package, _, attr = name.rpartition(".")
+    setattr(sys.modules[package], attr, module)
     return module
 
 
@@ -80,10 +82,18 @@ def _own_core(name):
             raise
         return None
     if getattr(core, "__file__", None) is None:
-        # Only the folder of type stubs (genesis/_C/*.pyi), imported as a namespace package.
-        sys.modules.pop(name, None)
+        # Only the folder of type stubs (genesis/_C/*.pyi), imported as a namespace package:
+        # forget it, module and package attribute both.
+        _forget(name)
         return None
     return core
+
+
+def _forget(name):
+    sys.modules.pop(name, None)
+    package, _, attr = name.rpartition(".")
+    if hasattr(sys.modules.get(package), attr):
+        delattr(sys.modules[package], attr)
 
 
 def check_core(core, package_dir):
@@ -119,6 +129,6 @@ def load_core(package, package_dir):
     try:
         check_core(core, package_dir)
     except ImportError:
-        sys.modules.pop(name, None)
+        _forget(name)
         raise
     return core

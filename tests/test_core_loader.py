@@ -101,18 +101,38 @@ def test_source_tree_without_a_core_says_what_to_run(tmp_path):
     assert "pip install ." in r.stderr
 
 
+# Runs before `import genesis`: the checkout's loader, with source_id answering `ident`, so a
+# checkout can stand for "the files the core was built with" whatever the build's files were.
+PRETEND_SAME = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("genesis._core_loader", {loader!r})
+loader = importlib.util.module_from_spec(spec)
+sys.modules["genesis._core_loader"] = loader
+spec.loader.exec_module(loader)
+loader.source_id = lambda package_dir: {ident!r}
+"""
+
+
+def test_source_tree_borrows_the_installed_core_built_from_its_files(tmp_path):
+    # The repository root on sys.path before site-packages (python -m pytest): the checkout's
+    # genesis/ (with its folder of stubs, genesis/_C/) and the installed core of the same files.
+    installed = tmp_path / "site"
+    copy_package(installed, with_core=True)
+    src = copy_package(tmp_path / "checkout", with_core=False)
+    assert (src / "_C").is_dir()  # the stubs, which must not pass for the core
+    prelude = PRETEND_SAME.format(loader=str(src / "_core_loader.py"), ident=genesis._C._build_id)
+    code = prelude + "import genesis; print(genesis.zeros(2).tolist(), genesis._C.__file__)"
+    r = run_python(code, [tmp_path / "checkout", installed], cwd=tmp_path / "checkout")
+    assert r.returncode == 0, r.stderr
+    assert "[0.0, 0.0]" in r.stdout and str(installed) in r.stdout
+
+
 def test_source_tree_refuses_a_core_built_from_other_sources(tmp_path):
     installed = tmp_path / "site"
     copy_package(installed, with_core=True)
     src = copy_package(tmp_path / "checkout", with_core=False)
-    code = "import genesis; print(genesis.zeros(2).tolist(), genesis._C.__file__)"
-    same = _core_loader.source_id(src) == genesis._C._build_id
-    if same:
-        # A checkout whose files are those the core was built with borrows the installed core.
-        r = run_python(code, [tmp_path / "checkout", installed], cwd=tmp_path / "checkout")
-        assert r.returncode == 0, r.stderr
-        assert "[0.0, 0.0]" in r.stdout and str(installed) in r.stdout
     (src / "_tensor_str.py").write_text((src / "_tensor_str.py").read_text() + "\n# edited\n")
+    code = "import genesis"
     r = run_python(code, [tmp_path / "checkout", installed], cwd=tmp_path / "checkout")
     assert r.returncode != 0
     assert "built from other Python sources than those in" in r.stderr
