@@ -125,7 +125,7 @@ py::list snapshot_list(const std::vector<memory::SegmentSnapshot>& segments) {
     py::dict sd;
     sd["address"] = s.address;
     sd["total_size"] = s.total_size;
-    sd["size"] = s.total_size;  // seed 003 reads entry['size']
+    sd["size"] = s.total_size;  // the memory guide's examples read entry['size']
     sd["stream"] = s.stream;
     sd["segment_type"] = s.small ? "small" : "large";
     sd["allocated_size"] = [&] {
@@ -141,7 +141,7 @@ py::list snapshot_list(const std::vector<memory::SegmentSnapshot>& segments) {
 }
 
 // Median-free mean cost of one cached allocate+free pair, in nanoseconds, measured in C++ so
-// that no Python overhead is counted (DESIGN §3: well under a microsecond).
+// that no Python overhead is counted (the goal: well under a microsecond per pair).
 double time_cached_pairs(memory::CachingPool& pool, size_t nbytes, int64_t pairs) {
   pool.free(pool.allocate(nbytes, 0));  // warm: the block is cached from here on
   auto start = std::chrono::steady_clock::now();
