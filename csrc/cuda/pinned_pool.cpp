@@ -60,8 +60,7 @@ class PinnedAllocator final : public Allocator {
   PinnedAllocator() : pool_(&backend_) {}
   DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, kCPU);
-    GENESIS_CHECK(device_count() > 0, "pin_memory",
-                  "pinned memory needs a CUDA device, and none is available");
+    if (device_count() == 0) no_device();  // pinned memory needs the driver of a GPU
     memory::Block* block = pool_.allocate(nbytes, 0);
     return DataPtr(block->ptr, block, &free_pinned, kCPU);
   }
