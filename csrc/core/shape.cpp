@@ -18,14 +18,38 @@ std::string shape_str(const Shape& s) {
 }
 
 int64_t checked_numel(const Shape& sizes, const char* op) {
+  GENESIS_CHECK_VALUE(static_cast<int64_t>(sizes.size()) <= kMaxDims, op, "a tensor has at most ",
+                      kMaxDims, " dimensions, got ", sizes.size());
   int64_t n = 1;
-  for (int64_t s : sizes) {
+  for (int64_t s : sizes)
     GENESIS_CHECK_VALUE(s >= 0, op, "negative dimension ", s, " in size ", shape_str(sizes));
-    GENESIS_CHECK_VALUE(s == 0 || n <= INT64_MAX / s, op, "size ", shape_str(sizes),
-                        " has too many elements");
+  // Any zero size makes the count 0, whatever the others are (they still must be >= 0).
+  for (int64_t s : sizes)
+    if (s == 0) return 0;
+  for (int64_t s : sizes) {
+    GENESIS_CHECK_VALUE(n <= INT64_MAX / s, op, "size ", shape_str(sizes),
+                        " has too many elements (more than 2^63 - 1)");
     n *= s;
   }
   return n;
+}
+
+int64_t checked_nbytes(int64_t numel, int64_t itemsize, const char* op) {
+  GENESIS_CHECK(numel <= INT64_MAX / itemsize, op, numel, " elements of ", itemsize,
+                " bytes are more bytes than 2^63 - 1");
+  return numel * itemsize;
+}
+
+int64_t checked_mul(int64_t a, int64_t b, const char* op) {
+  GENESIS_CHECK_VALUE(a == 0 || b <= INT64_MAX / a, op, "size overflow: ", a, " * ", b,
+                      " does not fit 64 bits");
+  return a * b;
+}
+
+int64_t checked_add(int64_t a, int64_t b, const char* op) {
+  GENESIS_CHECK_VALUE(b <= INT64_MAX - a, op, "size overflow: ", a, " + ", b,
+                      " does not fit 64 bits");
+  return a + b;
 }
 
 int64_t numel_of(const Shape& sizes) {
@@ -65,6 +89,8 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
 }
 
 Shape infer_size(const Shape& requested, int64_t numel, const char* op) {
+  GENESIS_CHECK_VALUE(static_cast<int64_t>(requested.size()) <= kMaxDims, op,
+                      "a tensor has at most ", kMaxDims, " dimensions, got ", requested.size());
   Shape out = requested;
   int64_t known = 1;
   int infer_at = -1;
@@ -76,6 +102,9 @@ Shape infer_size(const Shape& requested, int64_t numel, const char* op) {
     } else {
       GENESIS_CHECK_VALUE(out[i] >= 0, op, "invalid shape dimension ", out[i], " in ",
                           shape_str(requested));
+      // Checked: a wrapped product could match numel (a huge shape over a small storage).
+      GENESIS_CHECK_VALUE(out[i] == 0 || known <= INT64_MAX / out[i], op, "shape ",
+                          shape_str(requested), " is invalid for input of size ", numel);
       known *= out[i];
     }
   }

@@ -11,8 +11,22 @@ using Shape = std::vector<int64_t>;
 
 std::string shape_str(const Shape& s);  // "(2, 3)"
 
-// Number of elements; raises ValueError on a negative size or overflow.
+// Note [Checked sizes]
+// Every size that comes from outside (a factory's shape, view/reshape/expand/narrow arguments,
+// an index's broadcast shape) goes through this arithmetic, so that a tensor's element count and
+// byte count always fit int64: a wrapped product would make a small storage for a huge shape
+// and let kernels walk past it. A tensor also has at most kMaxDims dims (NumPy's limit), which
+// bounds every recursion over dims.
+constexpr int64_t kMaxDims = 64;
+
+// Number of elements; raises ValueError on a negative size, more than kMaxDims dims, or a
+// count that does not fit int64.
 int64_t checked_numel(const Shape& sizes, const char* op);
+// Bytes of `numel` items of `itemsize`; raises RuntimeError when they do not fit int64.
+int64_t checked_nbytes(int64_t numel, int64_t itemsize, const char* op);
+// a * b and a + b for non-negative sizes; raise ValueError naming the op on overflow.
+int64_t checked_mul(int64_t a, int64_t b, const char* op);
+int64_t checked_add(int64_t a, int64_t b, const char* op);
 int64_t numel_of(const Shape& sizes);
 
 Shape contiguous_strides(const Shape& sizes);

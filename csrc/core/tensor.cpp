@@ -12,7 +12,8 @@ Tensor Tensor::empty(const Shape& sizes, ScalarType dtype, Device device) {
 Tensor Tensor::empty(Shape&& sizes, ScalarType dtype, Device device) {
   int64_t n = checked_numel(sizes, "empty");
   if (!device.is_cpu()) device = device_backend(device.type).resolve(device);
-  size_t bytes = static_cast<size_t>(n) * genesis::itemsize(dtype);
+  auto bytes = static_cast<size_t>(
+      checked_nbytes(n, static_cast<int64_t>(genesis::itemsize(dtype)), "empty"));
   Shape strides = contiguous_strides(sizes);
   return Tensor(Storage::allocate(bytes, device), std::move(sizes), std::move(strides), 0, dtype);
 }

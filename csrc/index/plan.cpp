@@ -155,6 +155,10 @@ IndexPlan plan(const Tensor& x, const IndexList& key) {
     sizes.push_back(x.sizes()[dim]);
     strides.push_back(x.strides()[dim]);
   }
+  // A view's dims (Note [Checked sizes]); an advanced result is checked when it is allocated.
+  int64_t view_dims = static_cast<int64_t>(sizes.size()) + (any_bool && !has_tensor ? 1 : 0);
+  GENESIS_CHECK_INDEX(view_dims <= kMaxDims, "index", "the result would have ", view_dims,
+                      " dimensions; a tensor has at most ", kMaxDims);
   if (any_bool && !has_tensor) {
     // Python bools alone: one dim of size 1 or 0, a plain view.
     sizes.insert(sizes.begin() + insert_at, all_true ? 1 : 0);

@@ -17,7 +17,7 @@ Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device de
   if (value.to_double() == 0.0 && !std::signbit(value.to_double()) && device.is_cpu()) {
     // All-zero bits: the allocator may hand out memory that is zero already.
     int64_t n = checked_numel(sizes, op);
-    size_t bytes = static_cast<size_t>(n) * itemsize(dtype);
+    auto bytes = static_cast<size_t>(checked_nbytes(n, static_cast<int64_t>(itemsize(dtype)), op));
     DataPtr zeroed = cpu_allocator()->allocate_zeroed(bytes);
     if (zeroed.get() != nullptr)
       return Tensor(Storage::wrap(std::move(zeroed), bytes), sizes, contiguous_strides(sizes), 0,
@@ -73,10 +73,21 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Scalar
   bool integral = !start.is_floating() && !end.is_floating() && !step.is_floating();
   int64_t n;
   if (integral) {
+    // In unsigned arithmetic: b - a of two int64s, and -k, may not fit int64.
     int64_t a = start.to_int(), b = end.to_int(), k = step.to_int();
-    n = k > 0 ? (b - a + k - 1) / k : (a - b + (-k) - 1) / (-k);
+    uint64_t span = k > 0 ? static_cast<uint64_t>(b) - static_cast<uint64_t>(a)
+                          : static_cast<uint64_t>(a) - static_cast<uint64_t>(b);
+    uint64_t stride = k > 0 ? static_cast<uint64_t>(k) : 0 - static_cast<uint64_t>(k);
+    uint64_t count = span / stride + (span % stride != 0);
+    GENESIS_CHECK_VALUE(count <= static_cast<uint64_t>(INT64_MAX), "arange", "the range ", a,
+                        " -> ", b, " in steps of ", k, " has too many elements");
+    n = static_cast<int64_t>(count);
   } else {
-    n = static_cast<int64_t>(std::ceil((e - s) / st));
+    double count = std::ceil((e - s) / st);
+    // 2^63 as a double: a larger count cannot be a size (and the cast would be undefined).
+    GENESIS_CHECK_VALUE(count < 9223372036854775808.0, "arange", "the range ", s, " -> ", e,
+                        " in steps of ", st, " has too many elements");
+    n = static_cast<int64_t>(count);
   }
   if (device.is_cuda())
     return device_sequence(n, dtype, device, integral && !is_floating_point(dtype), start, step, n);

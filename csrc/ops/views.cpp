@@ -103,6 +103,8 @@ Tensor squeeze(const Tensor& x, const Shape& dims) {
 }
 
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
+  GENESIS_CHECK_VALUE(x.ndim() < kMaxDims, "unsqueeze", "a tensor has at most ", kMaxDims,
+                      " dimensions");
   int64_t d = wrap_dim(dim, x.ndim() + 1, "unsqueeze");
   Shape sizes = x.sizes(), strides = x.strides();
   int64_t stride = d < x.ndim() ? x.sizes()[d] * x.strides()[d] : 1;
@@ -137,6 +139,7 @@ Tensor expand(const Tensor& x, const Shape& target) {
     sizes[i] = want;
     strides[i] = have == want ? x.strides()[i - lead] : 0;
   }
+  checked_numel(sizes, "expand");  // Note [Checked sizes]: the view's count must fit int64
   return x.as_strided(std::move(sizes), std::move(strides), x.storage_offset());
 }
 
@@ -147,7 +150,8 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   GENESIS_CHECK_INDEX(start >= -size && start <= size, "narrow", "start (", start,
                       ") is out of bounds for dimension ", dim, " of size ", size);
   if (start < 0) start += size;
-  GENESIS_CHECK_INDEX(length >= 0 && start + length <= size, "narrow", "start (", start,
+  // length <= size - start: start + length could wrap.
+  GENESIS_CHECK_INDEX(length >= 0 && length <= size - start, "narrow", "start (", start,
                       ") + length (", length, ") exceeds dimension size (", size, ")");
   Shape sizes = x.sizes();
   sizes[d] = length;

@@ -24,13 +24,17 @@ bool is_nested_sequence(py::handle obj) {
           !py::isinstance<py::bytes>(obj) && !is_scalar_like(obj));
 }
 
-// Note [Nested data]: genesis.tensor(nested lists) walks the data twice: once to find the shape
-// (checking it is not ragged) and the dtype PyTorch would infer (bool < int64 < float32), once
-// to write each leaf, converted, into a contiguous host buffer.
+// Note [Nested data]: genesis.tensor(nested lists) walks the data once, finding the shape
+// (checking it is not ragged), the dtype PyTorch would infer (bool < int64 < float32) and the
+// leaves, which it keeps; the leaves are then written, converted, into a contiguous host buffer.
+// One walk, because the data is the user's: a sequence whose length changed between two walks
+// would overflow the buffer or leave it half written. The depth is bounded by kMaxDims, which
+// also stops a list that contains itself.
 struct Leaves {
   Shape shape;
   bool shape_known = false;         // a leaf was seen: no deeper dims can appear
   std::optional<ScalarType> dtype;  // promoted over the leaves, as torch.tensor infers it
+  std::vector<py::object> values;   // the leaves in row-major order (owned references)
 };
 
 // The dtype one leaf asks for: Python numbers the defaults, NumPy scalars and 0-d arrays or
@@ -50,6 +54,9 @@ ScalarType leaf_dtype(py::handle obj) {
 
 void scan(py::handle obj, size_t depth, Leaves& info) {
   if (is_nested_sequence(obj)) {
+    GENESIS_CHECK_VALUE(static_cast<int64_t>(depth) < kMaxDims, "tensor",
+                        "the nested data is more than ", kMaxDims,
+                        " levels deep (a tensor has at most ", kMaxDims, " dimensions)");
     py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
     int64_t n = static_cast<int64_t>(py::len(seq));
     if (depth == info.shape.size()) {
@@ -62,7 +69,15 @@ void scan(py::handle obj, size_t depth, Leaves& info) {
                           depth < info.shape.size() ? info.shape[depth] : 0, " at dim ", depth,
                           " (got ", n, "): the nested data is ragged");
     }
-    for (py::object item : seq) scan(item, depth + 1, info);  // owned: items may be new objects
+    int64_t seen = 0;
+    // The iteration protocol, as list(seq) sees it; items are owned (they may be new objects).
+    for (py::handle h : py::iter(seq)) {
+      scan(py::reinterpret_borrow<py::object>(h), depth + 1, info);
+      ++seen;
+    }
+    // A sequence whose iteration disagrees with its len() is ragged too.
+    GENESIS_CHECK_VALUE(seen == n, "tensor", "a sequence of length ", n, " yielded ", seen,
+                        " items at dim ", depth);
     return;
   }
   GENESIS_CHECK_VALUE(depth == info.shape.size(), "tensor",
@@ -71,6 +86,7 @@ void scan(py::handle obj, size_t depth, Leaves& info) {
   info.shape_known = true;
   ScalarType t = leaf_dtype(obj);
   info.dtype = info.dtype ? promote_types(*info.dtype, t) : t;
+  info.values.push_back(py::reinterpret_borrow<py::object>(obj));
 }
 
 template <typename T>
@@ -79,15 +95,13 @@ constexpr ScalarType scalar_type_of_value() {
 }
 
 template <typename T>
-void write_leaves(py::handle obj, T*& out) {
-  if (is_nested_sequence(obj)) {
-    for (py::object item : py::reinterpret_borrow<py::sequence>(obj)) write_leaves(item, out);
-    return;
+void write_leaves(const std::vector<py::object>& leaves, T* out) {
+  for (const py::object& leaf : leaves) {
+    Scalar v = to_scalar(leaf, "tensor");
+    // 300 into uint8 raises, as in PyTorch; floats round (to inf where they must), as there.
+    if constexpr (std::is_integral_v<T>) v.check_fits(scalar_type_of_value<T>(), "tensor");
+    *out++ = v.to<T>();
   }
-  Scalar v = to_scalar(obj, "tensor");
-  // 300 into uint8 raises, as in PyTorch; floats round (to inf where they must), as there.
-  if constexpr (std::is_integral_v<T>) v.check_fits(scalar_type_of_value<T>(), "tensor");
-  *out++ = v.to<T>();
 }
 
 Tensor from_nested(py::handle data, std::optional<ScalarType> dtype) {
@@ -95,10 +109,11 @@ Tensor from_nested(py::handle data, std::optional<ScalarType> dtype) {
   scan(data, 0, info);
   ScalarType type = dtype.value_or(info.dtype.value_or(kDefaultFloat));  // empty data: float32
   Tensor out = Tensor::empty(info.shape, type, kCPU);
-  GENESIS_DISPATCH_ALL_TYPES(type, "tensor", [&] {
-    scalar_t* p = out.mutable_data_as<scalar_t>();
-    write_leaves(data, p);
-  });
+  GENESIS_CHECK(static_cast<int64_t>(info.values.size()) == out.numel(), "tensor",
+                "the nested data has ", info.values.size(), " numbers for shape ",
+                shape_str(info.shape));
+  GENESIS_DISPATCH_ALL_TYPES(type, "tensor",
+                             [&] { write_leaves(info.values, out.mutable_data_as<scalar_t>()); });
   return out;
 }
 

@@ -28,6 +28,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_device(m);
   py::class_<genesis::Tensor> tensor(m, "Tensor", gp::docs::kTensor, py::dynamic_attr());
   gp::set_tensor_type(tensor);
+  gp::install_tensor_new(tensor);
   gp::init_tensor(m, tensor);
   gp::init_linalg(m, tensor);
   gp::init_convert(m, tensor);

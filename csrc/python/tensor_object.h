@@ -16,4 +16,7 @@ const Tensor* tensor_of(PyObject* obj);
 // A new reference to a Python object that takes over `t`.
 PyObject* new_tensor_object(Tensor&& t);
 
+// Tensor.__new__ that never leaves the C++ part unbuilt (Note [Tensor.__new__]).
+void install_tensor_new(py::handle cls);
+
 }  // namespace genesis::python

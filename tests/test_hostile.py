@@ -1,0 +1,216 @@
+"""Hostile input never crashes genesis: each case raises a clear exception naming the op.
+
+Sizes near 2^31, 2^32, 2^62 and 2^63 (Note [Checked sizes] in csrc/core/shape.h), nested data
+that changes under the walk or contains itself (Note [Nested data]), more dims than a tensor may
+have, and objects made without their C++ part (Note [Tensor.__new__]). Any new op that takes
+sizes, indices or nested data adds its cases here.
+"""
+
+import numpy as np
+import pytest
+from conftest import DEVICES
+
+import genesis
+
+HUGE = 2**62 + 1  # elements: fits int64, its bytes do not
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: genesis.empty(HUGE, dtype=genesis.float32),
+        lambda: genesis.zeros(HUGE),
+        lambda: genesis.ones(HUGE),
+        lambda: genesis.full((HUGE,), 1.0),
+        lambda: genesis.rand(2**62),
+        lambda: genesis.randn(2**62),
+        lambda: genesis.randint(0, 5, (2**62,)),
+        lambda: genesis.arange(0, 2**63 - 1),
+        lambda: genesis.linspace(0, 1, 2**62),
+        lambda: genesis.eye(2**31, dtype=genesis.float64),
+        lambda: genesis.ones(1).expand(2**62).contiguous(),
+        lambda: genesis.ones(1).expand(2**62).clone(),
+        lambda: genesis.ones(1).expand(2**62) + 1,
+        lambda: genesis.ones(1).expand(2**62).double(),
+        lambda: genesis.zeros(2**31, 1).expand(2**31, 1) @ genesis.zeros(1, 1).expand(1, 2**31),
+        lambda: genesis.zeros(4)[genesis.zeros(1, dtype=genesis.int64).expand(2**62)],
+    ],
+    ids=[
+        "empty",
+        "zeros",
+        "ones",
+        "full",
+        "rand",
+        "randn",
+        "randint",
+        "arange",
+        "linspace",
+        "eye",
+        "expand.contiguous",
+        "expand.clone",
+        "expand+1",
+        "expand.double",
+        "mm",
+        "index_expanded",
+    ],
+)
+def test_byte_counts_beyond_int64_raise(make):
+    # The byte count of these wraps in 64 bits; genesis must refuse, never allocate the wrapped
+    # size. (Any RuntimeError: "more bytes than 2^63 - 1", or the allocator's own refusal.)
+    with pytest.raises((RuntimeError, ValueError)) as e:
+        make()
+    assert str(e.value).startswith("[")
+
+
+def test_empty_of_wrapping_size_names_the_overflow():
+    with pytest.raises(RuntimeError, match=r"^\[empty\] .*more bytes than 2\^63 - 1"):
+        genesis.empty(HUGE, dtype=genesis.float32)
+
+
+def test_narrow_cannot_reach_past_the_end():
+    x = genesis.arange(10.0)
+    with pytest.raises(IndexError, match=r"^\[narrow\] .*exceeds dimension size"):
+        x.narrow(0, 5, 2**63 - 1)
+    with pytest.raises(IndexError, match=r"^\[narrow\]"):
+        x.narrow(0, -3, 2**63 - 2)
+    assert x.narrow(0, 5, 5).tolist() == [5.0, 6.0, 7.0, 8.0, 9.0]
+
+
+@pytest.mark.parametrize(
+    "source, shape",
+    [
+        ((1,), (274177, 67280421310721)),  # the product wraps to 1
+        ((0,), (2**32, 2**32)),  # the product wraps to 0
+        ((0,), (-1, 2**32, 2**32)),
+        ((4,), (2**62, 2**62, 0, -1)),
+    ],
+)
+@pytest.mark.parametrize("op", ["view", "reshape"])
+def test_view_shapes_whose_product_wraps_raise(source, shape, op):
+    x = genesis.zeros(*source)
+    with pytest.raises(ValueError, match=rf"^\[{op}\] shape .* is invalid for input of size"):
+        getattr(x, op)(*shape)
+
+
+def test_expand_beyond_int64_elements_raises():
+    with pytest.raises(ValueError, match=r"^\[expand\] .*too many elements"):
+        genesis.ones(1, 1).expand(2**62, 2**62)
+    assert genesis.ones(1, 1).expand(2**31, 2**31).numel() == 2**62  # fits: a view only
+
+
+def test_arange_counts_beyond_int64_raise():
+    with pytest.raises(ValueError, match=r"^\[arange\] .*too many elements"):
+        genesis.arange(0.0, 1.0, 1e-300)
+    with pytest.raises(ValueError, match=r"^\[arange\] .*too many elements"):
+        genesis.arange(-(2**63), 2**63 - 1)
+    assert genesis.arange(2**62, 2**62 + 3).tolist() == [2**62, 2**62 + 1, 2**62 + 2]
+    assert genesis.arange(2**63 - 3, 2**63 - 1).tolist() == [2**63 - 3, 2**63 - 2]
+
+
+# --- dims and nesting ------------------------------------------------------------------------
+
+
+def test_at_most_64_dims():
+    assert genesis.zeros([1] * 64).ndim == 64
+    with pytest.raises(ValueError, match=r"^\[zeros\] a tensor has at most 64 dimensions"):
+        genesis.zeros([1] * 65)
+    with pytest.raises(ValueError, match="at most 64 dimensions"):
+        genesis.zeros([1] * 100000)
+    with pytest.raises(ValueError, match=r"^\[view\] a tensor has at most 64"):
+        genesis.zeros(1).view([1] * 65)
+    x = genesis.zeros([1] * 64)
+    with pytest.raises(ValueError, match=r"^\[unsqueeze\]"):
+        x.unsqueeze(0)
+    with pytest.raises(IndexError, match=r"^\[index\] the result would have 65 dimensions"):
+        x[None]
+    with pytest.raises(IndexError):
+        np.zeros([1] * 64)[None]
+    assert len(x.tolist()) == 1
+
+
+def test_a_list_that_contains_itself_raises():
+    a = []
+    a.append(a)
+    with pytest.raises(ValueError, match=r"^\[tensor\] the nested data is more than 64 levels"):
+        genesis.tensor(a)
+
+
+def test_deep_nesting_raises_without_recursing_far():
+    deep = 0
+    for _ in range(100000):
+        deep = [deep]
+    with pytest.raises(ValueError, match=r"^\[tensor\] .*more than 64 levels"):
+        genesis.tensor(deep)
+    ok = 1.5
+    for _ in range(64):
+        ok = [ok]
+    assert genesis.tensor(ok).ndim == 64
+
+
+class Shifty:
+    """A sequence whose length changes after the first time it is iterated."""
+
+    def __init__(self, n_first, n_later):
+        self.sizes = [n_first, n_later]
+        self.walks = 0
+
+    def __len__(self):
+        return self.sizes[min(self.walks, 1)]
+
+    def __getitem__(self, i):
+        if i >= len(self):
+            self.walks += 1
+            raise IndexError(i)
+        return float(i)
+
+
+@pytest.mark.parametrize("first, later", [(2, 1000), (1000, 2), (3, 3)])
+def test_nested_data_is_walked_once(first, later):
+    rows = [Shifty(first, later), Shifty(first, later)]
+    t = genesis.tensor(rows)
+    assert t.shape == (2, first)
+    assert t.tolist() == [[float(i) for i in range(first)]] * 2
+
+
+class LyingLength:
+    """len() says 5, iteration yields 2."""
+
+    def __len__(self):
+        return 5
+
+    def __getitem__(self, i):
+        if i >= 2:
+            raise IndexError(i)
+        return 1.0
+
+
+def test_sequence_whose_len_lies_raises():
+    with pytest.raises(ValueError, match=r"^\[tensor\] a sequence of length 5 yielded 2 items"):
+        genesis.tensor([LyingLength(), LyingLength()])
+
+
+# --- objects without their C++ part ----------------------------------------------------------
+
+
+def test_tensor_new_without_init_is_an_empty_tensor():
+    t = genesis.Tensor.__new__(genesis.Tensor)
+    assert t.shape == (0,) and t.dtype == genesis.float32 and t.device.type == "cpu"
+    assert repr(t) == "tensor([])"
+    assert t.sum().item() == 0.0 and t.clone().shape == (0,) and (t + 1).shape == (0,)
+
+    class Sub(genesis.Tensor):
+        pass
+
+    s = Sub.__new__(Sub)
+    assert isinstance(s, Sub) and s.numel() == 0
+    with pytest.raises(TypeError):
+        genesis.Tensor()  # no constructor: tensors come from factories
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_sizes_near_32_bit_limits_still_work(device):
+    # Views that span more than 2^32 elements address them with 64-bit arithmetic.
+    x = genesis.arange(3.0, device=device).expand(2**31, 3)
+    assert x.shape == (2**31, 3) and x[2**31 - 1, 2].item() == 2.0
+    y = genesis.zeros(1, device=device).expand(2**33)
+    assert y[2**33 - 1].item() == 0.0
