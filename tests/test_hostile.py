@@ -214,3 +214,69 @@ def test_sizes_near_32_bit_limits_still_work(device):
     assert x.shape == (2**31, 3) and x[2**31 - 1, 2].item() == 2.0
     y = genesis.zeros(1, device=device).expand(2**33)
     assert y[2**33 - 1].item() == 0.0
+
+
+# --- fork, messages --------------------------------------------------------------------------
+
+
+def _fork_child(q):
+    x = genesis.rand(1 << 21)
+    q.put(((x * 2).sum().item() > 0, genesis.arange(1 << 20).sum().item()))
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_forked_child_computes_instead_of_hanging():
+    # Note [Fork safety]: after parallel ops in the parent, a forked child's parallel op runs.
+    import multiprocessing as mp
+
+    (genesis.rand(1 << 21) * 2).sum()
+    genesis.arange(1 << 20).sum()
+    ctx = mp.get_context("fork")
+    q = ctx.Queue()
+    p = ctx.Process(target=_fork_child, args=(q,))
+    p.start()
+    p.join(60)
+    alive = p.is_alive()
+    if alive:
+        p.kill()
+    assert not alive, "the forked child hung in its first parallel region"
+    assert p.exitcode == 0
+    assert q.get(timeout=10) == (True, (1 << 20) * ((1 << 20) - 1) // 2)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_int_of_a_non_finite_tensor_is_a_value_error(value):
+    with pytest.raises(ValueError, match=r"^\[int\] cannot convert"):
+        int(genesis.tensor(value))
+    assert int(genesis.tensor(2.7)) == 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, what",
+    [
+        ({"dl_device": "cpu"}, "dl_device"),
+        ({"dl_device": (1,)}, "dl_device"),
+        ({"dl_device": (True, 0)}, "dl_device"),
+        ({"max_version": "x"}, "max_version"),
+        ({"max_version": (1.0, 0)}, "max_version"),
+        ({"copy": "yes"}, "copy"),
+        ({"copy": 1}, "copy"),
+    ],
+)
+def test_bad_dlpack_arguments_are_type_errors(kwargs, what):
+    with pytest.raises(TypeError, match=rf"^\[__dlpack__\] {what} must be"):
+        genesis.ones(2).__dlpack__(**kwargs)
+
+
+def test_a_dlpack_device_of_strings_is_a_type_error():
+    class Producer:
+        def __dlpack__(self, **kwargs):
+            raise AssertionError("not reached")
+
+        def __dlpack_device__(self):
+            return ("a", "b")
+
+    with pytest.raises(TypeError, match=r"^\[from_dlpack\] __dlpack_device__\(\)'s result must"):
+        genesis.from_dlpack(Producer())
+    with pytest.raises(TypeError, match=r"^\[from_dlpack\] copy must be"):
+        genesis.from_dlpack(np.arange(3), copy="no")

@@ -227,7 +227,14 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
       .def(
           "__int__",
           [](const Tensor& t) {
-            return py::reinterpret_steal<py::object>(PyNumber_Long(one_item(t, "int").ptr()));
+            py::object v = one_item(t, "int");
+            PyObject* n = PyNumber_Long(v.ptr());
+            if (n == nullptr) {  // nan, inf: a ValueError naming the op, as PyTorch's
+              PyErr_Clear();
+              GENESIS_FAIL(ErrorKind::Value, "int", "cannot convert ",
+                           py::repr(v).cast<std::string>(), " to an integer");
+            }
+            return py::reinterpret_steal<py::object>(n);
           },
           docs::kDunderInt)
       .def(

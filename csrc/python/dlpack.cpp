@@ -22,6 +22,27 @@ constexpr const char* kVersionedUsed = "used_dltensor_versioned";
   GENESIS_FAIL(ErrorKind::Buffer, "__dlpack__", message);
 }
 
+// The protocol's small arguments, checked: a TypeError naming the op instead of pybind11's cast
+// error. `what` names the argument in the message.
+std::pair<int, int> int_pair(py::handle obj, const char* op, const char* what) {
+  bool ok = (PyTuple_Check(obj.ptr()) || PyList_Check(obj.ptr())) && py::len(obj) == 2;
+  if (ok) {
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(obj);
+    ok = PyLong_Check(seq[0].ptr()) && PyLong_Check(seq[1].ptr()) && !PyBool_Check(seq[0].ptr()) &&
+         !PyBool_Check(seq[1].ptr());
+    if (ok) return {seq[0].cast<int>(), seq[1].cast<int>()};
+  }
+  GENESIS_FAIL(ErrorKind::Type, op, what, " must be a pair of ints, got ",
+               py::repr(obj).cast<std::string>());
+}
+
+std::optional<bool> optional_bool(py::handle obj, const char* op, const char* what) {
+  if (obj.is_none()) return std::nullopt;
+  GENESIS_CHECK_TYPE(PyBool_Check(obj.ptr()), op, what, " must be None, True or False, got ",
+                     py::repr(obj).cast<std::string>());
+  return obj.ptr() == Py_True;
+}
+
 // An unconsumed capsule frees what it holds when it is collected.
 void delete_unconsumed_legacy(PyObject* capsule) {
   if (PyCapsule_IsValid(capsule, kLegacyName)) {
@@ -59,15 +80,17 @@ py::object dlpack(const Tensor& self, py::handle stream, py::handle max_version,
                   py::handle dl_device, py::handle copy) {
   Tensor t = self;
   bool copied = false;
-  bool may_copy = copy.is_none() || copy.cast<bool>();
+  std::optional<bool> copy_arg = optional_bool(copy, "__dlpack__", "copy");
+  bool may_copy = copy_arg.value_or(true);
   // The protocol: a consumer of CPU memory passes stream=None (host memory has no streams).
-  bool to_cpu = dl_device.is_none() ? t.device().is_cpu()
-                                    : dl_device.cast<std::pair<int, int>>().first == kDLCPU;
+  bool to_cpu = dl_device.is_none()
+                    ? t.device().is_cpu()
+                    : int_pair(dl_device, "__dlpack__", "dl_device").first == kDLCPU;
   if (to_cpu && !stream.is_none())
     buffer_error("stream must be None when exporting to the CPU, got " +
                  py::repr(stream).cast<std::string>());
   if (!dl_device.is_none()) {
-    auto pair = dl_device.cast<std::pair<int, int>>();
+    auto pair = int_pair(dl_device, "__dlpack__", "dl_device");
     Device target;
     if (pair.first == kDLCPU)
       target = kCPU;
@@ -82,14 +105,14 @@ py::object dlpack(const Tensor& self, py::handle stream, py::handle max_version,
       copied = true;
     }
   }
-  if (!copy.is_none() && copy.cast<bool>() && !copied) {
+  if (copy_arg.value_or(false) && !copied) {
     t = ops::clone(t);
     copied = true;
   }
   if (t.is_cuda()) sync_for_consumer(t, stream);  // CPU memory has no streams to order
   bool versioned = false;
   if (!max_version.is_none()) {
-    auto v = max_version.cast<std::pair<int, int>>();
+    auto v = int_pair(max_version, "__dlpack__", "max_version");
     versioned = v.first >= 1;
   }
   if (versioned) {
@@ -146,8 +169,8 @@ Tensor consume_capsule(py::handle capsule, bool no_copy) {
 
 // Asks the producer for a capsule: versioned first, legacy when it does not take max_version.
 py::object request_capsule(py::handle obj, py::handle device, py::handle copy) {
-  py::tuple where = obj.attr("__dlpack_device__")();
-  int type = where[0].cast<int>(), index = where[1].cast<int>();
+  auto [type, index] =
+      int_pair(obj.attr("__dlpack_device__")(), "from_dlpack", "__dlpack_device__()'s result");
   py::object stream = py::none();
   if (type == kDLCUDA) {
     // Our current stream on that device; the legacy default stream is 1 (0 is not allowed).
@@ -186,8 +209,9 @@ void init_dlpack(py::module_& m, py::class_<Tensor>& cls) {
       "from_dlpack",
       [](py::handle obj, py::handle device, py::handle copy) {
         Tensor t;
-        bool must_copy = !copy.is_none() && copy.cast<bool>();
-        bool no_copy = !copy.is_none() && !copy.cast<bool>();
+        std::optional<bool> copy_arg = optional_bool(copy, "from_dlpack", "copy");
+        bool must_copy = copy_arg.value_or(false);
+        bool no_copy = !copy_arg.value_or(true);
         if (PyCapsule_CheckExact(obj.ptr())) {
           t = consume_capsule(obj, no_copy);
         } else {

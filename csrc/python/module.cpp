@@ -1,4 +1,5 @@
 // genesis._C: one pybind11 module; each area binds itself in its own file.
+#include "cpu/parallel.h"
 #include "cuda/runtime.h"
 #include "python/bindings.h"
 #include "python/docs/tensor_docs.h"
@@ -23,6 +24,7 @@ PYBIND11_MODULE(_C, m) {
   m.attr("_source_dir") = gp::build_source_dir();
   // Core reaches the CUDA backend only through its registry (Note [Device backends]).
   genesis::cuda::register_backend();
+  genesis::cpu::install_fork_handlers();  // Note [Fork safety] in cpu/parallel.h
   gp::init_errors(m);
   gp::init_dtype(m);
   gp::init_device(m);
