@@ -280,3 +280,15 @@ def test_a_dlpack_device_of_strings_is_a_type_error():
         genesis.from_dlpack(Producer())
     with pytest.raises(TypeError, match=r"^\[from_dlpack\] copy must be"):
         genesis.from_dlpack(np.arange(3), copy="no")
+
+
+@pytest.mark.parametrize("step", [2**63 - 1, 2**62, -(2**63), -(2**63) + 1, -(2**62)])
+@pytest.mark.parametrize("device", DEVICES)
+def test_slice_steps_near_int64_limits(step, device):
+    # Note [Checked sizes]: the slice length and the view's stride never wrap.
+    a = np.arange(10.0)
+    x = genesis.tensor(a, device=device)
+    for key in (slice(None, None, step), slice(3, None, step), slice(None, 4, step)):
+        got = x[key]
+        assert got.tolist() == a[key].tolist()
+        assert got.shape == a[key].shape

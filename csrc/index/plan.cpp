@@ -107,7 +107,14 @@ IndexPlan plan(const Tensor& x, const IndexList& key) {
         SliceRange r = normalize_slice(it.start, it.stop, it.step, x.sizes()[dim]);
         if (r.length > 0) offset += r.start * x.strides()[dim];
         sizes.push_back(r.length);
-        strides.push_back(x.strides()[dim] * it.step);
+        // A step is only taken when two or more elements are selected; then |step| < size and
+        // the product is a real distance in memory (checked all the same: no wrapping).
+        int64_t stride = x.strides()[dim];
+        if (r.length > 1)
+          GENESIS_CHECK_INDEX(!__builtin_mul_overflow(stride, it.step, &stride), "index",
+                              "slice step ", it.step, " times stride ", x.strides()[dim],
+                              " does not fit 64 bits");
+        strides.push_back(stride);
         ++dim;
         break;
       }

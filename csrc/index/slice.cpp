@@ -15,7 +15,8 @@ SliceRange normalize_slice(std::optional<int64_t> start, std::optional<int64_t> 
     if (lo > size) lo = size;
     if (hi < 0) hi = hi + size < 0 ? 0 : hi + size;
     if (hi > size) hi = size;
-    int64_t len = hi > lo ? (hi - lo + step - 1) / step : 0;
+    // (hi - lo - 1) / step + 1: hi - lo + step - 1 could overflow for a step near 2^63.
+    int64_t len = hi > lo ? (hi - lo - 1) / step + 1 : 0;
     return {lo, len};
   }
   // Negative step: start defaults to the last index, stop to "before the first".
@@ -29,7 +30,9 @@ SliceRange normalize_slice(std::optional<int64_t> start, std::optional<int64_t> 
     if (hi < 0) hi = hi + size < 0 ? -1 : hi + size;
     if (hi >= size) hi = size - 1;
   }
-  int64_t len = lo > hi ? (lo - hi + (-step) - 1) / (-step) : 0;
+  // In unsigned arithmetic: -step overflows for a step of -2^63.
+  uint64_t by = 0 - static_cast<uint64_t>(step);
+  int64_t len = lo > hi ? static_cast<int64_t>(static_cast<uint64_t>(lo - hi - 1) / by) + 1 : 0;
   return {lo, len};
 }
 
