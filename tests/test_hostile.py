@@ -292,3 +292,45 @@ def test_slice_steps_near_int64_limits(step, device):
         got = x[key]
         assert got.tolist() == a[key].tolist()
         assert got.shape == a[key].shape
+
+
+# --- overlapping copies (Note [Overlapping copies]) -------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_copies_between_overlapping_views_give_numpys_result(device):
+    a = np.arange(6.0)
+    x = genesis.tensor(a, device=device)
+    x[:] = x[::-1]
+    b = a.copy()
+    b[:] = b[::-1]
+    assert x.tolist() == b.tolist() == [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]
+    for src, dst in ((slice(None, -1), slice(1, None)), (slice(1, None), slice(None, -1))):
+        y = genesis.tensor(a, device=device)
+        c = a.copy()
+        y[dst] = y[src]
+        c[dst] = c[src]
+        assert y.tolist() == c.tolist()
+    m = np.arange(16.0).reshape(4, 4)
+    t = genesis.tensor(m, device=device)
+    t.copy_(t.t())
+    assert t.tolist() == m.T.tolist()
+    u = genesis.tensor(m, device=device)
+    u[1:3, 1:3] = u[0:2, 0:2]
+    n = m.copy()
+    n[1:3, 1:3] = n[0:2, 0:2]
+    assert u.tolist() == n.tolist()
+    v = genesis.tensor(m, device=device)
+    v.copy_(v)  # onto itself: unchanged
+    assert v.tolist() == m.tolist()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_copy_into_shared_elements_is_refused(device):
+    x = genesis.zeros(1, device=device).expand(3)
+    with pytest.raises(RuntimeError, match=r"^\[copy_\] unsupported operation: more than one"):
+        x.copy_(genesis.arange(3.0, device=device))
+    assert x.tolist() == [0.0, 0.0, 0.0]
+    y = genesis.zeros(2, 1, device=device).expand(2, 3)
+    with pytest.raises(RuntimeError, match=r"^\[copy_\]"):
+        y[:] = genesis.ones(2, 3, device=device)

@@ -49,4 +49,31 @@ void* Tensor::share_data() const {
   return at_offset(static_cast<char*>(storage_.share_data()), offset_, itemsize());
 }
 
+namespace {
+// [first, last] byte offsets that a view can address, relative to its storage's base.
+std::pair<int64_t, int64_t> byte_extent(const Tensor& t) {
+  int64_t lo = t.storage_offset(), hi = t.storage_offset();
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    int64_t reach = t.strides()[d] * (t.sizes()[d] - 1);
+    (reach < 0 ? lo : hi) += reach;
+  }
+  auto item = static_cast<int64_t>(t.itemsize());
+  return {lo * item, hi * item + item - 1};
+}
+}  // namespace
+
+bool Tensor::may_overlap(const Tensor& o) const {
+  if (!defined() || !o.defined() || !storage_.is_same(o.storage_)) return false;
+  if (numel() == 0 || o.numel() == 0) return false;
+  auto [a_lo, a_hi] = byte_extent(*this);
+  auto [b_lo, b_hi] = byte_extent(o);
+  return a_lo <= b_hi && b_lo <= a_hi;
+}
+
+bool Tensor::has_shared_elements() const {
+  for (int64_t d = 0; d < ndim(); ++d)
+    if (sizes_[d] > 1 && strides_[d] == 0) return true;
+  return false;
+}
+
 }  // namespace genesis

@@ -60,6 +60,14 @@ class Tensor {
            offset_ == o.offset_ && dtype_ == o.dtype_;
   }
 
+  // Note [Overlapping copies]: whether two views may touch the same bytes (same storage and
+  // intersecting address ranges; a cheap, conservative test), and whether a view has elements
+  // that share memory (a zero stride on a dim of size > 1, as expand makes). A copy between
+  // overlapping views goes through a temporary, so it gives NumPy's result; a copy into a view
+  // with shared elements is refused, as in PyTorch.
+  bool may_overlap(const Tensor& o) const;
+  bool has_shared_elements() const;
+
   // The same memory seen with other sizes/strides/offset (offset in elements).
   Tensor as_strided(Shape sizes, Shape strides, int64_t offset) const {
     return Tensor(storage_, std::move(sizes), std::move(strides), offset, dtype_);

@@ -8,6 +8,7 @@
 #include "cuda/fill.h"
 #include "cuda/memory.h"
 #include "cuda/stream.h"
+#include "ops/convert.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -86,7 +87,13 @@ void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
   GENESIS_CHECK_VALUE(target == dst.sizes(), "copy_", "source of shape ", shape_str(src.sizes()),
                       " cannot be broadcast to destination shape ", shape_str(dst.sizes()));
   if (dst.numel() == 0) return;
+  // Note [Overlapping copies] in core/tensor.h.
+  GENESIS_CHECK(!dst.has_shared_elements(), "copy_",
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location; clone() the tensor first");
+  if (dst.is_same_view(src)) return;  // a copy onto itself changes nothing
   Tensor s = src.sizes() == dst.sizes() ? src : expand(src, dst.sizes());
+  if (dst.may_overlap(s)) s = clone(s);  // read everything before writing anything
   if (!dst.is_cuda() && !s.is_cuda()) {
     cpu::copy(dst, s);
   } else if (dst.device() == s.device()) {
