@@ -97,4 +97,16 @@ bool is_flat(const LoopPlan& plan, const int64_t* itemsizes) {
   return true;
 }
 
+LoopPlan plan_operands(const Tensor& first, std::initializer_list<const Tensor*> operands) {
+  const Shape* strides[kMaxLoopOperands];
+  int64_t items[kMaxLoopOperands];
+  int n = 0;
+  for (const Tensor* t : operands) {
+    strides[n] = &t->strides();
+    items[n] = static_cast<int64_t>(t->itemsize());
+    ++n;
+  }
+  return plan_loop(first.sizes(), strides, items, n);
+}
+
 }  // namespace genesis

@@ -6,6 +6,7 @@
 // steps through them as one. A transposed copy stays 2-D; a contiguous one becomes 1-D.
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 
 #include "core/shape.h"
 #include "core/tensor.h"
@@ -27,6 +28,9 @@ struct LoopPlan {
 // on broadcast dims), `itemsizes[k]` its element size.
 LoopPlan plan_loop(const Shape& sizes, const Shape* const* element_strides,
                    const int64_t* itemsizes, int noperands);
+
+// The plan over `first`'s shape for tensor operands already broadcast to it (operand 0 first).
+LoopPlan plan_operands(const Tensor& first, std::initializer_list<const Tensor*> operands);
 
 // Strides of `strides` (for `sizes`) seen as broadcast to `target` (NumPy rules: missing leading
 // dims and size-1 dims get stride 0). The caller has checked that the shapes broadcast.

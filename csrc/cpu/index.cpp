@@ -8,23 +8,9 @@
 
 namespace genesis::cpu {
 
-namespace {
-LoopPlan plan_for(const Tensor& first, std::initializer_list<const Tensor*> operands) {
-  const Shape* strides[kMaxLoopOperands];
-  int64_t items[kMaxLoopOperands];
-  int n = 0;
-  for (const Tensor* t : operands) {
-    strides[n] = &t->strides();
-    items[n] = static_cast<int64_t>(t->itemsize());
-    ++n;
-  }
-  return plan_loop(first.sizes(), strides, items, n);
-}
-}  // namespace
-
 void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
                        int64_t byte_stride, int64_t dim) {
-  LoopPlan plan = plan_for(offsets, {&offsets, &index});
+  LoopPlan plan = plan_operands(offsets, {&offsets, &index});
   std::atomic<bool> bad{false};
   std::atomic<int64_t> bad_value{0};
   for_each_run<2>(plan, {written_base(offsets), read_base(index)},
@@ -120,19 +106,19 @@ struct MaskedFill {
 
 void gather(const Tensor& out, const Tensor& src, const Tensor& offsets) {
   if (out.numel() == 0) return;
-  LoopPlan plan = plan_for(out, {&out, &src, &offsets});
+  LoopPlan plan = plan_operands(out, {&out, &src, &offsets});
   by_itemsize<Gather>(out.itemsize(), plan, out, src, offsets);
 }
 
 void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values) {
   if (dst.numel() == 0) return;
-  LoopPlan plan = plan_for(values, {&values, &dst, &offsets});
+  LoopPlan plan = plan_operands(values, {&values, &dst, &offsets});
   by_itemsize<Scatter>(dst.itemsize(), plan, dst, offsets, values);
 }
 
 void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern) {
   if (dst.numel() == 0) return;
-  LoopPlan plan = plan_for(dst, {&dst, &mask});
+  LoopPlan plan = plan_operands(dst, {&dst, &mask});
   by_itemsize<MaskedFill>(dst.itemsize(), plan, dst, mask, pattern);
 }
 

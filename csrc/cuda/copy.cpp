@@ -15,7 +15,7 @@ namespace genesis::cuda {
 
 void copy(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
-  LoopPlan plan = plan_operands<2>(dst, {&dst, &src});
+  LoopPlan plan = plan_operands(dst, {&dst, &src});
   int device = dst.device().index;
   DeviceGuard guard(device);
   void* stream = reinterpret_cast<void*>(current_stream(device));

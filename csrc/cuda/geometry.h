@@ -46,17 +46,4 @@ void for_each_geometry(const LoopPlan& plan, KernelBases bases, const Launch& la
   }
 }
 
-// The plan over `first`'s shape for the operands (each broadcast to it already).
-template <size_t N>
-LoopPlan plan_operands(const Tensor& first, const std::array<const Tensor*, N>& operands) {
-  static_assert(N <= static_cast<size_t>(kernels::kMaxKernelOperands));
-  const Shape* strides[N];
-  int64_t items[N];
-  for (size_t k = 0; k < N; ++k) {
-    strides[k] = &operands[k]->strides();
-    items[k] = static_cast<int64_t>(operands[k]->itemsize());
-  }
-  return plan_loop(first.sizes(), strides, items, static_cast<int>(N));
-}
-
 }  // namespace genesis::cuda

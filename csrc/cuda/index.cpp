@@ -72,7 +72,7 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
   int device = offsets.device().index;
   DeviceGuard guard(device);
   kernels::IndexError* error = error_record(device);
-  for_each_geometry(plan_operands<2>(offsets, {&offsets, &index}),
+  for_each_geometry(plan_operands(offsets, {&offsets, &index}),
                     {written_base(offsets), read_base(index)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
                       kernels::launch_add_index_offsets(b[0], b[1], g.numel, g, size, byte_stride,
@@ -99,7 +99,7 @@ void check_index_offsets(const Tensor& offsets) {
 
 void gather(const Tensor& out, const Tensor& src, const Tensor& offsets) {
   DeviceGuard guard(out.device().index);
-  for_each_geometry(plan_operands<3>(out, {&out, &src, &offsets}),
+  for_each_geometry(plan_operands(out, {&out, &src, &offsets}),
                     {written_base(out), read_base(src), read_base(offsets)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
                       kernels::launch_gather(b[0], b[1], b[2], g.numel, g,
@@ -113,7 +113,7 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
   int device = out.device().index;
   DeviceGuard guard(device);
   kernels::IndexError* error = error_record(device);
-  for_each_geometry(plan_operands<3>(out, {&out, &src, &index}),
+  for_each_geometry(plan_operands(out, {&out, &src, &index}),
                     {written_base(out), read_base(src), read_base(index)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
                       kernels::launch_gather_index(b[0], b[1], b[2], g.numel, g,
@@ -133,8 +133,8 @@ void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_
   check = check && index.numel() > 0;
   bool write = values.numel() > 0;
   LoopPlan check_plan, write_plan;
-  if (check) check_plan = plan_operands<1>(index, {&index});
-  if (write) write_plan = plan_operands<3>(values, {&values, &dst, &index_view});
+  if (check) check_plan = plan_operands(index, {&index});
+  if (write) write_plan = plan_operands(values, {&values, &dst, &index_view});
   kernels::IndexError* error = error_record(device);
   void* stream = stream_of(dst);
   if (check)
@@ -171,7 +171,7 @@ Tensor masked_select(const Tensor& src, const Tensor& mask) {
 
 void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values) {
   DeviceGuard guard(dst.device().index);
-  for_each_geometry(plan_operands<3>(values, {&values, &dst, &offsets}),
+  for_each_geometry(plan_operands(values, {&values, &dst, &offsets}),
                     {read_base(values), written_base(dst), read_base(offsets)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
                       kernels::launch_scatter(b[0], b[1], b[2], g.numel, g,
@@ -183,7 +183,7 @@ void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values) {
 void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern) {
   if (dst.numel() == 0) return;
   DeviceGuard guard(dst.device().index);
-  for_each_geometry(plan_operands<2>(dst, {&dst, &mask}), {written_base(dst), read_base(mask)},
+  for_each_geometry(plan_operands(dst, {&dst, &mask}), {written_base(dst), read_base(mask)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
                       kernels::launch_masked_fill(b[0], b[1], g.numel, g,
                                                   static_cast<int>(dst.itemsize()), pattern,

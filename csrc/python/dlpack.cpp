@@ -82,22 +82,21 @@ py::object dlpack(const Tensor& self, py::handle stream, py::handle max_version,
   bool copied = false;
   std::optional<bool> copy_arg = optional_bool(copy, "__dlpack__", "copy");
   bool may_copy = copy_arg.value_or(true);
+  std::optional<std::pair<int, int>> pair;
+  if (!dl_device.is_none()) pair = int_pair(dl_device, "__dlpack__", "dl_device");
   // The protocol: a consumer of CPU memory passes stream=None (host memory has no streams).
-  bool to_cpu = dl_device.is_none()
-                    ? t.device().is_cpu()
-                    : int_pair(dl_device, "__dlpack__", "dl_device").first == kDLCPU;
+  bool to_cpu = pair ? pair->first == kDLCPU : t.device().is_cpu();
   if (to_cpu && !stream.is_none())
     buffer_error("stream must be None when exporting to the CPU, got " +
                  py::repr(stream).cast<std::string>());
-  if (!dl_device.is_none()) {
-    auto pair = int_pair(dl_device, "__dlpack__", "dl_device");
+  if (pair) {
     Device target;
-    if (pair.first == kDLCPU)
+    if (pair->first == kDLCPU)
       target = kCPU;
-    else if (pair.first == kDLCUDA)
-      target = dlpack::from_dl_device({kDLCUDA, pair.second});
+    else if (pair->first == kDLCUDA)
+      target = dlpack::from_dl_device({kDLCUDA, pair->second});
     else
-      buffer_error("cannot export to DLPack device type " + std::to_string(pair.first));
+      buffer_error("cannot export to DLPack device type " + std::to_string(pair->first));
     if (target != t.device()) {
       if (!may_copy) buffer_error("exporting to another device needs a copy, but copy=False");
       if (t.is_cuda()) sync_for_consumer(t, py::none());
