@@ -8,7 +8,7 @@ sizes, indices or nested data adds its cases here.
 
 import numpy as np
 import pytest
-from conftest import DEVICES
+from conftest import DEVICES, requires_cuda
 
 import genesis
 
@@ -280,6 +280,181 @@ def test_a_dlpack_device_of_strings_is_a_type_error():
         genesis.from_dlpack(Producer())
     with pytest.raises(TypeError, match=r"^\[from_dlpack\] copy must be"):
         genesis.from_dlpack(np.arange(3), copy="no")
+
+
+# --- Python protocols that raise while an argument is read ---------------------------------
+
+
+class RaisingLen:
+    def __len__(self):
+        raise KeyError("len")
+
+    def __getitem__(self, i):
+        return 1
+
+
+class RaisingItem:
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        raise ZeroDivisionError("item")
+
+
+class EndlessItems:
+    """len() says 3; [i] never raises IndexError, so iteration would never end."""
+
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        return 2
+
+
+SIZE_TAKERS = {
+    "zeros": lambda s: genesis.zeros(s),
+    "view": lambda s: genesis.zeros(4).view(s),
+    "reshape": lambda s: genesis.zeros(4).reshape(s),
+    "permute": lambda s: genesis.zeros(4).permute(s),
+    "expand": lambda s: genesis.zeros(1).expand(s),
+    "cat": lambda s: genesis.cat(s),
+}
+
+
+@pytest.mark.parametrize("op", list(SIZE_TAKERS))
+def test_a_raising_len_or_item_propagates_its_own_exception(op):
+    # Not SystemError ("returned a result with an exception set"): the user's exception.
+    with pytest.raises(KeyError, match="len"):
+        SIZE_TAKERS[op](RaisingLen())
+    with pytest.raises(ZeroDivisionError, match="item"):
+        SIZE_TAKERS[op](RaisingItem())
+
+
+def test_sizes_are_read_by_len_not_by_endless_iteration():
+    assert genesis.zeros(EndlessItems()).shape == (2, 2, 2)
+    with pytest.raises(ValueError, match=r"^\[zeros\] a tensor has at most 64 dimensions, got 65"):
+        genesis.zeros([1] * 65)
+    too_many = r"a tensor has at most 64 dimensions, got 100000"
+    with pytest.raises(ValueError, match=r"^\[view\] " + too_many):
+        genesis.zeros(1).view([1] * 100000)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_in_place_arithmetic_from_an_overlapping_view(device):
+    # x[1:] += x[:-1] reads every input before writing (NumPy's result), as copies do.
+    for step in ("add", "sub", "mul"):
+        a = np.arange(1.0, 9.0)
+        x = genesis.tensor(a, device=device)
+        if step == "add":
+            x[1:] += x[:-1]
+            a[1:] += a[:-1].copy()
+        elif step == "sub":
+            x[:-1] -= x[1:]
+            a[:-1] -= a[1:].copy()
+        else:
+            x[::2] *= x[::-2]
+            a[::2] *= a[::-2].copy()
+        assert x.tolist() == a.tolist()
+    m = np.arange(16.0).reshape(4, 4)
+    t = genesis.tensor(m, device=device)
+    t += t.t()
+    assert t.tolist() == (m + m.T).tolist()
+
+
+# --- CUDA in a forked child (Note [CUDA after fork]) -----------------------------------------
+
+FORK_MESSAGE = r"^\[cuda\] cannot use CUDA in a process made by fork\(\) after the parent"
+
+
+def _in_forked_child(body):
+    """Runs body() in a child made by os.fork(); returns what it returned (a list of strings)."""
+    import json
+    import os
+
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 0
+        try:
+            os.close(read_end)
+            out = body()
+        except BaseException as e:  # report anything, exit cleanly
+            out, code = [f"child failed: {type(e).__name__}: {e}"], 3
+        with os.fdopen(write_end, "w") as f:
+            json.dump(out, f)
+        os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end) as f:
+        result = json.load(f)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, result
+    return result
+
+
+def _errors_of(*calls):
+    out = []
+    for call in calls:
+        try:
+            call()
+            out.append("no error")
+        except Exception as e:
+            out.append(f"{type(e).__name__}: {e}")
+    return out
+
+
+@requires_cuda
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_that_touches_cuda_gets_a_clear_error():
+    import gc
+    import re
+
+    x = genesis.arange(4.0, device="cuda") + 1  # CUDA started in this process
+    genesis.cuda.synchronize()
+
+    def body():
+        errors = _errors_of(
+            lambda: x + 1,
+            lambda: genesis.zeros(2, device="cuda"),
+            lambda: genesis.cuda.current_device(),
+            lambda: genesis.cuda.synchronize(),
+            lambda: x.cpu(),
+        )
+        held = [x]
+        held.clear()  # freeing an inherited CUDA tensor drops it without calling the driver
+        gc.collect()
+        cpu = (genesis.arange(1 << 16) * 2).sum().item()  # the CPU still works
+        return [*errors, str(cpu)]
+
+    *errors, cpu = _in_forked_child(body)
+    for e in errors:
+        assert e.startswith("RuntimeError: ") and re.search(
+            FORK_MESSAGE, e[len("RuntimeError: ") :]
+        ), e
+    assert int(cpu) == (1 << 16) * ((1 << 16) - 1)
+    assert (x + 1).tolist() == [2.0, 3.0, 4.0, 5.0]  # the parent is unaffected
+
+
+@requires_cuda
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_child_forked_before_cuda_started_may_use_it():
+    import subprocess
+    import sys
+
+    script = (
+        "import os, genesis\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    ok = (genesis.ones(3, device='cuda') * 2).sum().item() == 6.0\n"
+        "    os._exit(0 if ok else 1)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "assert os.waitstatus_to_exitcode(status) == 0, status\n"
+        "print((genesis.ones(2, device='cuda') + 1).tolist())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[2.0, 2.0]"
 
 
 @pytest.mark.parametrize("step", [2**63 - 1, 2**62, -(2**63), -(2**63) + 1, -(2**62)])

@@ -16,3 +16,27 @@ python3 -m pytest -q --maxfail=60 -p no:cacheprovider ${PYTEST_ARGS:-} 2>&1 | te
 if [ -n "${BENCH:-}" ]; then
   python3 -m benchmarks --device cuda ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt" | tail -${BENCH_TAIL:-60}
 fi
+# compute-sanitizer (SANITIZE=1): memcheck over the CUDA tests, racecheck over the kernels that use
+# shared memory (transposing copies, reductions, softmax, mask compaction). Each log ends with the
+# tool's summary line (ERROR SUMMARY, RACECHECK SUMMARY); the exit status is non-zero when either
+# found an error.
+# SANITIZE_K narrows memcheck's selection (a pytest -k expression; default: every CUDA test).
+# memcheck sees accesses outside the memory genesis holds; an overrun from one block of the
+# caching pool into its neighbour in the same segment stays inside it and is not seen.
+if [ -n "${SANITIZE:-}" ]; then
+  sanitize_rc=0
+  cs() {  # cs TOOL LOG PYTEST-ARGS...
+    local tool=$1 log=$2; shift 2
+    local t0=$(date +%s)
+    compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 50 \
+      python3 -m pytest -q -p no:cacheprovider "$@" > "$OUT/$log" 2>&1
+    local rc=$?
+    echo "$tool rc=$rc in $(( $(date +%s) - t0 )) s: $(grep -E '^[0-9]+ (passed|failed)' "$OUT/$log" | tail -1)"
+    grep -E "(ERROR|RACECHECK) SUMMARY" "$OUT/$log" | tail -1
+    [ $rc -eq 0 ] || sanitize_rc=1
+  }
+  cs memcheck memcheck.txt -k "${SANITIZE_K:-cuda}" tests
+  cs racecheck racecheck.txt -k "cuda and (contiguous or transpose or permute or sum or mean or max or min or prod or softmax or mask or nonzero)" \
+    tests/test_copy_layouts.py tests/test_reductions.py tests/test_indexing.py
+  [ $sanitize_rc -eq 0 ] || exit 1
+fi

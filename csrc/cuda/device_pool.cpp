@@ -60,6 +60,9 @@ class DeviceBackend final : public memory::RawBackend {
 };
 
 void free_block(void* ptr, void* context) {
+  // The parent's device memory means nothing in a forked child: drop the block there (Note
+  // [CUDA after fork] in cuda/runtime.h); the driver would fail every call.
+  if (forked_after_cuda_started()) return;
   auto* block = static_cast<memory::Block*>(context);
   block->pool->free(block);
 }

@@ -16,6 +16,8 @@ bool compiled() { return false; }
 std::string architectures() { return ""; }
 std::string runtime_version() { return ""; }
 int device_count() { return 0; }
+bool forked_after_cuda_started() { return false; }
+void forked_child_error() { no_device(); }
 int current_device() { no_device(); }
 void set_device(int) { no_device(); }
 void synchronize_device(int) { no_device(); }

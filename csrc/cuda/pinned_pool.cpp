@@ -51,6 +51,7 @@ class PinnedBackend final : public memory::RawBackend {
 };
 
 void free_pinned(void* ptr, void* context) {
+  if (forked_after_cuda_started()) return;  // Note [CUDA after fork] in cuda/runtime.h
   auto* block = static_cast<memory::Block*>(context);
   block->pool->free(block);
 }

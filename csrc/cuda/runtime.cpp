@@ -3,6 +3,8 @@
 
 #include "cuda/runtime.h"
 
+#include <pthread.h>
+
 #include <array>
 #include <atomic>
 
@@ -23,6 +25,30 @@ void no_device() {
                "reports no GPU); use device='cpu'");
 }
 
+namespace {
+std::atomic<bool> cuda_started{false};  // cudaGetDeviceCount has initialised the driver
+std::atomic<bool> forked_after_start{false};
+void mark_forked_child() {
+  if (cuda_started.load(std::memory_order_relaxed))
+    forked_after_start.store(true, std::memory_order_relaxed);
+}
+}  // namespace
+
+bool forked_after_cuda_started() { return forked_after_start.load(std::memory_order_relaxed); }
+
+void forked_child_error() {
+  GENESIS_FAIL(ErrorKind::Runtime, "cuda",
+               "cannot use CUDA in a process made by fork() after the parent process started "
+               "CUDA; use the 'spawn' or 'forkserver' start method of multiprocessing "
+               "(multiprocessing.set_start_method('spawn')), or start CUDA only in the children");
+}
+
+void throw_cuda_error(const char* expr, cudaError_t err) {
+  cudaGetLastError();  // clear the sticky-free error so the next call starts clean
+  if (forked_after_cuda_started()) forked_child_error();
+  throw_error(ErrorKind::Runtime, "cuda", str_cat(expr, " failed: ", cudaGetErrorString(err)));
+}
+
 bool compiled() { return true; }
 
 std::string architectures() { return GENESIS_CUDA_ARCHS; }
@@ -41,12 +67,14 @@ int device_count() {
       cudaGetLastError();
       return 0;
     }
+    cuda_started.store(true, std::memory_order_relaxed);
     return n;
   }();
   return count;
 }
 
 int current_device() {
+  if (forked_after_cuda_started()) forked_child_error();
   if (device_count() == 0) no_device();
   int index = 0;
   GENESIS_CUDA_CHECK(cudaGetDevice(&index));
@@ -59,6 +87,8 @@ void set_device(int index) {
 }
 
 Device resolve(Device device) {
+  if (forked_after_cuda_started()) [[unlikely]]
+    forked_child_error();
   int count = device_count();
   if (count == 0) no_device();
   if (device.index < 0) return Device{DeviceType::CUDA, current_device()};
@@ -96,6 +126,8 @@ void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes) {
 }
 
 void register_backend() {
+  static const bool handler = pthread_atfork(nullptr, nullptr, mark_forked_child) == 0;
+  (void)handler;
   register_device_backend(DeviceType::CUDA, DeviceBackend{allocator, resolve});
 }
 

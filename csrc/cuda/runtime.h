@@ -41,6 +41,15 @@ DeviceProperties device_properties(int device_index);
 int multiprocessor_count(int device_index);  // looked up once per device
 void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes);
 
+// Note [CUDA after fork]: the CUDA driver does not survive fork(): a child made after the
+// parent started CUDA cannot use it, and its inherited device pointers mean nothing there. A
+// pthread_atfork handler (installed by register_backend) marks such a child; resolve(), which
+// every CUDA op, allocation and stream lookup passes, then raises one clear error naming the
+// 'spawn' start method, as PyTorch does, and freeing an inherited CUDA tensor there drops the
+// block instead of calling the driver. A child forked before CUDA started may use CUDA.
+bool forked_after_cuda_started();
+[[noreturn]] void forked_child_error();
+
 // Fills core's device-backend registry for CUDA (Note [Device backends] in
 // core/device_backend.h); called once by the module's initialisation.
 void register_backend();

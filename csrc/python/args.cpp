@@ -19,14 +19,33 @@ int64_t to_int(py::handle obj, const char* op, const char* what) {
                py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
 }
 
+std::vector<py::object> sequence_items(py::handle seq, const char* op, const char* what,
+                                       int64_t limit) {
+  Py_ssize_t n = PySequence_Size(seq.ptr());
+  if (n < 0) throw py::error_already_set();
+  GENESIS_CHECK_VALUE(n <= limit, op, what, " has ", static_cast<long long>(n), " items; at most ",
+                      limit, " are allowed");
+  std::vector<py::object> items;
+  items.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    items.push_back(py::reinterpret_steal<py::object>(PySequence_GetItem(seq.ptr(), i)));
+    if (!items.back()) throw py::error_already_set();
+  }
+  return items;
+}
+
 Shape to_shape(py::handle seq, const char* op) {
   if (!PyList_Check(seq.ptr()) && !PyTuple_Check(seq.ptr()) && PyIndex_Check(seq.ptr()))
     return Shape{to_int(seq, op, "size")};
   GENESIS_CHECK_TYPE(PySequence_Check(seq.ptr()) && !py::isinstance<py::str>(seq), op,
                      "size must be a tuple of ints, got ",
                      py::str(py::type::of(seq).attr("__name__")).cast<std::string>());
+  Py_ssize_t n = PySequence_Size(seq.ptr());
+  if (n < 0) throw py::error_already_set();
+  GENESIS_CHECK_VALUE(n <= kMaxDims, op, "a tensor has at most ", kMaxDims, " dimensions, got ",
+                      static_cast<long long>(n));
   Shape out;
-  for (py::object item : py::reinterpret_borrow<py::sequence>(seq))  // owned: items may be new
+  for (const py::object& item : sequence_items(seq, op, "size", kMaxDims))
     out.push_back(to_int(item, op, "size"));
   return out;
 }

@@ -35,6 +35,12 @@ Device to_device_or(py::handle obj, Device fallback, const char* op);
 py::object device_object(Device device);
 
 // Sizes from `f(2, 3)`, `f((2, 3))` or `f([2, 3])`; raises TypeError for non-integers.
+// The items of a Python sequence, read by len() and [i] with each result checked: a __len__ or
+// __getitem__ that raises propagates its own exception (pybind11's sequence iterator would call
+// on with it pending), and more than `limit` items raise "[op] <what> has N items; at most ..."
+// before any item is read.
+std::vector<py::object> sequence_items(py::handle seq, const char* op, const char* what,
+                                       int64_t limit);
 Shape to_shape(const py::args& args, const char* op);
 Shape to_shape(py::handle seq, const char* op);
 int64_t to_int(py::handle obj, const char* op, const char* what);

@@ -1,6 +1,8 @@
 // genesis.cat (concat, concatenate) and genesis.stack.
-#include "ops/join.h"
+#include <limits>
+
 #include "core/errors.h"
+#include "ops/join.h"
 #include "python/bindings.h"
 #include "python/docs/join_docs.h"
 
@@ -20,7 +22,8 @@ std::vector<Tensor> to_tensors(py::handle seq, const char* op) {
       op, "expected a sequence of tensors, got ", type_name(seq));
   std::vector<Tensor> out;
   size_t i = 0;
-  for (py::object item : py::reinterpret_borrow<py::sequence>(seq)) {  // owned: items may be new
+  for (const py::object& item :
+       sequence_items(seq, op, "the sequence of tensors", std::numeric_limits<int64_t>::max())) {
     GENESIS_CHECK_TYPE(py::isinstance<Tensor>(item), op,
                        "expected a sequence of tensors, but element ", i, " is ", type_name(item));
     out.push_back(item.cast<Tensor>());
