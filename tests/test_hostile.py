@@ -361,6 +361,44 @@ def test_in_place_arithmetic_from_an_overlapping_view(device):
     assert t.tolist() == (m + m.T).tolist()
 
 
+# --- crafted DLPack capsules (Note [Checked capsules]) ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    "fields, why",
+    [
+        ({"shape": [1] * 65, "strides": [1] * 65}, "ndim 65 is more than the 64 dims"),
+        ({"shape": [1] * 100000, "strides": [1] * 100000}, "ndim 100000 is more than"),
+        ({"shape": (2**62, 4), "strides": (4, 1)}, "more elements than fit 64 bits"),
+        ({"shape": (2**31, 2**31), "strides": (2**31, 1)}, "spans more bytes than fit"),
+        ({"shape": (2, 2), "strides": (2**62, 1)}, "spans more bytes than fit"),
+        ({"shape": (2, 2), "strides": (-(2**63), 1)}, "spans more bytes than fit"),
+        ({"shape": (3,), "strides": (2**63 - 1,)}, "spans more bytes than fit"),
+        ({"shape": (2,), "strides": (1,), "byte_offset": 2**63 + 4}, "spans more bytes than fit"),
+        ({"shape": (2,), "strides": (1,), "byte_offset": 2**64 - 4}, "wraps the address space"),
+    ],
+    ids=lambda v: str(v)[:40] if isinstance(v, dict) else None,
+)
+def test_crafted_capsules_raise_buffer_error_and_stay_unconsumed(fields, why):
+    from test_dlpack import VERSIONED, HandMade, capsule_name
+
+    buf = np.zeros(8, dtype=np.float32)
+    p = HandMade(buf, **fields)
+    with pytest.raises(BufferError, match=r"^\[from_dlpack\] .*" + why):
+        genesis.from_dlpack(p.capsule)
+    assert capsule_name(p.capsule) == VERSIONED
+    assert p.deleted == []
+
+
+def test_a_capsule_with_a_null_shape_raises():
+    from test_dlpack import HandMade
+
+    p = HandMade(np.zeros(4, dtype=np.float32), shape=(2, 2), strides=(2, 1))
+    p.managed.dl_tensor.shape = None
+    with pytest.raises(BufferError, match=r"^\[from_dlpack\] the shape array is NULL"):
+        genesis.from_dlpack(p.capsule)
+
+
 # --- CUDA in a forked child (Note [CUDA after fork]) -----------------------------------------
 
 FORK_MESSAGE = r"^\[cuda\] cannot use CUDA in a process made by fork\(\) after the parent"

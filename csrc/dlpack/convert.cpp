@@ -1,5 +1,6 @@
 #include "dlpack/convert.h"
 
+#include <cstdint>
 #include <vector>
 
 #include "core/errors.h"
@@ -111,28 +112,61 @@ DLManagedTensorVersioned* export_versioned(const Tensor& t, uint64_t flags) {
 
 DLManagedTensor* export_legacy(const Tensor& t) { return make<DLManagedTensor>(t); }
 
+// Note [Checked capsules]: a capsule's fields come from another library or from a hand-made
+// ctypes structure, and nothing says how big the producer's buffer is. What can be checked is
+// that the fields describe a tensor at all: at most kMaxDims dims, a shape array where ndim > 0,
+// an element count, a byte span and an address range that fit 64 bits (Note [Checked sizes]).
+// A capsule that fails raises BufferError and is left unconsumed.
+#define GENESIS_CAPSULE_CHECK(cond, ...) \
+  GENESIS_CHECK_KIND_(ErrorKind::Buffer, cond, "from_dlpack", __VA_ARGS__)
+
 Tensor import(const DLTensor& dl, void* owner, void (*release)(void*, void*)) {
-  GENESIS_CHECK_KIND_(ErrorKind::Buffer, dl.ndim >= 0, "from_dlpack", "negative ndim ", dl.ndim);
+  GENESIS_CAPSULE_CHECK(dl.ndim >= 0, "negative ndim ", dl.ndim);
+  GENESIS_CAPSULE_CHECK(dl.ndim <= kMaxDims, "ndim ", dl.ndim, " is more than the ", kMaxDims,
+                        " dims a tensor may have");
+  GENESIS_CAPSULE_CHECK(dl.ndim == 0 || dl.shape != nullptr, "the shape array is NULL");
   ScalarType dtype = from_dl_dtype(dl.dtype);
   Device device = from_dl_device(dl.device);
   Shape sizes(dl.shape, dl.shape + dl.ndim);
+  int64_t numel = 1;
+  for (int64_t s : sizes) {
+    GENESIS_CAPSULE_CHECK(s >= 0, "negative size in shape ", shape_str(sizes));
+    GENESIS_CAPSULE_CHECK(!__builtin_mul_overflow(numel, s, &numel), "shape ", shape_str(sizes),
+                          " has more elements than fit 64 bits");
+  }
   Shape strides = dl.strides ? Shape(dl.strides, dl.strides + dl.ndim) : contiguous_strides(sizes);
-  for (int64_t s : sizes)
-    GENESIS_CHECK_KIND_(ErrorKind::Buffer, s >= 0, "from_dlpack", "negative size in shape ",
-                        shape_str(sizes));
   int64_t item = static_cast<int64_t>(itemsize(dtype));
-  GENESIS_CHECK_KIND_(ErrorKind::Buffer, dl.byte_offset % static_cast<uint64_t>(item) == 0,
-                      "from_dlpack", "byte_offset ", dl.byte_offset,
-                      " is not a multiple of the item size ", item);
-  char* first = static_cast<char*>(dl.data) + dl.byte_offset;
+  GENESIS_CAPSULE_CHECK(dl.byte_offset % static_cast<uint64_t>(item) == 0, "byte_offset ",
+                        dl.byte_offset, " is not a multiple of the item size ", item);
   // The storage spans every element, from the lowest address (negative strides reach below
   // the first element) to the highest; size-1 dims contribute nothing whatever their stride.
-  int64_t lo = 0, hi = 0;
-  bool empty = numel_of(sizes) == 0;
-  for (size_t d = 0; d < sizes.size() && !empty; ++d)
-    (strides[d] < 0 ? lo : hi) += (sizes[d] - 1) * strides[d];
-  size_t nbytes = empty ? 0 : static_cast<size_t>((hi - lo + 1) * item);
-  char* base = empty ? first : first + lo * item;
+  bool empty = numel == 0;
+  int64_t lo = 0, hi = 0, span_bytes = 0;
+  bool fits = true;
+  for (size_t d = 0; d < sizes.size() && !empty; ++d) {
+    if (sizes[d] == 1) continue;
+    int64_t reach = 0;
+    fits = fits && !__builtin_mul_overflow(sizes[d] - 1, strides[d], &reach);
+    fits = fits &&
+           !__builtin_add_overflow(strides[d] < 0 ? lo : hi, reach, strides[d] < 0 ? &lo : &hi);
+  }
+  int64_t span = 0;
+  fits = fits && (empty || (!__builtin_sub_overflow(hi, lo, &span) &&
+                            !__builtin_add_overflow(span, int64_t{1}, &span) &&
+                            !__builtin_mul_overflow(span, item, &span_bytes)));
+  // The first element's address and the span's ends, as addresses that must not wrap.
+  uintptr_t first = 0, low_end = 0, high_end = 0, low_offset = 0;
+  fits = fits && dl.byte_offset <= static_cast<uint64_t>(INT64_MAX) &&
+         !__builtin_add_overflow(reinterpret_cast<uintptr_t>(dl.data), dl.byte_offset, &first) &&
+         !__builtin_mul_overflow(uintptr_t{0} - static_cast<uintptr_t>(lo),
+                                 static_cast<uintptr_t>(item), &low_offset) &&
+         !__builtin_sub_overflow(first, low_offset, &low_end) &&
+         !__builtin_add_overflow(low_end, static_cast<uintptr_t>(span_bytes), &high_end);
+  GENESIS_CAPSULE_CHECK(fits, "shape ", shape_str(sizes), " with strides ", shape_str(strides),
+                        " and byte_offset ", dl.byte_offset,
+                        " spans more bytes than fit 64 bits or wraps the address space");
+  size_t nbytes = empty ? 0 : static_cast<size_t>(span_bytes);
+  char* base = empty ? reinterpret_cast<char*>(first) : reinterpret_cast<char*>(low_end);
   Storage storage = Storage::wrap(DataPtr(base, owner, release, device), nbytes);
   storage.mark_shared();  // the producer may write it
   return Tensor(storage, std::move(sizes), std::move(strides), empty ? 0 : -lo, dtype);
