@@ -361,6 +361,73 @@ def test_in_place_arithmetic_from_an_overlapping_view(device):
     assert t.tolist() == (m + m.T).tolist()
 
 
+class RaisingIndex:
+    def __index__(self):
+        raise KeyError("index")
+
+
+class HugeIndex:
+    def __index__(self):
+        return 2**70
+
+
+class RaisingArray:
+    def __array__(self, dtype=None, copy=None):
+        raise KeyError("array")
+
+
+class ObjectArray:
+    def __array__(self, dtype=None, copy=None):
+        return np.array([None, 1], dtype=object)
+
+
+class RaisingDLPack:
+    def __dlpack__(self, **kwargs):
+        raise KeyError("dlpack")
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+class NotACapsule:
+    def __dlpack__(self, **kwargs):
+        return 5
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+_x = genesis.arange(10.0)
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda: genesis.zeros(RaisingIndex()), KeyError, "index"),
+        (lambda: genesis.zeros(HugeIndex()), ValueError, r"^\[zeros\] size .* does not fit in 64"),
+        (lambda: _x[RaisingIndex()], KeyError, "index"),
+        (lambda: _x[HugeIndex()], ValueError, r"^\[index\] index .* does not fit in 64 bits"),
+        (lambda: _x[: HugeIndex()], ValueError, r"^\[index\] slice bound .* does not fit"),
+        (lambda: _x[RaisingIndex() :], KeyError, "index"),
+        (lambda: _x.__setitem__(RaisingIndex(), 1.0), KeyError, "index"),
+        (lambda: _x.sum(RaisingIndex()), KeyError, "index"),
+        (lambda: genesis.tensor(RaisingArray()), KeyError, "array"),
+        (lambda: genesis.tensor(ObjectArray()), TypeError, r"^\[tensor\] unsupported NumPy dtype"),
+        (lambda: genesis.from_numpy(RaisingArray()), TypeError, r"^\[from_numpy\] expected"),
+        (lambda: genesis.from_dlpack(RaisingDLPack()), KeyError, "dlpack"),
+        (lambda: genesis.from_dlpack(NotACapsule()), BufferError, r"^\[from_dlpack\] not a"),
+        (lambda: genesis.tensor(NotACapsule()), BufferError, r"^\[from_dlpack\] not a"),
+    ],
+    ids=lambda v: None,
+)
+def test_hostile_protocol_objects_raise_cleanly(call, exc, match):
+    # __index__, __array__ and __dlpack__ that raise or answer nonsense: the user's own
+    # exception, or one naming the op; never a crash or a SystemError.
+    with pytest.raises(exc, match=match):
+        call()
+    assert _x.tolist() == [float(i) for i in range(10)]
+
+
 # --- crafted DLPack capsules (Note [Checked capsules]) ---------------------------------------
 
 
