@@ -111,7 +111,7 @@ DLManagedTensorVersioned* export_versioned(const Tensor& t, uint64_t flags) {
 
 DLManagedTensor* export_legacy(const Tensor& t) { return make<DLManagedTensor>(t); }
 
-Tensor import(const DLTensor& dl, void* owner, void (*release)(void*, void*)) {
+Tensor import(const DLTensor& dl, void* owner, void (*release)(void*, void*), bool writable) {
   GENESIS_CHECK_KIND_(ErrorKind::Buffer, dl.ndim >= 0, "from_dlpack", "negative ndim ", dl.ndim);
   ScalarType dtype = from_dl_dtype(dl.dtype);
   Device device = from_dl_device(dl.device);
@@ -133,7 +133,7 @@ Tensor import(const DLTensor& dl, void* owner, void (*release)(void*, void*)) {
     (strides[d] < 0 ? lo : hi) += (sizes[d] - 1) * strides[d];
   size_t nbytes = empty ? 0 : static_cast<size_t>((hi - lo + 1) * item);
   char* base = empty ? first : first + lo * item;
-  Storage storage = Storage::wrap(DataPtr(base, owner, release, device), nbytes);
+  Storage storage = Storage::wrap(DataPtr(base, owner, release, device), nbytes, writable);
   storage.mark_shared();  // the producer may write it
   return Tensor(storage, std::move(sizes), std::move(strides), empty ? 0 : -lo, dtype);
 }
