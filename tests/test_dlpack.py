@@ -666,6 +666,22 @@ def test_copy_false_and_none_share():
         assert dl_fields(cap)[0] == x.data_ptr()
 
 
+def test_read_only_tensor_exports_the_read_only_flag():
+    """Note [Read-only storages]: versioned capsules say read-only; legacy ones cannot, so they
+    hold a copy (and copy=False refuses)."""
+    a = np.arange(4, dtype=np.float32)
+    a.flags.writeable = False
+    x = genesis.from_numpy(a)
+    cap = x.__dlpack__(max_version=(1, 0))
+    assert managed(cap).flags == READ_ONLY and dl_fields(cap)[0] == x.data_ptr()
+    copied = x.__dlpack__(max_version=(1, 0), copy=True)
+    assert managed(copied).flags == IS_COPIED and dl_fields(copied)[0] != x.data_ptr()
+    for copy in [None, True]:
+        assert dl_fields(x.__dlpack__(copy=copy))[0] != x.data_ptr()
+    with pytest.raises(BufferError, match="read-only"):
+        x.__dlpack__(copy=False)
+
+
 def test_numpy_and_torch_consumers_copy(torch):
     x = genesis.arange(4.0)
     n = np.from_dlpack(x, copy=True)
@@ -856,23 +872,25 @@ def test_unsupported_torch_dtypes_raise(torch, name):
     assert t._use_count() == 1
 
 
-def test_read_only_numpy_array_is_copied():
+def test_read_only_numpy_array_is_shared_read_only():
+    """Note [Read-only storages]: a read-only export is shared, and genesis refuses to write it."""
     a = np.arange(4.0)
     a.flags.writeable = False
-    g = genesis.from_dlpack(a)
-    assert g.data_ptr() != a.ctypes.data
-    assert g.tolist() == [0.0, 1.0, 2.0, 3.0]
-    g.fill_(7.0)  # writing the copy leaves the read-only array alone
+    for g in (genesis.from_dlpack(a), genesis.from_dlpack(a, copy=False)):
+        assert g.data_ptr() == a.ctypes.data and not g.is_writable
+        assert g.tolist() == [0.0, 1.0, 2.0, 3.0]
+        with pytest.raises(ValueError, match=r"^\[fill_\] cannot write into a read-only"):
+            g.fill_(7.0)
     assert a[0] == 0.0
 
 
-def test_read_only_with_copy_false_raises():
-    """from_dlpack(copy=False) must never copy (array API): a read-only export that genesis
-    wants to copy must raise BufferError instead of copying silently."""
+def test_read_only_with_copy_true_is_a_writable_copy():
     a = np.arange(4.0)
     a.flags.writeable = False
-    with pytest.raises(BufferError):
-        genesis.from_dlpack(a, copy=False)
+    g = genesis.from_dlpack(a, copy=True)
+    assert g.data_ptr() != a.ctypes.data and g.is_writable
+    g.fill_(7.0)  # writing the copy leaves the read-only array alone
+    assert a[0] == 0.0
 
 
 # --- hand-made capsules (ctypes): what NumPy and PyTorch never export ---
@@ -943,22 +961,27 @@ def test_handmade_major_version_2_raises(via):
     assert p.deleted == []  # still the producer's
 
 
-def test_handmade_read_only_flag_copies():
+def test_handmade_read_only_flag_shares_read_only():
     buf = np.arange(4, dtype=np.float32)
     p = HandMade(buf, flags=READ_ONLY)
     g = genesis.from_dlpack(p.capsule)
-    assert g.data_ptr() != buf.ctypes.data
+    assert g.data_ptr() == buf.ctypes.data and not g.is_writable
     assert g.tolist() == [0.0, 1.0, 2.0, 3.0]
-    gc.collect()
-    assert p.deleted == [p.address]  # the producer's memory is released right after the copy
     assert capsule_name(p.capsule) == USED_VERSIONED
+    with pytest.raises(ValueError, match=r"^\[setitem\]"):
+        g[0] = 5.0
+    assert buf[0] == 0.0
+    del g
+    gc.collect()
+    assert p.deleted == [p.address]  # released with the last view
 
 
-def test_handmade_read_only_flag_with_copy_false_raises():
-    """See test_read_only_with_copy_false_raises: copy=False forbids the copy."""
-    p = HandMade(np.arange(4, dtype=np.float32), flags=READ_ONLY)
-    with pytest.raises(BufferError):
-        genesis.from_dlpack(p, copy=False)
+def test_handmade_read_only_flag_with_copy_false_shares():
+    """copy=False never copies; a read-only capsule needs no copy."""
+    buf = np.arange(4, dtype=np.float32)
+    p = HandMade(buf, flags=READ_ONLY)
+    g = genesis.from_dlpack(p, copy=False)
+    assert g.data_ptr() == buf.ctypes.data and not g.is_writable
 
 
 def test_handmade_is_copied_flag_is_accepted():

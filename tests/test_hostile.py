@@ -2,9 +2,12 @@
 
 Sizes near 2^31, 2^32, 2^62 and 2^63 (Note [Checked sizes] in csrc/core/shape.h), nested data
 that changes under the walk or contains itself (Note [Nested data]), more dims than a tensor may
-have, and objects made without their C++ part (Note [Tensor.__new__]). Any new op that takes
-sizes, indices or nested data adds its cases here.
+have, objects made without their C++ part (Note [Tensor.__new__]), and writes into read-only
+memory (Note [Read-only storages]). Any new op that takes sizes, indices or nested data adds its
+cases here; any new op that writes a tensor adds a row to READ_ONLY_WRITES.
 """
+
+import re
 
 import numpy as np
 import pytest
@@ -614,3 +617,194 @@ def test_copy_into_shared_elements_is_refused(device):
     y = genesis.zeros(2, 1, device=device).expand(2, 3)
     with pytest.raises(RuntimeError, match=r"^\[copy_\]"):
         y[:] = genesis.ones(2, 3, device=device)
+
+
+# --- read-only storages (Note [Read-only storages] in csrc/core/storage.h) --------------------
+
+RO_VALUES = [1.0, 2.0, 3.0, 4.0]
+RO_BYTES = np.array(RO_VALUES, dtype=np.float32).tobytes()
+
+
+def _read_only():
+    """A tensor over an immutable bytes object (np.frombuffer gives a read-only array)."""
+    buf = bytes(bytearray(RO_BYTES))  # a bytes object of its own, not the shared constant
+    return buf, genesis.from_numpy(np.frombuffer(buf, dtype=np.float32))
+
+
+def _iadd(t):
+    t += 1
+
+
+def _imul(t):
+    t *= 2
+
+
+def _isetitem(t):
+    t[0] += 1  # getitem gives a view, whose in-place add is refused
+
+
+# (op named in the message, the write)
+READ_ONLY_WRITES = [
+    ("fill_", lambda t: t.fill_(0.0)),
+    ("zero_", lambda t: t.zero_()),
+    ("copy_", lambda t: t.copy_(genesis.zeros(4))),
+    ("copy_", lambda t: t.copy_([0.0, 0.0, 0.0, 0.0])),
+    ("copy_", lambda t: t.untyped_storage().copy_(genesis.zeros(4).untyped_storage())),
+    ("setitem", lambda t: t.__setitem__(0, 9.0)),
+    ("setitem", lambda t: t.__setitem__(slice(1, 3), 9.0)),
+    ("setitem", lambda t: t.__setitem__(Ellipsis, 9.0)),
+    ("setitem", lambda t: t.__setitem__(slice(None), genesis.zeros(4))),
+    ("setitem", lambda t: t.__setitem__(slice(None), [0.0, 0.0, 0.0, 0.0])),
+    ("setitem", lambda t: t.__setitem__(genesis.tensor([0, 2]), 9.0)),
+    ("setitem", lambda t: t.__setitem__(genesis.tensor([0, 2]), genesis.zeros(2))),
+    ("setitem", lambda t: t.__setitem__([1, 3], 9.0)),
+    ("setitem", lambda t: t.__setitem__(t > 2, 0.0)),
+    ("setitem", lambda t: t.__setitem__(t > 2, genesis.zeros(2))),
+    ("add_", lambda t: t.add_(1)),
+    ("sub_", lambda t: t.sub_(genesis.ones(4), alpha=2)),
+    ("mul_", lambda t: t.mul_(2)),
+    ("div_", lambda t: t.div_(2)),
+    ("div_", lambda t: t.div_(2, rounding_mode="floor")),
+    ("pow_", lambda t: t.pow_(2)),
+    ("__iadd__", _iadd),
+    ("__imul__", _imul),
+    ("__iadd__", _isetitem),
+    ("__isub__", lambda t: t.__isub__(1)),
+    ("neg_", lambda t: t.neg_()),
+    ("exp_", lambda t: t.exp_()),
+    ("sqrt_", lambda t: t.sqrt_()),
+    ("clamp_", lambda t: t.clamp_(min=2.5)),
+    ("clip_", lambda t: t.clip_(max=2.5)),
+    ("fill_", lambda t: t[1:].fill_(0.0)),
+    ("zero_", lambda t: t[::2].zero_()),
+    ("add_", lambda t: t.view(2, 2).t().add_(1)),
+    ("setitem", lambda t: t.reshape(2, 2).__setitem__((0, 1), 9.0)),
+    ("fill_", lambda t: t.unsqueeze(0).expand(3, 4).fill_(0.0)),
+    ("copy_", lambda t: t.contiguous().copy_(genesis.zeros(4))),  # contiguous: t itself
+    ("fill_", lambda t: t.to(genesis.float32).fill_(0.0)),  # no change: t itself
+]
+
+
+@pytest.mark.parametrize("op, write", READ_ONLY_WRITES)
+def test_every_write_into_read_only_memory_is_refused(op, write):
+    # The issue: fill_ used to mutate an immutable bytes object.
+    buf, t = _read_only()
+    assert not t.is_writable
+    with pytest.raises(ValueError, match=rf"^\[{re.escape(op)}\] cannot write into a read-only"):
+        write(t)
+    assert buf == RO_BYTES
+    assert t.tolist() == RO_VALUES
+
+
+def test_the_issues_zero_bytes_case():
+    buf = bytes(16)
+    t = genesis.from_numpy(np.frombuffer(buf, np.float32))
+    with pytest.raises(ValueError, match=r"^\[fill_\]"):
+        t.fill_(1.0)
+    assert buf == bytes(16) and t.tolist() == [0.0] * 4
+    empty = genesis.from_numpy(np.frombuffer(b"", np.float32))
+    assert not empty.is_writable
+    with pytest.raises(ValueError, match=r"^\[fill_\]"):  # as NumPy: refused even when empty
+        empty.fill_(1.0)
+
+
+def test_the_backstop_refuses_a_write_without_its_own_check():
+    # mutable_data() itself refuses, so a write path that forgot check_writable cannot write.
+    from genesis._C import _testing as T
+
+    buf, t = _read_only()
+    with pytest.raises(ValueError, match=r"^\[write\] cannot write into a read-only"):
+        T.mutable_data_ptr(t[1:])
+    assert T.mutable_data_ptr(genesis.zeros(2)) != 0
+
+
+def test_read_only_memmap_refuses_writes_instead_of_crashing(tmp_path):
+    # The issue: a write into a memory map opened with mode='r' was a segfault.
+    path = tmp_path / "data.bin"
+    np.arange(8, dtype=np.float32).tofile(path)
+    m = np.memmap(path, dtype=np.float32, mode="r", shape=(2, 4))
+    for t in (genesis.from_numpy(m), genesis.from_dlpack(m)):
+        assert not t.is_writable and t.data_ptr() == m.ctypes.data  # shared, not copied
+        for op, write in READ_ONLY_WRITES:
+            with pytest.raises(ValueError, match=rf"^\[{re.escape(op)}\] cannot write into"):
+                write(t.flatten()[:4])
+        with pytest.raises(ValueError, match=r"^\[setitem\]"):
+            t[1] = 0.0
+        assert t.sum().item() == 28.0 and (t * 2)[1, 3].item() == 14.0
+    del t, m
+    assert np.fromfile(path, dtype=np.float32).tolist() == list(range(8))
+
+
+def test_read_only_tensors_still_read_compute_print_and_clone():
+    buf, t = _read_only()
+    assert t.sum().item() == 10.0 and t[2].item() == 3.0
+    assert t[genesis.tensor([3, 0])].tolist() == [4.0, 1.0] and t[t > 2].tolist() == [3.0, 4.0]
+    assert repr(t) == "tensor([1., 2., 3., 4.])" and str(t[1:]) == "tensor([2., 3., 4.])"
+    for view in (t[1:], t.view(2, 2).t(), t.unsqueeze(0), t.expand(2, 4), t[None, ::-1]):
+        assert not view.is_writable  # views share the read-only storage
+    for fresh in (t.clone(), t + 1, -t, t.double(), t.view(2, 2).t().contiguous(), t[[0, 1]]):
+        assert fresh.is_writable  # new memory, as NumPy's copies
+        fresh.fill_(0.0)
+    c = t.clone()
+    c += 1
+    assert c.tolist() == [2.0, 3.0, 4.0, 5.0]
+    assert genesis.tensor(np.frombuffer(buf, np.float32)).is_writable  # tensor() copies
+    assert buf == RO_BYTES
+
+
+def test_read_only_tensors_export_read_only():
+    buf, t = _read_only()
+    a = t.numpy()
+    assert not a.flags.writeable and a.tolist() == RO_VALUES
+    assert a.ctypes.data == t.data_ptr()  # shared
+    assert not np.asarray(t).flags.writeable
+    assert np.asarray(t, copy=True).flags.writeable
+    with pytest.raises(ValueError):
+        a[0] = 0.0  # NumPy's own refusal
+    b = np.from_dlpack(t[1:])  # versioned capsule, READ_ONLY flag
+    assert not b.flags.writeable and b.ctypes.data == t.data_ptr() + 4
+    again = genesis.from_dlpack(t)
+    assert not again.is_writable and again.data_ptr() == t.data_ptr()
+    # A legacy capsule cannot say read-only: it holds a copy, or refuses under copy=False.
+    legacy = genesis.from_dlpack(t.__dlpack__())
+    assert legacy.is_writable and legacy.data_ptr() != t.data_ptr()
+    assert legacy.tolist() == RO_VALUES
+    with pytest.raises(BufferError, match=r"^\[__dlpack__\] the tensor is read-only"):
+        t.__dlpack__(copy=False)
+    assert not genesis.from_dlpack(t.__dlpack__(max_version=(1, 0), copy=False)).is_writable
+    assert buf == RO_BYTES
+
+
+def test_read_only_tensors_export_to_torch():
+    torch = pytest.importorskip("torch")
+    buf, t = _read_only()
+    assert torch.from_dlpack(t).tolist() == RO_VALUES
+    assert torch.from_dlpack(t[::2]).tolist() == [1.0, 3.0]
+    assert buf == RO_BYTES
+
+
+def test_read_only_numpy_view_of_writable_memory_sees_other_writes():
+    # The storage is read-only for genesis, but NumPy may still write through another view.
+    a = np.zeros(4, dtype=np.float32)
+    v = a.view()
+    v.flags.writeable = False
+    t = genesis.from_numpy(v)
+    assert not t.is_writable
+    a[1] = 5.0
+    assert t[1].item() == 5.0 and t.sum().item() == 5.0
+
+
+def test_writable_arrays_still_share_and_propagate_writes():
+    a = np.zeros(4, dtype=np.float32)
+    t = genesis.from_numpy(a)
+    assert t.is_writable and t.numpy().flags.writeable
+    t.fill_(2.0)
+    t[1] = 7.0
+    t += 1
+    assert a.tolist() == [3.0, 8.0, 3.0, 3.0]
+    a[0] = -1.0
+    assert t[0].item() == -1.0
+    g = genesis.from_dlpack(a)
+    assert g.is_writable and g.data_ptr() == a.ctypes.data
+    g.zero_()
+    assert a.tolist() == [0.0] * 4

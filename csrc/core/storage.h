@@ -31,13 +31,38 @@ struct ContentMemo {
   int64_t value = 0;
 };
 
+// Note [Read-only storages]: memory wrapped from a read-only buffer (a NumPy array whose
+// `writeable` flag is off: np.frombuffer of bytes, a memmap opened with mode='r'; a DLPack
+// capsule flagged READ_ONLY) is a read-only storage, fixed when it is wrapped. Writing it would
+// mutate an immutable object or fault on a read-only page, so:
+// - every op that writes a tensor checks first, check_writable(t, "op") in core/tensor.h, and
+//   raises ValueError "[op] ... read-only ..." (NumPy's error kind) before doing anything;
+// - mutable_data() refuses too ("[write] ..."), a backstop for a write path that lacks its own
+//   check, so nothing reaches the memory silently;
+// - share_data() (data_ptr(), NumPy and DLPack export) does not go through mutable_data(): the
+//   address leaves genesis, and the exports say read-only (a NumPy array with writeable=False,
+//   a versioned DLPack capsule with DLPACK_FLAG_BITMASK_READ_ONLY; a legacy capsule, which
+//   cannot say it, is a copy, or a BufferError under copy=False).
+// Views share the storage, so they are read-only too; ops that make new memory (clone,
+// contiguous of a strided view, to() with a change, arithmetic) give writable tensors, as NumPy.
 class StorageImpl {
  public:
-  StorageImpl(DataPtr data, size_t nbytes) : data_(std::move(data)), nbytes_(nbytes) {}
+  StorageImpl(DataPtr data, size_t nbytes, bool writable = true)
+      : data_(std::move(data)), nbytes_(nbytes), writable_(writable) {}
   void* mutable_data() {
+    if (!writable_) [[unlikely]]
+      refuse_write();
     version_.fetch_add(1, std::memory_order_relaxed);
     return data_.get();
   }
+  // The address for others (Note [Write versions]); for a read-only storage they must honour
+  // is_writable() (Note [Read-only storages]).
+  void* share_data() {
+    mark_shared();
+    if (writable_) version_.fetch_add(1, std::memory_order_relaxed);
+    return data_.get();
+  }
+  bool is_writable() const { return writable_; }
   const void* data() const { return data_.get(); }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
@@ -67,6 +92,9 @@ class StorageImpl {
   mutable std::mutex memo_mutex_;
   bool has_memo_ = false;
   ContentMemo memo_;
+  const bool writable_;
+
+  [[noreturn]] static void refuse_write();
 };
 
 class Storage {
@@ -77,9 +105,10 @@ class Storage {
   // Fresh memory from the device's allocator.
   static Storage allocate(size_t nbytes, Device device);
   // Wraps memory owned elsewhere (NumPy, DLPack producers); the DataPtr's deleter releases it.
-  static Storage wrap(DataPtr data, size_t nbytes);
+  // `writable` false makes a read-only storage (Note [Read-only storages]).
+  static Storage wrap(DataPtr data, size_t nbytes, bool writable = true);
 
-  // Counts a write version (Note [Write versions]).
+  // Counts a write version (Note [Write versions]); raises for a read-only storage.
   void* mutable_data() const { return impl_->mutable_data(); }
   const void* data() const { return impl_->data(); }
   size_t nbytes() const { return impl_->nbytes(); }
@@ -90,11 +119,10 @@ class Storage {
   bool is_same(const Storage& o) const { return impl_ == o.impl_; }
 
   uint64_t write_version() const { return impl_->write_version(); }
-  // The address leaves genesis: others may write at any time (Note [Write versions]).
-  void* share_data() const {
-    impl_->mark_shared();
-    return impl_->mutable_data();
-  }
+  // The address leaves genesis: others may write at any time (Note [Write versions]); a
+  // read-only storage's address is handed out too, flagged read-only by the caller.
+  void* share_data() const { return impl_->share_data(); }
+  bool is_writable() const { return impl_->is_writable(); }
   void mark_shared() const { impl_->mark_shared(); }
   bool is_shared() const { return impl_->is_shared(); }
   template <typename Test>

@@ -62,6 +62,13 @@ std::pair<int64_t, int64_t> byte_extent(const Tensor& t) {
 }
 }  // namespace
 
+void check_writable(const Tensor& t, const char* op) {
+  GENESIS_CHECK_VALUE(!t.defined() || t.is_writable(), op,
+                      "cannot write into a read-only tensor: its memory is a read-only buffer "
+                      "(a NumPy array with writeable=False, bytes, a read-only memory map, a "
+                      "read-only DLPack export); clone() it for a writable copy");
+}
+
 bool Tensor::may_overlap(const Tensor& o) const {
   if (!defined() || !o.defined() || !storage_.is_same(o.storage_)) return false;
   if (numel() == 0 || o.numel() == 0) return false;

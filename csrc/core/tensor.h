@@ -38,6 +38,8 @@ class Tensor {
   bool is_cuda() const { return device().is_cuda(); }
   bool is_contiguous() const { return genesis::is_contiguous(sizes_, strides_); }
   bool defined() const { return storage_.defined(); }
+  // False for views of a read-only buffer (Note [Read-only storages] in core/storage.h).
+  bool is_writable() const { return storage_.is_writable(); }
 
   // Address of the first element (the storage's base plus the offset). data() only reads;
   // mutable_data() may be written through and counts a write version; share_data() hands the
@@ -80,5 +82,9 @@ class Tensor {
   int64_t offset_ = 0;
   ScalarType dtype_ = kDefaultFloat;
 };
+
+// Every op that writes `t` calls this first: a ValueError "[op] ..." for a read-only tensor
+// (Note [Read-only storages] in core/storage.h).
+void check_writable(const Tensor& t, const char* op);
 
 }  // namespace genesis

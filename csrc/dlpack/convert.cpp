@@ -120,7 +120,7 @@ DLManagedTensor* export_legacy(const Tensor& t) { return make<DLManagedTensor>(t
 #define GENESIS_CAPSULE_CHECK(cond, ...) \
   GENESIS_CHECK_KIND_(ErrorKind::Buffer, cond, "from_dlpack", __VA_ARGS__)
 
-Tensor import(const DLTensor& dl, void* owner, void (*release)(void*, void*)) {
+Tensor import(const DLTensor& dl, void* owner, void (*release)(void*, void*), bool writable) {
   GENESIS_CAPSULE_CHECK(dl.ndim >= 0, "negative ndim ", dl.ndim);
   GENESIS_CAPSULE_CHECK(dl.ndim <= kMaxDims, "ndim ", dl.ndim, " is more than the ", kMaxDims,
                         " dims a tensor may have");
@@ -167,7 +167,7 @@ Tensor import(const DLTensor& dl, void* owner, void (*release)(void*, void*)) {
                         " spans more bytes than fit 64 bits or wraps the address space");
   size_t nbytes = empty ? 0 : static_cast<size_t>(span_bytes);
   char* base = empty ? reinterpret_cast<char*>(first) : reinterpret_cast<char*>(low_end);
-  Storage storage = Storage::wrap(DataPtr(base, owner, release, device), nbytes);
+  Storage storage = Storage::wrap(DataPtr(base, owner, release, device), nbytes, writable);
   storage.mark_shared();  // the producer may write it
   return Tensor(storage, std::move(sizes), std::move(strides), empty ? 0 : -lo, dtype);
 }

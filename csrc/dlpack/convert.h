@@ -20,7 +20,9 @@ DLManagedTensor* export_legacy(const Tensor& t);
 
 // A tensor over the memory a DLTensor describes; `owner` and `release` free the producer's
 // memory when the last view of it is gone. Validates everything before taking ownership:
-// on an exception the caller still owns the managed tensor.
-Tensor import(const DLTensor& dl, void* owner, void (*release)(void* data, void* owner));
+// on an exception the caller still owns the managed tensor. `writable` false (a capsule flagged
+// READ_ONLY) gives a read-only tensor (Note [Read-only storages] in core/storage.h).
+Tensor import(const DLTensor& dl, void* owner, void (*release)(void* data, void* owner),
+              bool writable = true);
 
 }  // namespace genesis::dlpack

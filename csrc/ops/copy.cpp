@@ -83,6 +83,7 @@ void copy_across(const Tensor& dst, const Tensor& src, bool non_blocking) {
 }  // namespace
 
 void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
+  check_writable(dst, "copy_");  // Note [Read-only storages]
   Shape target = broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
   GENESIS_CHECK_VALUE(target == dst.sizes(), "copy_", "source of shape ", shape_str(src.sizes()),
                       " cannot be broadcast to destination shape ", shape_str(dst.sizes()));
@@ -104,6 +105,7 @@ void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
 }
 
 void fill_(const Tensor& dst, const Scalar& value, const char* op) {
+  check_writable(dst, op);  // Note [Read-only storages]
   value.check_fits(dst.dtype(), op);
   if (dst.numel() == 0) return;
   uint64_t pattern = value.bit_pattern(dst.dtype());

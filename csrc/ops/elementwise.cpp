@@ -220,6 +220,7 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name)
 }
 
 void binary_(BinaryOp op, const Tensor& self, const Operand& other, const char* name) {
+  check_writable(self, name);  // Note [Read-only storages]
   Operand self_operand(self);
   const Operand* operands[2] = {&self_operand, &other};
   Dtypes dt = binary_dtypes(op, self_operand, other, name);
@@ -283,6 +284,7 @@ Tensor unary(UnaryOp op, const Tensor& a, const char* name) {
 }
 
 void unary_(UnaryOp op, const Tensor& self, const char* name) {
+  check_writable(self, name);  // Note [Read-only storages]
   ScalarType dtype = unary_dtype(op, self.dtype(), name);
   check_inplace(dtype, self, self.sizes(), name);
   run_unary(op, self, self);
@@ -325,10 +327,12 @@ Tensor clamp(const Tensor& t, const std::optional<Operand>& min,
   return out;
 }
 
-void clamp_(const Tensor& t, const std::optional<Operand>& min, const std::optional<Operand>& max) {
-  GENESIS_CHECK(min || max, "clamp_", "at least one of 'min' or 'max' must not be None");
-  if (min) binary_(BinaryOp::Maximum, t, *min, "clamp_");
-  if (max) binary_(BinaryOp::Minimum, t, *max, "clamp_");
+void clamp_(const Tensor& t, const std::optional<Operand>& min, const std::optional<Operand>& max,
+            const char* name) {
+  check_writable(t, name);  // Note [Read-only storages]
+  GENESIS_CHECK(min || max, name, "at least one of 'min' or 'max' must not be None");
+  if (min) binary_(BinaryOp::Maximum, t, *min, name);
+  if (max) binary_(BinaryOp::Minimum, t, *max, name);
 }
 
 }  // namespace genesis::ops

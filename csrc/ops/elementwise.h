@@ -41,7 +41,8 @@ Tensor unary(UnaryOp op, const Tensor& a, const char* name);
 void unary_(UnaryOp op, const Tensor& self, const char* name);
 Tensor where(const Tensor& cond, const Operand& a, const Operand& b);
 Tensor clamp(const Tensor& t, const std::optional<Operand>& min, const std::optional<Operand>& max);
-void clamp_(const Tensor& t, const std::optional<Operand>& min, const std::optional<Operand>& max);
+void clamp_(const Tensor& t, const std::optional<Operand>& min, const std::optional<Operand>& max,
+            const char* name = "clamp_");
 
 // The same memory seen with `shape` (NumPy broadcasting; the caller checked it fits).
 Tensor broadcast_to(const Tensor& t, const Shape& shape);

@@ -332,12 +332,14 @@ Tensor index_get(const Tensor& x, const IndexList& key) {
 }
 
 void index_put(const Tensor& x, const IndexList& key, const Tensor& value) {
+  check_writable(x, "setitem");  // Note [Read-only storages]
   IndexPlan p = plan_setitem(x, key, value);
   if (p.kind == IndexPlanKind::SCATTER) return scatter(p, value);
   copy_(p.view, fit_value(value, p.view.sizes()));
 }
 
 void index_fill(const Tensor& x, const IndexList& key, const Scalar& value) {
+  check_writable(x, "setitem");  // Note [Read-only storages]
   IndexPlan p = plan_setitem(x, key, Tensor());
   value.check_fits(x.dtype(), "setitem");
   if (p.path == IndexPath::VIEW) return fill_(p.view, value, "setitem");

@@ -182,7 +182,7 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
       .def(
           "zero_",
           [](py::object self) {
-            ops::fill_(self.cast<const Tensor&>(), Scalar(int64_t{0}));
+            ops::fill_(self.cast<const Tensor&>(), Scalar(int64_t{0}), "zero_");
             return self;
           },
           docs::kZeroInplace)

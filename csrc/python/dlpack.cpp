@@ -104,18 +104,28 @@ py::object dlpack(const Tensor& self, py::handle stream, py::handle max_version,
       copied = true;
     }
   }
-  if (copy_arg.value_or(false) && !copied) {
-    t = ops::clone(t);
-    copied = true;
-  }
-  if (t.is_cuda()) sync_for_consumer(t, stream);  // CPU memory has no streams to order
   bool versioned = false;
   if (!max_version.is_none()) {
     auto v = int_pair(max_version, "__dlpack__", "max_version");
     versioned = v.first >= 1;
   }
+  // Note [Read-only storages]: a legacy capsule cannot say read-only, so it gets a copy.
+  if (!t.is_writable() && !versioned && !copied) {
+    if (!may_copy)
+      buffer_error(
+          "the tensor is read-only, which a legacy DLPack capsule cannot express; pass "
+          "max_version=(1, 0) or allow a copy");
+    t = ops::clone(t);
+    copied = true;
+  }
+  if (copy_arg.value_or(false) && !copied) {
+    t = ops::clone(t);
+    copied = true;
+  }
+  if (t.is_cuda()) sync_for_consumer(t, stream);  // CPU memory has no streams to order
   if (versioned) {
-    uint64_t flags = copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0;
+    uint64_t flags = (copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0) |
+                     (t.is_writable() ? 0 : DLPACK_FLAG_BITMASK_READ_ONLY);
     DLManagedTensorVersioned* m = dlpack::export_versioned(t, flags);
     return py::reinterpret_steal<py::object>(
         PyCapsule_New(m, kVersionedName, &delete_unconsumed_versioned));
@@ -136,7 +146,7 @@ void release_managed(void*, void* owner) {
   if (m->deleter) m->deleter(m);
 }
 
-Tensor consume_capsule(py::handle capsule, bool no_copy) {
+Tensor consume_capsule(py::handle capsule) {
   PyObject* c = capsule.ptr();
   if (PyCapsule_IsValid(c, kVersionedName)) {
     auto* m = static_cast<DLManagedTensorVersioned*>(PyCapsule_GetPointer(c, kVersionedName));
@@ -144,14 +154,12 @@ Tensor consume_capsule(py::handle capsule, bool no_copy) {
                         "DLPack major version ", m->version.major,
                         " is not supported (genesis "
                         "reads 1.x)");
-    // genesis has no read-only tensors: a read-only export is copied so it cannot be written.
+    // A read-only export stays shared, as a read-only tensor (Note [Read-only storages]).
     bool read_only = m->flags & DLPACK_FLAG_BITMASK_READ_ONLY;
-    GENESIS_CHECK_KIND_(ErrorKind::Buffer, !(read_only && no_copy), "from_dlpack",
-                        "the producer's memory is read-only, which genesis can only copy, but "
-                        "copy=False");
-    Tensor t = dlpack::import(m->dl_tensor, m, &release_managed<DLManagedTensorVersioned>);
+    Tensor t =
+        dlpack::import(m->dl_tensor, m, &release_managed<DLManagedTensorVersioned>, !read_only);
     PyCapsule_SetName(c, kVersionedUsed);  // only after validation: the tensor owns it now
-    return read_only ? ops::clone(t) : t;
+    return t;
   }
   if (PyCapsule_IsValid(c, kLegacyName)) {
     auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, kLegacyName));
@@ -212,12 +220,12 @@ void init_dlpack(py::module_& m, py::class_<Tensor>& cls) {
         bool must_copy = copy_arg.value_or(false);
         bool no_copy = !copy_arg.value_or(true);
         if (PyCapsule_CheckExact(obj.ptr())) {
-          t = consume_capsule(obj, no_copy);
+          t = consume_capsule(obj);
         } else {
           GENESIS_CHECK_TYPE(py::hasattr(obj, "__dlpack__"), "from_dlpack",
                              "expected an object with __dlpack__ or a DLPack capsule, got ",
                              py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
-          t = consume_capsule(request_capsule(obj, device, copy), no_copy);
+          t = consume_capsule(request_capsule(obj, device, copy));
         }
         if (!device.is_none()) {
           Device target = to_device(device, "from_dlpack");

@@ -292,7 +292,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
         stored,
         [stored](py::object self, py::handle min, py::handle max) {
           ops::clamp_(self.cast<const Tensor&>(), optional_operand(min, stored),
-                      optional_operand(max, stored));
+                      optional_operand(max, stored), stored);
           return self;
         },
         py::arg("min") = py::none(), py::arg("max") = py::none(), docs::find(docs::kMath, stored));

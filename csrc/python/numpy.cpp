@@ -42,8 +42,11 @@ Tensor tensor_from_numpy(py::array array, const char* op) {
   size_t nbytes = empty ? 0 : static_cast<size_t>(hi - lo + item);
   PyObject* owner = array.ptr();
   Py_INCREF(owner);
-  Storage storage = Storage::wrap(DataPtr(first + lo, owner, &release_array, kCPU), nbytes);
-  storage.mark_shared();  // NumPy may write it
+  // A read-only array (np.frombuffer of bytes, a memmap with mode='r') gives a read-only storage
+  // (Note [Read-only storages] in core/storage.h).
+  Storage storage =
+      Storage::wrap(DataPtr(first + lo, owner, &release_array, kCPU), nbytes, array.writeable());
+  storage.mark_shared();  // NumPy may write it (through another, writable view)
   return Tensor(storage, std::move(sizes), std::move(strides), empty ? 0 : -lo / item, dtype);
 }
 
@@ -59,7 +62,9 @@ py::array tensor_to_numpy(const Tensor& t, const char* op) {
   // The array keeps the storage alive through a capsule that owns a Storage handle.
   auto* keep = new Storage(t.storage());
   py::capsule base(keep, [](void* p) { delete static_cast<Storage*>(p); });
-  return py::array(dt, shape, strides, t.share_data(), base);
+  py::array out(dt, shape, strides, t.share_data(), base);
+  if (!t.is_writable()) out.attr("flags").attr("writeable") = false;  // as it came in
+  return out;
 }
 
 void init_numpy(py::module_& m, py::class_<Tensor>& cls) {

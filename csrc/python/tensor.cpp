@@ -55,6 +55,7 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
           "data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.share_data()); },
           docs::kDataPtr)
       .def_property_readonly("is_cuda", &Tensor::is_cuda, docs::kIsCuda)
+      .def_property_readonly("is_writable", &Tensor::is_writable, docs::kIsWritable)
       .def_property_readonly(
           "is_cpu", [](const Tensor& t) { return !t.is_cuda(); }, docs::kIsCpu)
       .def(
@@ -158,6 +159,7 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def(
           "copy_",
           [](const Storage& s, const Storage& other) {
+            check_writable(as_bytes(s), "copy_");  // before the size: Note [Read-only storages]
             GENESIS_CHECK_VALUE(s.nbytes() == other.nbytes(), "copy_",
                                 "storages differ in size: ", s.nbytes(), " and ", other.nbytes(),
                                 " bytes");

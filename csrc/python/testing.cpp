@@ -53,6 +53,9 @@ void init_testing(py::module_& m) {
   // Note [Write versions] and [Validated index memo]: what the index memo depends on.
   t.def("write_version", [](const Tensor& x) { return x.storage().write_version(); });
   t.def("is_shared", [](const Tensor& x) { return x.storage().is_shared(); });
+  // Note [Read-only storages]: the backstop behind every op's own check.
+  t.def("mutable_data_ptr",
+        [](const Tensor& x) { return reinterpret_cast<uintptr_t>(x.mutable_data()); });
   t.def("index_check_waits", &cuda::index_check_waits);
   t.def("same_storage",
         [](const Tensor& a, const Tensor& b) { return a.storage().is_same(b.storage()); });

@@ -12,7 +12,9 @@ the capsule shares the tensor's memory, any strides included. With ``max_version
 more the capsule is a versioned one (``"dltensor_versioned"``), else a legacy
 ``"dltensor"``. For CUDA tensors, ``stream`` names the consumer's stream, which is made to wait
 for the work genesis queued (an event, never a device-wide synchronize); ``-1`` skips that and
-``0`` is refused. What cannot be exported raises BufferError.
+``0`` is refused. A read-only tensor (``is_writable`` False) is exported with the versioned
+capsule's read-only flag; a legacy capsule cannot carry it, so it holds a copy (BufferError under
+``copy=False``). What cannot be exported raises BufferError.
 
 Args:
     stream (int, optional): keyword-only: the consumer's CUDA stream (1: the legacy default
@@ -53,9 +55,10 @@ inline constexpr const char* kFromDlpack =
 ``obj`` is an object with ``__dlpack__`` and ``__dlpack_device__`` (a NumPy array, a PyTorch,
 CuPy or JAX tensor, a genesis tensor) or a capsule made by one. genesis asks for a versioned
 (1.x) capsule first and falls back to a legacy one; for CUDA producers it passes its current
-stream, so the producer's work is ordered before genesis's. A read-only export is copied
-(genesis has no read-only tensors). Errors (unknown dtypes or devices, DLPack major versions
-above 1, a capsule consumed twice) raise BufferError.
+stream, so the producer's work is ordered before genesis's. A capsule flagged read-only (a
+read-only NumPy array's) gives a read-only tensor that shares the memory (see
+``Tensor.is_writable``); ``copy=True`` gives a writable copy. Errors (unknown dtypes or devices,
+DLPack major versions above 1, a capsule consumed twice) raise BufferError.
 
 Args:
     obj: a DLPack producer or capsule.

@@ -10,7 +10,8 @@ inline constexpr const char* kNumpy =
 Writes through either show in the other; the array keeps the memory alive. NumPy's strides
 are in bytes. A CUDA tensor or a bfloat16 one (NumPy has no bfloat16) is a TypeError unless
 ``force=True``: then a CUDA tensor is copied to the host and bfloat16 to float32 (the array
-shares nothing with the tensor), while other CPU tensors are still shared.
+shares nothing with the tensor), while other CPU tensors are still shared. A read-only tensor
+(``is_writable`` False) gives a read-only array.
 
 Args:
     force (bool): keyword-only: copy CUDA and bfloat16 tensors instead of refusing them.
@@ -60,7 +61,9 @@ inline constexpr const char* kFromNumpy =
 Writes through either show in the other; the tensor keeps the array alive. The dtype is the
 array's (bool, uint8, int8, int16, int32, int64, float16, float32 or float64; others are a
 TypeError), and any strides work, negative ones too, as long as they are whole multiples of the
-item size. Non-native byte order is refused. ``genesis.tensor(ndarray)`` copies instead.
+item size. Non-native byte order is refused. ``genesis.tensor(ndarray)`` copies instead. A
+read-only array (``writeable`` flag off: ``np.frombuffer`` of ``bytes``, a ``np.memmap`` with
+``mode='r'``) gives a read-only tensor: writing it raises ValueError (see ``Tensor.is_writable``).
 
 Args:
     ndarray (numpy.ndarray): the array to share.

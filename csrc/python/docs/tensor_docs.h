@@ -259,6 +259,22 @@ Example::
     False
 )doc";
 
+inline constexpr const char* kIsWritable =
+    R"doc(False when the tensor views a read-only buffer, which genesis refuses to write.
+
+Tensors made from a read-only NumPy array (``np.frombuffer`` of ``bytes``, a ``np.memmap``
+opened with ``mode='r'``, an array whose ``writeable`` flag is off) or from a DLPack capsule
+flagged read-only share that memory read-only: every write (``fill_``, ``copy_``, ``x[k] = v``,
+``add_``, ``+=`` ...) raises ValueError, and their views are read-only too. Ops that make new
+memory (``clone()``, arithmetic, ``to()`` with a change) give writable tensors.
+
+Example::
+
+    >>> t = genesis.from_numpy(np.frombuffer(bytes(8), dtype=np.float32))
+    >>> t.is_writable, t[1:].is_writable, t.clone().is_writable
+    (False, False, True)
+)doc";
+
 inline constexpr const char* kIsCpu = R"doc(True when the tensor's memory is on the host (the CPU).
 
 Example::
