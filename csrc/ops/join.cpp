@@ -88,4 +88,56 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   return cat_impl(expanded, d, "stack");
 }
 
+Tensor atleast_1d(const Tensor& t) { return t.ndim() >= 1 ? t : reshape(t, {1}); }
+
+Tensor atleast_2d(const Tensor& t) {
+  if (t.ndim() >= 2) return t;
+  return t.ndim() == 0 ? reshape(t, {1, 1}) : unsqueeze(t, 0);
+}
+
+Tensor atleast_3d(const Tensor& t) {
+  switch (t.ndim()) {
+    case 0:
+      return reshape(t, {1, 1, 1});
+    case 1:
+      return unsqueeze(unsqueeze(t, 0), 2);
+    case 2:
+      return unsqueeze(t, 2);
+    default:
+      return t;
+  }
+}
+
+namespace {
+
+std::vector<Tensor> each(const std::vector<Tensor>& tensors, Tensor (*f)(const Tensor&)) {
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(f(t));
+  return out;
+}
+
+Tensor as_column(const Tensor& t) { return t.ndim() >= 2 ? t : reshape(t, {t.numel(), 1}); }
+
+}  // namespace
+
+Tensor hstack(const std::vector<Tensor>& tensors) {
+  std::vector<Tensor> views = each(tensors, atleast_1d);
+  bool all_1d = !views.empty();
+  for (const Tensor& t : views) all_1d = all_1d && t.ndim() == 1;
+  return cat_impl(views, all_1d ? 0 : 1, "hstack");
+}
+
+Tensor vstack(const std::vector<Tensor>& tensors) {
+  return cat_impl(each(tensors, atleast_2d), 0, "vstack");
+}
+
+Tensor dstack(const std::vector<Tensor>& tensors) {
+  return cat_impl(each(tensors, atleast_3d), 2, "dstack");
+}
+
+Tensor column_stack(const std::vector<Tensor>& tensors) {
+  return cat_impl(each(tensors, as_column), 1, "column_stack");
+}
+
 }  // namespace genesis::ops

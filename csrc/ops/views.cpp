@@ -184,4 +184,75 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start,
   return x.as_strided(std::move(sizes), std::move(strides), offset);
 }
 
+Tensor movedim(const Tensor& x, const Shape& source, const Shape& destination) {
+  const char* op = "movedim";
+  GENESIS_CHECK_VALUE(source.size() == destination.size(), op, "source ", shape_str(source),
+                      " and destination ", shape_str(destination),
+                      " must have the same number of dims");
+  int64_t n = x.ndim();
+  std::vector<int64_t> order(static_cast<size_t>(n), -1);  // order[destination] = source
+  std::vector<bool> moved(static_cast<size_t>(n), false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    int64_t s = wrap_dim(source[i], n, op), d = wrap_dim(destination[i], n, op);
+    if (n == 0) return x;
+    GENESIS_CHECK_VALUE(!moved[s], op, "repeated dim in source ", shape_str(source));
+    GENESIS_CHECK_VALUE(order[d] < 0, op, "repeated dim in destination ", shape_str(destination));
+    moved[s] = true;
+    order[d] = s;
+  }
+  int64_t next = 0;  // the dims that stay fill the free positions in their order
+  for (int64_t d = 0; d < n; ++d) {
+    if (order[d] >= 0) continue;
+    while (moved[next]) ++next;
+    order[d] = next++;
+  }
+  return permute(x, Shape(order.begin(), order.end()));
+}
+
+Tensor unflatten(const Tensor& x, int64_t dim, const Shape& sizes) {
+  const char* op = "unflatten";
+  GENESIS_CHECK_INDEX(x.ndim() > 0, op, "cannot be applied to a 0-dim tensor");
+  GENESIS_CHECK_VALUE(!sizes.empty(), op, "sizes must be non-empty");
+  int64_t d = wrap_dim(dim, x.ndim(), op);
+  Shape inner = infer_size(sizes, x.sizes()[d], op);
+  Shape target(x.sizes().begin(), x.sizes().begin() + d);
+  target.insert(target.end(), inner.begin(), inner.end());
+  target.insert(target.end(), x.sizes().begin() + d + 1, x.sizes().end());
+  GENESIS_CHECK_VALUE(static_cast<int64_t>(target.size()) <= kMaxDims, op, "a tensor has at most ",
+                      kMaxDims, " dimensions, got ", target.size());
+  return view(x, target);
+}
+
+Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
+  const char* op = "diagonal";
+  GENESIS_CHECK_VALUE(x.ndim() >= 2, op, "expects a tensor with at least 2 dimensions, got ",
+                      x.ndim());
+  int64_t a = wrap_dim(dim1, x.ndim(), op), b = wrap_dim(dim2, x.ndim(), op);
+  GENESIS_CHECK_VALUE(a != b, op, "dim1 and dim2 cannot be the same dimension (", dim1, ", ", dim2,
+                      ")");
+  int64_t rows = x.sizes()[a], cols = x.sizes()[b];
+  // Offsets beyond either size give an empty diagonal; comparing first keeps the sums in range.
+  int64_t length = 0, start = x.storage_offset();
+  if (offset >= 0 && offset < cols) {
+    length = std::min(rows, cols - offset);
+    start += offset * x.strides()[b];
+  } else if (offset < 0 && offset > -rows) {
+    length = std::min(rows + offset, cols);
+    start += -offset * x.strides()[a];
+  }
+  if (length <= 0) {
+    length = 0;
+    start = x.storage_offset();
+  }
+  Shape sizes, strides;
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    if (d == a || d == b) continue;
+    sizes.push_back(x.sizes()[d]);
+    strides.push_back(x.strides()[d]);
+  }
+  sizes.push_back(length);
+  strides.push_back(x.strides()[a] + x.strides()[b]);
+  return x.as_strided(std::move(sizes), std::move(strides), start);
+}
+
 }  // namespace genesis::ops

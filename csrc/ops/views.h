@@ -20,6 +20,14 @@ Tensor unsqueeze(const Tensor& t, int64_t dim);
 Tensor expand(const Tensor& t, const Shape& sizes);
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& t, int64_t dim, int64_t index);
+// Moves dims `source` to positions `destination` (same length, no repeats); the other dims keep
+// their order.
+Tensor movedim(const Tensor& t, const Shape& source, const Shape& destination);
+// Splits dim into `sizes` (one of them may be -1), a view.
+Tensor unflatten(const Tensor& t, int64_t dim, const Shape& sizes);
+// The diagonal of the dim1 x dim2 planes (offset > 0: above the main diagonal) as a view; the
+// two dims go and the diagonal becomes the last dim.
+Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
 // NumPy slice semantics on one dim (negative steps included); bounds are clamped.
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> stop, int64_t step);

@@ -1,0 +1,437 @@
+#pragma once
+// Docstrings of the shape and rearrangement ops (csrc/python/shape_ops.cpp). A function form
+// (genesis.chunk(input, ...)) reuses its method's text with an `input` entry added.
+
+namespace genesis::python::docs {
+
+inline constexpr const char* kSplit =
+    R"doc(Splits a tensor into views along ``dim``: pieces of one size, or of the given sizes.
+
+With an int, every piece has ``split_size_or_sections`` elements along ``dim`` except the last,
+which holds what is left. With a list, the pieces have those sizes, which must add up to the
+size of ``dim``. Every piece is a view of ``tensor``.
+
+Args:
+    tensor (Tensor): the tensor to split.
+    split_size_or_sections (int or sequence of ints): the size of each piece, or the sizes.
+    dim (int): the dimension to split. Default: 0.
+
+Returns:
+    tuple of Tensors: the pieces, in order.
+
+Example::
+
+    >>> x = genesis.arange(5)
+    >>> genesis.split(x, 2)
+    (tensor([0, 1]), tensor([2, 3]), tensor([4]))
+    >>> [p.shape for p in genesis.split(genesis.zeros(2, 5), [1, 4], dim=1)]
+    [(2, 1), (2, 4)]
+)doc";
+
+inline constexpr const char* kSplitMethod =
+    R"doc(Splits the tensor into views along ``dim``: pieces of one size, or of the given sizes.
+
+See ``genesis.split``: an int gives pieces of that size (the last one smaller when the size
+does not divide), a list gives pieces of those sizes.
+
+Args:
+    split_size (int or sequence of ints): the size of each piece, or the sizes.
+    dim (int): the dimension to split. Default: 0.
+
+Returns:
+    tuple of Tensors: the pieces, views of the tensor.
+
+Example::
+
+    >>> genesis.arange(6).split([1, 5])
+    (tensor([0]), tensor([1, 2, 3, 4, 5]))
+)doc";
+
+inline constexpr const char* kChunk =
+    R"doc(Splits the tensor into at most ``chunks`` views of equal size along ``dim``.
+
+Each piece has ``ceil(size / chunks)`` elements along ``dim`` except the last; when the size is
+too small there are fewer than ``chunks`` pieces, as in PyTorch (``tensor_split`` always gives
+exactly the number asked for).
+
+Args:
+    chunks (int): the most pieces to return; must be positive.
+    dim (int): the dimension to split. Default: 0.
+
+Returns:
+    tuple of Tensors: the pieces, views of the tensor.
+
+Example::
+
+    >>> genesis.arange(5).chunk(3)
+    (tensor([0, 1]), tensor([2, 3]), tensor([4]))
+    >>> len(genesis.arange(6).chunk(4))
+    3
+)doc";
+
+inline constexpr const char* kTensorSplit =
+    R"doc(Splits the tensor into views along ``dim``, by a number of sections or at indices.
+
+An int ``n`` gives exactly ``n`` pieces, the first ``size % n`` of them one element longer
+(NumPy's ``array_split``). A sequence of indices (or a 1-d int64 tensor) splits before each
+index, each range clamped as a Python slice is; a 0-d int64 tensor counts as sections.
+
+Args:
+    indices_or_sections (int, sequence of ints or Tensor): the number of pieces, or where to
+        split.
+    dim (int): the dimension to split. Default: 0.
+
+Returns:
+    tuple of Tensors: the pieces, views of the tensor.
+
+Example::
+
+    >>> x = genesis.arange(7)
+    >>> [p.tolist() for p in x.tensor_split(3)]
+    [[0, 1, 2], [3, 4], [5, 6]]
+    >>> [p.tolist() for p in x.tensor_split([1, 5])]
+    [[0], [1, 2, 3, 4], [5, 6]]
+)doc";
+
+inline constexpr const char* kUnbind =
+    R"doc(Removes dimension ``dim`` and returns every slice along it.
+
+Args:
+    dim (int): the dimension to remove. Default: 0.
+
+Returns:
+    tuple of Tensors: ``select(dim, i)`` for each ``i``, views of the tensor.
+
+Example::
+
+    >>> genesis.arange(6).view(2, 3).unbind(1)
+    (tensor([0, 3]), tensor([1, 4]), tensor([2, 5]))
+)doc";
+
+inline constexpr const char* kMovedim =
+    R"doc(Moves dimensions to new positions; the other dimensions keep their order.
+
+``movedim`` and ``moveaxis`` are the same. The result is a view.
+
+Args:
+    source (int or sequence of ints): the dimensions to move.
+    destination (int or sequence of ints): where they go, one for each of ``source``.
+
+Returns:
+    Tensor: a view with the dimensions moved.
+
+Example::
+
+    >>> x = genesis.zeros(2, 3, 4)
+    >>> x.movedim(0, -1).shape
+    (3, 4, 2)
+    >>> genesis.movedim(x, (0, 1), (2, 0)).shape
+    (3, 4, 2)
+)doc";
+
+inline constexpr const char* kSwapaxes =
+    R"doc(Swaps two dimensions (NumPy's name for ``transpose(dim0, dim1)``).
+
+Args:
+    axis0 (int): one dimension.
+    axis1 (int): the other.
+
+Returns:
+    Tensor: a view with the two dimensions swapped.
+
+Example::
+
+    >>> genesis.zeros(2, 3, 4).swapaxes(0, 2).shape
+    (4, 3, 2)
+)doc";
+
+inline constexpr const char* kSwapdims =
+    R"doc(Swaps two dimensions; the same as ``transpose(dim0, dim1)``.
+
+Args:
+    dim0 (int): one dimension.
+    dim1 (int): the other.
+
+Returns:
+    Tensor: a view with the two dimensions swapped.
+
+Example::
+
+    >>> genesis.zeros(2, 3).swapdims(0, 1).shape
+    (3, 2)
+)doc";
+
+inline constexpr const char* kUnflatten =
+    R"doc(Splits dimension ``dim`` into several with the given sizes.
+
+The sizes must multiply to the size of ``dim``; one of them may be -1, inferred. The result
+is a view.
+
+Args:
+    dim (int): the dimension to split.
+    sizes (sequence of ints): the new sizes.
+
+Returns:
+    Tensor: a view with ``dim`` replaced by ``len(sizes)`` dimensions.
+
+Example::
+
+    >>> genesis.zeros(2, 12).unflatten(1, (3, -1)).shape
+    (2, 3, 4)
+)doc";
+
+inline constexpr const char* kDiagonal =
+    R"doc(Returns the diagonal of the planes spanned by ``dim1`` and ``dim2`` as a view.
+
+``offset`` 0 is the main diagonal, positive offsets lie above it and negative ones below. The
+two dimensions go and the diagonal becomes the last dimension; an offset past the edge gives
+an empty diagonal.
+
+Args:
+    offset (int): which diagonal. Default: 0.
+    dim1 (int): the first dimension of the planes. Default: 0.
+    dim2 (int): the second dimension of the planes. Default: 1.
+
+Returns:
+    Tensor: a view of the diagonal elements.
+
+Example::
+
+    >>> x = genesis.arange(9).view(3, 3)
+    >>> x.diagonal()
+    tensor([0, 4, 8])
+    >>> x.diagonal(1), x.diagonal(-2)
+    (tensor([1, 5]), tensor([6]))
+)doc";
+
+inline constexpr const char* kBroadcastTo =
+    R"doc(Returns a view of the tensor broadcast to ``size`` (``expand`` with NumPy's name).
+
+Args:
+    size (sequence of ints): the target shape; -1 keeps a dimension's size.
+
+Returns:
+    Tensor: a view with stride 0 along the broadcast dimensions.
+
+Example::
+
+    >>> genesis.tensor([1, 2, 3]).broadcast_to((2, 3))
+    tensor([[1, 2, 3],
+            [1, 2, 3]])
+)doc";
+
+inline constexpr const char* kBroadcastTensors =
+    R"doc(Broadcasts tensors to their common shape, as arithmetic between them would.
+
+Args:
+    *tensors (Tensor): the tensors.
+
+Returns:
+    tuple of Tensors: views of the tensors, all of the broadcast shape.
+
+Example::
+
+    >>> a, b = genesis.broadcast_tensors(genesis.zeros(3, 1), genesis.zeros(4))
+    >>> a.shape, b.shape
+    ((3, 4), (3, 4))
+)doc";
+
+inline constexpr const char* kFlip =
+    R"doc(Reverses the order of elements along the given dimensions.
+
+The result is a new contiguous tensor, as in PyTorch (NumPy's ``flip`` is a view; the view is
+``x[::-1]`` here too).
+
+Args:
+    input (Tensor): the tensor.
+    dims (int or sequence of ints): the dimensions to reverse, without repeats.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> x = genesis.arange(6).view(2, 3)
+    >>> genesis.flip(x, (0, 1))
+    tensor([[5, 4, 3],
+            [2, 1, 0]])
+)doc";
+
+inline constexpr const char* kFlipMethod =
+    R"doc(Reverses the order of elements along the given dimensions (a new tensor).
+
+Args:
+    *dims (int): the dimensions to reverse, as separate ints or one tuple or list.
+
+Returns:
+    Tensor: a new contiguous tensor.
+
+Example::
+
+    >>> genesis.arange(4).flip(0)
+    tensor([3, 2, 1, 0])
+)doc";
+
+inline constexpr const char* kFliplr =
+    R"doc(Reverses the order of columns: ``flip(1)`` of a tensor with at least 2 dimensions.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> genesis.arange(4).view(2, 2).fliplr()
+    tensor([[1, 0],
+            [3, 2]])
+)doc";
+
+inline constexpr const char* kFlipud =
+    R"doc(Reverses the order of rows: ``flip(0)`` of a tensor with at least 1 dimension.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> genesis.arange(4).view(2, 2).flipud()
+    tensor([[2, 3],
+            [0, 1]])
+)doc";
+
+inline constexpr const char* kRoll =
+    R"doc(Shifts elements along dimensions, the ones that fall off the end coming back at the start.
+
+With ``dims`` None, the flattened tensor is rolled by one shift and the shape restored.
+
+Args:
+    shifts (int or sequence of ints): the shift for each of ``dims``; negative shifts go left.
+    dims (int or sequence of ints, optional): the dimensions to roll. Default: None.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> genesis.arange(5).roll(2)
+    tensor([3, 4, 0, 1, 2])
+    >>> genesis.arange(6).view(2, 3).roll((1, -1), (0, 1))
+    tensor([[4, 5, 3],
+            [1, 2, 0]])
+)doc";
+
+inline constexpr const char* kAtleast1d =
+    R"doc(Returns views with at least one dimension: a 0-d tensor becomes shape (1,).
+
+Args:
+    *tensors (Tensor): one tensor, several, or one sequence of them.
+
+Returns:
+    Tensor or tuple of Tensors: a tensor for one tensor, else a tuple.
+
+Example::
+
+    >>> genesis.atleast_1d(genesis.tensor(5))
+    tensor([5])
+    >>> [t.shape for t in genesis.atleast_1d(genesis.tensor(1), genesis.zeros(2, 2))]
+    [(1,), (2, 2)]
+)doc";
+
+inline constexpr const char* kAtleast2d =
+    R"doc(Returns views with at least two dimensions: (n,) becomes (1, n) and 0-d becomes (1, 1).
+
+Args:
+    *tensors (Tensor): one tensor, several, or one sequence of them.
+
+Returns:
+    Tensor or tuple of Tensors: a tensor for one tensor, else a tuple.
+
+Example::
+
+    >>> genesis.atleast_2d(genesis.arange(3)).shape
+    (1, 3)
+)doc";
+
+inline constexpr const char* kAtleast3d =
+    R"doc(Returns views with at least three dimensions, as NumPy: (n,) becomes (1, n, 1).
+
+A 2-d (m, n) tensor becomes (m, n, 1) and a 0-d one (1, 1, 1).
+
+Args:
+    *tensors (Tensor): one tensor, several, or one sequence of them.
+
+Returns:
+    Tensor or tuple of Tensors: a tensor for one tensor, else a tuple.
+
+Example::
+
+    >>> genesis.atleast_3d(genesis.arange(3)).shape, genesis.atleast_3d(genesis.zeros(2, 3)).shape
+    ((1, 3, 1), (2, 3, 1))
+)doc";
+
+inline constexpr const char* kHstack =
+    R"doc(Joins tensors column-wise: along dim 1, or dim 0 when every tensor is 1-d.
+
+0-d tensors count as 1-d. Dtypes promote as in ``cat``.
+
+Args:
+    tensors (sequence of Tensors): the tensors.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> genesis.hstack([genesis.tensor([1, 2]), genesis.tensor([3])])
+    tensor([1, 2, 3])
+    >>> genesis.hstack([genesis.zeros(2, 1), genesis.ones(2, 2)]).shape
+    (2, 3)
+)doc";
+
+inline constexpr const char* kVstack =
+    R"doc(Joins tensors row-wise: along dim 0 of their at-least-2-d views.
+
+Args:
+    tensors (sequence of Tensors): the tensors.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> genesis.vstack([genesis.tensor([1, 2]), genesis.tensor([3, 4])])
+    tensor([[1, 2],
+            [3, 4]])
+)doc";
+
+inline constexpr const char* kDstack =
+    R"doc(Joins tensors depth-wise: along dim 2 of their at-least-3-d views.
+
+Args:
+    tensors (sequence of Tensors): the tensors.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> genesis.dstack([genesis.tensor([1, 2]), genesis.tensor([3, 4])]).shape
+    (1, 2, 2)
+)doc";
+
+inline constexpr const char* kColumnStack =
+    R"doc(Joins tensors as columns: 0-d and 1-d tensors become columns (n, 1), then ``hstack``.
+
+Args:
+    tensors (sequence of Tensors): the tensors.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> genesis.column_stack([genesis.tensor([1, 2]), genesis.tensor([3, 4])])
+    tensor([[1, 3],
+            [2, 4]])
+)doc";
+
+}  // namespace genesis::python::docs

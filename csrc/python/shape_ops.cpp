@@ -1,0 +1,249 @@
+// Shape and rearrangement ops as genesis.X functions and Tensor.X methods: split, chunk,
+// tensor_split, unbind, movedim, swapaxes, unflatten, diagonal, broadcast_to/_tensors, flip,
+// roll, atleast_Nd, hstack/vstack/dstack/column_stack, and the function forms of the view
+// methods (genesis.reshape(x, shape) ...).
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "ops/join.h"
+#include "ops/rearrange.h"
+#include "ops/split.h"
+#include "ops/views.h"
+#include "python/bindings.h"
+#include "python/docs/shape_docs.h"
+#include "python/docs/tensor_docs.h"
+
+namespace genesis::python {
+
+namespace {
+
+py::tuple tensor_tuple(const std::vector<Tensor>& tensors) {
+  py::tuple out(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) out[i] = py::cast(tensors[i]);
+  return out;
+}
+
+std::vector<Tensor> tensor_list(py::handle seq, const char* op) {
+  GENESIS_CHECK_TYPE(
+      PySequence_Check(seq.ptr()) && !py::isinstance<Tensor>(seq) && !py::isinstance<py::str>(seq),
+      op, "expected a sequence of tensors, got ",
+      py::type::of(seq).attr("__name__").cast<std::string>());
+  std::vector<Tensor> out;
+  for (const py::object& item : sequence_items(seq, op, "the sequence of tensors", INT64_MAX)) {
+    GENESIS_CHECK_TYPE(py::isinstance<Tensor>(item), op, "expected a sequence of tensors, but got ",
+                       py::type::of(item).attr("__name__").cast<std::string>());
+    out.push_back(item.cast<Tensor>());
+  }
+  return out;
+}
+
+// An int, or a sequence of ints (a dims or shifts argument).
+Shape int_or_ints(py::handle obj, const char* op) {
+  if (PyIndex_Check(obj.ptr()) && !py::isinstance<Tensor>(obj))
+    return Shape{to_int(obj, op, "dim")};
+  return to_shape(obj, op);
+}
+
+// Varargs or one sequence: f(0, 1) and f((0, 1)) alike.
+Shape int_args(const py::args& args, const char* op) { return to_shape(args, op); }
+
+py::object split_any(const Tensor& t, py::handle sizes, int64_t dim) {
+  if (PyIndex_Check(sizes.ptr()) && !py::isinstance<Tensor>(sizes))
+    return tensor_tuple(ops::split(t, to_int(sizes, "split", "split_size"), dim));
+  return tensor_tuple(ops::split_with_sizes(t, to_shape(sizes, "split"), dim));
+}
+
+py::object tensor_split_any(const Tensor& t, py::handle what, int64_t dim) {
+  const char* op = "tensor_split";
+  if (py::isinstance<Tensor>(what)) {
+    const Tensor& i = what.cast<const Tensor&>();
+    GENESIS_CHECK_TYPE(i.dtype() == ScalarType::Int64 && i.ndim() <= 1 && !i.is_cuda(), op,
+                       "indices_or_sections must be a 0-d or 1-d int64 CPU tensor");
+    const int64_t* p = i.data_as<int64_t>();
+    if (i.ndim() == 0) return tensor_tuple(ops::tensor_split(t, p[0], dim));
+    Shape indices(static_cast<size_t>(i.numel()));
+    for (int64_t k = 0; k < i.numel(); ++k) indices[k] = p[k * i.strides()[0]];
+    return tensor_tuple(ops::tensor_split_at(t, indices, dim));
+  }
+  if (PyIndex_Check(what.ptr()))
+    return tensor_tuple(ops::tensor_split(t, to_int(what, op, "sections"), dim));
+  return tensor_tuple(ops::tensor_split_at(t, to_shape(what, op), dim));
+}
+
+Tensor roll_any(const Tensor& t, py::handle shifts, py::handle dims) {
+  return ops::roll(t, int_or_ints(shifts, "roll"),
+                   dims.is_none() ? Shape{} : int_or_ints(dims, "roll"));
+}
+
+Tensor fliplr(const Tensor& t) {
+  GENESIS_CHECK_VALUE(t.ndim() >= 2, "fliplr", "expects a tensor with at least 2 dimensions");
+  return ops::flip(t, {1});
+}
+
+Tensor flipud(const Tensor& t) {
+  GENESIS_CHECK_VALUE(t.ndim() >= 1, "flipud", "expects a tensor with at least 1 dimension");
+  return ops::flip(t, {0});
+}
+
+// atleast_Nd(x) -> tensor; atleast_Nd(x, y) and atleast_Nd((x, y)) -> tuple, as in PyTorch.
+py::object atleast(const py::args& args, Tensor (*f)(const Tensor&), const char* op) {
+  if (args.size() == 1 && py::isinstance<Tensor>(args[0]))
+    return py::cast(f(args[0].cast<Tensor>()));
+  std::vector<Tensor> tensors;
+  if (args.size() == 1)
+    tensors = tensor_list(args[0], op);
+  else
+    tensors = tensor_list(args, op);
+  for (Tensor& t : tensors) t = f(t);
+  return tensor_tuple(tensors);
+}
+
+Tensor broadcast_to(const Tensor& t, py::handle size) {
+  return ops::expand(t, to_shape(size, "broadcast_to"));
+}
+
+py::tuple broadcast_tensors(const py::args& args) {
+  std::vector<Tensor> tensors = tensor_list(args, "broadcast_tensors");
+  Shape shape;
+  for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes(), "broadcast_tensors");
+  for (Tensor& t : tensors) t = ops::expand(t, shape);
+  return tensor_tuple(tensors);
+}
+
+// The docstring of a function form (genesis.reshape(input, ...)) from its method's: an `input`
+// entry goes first in Args. Kept alive for the module's lifetime.
+const char* function_doc(const char* method_doc) {
+  static std::vector<std::string>* kept = new std::vector<std::string>();
+  std::string doc = method_doc;
+  const std::string input = "    input (Tensor): the tensor.\n";
+  if (size_t at = doc.find("Args:\n"); at != std::string::npos)
+    doc.insert(at + 6, input);
+  else if (size_t returns = doc.find("Returns:\n"); returns != std::string::npos)
+    doc.insert(returns, "Args:\n" + input + "\n");
+  kept->push_back(std::move(doc));
+  return kept->back().c_str();
+}
+
+}  // namespace
+
+void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
+  namespace d = docs;
+  // Splits: tuples of views.
+  m.def("split", &split_any, py::arg("tensor"), py::arg("split_size_or_sections"),
+        py::arg("dim") = 0, d::kSplit);
+  cls.def("split", &split_any, py::arg("split_size"), py::arg("dim") = 0, d::kSplitMethod);
+  auto chunk = [](const Tensor& t, int64_t chunks, int64_t dim) {
+    return tensor_tuple(ops::chunk(t, chunks, dim));
+  };
+  m.def("chunk", chunk, py::arg("input"), py::arg("chunks"), py::arg("dim") = 0,
+        function_doc(d::kChunk));
+  cls.def("chunk", chunk, py::arg("chunks"), py::arg("dim") = 0, d::kChunk);
+  m.def("tensor_split", &tensor_split_any, py::arg("input"), py::arg("indices_or_sections"),
+        py::arg("dim") = 0, function_doc(d::kTensorSplit));
+  cls.def("tensor_split", &tensor_split_any, py::arg("indices_or_sections"), py::arg("dim") = 0,
+          d::kTensorSplit);
+  auto unbind = [](const Tensor& t, int64_t dim) { return tensor_tuple(ops::unbind(t, dim)); };
+  m.def("unbind", unbind, py::arg("input"), py::arg("dim") = 0, function_doc(d::kUnbind));
+  cls.def("unbind", unbind, py::arg("dim") = 0, d::kUnbind);
+
+  // Views that move or split dims.
+  auto movedim = [](const Tensor& t, py::handle source, py::handle destination) {
+    return ops::movedim(t, int_or_ints(source, "movedim"), int_or_ints(destination, "movedim"));
+  };
+  for (const char* name : {"movedim", "moveaxis"}) {
+    m.def(name, movedim, py::arg("input"), py::arg("source"), py::arg("destination"),
+          function_doc(d::kMovedim));
+    cls.def(name, movedim, py::arg("source"), py::arg("destination"), d::kMovedim);
+  }
+  m.def("swapaxes", &ops::transpose, py::arg("input"), py::arg("axis0"), py::arg("axis1"),
+        function_doc(d::kSwapaxes));
+  cls.def("swapaxes", &ops::transpose, py::arg("axis0"), py::arg("axis1"), d::kSwapaxes);
+  m.def("swapdims", &ops::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"),
+        function_doc(d::kSwapdims));
+  cls.def("swapdims", &ops::transpose, py::arg("dim0"), py::arg("dim1"), d::kSwapdims);
+  auto unflatten = [](const Tensor& t, int64_t dim, py::handle sizes) {
+    return ops::unflatten(t, dim, to_shape(sizes, "unflatten"));
+  };
+  m.def("unflatten", unflatten, py::arg("input"), py::arg("dim"), py::arg("sizes"),
+        function_doc(d::kUnflatten));
+  cls.def("unflatten", unflatten, py::arg("dim"), py::arg("sizes"), d::kUnflatten);
+  m.def("diagonal", &ops::diagonal, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
+        py::arg("dim2") = 1, function_doc(d::kDiagonal));
+  cls.def("diagonal", &ops::diagonal, py::arg("offset") = 0, py::arg("dim1") = 0,
+          py::arg("dim2") = 1, d::kDiagonal);
+  m.def("broadcast_to", &broadcast_to, py::arg("input"), py::arg("size"),
+        function_doc(d::kBroadcastTo));
+  cls.def("broadcast_to", &broadcast_to, py::arg("size"), d::kBroadcastTo);
+  m.def("broadcast_tensors", &broadcast_tensors, d::kBroadcastTensors);
+
+  // Copies that rearrange.
+  m.def(
+      "flip",
+      [](const Tensor& t, py::handle dims) { return ops::flip(t, int_or_ints(dims, "flip")); },
+      py::arg("input"), py::arg("dims"), d::kFlip);
+  cls.def(
+      "flip",
+      [](const Tensor& t, const py::args& dims) { return ops::flip(t, int_args(dims, "flip")); },
+      d::kFlipMethod);
+  m.def("fliplr", &fliplr, py::arg("input"), function_doc(d::kFliplr));
+  cls.def("fliplr", &fliplr, d::kFliplr);
+  m.def("flipud", &flipud, py::arg("input"), function_doc(d::kFlipud));
+  cls.def("flipud", &flipud, d::kFlipud);
+  m.def("roll", &roll_any, py::arg("input"), py::arg("shifts"), py::arg("dims") = py::none(),
+        function_doc(d::kRoll));
+  cls.def("roll", &roll_any, py::arg("shifts"), py::arg("dims") = py::none(), d::kRoll);
+
+  // Joins of at-least-N-d views.
+  m.def(
+      "atleast_1d", [](const py::args& a) { return atleast(a, ops::atleast_1d, "atleast_1d"); },
+      d::kAtleast1d);
+  m.def(
+      "atleast_2d", [](const py::args& a) { return atleast(a, ops::atleast_2d, "atleast_2d"); },
+      d::kAtleast2d);
+  m.def(
+      "atleast_3d", [](const py::args& a) { return atleast(a, ops::atleast_3d, "atleast_3d"); },
+      d::kAtleast3d);
+  m.def(
+      "hstack", [](py::handle s) { return ops::hstack(tensor_list(s, "hstack")); },
+      py::arg("tensors"), d::kHstack);
+  m.def(
+      "vstack", [](py::handle s) { return ops::vstack(tensor_list(s, "vstack")); },
+      py::arg("tensors"), d::kVstack);
+  m.def(
+      "dstack", [](py::handle s) { return ops::dstack(tensor_list(s, "dstack")); },
+      py::arg("tensors"), d::kDstack);
+  m.def(
+      "column_stack",
+      [](py::handle s) { return ops::column_stack(tensor_list(s, "column_stack")); },
+      py::arg("tensors"), d::kColumnStack);
+
+  // Function forms of the view methods.
+  m.def(
+      "reshape",
+      [](const Tensor& t, py::handle shape) { return ops::reshape(t, to_shape(shape, "reshape")); },
+      py::arg("input"), py::arg("shape"), function_doc(d::kReshape));
+  m.def("transpose", &ops::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"),
+        function_doc(d::kTranspose));
+  m.def(
+      "permute",
+      [](const Tensor& t, py::handle dims) { return ops::permute(t, to_shape(dims, "permute")); },
+      py::arg("input"), py::arg("dims"), function_doc(d::kPermute));
+  m.def(
+      "squeeze",
+      [](const Tensor& t, py::handle dim) {
+        return dim.is_none() ? ops::squeeze(t) : ops::squeeze(t, int_or_ints(dim, "squeeze"));
+      },
+      py::arg("input"), py::arg("dim") = py::none(), function_doc(d::kSqueeze));
+  m.def("unsqueeze", &ops::unsqueeze, py::arg("input"), py::arg("dim"),
+        function_doc(d::kUnsqueeze));
+  m.def("flatten", &ops::flatten, py::arg("input"), py::arg("start_dim") = 0,
+        py::arg("end_dim") = -1, function_doc(d::kFlatten));
+  m.def("narrow", &ops::narrow, py::arg("input"), py::arg("dim"), py::arg("start"),
+        py::arg("length"), function_doc(d::kNarrow));
+  m.def("select", &ops::select, py::arg("input"), py::arg("dim"), py::arg("index"),
+        function_doc(d::kSelect));
+  m.def("t", &ops::t, py::arg("input"), function_doc(d::kT));
+}
+
+}  // namespace genesis::python
