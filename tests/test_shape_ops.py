@@ -303,3 +303,117 @@ def test_function_forms_of_view_methods(device):
     _same(genesis.transpose(x, 0, 2), torch.transpose(tx, 0, 2))
     for view in (genesis.reshape(x, (24,)), genesis.permute(x, (1, 0, 2)), genesis.t(x[0])):
         assert_same_storage(view, x)
+
+
+# --- triangles, diagonals, repeats and grids ---------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_tril_triu_diag_repeat_every_dtype(device, dtype):
+    x = _mk((2, 4, 5), dtype, device, seed=9)
+    a = to_numpy(x)
+    for k in (0, 1, -1, 3, -3, 10, -10, 2**62, -(2**62)):
+        kk = max(min(k, 100), -100)
+        for got in (x.tril(k), genesis.tril(x, diagonal=k)):
+            assert got.dtype == dtype
+            np.testing.assert_array_equal(to_numpy(got), np.tril(a, kk))
+        np.testing.assert_array_equal(to_numpy(genesis.triu(x, k)), np.triu(a, kk))
+    y = x.clone()
+    y.tril_(1)
+    np.testing.assert_array_equal(to_numpy(y), np.tril(a, 1))
+    y = x.clone()
+    y.triu_(-2)
+    np.testing.assert_array_equal(to_numpy(y), np.triu(a, -2))
+    v = x[0, 0]
+    for k in (0, 2, -1):
+        np.testing.assert_array_equal(to_numpy(genesis.diag(v, k)), np.diag(to_numpy(v), k))
+        np.testing.assert_array_equal(to_numpy(x[1].diag(k)), np.diag(a[1], k))
+    for sizes in ((2, 1, 1), (1, 2, 3), (3, 1, 2, 1), (2, 0, 1)):
+        np.testing.assert_array_equal(to_numpy(x.repeat(*sizes)), np.tile(a, sizes))
+    np.testing.assert_array_equal(to_numpy(genesis.tile(x, (2,))), np.tile(a, (2,)))
+    for r, dim in ((2, None), (3, 0), (1, -1), (0, 1)):
+        np.testing.assert_array_equal(
+            to_numpy(x.repeat_interleave(r, dim=dim)), np.repeat(a, r, axis=dim)
+        )
+
+
+def test_triangles_and_repeats_against_torch(device):
+    x = _mk((3, 6, 4), genesis.float32, device, seed=10)[:, ::2, ::-1]  # non-contiguous
+    tx = _t(x)
+    _same(x.tril(1), tx.tril(1))
+    _same(x.triu(-1), tx.triu(-1))
+    _same(x.repeat(2, 1, 1, 2), tx.repeat(2, 1, 1, 2))
+    _same(x.repeat_interleave(2, 1), tx.repeat_interleave(2, 1))
+    _same(x.repeat_interleave(genesis.tensor(2)), tx.repeat_interleave(torch.tensor(2)))
+    for offset, d1, d2 in ((0, -2, -1), (1, 0, 2), (-2, 3, 1)):
+        _same(x.diag_embed(offset, d1, d2), tx.diag_embed(offset, d1, d2))
+    for rows, cols, offset in (
+        (3, 3, 0),
+        (4, 2, 1),
+        (2, 5, -1),
+        (0, 3, 0),
+        (3, 3, -10),
+        (3, 3, 10),
+    ):
+        for g, t in (
+            (genesis.tril_indices, torch.tril_indices),
+            (genesis.triu_indices, torch.triu_indices),
+        ):
+            got = g(rows, cols, offset, device=device)
+            _same(got, t(rows, cols, offset))
+            assert got.device.type == device and got.dtype == genesis.int64
+    assert genesis.tril_indices(3, 3, dtype=genesis.int32).dtype == genesis.int32
+    a, b = genesis.arange(3, device=device), genesis.arange(4.0, device=device)[::-1]
+    b = b.to(genesis.int64)
+    for indexing in ("ij", "xy"):
+        got = genesis.meshgrid(a, b, a, indexing=indexing)
+        want = torch.meshgrid(_t(a), _t(b), _t(a), indexing=indexing)
+        _same_all(got, want)
+        assert_same_storage(got[0], a)
+    _same_all(genesis.meshgrid([a, b]), torch.meshgrid([_t(a), _t(b)], indexing="ij"))
+    got = genesis.expand_copy(genesis.tensor([1, 2], device=device), (3, 2))
+    assert got.is_contiguous() and got.tolist() == [[1, 2]] * 3
+
+
+def test_triangles_and_repeats_edges(device):
+    e = genesis.zeros(0, 3, device=device)
+    assert e.tril().shape == (0, 3) and e.repeat(2, 2).shape == (0, 6)
+    assert e.repeat_interleave(3).shape == (0,)
+    assert genesis.tensor(5, device=device).repeat_interleave(3).tolist() == [5, 5, 5]
+    assert genesis.tensor(5, device=device).repeat(2).tolist() == [5, 5]
+    b = genesis.ones(2, 2, dtype=genesis.bool, device=device)
+    assert b.tril().tolist() == [[True, False], [True, True]] and b.tril().dtype == genesis.bool
+    assert genesis.diag(genesis.zeros(0, device=device)).shape == (0, 0)
+
+
+def test_triangles_and_repeats_errors():
+    x = genesis.zeros(2, 3)
+    cases = [
+        (lambda: genesis.zeros(3).tril(), ValueError, "tril"),
+        (lambda: genesis.zeros(3).triu_(), ValueError, "triu_"),
+        (lambda: genesis.tril_indices(-1, 3), ValueError, "tril_indices"),
+        (lambda: genesis.triu_indices(3, 3, dtype=genesis.float32), TypeError, "triu_indices"),
+        (lambda: genesis.zeros(2, 2, 2).diag(), ValueError, "diag"),
+        (lambda: genesis.tensor(1.0).diag_embed(), ValueError, "diag_embed"),
+        (lambda: x.diag_embed(0, 1, 1), ValueError, "diag_embed"),
+        (lambda: x.repeat(2), ValueError, "repeat"),
+        (lambda: x.repeat(2, -1), ValueError, "repeat"),
+        (lambda: x.repeat(2**40, 2**40), ValueError, "repeat"),
+        (lambda: x.repeat_interleave(-1), ValueError, "repeat_interleave"),
+        (lambda: x.repeat_interleave(2, dim=2), IndexError, "repeat_interleave"),
+        (
+            lambda: x.repeat_interleave(genesis.tensor([1, 2])),
+            NotImplementedError,
+            "repeat_interleave",
+        ),
+        (lambda: genesis.meshgrid(x), ValueError, "meshgrid"),
+        (lambda: genesis.meshgrid(genesis.zeros(2), indexing="yx"), ValueError, "meshgrid"),
+        (
+            lambda: genesis.meshgrid(genesis.zeros(2), genesis.zeros(2, dtype=genesis.int32)),
+            RuntimeError,
+            "meshgrid",
+        ),
+    ]
+    for call, exc, op in cases:
+        with pytest.raises(exc, match=rf"^\[{op}\]"):
+            call()

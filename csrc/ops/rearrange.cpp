@@ -56,4 +56,60 @@ Tensor roll(const Tensor& t, const Shape& shifts, const Shape& dims) {
   return out;
 }
 
+Tensor repeat(const Tensor& t, const Shape& repeats) {
+  const char* op = "repeat";
+  GENESIS_CHECK_VALUE(static_cast<int64_t>(repeats.size()) >= t.ndim(), op,
+                      "the number of repeats (", repeats.size(),
+                      ") cannot be smaller than the number of dimensions of the tensor (", t.ndim(),
+                      ")");
+  GENESIS_CHECK_VALUE(static_cast<int64_t>(repeats.size()) <= kMaxDims, op, "a tensor has at most ",
+                      kMaxDims, " dimensions");
+  size_t lead = repeats.size() - static_cast<size_t>(t.ndim());
+  // The view (r0, s0, r1, s1, ...) with stride 0 along each r, then one copy into the output
+  // (r0 * s0, r1 * s1, ...), whose row-major order is exactly that view's.
+  Shape sizes, strides, out_sizes;
+  for (size_t d = 0; d < repeats.size(); ++d) {
+    GENESIS_CHECK_VALUE(repeats[d] >= 0, op, "repeats must be non-negative, got ",
+                        shape_str(repeats));
+    int64_t size = d < lead ? 1 : t.sizes()[d - lead];
+    int64_t stride = d < lead ? 0 : t.strides()[d - lead];
+    sizes.insert(sizes.end(), {repeats[d], size});
+    strides.insert(strides.end(), {0, stride});
+    out_sizes.push_back(checked_mul(repeats[d], size, op));
+  }
+  checked_numel(out_sizes, op);
+  Tensor out = Tensor::empty(out_sizes, t.dtype(), t.device());
+  if (out.numel() == 0) return out;
+  Tensor source = t.as_strided(sizes, strides, t.storage_offset());
+  copy_(out.as_strided(sizes, contiguous_strides(sizes), out.storage_offset()), source);
+  return out;
+}
+
+Tensor tile(const Tensor& t, const Shape& reps) {
+  Shape padded = reps;
+  if (static_cast<int64_t>(padded.size()) < t.ndim())
+    padded.insert(padded.begin(), static_cast<size_t>(t.ndim()) - padded.size(), 1);
+  return repeat(t, padded);
+}
+
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim) {
+  const char* op = "repeat_interleave";
+  GENESIS_CHECK_VALUE(repeats >= 0, op, "repeats must be non-negative, got ", repeats);
+  Tensor source = dim ? t : reshape(t, {t.numel()});
+  if (source.ndim() == 0) source = reshape(source, {1});
+  int64_t d = wrap_dim(dim.value_or(0), source.ndim(), op);
+  // Each element followed by its copies: a new stride-0 dim after d, merged into d by the copy.
+  Shape sizes = source.sizes(), strides = source.strides();
+  sizes.insert(sizes.begin() + d + 1, repeats);
+  strides.insert(strides.begin() + d + 1, 0);
+  Shape out_sizes = source.sizes();
+  out_sizes[d] = checked_mul(out_sizes[d], repeats, op);
+  checked_numel(out_sizes, op);
+  Tensor out = Tensor::empty(out_sizes, t.dtype(), t.device());
+  if (out.numel() == 0) return out;
+  copy_(out.as_strided(sizes, contiguous_strides(sizes), out.storage_offset()),
+        source.as_strided(sizes, strides, source.storage_offset()));
+  return out;
+}
+
 }  // namespace genesis::ops

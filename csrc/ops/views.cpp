@@ -255,4 +255,31 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   return x.as_strided(std::move(sizes), std::move(strides), start);
 }
 
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, bool xy) {
+  const char* op = "meshgrid";
+  GENESIS_CHECK_VALUE(!tensors.empty(), op, "expects a non-empty list of tensors");
+  GENESIS_CHECK_VALUE(static_cast<int64_t>(tensors.size()) <= kMaxDims, op, "a tensor has at most ",
+                      kMaxDims, " dimensions");
+  Shape shape;
+  for (const Tensor& t : tensors) {
+    GENESIS_CHECK_VALUE(t.ndim() <= 1, op, "expects 0-d or 1-d tensors, got a ", t.ndim(),
+                        "-d tensor");
+    GENESIS_CHECK(t.dtype() == tensors[0].dtype() && t.device() == tensors[0].device(), op,
+                  "expects all tensors to have the same dtype and device");
+    shape.push_back(t.numel());
+  }
+  bool swap = xy && tensors.size() >= 2;
+  if (swap) std::swap(shape[0], shape[1]);
+  checked_numel(shape, op);
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    size_t axis = swap && i < 2 ? 1 - i : i;  // where this tensor's values run
+    Shape strides(shape.size(), 0);
+    strides[axis] = tensors[i].ndim() == 1 ? tensors[i].strides()[0] : 0;
+    out.push_back(tensors[i].as_strided(shape, strides, tensors[i].storage_offset()));
+  }
+  return out;
+}
+
 }  // namespace genesis::ops

@@ -2,6 +2,7 @@
 // View ops: new sizes/strides/offset over the same storage, never a copy (reshape and flatten
 // copy only when no view can express the result).
 #include <optional>
+#include <vector>
 
 #include "core/tensor.h"
 
@@ -28,6 +29,9 @@ Tensor unflatten(const Tensor& t, int64_t dim, const Shape& sizes);
 // The diagonal of the dim1 x dim2 planes (offset > 0: above the main diagonal) as a view; the
 // two dims go and the diagonal becomes the last dim.
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
+// Coordinate grids of 1-d (or 0-d) tensors, as stride-0 views: with xy indexing the first two
+// dims are swapped (NumPy's default, PyTorch's indexing='xy').
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, bool xy);
 // NumPy slice semantics on one dim (negative steps included); bounds are clamped.
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> stop, int64_t step);

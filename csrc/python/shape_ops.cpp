@@ -6,9 +6,11 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "ops/convert.h"
 #include "ops/join.h"
 #include "ops/rearrange.h"
 #include "ops/split.h"
+#include "ops/triangular.h"
 #include "ops/views.h"
 #include "python/bindings.h"
 #include "python/docs/shape_docs.h"
@@ -109,6 +111,27 @@ py::tuple broadcast_tensors(const py::args& args) {
   for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes(), "broadcast_tensors");
   for (Tensor& t : tensors) t = ops::expand(t, shape);
   return tensor_tuple(tensors);
+}
+
+Tensor repeat_interleave_any(const Tensor& t, py::handle repeats, std::optional<int64_t> dim) {
+  const char* op = "repeat_interleave";
+  if (py::isinstance<Tensor>(repeats)) {
+    const Tensor& r = repeats.cast<const Tensor&>();
+    GENESIS_CHECK_KIND_(ErrorKind::NotImplemented, r.numel() == 1, op,
+                        "a tensor of per-element repeats is not supported yet; pass an int");
+    return ops::repeat_interleave(t, to_int(item(r, op), op, "repeats"), dim);
+  }
+  return ops::repeat_interleave(t, to_int(repeats, op, "repeats"), dim);
+}
+
+py::tuple meshgrid(const py::args& args, const std::string& indexing) {
+  const char* op = "meshgrid";
+  GENESIS_CHECK_VALUE(indexing == "ij" || indexing == "xy", op,
+                      "indexing must be 'ij' or 'xy', got '", indexing, "'");
+  std::vector<Tensor> tensors = args.size() == 1 && !py::isinstance<Tensor>(args[0])
+                                    ? tensor_list(args[0], op)
+                                    : tensor_list(args, op);
+  return tensor_tuple(ops::meshgrid(tensors, indexing == "xy"));
 }
 
 // The docstring of a function form (genesis.reshape(input, ...)) from its method's: an `input`
@@ -217,6 +240,55 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
       "column_stack",
       [](py::handle s) { return ops::column_stack(tensor_list(s, "column_stack")); },
       py::arg("tensors"), d::kColumnStack);
+
+  // Triangles, diagonals, repeats and grids.
+  m.def("tril", &ops::tril, py::arg("input"), py::arg("diagonal") = 0, function_doc(d::kTril));
+  cls.def("tril", &ops::tril, py::arg("diagonal") = 0, d::kTril);
+  cls.def("tril_", &ops::tril_, py::arg("diagonal") = 0, d::kTrilInPlace);
+  m.def("triu", &ops::triu, py::arg("input"), py::arg("diagonal") = 0, function_doc(d::kTriu));
+  cls.def("triu", &ops::triu, py::arg("diagonal") = 0, d::kTriu);
+  cls.def("triu_", &ops::triu_, py::arg("diagonal") = 0, d::kTriuInPlace);
+  auto indices = [](bool lower) {
+    return [lower](int64_t row, int64_t col, int64_t offset, py::handle dtype, py::handle device) {
+      const char* op = lower ? "tril_indices" : "triu_indices";
+      ScalarType dt = to_optional_dtype(dtype, op).value_or(ScalarType::Int64);
+      Device dev = to_device_or(device, Device{DeviceType::CPU, 0}, op);
+      return lower ? ops::tril_indices(row, col, offset, dt, dev)
+                   : ops::triu_indices(row, col, offset, dt, dev);
+    };
+  };
+  m.def("tril_indices", indices(true), py::arg("row"), py::arg("col"), py::arg("offset") = 0,
+        py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+        d::kTrilIndices);
+  m.def("triu_indices", indices(false), py::arg("row"), py::arg("col"), py::arg("offset") = 0,
+        py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+        d::kTriuIndices);
+  m.def("diag", &ops::diag, py::arg("input"), py::arg("diagonal") = 0, function_doc(d::kDiag));
+  cls.def("diag", &ops::diag, py::arg("diagonal") = 0, d::kDiag);
+  m.def("diag_embed", &ops::diag_embed, py::arg("input"), py::arg("offset") = 0,
+        py::arg("dim1") = -2, py::arg("dim2") = -1, function_doc(d::kDiagEmbed));
+  cls.def("diag_embed", &ops::diag_embed, py::arg("offset") = 0, py::arg("dim1") = -2,
+          py::arg("dim2") = -1, d::kDiagEmbed);
+  cls.def(
+      "repeat",
+      [](const Tensor& t, const py::args& sizes) {
+        return ops::repeat(t, to_shape(sizes, "repeat"));
+      },
+      d::kRepeat);
+  auto tile = [](const Tensor& t, py::handle dims) { return ops::tile(t, to_shape(dims, "tile")); };
+  m.def("tile", tile, py::arg("input"), py::arg("dims"), function_doc(d::kTile));
+  cls.def("tile", tile, py::arg("dims"), d::kTile);
+  m.def("repeat_interleave", &repeat_interleave_any, py::arg("input"), py::arg("repeats"),
+        py::arg("dim") = py::none(), function_doc(d::kRepeatInterleave));
+  cls.def("repeat_interleave", &repeat_interleave_any, py::arg("repeats"),
+          py::arg("dim") = py::none(), d::kRepeatInterleave);
+  m.def("meshgrid", &meshgrid, py::arg("indexing") = "ij", d::kMeshgrid);
+  m.def(
+      "expand_copy",
+      [](const Tensor& t, py::handle size) {
+        return ops::clone(ops::expand(t, to_shape(size, "expand_copy")));
+      },
+      py::arg("input"), py::arg("size"), d::kExpandCopy);
 
   // Function forms of the view methods.
   m.def(

@@ -243,6 +243,8 @@ def _default(text):
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return "..."
+    if isinstance(value, str) and len(text) <= 40 and '"' not in value and "\\" not in value:
+        return f'"{value}"'  # the quotes ruff's formatter writes
     if isinstance(value, (bool, int, float, str, type(None))) and len(text) <= 40:
         return text
     return "..."

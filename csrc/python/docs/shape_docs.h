@@ -434,4 +434,271 @@ Example::
             [2, 4]])
 )doc";
 
+inline constexpr const char* kTril =
+    R"doc(Returns the lower triangle of each matrix (the last two dims), the rest set to 0.
+
+Elements on diagonal ``diagonal`` and below it are kept: 0 is the main diagonal, positive values
+keep more (diagonals above it), negative values fewer.
+
+Args:
+    diagonal (int): the last diagonal kept. Default: 0.
+
+Returns:
+    Tensor: a new tensor of the same shape and dtype.
+
+Example::
+
+    >>> x = genesis.ones(3, 3, dtype=genesis.int32)
+    >>> x.tril()
+    tensor([[1, 0, 0],
+            [1, 1, 0],
+            [1, 1, 1]], dtype=genesis.int32)
+    >>> x.tril(-1).sum().item()
+    3
+)doc";
+
+inline constexpr const char* kTriu =
+    R"doc(Returns the upper triangle of each matrix (the last two dims), the rest set to 0.
+
+Elements on diagonal ``diagonal`` and above it are kept: 0 is the main diagonal, positive values
+keep fewer, negative values more.
+
+Args:
+    diagonal (int): the first diagonal kept. Default: 0.
+
+Returns:
+    Tensor: a new tensor of the same shape and dtype.
+
+Example::
+
+    >>> genesis.arange(1, 10).view(3, 3).triu(1)
+    tensor([[0, 2, 3],
+            [0, 0, 6],
+            [0, 0, 0]])
+)doc";
+
+inline constexpr const char* kTrilInPlace =
+    R"doc(In place: keeps the lower triangle of each matrix and sets the rest to 0 (see ``tril``).
+
+Args:
+    diagonal (int): the last diagonal kept. Default: 0.
+
+Returns:
+    None: the tensor is modified in place.
+
+Example::
+
+    >>> x = genesis.ones(2, 2)
+    >>> x.tril_()
+    >>> x.tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+)doc";
+
+inline constexpr const char* kTriuInPlace =
+    R"doc(In place: keeps the upper triangle of each matrix and sets the rest to 0 (see ``triu``).
+
+Args:
+    diagonal (int): the first diagonal kept. Default: 0.
+
+Returns:
+    None: the tensor is modified in place.
+
+Example::
+
+    >>> x = genesis.ones(2, 2)
+    >>> x.triu_()
+    >>> x.tolist()
+    [[1.0, 1.0], [0.0, 1.0]]
+)doc";
+
+inline constexpr const char* kTrilIndices =
+    R"doc(Returns the indices of the lower triangle of a ``row`` x ``col`` matrix.
+
+The result is a 2 x N tensor: the row indices, then the column indices, in row-major order.
+``offset`` moves the last diagonal included, as ``tril``'s ``diagonal`` does.
+
+Args:
+    row (int): the number of rows.
+    col (int): the number of columns.
+    offset (int): the last diagonal included. Default: 0.
+    dtype (genesis.dtype, optional): int64 or int32. Default: None (int64).
+    device (genesis.device, optional): where the result goes. Default: None (the CPU).
+
+Returns:
+    Tensor: a 2 x N index tensor.
+
+Example::
+
+    >>> genesis.tril_indices(3, 3)
+    tensor([[0, 1, 1, 2, 2, 2],
+            [0, 0, 1, 0, 1, 2]])
+)doc";
+
+inline constexpr const char* kTriuIndices =
+    R"doc(Returns the indices of the upper triangle of a ``row`` x ``col`` matrix.
+
+The result is a 2 x N tensor: the row indices, then the column indices, in row-major order.
+``offset`` moves the first diagonal included, as ``triu``'s ``diagonal`` does.
+
+Args:
+    row (int): the number of rows.
+    col (int): the number of columns.
+    offset (int): the first diagonal included. Default: 0.
+    dtype (genesis.dtype, optional): int64 or int32. Default: None (int64).
+    device (genesis.device, optional): where the result goes. Default: None (the CPU).
+
+Returns:
+    Tensor: a 2 x N index tensor.
+
+Example::
+
+    >>> genesis.triu_indices(3, 3, 1)
+    tensor([[0, 0, 1],
+            [1, 2, 2]])
+)doc";
+
+inline constexpr const char* kDiag =
+    R"doc(A 1-d tensor becomes a matrix with it on a diagonal; a 2-d tensor gives its diagonal.
+
+For a 1-d tensor of n elements the result is a square matrix of side n + abs(diagonal), zero
+off that diagonal. For a matrix the result is a copy of the diagonal (``diagonal()`` is the
+view).
+
+Args:
+    diagonal (int): which diagonal: 0 the main one, above it positive, below negative.
+        Default: 0.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> genesis.tensor([1, 2]).diag()
+    tensor([[1, 0],
+            [0, 2]])
+    >>> genesis.arange(9).view(3, 3).diag(-1)
+    tensor([3, 7])
+)doc";
+
+inline constexpr const char* kDiagEmbed =
+    R"doc(Places each vector along the last dim on a diagonal of two new dims ``dim1`` x ``dim2``.
+
+The new dims have size n + abs(offset) for vectors of n elements; everything off the diagonal
+is 0. ``dim1`` and ``dim2`` index the result's dims.
+
+Args:
+    offset (int): which diagonal. Default: 0.
+    dim1 (int): the first new dim. Default: -2.
+    dim2 (int): the second new dim. Default: -1.
+
+Returns:
+    Tensor: a new tensor with one more dim.
+
+Example::
+
+    >>> genesis.tensor([[1, 2], [3, 4]]).diag_embed().shape
+    (2, 2, 2)
+    >>> genesis.tensor([[1, 2], [3, 4]]).diag_embed()[1]
+    tensor([[3, 0],
+            [0, 4]])
+)doc";
+
+inline constexpr const char* kRepeat =
+    R"doc(Repeats the tensor ``sizes[d]`` times along each dim d (a new tensor).
+
+``sizes`` may have more entries than the tensor has dims; the tensor is then treated as having
+leading dims of size 1. Unlike NumPy's ``repeat`` (``repeat_interleave`` here), whole blocks
+repeat.
+
+Args:
+    *sizes (int): the repeats per dim, as separate ints or one tuple or list.
+
+Returns:
+    Tensor: a new contiguous tensor.
+
+Example::
+
+    >>> genesis.tensor([1, 2]).repeat(2, 2)
+    tensor([[1, 2, 1, 2],
+            [1, 2, 1, 2]])
+)doc";
+
+inline constexpr const char* kTile =
+    R"doc(NumPy's tile: ``repeat``, where fewer ``dims`` than the tensor's dims mean leading 1s.
+
+Args:
+    dims (sequence of ints): the repeats per dim.
+
+Returns:
+    Tensor: a new contiguous tensor.
+
+Example::
+
+    >>> genesis.tensor([[1, 2]]).tile((2,))
+    tensor([[1, 2, 1, 2]])
+)doc";
+
+inline constexpr const char* kRepeatInterleave =
+    R"doc(Repeats each element ``repeats`` times along ``dim`` (NumPy's ``repeat``).
+
+Without ``dim`` the tensor is flattened first. ``repeats`` is an int (or a one-element
+tensor); a tensor of per-element repeats is not supported yet.
+
+Args:
+    repeats (int): how often each element appears.
+    dim (int, optional): the dim to repeat along. Default: None (flattened).
+
+Returns:
+    Tensor: a new contiguous tensor.
+
+Example::
+
+    >>> genesis.tensor([1, 2, 3]).repeat_interleave(2)
+    tensor([1, 1, 2, 2, 3, 3])
+    >>> genesis.tensor([[1, 2], [3, 4]]).repeat_interleave(2, dim=0).shape
+    (4, 2)
+)doc";
+
+inline constexpr const char* kMeshgrid =
+    R"doc(Coordinate grids from 1-d tensors, as views with stride 0 along the other dims.
+
+With ``indexing='ij'`` the i-th grid varies along dim i; with ``'xy'`` (NumPy's default) the
+first two dims are swapped, for Cartesian x/y.
+
+Args:
+    *tensors (Tensor): 1-d (or 0-d) tensors of one dtype and device, or one sequence of them.
+    indexing (str): ``'ij'`` or ``'xy'``. Default: ``'ij'``.
+
+Returns:
+    tuple of Tensors: one grid per input, all of one shape.
+
+Example::
+
+    >>> x, y = genesis.meshgrid(genesis.tensor([1, 2, 3]), genesis.tensor([4, 5]))
+    >>> x.shape, y.shape
+    ((3, 2), (3, 2))
+    >>> x
+    tensor([[1, 1],
+            [2, 2],
+            [3, 3]])
+    >>> genesis.meshgrid(genesis.arange(3), genesis.arange(2), indexing="xy")[0].shape
+    (2, 3)
+)doc";
+
+inline constexpr const char* kExpandCopy =
+    R"doc(Returns ``expand(size)`` as a new contiguous tensor instead of a view.
+
+Args:
+    input (Tensor): the tensor.
+    size (sequence of ints): the target shape; -1 keeps a dimension's size.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> genesis.expand_copy(genesis.tensor([1, 2]), (2, 2)).is_contiguous()
+    True
+)doc";
+
 }  // namespace genesis::python::docs
