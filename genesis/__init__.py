@@ -42,6 +42,7 @@ _load_core(__name__, _dirname(__file__))
 from . import (
     _C,  # noqa: E402
     cuda,  # noqa: E402
+    linalg,  # noqa: E402
 )
 from ._C import (  # noqa: E402
     IndexKind,
@@ -53,6 +54,9 @@ from ._C import (  # noqa: E402
     abs,
     add,
     all,
+    amax,
+    amin,
+    aminmax,
     any,
     arange,
     argmax,
@@ -77,10 +81,12 @@ from ._C import (  # noqa: E402
     concat,
     concatenate,
     cos,
+    count_nonzero,
     device,
     diag,
     diag_embed,
     diagonal,
+    diff,
     div,
     divide,
     dstack,
@@ -116,6 +122,7 @@ from ._C import (  # noqa: E402
     log,
     log_softmax,
     logical_not,
+    logsumexp,
     lt,
     manual_seed,
     matmul,
@@ -130,10 +137,13 @@ from ._C import (  # noqa: E402
     movedim,
     mul,
     multiply,
+    nanmean,
+    nansum,
     narrow,
     ne,
     neg,
     negative,
+    norm,
     ones,
     ones_like,
     permute,
@@ -163,6 +173,7 @@ from ._C import (  # noqa: E402
     squeeze,
     stack,
     std,
+    std_mean,
     sub,
     subtract,
     sum,
@@ -184,6 +195,7 @@ from ._C import (  # noqa: E402
     unflatten,
     unsqueeze,
     var,
+    var_mean,
     vstack,
     where,
     zeros,
@@ -389,6 +401,17 @@ __all__ = [
     "std",
     "sum",
     "var",
+    "amax",
+    "amin",
+    "aminmax",
+    "count_nonzero",
+    "diff",
+    "logsumexp",
+    "nanmean",
+    "nansum",
+    "norm",
+    "std_mean",
+    "var_mean",
     # matrix products and joins
     "bmm",
     "cat",
@@ -451,4 +474,5 @@ __all__ = [
     "tensor_repr",
     # submodules
     "cuda",
+    "linalg",
 ]

@@ -204,6 +204,26 @@ Tensor arg_extreme(const Tensor& t, std::optional<int64_t> dim, bool keepdim, bo
   return indices;
 }
 
+Tensor amax(const Tensor& t, const Dims& dims, bool keepdim, bool is_max) {
+  const char* name = is_max ? "amax" : "amin";
+  Layout l = layout(t, dims, keepdim, name);
+  check_nonempty(l, name);
+  Tensor out = Tensor::empty(l.out_sizes, t.dtype(), t.device());
+  run(is_max ? ReduceOp::Max : ReduceOp::Min, l, out, Tensor());
+  return out;
+}
+
+Tensor norm2(const Tensor& t, const Dims& dims, bool keepdim) {
+  GENESIS_CHECK_TYPE(is_floating_point(t.dtype()), "norm", "expected a floating point tensor, got ",
+                     scalar_type_name(t.dtype()));
+  ScalarType work = t.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
+  Tensor in = t.dtype() == work ? t : to(t, work, t.device(), false);
+  Layout l = layout(in, dims, keepdim, "norm");
+  Tensor out = filled(l.out_sizes, 0.0, work, t.device());
+  if (l.shape.reduce > 0) run(ReduceOp::SumSquares, l, out, Tensor(), Tensor(), {false, 1, true});
+  return work == t.dtype() ? out : to(out, t.dtype(), t.device(), false);
+}
+
 namespace {
 
 // A CUDA softmax along `dim` takes the fused kernel (Note [Fused softmax]) when the dim is the

@@ -23,6 +23,11 @@ Tensor extreme(const Tensor& t, bool is_max);
 // max(dim)/min(dim): values and first indices.
 std::pair<Tensor, Tensor> extreme_dim(const Tensor& t, int64_t dim, bool keepdim, bool is_max);
 Tensor arg_extreme(const Tensor& t, std::optional<int64_t> dim, bool keepdim, bool is_max);
+// amax/amin: the largest (smallest) value over dims, without indices; an empty reduced dim raises.
+Tensor amax(const Tensor& t, const Dims& dims, bool keepdim, bool is_max);
+// sqrt(sum(x * x)) over dims in one pass (the 2-norm), floating dtypes; 16-bit floats accumulate
+// in float32.
+Tensor norm2(const Tensor& t, const Dims& dims, bool keepdim);
 Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bool log);
 
 }  // namespace genesis::ops

@@ -72,6 +72,7 @@ void init_creation(py::module_& m);
 void init_math(py::module_& m, py::class_<Tensor>& cls);
 void init_reduce(py::module_& m, py::class_<Tensor>& cls);
 void init_join(py::module_& m);
+void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls);
 void init_shape_ops(py::module_& m, py::class_<Tensor>& cls);
 void init_random(py::module_& m);
 void init_index(py::module_& m, py::class_<Tensor>& cls);

@@ -1,0 +1,146 @@
+#include "ops/reduce_composite.h"
+
+#include <cmath>
+#include <limits>
+
+#include "core/errors.h"
+#include "ops/convert.h"
+#include "ops/elementwise.h"
+#include "ops/join.h"
+#include "ops/views.h"
+
+namespace genesis::ops {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Tensor floating(const Tensor& t) {
+  return is_floating_point(t.dtype()) ? t : to(t, kDefaultFloat, t.device(), false);
+}
+
+// The dims to reduce for a keepdim=true result to be squeezed back (all dims when absent).
+Tensor drop_reduced(const Tensor& kept, const Tensor& t, const Dims& dims) {
+  if (!dims || dims->empty()) return reshape(kept, {});
+  Shape wrapped;
+  for (int64_t d : *dims) wrapped.push_back(wrap_dim(d, t.ndim(), "reduce"));
+  return squeeze(kept, wrapped);
+}
+
+Tensor is_nan(const Tensor& t) { return binary(BinaryOp::Ne, t, t, "isnan"); }
+
+}  // namespace
+
+Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) {
+  Tensor x = floating(t);
+  if (x.numel() == 0) {  // log(0): -inf everywhere, as PyTorch
+    Tensor s = sum(x, dims, keepdim, std::nullopt);
+    return binary(BinaryOp::Add, s, Scalar(-kInf), "logsumexp");
+  }
+  Tensor m = amax(x, dims, true, true);
+  // An infinite max is not subtracted: -inf - -inf would be NaN (all -inf gives -inf, +inf wins).
+  Tensor finite =
+      binary(BinaryOp::Ne, unary(UnaryOp::Abs, m, "logsumexp"), Scalar(kInf), "logsumexp");
+  Tensor shift = where(finite, m, Scalar(0.0));
+  Tensor e = unary(UnaryOp::Exp, binary(BinaryOp::Sub, x, shift, "logsumexp"), "logsumexp");
+  Tensor out =
+      binary(BinaryOp::Add, unary(UnaryOp::Log, sum(e, dims, true, std::nullopt), "logsumexp"),
+             shift, "logsumexp");
+  return keepdim ? out : drop_reduced(out, x, dims);
+}
+
+Tensor nansum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (!is_floating_point(t.dtype())) return sum(t, dims, keepdim, dtype);
+  return sum(where(is_nan(t), Scalar(0.0), t), dims, keepdim, dtype);
+}
+
+Tensor nanmean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype) {
+  ScalarType d = dtype ? *dtype : t.dtype();
+  GENESIS_CHECK(is_floating_point(d), "nanmean",
+                "the input dtype must be a floating point dtype, got ", scalar_type_name(d));
+  Tensor x = t.dtype() == d ? t : to(t, d, t.device(), false);
+  Tensor present = unary(UnaryOp::BitNot, is_nan(x), "nanmean");
+  Tensor total = sum(where(present, x, Scalar(0.0)), dims, keepdim, std::nullopt);
+  Tensor count = sum(present, dims, keepdim, d);
+  return binary(BinaryOp::Div, total, count, "nanmean");
+}
+
+Tensor count_nonzero(const Tensor& t, const Dims& dims) {
+  Tensor nonzero = t.dtype() == ScalarType::Bool
+                       ? t
+                       : binary(BinaryOp::Ne, t, Scalar(int64_t{0}), "count_nonzero");
+  return sum(nonzero, dims, false, ScalarType::Int64);
+}
+
+std::pair<Tensor, Tensor> aminmax(const Tensor& t, const Dims& dims, bool keepdim) {
+  return {amax(t, dims, keepdim, false), amax(t, dims, keepdim, true)};
+}
+
+Tensor vector_norm(const Tensor& t, double ord, const Dims& dims, bool keepdim,
+                   std::optional<ScalarType> dtype) {
+  const char* op = "vector_norm";
+  GENESIS_CHECK_TYPE(is_floating_point(t.dtype()), op,
+                     "expected a floating point tensor as input, got ",
+                     scalar_type_name(t.dtype()));
+  if (dtype)
+    GENESIS_CHECK_TYPE(is_floating_point(*dtype), op, "dtype must be a floating point dtype");
+  Tensor x = dtype && *dtype != t.dtype() ? to(t, *dtype, t.device(), false) : t;
+  if (ord == 2) return norm2(x, dims, keepdim);
+  Tensor a = unary(UnaryOp::Abs, x, op);
+  if (std::isinf(ord)) {
+    if (x.numel() == 0 && ord > 0) return sum(a, dims, keepdim, std::nullopt);  // max of none: 0
+    return amax(a, dims, keepdim, ord > 0);
+  }
+  if (ord == 0) return sum(binary(BinaryOp::Ne, a, Scalar(0.0), op), dims, keepdim, x.dtype());
+  if (ord == 1) return sum(a, dims, keepdim, std::nullopt);
+  Tensor powered = binary(BinaryOp::Pow, a, Scalar(ord), op);
+  return binary(BinaryOp::Pow, sum(powered, dims, keepdim, std::nullopt), Scalar(1.0 / ord), op);
+}
+
+Tensor matrix_norm(const Tensor& t, const std::string& ord, const Shape& dims, bool keepdim) {
+  const char* op = "matrix_norm";
+  GENESIS_CHECK_VALUE(t.ndim() >= 2, op, "expects a tensor with at least 2 dimensions, got ",
+                      t.ndim());
+  GENESIS_CHECK_VALUE(dims.size() == 2, op, "dim must be a pair of dims, got ", shape_str(dims));
+  int64_t rows = wrap_dim(dims[0], t.ndim(), op), cols = wrap_dim(dims[1], t.ndim(), op);
+  GENESIS_CHECK_VALUE(rows != cols, op, "the two dims must differ, got ", shape_str(dims));
+  GENESIS_CHECK_TYPE(is_floating_point(t.dtype()), op,
+                     "expected a floating point tensor as input, got ",
+                     scalar_type_name(t.dtype()));
+  if (ord == "fro") return norm2(t, Shape{rows, cols}, keepdim);
+  bool by_columns = ord == "1" || ord == "-1";  // sum over rows, then max/min over columns
+  GENESIS_CHECK_KIND_(ErrorKind::NotImplemented, by_columns || ord == "inf" || ord == "-inf", op,
+                      "ord ", ord,
+                      " is not supported yet (supported: 'fro', 1, -1, inf, -inf; 'nuc', 2 "
+                      "and -2 need singular values)");
+  bool is_max = ord == "1" || ord == "inf";
+  int64_t summed = by_columns ? rows : cols, extreme = by_columns ? cols : rows;
+  Tensor sums = sum(unary(UnaryOp::Abs, t, op), Shape{summed}, true, std::nullopt);
+  Tensor out = amax(sums, Shape{extreme}, true, is_max);
+  return keepdim ? out : squeeze(out, Shape{rows, cols});
+}
+
+Tensor diff(const Tensor& t, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+            const std::optional<Tensor>& append) {
+  const char* op = "diff";
+  GENESIS_CHECK_VALUE(t.ndim() >= 1, op, "expects a tensor with at least 1 dimension");
+  GENESIS_CHECK_VALUE(n >= 0, op, "order must be non-negative, got ", n);
+  int64_t d = wrap_dim(dim, t.ndim(), op);
+  Tensor x = t;
+  if (prepend || append) {
+    std::vector<Tensor> parts;
+    if (prepend) parts.push_back(*prepend);
+    parts.push_back(t);
+    if (append) parts.push_back(*append);
+    x = cat(parts, d);
+  }
+  for (int64_t i = 0; i < n && x.sizes()[d] > 0; ++i) {
+    int64_t size = x.sizes()[d];
+    Tensor later = narrow(x, d, 1, size - 1), earlier = narrow(x, d, 0, size - 1);
+    // bool: "changed", as PyTorch (logical xor); the rest subtract.
+    x = binary(x.dtype() == ScalarType::Bool ? BinaryOp::Ne : BinaryOp::Sub, later, earlier, op);
+  }
+  return x;
+}
+
+}  // namespace genesis::ops

@@ -1,0 +1,199 @@
+"""amax/amin/aminmax, logsumexp, nansum/nanmean, count_nonzero, var_mean/std_mean, norm, diff and
+genesis.linalg's norms against PyTorch: random data, several dims, keepdim, 0-d, zero-size and
+non-contiguous inputs, CPU and CUDA; bad input raises an error naming the op.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from conftest import DTYPES, FLOAT_DTYPES, dtype_id, make_tensor, to_numpy
+
+import genesis
+
+torch = pytest.importorskip("torch")
+
+TORCH = {
+    genesis.bool: torch.bool,
+    genesis.uint8: torch.uint8,
+    genesis.int8: torch.int8,
+    genesis.int16: torch.int16,
+    genesis.int32: torch.int32,
+    genesis.int64: torch.int64,
+    genesis.float16: torch.float16,
+    genesis.bfloat16: torch.bfloat16,
+    genesis.float32: torch.float32,
+    genesis.float64: torch.float64,
+}
+
+
+def _pair(shape, dtype, device, seed=0, stepped=False):
+    x, _ = make_tensor(shape, dtype, device, seed=seed)
+    if stepped:
+        x = x[..., ::-2]
+    t = torch.from_numpy(np.ascontiguousarray(to_numpy(x))).to(TORCH[dtype])
+    return x, t
+
+
+def _close(got, want, dtype=None):
+    want = want.to(torch.float64) if want.dtype in (torch.bfloat16, torch.float16) else want
+    g = to_numpy(got).astype(np.float64) if want.is_floating_point() else to_numpy(got)
+    assert tuple(got.shape) == tuple(want.shape)
+    tol = {genesis.float16: 2e-3, genesis.bfloat16: 2e-2}.get(dtype, 1e-5)
+    np.testing.assert_allclose(g, want.numpy(), rtol=tol, atol=tol, equal_nan=True)
+
+
+DIMS = [None, 0, -1, (0, 2), (2, 0, 1), ()]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_amax_amin_aminmax(device, dtype):
+    x, t = _pair((3, 4, 6), dtype, device, seed=1, stepped=True)
+    if dtype is genesis.bool:
+        pytest.skip("torch's amax of bool is covered by any/all")
+    for dim in DIMS:
+        tdim = () if dim is None else dim
+        for keepdim in (False, True):
+            _close(genesis.amax(x, tdim, keepdim), torch.amax(t, tdim, keepdim), dtype)
+            _close(x.amin(dim=tdim, keepdim=keepdim), t.amin(dim=tdim, keepdim=keepdim), dtype)
+    r, w = x.aminmax(dim=1), t.aminmax(dim=1)
+    _close(r.min, w.min, dtype)
+    _close(r.max, w.max, dtype)
+    _close(genesis.aminmax(x).max, torch.aminmax(t).max, dtype)
+
+
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_logsumexp_nansum_nanmean_norms(device, dtype):
+    x, t = _pair((3, 4, 6), dtype, device, seed=2, stepped=True)
+    x, t = x / 30, t / 30  # exp stays finite in every dtype
+    for dim in DIMS:
+        if dim == ():
+            continue
+        tdim = tuple(range(3)) if dim is None else dim
+        for keepdim in (False, True):
+            _close(x.logsumexp(dim, keepdim), torch.logsumexp(t, tdim, keepdim), dtype)
+            _close(genesis.nansum(x, dim, keepdim), torch.nansum(t, tdim, keepdim), dtype)
+            _close(x.nanmean(dim, keepdim), t.nanmean(tdim, keepdim), dtype)
+            for p in (2, 1, 3, 0.5, math.inf, -math.inf, 0):
+                _close(
+                    genesis.linalg.vector_norm(x, p, dim, keepdim),
+                    torch.linalg.vector_norm(t, p, dim, keepdim),
+                    dtype,
+                )
+            want = torch.linalg.vector_norm(t, 2, dim, keepdim)  # torch.norm refuses 3 dims
+            _close(x.norm(dim=dim, keepdim=keepdim), want, dtype)
+    for ord in ("fro", 1, -1, math.inf, -math.inf):
+        for dim in ((-2, -1), (0, 2), (2, 0)):
+            _close(
+                genesis.linalg.matrix_norm(x, ord, dim),
+                torch.linalg.matrix_norm(t, ord, dim),
+                dtype,
+            )
+    _close(
+        genesis.linalg.matrix_norm(x, keepdim=True),
+        torch.linalg.matrix_norm(t, keepdim=True),
+        dtype,
+    )
+
+
+def test_nan_handling(device):
+    a = np.array([[1.0, np.nan, 2.0], [np.nan, np.nan, np.nan]], dtype=np.float32)
+    x, t = genesis.tensor(a, device=device), torch.from_numpy(a)
+    _close(x.nansum(1), t.nansum(1))
+    _close(x.nanmean(1), t.nanmean(1))
+    _close(x.amax(1), t.amax(1))
+    _close(
+        genesis.tensor([-math.inf, -math.inf], device=device).logsumexp(0),
+        torch.tensor([-math.inf] * 2).logsumexp(0),
+    )
+    _close(
+        genesis.tensor([math.inf, 1.0], device=device).logsumexp(0),
+        torch.tensor([math.inf, 1.0]).logsumexp(0),
+    )
+    _close(
+        genesis.tensor([1000.0, 1000.0], device=device).logsumexp(0),
+        torch.tensor([1000.0] * 2).logsumexp(0),
+    )
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_count_nonzero_and_diff(device, dtype):
+    x, t = _pair((4, 5), dtype, device, seed=3)
+    if dtype.is_floating_point:  # zeros to count
+        x = x * (x > x.mean())
+    a = to_numpy(x)
+    t = torch.from_numpy(np.ascontiguousarray(a)).to(TORCH[dtype])
+    for dim in (None, 0, 1, (0, 1)):
+        assert (
+            to_numpy(genesis.count_nonzero(x, dim)).tolist() == torch.count_nonzero(t, dim).tolist()
+        )
+    for n, dim in ((1, -1), (2, 0), (0, 1), (7, 1)):
+        if dtype is genesis.bool and n > 1:
+            continue
+        got, want = x.diff(n, dim), torch.diff(t, n, dim)
+        assert got.dtype == dtype
+        _close(got, want, dtype)
+    pre, tpre = _pair((4, 1), dtype, device, seed=4)
+    got = genesis.diff(x, dim=1, prepend=pre, append=pre)
+    _close(got, torch.diff(t, dim=1, prepend=tpre, append=tpre), dtype)
+
+
+def test_var_mean_std_mean(device):
+    x, t = _pair((3, 5), genesis.float32, device, seed=5, stepped=True)
+    for dim in (None, 0, 1):
+        for g, w in ((genesis.var_mean, torch.var_mean), (genesis.std_mean, torch.std_mean)):
+            got, want = g(x, dim), w(t, dim)
+            _close(got[0], want[0])
+            _close(got[1], want[1])
+    got, want = (
+        genesis.var_mean(x, 1, correction=0, keepdim=True),
+        torch.var_mean(t, 1, correction=0, keepdim=True),
+    )
+    _close(got[0], want[0])
+
+
+def test_edges(device):
+    e = genesis.zeros(0, 3, device=device)
+    assert genesis.nansum(e).item() == 0.0 and math.isnan(genesis.nanmean(e).item())
+    assert genesis.logsumexp(e, 0).tolist() == [-math.inf] * 3
+    assert genesis.linalg.vector_norm(e).item() == 0.0
+    assert genesis.count_nonzero(e).item() == 0
+    assert e.diff(dim=0).shape == (0, 3) and e.diff(dim=1).shape == (0, 2)
+    s = genesis.tensor(-3.0, device=device)
+    assert s.amax().item() == -3.0 and s.norm().item() == 3.0 and s.logsumexp().item() == -3.0
+
+
+@pytest.mark.parametrize(
+    "call, exc, op",
+    [
+        (lambda: genesis.zeros(2, 0).amax(1), IndexError, "amax"),
+        (lambda: genesis.zeros(0).amin(), IndexError, "amin"),
+        (lambda: genesis.zeros(2, 3).amax((0, 0)), RuntimeError, "amax"),
+        (lambda: genesis.arange(3).norm(), TypeError, "vector_norm"),
+        (lambda: genesis.linalg.vector_norm(genesis.arange(3)), TypeError, "vector_norm"),
+        (lambda: genesis.linalg.matrix_norm(genesis.zeros(3)), ValueError, "matrix_norm"),
+        (
+            lambda: genesis.linalg.matrix_norm(genesis.zeros(3, 3), "nuc"),
+            NotImplementedError,
+            "matrix_norm",
+        ),
+        (
+            lambda: genesis.linalg.matrix_norm(genesis.zeros(3, 3), 2),
+            NotImplementedError,
+            "matrix_norm",
+        ),
+        (
+            lambda: genesis.linalg.matrix_norm(genesis.zeros(3, 3), dim=(0, 0)),
+            ValueError,
+            "matrix_norm",
+        ),
+        (lambda: genesis.zeros(3).norm("max"), ValueError, "norm"),
+        (lambda: genesis.arange(3).nanmean(), RuntimeError, "nanmean"),
+        (lambda: genesis.zeros(3).diff(-1), ValueError, "diff"),
+        (lambda: genesis.tensor(1.0).diff(), ValueError, "diff"),
+        (lambda: genesis.var_mean(genesis.arange(3)), RuntimeError, "var"),
+    ],
+)
+def test_errors(call, exc, op):
+    with pytest.raises(exc, match=rf"^\[{op}\]"):
+        call()
