@@ -12,7 +12,8 @@ namespace {
 template <typename Op>
 constexpr bool is_bitwise_functor =
     std::is_same_v<Op, ops::math::BitAnd> || std::is_same_v<Op, ops::math::BitOr> ||
-    std::is_same_v<Op, ops::math::BitXor>;
+    std::is_same_v<Op, ops::math::BitXor> || std::is_same_v<Op, ops::math::ShiftLeft> ||
+    std::is_same_v<Op, ops::math::ShiftRight>;
 }  // namespace
 
 void launch_binary(ops::BinaryOp op, int dtype, void* out, const void* a, const void* b,

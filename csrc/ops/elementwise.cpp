@@ -127,10 +127,23 @@ Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char
     ScalarType c = is_floating_point(r) ? r : kDefaultFloat;
     return {c, c};
   }
+  if (is_float_result(op)) {
+    GENESIS_CHECK_TYPE(op != BinaryOp::Hypot || is_floating_point(r), name, "not supported for ",
+                       type_word(r), " tensors (only floating point)");
+    ScalarType c = is_floating_point(r) ? r : kDefaultFloat;
+    return {c, c};
+  }
+  if (op == BinaryOp::Heaviside && !a.is_scalar() && !b.is_scalar())
+    GENESIS_CHECK_TYPE(a.tensor().dtype() == b.tensor().dtype(), name,
+                       "input and values must have the same dtype, but got ",
+                       type_word(a.tensor().dtype()), " and ", type_word(b.tensor().dtype()));
   if (is_comparison(op)) return {r, ScalarType::Bool};
   if (is_bitwise(op)) {
     GENESIS_CHECK_TYPE(!is_floating_point(r), name, "not supported for ", type_word(r),
                        " tensors (only integer and bool)");
+    GENESIS_CHECK_TYPE(
+        r != ScalarType::Bool || (op != BinaryOp::ShiftLeft && op != BinaryOp::ShiftRight), name,
+        "not supported for bool tensors (only integer)");
     return {r, r};
   }
   bool bool_tensor = (!a.is_scalar() && a.tensor().dtype() == ScalarType::Bool) ||
@@ -140,7 +153,7 @@ Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char
                      "the `~` operator to invert a mask");
   if (r == ScalarType::Bool) {
     GENESIS_CHECK_TYPE(op == BinaryOp::Add || op == BinaryOp::Mul || op == BinaryOp::Maximum ||
-                           op == BinaryOp::Minimum,
+                           op == BinaryOp::Minimum || op == BinaryOp::Heaviside,
                        name, "not supported for bool tensors");
   }
   if (op == BinaryOp::Pow && !is_floating_point(r) && b.is_scalar() && !b.scalar.is_floating())
@@ -253,7 +266,11 @@ void binary_(BinaryOp op, const Tensor& self, const Operand& other, const char* 
 namespace {
 
 ScalarType unary_dtype(UnaryOp op, ScalarType in, const char* name) {
+  if (refuses_integers(op))
+    GENESIS_CHECK_TYPE(is_floating_point(in), name, "not supported for ", type_word(in),
+                       " tensors (only floating point)");
   if (is_floating_only(op)) return is_floating_point(in) ? in : kDefaultFloat;
+  if (op == UnaryOp::Square && in == ScalarType::Bool) return ScalarType::Int64;  // as pow(x, 2)
   if (op == UnaryOp::BitNot)
     GENESIS_CHECK_TYPE(!is_floating_point(in), name, "not supported for ", type_word(in),
                        " tensors (only integer and bool)");
@@ -261,7 +278,7 @@ ScalarType unary_dtype(UnaryOp op, ScalarType in, const char* name) {
     GENESIS_CHECK_TYPE(in != ScalarType::Bool, name,
                        "negation, the `-` operator, on a bool tensor is not supported; use "
                        "the `~` operator to invert a mask");
-  if (op == UnaryOp::Abs || op == UnaryOp::Relu)
+  if (op == UnaryOp::Abs || op == UnaryOp::Relu || is_rounding(op))
     GENESIS_CHECK_TYPE(in != ScalarType::Bool, name, "not supported for bool tensors");
   return in;
 }

@@ -70,6 +70,8 @@ void init_linalg(py::module_& m, py::class_<Tensor>& cls);
 void init_convert(py::module_& m, py::class_<Tensor>& cls);
 void init_creation(py::module_& m);
 void init_math(py::module_& m, py::class_<Tensor>& cls);
+// The elementwise ops of issue 15 (csrc/python/math_more.cpp).
+void init_math_more(py::module_& m, py::class_<Tensor>& cls);
 void init_reduce(py::module_& m, py::class_<Tensor>& cls);
 void init_join(py::module_& m);
 void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls);

@@ -39,6 +39,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_dlpack(m, tensor);
   gp::init_creation(m);
   gp::init_math(m, tensor);
+  gp::init_math_more(m, tensor);
   gp::init_reduce(m, tensor);
   gp::install_operator_slots(tensor);  // after every __op__ method is defined
   gp::install_index_slot(tensor);      // after __getitem__

@@ -72,6 +72,25 @@ GENESIS_MATH1_(m_tanh, tanhf, tanh)
 GENESIS_MATH1_(m_floor, floorf, floor)
 GENESIS_MATH1_(m_trunc, truncf, trunc)
 GENESIS_MATH1_(m_fabs, fabsf, fabs)
+GENESIS_MATH1_(m_ceil, ceilf, ceil)
+GENESIS_MATH1_(m_rint, rintf, rint)
+GENESIS_MATH1_(m_log1p, log1pf, log1p)
+GENESIS_MATH1_(m_expm1, expm1f, expm1)
+GENESIS_MATH1_(m_log2, log2f, log2)
+GENESIS_MATH1_(m_log10, log10f, log10)
+GENESIS_MATH1_(m_exp2, exp2f, exp2)
+GENESIS_MATH1_(m_erf, erff, erf)
+GENESIS_MATH1_(m_erfc, erfcf, erfc)
+GENESIS_MATH1_(m_lgamma, lgammaf, lgamma)
+GENESIS_MATH1_(m_sinh, sinhf, sinh)
+GENESIS_MATH1_(m_cosh, coshf, cosh)
+GENESIS_MATH1_(m_asin, asinf, asin)
+GENESIS_MATH1_(m_acos, acosf, acos)
+GENESIS_MATH1_(m_atan, atanf, atan)
+GENESIS_MATH1_(m_asinh, asinhf, asinh)
+GENESIS_MATH1_(m_acosh, acoshf, acosh)
+GENESIS_MATH1_(m_atanh, atanhf, atanh)
+GENESIS_MATH1_(m_tan, tanf, tan)
 #undef GENESIS_MATH1_
 GENESIS_HD float m_fmod(float a, float b) { return ::fmodf(a, b); }
 GENESIS_HD double m_fmod(double a, double b) { return ::fmod(a, b); }
@@ -79,6 +98,10 @@ GENESIS_HD float m_pow(float a, float b) { return ::powf(a, b); }
 GENESIS_HD double m_pow(double a, double b) { return ::pow(a, b); }
 GENESIS_HD float m_copysign(float a, float b) { return ::copysignf(a, b); }
 GENESIS_HD double m_copysign(double a, double b) { return ::copysign(a, b); }
+GENESIS_HD float m_atan2(float a, float b) { return ::atan2f(a, b); }
+GENESIS_HD double m_atan2(double a, double b) { return ::atan2(a, b); }
+GENESIS_HD float m_hypot(float a, float b) { return ::hypotf(a, b); }
+GENESIS_HD double m_hypot(double a, double b) { return ::hypot(a, b); }
 
 // ---- binary ------------------------------------------------------------------------------
 
@@ -211,6 +234,46 @@ struct Minimum {
   }
 };
 
+struct Fmod {
+  template <typename T>
+  GENESIS_HD T operator()(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      return m_fmod(a, b);
+    } else {
+      if (b == 0) return T(0);  // Note [Op functors]: integer ops never trap
+      if constexpr (std::is_signed_v<T>)
+        if (b == T(-1)) return T(0);
+      return static_cast<T>(a % b);
+    }
+  }
+};
+// PyTorch's: `values` where x == 0, else x > 0 (so NaN gives 0).
+struct Heaviside {
+  template <typename T>
+  GENESIS_HD T operator()(T a, T b) const {
+    if (a == T(0)) return b;
+    return static_cast<T>(a > T(0));
+  }
+};
+struct Atan2 {
+  template <typename T>
+  GENESIS_HD T operator()(T a, T b) const {
+    return m_atan2(a, b);
+  }
+};
+struct Copysign {
+  template <typename T>
+  GENESIS_HD T operator()(T a, T b) const {
+    return m_copysign(a, b);
+  }
+};
+struct Hypot {
+  template <typename T>
+  GENESIS_HD T operator()(T a, T b) const {
+    return m_hypot(a, b);
+  }
+};
+
 #define GENESIS_COMPARE_(Name, expr)             \
   struct Name {                                  \
     template <typename T>                        \
@@ -224,6 +287,9 @@ GENESIS_COMPARE_(Lt, a < b)
 GENESIS_COMPARE_(Le, a <= b)
 GENESIS_COMPARE_(Gt, a > b)
 GENESIS_COMPARE_(Ge, a >= b)
+GENESIS_COMPARE_(LogicalAnd, a != T(0) && b != T(0))
+GENESIS_COMPARE_(LogicalOr, a != T(0) || b != T(0))
+GENESIS_COMPARE_(LogicalXor, (a != T(0)) != (b != T(0)))
 #undef GENESIS_COMPARE_
 
 struct BitAnd {
@@ -242,6 +308,32 @@ struct BitXor {
   template <typename T>
   GENESIS_HD T operator()(T a, T b) const {
     return static_cast<T>(a ^ b);
+  }
+};
+
+// Shifts as PyTorch's: an amount outside [0, bits) shifts everything out (0, or the sign bits
+// for a right shift of a signed value) instead of C++'s undefined behaviour.
+struct ShiftLeft {
+  template <typename T>
+  GENESIS_HD T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    constexpr int bits = static_cast<int>(sizeof(T) * 8);
+    if (static_cast<U>(b) >= static_cast<U>(bits)) return T(0);  // negative b too
+    // Through a 32/64-bit unsigned type: no promotion to signed int, no signed overflow.
+    using W = std::conditional_t<(sizeof(T) < 4), uint32_t, U>;
+    return static_cast<T>(static_cast<U>(static_cast<W>(static_cast<U>(a)) << b));
+  }
+};
+struct ShiftRight {
+  template <typename T>
+  GENESIS_HD T operator()(T a, T b) const {
+    using U = std::make_unsigned_t<T>;
+    constexpr int bits = static_cast<int>(sizeof(T) * 8);
+    if (static_cast<U>(b) >= static_cast<U>(bits)) {
+      if constexpr (std::is_signed_v<T>) return a < 0 ? T(-1) : T(0);
+      return T(0);
+    }
+    return static_cast<T>(a >> b);
   }
 };
 
@@ -280,6 +372,134 @@ struct BitNot {
       return static_cast<T>(~a);
   }
 };
+struct Floor {
+  template <typename T>
+  GENESIS_HD T operator()(T a) const {
+    if constexpr (is_float_v<T>)
+      return m_floor(a);
+    else
+      return a;
+  }
+};
+struct Ceil {
+  template <typename T>
+  GENESIS_HD T operator()(T a) const {
+    if constexpr (is_float_v<T>)
+      return m_ceil(a);
+    else
+      return a;
+  }
+};
+struct Round {
+  template <typename T>
+  GENESIS_HD T operator()(T a) const {
+    if constexpr (is_float_v<T>)
+      return m_rint(a);  // the default rounding mode: half to even
+    else
+      return a;
+  }
+};
+struct Trunc {
+  template <typename T>
+  GENESIS_HD T operator()(T a) const {
+    if constexpr (is_float_v<T>)
+      return m_trunc(a);
+    else
+      return a;
+  }
+};
+// PyTorch's (0 < a) - (a < 0): NaN and -0.0 give 0.
+struct Sign {
+  template <typename T>
+  GENESIS_HD T operator()(T a) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return a;
+    else if constexpr (std::is_unsigned_v<T>)
+      return static_cast<T>(a > T(0));
+    else
+      return static_cast<T>(static_cast<int>(T(0) < a) - static_cast<int>(a < T(0)));
+  }
+};
+struct Square {
+  template <typename T>
+  GENESIS_HD T operator()(T a) const {
+    return wrap_mul(a, a);
+  }
+};
+
+// Note [Erfinv]
+// No C library has erfinv, so genesis has its own: Giles's single-precision approximation
+// ("Approximating the erfinv function", GPU Gems 2012) as the start, then Newton steps on
+// erf(x) - y, whose derivative 2/sqrt(pi) exp(-x^2) is cheap; each step doubles the correct
+// digits, so two reach float64. |y| == 1 gives +-inf, |y| > 1 and NaN give NaN.
+template <typename T>
+GENESIS_HD T erfinv_impl(T y) {
+  if (!(y >= T(-1) && y <= T(1))) return T(NAN);
+  if (y == T(1) || y == T(-1)) return m_copysign(T(INFINITY), y);
+  float yf = static_cast<float>(y);
+  float w = -::logf((1.0f - yf) * (1.0f + yf)), p;
+  if (w < 5.0f) {
+    w = w - 2.5f;
+    p = 2.81022636e-08f;
+    p = 3.43273939e-07f + p * w;
+    p = -3.5233877e-06f + p * w;
+    p = -4.39150654e-06f + p * w;
+    p = 0.00021858087f + p * w;
+    p = -0.00125372503f + p * w;
+    p = -0.00417768164f + p * w;
+    p = 0.246640727f + p * w;
+    p = 1.50140941f + p * w;
+  } else {
+    w = ::sqrtf(w) - 3.0f;
+    p = -0.000200214257f;
+    p = 0.000100950558f + p * w;
+    p = 0.00134934322f + p * w;
+    p = -0.00367342844f + p * w;
+    p = 0.00573950773f + p * w;
+    p = -0.0076224613f + p * w;
+    p = 0.00943887047f + p * w;
+    p = 1.00167406f + p * w;
+    p = 2.83297682f + p * w;
+  }
+  T x = static_cast<T>(p * yf);
+  const T two_over_sqrt_pi = T(1.1283791670955126);
+  for (int k = 0; k < 2; ++k) {
+    T d = two_over_sqrt_pi * m_exp(-x * x);
+    if (d == T(0)) break;  // far in the tail: the start is as good as it gets
+    x -= (m_erf(x) - y) / d;
+  }
+  return x;
+}
+
+// Note [Digamma]
+// psi(x): psi(0) is -inf for +0 and +inf for -0 and NaN at negative integers (PyTorch's
+// choices); negative x by the reflection psi(1 - x) - pi / tan(pi x); then the recurrence
+// psi(x) = psi(x + 1) - 1 / x up to x >= 10 and the asymptotic series there.
+template <typename T>
+GENESIS_HD T digamma_impl(T x) {
+  const T pi = T(3.14159265358979323846);
+  if (x == T(0)) return m_copysign(T(INFINITY), -x);
+  T result = T(0);
+  if (x < T(0)) {
+    if (x == m_floor(x)) return T(NAN);
+    result = -pi / m_tan(pi * x);
+    x = T(1) - x;
+  }
+  while (x < T(10)) {
+    result -= T(1) / x;
+    x += T(1);
+  }
+  if (x != x || x == T(INFINITY)) return x;
+  T z = T(1) / (x * x);
+  // Bernoulli terms B2k / (2k): 1/12, 1/120, 1/252, 1/240, 1/132, 691/32760, 1/12.
+  T series = z * (T(1.0 / 12) -
+                  z * (T(1.0 / 120) -
+                       z * (T(1.0 / 252) -
+                            z * (T(1.0 / 240) -
+                                 z * (T(1.0 / 132) - z * (T(691.0 / 32760) - z * T(1.0 / 12)))))));
+  return result + m_log(x) - T(0.5) / x - series;
+}
+
 #define GENESIS_FLOAT_UNARY_(Name, expr) \
   struct Name {                          \
     template <typename T>                \
@@ -295,6 +515,26 @@ GENESIS_FLOAT_UNARY_(Sin, m_sin(x))
 GENESIS_FLOAT_UNARY_(Cos, m_cos(x))
 GENESIS_FLOAT_UNARY_(Tanh, m_tanh(x))
 GENESIS_FLOAT_UNARY_(Sigmoid, T(1) / (T(1) + m_exp(-x)))
+GENESIS_FLOAT_UNARY_(Reciprocal, T(1) / x)
+GENESIS_FLOAT_UNARY_(Log1p, m_log1p(x))
+GENESIS_FLOAT_UNARY_(Expm1, m_expm1(x))
+GENESIS_FLOAT_UNARY_(Log2, m_log2(x))
+GENESIS_FLOAT_UNARY_(Log10, m_log10(x))
+GENESIS_FLOAT_UNARY_(Exp2, m_exp2(x))
+GENESIS_FLOAT_UNARY_(Erf, m_erf(x))
+GENESIS_FLOAT_UNARY_(Erfc, m_erfc(x))
+GENESIS_FLOAT_UNARY_(Erfinv, erfinv_impl(x))
+GENESIS_FLOAT_UNARY_(Lgamma, m_lgamma(x))
+GENESIS_FLOAT_UNARY_(Digamma, digamma_impl(x))
+GENESIS_FLOAT_UNARY_(Sinh, m_sinh(x))
+GENESIS_FLOAT_UNARY_(Cosh, m_cosh(x))
+GENESIS_FLOAT_UNARY_(Asin, m_asin(x))
+GENESIS_FLOAT_UNARY_(Acos, m_acos(x))
+GENESIS_FLOAT_UNARY_(Atan, m_atan(x))
+GENESIS_FLOAT_UNARY_(Asinh, m_asinh(x))
+GENESIS_FLOAT_UNARY_(Acosh, m_acosh(x))
+GENESIS_FLOAT_UNARY_(Atanh, m_atanh(x))
+GENESIS_FLOAT_UNARY_(Frac, x - m_trunc(x))
 #undef GENESIS_FLOAT_UNARY_
 
 }  // namespace genesis::ops::math

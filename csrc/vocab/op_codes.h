@@ -16,15 +16,25 @@ enum class BinaryOp : int {
   Pow,
   Maximum,
   Minimum,
+  Fmod,       // the sign of the dividend (C's fmod); x fmod 0 is 0 for integers, as Rem
+  Heaviside,  // same dtypes only, as PyTorch
+  Atan2,      // Atan2 .. Hypot: floating results (Atan2, Copysign promote integers to float32)
+  Copysign,
+  Hypot,  // floating dtypes only
   Eq,
   Ne,
   Lt,
   Le,
   Gt,
   Ge,
+  LogicalAnd,  // LogicalAnd .. LogicalXor: bool results, like the comparisons
+  LogicalOr,
+  LogicalXor,
   BitAnd,
   BitOr,
   BitXor,
+  ShiftLeft,  // shifts by a negative amount or past the width give 0 (or the sign, right)
+  ShiftRight,
 };
 
 enum class UnaryOp : int {
@@ -32,7 +42,13 @@ enum class UnaryOp : int {
   Abs,
   Relu,
   BitNot,
-  Exp,  // from here on: floating dtypes only
+  Floor,  // Floor .. Trunc: an integer input is returned as it is
+  Ceil,
+  Round,  // half to even, as PyTorch and NumPy
+  Trunc,
+  Sign,    // bool too: sign(True) is True
+  Square,  // a bool input computes in int64 (PyTorch's pow(x, 2))
+  Exp,     // from here on: floating dtypes only (integers and bool compute in float32)
   Log,
   Sqrt,
   Rsqrt,
@@ -40,11 +56,35 @@ enum class UnaryOp : int {
   Cos,
   Tanh,
   Sigmoid,
+  Reciprocal,
+  Log1p,
+  Expm1,
+  Log2,
+  Log10,
+  Exp2,
+  Erf,
+  Erfc,
+  Erfinv,
+  Lgamma,
+  Digamma,
+  Sinh,
+  Cosh,
+  Asin,
+  Acos,
+  Atan,
+  Asinh,
+  Acosh,
+  Atanh,
+  Frac,  // from here on: floating dtypes only, and integers are refused (PyTorch has no kernel)
 };
 
-inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::Ge; }
+// Ops with a bool result (the comparisons and the logical ops).
+inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::LogicalXor; }
+inline bool is_float_result(BinaryOp op) { return op >= BinaryOp::Atan2 && op <= BinaryOp::Hypot; }
 inline bool is_bitwise(BinaryOp op) { return op >= BinaryOp::BitAnd; }
 inline bool is_floating_only(UnaryOp op) { return op >= UnaryOp::Exp; }
+inline bool refuses_integers(UnaryOp op) { return op >= UnaryOp::Frac; }
+inline bool is_rounding(UnaryOp op) { return op >= UnaryOp::Floor && op <= UnaryOp::Trunc; }
 
 // A Python number standing in for a tensor operand: the kernel converts it once to its compute
 // type (float for 16-bit floats), so `half_tensor + 0.1` adds 0.1f, not 0.1 rounded to half.

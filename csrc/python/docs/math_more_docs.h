@@ -1,0 +1,1787 @@
+#pragma once
+// Docstrings of the elementwise ops of csrc/python/math_more.cpp, looked up by name (kMathMore).
+// Written by a one-off script from PyTorch-rendered examples; tests/test_docstrings.py runs them.
+#include "python/docs/lookup.h"
+
+namespace genesis::python::docs {
+
+inline constexpr const char* kFloor =
+    R"doc(Rounds each element down to the nearest integer, elementwise. Integer input is returned
+unchanged (a new tensor of its dtype); bool input raises TypeError, as in PyTorch.
+``genesis.floor(x)`` and ``x.floor()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.floor(genesis.tensor([-1.5, 0.5, 2.7]))
+    tensor([-2.,  0.,  2.])
+)doc";
+
+inline constexpr const char* kFloorInplace =
+    R"doc(Replaces each element by its floor; returns this tensor (the in-place ``floor``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([-1.5, 0.5, 2.7]).floor_()
+    tensor([-2.,  0.,  2.])
+)doc";
+
+inline constexpr const char* kCeil =
+    R"doc(Rounds each element up to the nearest integer, elementwise. Integer input is returned unchanged
+(a new tensor of its dtype); bool input raises TypeError, as in PyTorch. ``genesis.ceil(x)``
+and ``x.ceil()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.ceil(genesis.tensor([-1.5, 0.5, 2.7]))
+    tensor([-1.,  1.,  3.])
+)doc";
+
+inline constexpr const char* kCeilInplace =
+    R"doc(Replaces each element by its ceil; returns this tensor (the in-place ``ceil``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([-1.5, 0.5, 2.7]).ceil_()
+    tensor([-1.,  1.,  3.])
+)doc";
+
+inline constexpr const char* kTrunc =
+    R"doc(Rounds each element toward zero to an integer, elementwise. Integer input is returned unchanged
+(a new tensor of its dtype); bool input raises TypeError, as in PyTorch. ``genesis.trunc(x)``
+and ``x.trunc()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.trunc(genesis.tensor([-1.5, 0.5, 2.7]))
+    tensor([-1.,  0.,  2.])
+)doc";
+
+inline constexpr const char* kTruncInplace =
+    R"doc(Replaces each element by its trunc; returns this tensor (the in-place ``trunc``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([-1.5, 0.5, 2.7]).trunc_()
+    tensor([-1.,  0.,  2.])
+)doc";
+
+inline constexpr const char* kFix =
+    R"doc(Rounds each element toward zero to an integer, elementwise (an alias of trunc). Integer input
+is returned unchanged (a new tensor of its dtype); bool input raises TypeError, as in PyTorch.
+``genesis.fix(x)`` and ``x.fix()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.fix(genesis.tensor([-1.5, 0.5, 2.7]))
+    tensor([-1.,  0.,  2.])
+)doc";
+
+inline constexpr const char* kFixInplace =
+    R"doc(Replaces each element by its fix; returns this tensor (the in-place ``fix``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([-1.5, 0.5, 2.7]).fix_()
+    tensor([-1.,  0.,  2.])
+)doc";
+
+inline constexpr const char* kFrac =
+    R"doc(Returns the fractional part of each element, ``input - trunc(input)``. Floating point input
+only: integer and bool input raise TypeError, as in PyTorch. ``genesis.frac(x)`` and
+``x.frac()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.frac(genesis.tensor([-1.5, 0.25, 2.0]))
+    tensor([-0.5000,  0.2500,  0.0000])
+)doc";
+
+inline constexpr const char* kFracInplace =
+    R"doc(Replaces each element by its frac; returns this tensor (the in-place ``frac``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([-1.5, 0.25, 2.0]).frac_()
+    tensor([-0.5000,  0.2500,  0.0000])
+)doc";
+
+inline constexpr const char* kSign =
+    R"doc(Returns the sign of each element: -1, 0 or 1 (NaN gives 0, as PyTorch). Every dtype, bool
+included (``sign(True)`` is True); the result keeps the input's dtype. ``genesis.sign(x)`` and
+``x.sign()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.sign(genesis.tensor([-2.5, 0.0, 3.0]))
+    tensor([-1.,  0.,  1.])
+)doc";
+
+inline constexpr const char* kSignInplace =
+    R"doc(Replaces each element by its sign; returns this tensor (the in-place ``sign``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([-2.5, 0.0, 3.0]).sign_()
+    tensor([-1.,  0.,  1.])
+)doc";
+
+inline constexpr const char* kSgn =
+    R"doc(Returns the sign of each element: -1, 0 or 1; for real tensors the same as ``sign``. Every
+dtype, bool included (``sign(True)`` is True); the result keeps the input's dtype.
+``genesis.sgn(x)`` and ``x.sgn()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.sgn(genesis.tensor([-2, 0, 7]))
+    tensor([-1,  0,  1])
+)doc";
+
+inline constexpr const char* kSgnInplace =
+    R"doc(Replaces each element by its sgn; returns this tensor (the in-place ``sgn``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([-2, 0, 7]).sgn_()
+    tensor([-1,  0,  1])
+)doc";
+
+inline constexpr const char* kSquare =
+    R"doc(Returns the square of each element, ``input * input``. The result keeps the input's dtype
+(integers wrap on overflow); bool input gives int64, as PyTorch's ``pow(x, 2)``.
+``genesis.square(x)`` and ``x.square()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.square(genesis.tensor([-2, 3]))
+    tensor([4, 9])
+)doc";
+
+inline constexpr const char* kSquareInplace =
+    R"doc(Replaces each element by its square; returns this tensor (the in-place ``square``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([-2, 3]).square_()
+    tensor([4, 9])
+)doc";
+
+inline constexpr const char* kReciprocal =
+    R"doc(Returns ``1 / input`` elementwise. Integer and bool input gives float32; floating point input
+keeps its dtype (16-bit floats compute in float32 and round once). ``genesis.reciprocal(x)``
+and ``x.reciprocal()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.reciprocal(genesis.tensor([2.0, -4.0, 0.0]))
+    tensor([ 0.5000, -0.2500,     inf])
+)doc";
+
+inline constexpr const char* kReciprocalInplace =
+    R"doc(Replaces each element by its reciprocal; returns this tensor (the in-place ``reciprocal``). The
+result must be castable to this tensor's dtype (a float result cannot be written into an
+integer tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([2.0, -4.0, 0.0]).reciprocal_()
+    tensor([ 0.5000, -0.2500,     inf])
+)doc";
+
+inline constexpr const char* kLog1p =
+    R"doc(Returns ``log(1 + input)`` elementwise, accurate for small inputs. Integer and bool input gives
+float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
+once). ``genesis.log1p(x)`` and ``x.log1p()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.log1p(genesis.tensor([0.0, 1e-8, 1.0]))
+    tensor([0.0000e+00, 1.0000e-08, 6.9315e-01])
+)doc";
+
+inline constexpr const char* kLog1pInplace =
+    R"doc(Replaces each element by its log1p; returns this tensor (the in-place ``log1p``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 1e-8, 1.0]).log1p_()
+    tensor([0.0000e+00, 1.0000e-08, 6.9315e-01])
+)doc";
+
+inline constexpr const char* kExpm1 =
+    R"doc(Returns ``exp(input) - 1`` elementwise, accurate for small inputs. Integer and bool input gives
+float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
+once). ``genesis.expm1(x)`` and ``x.expm1()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.expm1(genesis.tensor([0.0, 1e-8, 1.0]))
+    tensor([0.0000e+00, 1.0000e-08, 1.7183e+00])
+)doc";
+
+inline constexpr const char* kExpm1Inplace =
+    R"doc(Replaces each element by its expm1; returns this tensor (the in-place ``expm1``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 1e-8, 1.0]).expm1_()
+    tensor([0.0000e+00, 1.0000e-08, 1.7183e+00])
+)doc";
+
+inline constexpr const char* kLog2 =
+    R"doc(Returns the base-2 logarithm of each element. Integer and bool input gives float32; floating
+point input keeps its dtype (16-bit floats compute in float32 and round once).
+``genesis.log2(x)`` and ``x.log2()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.log2(genesis.tensor([1.0, 8.0, 0.5]))
+    tensor([ 0.,  3., -1.])
+)doc";
+
+inline constexpr const char* kLog2Inplace =
+    R"doc(Replaces each element by its log2; returns this tensor (the in-place ``log2``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0, 8.0, 0.5]).log2_()
+    tensor([ 0.,  3., -1.])
+)doc";
+
+inline constexpr const char* kLog10 =
+    R"doc(Returns the base-10 logarithm of each element. Integer and bool input gives float32; floating
+point input keeps its dtype (16-bit floats compute in float32 and round once).
+``genesis.log10(x)`` and ``x.log10()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.log10(genesis.tensor([1.0, 1000.0, 0.1]))
+    tensor([ 0.,  3., -1.])
+)doc";
+
+inline constexpr const char* kLog10Inplace =
+    R"doc(Replaces each element by its log10; returns this tensor (the in-place ``log10``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0, 1000.0, 0.1]).log10_()
+    tensor([ 0.,  3., -1.])
+)doc";
+
+inline constexpr const char* kExp2 =
+    R"doc(Returns ``2 ** input`` elementwise. Integer and bool input gives float32; floating point input
+keeps its dtype (16-bit floats compute in float32 and round once). ``genesis.exp2(x)`` and
+``x.exp2()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.exp2(genesis.tensor([0.0, 3.0, -1.0]))
+    tensor([1.0000, 8.0000, 0.5000])
+)doc";
+
+inline constexpr const char* kExp2Inplace =
+    R"doc(Replaces each element by its exp2; returns this tensor (the in-place ``exp2``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 3.0, -1.0]).exp2_()
+    tensor([1.0000, 8.0000, 0.5000])
+)doc";
+
+inline constexpr const char* kErf =
+    R"doc(Returns the error function of each element. Integer and bool input gives float32; floating
+point input keeps its dtype (16-bit floats compute in float32 and round once).
+``genesis.erf(x)`` and ``x.erf()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.erf(genesis.tensor([0.0, 0.5, -2.0]))
+    tensor([ 0.0000,  0.5205, -0.9953])
+)doc";
+
+inline constexpr const char* kErfInplace =
+    R"doc(Replaces each element by its erf; returns this tensor (the in-place ``erf``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 0.5, -2.0]).erf_()
+    tensor([ 0.0000,  0.5205, -0.9953])
+)doc";
+
+inline constexpr const char* kErfc =
+    R"doc(Returns the complementary error function ``1 - erf(input)`` of each element. Integer and bool
+input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
+round once). ``genesis.erfc(x)`` and ``x.erfc()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.erfc(genesis.tensor([0.0, 0.5, -2.0]))
+    tensor([1.0000, 0.4795, 1.9953])
+)doc";
+
+inline constexpr const char* kErfcInplace =
+    R"doc(Replaces each element by its erfc; returns this tensor (the in-place ``erfc``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 0.5, -2.0]).erfc_()
+    tensor([1.0000, 0.4795, 1.9953])
+)doc";
+
+inline constexpr const char* kErfinv =
+    R"doc(Returns the inverse error function of each element (``erf(erfinv(y)) == y``). Integer and bool
+input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
+round once). ``genesis.erfinv(x)`` and ``x.erfinv()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.erfinv(genesis.tensor([0.0, 0.5, -1.0]))
+    tensor([0.0000, 0.4769,   -inf])
+)doc";
+
+inline constexpr const char* kErfinvInplace =
+    R"doc(Replaces each element by its erfinv; returns this tensor (the in-place ``erfinv``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 0.5, -1.0]).erfinv_()
+    tensor([0.0000, 0.4769,   -inf])
+)doc";
+
+inline constexpr const char* kLgamma =
+    R"doc(Returns the natural logarithm of the absolute value of the gamma function. Integer and bool
+input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
+round once). ``genesis.lgamma(x)`` and ``x.lgamma()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.lgamma(genesis.tensor([0.5, 1.0, 10.0]))
+    tensor([ 0.5724,  0.0000, 12.8018])
+)doc";
+
+inline constexpr const char* kLgammaInplace =
+    R"doc(Replaces each element by its lgamma; returns this tensor (the in-place ``lgamma``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.5, 1.0, 10.0]).lgamma_()
+    tensor([ 0.5724,  0.0000, 12.8018])
+)doc";
+
+inline constexpr const char* kDigamma =
+    R"doc(Returns the digamma function (the derivative of lgamma) of each element. Integer and bool input
+gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
+once). ``genesis.digamma(x)`` and ``x.digamma()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.digamma(genesis.tensor([1.0, 0.5, -1.5]))
+    tensor([-0.5772, -1.9635,  0.7032])
+)doc";
+
+inline constexpr const char* kDigammaInplace =
+    R"doc(Replaces each element by its digamma; returns this tensor (the in-place ``digamma``). The
+result must be castable to this tensor's dtype (a float result cannot be written into an
+integer tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0, 0.5, -1.5]).digamma_()
+    tensor([-0.5772, -1.9635,  0.7032])
+)doc";
+
+inline constexpr const char* kSinh =
+    R"doc(Returns the hyperbolic sine of each element. Integer and bool input gives float32; floating
+point input keeps its dtype (16-bit floats compute in float32 and round once).
+``genesis.sinh(x)`` and ``x.sinh()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.sinh(genesis.tensor([0.0, 1.0, -2.0]))
+    tensor([ 0.0000,  1.1752, -3.6269])
+)doc";
+
+inline constexpr const char* kSinhInplace =
+    R"doc(Replaces each element by its sinh; returns this tensor (the in-place ``sinh``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 1.0, -2.0]).sinh_()
+    tensor([ 0.0000,  1.1752, -3.6269])
+)doc";
+
+inline constexpr const char* kCosh =
+    R"doc(Returns the hyperbolic cosine of each element. Integer and bool input gives float32; floating
+point input keeps its dtype (16-bit floats compute in float32 and round once).
+``genesis.cosh(x)`` and ``x.cosh()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.cosh(genesis.tensor([0.0, 1.0, -2.0]))
+    tensor([1.0000, 1.5431, 3.7622])
+)doc";
+
+inline constexpr const char* kCoshInplace =
+    R"doc(Replaces each element by its cosh; returns this tensor (the in-place ``cosh``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 1.0, -2.0]).cosh_()
+    tensor([1.0000, 1.5431, 3.7622])
+)doc";
+
+inline constexpr const char* kAsin =
+    R"doc(Returns the arcsine of each element (NaN outside [-1, 1]). Integer and bool input gives
+float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
+once). ``genesis.asin(x)`` and ``x.asin()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.asin(genesis.tensor([0.0, 1.0, 2.0]))
+    tensor([0.0000, 1.5708,    nan])
+)doc";
+
+inline constexpr const char* kAsinInplace =
+    R"doc(Replaces each element by its asin; returns this tensor (the in-place ``asin``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 1.0, 2.0]).asin_()
+    tensor([0.0000, 1.5708,    nan])
+)doc";
+
+inline constexpr const char* kArcsin =
+    R"doc(Returns the arcsine of each element (an alias of asin; NaN outside [-1, 1]). Integer and bool
+input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
+round once). ``genesis.arcsin(x)`` and ``x.arcsin()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.arcsin(genesis.tensor([0.0, 0.5]))
+    tensor([0.0000, 0.5236])
+)doc";
+
+inline constexpr const char* kArcsinInplace =
+    R"doc(Replaces each element by its arcsin; returns this tensor (the in-place ``arcsin``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 0.5]).arcsin_()
+    tensor([0.0000, 0.5236])
+)doc";
+
+inline constexpr const char* kAcos =
+    R"doc(Returns the arccosine of each element (NaN outside [-1, 1]). Integer and bool input gives
+float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
+once). ``genesis.acos(x)`` and ``x.acos()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.acos(genesis.tensor([1.0, 0.0, -2.0]))
+    tensor([0.0000, 1.5708,    nan])
+)doc";
+
+inline constexpr const char* kAcosInplace =
+    R"doc(Replaces each element by its acos; returns this tensor (the in-place ``acos``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0, 0.0, -2.0]).acos_()
+    tensor([0.0000, 1.5708,    nan])
+)doc";
+
+inline constexpr const char* kArccos =
+    R"doc(Returns the arccosine of each element (an alias of acos; NaN outside [-1, 1]). Integer and bool
+input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
+round once). ``genesis.arccos(x)`` and ``x.arccos()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.arccos(genesis.tensor([1.0, 0.5]))
+    tensor([0.0000, 1.0472])
+)doc";
+
+inline constexpr const char* kArccosInplace =
+    R"doc(Replaces each element by its arccos; returns this tensor (the in-place ``arccos``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0, 0.5]).arccos_()
+    tensor([0.0000, 1.0472])
+)doc";
+
+inline constexpr const char* kAtan =
+    R"doc(Returns the arctangent of each element. Integer and bool input gives float32; floating point
+input keeps its dtype (16-bit floats compute in float32 and round once). ``genesis.atan(x)``
+and ``x.atan()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.atan(genesis.tensor([0.0, 1.0, -10.0]))
+    tensor([ 0.0000,  0.7854, -1.4711])
+)doc";
+
+inline constexpr const char* kAtanInplace =
+    R"doc(Replaces each element by its atan; returns this tensor (the in-place ``atan``). The result must
+be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
+RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 1.0, -10.0]).atan_()
+    tensor([ 0.0000,  0.7854, -1.4711])
+)doc";
+
+inline constexpr const char* kArctan =
+    R"doc(Returns the arctangent of each element (an alias of atan). Integer and bool input gives
+float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
+once). ``genesis.arctan(x)`` and ``x.arctan()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.arctan(genesis.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.7854])
+)doc";
+
+inline constexpr const char* kArctanInplace =
+    R"doc(Replaces each element by its arctan; returns this tensor (the in-place ``arctan``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 1.0]).arctan_()
+    tensor([0.0000, 0.7854])
+)doc";
+
+inline constexpr const char* kAsinh =
+    R"doc(Returns the inverse hyperbolic sine of each element. Integer and bool input gives float32;
+floating point input keeps its dtype (16-bit floats compute in float32 and round once).
+``genesis.asinh(x)`` and ``x.asinh()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.asinh(genesis.tensor([0.0, 1.0, -2.0]))
+    tensor([ 0.0000,  0.8814, -1.4436])
+)doc";
+
+inline constexpr const char* kAsinhInplace =
+    R"doc(Replaces each element by its asinh; returns this tensor (the in-place ``asinh``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 1.0, -2.0]).asinh_()
+    tensor([ 0.0000,  0.8814, -1.4436])
+)doc";
+
+inline constexpr const char* kArcsinh =
+    R"doc(Returns the inverse hyperbolic sine of each element (an alias of asinh). Integer and bool input
+gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
+once). ``genesis.arcsinh(x)`` and ``x.arcsinh()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.arcsinh(genesis.tensor([0.0, 1.0]))
+    tensor([0.0000, 0.8814])
+)doc";
+
+inline constexpr const char* kArcsinhInplace =
+    R"doc(Replaces each element by its arcsinh; returns this tensor (the in-place ``arcsinh``). The
+result must be castable to this tensor's dtype (a float result cannot be written into an
+integer tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 1.0]).arcsinh_()
+    tensor([0.0000, 0.8814])
+)doc";
+
+inline constexpr const char* kAcosh =
+    R"doc(Returns the inverse hyperbolic cosine of each element (NaN below 1). Integer and bool input
+gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
+once). ``genesis.acosh(x)`` and ``x.acosh()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.acosh(genesis.tensor([1.0, 2.0, 0.5]))
+    tensor([0.0000, 1.3170,    nan])
+)doc";
+
+inline constexpr const char* kAcoshInplace =
+    R"doc(Replaces each element by its acosh; returns this tensor (the in-place ``acosh``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0, 2.0, 0.5]).acosh_()
+    tensor([0.0000, 1.3170,    nan])
+)doc";
+
+inline constexpr const char* kArccosh =
+    R"doc(Returns the inverse hyperbolic cosine of each element (an alias of acosh). Integer and bool
+input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
+round once). ``genesis.arccosh(x)`` and ``x.arccosh()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.arccosh(genesis.tensor([1.0, 2.0]))
+    tensor([0.0000, 1.3170])
+)doc";
+
+inline constexpr const char* kArccoshInplace =
+    R"doc(Replaces each element by its arccosh; returns this tensor (the in-place ``arccosh``). The
+result must be castable to this tensor's dtype (a float result cannot be written into an
+integer tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0, 2.0]).arccosh_()
+    tensor([0.0000, 1.3170])
+)doc";
+
+inline constexpr const char* kAtanh =
+    R"doc(Returns the inverse hyperbolic tangent of each element (NaN outside [-1, 1]). Integer and bool
+input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
+round once). ``genesis.atanh(x)`` and ``x.atanh()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.atanh(genesis.tensor([0.0, 0.5, 1.0]))
+    tensor([0.0000, 0.5493,    inf])
+)doc";
+
+inline constexpr const char* kAtanhInplace =
+    R"doc(Replaces each element by its atanh; returns this tensor (the in-place ``atanh``). The result
+must be castable to this tensor's dtype (a float result cannot be written into an integer
+tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 0.5, 1.0]).atanh_()
+    tensor([0.0000, 0.5493,    inf])
+)doc";
+
+inline constexpr const char* kArctanh =
+    R"doc(Returns the inverse hyperbolic tangent of each element (an alias of atanh). Integer and bool
+input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
+round once). ``genesis.arctanh(x)`` and ``x.arctanh()`` are the same.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.arctanh(genesis.tensor([0.0, 0.5]))
+    tensor([0.0000, 0.5493])
+)doc";
+
+inline constexpr const char* kArctanhInplace =
+    R"doc(Replaces each element by its arctanh; returns this tensor (the in-place ``arctanh``). The
+result must be castable to this tensor's dtype (a float result cannot be written into an
+integer tensor: RuntimeError).
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.0, 0.5]).arctanh_()
+    tensor([0.0000, 0.5493])
+)doc";
+
+inline constexpr const char* kRound =
+    R"doc(Rounds each element to the nearest integer, halves to even (as PyTorch and NumPy), or to
+``decimals`` decimal places. Integer input is returned unchanged; bool input, and integer input
+with nonzero ``decimals``, raise TypeError. With ``decimals`` the result is PyTorch's ``rint(x
+* 10**decimals) / 10**decimals``, so it can differ from the decimal rounding of the printed
+value.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    decimals (int, optional): keyword-only number of decimal places (negative: tens, hundreds...).
+        Default: 0.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape and dtype, or ``out``.
+
+Example::
+
+    >>> genesis.round(genesis.tensor([0.5, 1.5, -2.5, 2.7]))
+    tensor([ 0.,  2., -2.,  3.])
+    >>> genesis.round(genesis.tensor([1.2345, 123.45]), decimals=2)
+    tensor([  1.2300, 123.4500])
+)doc";
+
+inline constexpr const char* kRoundInplace =
+    R"doc(Rounds each element in place (halves to even, or to ``decimals`` places); returns this tensor.
+
+Args:
+    decimals (int, optional): keyword-only number of decimal places. Default: 0.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([0.5, 1.5, 2.25]).round_()
+    tensor([0., 2., 2.])
+)doc";
+
+inline constexpr const char* kAtan2 =
+    R"doc(Returns the arctangent of ``input / other`` in the quadrant of the point (other, input).
+Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
+either operand may be a number. Integer and bool operands give float32.
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    other (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.atan2(genesis.tensor([1.0, -1.0]), genesis.tensor([-1.0, 0.0]))
+    tensor([ 2.3562, -1.5708])
+)doc";
+
+inline constexpr const char* kAtan2Inplace =
+    R"doc(The in-place ``atan2``: writes ``atan2(self, other)`` into this tensor and returns it. The
+result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and ``other``
+must broadcast to its shape.
+
+Args:
+    other (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0, -1.0]).atan2_(genesis.tensor([-1.0, 0.0]))
+    tensor([ 2.3562, -1.5708])
+)doc";
+
+inline constexpr const char* kArctan2 =
+    R"doc(Returns the arctangent of ``input / other`` in the right quadrant (an alias of atan2).
+Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
+either operand may be a number. Integer and bool operands give float32.
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    other (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.arctan2(genesis.tensor([1.0]), genesis.tensor([1.0]))
+    tensor([0.7854])
+)doc";
+
+inline constexpr const char* kArctan2Inplace =
+    R"doc(The in-place ``arctan2``: writes ``arctan2(self, other)`` into this tensor and returns it. The
+result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and ``other``
+must broadcast to its shape.
+
+Args:
+    other (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0]).arctan2_(genesis.tensor([1.0]))
+    tensor([0.7854])
+)doc";
+
+inline constexpr const char* kHypot =
+    R"doc(Returns ``sqrt(input ** 2 + other ** 2)`` elementwise, without overflow in between.
+Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
+either operand may be a number. Floating point operands only (TypeError otherwise, as PyTorch).
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    other (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.hypot(genesis.tensor([3.0, 5.0]), genesis.tensor([4.0, 12.0]))
+    tensor([ 5., 13.])
+)doc";
+
+inline constexpr const char* kHypotInplace =
+    R"doc(The in-place ``hypot``: writes ``hypot(self, other)`` into this tensor and returns it. The
+result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and ``other``
+must broadcast to its shape.
+
+Args:
+    other (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([3.0, 5.0]).hypot_(genesis.tensor([4.0, 12.0]))
+    tensor([ 5., 13.])
+)doc";
+
+inline constexpr const char* kFmod =
+    R"doc(Returns the remainder of ``input / other`` with the sign of the dividend (C's fmod).
+Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
+either operand may be a number. Compare ``remainder``, whose result has the sign of the
+divisor. Integer ``x fmod 0`` gives 0 (PyTorch's CPU raises); bool is refused (TypeError).
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    other (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.fmod(genesis.tensor([5, -5]), 3)
+    tensor([ 2, -2])
+)doc";
+
+inline constexpr const char* kFmodInplace =
+    R"doc(The in-place ``fmod``: writes ``fmod(self, other)`` into this tensor and returns it. The result
+dtype must be castable to this tensor's dtype (RuntimeError otherwise), and ``other`` must
+broadcast to its shape.
+
+Args:
+    other (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([5, -5]).fmod_(3)
+    tensor([ 2, -2])
+)doc";
+
+inline constexpr const char* kCopysign =
+    R"doc(Returns the magnitude of ``input`` with the sign of ``other``, elementwise. Elementwise, with
+NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``); either operand may
+be a number. Integer and bool operands give float32.
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    other (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.copysign(genesis.tensor([1.0, -2.0]), genesis.tensor([-0.0, 3.0]))
+    tensor([-1.,  2.])
+)doc";
+
+inline constexpr const char* kCopysignInplace =
+    R"doc(The in-place ``copysign``: writes ``copysign(self, other)`` into this tensor and returns it.
+The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and
+``other`` must broadcast to its shape.
+
+Args:
+    other (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0, -2.0]).copysign_(genesis.tensor([-0.0, 3.0]))
+    tensor([-1.,  2.])
+)doc";
+
+inline constexpr const char* kHeaviside =
+    R"doc(Returns the Heaviside step function: 0 where input < 0, 1 where input > 0, ``values`` where
+input == 0. Elementwise, with NumPy broadcasting and PyTorch's type promotion
+(``genesis.result_type``); either operand may be a number. Both tensors must have the same
+dtype (TypeError otherwise, as PyTorch); NaN input gives 0.
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    values (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.heaviside(genesis.tensor([-1.5, 0.0, 2.0]), genesis.tensor([0.5]))
+    tensor([0.0000, 0.5000, 1.0000])
+)doc";
+
+inline constexpr const char* kHeavisideInplace =
+    R"doc(The in-place ``heaviside``: writes ``heaviside(self, values)`` into this tensor and returns it.
+The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and
+``values`` must broadcast to its shape.
+
+Args:
+    values (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([-1.5, 0.0, 2.0]).heaviside_(genesis.tensor([0.5]))
+    tensor([0.0000, 0.5000, 1.0000])
+)doc";
+
+inline constexpr const char* kLogicalAnd =
+    R"doc(Returns the elementwise logical AND of the operands (nonzero is True) as a bool tensor.
+Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
+either operand may be a number. Any dtypes; numbers count as nonzero or zero.
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    other (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.logical_and(genesis.tensor([1, 0, 2]), genesis.tensor([True, True, False]))
+    tensor([ True, False, False])
+)doc";
+
+inline constexpr const char* kLogicalAndInplace =
+    R"doc(The in-place ``logical_and``: writes ``logical_and(self, other)`` into this tensor and returns
+it. The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and
+``other`` must broadcast to its shape.
+
+Args:
+    other (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1, 0, 2]).logical_and_(genesis.tensor([True, True, False]))
+    tensor([1, 0, 0])
+)doc";
+
+inline constexpr const char* kLogicalOr =
+    R"doc(Returns the elementwise logical OR of the operands (nonzero is True) as a bool tensor.
+Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
+either operand may be a number. Any dtypes; numbers count as nonzero or zero.
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    other (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.logical_or(genesis.tensor([1, 0, 0]), genesis.tensor([0.0, 0.0, 3.0]))
+    tensor([ True, False,  True])
+)doc";
+
+inline constexpr const char* kLogicalOrInplace =
+    R"doc(The in-place ``logical_or``: writes ``logical_or(self, other)`` into this tensor and returns
+it. The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and
+``other`` must broadcast to its shape.
+
+Args:
+    other (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1, 0, 0]).logical_or_(genesis.tensor([0.0, 0.0, 3.0]))
+    tensor([1, 0, 1])
+)doc";
+
+inline constexpr const char* kLogicalXor =
+    R"doc(Returns the elementwise logical XOR of the operands (nonzero is True) as a bool tensor.
+Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
+either operand may be a number. Any dtypes; numbers count as nonzero or zero.
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    other (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.logical_xor(genesis.tensor([1, 0, 2]), genesis.tensor([1, 1, 0]))
+    tensor([False,  True,  True])
+)doc";
+
+inline constexpr const char* kLogicalXorInplace =
+    R"doc(The in-place ``logical_xor``: writes ``logical_xor(self, other)`` into this tensor and returns
+it. The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and
+``other`` must broadcast to its shape.
+
+Args:
+    other (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1, 0, 2]).logical_xor_(genesis.tensor([1, 1, 0]))
+    tensor([0, 1, 1])
+)doc";
+
+inline constexpr const char* kBitwiseLeftShift =
+    R"doc(Shifts the bits of ``input`` left by ``other``, elementwise. Elementwise, with NumPy
+broadcasting and PyTorch's type promotion (``genesis.result_type``); either operand may be a
+number. Integer dtypes only (TypeError for floats and bool). A shift by a negative amount or by
+the width of the type or more gives 0, as PyTorch.
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    other (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.bitwise_left_shift(genesis.tensor([1, 3]), genesis.tensor([2, 1]))
+    tensor([4, 6])
+)doc";
+
+inline constexpr const char* kBitwiseLeftShiftInplace =
+    R"doc(The in-place ``bitwise_left_shift``: writes ``bitwise_left_shift(self, other)`` into this
+tensor and returns it. The result dtype must be castable to this tensor's dtype (RuntimeError
+otherwise), and ``other`` must broadcast to its shape.
+
+Args:
+    other (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1, 3]).bitwise_left_shift_(genesis.tensor([2, 1]))
+    tensor([4, 6])
+)doc";
+
+inline constexpr const char* kBitwiseRightShift =
+    R"doc(Shifts the bits of ``input`` right by ``other`` (arithmetic for signed types), elementwise.
+Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
+either operand may be a number. Integer dtypes only (TypeError for floats and bool). A shift by
+a negative amount or by the width of the type or more gives 0, or -1 for negative signed
+values, as PyTorch.
+
+Args:
+    input (Tensor or Number): the first operand (``self`` for the method).
+    other (Tensor or Number): the second operand.
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor with the broadcast shape, or ``out``.
+
+Example::
+
+    >>> genesis.bitwise_right_shift(genesis.tensor([16, -16]), 2)
+    tensor([ 4, -4])
+)doc";
+
+inline constexpr const char* kBitwiseRightShiftInplace =
+    R"doc(The in-place ``bitwise_right_shift``: writes ``bitwise_right_shift(self, other)`` into this
+tensor and returns it. The result dtype must be castable to this tensor's dtype (RuntimeError
+otherwise), and ``other`` must broadcast to its shape.
+
+Args:
+    other (Tensor or Number): the second operand.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([16, -16]).bitwise_right_shift_(2)
+    tensor([ 4, -4])
+)doc";
+
+inline constexpr const char* kIsnan =
+    R"doc(Returns a bool tensor that is True where ``input`` is NaN. Integer and bool tensors are never
+NaN or infinite. The result has the input's shape.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new bool tensor, or ``out``.
+
+Example::
+
+    >>> genesis.isnan(genesis.tensor([1.0, float('nan'), float('inf')]))
+    tensor([False,  True, False])
+)doc";
+
+inline constexpr const char* kIsinf =
+    R"doc(Returns a bool tensor that is True where ``input`` is positive or negative infinity. Integer
+and bool tensors are never NaN or infinite. The result has the input's shape.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new bool tensor, or ``out``.
+
+Example::
+
+    >>> genesis.isinf(genesis.tensor([1.0, float('-inf'), float('inf')]))
+    tensor([False,  True,  True])
+)doc";
+
+inline constexpr const char* kIsposinf =
+    R"doc(Returns a bool tensor that is True where ``input`` is positive infinity. Integer and bool
+tensors are never NaN or infinite. The result has the input's shape.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new bool tensor, or ``out``.
+
+Example::
+
+    >>> genesis.isposinf(genesis.tensor([1.0, float('-inf'), float('inf')]))
+    tensor([False, False,  True])
+)doc";
+
+inline constexpr const char* kIsneginf =
+    R"doc(Returns a bool tensor that is True where ``input`` is negative infinity. Integer and bool
+tensors are never NaN or infinite. The result has the input's shape.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new bool tensor, or ``out``.
+
+Example::
+
+    >>> genesis.isneginf(genesis.tensor([1.0, float('-inf'), float('inf')]))
+    tensor([False,  True, False])
+)doc";
+
+inline constexpr const char* kIsfinite =
+    R"doc(Returns a bool tensor that is True where ``input`` is neither infinite nor NaN. Integer and
+bool tensors are never NaN or infinite. The result has the input's shape.
+
+Args:
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new bool tensor, or ``out``.
+
+Example::
+
+    >>> genesis.isfinite(genesis.tensor([1.0, float('nan'), float('inf')]))
+    tensor([ True, False, False])
+)doc";
+
+inline constexpr NamedDoc kMathMore[] = {
+    {"floor", kFloor},
+    {"floor_", kFloorInplace},
+    {"ceil", kCeil},
+    {"ceil_", kCeilInplace},
+    {"trunc", kTrunc},
+    {"trunc_", kTruncInplace},
+    {"fix", kFix},
+    {"fix_", kFixInplace},
+    {"frac", kFrac},
+    {"frac_", kFracInplace},
+    {"sign", kSign},
+    {"sign_", kSignInplace},
+    {"sgn", kSgn},
+    {"sgn_", kSgnInplace},
+    {"square", kSquare},
+    {"square_", kSquareInplace},
+    {"reciprocal", kReciprocal},
+    {"reciprocal_", kReciprocalInplace},
+    {"log1p", kLog1p},
+    {"log1p_", kLog1pInplace},
+    {"expm1", kExpm1},
+    {"expm1_", kExpm1Inplace},
+    {"log2", kLog2},
+    {"log2_", kLog2Inplace},
+    {"log10", kLog10},
+    {"log10_", kLog10Inplace},
+    {"exp2", kExp2},
+    {"exp2_", kExp2Inplace},
+    {"erf", kErf},
+    {"erf_", kErfInplace},
+    {"erfc", kErfc},
+    {"erfc_", kErfcInplace},
+    {"erfinv", kErfinv},
+    {"erfinv_", kErfinvInplace},
+    {"lgamma", kLgamma},
+    {"lgamma_", kLgammaInplace},
+    {"digamma", kDigamma},
+    {"digamma_", kDigammaInplace},
+    {"sinh", kSinh},
+    {"sinh_", kSinhInplace},
+    {"cosh", kCosh},
+    {"cosh_", kCoshInplace},
+    {"asin", kAsin},
+    {"asin_", kAsinInplace},
+    {"arcsin", kArcsin},
+    {"arcsin_", kArcsinInplace},
+    {"acos", kAcos},
+    {"acos_", kAcosInplace},
+    {"arccos", kArccos},
+    {"arccos_", kArccosInplace},
+    {"atan", kAtan},
+    {"atan_", kAtanInplace},
+    {"arctan", kArctan},
+    {"arctan_", kArctanInplace},
+    {"asinh", kAsinh},
+    {"asinh_", kAsinhInplace},
+    {"arcsinh", kArcsinh},
+    {"arcsinh_", kArcsinhInplace},
+    {"acosh", kAcosh},
+    {"acosh_", kAcoshInplace},
+    {"arccosh", kArccosh},
+    {"arccosh_", kArccoshInplace},
+    {"atanh", kAtanh},
+    {"atanh_", kAtanhInplace},
+    {"arctanh", kArctanh},
+    {"arctanh_", kArctanhInplace},
+    {"round", kRound},
+    {"round_", kRoundInplace},
+    {"atan2", kAtan2},
+    {"atan2_", kAtan2Inplace},
+    {"arctan2", kArctan2},
+    {"arctan2_", kArctan2Inplace},
+    {"hypot", kHypot},
+    {"hypot_", kHypotInplace},
+    {"fmod", kFmod},
+    {"fmod_", kFmodInplace},
+    {"copysign", kCopysign},
+    {"copysign_", kCopysignInplace},
+    {"heaviside", kHeaviside},
+    {"heaviside_", kHeavisideInplace},
+    {"logical_and", kLogicalAnd},
+    {"logical_and_", kLogicalAndInplace},
+    {"logical_or", kLogicalOr},
+    {"logical_or_", kLogicalOrInplace},
+    {"logical_xor", kLogicalXor},
+    {"logical_xor_", kLogicalXorInplace},
+    {"bitwise_left_shift", kBitwiseLeftShift},
+    {"bitwise_left_shift_", kBitwiseLeftShiftInplace},
+    {"bitwise_right_shift", kBitwiseRightShift},
+    {"bitwise_right_shift_", kBitwiseRightShiftInplace},
+    {"isnan", kIsnan},
+    {"isinf", kIsinf},
+    {"isposinf", kIsposinf},
+    {"isneginf", kIsneginf},
+    {"isfinite", kIsfinite},
+};
+
+}  // namespace genesis::python::docs

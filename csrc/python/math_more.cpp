@@ -1,0 +1,174 @@
+// The elementwise ops of issue 15 (rounding, the special functions, inverse trig, atan2 and
+// friends, logical and shift ops, the float-class predicates): genesis.X with out=, Tensor.X
+// and the in-place Tensor.X_. The operators and the older ops are in math.cpp.
+#include "ops/elementwise.h"
+#include "ops/elementwise_extra.h"
+#include "python/bindings.h"
+#include "python/docs/math_more_docs.h"
+#include "python/operand.h"
+
+namespace genesis::python {
+
+namespace {
+
+using ops::BinaryOp;
+using ops::UnaryOp;
+
+struct UnarySpec {
+  const char* name;
+  const char* inplace;
+  UnaryOp op;
+};
+constexpr UnarySpec kUnary[] = {
+    {"floor", "floor_", UnaryOp::Floor},
+    {"ceil", "ceil_", UnaryOp::Ceil},
+    {"trunc", "trunc_", UnaryOp::Trunc},
+    {"fix", "fix_", UnaryOp::Trunc},
+    {"frac", "frac_", UnaryOp::Frac},
+    {"sign", "sign_", UnaryOp::Sign},
+    {"sgn", "sgn_", UnaryOp::Sign},
+    {"square", "square_", UnaryOp::Square},
+    {"reciprocal", "reciprocal_", UnaryOp::Reciprocal},
+    {"log1p", "log1p_", UnaryOp::Log1p},
+    {"expm1", "expm1_", UnaryOp::Expm1},
+    {"log2", "log2_", UnaryOp::Log2},
+    {"log10", "log10_", UnaryOp::Log10},
+    {"exp2", "exp2_", UnaryOp::Exp2},
+    {"erf", "erf_", UnaryOp::Erf},
+    {"erfc", "erfc_", UnaryOp::Erfc},
+    {"erfinv", "erfinv_", UnaryOp::Erfinv},
+    {"lgamma", "lgamma_", UnaryOp::Lgamma},
+    {"digamma", "digamma_", UnaryOp::Digamma},
+    {"sinh", "sinh_", UnaryOp::Sinh},
+    {"cosh", "cosh_", UnaryOp::Cosh},
+    {"asin", "asin_", UnaryOp::Asin},
+    {"arcsin", "arcsin_", UnaryOp::Asin},
+    {"acos", "acos_", UnaryOp::Acos},
+    {"arccos", "arccos_", UnaryOp::Acos},
+    {"atan", "atan_", UnaryOp::Atan},
+    {"arctan", "arctan_", UnaryOp::Atan},
+    {"asinh", "asinh_", UnaryOp::Asinh},
+    {"arcsinh", "arcsinh_", UnaryOp::Asinh},
+    {"acosh", "acosh_", UnaryOp::Acosh},
+    {"arccosh", "arccosh_", UnaryOp::Acosh},
+    {"atanh", "atanh_", UnaryOp::Atanh},
+    {"arctanh", "arctanh_", UnaryOp::Atanh},
+};
+
+struct BinarySpec {
+  const char* name;
+  const char* inplace;
+  const char* other;  // the second argument's name
+  BinaryOp op;
+};
+constexpr BinarySpec kBinary[] = {
+    {"atan2", "atan2_", "other", BinaryOp::Atan2},
+    {"arctan2", "arctan2_", "other", BinaryOp::Atan2},
+    {"hypot", "hypot_", "other", BinaryOp::Hypot},
+    {"fmod", "fmod_", "other", BinaryOp::Fmod},
+    {"copysign", "copysign_", "other", BinaryOp::Copysign},
+    {"heaviside", "heaviside_", "values", BinaryOp::Heaviside},
+    {"logical_and", "logical_and_", "other", BinaryOp::LogicalAnd},
+    {"logical_or", "logical_or_", "other", BinaryOp::LogicalOr},
+    {"logical_xor", "logical_xor_", "other", BinaryOp::LogicalXor},
+    {"bitwise_left_shift", "bitwise_left_shift_", "other", BinaryOp::ShiftLeft},
+    {"bitwise_right_shift", "bitwise_right_shift_", "other", BinaryOp::ShiftRight},
+};
+
+struct PredicateSpec {
+  const char* name;
+  Tensor (*fn)(const Tensor&);
+};
+constexpr PredicateSpec kPredicates[] = {
+    {"isnan", ops::isnan},       {"isinf", ops::isinf},       {"isposinf", ops::isposinf},
+    {"isneginf", ops::isneginf}, {"isfinite", ops::isfinite},
+};
+
+// Note [out= arguments]: the result, or out (the same Python object) after writing into it.
+py::object finish(Tensor result, py::handle out, const char* name) {
+  if (out.is_none()) return py::cast(std::move(result));
+  ops::write_out(out.cast<const Tensor&>(), result, name);
+  return py::reinterpret_borrow<py::object>(out);
+}
+
+const char* doc(const char* name) { return docs::find(docs::kMathMore, name); }
+
+}  // namespace
+
+void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
+  for (const UnarySpec& spec : kUnary) {
+    UnaryOp op = spec.op;
+    const char *name = spec.name, *stored = spec.inplace;
+    cls.def(name, [op, name](const Tensor& self) { return ops::unary(op, self, name); }, doc(name));
+    m.def(
+        name,
+        [op, name](const Tensor& input, py::handle out) {
+          return finish(ops::unary(op, input, name), out, name);
+        },
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), doc(name));
+    cls.def(
+        stored,
+        [op, stored](py::object self) {
+          ops::unary_(op, self.cast<const Tensor&>(), stored);
+          return self;
+        },
+        doc(stored));
+  }
+
+  cls.def(
+      "round",
+      [](const Tensor& self, int64_t decimals) { return ops::round(self, decimals, "round"); },
+      py::kw_only(), py::arg("decimals") = 0, doc("round"));
+  m.def(
+      "round",
+      [](const Tensor& input, int64_t decimals, py::handle out) {
+        return finish(ops::round(input, decimals, "round"), out, "round");
+      },
+      py::arg("input"), py::kw_only(), py::arg("decimals") = 0, py::arg("out") = py::none(),
+      doc("round"));
+  cls.def(
+      "round_",
+      [](py::object self, int64_t decimals) {
+        ops::round_(self.cast<const Tensor&>(), decimals, "round_");
+        return self;
+      },
+      py::kw_only(), py::arg("decimals") = 0, doc("round_"));
+
+  for (const BinarySpec& spec : kBinary) {
+    BinaryOp op = spec.op;
+    const char *name = spec.name, *stored = spec.inplace;
+    cls.def(
+        name,
+        [op, name](const Tensor& self, py::handle other) {
+          return ops::binary(op, self, operand(other, name), name);
+        },
+        py::arg(spec.other), doc(name));
+    m.def(
+        name,
+        [op, name](py::handle input, py::handle other, py::handle out) {
+          return finish(ops::binary(op, operand(input, name), operand(other, name), name), out,
+                        name);
+        },
+        py::arg("input"), py::arg(spec.other), py::kw_only(), py::arg("out") = py::none(),
+        doc(name));
+    cls.def(
+        stored,
+        [op, stored](py::object self, py::handle other) {
+          ops::binary_(op, self.cast<const Tensor&>(), operand(other, stored), stored);
+          return self;
+        },
+        py::arg(spec.other), doc(stored));
+  }
+
+  for (const PredicateSpec& spec : kPredicates) {
+    auto fn = spec.fn;
+    const char* name = spec.name;
+    cls.def(name, fn, doc(name));
+    m.def(
+        name,
+        [fn, name](const Tensor& input, py::handle out) { return finish(fn(input), out, name); },
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), doc(name));
+  }
+}
+
+}  // namespace genesis::python
