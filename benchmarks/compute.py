@@ -211,6 +211,39 @@ def sum_dim1(ctx: Context) -> Case:
     return _sum(ctx, 1)
 
 
+def _small(ctx: Context, name: str, dim: int | None) -> Case | None:
+    """A 64x64 float32 reduction on the CPU: work too small for a second thread
+    (Note [Serial small work] in csrc/cpu/parallel.h); the row shows host cost, not bandwidth.
+    Informational, no goal."""
+    if ctx.on_cuda:
+        return None
+    a = ctx.rng.random((64, 64), dtype=np.float32)
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    kw = {} if dim is None else {"dim": dim}
+    return Case(
+        name,
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: x.sum(**kw),
+            numpy=lambda: a.sum(axis=dim),
+            torch=lambda: t.sum(**kw),
+        ),
+        nbytes=a.nbytes,
+        reference=lambda: np.asarray(a.sum(axis=dim, dtype=np.float64), dtype=np.float32),
+        rtol=1e-5,
+    )
+
+
+@register(name="small sum(dim=0)")
+def small_sum_dim0(ctx: Context) -> Case | None:
+    return _small(ctx, "small sum(dim=0)", 0)
+
+
+@register(name="small sum(dim=1)")
+def small_sum_dim1(ctx: Context) -> Case | None:
+    return _small(ctx, "small sum(dim=1)", 1)
+
+
 @register(name="max(dim=1)")
 def max_dim1(ctx: Context) -> Case:
     """Values and indices, as torch returns them (NumPy: max and argmax, two passes). Normal

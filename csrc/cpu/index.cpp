@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <optional>
 
 #include "core/errors.h"
 #include "cpu/loop.h"
@@ -123,8 +124,12 @@ void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern) {
 }
 
 std::vector<Tensor> nonzero(const Tensor& mask) {
-  // Row-major walk over the mask's own strides: count, then write coordinates.
+  // Row-major walk over the mask's own strides: count, then write coordinates. The walk is
+  // serial, so it lets the caller's lock go itself when it is long (Note [Releasing the caller's
+  // lock] in core/caller_lock.h).
   const int64_t ndim = mask.ndim(), n = mask.numel();
+  std::optional<UnlockedRegion> unlocked;
+  if (n >= kDefaultGrain) unlocked.emplace();
   const char* base = static_cast<const char*>(mask.data());
   auto for_each = [&](auto&& visit) {
     std::vector<int64_t> idx(static_cast<size_t>(ndim), 0);

@@ -188,7 +188,10 @@ struct Reduction {
   void columns() const {
     const int64_t width = std::min(column_width(), s.inner);
     const int64_t blocks_per_outer = (s.inner + width - 1) / width;
-    parallel_for(s.outer * blocks_per_outer, 1, [&](int64_t b, int64_t e) {
+    // A block is width * reduce element operations (Note [Serial small work] in parallel.h).
+    const int64_t grain =
+        std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, width * s.reduce));
+    parallel_for(s.outer * blocks_per_outer, grain, [&](int64_t b, int64_t e) {
       // Not std::vector: vector<bool> (all/any) has no data().
       std::unique_ptr<Acc[]> acc(new Acc[width]);
       for (int64_t w = b; w < e; ++w) {

@@ -2,6 +2,9 @@
 // loop planner's geometry handed to the copy kernels.
 #include "cuda/copy.h"
 
+#include <optional>
+
+#include "core/caller_lock.h"
 #include "core/errors.h"
 #include "core/loop_plan.h"
 #include "cuda/check.h"
@@ -34,6 +37,10 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
   // bytes next. A copy from pageable host memory returns once the runtime has staged the
   // source, so the caller may reuse it at once; device-to-device copies stay queued.
   int index = dst_device.is_cuda() ? dst_device.index : src_device.index;
+  // A copy that touches the host waits (for staging or for the stream): other Python threads run
+  // meanwhile (Note [Releasing the caller's lock] in core/caller_lock.h).
+  std::optional<UnlockedRegion> unlocked;
+  if (dst_device.is_cpu() || src_device.is_cpu()) unlocked.emplace();
   DeviceGuard guard(index);
   auto stream = reinterpret_cast<cudaStream_t>(current_stream(index));
   GENESIS_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, stream));

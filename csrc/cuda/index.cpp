@@ -8,6 +8,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "core/caller_lock.h"
 #include "core/errors.h"
 #include "core/loop_plan.h"
 #include "cuda/check.h"
@@ -58,9 +59,12 @@ int64_t count_mask(const Tensor& mask, Tensor* block_offsets) {
   kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, stream);
   GENESIS_CUDA_CHECK(cudaGetLastError());
   int64_t count = 0;
-  GENESIS_CUDA_CHECK(cudaMemcpyAsync(&count, counts + blocks, sizeof(count), cudaMemcpyDeviceToHost,
-                                     static_cast<cudaStream_t>(stream)));
-  GENESIS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  {
+    UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
+    GENESIS_CUDA_CHECK(cudaMemcpyAsync(&count, counts + blocks, sizeof(count),
+                                       cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(stream)));
+    GENESIS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  }
   return count;
 }
 
@@ -87,8 +91,12 @@ void check_index_offsets(const Tensor& offsets) {
   kernels::IndexError* record = error_record(device);
   kernels::IndexError host{};
   auto stream = reinterpret_cast<cudaStream_t>(current_stream(device));
-  GENESIS_CUDA_CHECK(cudaMemcpyAsync(&host, record, sizeof(host), cudaMemcpyDeviceToHost, stream));
-  GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  {
+    UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
+    GENESIS_CUDA_CHECK(
+        cudaMemcpyAsync(&host, record, sizeof(host), cudaMemcpyDeviceToHost, stream));
+    GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
   check_waits.fetch_add(1, std::memory_order_relaxed);
   if (host.flag) {
     GENESIS_CUDA_CHECK(cudaMemsetAsync(record, 0, sizeof(host), stream));

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 
+#include "core/caller_lock.h"
 #include "core/device_backend.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
@@ -99,6 +100,7 @@ Device resolve(Device device) {
 
 void synchronize_device(int device_index) {
   DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
+  UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
   GENESIS_CUDA_CHECK(cudaDeviceSynchronize());
 }
 

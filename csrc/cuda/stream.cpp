@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 
+#include "core/caller_lock.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
 #include "cuda/runtime.h"
@@ -42,6 +43,7 @@ void destroy_stream(int device_index, StreamId stream) {
 
 void synchronize_stream(int device_index, StreamId stream) {
   DeviceGuard guard(device_index);
+  UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
   GENESIS_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
 }
 
@@ -84,7 +86,10 @@ bool query_event(EventId event) {
   return true;
 }
 
-void synchronize_event(EventId event) { GENESIS_CUDA_CHECK(cudaEventSynchronize(as_event(event))); }
+void synchronize_event(EventId event) {
+  UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
+  GENESIS_CUDA_CHECK(cudaEventSynchronize(as_event(event)));
+}
 
 float elapsed_ms(EventId start, EventId end) {
   float ms = 0;

@@ -74,6 +74,8 @@ void init_math(py::module_& m, py::class_<Tensor>& cls);
 void init_math_more(py::module_& m, py::class_<Tensor>& cls);
 void init_reduce(py::module_& m, py::class_<Tensor>& cls);
 void init_join(py::module_& m);
+// Lets the core release the GIL around long work (Note [Releasing the caller's lock]).
+void install_caller_lock();
 void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls);
 void init_shape_ops(py::module_& m, py::class_<Tensor>& cls);
 void init_random(py::module_& m);

@@ -25,6 +25,7 @@ PYBIND11_MODULE(_C, m) {
   // Core reaches the CUDA backend only through its registry (Note [Device backends]).
   genesis::cuda::register_backend();
   genesis::cpu::install_fork_handlers();  // Note [Fork safety] in cpu/parallel.h
+  gp::install_caller_lock();  // Note [Releasing the caller's lock] in core/caller_lock.h
   gp::init_errors(m);
   gp::init_dtype(m);
   gp::init_device(m);
