@@ -35,7 +35,9 @@ if [ -n "${SANITIZE:-}" ]; then
     grep -E "(ERROR|RACECHECK) SUMMARY" "$OUT/$log" | tail -1
     [ $rc -eq 0 ] || sanitize_rc=1
   }
-  cs memcheck memcheck.txt -k "${SANITIZE_K:-cuda}" tests
+  # The out-of-memory tests are left out: their failing cudaMalloc is intended, and memcheck
+  # counts it as an error (genesis checks every CUDA call itself).
+  cs memcheck memcheck.txt -k "${SANITIZE_K:-cuda and not out_of_memory}" tests
   cs racecheck racecheck.txt -k "cuda and (contiguous or transpose or permute or sum or mean or max or min or prod or softmax or mask or nonzero)" \
     tests/test_copy_layouts.py tests/test_reductions.py tests/test_indexing.py
   [ $sanitize_rc -eq 0 ] || exit 1
