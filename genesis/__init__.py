@@ -43,6 +43,7 @@ from . import (
     _C,  # noqa: E402
     cuda,  # noqa: E402
     linalg,  # noqa: E402
+    nn,  # noqa: E402
 )
 from ._C import (  # noqa: E402
     IndexKind,
@@ -55,7 +56,10 @@ from ._C import (  # noqa: E402
     acos,
     acosh,
     add,
+    addcdiv,
+    addcmul,
     all,
+    allclose,
     amax,
     amin,
     aminmax,
@@ -70,6 +74,8 @@ from ._C import (  # noqa: E402
     arctanh,
     argmax,
     argmin,
+    as_tensor,
+    asarray,
     asin,
     asinh,
     atan,
@@ -89,10 +95,13 @@ from ._C import (  # noqa: E402
     bool,
     broadcast_tensors,
     broadcast_to,
+    can_cast,
     cat,
     ceil,
     chunk,
     clamp,
+    clamp_max,
+    clamp_min,
     clip,
     column_stack,
     concat,
@@ -114,6 +123,7 @@ from ._C import (  # noqa: E402
     empty,
     empty_like,
     eq,
+    equal,
     erf,
     erfc,
     erfinv,
@@ -148,12 +158,16 @@ from ._C import (  # noqa: E402
     int16,
     int32,
     int64,
+    is_floating_point,
+    is_nonzero,
+    isclose,
     isfinite,
     isinf,
     isnan,
     isneginf,
     isposinf,
     le,
+    lerp,
     lgamma,
     linspace,
     log,
@@ -180,6 +194,7 @@ from ._C import (  # noqa: E402
     movedim,
     mul,
     multiply,
+    nan_to_num,
     nanmean,
     nansum,
     narrow,
@@ -187,6 +202,7 @@ from ._C import (  # noqa: E402
     neg,
     negative,
     norm,
+    numel,
     ones,
     ones_like,
     permute,
@@ -251,8 +267,16 @@ from ._C import (  # noqa: E402
     zeros,
     zeros_like,
 )
+from ._C._nn import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus
+from ._dtype_info import finfo, iinfo
 from ._memory_stats import memory_stats
-from ._tensor_str import get_printoptions, printoptions, set_printoptions, tensor_repr
+from ._tensor_str import (
+    get_printoptions,
+    printoptions,
+    set_printoptions,
+    tensor_repr,
+)
+from ._tensor_str import tensor_format as _tensor_format
 
 __version__ = _C.__version__
 
@@ -266,6 +290,7 @@ long = int64
 
 Tensor.__repr__ = tensor_repr  # type: ignore[method-assign]
 Tensor.__str__ = tensor_repr  # type: ignore[method-assign]
+Tensor.__format__ = _tensor_format  # type: ignore[method-assign]
 
 
 def is_tensor(obj):
@@ -395,6 +420,31 @@ __all__ = [
     "tensor",
     "zeros",
     "zeros_like",
+    "as_tensor",
+    "asarray",
+    "can_cast",
+    "is_floating_point",
+    "is_nonzero",
+    "numel",
+    "finfo",
+    "iinfo",
+    # activations and elementwise composites
+    "addcdiv",
+    "addcmul",
+    "allclose",
+    "clamp_max",
+    "clamp_min",
+    "elu",
+    "equal",
+    "gelu",
+    "hardtanh",
+    "isclose",
+    "leaky_relu",
+    "lerp",
+    "mish",
+    "nan_to_num",
+    "silu",
+    "softplus",
     # elementwise math
     "abs",
     "floor",
@@ -575,4 +625,5 @@ __all__ = [
     # submodules
     "cuda",
     "linalg",
+    "nn",
 ]

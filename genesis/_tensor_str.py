@@ -286,3 +286,29 @@ def tensor_repr(t):
     if t.dtype.name not in implied:
         suffixes.append(f"dtype=genesis.{t.dtype.name}")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def tensor_format(t, spec):
+    """``format(t, spec)`` and f-strings: a 0-d tensor formats its value (``f"{t:.3f}"``), as
+    in PyTorch; any tensor formats as ``str(t)`` with an empty spec; other specs on tensors with
+    dims raise TypeError.
+
+    Args:
+        t (Tensor): the tensor.
+        spec (str): the format spec.
+
+    Returns:
+        str: the formatted text.
+
+    Example::
+
+        >>> f"{genesis.tensor(2.0 / 3):.3f}", format(genesis.tensor([1, 2]))
+        ('0.667', 'tensor([1, 2])')
+    """
+    if t.dim() == 0:
+        return format(t.item(), spec)
+    if not spec:
+        return tensor_repr(t)
+    raise TypeError(
+        f"[format] format spec {spec!r} needs a 0-d tensor; this one has shape {t.shape}"
+    )

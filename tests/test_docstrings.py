@@ -19,7 +19,7 @@ import pytest
 
 import genesis
 
-MODULES = [genesis, genesis.cuda, genesis.linalg]
+MODULES = [genesis, genesis.cuda, genesis.linalg, genesis.nn.functional]
 
 
 def _exported(module):
@@ -255,7 +255,7 @@ def test_all_lists_the_public_names():
     # The dtypes named like Python's types stay out of `from genesis import *`, which would
     # otherwise replace bool, int and float (genesis.bool ... remain attributes).
     builtin_types = {"bool", "int", "float"}
-    assert set(genesis.__all__) == exported | (dtypes - builtin_types) | {"cuda", "linalg"}
+    assert set(genesis.__all__) == exported | (dtypes - builtin_types) | {"cuda", "linalg", "nn"}
     assert len(genesis.__all__) == len(set(genesis.__all__))
 
 

@@ -965,6 +965,22 @@ def test_clamp_scalars(device, dt):
     assert_close(z, finish(np.maximum(wide, lo), dt), dt)
 
 
+def test_clamp_bounds_that_do_not_fit_raise(device):
+    # A number bound is not wrapped into the tensor's dtype (int8 1000 would clamp to -24).
+    x = make(np.array([-100, 5, 100], dtype=np.int8), genesis.int8, device)
+    for call in (
+        lambda: x.clamp(-1000, 1000),
+        lambda: x.clamp(max=1000),
+        lambda: x.clone().clamp_(min=-1000),
+        lambda: make(np.ones(2, np.float16), F16, device).clamp(-1e6, 1e6),
+    ):
+        with pytest.raises(RuntimeError) as e:
+            call()
+        check_message(e)
+    assert x.clamp(-1000.5, 1000.5).dtype is F32  # a float bound promotes: nothing to fit
+    assert x.clamp(-127, 127).tolist() == [-100, 5, 100]
+
+
 def test_clamp_tensor_bounds(device):
     a = random_array((4, 5), F32, seed=26)
     lo = random_array((1, 5), F32, seed=27) - np.float32(50)

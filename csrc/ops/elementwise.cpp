@@ -335,9 +335,25 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b) {
   return out;
 }
 
+namespace {
+
+// A number bound that keeps the tensor's dtype must fit in it (PyTorch raises; a wrapped bound
+// would clamp to the wrong value): int8 clamp(x, -1000, 1000) is an error, clamp(x, 0.5) is not
+// (its result is float32).
+void check_bound(const Tensor& t, const std::optional<Operand>& bound, const char* name) {
+  if (!bound || !bound->is_scalar()) return;
+  Operand self(t);
+  const Operand* both[2] = {&self, &*bound};
+  if (result_type(both, 2) == t.dtype()) bound->scalar.check_fits(t.dtype(), name);
+}
+
+}  // namespace
+
 Tensor clamp(const Tensor& t, const std::optional<Operand>& min,
              const std::optional<Operand>& max) {
   GENESIS_CHECK(min || max, "clamp", "at least one of 'min' or 'max' must not be None");
+  check_bound(t, min, "clamp");
+  check_bound(t, max, "clamp");
   Tensor out = t;
   if (min) out = binary(BinaryOp::Maximum, out, *min, "clamp");
   if (max) out = binary(BinaryOp::Minimum, out, *max, "clamp");
@@ -348,6 +364,8 @@ void clamp_(const Tensor& t, const std::optional<Operand>& min, const std::optio
             const char* name) {
   check_writable(t, name);  // Note [Read-only storages]
   GENESIS_CHECK(min || max, name, "at least one of 'min' or 'max' must not be None");
+  check_bound(t, min, name);
+  check_bound(t, max, name);
   if (min) binary_(BinaryOp::Maximum, t, *min, name);
   if (max) binary_(BinaryOp::Minimum, t, *max, name);
 }

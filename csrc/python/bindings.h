@@ -74,6 +74,8 @@ void init_math(py::module_& m, py::class_<Tensor>& cls);
 void init_math_more(py::module_& m, py::class_<Tensor>& cls);
 void init_reduce(py::module_& m, py::class_<Tensor>& cls);
 void init_join(py::module_& m);
+void init_creation_more(py::module_& m, py::class_<Tensor>& cls);
+void init_activation(py::module_& m, py::class_<Tensor>& cls);
 // Lets the core release the GIL around long work (Note [Releasing the caller's lock]).
 void install_caller_lock();
 void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls);

@@ -84,13 +84,6 @@ constexpr PredicateSpec kPredicates[] = {
     {"isneginf", ops::isneginf}, {"isfinite", ops::isfinite},
 };
 
-// Note [out= arguments]: the result, or out (the same Python object) after writing into it.
-py::object finish(Tensor result, py::handle out, const char* name) {
-  if (out.is_none()) return py::cast(std::move(result));
-  ops::write_out(out.cast<const Tensor&>(), result, name);
-  return py::reinterpret_borrow<py::object>(out);
-}
-
 const char* doc(const char* name) { return docs::find(docs::kMathMore, name); }
 
 }  // namespace
@@ -103,7 +96,7 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
     m.def(
         name,
         [op, name](const Tensor& input, py::handle out) {
-          return finish(ops::unary(op, input, name), out, name);
+          return finish_out(ops::unary(op, input, name), out, name);
         },
         py::arg("input"), py::kw_only(), py::arg("out") = py::none(), doc(name));
     cls.def(
@@ -122,7 +115,7 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
   m.def(
       "round",
       [](const Tensor& input, int64_t decimals, py::handle out) {
-        return finish(ops::round(input, decimals, "round"), out, "round");
+        return finish_out(ops::round(input, decimals, "round"), out, "round");
       },
       py::arg("input"), py::kw_only(), py::arg("decimals") = 0, py::arg("out") = py::none(),
       doc("round"));
@@ -146,8 +139,8 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
     m.def(
         name,
         [op, name](py::handle input, py::handle other, py::handle out) {
-          return finish(ops::binary(op, operand(input, name), operand(other, name), name), out,
-                        name);
+          return finish_out(ops::binary(op, operand(input, name), operand(other, name), name), out,
+                            name);
         },
         py::arg("input"), py::arg(spec.other), py::kw_only(), py::arg("out") = py::none(),
         doc(name));
@@ -166,7 +159,9 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
     cls.def(name, fn, doc(name));
     m.def(
         name,
-        [fn, name](const Tensor& input, py::handle out) { return finish(fn(input), out, name); },
+        [fn, name](const Tensor& input, py::handle out) {
+          return finish_out(fn(input), out, name);
+        },
         py::arg("input"), py::kw_only(), py::arg("out") = py::none(), doc(name));
   }
 }

@@ -45,6 +45,8 @@ PYBIND11_MODULE(_C, m) {
   gp::install_operator_slots(tensor);  // after every __op__ method is defined
   gp::install_index_slot(tensor);      // after __getitem__
   gp::init_join(m);
+  gp::init_creation_more(m, tensor);
+  gp::init_activation(m, tensor);
   gp::init_reduce_composite(m, tensor);
   gp::init_shape_ops(m, tensor);
   gp::init_random(m);

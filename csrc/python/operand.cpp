@@ -1,9 +1,16 @@
 #include "python/operand.h"
 
 #include "core/errors.h"
+#include "ops/elementwise_extra.h"
 #include "python/tensor_object.h"
 
 namespace genesis::python {
+
+py::object finish_out(Tensor result, py::handle out, const char* name) {
+  if (out.is_none()) return py::cast(std::move(result));
+  ops::write_out(out.cast<const Tensor&>(), result, name);
+  return py::reinterpret_borrow<py::object>(out);
+}
 
 std::optional<ops::Operand> try_operand(py::handle obj, const char* op) {
   PyObject* p = obj.ptr();

@@ -16,6 +16,10 @@ ops::Operand operand(py::handle obj, const char* op);
 // None stays nothing.
 std::optional<ops::Operand> optional_operand(py::handle obj, const char* op);
 
+// Note [out= arguments] (ops/elementwise_extra.h): the result, or out (the same Python object)
+// after writing the result into it.
+py::object finish_out(Tensor result, py::handle out, const char* name);
+
 // Makes `a + b`, `a += b`, `a < b`, `-a` ... on genesis.Tensor call the ops directly through
 // CPython's number and comparison slots (called after the pybind11 methods are defined).
 void install_operator_slots(py::handle tensor_class);

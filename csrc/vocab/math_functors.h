@@ -535,6 +535,22 @@ GENESIS_FLOAT_UNARY_(Asinh, m_asinh(x))
 GENESIS_FLOAT_UNARY_(Acosh, m_acosh(x))
 GENESIS_FLOAT_UNARY_(Atanh, m_atanh(x))
 GENESIS_FLOAT_UNARY_(Frac, x - m_trunc(x))
+
+// Note [Activations]
+// The activations of torch.nn.functional with their default parameters are functors, so they
+// run as one pass (and as one kernel on CUDA); other parameters compose them from the
+// elementwise ops (ops/activation.cpp). The formulas are PyTorch's: silu x / (1 + e^-x); gelu
+// x/2 (1 + erf(x / sqrt 2)), its tanh form x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)));
+// softplus log1p(e^x), x itself above the threshold 20; mish x tanh(softplus(x)); elu x above
+// 0 and e^x - 1 below.
+GENESIS_FLOAT_UNARY_(Silu, x / (T(1) + m_exp(-x)))
+GENESIS_FLOAT_UNARY_(Gelu, T(0.5) * x * (T(1) + m_erf(x * T(0.70710678118654752440))))
+GENESIS_FLOAT_UNARY_(GeluTanh,
+                     T(0.5) * x *
+                         (T(1) + m_tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x))))
+GENESIS_FLOAT_UNARY_(Softplus, x > T(20) ? x : m_log1p(m_exp(x)))
+GENESIS_FLOAT_UNARY_(Mish, m_tanh(x > T(20) ? x : m_log1p(m_exp(x))) * x)
+GENESIS_FLOAT_UNARY_(Elu, x > T(0) ? x : m_expm1(x))
 #undef GENESIS_FLOAT_UNARY_
 
 }  // namespace genesis::ops::math

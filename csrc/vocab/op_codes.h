@@ -75,7 +75,13 @@ enum class UnaryOp : int {
   Asinh,
   Acosh,
   Atanh,
-  Frac,  // from here on: floating dtypes only, and integers are refused (PyTorch has no kernel)
+  Frac,      // from here on: floating dtypes only, and integers are refused (PyTorch has no kernel)
+  Silu,      // the activations with their default parameters (Note [Activations]):
+  Gelu,      // gelu(approximate='none')
+  GeluTanh,  // gelu(approximate='tanh')
+  Mish,
+  Softplus,  // softplus(beta=1, threshold=20)
+  Elu,       // elu(alpha=1)
 };
 
 // Ops with a bool result (the comparisons and the logical ops).

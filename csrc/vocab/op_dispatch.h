@@ -153,6 +153,18 @@ decltype(auto) visit_unary(UnaryOp op, F&& f) {
       return f(math::Atanh{});
     case UnaryOp::Frac:
       return f(math::Frac{});
+    case UnaryOp::Silu:
+      return f(math::Silu{});
+    case UnaryOp::Gelu:
+      return f(math::Gelu{});
+    case UnaryOp::GeluTanh:
+      return f(math::GeluTanh{});
+    case UnaryOp::Mish:
+      return f(math::Mish{});
+    case UnaryOp::Softplus:
+      return f(math::Softplus{});
+    case UnaryOp::Elu:
+      return f(math::Elu{});
   }
   return f(math::Neg{});
 }
