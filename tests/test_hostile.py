@@ -682,7 +682,49 @@ READ_ONLY_WRITES = [
     ("fill_", lambda t: t.unsqueeze(0).expand(3, 4).fill_(0.0)),
     ("copy_", lambda t: t.contiguous().copy_(genesis.zeros(4))),  # contiguous: t itself
     ("fill_", lambda t: t.to(genesis.float32).fill_(0.0)),  # no change: t itself
+    # issue 15's writers
+    ("masked_fill_", lambda t: t.masked_fill_(t > 2, 0.0)),
+    ("masked_fill_", lambda t: t.masked_fill_(t > 2, genesis.tensor(0.0))),
+    ("masked_scatter_", lambda t: t.masked_scatter_(t > 2, genesis.zeros(4))),
+    ("index_fill_", lambda t: t.index_fill_(0, genesis.tensor([1]), 9.0)),
+    ("index_copy_", lambda t: t.index_copy_(0, genesis.tensor([1]), genesis.zeros(1))),
+    ("scatter_", lambda t: t.scatter_(0, genesis.tensor([1]), 9.0)),
+    ("scatter_", lambda t: t.scatter_(0, genesis.tensor([1]), genesis.zeros(1))),
+    ("lerp_", lambda t: t.lerp_(genesis.zeros(4), 0.5)),
+    ("addcmul_", lambda t: t.addcmul_(genesis.ones(4), genesis.ones(4))),
+    ("addcdiv_", lambda t: t.addcdiv_(genesis.ones(4), genesis.ones(4))),
+    ("clamp_min_", lambda t: t.clamp_min_(2.5)),
+    ("clamp_max_", lambda t: t.clamp_max_(2.5)),
+    ("nan_to_num_", lambda t: t.nan_to_num_()),
+    ("silu", lambda t: genesis.nn.functional.silu(t, inplace=True)),
+    ("relu", lambda t: genesis.nn.functional.relu(t, inplace=True)),
+    ("elu_", lambda t: genesis.nn.functional.elu_(t)),
+    ("leaky_relu_", lambda t: genesis.nn.functional.leaky_relu_(t)),
+    ("hardtanh_", lambda t: genesis.nn.functional.hardtanh_(t)),
 ]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize(
+    "op, call",
+    [
+        ("index_select", lambda x, i: genesis.index_select(x, 0, i)),
+        ("gather", lambda x, i: genesis.gather(x, 0, i)),
+        ("take", lambda x, i: genesis.take(x, i)),
+        ("take_along_dim", lambda x, i: genesis.take_along_dim(x, i, 0)),
+        ("index_fill_", lambda x, i: x.index_fill_(0, i, 1.0)),
+        ("index_copy_", lambda x, i: x.index_copy_(0, i, genesis.ones(1, device=x.device))),
+        ("scatter_", lambda x, i: x.scatter_(0, i, 1.0)),
+    ],
+)
+@pytest.mark.parametrize("bad", [4, -5, 2**31, 2**32, 2**62, -(2**63), 2**63 - 1])
+def test_index_family_refuses_out_of_range_indices(device, op, call, bad):
+    x = genesis.zeros(4, device=device)
+    with pytest.raises(IndexError, match=rf"^\[{re.escape(op)}\] index"):
+        call(x, genesis.tensor([bad], device=device))
+        genesis.cuda.synchronize() if device == "cuda" else None
+    assert x.tolist() == [0.0] * 4  # nothing written
+    assert (x + 1).tolist() == [1.0] * 4  # the device is still usable
 
 
 @pytest.mark.parametrize("op, write", READ_ONLY_WRITES)

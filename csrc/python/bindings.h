@@ -76,6 +76,9 @@ void init_reduce(py::module_& m, py::class_<Tensor>& cls);
 void init_join(py::module_& m);
 void init_creation_more(py::module_& m, py::class_<Tensor>& cls);
 void init_activation(py::module_& m, py::class_<Tensor>& cls);
+void init_index_ops(py::module_& m, py::class_<Tensor>& cls);
+// genesis.where(condition): the tuple of nonzero(condition)'s coordinates (index_ops.cpp).
+py::object where_one(const Tensor& condition);
 // Lets the core release the GIL around long work (Note [Releasing the caller's lock]).
 void install_caller_lock();
 void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls);

@@ -300,10 +300,14 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
 
   m.def(
       "where",
-      [](const Tensor& cond, py::handle input, py::handle other) {
-        return ops::where(cond, operand(input, "where"), operand(other, "where"));
+      [](const Tensor& cond, py::handle input, py::handle other) -> py::object {
+        if (input.is_none() && other.is_none()) return where_one(cond);  // nonzero(as_tuple)
+        GENESIS_CHECK_TYPE(!input.is_none() && !other.is_none(), "where",
+                           "takes a condition alone or a condition, input and other");
+        return py::cast(ops::where(cond, operand(input, "where"), operand(other, "where")));
       },
-      py::arg("condition"), py::arg("input"), py::arg("other"), docs::kWhere);
+      py::arg("condition"), py::arg("input") = py::none(), py::arg("other") = py::none(),
+      docs::kWhere);
   cls.def(
       "where",
       [](const Tensor& self, const Tensor& cond, py::handle other) {

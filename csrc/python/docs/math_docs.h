@@ -1101,14 +1101,17 @@ inline constexpr const char* kWhere =
 ``condition``, ``input`` and ``other`` broadcast together; ``input`` and ``other`` may be
 numbers, and the result has their promoted dtype (as in ``genesis.add``). The condition must
 be a bool tensor: other dtypes are a TypeError (PyTorch accepts uint8, NumPy anything).
+``genesis.where(condition)`` alone is ``genesis.nonzero(condition, as_tuple=True)``.
 
 Args:
     condition (Tensor): a bool tensor.
-    input (Tensor or Number): the values where ``condition`` is True.
-    other (Tensor or Number): the values where ``condition`` is False.
+    input (Tensor or Number, optional): the values where ``condition`` is True. Default: None
+        (with ``other`` None too: the one-argument form).
+    other (Tensor or Number, optional): the values where ``condition`` is False. Default: None.
 
 Returns:
-    Tensor: a new tensor with the broadcast shape.
+    Tensor: a new tensor with the broadcast shape (a tuple of index tensors for the one-argument
+    form).
 
 Example::
 
@@ -1117,6 +1120,8 @@ Example::
     tensor([0, 2, 3])
     >>> genesis.where(x > 1, 0.5, x)
     tensor([1.0000, 0.5000, 0.5000])
+    >>> genesis.where(x > 1)
+    (tensor([1, 2]),)
 )doc";
 
 inline constexpr const char* kWhereMethod =

@@ -1,0 +1,212 @@
+// PyTorch's index-family functions as index plans (ops/index_ops.h, Note [Index-family ops]):
+// genesis.X with out= where PyTorch has it, Tensor.X, and the in-place Tensor.X_.
+#include <optional>
+#include <vector>
+
+#include "core/errors.h"
+#include "ops/convert.h"
+#include "ops/index_ops.h"
+#include "ops/join.h"
+#include "ops/views.h"
+#include "python/bindings.h"
+#include "python/docs/index_ops_docs.h"
+#include "python/operand.h"
+
+namespace genesis::python {
+
+namespace {
+
+const char* doc(const char* name) { return docs::find(docs::kIndexOps, name); }
+
+// The copy the out-of-place masked ops write into: input broadcast with the mask, as PyTorch
+// (masked_fill(zeros(3, 1), mask of (3, 4), v) has shape (3, 4)).
+Tensor broadcast_copy(const Tensor& input, const Tensor& mask, const char* op) {
+  Shape shape = broadcast_shapes(input.sizes(), mask.sizes(), op);
+  return ops::clone(shape == input.sizes() ? input : ops::expand(input, shape));
+}
+
+// A value argument: a Python number or a 0-d tensor.
+void masked_fill_any(const Tensor& self, const Tensor& mask, py::handle value, const char* op) {
+  if (py::isinstance<Tensor>(value))
+    ops::masked_fill_(self, mask, value.cast<const Tensor&>());
+  else
+    ops::masked_fill_(self, mask, to_scalar(value, op));
+}
+
+Scalar value_scalar(py::handle value, const char* op) {
+  if (py::isinstance<Tensor>(value)) return ops::scalar_of(value.cast<const Tensor&>(), op);
+  return to_scalar(value, op);
+}
+
+// scatter's fourth argument: a source tensor or a value.
+void scatter_any(const Tensor& self, int64_t dim, const Tensor& index, py::handle src,
+                 py::handle reduce, const char* op) {
+  GENESIS_CHECK_KIND_(ErrorKind::NotImplemented, reduce.is_none(), op,
+                      "reduce= is not implemented yet");
+  if (py::isinstance<Tensor>(src))
+    ops::scatter_(self, dim, index, src.cast<const Tensor&>());
+  else
+    ops::scatter_value_(self, dim, index, to_scalar(src, op));
+}
+
+py::object nonzero(const Tensor& input, bool as_tuple) {
+  std::vector<Tensor> coords = ops::nonzero(input);
+  if (as_tuple) {
+    py::tuple out(coords.size());
+    for (size_t i = 0; i < coords.size(); ++i) out[i] = py::cast(coords[i]);
+    return std::move(out);
+  }
+  if (input.ndim() == 0)  // PyTorch: shape (count, 0)
+    return py::cast(Tensor::empty({coords[0].numel(), 0}, ScalarType::Int64, input.device()));
+  return py::cast(ops::stack(coords, 1));
+}
+
+}  // namespace
+
+void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
+  // Readers: genesis.X(input, ..., out=None) and Tensor.X(...).
+  m.def(
+      "index_select",
+      [](const Tensor& input, int64_t dim, const Tensor& index, py::handle out) {
+        return finish_out(ops::index_select(input, dim, index), out, "index_select");
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
+      py::arg("out") = py::none(), doc("index_select"));
+  cls.def("index_select", &ops::index_select, py::arg("dim"), py::arg("index"),
+          doc("index_select"));
+  m.def(
+      "gather",
+      [](const Tensor& input, int64_t dim, const Tensor& index, bool, py::handle out) {
+        return finish_out(ops::gather(input, dim, index), out, "gather");
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
+      py::arg("sparse_grad") = false, py::arg("out") = py::none(), doc("gather"));
+  cls.def(
+      "gather",
+      [](const Tensor& self, int64_t dim, const Tensor& index, bool) {
+        return ops::gather(self, dim, index);
+      },
+      py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false,
+      doc("gather"));
+  m.def(
+      "take_along_dim",
+      [](const Tensor& input, const Tensor& indices, std::optional<int64_t> dim, py::handle out) {
+        return finish_out(ops::take_along_dim(input, indices, dim), out, "take_along_dim");
+      },
+      py::arg("input"), py::arg("indices"), py::arg("dim") = py::none(), py::kw_only(),
+      py::arg("out") = py::none(), doc("take_along_dim"));
+  cls.def("take_along_dim", &ops::take_along_dim, py::arg("indices"), py::arg("dim") = py::none(),
+          doc("take_along_dim"));
+  m.def("take", &ops::take, py::arg("input"), py::arg("index"), doc("take"));
+  cls.def("take", &ops::take, py::arg("index"), doc("take"));
+  m.def(
+      "masked_select",
+      [](const Tensor& input, const Tensor& mask, py::handle out) {
+        return finish_out(ops::masked_select(input, mask), out, "masked_select");
+      },
+      py::arg("input"), py::arg("mask"), py::kw_only(), py::arg("out") = py::none(),
+      doc("masked_select"));
+  cls.def("masked_select", &ops::masked_select, py::arg("mask"), doc("masked_select"));
+
+  // Writers: Tensor.X_ in place, Tensor.X and genesis.X on a copy.
+  auto masked_fill = [](const Tensor& input, const Tensor& mask, py::handle value) {
+    Tensor r = broadcast_copy(input, mask, "masked_fill");
+    masked_fill_any(r, mask, value, "masked_fill");
+    return r;
+  };
+  m.def("masked_fill", masked_fill, py::arg("input"), py::arg("mask"), py::arg("value"),
+        doc("masked_fill"));
+  cls.def("masked_fill", masked_fill, py::arg("mask"), py::arg("value"), doc("masked_fill"));
+  cls.def(
+      "masked_fill_",
+      [](py::object self, const Tensor& mask, py::handle value) {
+        masked_fill_any(self.cast<const Tensor&>(), mask, value, "masked_fill_");
+        return self;
+      },
+      py::arg("mask"), py::arg("value"), doc("masked_fill_"));
+
+  auto masked_scatter = [](const Tensor& input, const Tensor& mask, const Tensor& source) {
+    Tensor r = broadcast_copy(input, mask, "masked_scatter");
+    ops::masked_scatter_(r, mask, source);
+    return r;
+  };
+  m.def("masked_scatter", masked_scatter, py::arg("input"), py::arg("mask"), py::arg("source"),
+        doc("masked_scatter"));
+  cls.def("masked_scatter", masked_scatter, py::arg("mask"), py::arg("source"),
+          doc("masked_scatter"));
+  cls.def(
+      "masked_scatter_",
+      [](py::object self, const Tensor& mask, const Tensor& source) {
+        ops::masked_scatter_(self.cast<const Tensor&>(), mask, source);
+        return self;
+      },
+      py::arg("mask"), py::arg("source"), doc("masked_scatter_"));
+
+  auto index_fill = [](const Tensor& input, int64_t dim, const Tensor& index, py::handle value) {
+    Tensor r = ops::clone(input);
+    ops::index_fill_(r, dim, index, value_scalar(value, "index_fill"));
+    return r;
+  };
+  m.def("index_fill", index_fill, py::arg("input"), py::arg("dim"), py::arg("index"),
+        py::arg("value"), doc("index_fill"));
+  cls.def("index_fill", index_fill, py::arg("dim"), py::arg("index"), py::arg("value"),
+          doc("index_fill"));
+  cls.def(
+      "index_fill_",
+      [](py::object self, int64_t dim, const Tensor& index, py::handle value) {
+        ops::index_fill_(self.cast<const Tensor&>(), dim, index,
+                         value_scalar(value, "index_fill_"));
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("value"), doc("index_fill_"));
+
+  auto index_copy = [](const Tensor& input, int64_t dim, const Tensor& index,
+                       const Tensor& source) {
+    Tensor r = ops::clone(input);
+    ops::index_copy_(r, dim, index, source);
+    return r;
+  };
+  m.def("index_copy", index_copy, py::arg("input"), py::arg("dim"), py::arg("index"),
+        py::arg("source"), doc("index_copy"));
+  cls.def("index_copy", index_copy, py::arg("dim"), py::arg("index"), py::arg("source"),
+          doc("index_copy"));
+  cls.def(
+      "index_copy_",
+      [](py::object self, int64_t dim, const Tensor& index, const Tensor& source) {
+        ops::index_copy_(self.cast<const Tensor&>(), dim, index, source);
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"), doc("index_copy_"));
+
+  auto scatter = [](const Tensor& input, int64_t dim, const Tensor& index, py::handle src,
+                    py::handle reduce) {
+    Tensor r = ops::clone(input);
+    scatter_any(r, dim, index, src, reduce, "scatter");
+    return r;
+  };
+  m.def("scatter", scatter, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"),
+        py::kw_only(), py::arg("reduce") = py::none(), doc("scatter"));
+  cls.def("scatter", scatter, py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
+          py::arg("reduce") = py::none(), doc("scatter"));
+  cls.def(
+      "scatter_",
+      [](py::object self, int64_t dim, const Tensor& index, py::handle src, py::handle reduce) {
+        scatter_any(self.cast<const Tensor&>(), dim, index, src, reduce, "scatter_");
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
+      py::arg("reduce") = py::none(), doc("scatter_"));
+
+  // nonzero / argwhere
+  m.def("nonzero", &nonzero, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false,
+        doc("nonzero"));
+  cls.def("nonzero", &nonzero, py::kw_only(), py::arg("as_tuple") = false, doc("nonzero"));
+  auto argwhere = [](const Tensor& input) { return nonzero(input, false); };
+  m.def("argwhere", argwhere, py::arg("input"), doc("argwhere"));
+  cls.def("argwhere", argwhere, doc("argwhere"));
+}
+
+// genesis.where(condition) with one argument: nonzero(condition, as_tuple=True).
+py::object where_one(const Tensor& condition) { return nonzero(condition, true); }
+
+}  // namespace genesis::python
