@@ -850,3 +850,26 @@ def test_writable_arrays_still_share_and_propagate_writes():
     assert g.is_writable and g.data_ptr() == a.ctypes.data
     g.zero_()
     assert a.tolist() == [0.0] * 4
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_indexing_a_dim_of_size_zero_raises_before_any_kernel(device):
+    # Every index into a dim of size 0 is out of range; on CUDA the gather kernels used to read
+    # outside the (empty) source (an illegal memory access that broke the context).
+    e = genesis.zeros(0, 3, device=device)
+    i = genesis.tensor([0], device=device)
+    for call in (
+        lambda: e[i],  # the first-dim fast path
+        lambda: e[i, 1:],
+        lambda: e[:, :2][i],
+        lambda: genesis.zeros(2, 0, device=device)[:, genesis.tensor([1], device=device)],
+        lambda: genesis.index_select(e, 0, i),
+        lambda: genesis.take(e, i),
+        lambda: e.__setitem__(i, 1.0),
+        lambda: e.__setitem__(i, genesis.ones(1, 3, device=device)),
+    ):
+        with pytest.raises(
+            IndexError, match=r"index (0|1) is out of bounds for dimension \d with size 0"
+        ):
+            call()
+    assert (genesis.ones(2, device=device) + 1).tolist() == [2.0, 2.0]  # the device still works

@@ -27,6 +27,18 @@ struct ResolvedIndices {
   bool iterated = false;        // whether the index tensors alone broadcast to any element
 };
 
+// Note [Indexing a dim of size 0]
+// Every index into a dim of size 0 is out of range, and a kernel cannot even clamp it to a
+// valid element (there is none): the device kernels would read outside the source. So the host
+// raises before any kernel runs, naming the first index value (read from the device once: this
+// is the error path).
+[[noreturn]] void fail_on_empty_dim(const Tensor& index, int64_t dim) {
+  Tensor first = narrow(reshape(index, {-1}), 0, 0, 1);
+  int64_t v = *copy_to(first, ScalarType::Int64, kCPU).data_as<int64_t>();
+  GENESIS_FAIL(ErrorKind::Index, "index", "index ", v, " is out of bounds for dimension ", dim,
+               " with size 0");
+}
+
 ResolvedIndices resolve(const IndexPlan& p) {
   ResolvedIndices r;
   std::vector<Shape> shapes;
@@ -80,6 +92,9 @@ ResolvedIndices resolve(const IndexPlan& p) {
   for (const Tensor& t : r.indices)
     tensors_only = broadcast_shapes(tensors_only, t.sizes(), "index");
   r.iterated = !r.indices.empty() && numel_of(tensors_only) > 0;
+  if (numel_of(r.shape) > 0)  // Note [Indexing a dim of size 0]
+    for (size_t k = 0; k < r.indices.size(); ++k)
+      if (p.view.sizes()[r.dims[k]] == 0) fail_on_empty_dim(r.indices[k], r.dims[k]);
   return r;
 }
 
@@ -200,6 +215,7 @@ void gather_one_index(const Tensor& out, const Tensor& src, const Tensor& index_
 // FIRST_DIM: x[index] gathered along dim 0 without a plan object; the result is
 // index.shape + x.shape[1:], as the OFFSETS path would make it.
 Tensor gather_first_dim(const Tensor& x, const Tensor& index) {
+  if (x.sizes()[0] == 0 && index.numel() > 0) fail_on_empty_dim(index, 0);
   Shape sizes = index.sizes(), src_strides(index.ndim(), 0), index_strides = index.strides();
   for (int64_t d = 1; d < x.ndim(); ++d) {
     sizes.push_back(x.sizes()[d]);
