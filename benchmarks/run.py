@@ -21,7 +21,16 @@ if not __package__:  # run as a script: make the ``benchmarks`` package importab
 import numpy as np  # noqa: E402
 
 import genesis  # noqa: E402
-from benchmarks import casts, compute, copies, creation, dlpack, indexing, memory  # noqa: E402
+from benchmarks import (  # noqa: E402
+    casts,
+    compute,
+    copies,
+    creation,
+    dlpack,
+    indexing,
+    memory,
+    sorting,
+)
 from benchmarks.common import Case, Context, as_numpy  # noqa: E402
 from benchmarks.report import Result, render  # noqa: E402
 from benchmarks.timing import FULL, QUICK, Budget, Timing, measure, measure_reported  # noqa: E402
@@ -37,6 +46,7 @@ AREAS = (
     ("indexing", indexing),
     ("dlpack", dlpack),
     ("compute", compute),
+    ("sorting", sorting),
 )
 
 

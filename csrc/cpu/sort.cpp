@@ -1,0 +1,117 @@
+#include "cpu/sort.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "core/errors.h"
+#include "cpu/parallel.h"
+#include "cpu/sort_keys.h"
+
+namespace genesis::cpu {
+
+namespace {
+
+template <typename U>
+U key_at(const unsigned char* row, int64_t j, const KeyFormat<U>& format) {
+  U bits;
+  std::memcpy(&bits, row + j * static_cast<int64_t>(sizeof(U)), sizeof(U));
+  return key_of(bits, format);
+}
+
+// Note [Packed sort]: a stable sort of (key, position) pairs is an unstable sort of the pairs
+// ordered by key, then position, and when the key has at most 32 bits and the row fewer than
+// 2^32 items the pair packs into one uint64 whose integer order is that order. std::sort on
+// plain integers is several times faster than std::stable_sort with a comparator. Descending
+// sorts invert the key, not the position, so equal items still keep their input order.
+template <typename U>
+void sort_row(const unsigned char* row, int64_t cols, int64_t* out, const KeyFormat<U>& format,
+              bool descending, std::vector<uint64_t>& packed) {
+  U flip = descending ? static_cast<U>(~U(0)) : U(0);
+  if (sizeof(U) <= 4 && cols <= (int64_t{1} << 32)) {
+    packed.resize(static_cast<size_t>(cols));
+    for (int64_t j = 0; j < cols; ++j)
+      packed[j] = (uint64_t(U(key_at(row, j, format) ^ flip)) << 32) | uint64_t(j);
+    std::sort(packed.begin(), packed.end());
+    for (int64_t j = 0; j < cols; ++j) out[j] = static_cast<int64_t>(packed[j] & 0xffffffffu);
+    return;
+  }
+  std::vector<std::pair<U, int64_t>> pairs(static_cast<size_t>(cols));
+  for (int64_t j = 0; j < cols; ++j) pairs[j] = {U(key_at(row, j, format) ^ flip), j};
+  std::sort(pairs.begin(), pairs.end());
+  for (int64_t j = 0; j < cols; ++j) out[j] = pairs[j].second;
+}
+
+}  // namespace
+
+void sort_rows(const Tensor& values, const Tensor& indices, bool descending) {
+  GENESIS_CHECK(values.is_contiguous() && indices.is_contiguous() &&
+                    indices.dtype() == ScalarType::Int64 && values.numel() == indices.numel(),
+                "sort", "expected contiguous values and int64 indices of one size");
+  if (values.numel() == 0) return;
+  int64_t cols = values.ndim() == 0 ? 1 : values.sizes().back();
+  int64_t rows = values.numel() / cols;
+  const auto* base = static_cast<const unsigned char*>(values.data());
+  auto* out = indices.mutable_data_as<int64_t>();
+  int64_t row_bytes = cols * static_cast<int64_t>(itemsize(values.dtype()));
+  with_key_format(values.dtype(), "sort", [&](auto format) {
+    // A row costs about cols * log2(cols) element operations.
+    int64_t row_cost = std::max<int64_t>(1, cols * log2_ceil(cols));
+    parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / row_cost), [&](int64_t b, int64_t e) {
+      std::vector<uint64_t> scratch;  // one per thread, reused by its rows
+      for (int64_t r = b; r < e; ++r)
+        sort_row(base + r * row_bytes, cols, out + r * cols, format, descending, scratch);
+    });
+  });
+}
+
+void mode_rows(const Tensor& sorted, const Tensor& order, const Tensor& values_out,
+               const Tensor& indices_out) {
+  GENESIS_CHECK(sorted.is_contiguous() && order.is_contiguous() && values_out.is_contiguous() &&
+                    indices_out.is_contiguous() && sorted.numel() > 0,
+                "mode", "expected contiguous, non-empty rows");
+  int64_t cols = sorted.ndim() == 0 ? 1 : sorted.sizes().back();
+  int64_t rows = sorted.numel() / cols;
+  const auto* base = static_cast<const unsigned char*>(sorted.data());
+  const int64_t* positions = order.data_as<int64_t>();
+  auto* value_base = static_cast<unsigned char*>(values_out.mutable_data());
+  int64_t* index_out = indices_out.mutable_data_as<int64_t>();
+  size_t item = itemsize(sorted.dtype());
+  with_key_format(sorted.dtype(), "mode", [&](auto format) {
+    using U = decltype(format.inf_bits);
+    bool is_float = format.kind == vocab::KeyKind::Float;
+    parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / cols), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const unsigned char* row = base + r * cols * static_cast<int64_t>(item);
+        const int64_t* pos = positions + r * cols;
+        int64_t best_start = 0, best_length = 0, best_position = 0;
+        int64_t start = 0, last_position = pos[0];
+        for (int64_t j = 1; j <= cols; ++j) {
+          bool same = false;
+          if (j < cols) {
+            U prev = key_at(row, j - 1, format), cur = key_at(row, j, format);
+            same = prev == cur && !(is_float && cur == static_cast<U>(~U(0)));
+          }
+          if (same) {
+            last_position = std::max(last_position, pos[j]);
+            continue;
+          }
+          if (j - start > best_length) {  // strictly longer: ties keep the smaller value
+            best_length = j - start;
+            best_start = start;
+            best_position = last_position;
+          }
+          if (j < cols) {
+            start = j;
+            last_position = pos[j];
+          }
+        }
+        std::memcpy(value_base + r * static_cast<int64_t>(item), row + best_start * item, item);
+        index_out[r] = best_position;
+      }
+    });
+  });
+}
+
+}  // namespace genesis::cpu

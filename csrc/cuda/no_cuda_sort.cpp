@@ -1,0 +1,10 @@
+// CPU-only builds: the CUDA sorts, never reached (no CUDA tensor can exist).
+#include "cuda/runtime.h"
+#include "cuda/sort.h"
+
+namespace genesis::cuda {
+
+void sort_rows(const Tensor&, const Tensor&, bool) { no_device(); }
+void mode_rows(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { no_device(); }
+
+}  // namespace genesis::cuda

@@ -1,0 +1,48 @@
+#include "cuda/sort.h"
+
+#include "core/errors.h"
+#include "cuda/check.h"
+#include "cuda/device_guard.h"
+#include "cuda/stream.h"
+#include "kernels/sort.cuh"
+
+namespace genesis::cuda {
+
+void sort_rows(const Tensor& values, const Tensor& indices, bool descending) {
+  GENESIS_CHECK(values.is_contiguous() && indices.is_contiguous() && values.is_cuda() &&
+                    indices.dtype() == ScalarType::Int64 && values.numel() == indices.numel(),
+                "sort", "expected contiguous CUDA values and int64 indices of one size");
+  if (values.numel() == 0) return;
+  int64_t cols = values.ndim() == 0 ? 1 : values.sizes().back();
+  int64_t rows = values.numel() / cols;
+  int device = values.device().index;
+  DeviceGuard guard(device);
+  void* stream = reinterpret_cast<void*>(current_stream(device));
+  int dtype = static_cast<int>(values.dtype());
+  size_t bytes = 0;
+  GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::sort_rows(
+      dtype, values.data(), nullptr, rows, cols, descending, nullptr, &bytes, stream)));
+  Tensor scratch =
+      Tensor::empty(Shape{static_cast<int64_t>(bytes)}, ScalarType::UInt8, values.device());
+  GENESIS_CUDA_CHECK(static_cast<cudaError_t>(
+      kernels::sort_rows(dtype, values.data(), indices.mutable_data_as<int64_t>(), rows, cols,
+                         descending, scratch.mutable_data(), &bytes, stream)));
+}
+
+void mode_rows(const Tensor& sorted, const Tensor& order, const Tensor& values_out,
+               const Tensor& indices_out) {
+  GENESIS_CHECK(sorted.is_contiguous() && order.is_contiguous() && values_out.is_contiguous() &&
+                    indices_out.is_contiguous() && sorted.numel() > 0 && sorted.is_cuda(),
+                "mode", "expected contiguous, non-empty CUDA rows");
+  int64_t cols = sorted.ndim() == 0 ? 1 : sorted.sizes().back();
+  int64_t rows = sorted.numel() / cols;
+  int device = sorted.device().index;
+  DeviceGuard guard(device);
+  kernels::launch_mode_rows(static_cast<int>(sorted.dtype()), sorted.data(),
+                            order.data_as<int64_t>(), values_out.mutable_data(),
+                            indices_out.mutable_data_as<int64_t>(), rows, cols,
+                            reinterpret_cast<void*>(current_stream(device)));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace genesis::cuda

@@ -1,0 +1,380 @@
+#include "ops/sort.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/shape.h"
+#include "cpu/sort.h"
+#include "cuda/sort.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
+#include "ops/creation.h"
+#include "ops/elementwise.h"
+#include "ops/elementwise_extra.h"
+#include "ops/index_ops.h"
+#include "ops/join.h"
+#include "ops/reduce.h"
+#include "ops/reduce_composite.h"
+#include "ops/search.h"
+#include "ops/views.h"
+
+namespace genesis::ops {
+
+// Note [Rows for sorting]
+// Every op here moves its dim last and makes the tensor contiguous, so the backends see
+// [rows, cols] and sort each row; the results are moved back. A 0-d tensor is one row of one
+// item. Sorted values are read back from the input by the sorted positions (gather), so the
+// backends only produce positions (Note [Sort keys]).
+
+namespace {
+
+int64_t dim_of(const Tensor& t, int64_t dim, const char* op) {
+  return wrap_dim(dim, std::max<int64_t>(t.ndim(), 1), op);
+}
+
+Tensor rows_along(const Tensor& t, int64_t dim) {
+  if (t.ndim() == 0) return contiguous(reshape(t, Shape{1}));
+  return contiguous(movedim(t, Shape{dim}, Shape{-1}));
+}
+
+// A result with the sorted dim last back in `like`'s layout (dim kept).
+Tensor back_from_rows(const Tensor& r, const Tensor& like, int64_t dim) {
+  if (like.ndim() == 0) return reshape(r, Shape{});
+  return movedim(r, Shape{-1}, Shape{dim});
+}
+
+// A per-row result [..., 1] back to `like`'s shape without dim (or with it as 1 when keepdim).
+Tensor reduced_from_rows(const Tensor& r, const Tensor& like, int64_t dim, bool keepdim) {
+  if (like.ndim() == 0) return reshape(r, Shape{});
+  return keepdim ? movedim(r, Shape{-1}, Shape{dim}) : squeeze(r, Shape{-1});
+}
+
+void sort_positions(const Tensor& rows, const Tensor& positions, bool descending) {
+  if (rows.is_cuda())
+    cuda::sort_rows(rows, positions, descending);
+  else
+    cpu::sort_rows(rows, positions, descending);
+}
+
+// (values, positions) of `t` sorted along dim, the dim last and contiguous.
+std::pair<Tensor, Tensor> sorted_rows(const Tensor& t, int64_t dim, bool descending) {
+  Tensor rows = rows_along(t, dim);
+  Tensor positions = Tensor::empty(rows.sizes(), ScalarType::Int64, rows.device());
+  sort_positions(rows, positions, descending);
+  if (rows.numel() == 0) return {rows, positions};
+  return {gather(rows, -1, positions), positions};
+}
+
+int64_t size_along(const Tensor& t, int64_t dim) { return t.ndim() == 0 ? 1 : t.sizes()[dim]; }
+
+void check_nonempty_dim(const Tensor& t, int64_t dim, const char* op) {
+  GENESIS_CHECK_INDEX(t.numel() > 0 || size_along(t, dim) > 0, op, "expected reduction dim ", dim,
+                      " to have non-zero size");
+}
+
+// The number of NaNs in each sorted row ([..., 1], int64), or null for types without NaN.
+Tensor nan_counts(const Tensor& sorted) {
+  if (!is_floating_point(sorted.dtype())) return Tensor();
+  return sum(isnan(sorted), Shape{-1}, true, ScalarType::Int64);
+}
+
+// Takes position p ([..., 1] int64 tensor) from sorted values and positions.
+std::pair<Tensor, Tensor> take_at(const Tensor& values, const Tensor& positions, const Tensor& p) {
+  return {gather(values, -1, p), gather(positions, -1, p)};
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending) {
+  int64_t d = dim_of(t, dim, "sort");
+  auto [values, positions] = sorted_rows(t, d, descending);
+  return {back_from_rows(values, t, d), back_from_rows(positions, t, d)};
+}
+
+Tensor argsort(const Tensor& t, int64_t dim, bool descending) {
+  int64_t d = dim_of(t, dim, "argsort");
+  Tensor rows = rows_along(t, d);
+  Tensor positions = Tensor::empty(rows.sizes(), ScalarType::Int64, rows.device());
+  sort_positions(rows, positions, descending);
+  return back_from_rows(positions, t, d);
+}
+
+std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest) {
+  int64_t d = dim_of(t, dim, "topk");
+  GENESIS_CHECK(k >= 0 && k <= size_along(t, d), "topk", "k (", k,
+                ") is out of range for a dim of size ", size_along(t, d));
+  auto [values, positions] = sorted_rows(t, d, largest);
+  return {contiguous(back_from_rows(narrow(values, -1, 0, k), t, d)),
+          contiguous(back_from_rows(narrow(positions, -1, 0, k), t, d))};
+}
+
+std::pair<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
+  int64_t d = dim_of(t, dim, "kthvalue");
+  GENESIS_CHECK(k >= 1 && k <= size_along(t, d), "kthvalue", "k (", k,
+                ") is out of range for a dim of size ", size_along(t, d));
+  auto [values, positions] = sorted_rows(t, d, false);
+  return {contiguous(reduced_from_rows(narrow(values, -1, k - 1, 1), t, d, keepdim)),
+          contiguous(reduced_from_rows(narrow(positions, -1, k - 1, 1), t, d, keepdim))};
+}
+
+std::pair<Tensor, Tensor> median(const Tensor& t, int64_t dim, bool keepdim, bool ignore_nan) {
+  const char* op = ignore_nan ? "nanmedian" : "median";
+  int64_t d = dim_of(t, dim, op);
+  check_nonempty_dim(t, d, op);
+  auto [values, positions] = sorted_rows(t, d, false);
+  int64_t n = size_along(t, d);
+  Shape row_shape = values.sizes();
+  row_shape.back() = 1;
+  Tensor p;
+  Tensor nans = nan_counts(values);
+  if (!nans.defined()) {
+    p = full(row_shape, Scalar(int64_t{(n - 1) / 2}), ScalarType::Int64, t.device());
+  } else if (ignore_nan) {
+    // The lower median of the n - nans items before the NaNs; for a row of NaNs only, the middle
+    // NaN (position (n - 1) / 2), as PyTorch.
+    Tensor valid = binary(BinaryOp::Sub, Scalar(n), nans, op);
+    Tensor lower = binary(BinaryOp::FloorDiv, binary(BinaryOp::Sub, valid, Scalar(int64_t{1}), op),
+                          Scalar(int64_t{2}), op);
+    p = where(binary(BinaryOp::Gt, valid, Scalar(int64_t{0}), op), lower,
+              Scalar(int64_t{(n - 1) / 2}));
+  } else {
+    // A row with NaNs gives its first NaN (the stable sort keeps them in input order).
+    p = where(binary(BinaryOp::Gt, nans, Scalar(int64_t{0}), op),
+              binary(BinaryOp::Sub, Scalar(n), nans, op), Scalar(int64_t{(n - 1) / 2}));
+  }
+  auto [v, i] = take_at(values, positions, p);
+  return {contiguous(reduced_from_rows(v, t, d, keepdim)),
+          contiguous(reduced_from_rows(i, t, d, keepdim))};
+}
+
+Tensor median_all(const Tensor& t, bool ignore_nan) {
+  const char* op = ignore_nan ? "nanmedian" : "median";
+  if (t.numel() == 0) {
+    GENESIS_CHECK(is_floating_point(t.dtype()), op,
+                  "the median of an empty tensor is only defined (as NaN) for floating dtypes");
+    return full(Shape{}, Scalar(std::nan("")), t.dtype(), t.device());
+  }
+  return median(reshape(t, Shape{-1}), 0, false, ignore_nan).first;
+}
+
+std::pair<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim) {
+  int64_t d = dim_of(t, dim, "mode");
+  check_nonempty_dim(t, d, "mode");
+  auto [values, positions] = sorted_rows(t, d, false);
+  Shape out_sizes = values.sizes();
+  out_sizes.back() = 1;
+  Tensor v = Tensor::empty(out_sizes, t.dtype(), t.device());
+  Tensor i = Tensor::empty(out_sizes, ScalarType::Int64, t.device());
+  if (values.numel() > 0) {
+    if (t.is_cuda())
+      cuda::mode_rows(values, positions, v, i);
+    else
+      cpu::mode_rows(values, positions, v, i);
+  }
+  return {reduced_from_rows(v, t, d, keepdim), reduced_from_rows(i, t, d, keepdim)};
+}
+
+Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                const std::string& interpolation, bool ignore_nan, const char* op) {
+  GENESIS_CHECK_TYPE(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64, op,
+                     "expected a float32 or float64 input, but got ", scalar_type_name(t.dtype()));
+  GENESIS_CHECK_TYPE(q.dtype() == t.dtype(), op, "expected q of the input's dtype ",
+                     scalar_type_name(t.dtype()), ", but got ", scalar_type_name(q.dtype()));
+  GENESIS_CHECK(q.ndim() <= 1, op, "expected q to be a number or a 0-d or 1-d tensor, but it has ",
+                q.ndim(), " dims");
+  GENESIS_CHECK(q.device() == t.device(), op, "expected q on ", t.device().str(), ", but it is on ",
+                q.device().str());
+  static const char* kModes[] = {"linear", "lower", "higher", "midpoint", "nearest"};
+  GENESIS_CHECK_VALUE(
+      std::find(std::begin(kModes), std::end(kModes), interpolation) != std::end(kModes), op,
+      "interpolation must be linear, lower, higher, midpoint or nearest, not '", interpolation,
+      "'");
+  if (q.numel() > 0) {
+    Tensor in_range = all(binary(BinaryOp::LogicalAnd, binary(BinaryOp::Ge, q, Scalar(0.0), op),
+                                 binary(BinaryOp::Le, q, Scalar(1.0), op), op),
+                          std::nullopt, false);
+    GENESIS_CHECK(scalar_of(in_range, op).to_int() != 0, op, "q must be in the range [0, 1]");
+  }
+  Tensor input = dim ? t : reshape(t, Shape{-1});
+  int64_t d = dim ? dim_of(t, *dim, op) : 0;
+  int64_t n = size_along(input, d);
+  GENESIS_CHECK_INDEX(n > 0, op, "expected reduction dim ", d, " to have non-zero size");
+  Tensor values = sorted_rows(input, d, false).first;
+  Shape rows_shape = values.sizes();  // [..., n]
+  rows_shape.pop_back();
+  Shape target = rows_shape;  // [..., Q]
+  target.push_back(q.numel());
+  Shape q_shape(rows_shape.size(), 1);
+  q_shape.push_back(q.numel());
+  Tensor qs = reshape(q, q_shape);  // [1, ..., 1, Q]
+  // ranks: q * (n - 1), or q * (valid - 1) with valid the items before the NaNs (ignore_nan).
+  Tensor nans = nan_counts(values);
+  Tensor ranks;
+  if (ignore_nan) {
+    Tensor last = binary(BinaryOp::Maximum, binary(BinaryOp::Sub, Scalar(n - 1), nans, op),
+                         Scalar(int64_t{0}), op);
+    ranks = binary(BinaryOp::Mul, qs, copy_to(last, t.dtype(), t.device()), op);
+  } else {
+    ranks = binary(BinaryOp::Mul, qs, Scalar(static_cast<double>(n - 1)), op);
+  }
+  ranks = contiguous(expand(ranks, target));
+  Tensor lo = unary(UnaryOp::Floor, ranks, op), hi = unary(UnaryOp::Ceil, ranks, op);
+  auto at = [&](const Tensor& r) {
+    return gather(values, -1, copy_to(r, ScalarType::Int64, t.device()));
+  };
+  Tensor result;
+  if (interpolation == "lower") {
+    result = at(lo);
+  } else if (interpolation == "higher") {
+    result = at(hi);
+  } else if (interpolation == "nearest") {
+    result = at(unary(UnaryOp::Round, ranks, op));
+  } else {
+    Tensor below = at(lo), above = at(hi);
+    if (interpolation == "midpoint")
+      result = binary(BinaryOp::Mul, binary(BinaryOp::Add, below, above, op), Scalar(0.5), op);
+    else
+      result = binary(BinaryOp::Add, below,
+                      binary(BinaryOp::Mul, binary(BinaryOp::Sub, above, below, op),
+                             binary(BinaryOp::Sub, ranks, lo, op), op),
+                      op);
+  }
+  if (nans.defined() && !ignore_nan)  // a row holding NaN has NaN quantiles
+    result =
+        where(binary(BinaryOp::Gt, nans, Scalar(int64_t{0}), op), Scalar(std::nan("")), result);
+  // [..., Q] -> [Q, ...] with the reduced dim dropped (or kept as 1).
+  if (keepdim) {
+    if (dim) {
+      result = movedim(unsqueeze(result, -2), Shape{-2}, Shape{d});  // [..., 1@d, ..., Q]
+    } else {
+      Shape s(t.ndim(), 1);
+      s.push_back(q.numel());
+      result = reshape(result, s);
+    }
+  }
+  result = movedim(result, Shape{-1}, Shape{0});
+  if (q.ndim() == 0) result = squeeze(result, Shape{0});
+  return contiguous(result);
+}
+
+namespace {
+
+Tensor int64_full(int64_t n, int64_t value, Device device) {
+  return full(Shape{n}, Scalar(value), ScalarType::Int64, device);
+}
+
+// counts and run ids from the run-start mask of n items: starts = positions of true,
+// counts = differences of consecutive starts (and n), run id of item j = the number of starts
+// at or before j, minus one.
+void runs_of(const Tensor& starts_mask, int64_t n, UniqueResult& r, Tensor& run_ids) {
+  Tensor starts = nonzero(starts_mask)[0];
+  r.counts = diff(starts, 1, 0, std::nullopt, int64_full(1, n, starts.device()));
+  Tensor items =
+      arange(Scalar(int64_t{0}), Scalar(n), Scalar(int64_t{1}), ScalarType::Int64, starts.device());
+  run_ids = binary(BinaryOp::Sub, searchsorted(starts, items, false, true, std::nullopt),
+                   Scalar(int64_t{1}), "unique");
+}
+
+// The run starts of 1-d values (true at 0 and where an item differs from the one before).
+Tensor run_starts(const Tensor& values) {
+  int64_t n = values.sizes()[0];
+  Tensor mask = Tensor::empty(Shape{n}, ScalarType::Bool, values.device());
+  fill_(narrow(mask, 0, 0, 1), Scalar(true));
+  copy_(narrow(mask, 0, 1, n - 1),
+        binary(BinaryOp::Ne, narrow(values, 0, 1, n - 1), narrow(values, 0, 0, n - 1), "unique"));
+  return mask;
+}
+
+// The same for slices: rows [n, m] differ when any of their items does.
+Tensor run_starts_2d(const Tensor& rows) {
+  int64_t n = rows.sizes()[0];
+  Tensor mask = Tensor::empty(Shape{n}, ScalarType::Bool, rows.device());
+  fill_(narrow(mask, 0, 0, 1), Scalar(true));
+  Tensor differs =
+      binary(BinaryOp::Ne, narrow(rows, 0, 1, n - 1), narrow(rows, 0, 0, n - 1), "unique");
+  copy_(narrow(mask, 0, 1, n - 1), any(differs, Shape{1}, false));
+  return mask;
+}
+
+UniqueResult unique_flat(const Tensor& t, bool sort_first) {
+  Tensor flat = reshape(t, Shape{-1});
+  int64_t n = flat.numel();
+  UniqueResult r;
+  if (n == 0) {
+    r.values = Tensor::empty(Shape{0}, t.dtype(), t.device());
+    r.inverse = Tensor::empty(t.sizes(), ScalarType::Int64, t.device());
+    r.counts = Tensor::empty(Shape{0}, ScalarType::Int64, t.device());
+    return r;
+  }
+  Tensor values = flat, order;
+  if (sort_first) std::tie(values, order) = sorted_rows(flat, 0, false);
+  Tensor mask = run_starts(values);
+  r.values = masked_select(values, mask);
+  Tensor run_ids;
+  runs_of(mask, n, r, run_ids);
+  if (sort_first) {
+    r.inverse = Tensor::empty(Shape{n}, ScalarType::Int64, t.device());
+    scatter_(r.inverse, 0, order, run_ids);
+  } else {
+    r.inverse = run_ids;
+  }
+  r.inverse = reshape(r.inverse, t.sizes());
+  return r;
+}
+
+UniqueResult unique_slices(const Tensor& t, int64_t dim, bool sort_first, const char* op) {
+  int64_t d = dim_of(t, dim, op);
+  GENESIS_CHECK_INDEX(t.ndim() > 0, op, "a 0-d tensor has no dim ", dim);
+  Tensor moved = contiguous(movedim(t, Shape{d}, Shape{0}));
+  Shape slice_shape(moved.sizes().begin() + 1, moved.sizes().end());
+  int64_t n = moved.sizes()[0];
+  int64_t m = numel_of(slice_shape);
+  UniqueResult r;
+  if (n == 0) {
+    r.values = t;
+    r.inverse = Tensor::empty(Shape{0}, ScalarType::Int64, t.device());
+    r.counts = Tensor::empty(Shape{0}, ScalarType::Int64, t.device());
+    return r;
+  }
+  Tensor rows = reshape(moved, Shape{n, m});
+  Tensor order;
+  if (sort_first) {
+    // Note [Lexicographic slices]: stable sorts by each column from the last to the first leave
+    // the rows in lexicographic order (an LSD sort with whole columns as digits).
+    order =
+        arange(Scalar(int64_t{0}), Scalar(n), Scalar(int64_t{1}), ScalarType::Int64, t.device());
+    for (int64_t c = m - 1; c >= 0; --c) {
+      Tensor column = index_select(select(rows, 1, c), 0, order);
+      order = index_select(order, 0, argsort(column, 0, false));
+    }
+    rows = index_select(rows, 0, order);
+  }
+  Tensor mask = run_starts_2d(rows);
+  Tensor run_ids;
+  runs_of(mask, n, r, run_ids);
+  Tensor picked = index_select(rows, 0, nonzero(mask)[0]);
+  Shape out_shape = slice_shape;
+  out_shape.insert(out_shape.begin(), picked.sizes()[0]);
+  r.values = contiguous(movedim(reshape(picked, out_shape), Shape{0}, Shape{d}));
+  if (sort_first) {
+    r.inverse = Tensor::empty(Shape{n}, ScalarType::Int64, t.device());
+    scatter_(r.inverse, 0, order, run_ids);
+  } else {
+    r.inverse = run_ids;
+  }
+  return r;
+}
+
+}  // namespace
+
+UniqueResult unique(const Tensor& t, std::optional<int64_t> dim) {
+  return dim ? unique_slices(t, *dim, true, "unique") : unique_flat(t, true);
+}
+
+UniqueResult unique_consecutive(const Tensor& t, std::optional<int64_t> dim) {
+  return dim ? unique_slices(t, *dim, false, "unique_consecutive") : unique_flat(t, false);
+}
+
+}  // namespace genesis::ops

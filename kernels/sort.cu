@@ -1,0 +1,199 @@
+// Note [CUDA row sort]: rows are sorted by CUB's radix sort on the keys of Note [Sort keys]
+// (descending sorts flip the key bits, so every sort is CUB's stable ascending one), carrying
+// int64 positions as the values.
+// - One row: cub::DeviceRadixSort on the keys.
+// - Several rows with keys of at most 32 bits: one radix sort of 64-bit keys (row << 32 | key),
+//   limited to the bits that can be non-zero. The sort is stable, so it is one stable sort per
+//   row in a single call, efficient for any mix of row counts and lengths.
+// - 64-bit keys in several rows: cub::DeviceSegmentedSort for rows shorter than
+//   kLongRow, else one radix sort per row (a segmented sort gives a long row a single block).
+// Scratch holds the keys, their sorted copy, the starting positions and CUB's own storage, laid
+// out by the same function for the size query and the sort.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+
+#include "kernels/dtype_traits.cuh"
+#include "kernels/sort.cuh"
+#include "kernels/sort_keys.cuh"
+
+namespace genesis::kernels {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int64_t kLongRow = int64_t{1} << 16;
+
+int grid_for(int64_t n) {
+  int64_t blocks = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(blocks < 65536 ? blocks : 65536);
+}
+
+size_t align_up(size_t n) { return (n + 255) & ~size_t{255}; }
+
+// keys[i] = key(values[i]) ^ flip, with the row in the high half when `with_row` (U <= 32 bits).
+template <typename U, typename K>
+__global__ void make_keys(const U* values, K* keys, int64_t n, int64_t cols, KeyFormat<U> format,
+                          U flip, bool with_row) {
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride) {
+    U key = static_cast<U>(key_of(values[i], format) ^ flip);
+    K k = static_cast<K>(key);
+    if (with_row) k |= static_cast<K>(static_cast<uint64_t>(i / cols) << 32);
+    keys[i] = k;
+  }
+}
+
+// positions[i] = i % cols; starts[r] = r * cols for r <= rows when starts is given.
+__global__ void make_positions(int64_t* positions, int64_t n, int64_t cols) {
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
+    positions[i] = i % cols;
+}
+
+__global__ void make_starts(int64_t* starts, int64_t rows, int64_t cols) {
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; r <= rows;
+       r += stride)
+    starts[r] = r * cols;
+}
+
+int bits_for(int64_t n) {  // bits needed to hold 0..n-1
+  int bits = 0;
+  while (bits < 63 && (int64_t{1} << bits) < n) ++bits;
+  return bits;
+}
+
+// The whole sort for one key type; a null scratch only measures.
+template <typename U>
+cudaError_t sort_typed(const U* values, int64_t* indices, int64_t rows, int64_t cols,
+                       KeyFormat<U> format, bool descending, void* scratch, size_t* bytes,
+                       cudaStream_t stream) {
+  int64_t n = rows * cols;
+  bool packed = sizeof(U) <= 4 && rows > 1;
+  using Wide = uint64_t;
+  size_t key_size = packed ? sizeof(Wide) : sizeof(U);
+  // Layout: keys | sorted keys | positions | starts | CUB storage.
+  size_t keys_at = 0, sorted_at = align_up(n * key_size), positions_at = 2 * sorted_at;
+  size_t starts_at = positions_at + align_up(n * sizeof(int64_t));
+  size_t cub_at = starts_at + align_up((rows + 1) * sizeof(int64_t));
+  auto* base = static_cast<unsigned char*>(scratch);
+  size_t cub_bytes = 0;
+  bool segmented = !packed && rows > 1 && cols < kLongRow;
+  cudaError_t err = cudaSuccess;
+  auto run = [&](void* cub_storage) -> cudaError_t {
+    auto* positions = reinterpret_cast<int64_t*>(base + positions_at);
+    if (packed) {
+      auto* keys = reinterpret_cast<Wide*>(base + keys_at);
+      auto* sorted = reinterpret_cast<Wide*>(base + sorted_at);
+      int end_bit = 32 + bits_for(rows);
+      return cub::DeviceRadixSort::SortPairs(cub_storage, cub_bytes, keys, sorted, positions,
+                                             indices, n, 0, end_bit, stream);
+    }
+    auto* keys = reinterpret_cast<U*>(base + keys_at);
+    auto* sorted = reinterpret_cast<U*>(base + sorted_at);
+    if (segmented) {
+      auto* starts = reinterpret_cast<int64_t*>(base + starts_at);
+      return cub::DeviceSegmentedSort::StableSortPairs(cub_storage, cub_bytes, keys, sorted,
+                                                       positions, indices, n, rows, starts,
+                                                       starts + 1, stream);
+    }
+    // One row at a time (one row, or long rows of 64-bit keys).
+    for (int64_t r = 0; r < (cub_storage ? rows : 1); ++r) {
+      cudaError_t e = cub::DeviceRadixSort::SortPairs(
+          cub_storage, cub_bytes, keys + r * cols, sorted + r * cols, positions + r * cols,
+          indices + r * cols, cols, 0, static_cast<int>(sizeof(U) * 8), stream);
+      if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+  };
+  if (scratch == nullptr) {
+    err = run(nullptr);
+    *bytes = cub_at + align_up(cub_bytes);
+    return err;
+  }
+  cub_bytes = *bytes - cub_at;
+  U flip = descending ? static_cast<U>(~U(0)) : U(0);
+  if (packed)
+    make_keys<<<grid_for(n), kThreads, 0, stream>>>(values, reinterpret_cast<Wide*>(base + keys_at),
+                                                    n, cols, format, flip, true);
+  else
+    make_keys<<<grid_for(n), kThreads, 0, stream>>>(values, reinterpret_cast<U*>(base + keys_at), n,
+                                                    cols, format, flip, false);
+  make_positions<<<grid_for(n), kThreads, 0, stream>>>(
+      reinterpret_cast<int64_t*>(base + positions_at), n, cols);
+  if (segmented)
+    make_starts<<<grid_for(rows + 1), kThreads, 0, stream>>>(
+        reinterpret_cast<int64_t*>(base + starts_at), rows, cols);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return err;
+  return run(base + cub_at);
+}
+
+// One thread per row walks its sorted items (cpu/sort.cpp's mode_rows, the same rules).
+template <typename U>
+__global__ void mode_kernel(const U* sorted, const int64_t* order, U* values_out,
+                            int64_t* indices_out, int64_t rows, int64_t cols, KeyFormat<U> format) {
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  bool is_float = format.kind == vocab::KeyKind::Float;
+  for (int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; r < rows;
+       r += stride) {
+    const U* row = sorted + r * cols;
+    const int64_t* pos = order + r * cols;
+    int64_t best_start = 0, best_length = 0, best_position = 0;
+    int64_t start = 0, last_position = pos[0];
+    U prev = key_of(row[0], format);
+    for (int64_t j = 1; j <= cols; ++j) {
+      bool same = false;
+      U cur = prev;
+      if (j < cols) {
+        cur = key_of(row[j], format);
+        same = prev == cur && !(is_float && cur == static_cast<U>(~U(0)));
+      }
+      prev = cur;
+      if (same) {
+        if (pos[j] > last_position) last_position = pos[j];
+        continue;
+      }
+      if (j - start > best_length) {
+        best_length = j - start;
+        best_start = start;
+        best_position = last_position;
+      }
+      if (j < cols) {
+        start = j;
+        last_position = pos[j];
+      }
+    }
+    values_out[r] = row[best_start];
+    indices_out[r] = best_position;
+  }
+}
+
+}  // namespace
+
+int sort_rows(int dtype, const void* values, int64_t* indices, int64_t rows, int64_t cols,
+              bool descending, void* scratch, size_t* scratch_bytes, void* stream) {
+  return with_key_format(dtype, [&](auto format) {
+    using U = decltype(format.inf_bits);
+    return static_cast<int>(sort_typed<U>(static_cast<const U*>(values), indices, rows, cols,
+                                          format, descending, scratch, scratch_bytes,
+                                          static_cast<cudaStream_t>(stream)));
+  });
+}
+
+void launch_mode_rows(int dtype, const void* sorted, const int64_t* order, void* values_out,
+                      int64_t* indices_out, int64_t rows, int64_t cols, void* stream) {
+  with_key_format(dtype, [&](auto format) {
+    using U = decltype(format.inf_bits);
+    mode_kernel<<<grid_for(rows), 128, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<const U*>(sorted), order, static_cast<U*>(values_out), indices_out, rows, cols,
+        format);
+    return 0;
+  });
+}
+
+}  // namespace genesis::kernels
