@@ -240,6 +240,7 @@ from ._C import (  # noqa: E402
     reshape,
     result_type,
     roll,
+    rot90,
     round,
     rsqrt,
     scatter,
@@ -679,4 +680,5 @@ __all__ = [
     "topk",
     "unique",
     "unique_consecutive",
+    "rot90",
 ]

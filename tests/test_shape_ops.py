@@ -417,3 +417,47 @@ def test_triangles_and_repeats_errors():
     for call, exc, op in cases:
         with pytest.raises(exc, match=rf"^\[{op}\]"):
             call()
+
+
+@pytest.mark.parametrize("k", [-5, -1, 0, 1, 2, 3, 4, 6])
+def test_rot90_matches_torch(device, k):
+    torch = pytest.importorskip("torch")
+    a = np.arange(24).reshape(2, 3, 4)
+    x, t = genesis.tensor(a, device=device), torch.from_numpy(a)
+    for dims in [(0, 1), (1, 2), (2, 0), (-1, -2)]:
+        got = genesis.rot90(x, k, dims)
+        want = torch.rot90(t, k, dims)
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+        assert got.data_ptr() != x.data_ptr()
+    np.testing.assert_array_equal(x[:, ::-1].rot90(k).cpu().numpy(), t.flip(1).rot90(k).numpy())
+    for bad in [(0,), (0, 0), (0, 3)]:
+        with pytest.raises((RuntimeError, IndexError)) as e:
+            x.rot90(k, bad)
+        assert str(e.value).startswith("[rot90]")
+    with pytest.raises(RuntimeError, match=r"^\[rot90\]"):
+        genesis.rot90(genesis.zeros(3, device=device))
+
+
+def test_unfold_matches_torch(device):
+    torch = pytest.importorskip("torch")
+    a = np.arange(60.0).reshape(3, 4, 5)
+    x, t = genesis.tensor(a, device=device), torch.from_numpy(a)
+    for dim, size, step in [(0, 2, 1), (1, 3, 2), (-1, 5, 1), (2, 1, 3), (1, 0, 1), (2, 4, 7)]:
+        got, want = x.unfold(dim, size, step), t.unfold(dim, size, step)
+        assert got.shape == tuple(want.shape) and got.stride() == want.stride()
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+    y = x[:, ::-2]  # negative strides
+    np.testing.assert_array_equal(
+        y.unfold(1, 2, 1).cpu().numpy(), t.flip(1)[:, ::2].unfold(1, 2, 1).numpy()
+    )
+    view = x.unfold(2, 2, 2)
+    view[0, 0, 0, 0] = -1.0  # shares memory
+    assert x[0, 0, 0].item() == -1.0
+    s = genesis.tensor(3.0, device=device)
+    assert s.unfold(0, 1, 1).shape == tuple(torch.tensor(3.0).unfold(0, 1, 1).shape)
+    with pytest.raises(RuntimeError, match=r"^\[unfold\]"):
+        x.unfold(0, 4, 1)
+    with pytest.raises(ValueError, match=r"^\[unfold\]"):
+        x.unfold(0, 2, 0)
+    with pytest.raises(IndexError, match=r"^\[unfold\]"):
+        x.unfold(3, 1, 1)

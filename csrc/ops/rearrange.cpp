@@ -112,4 +112,22 @@ Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t
   return out;
 }
 
+Tensor rot90(const Tensor& t, int64_t k, const Shape& dims) {
+  GENESIS_CHECK(dims.size() == 2, "rot90", "expected 2 dims, but got ", dims.size());
+  GENESIS_CHECK(t.ndim() >= 2, "rot90", "expected a tensor of at least 2 dims, but it has ",
+                t.ndim());
+  int64_t d0 = wrap_dim(dims[0], t.ndim(), "rot90"), d1 = wrap_dim(dims[1], t.ndim(), "rot90");
+  GENESIS_CHECK(d0 != d1, "rot90", "the two dims must differ, but both are ", d0);
+  switch (((k % 4) + 4) % 4) {
+    case 1:
+      return contiguous(transpose(flip(t, Shape{d1}), d0, d1));
+    case 2:
+      return flip(t, Shape{d0, d1});
+    case 3:
+      return contiguous(transpose(flip(t, Shape{d0}), d0, d1));
+    default:
+      return clone(t);
+  }
+}
+
 }  // namespace genesis::ops

@@ -12,6 +12,9 @@ Tensor flip(const Tensor& t, const Shape& dims);
 // Shifts elements along dims[i] by shifts[i], wrapping around; with no dims, the flattened
 // tensor is rolled and the shape restored.
 Tensor roll(const Tensor& t, const Shape& shifts, const Shape& dims);
+// Rotates by 90 degrees k times in the plane of dims (from the first towards the second); a new
+// tensor.
+Tensor rot90(const Tensor& t, int64_t k, const Shape& dims);
 // The tensor repeated `repeats[d]` times along each dim d (repeats may have more dims than the
 // tensor: leading ones are added), by one strided copy of a stride-0 view.
 Tensor repeat(const Tensor& t, const Shape& repeats);

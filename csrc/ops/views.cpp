@@ -158,6 +158,26 @@ Tensor narrow(const Tensor& x, int64_t dim, int64_t start, int64_t length) {
   return x.as_strided(std::move(sizes), x.strides(), x.storage_offset() + start * x.strides()[d]);
 }
 
+Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
+  // A 0-d tensor unfolds into a 1-d one of `size` (0 or 1) items (PyTorch's rule).
+  int64_t d = wrap_dim(dim, std::max<int64_t>(x.ndim(), 1), "unfold");
+  int64_t length = x.ndim() == 0 ? 1 : x.sizes()[d];
+  int64_t stride = x.ndim() == 0 ? 1 : x.strides()[d];
+  GENESIS_CHECK_VALUE(step > 0, "unfold", "step must be positive, but got ", step);
+  GENESIS_CHECK(size >= 0 && size <= length, "unfold", "size (", size,
+                ") must be between 0 and the size of dim ", d, " (", length, ")");
+  if (x.ndim() == 0) return x.as_strided(Shape{size}, Shape{1}, x.storage_offset());
+  Shape sizes = x.sizes(), strides = x.strides();
+  sizes[d] = (length - size) / step + 1;
+  int64_t window_stride = 0;  // a negative stride times the step may not wrap either
+  GENESIS_CHECK_VALUE(!__builtin_mul_overflow(stride, step, &window_stride), "unfold",
+                      "the stride ", stride, " times the step ", step, " does not fit 64 bits");
+  strides[d] = window_stride;
+  sizes.push_back(size);
+  strides.push_back(stride);
+  return x.as_strided(std::move(sizes), std::move(strides), x.storage_offset());
+}
+
 Tensor select(const Tensor& x, int64_t dim, int64_t index) {
   GENESIS_CHECK_INDEX(x.ndim() > 0, "select", "invalid index of a 0-dim tensor");
   int64_t d = wrap_dim(dim, x.ndim(), "select");

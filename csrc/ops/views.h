@@ -21,6 +21,8 @@ Tensor unsqueeze(const Tensor& t, int64_t dim);
 Tensor expand(const Tensor& t, const Shape& sizes);
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& t, int64_t dim, int64_t index);
+// Tensor.unfold: the windows of `size` items every `step` along dim, as a new last dim (a view).
+Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);
 // Moves dims `source` to positions `destination` (same length, no repeats); the other dims keep
 // their order.
 Tensor movedim(const Tensor& t, const Shape& source, const Shape& destination);

@@ -161,6 +161,49 @@ Example::
     (3, 2)
 )doc";
 
+inline constexpr const char* kRot90 =
+    R"doc(Rotates a tensor by 90 degrees ``k`` times in the plane of two dims.
+
+The rotation goes from the first dim towards the second when ``k`` is positive; ``k`` counts
+modulo 4, so -1 rotates the other way. The result is a new tensor.
+
+Args:
+    input (Tensor): a tensor of at least 2 dims.
+    k (int): the number of quarter turns. Default: 1.
+    dims (sequence of two ints): the plane of rotation. Default: (0, 1).
+
+Returns:
+    Tensor: the rotated tensor.
+
+Example::
+
+    >>> genesis.tensor([[1, 2], [3, 4]]).rot90()
+    tensor([[2, 4],
+            [1, 3]])
+)doc";
+
+inline constexpr const char* kUnfold =
+    R"doc(Returns the windows of ``size`` items taken every ``step`` items along a dim, as a view.
+
+The dim shrinks to the number of windows, ``(n - size) // step + 1``, and a new last dim of
+``size`` holds each window. The result shares memory with the tensor.
+
+Args:
+    dimension (int): the dim to slide along.
+    size (int): the window length, at most the dim's size.
+    step (int): the distance between window starts, positive.
+
+Returns:
+    Tensor: a view with one more dim.
+
+Example::
+
+    >>> genesis.arange(7).unfold(0, 3, 2)
+    tensor([[0, 1, 2],
+            [2, 3, 4],
+            [4, 5, 6]])
+)doc";
+
 inline constexpr const char* kUnflatten =
     R"doc(Splits dimension ``dim`` into several with the given sizes.
 
