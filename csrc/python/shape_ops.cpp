@@ -216,8 +216,8 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
   auto rot90 = [](const Tensor& t, int64_t k, py::handle dims) {
     return ops::rot90(t, k, to_shape(dims, "rot90"));
   };
-  m.def("rot90", rot90, py::arg("input"), py::arg("k") = 1,
-        py::arg("dims") = py::make_tuple(0, 1), d::kRot90);
+  m.def("rot90", rot90, py::arg("input"), py::arg("k") = 1, py::arg("dims") = py::make_tuple(0, 1),
+        d::kRot90);
   cls.def("rot90", rot90, py::arg("k") = 1, py::arg("dims") = py::make_tuple(0, 1), d::kRot90);
   cls.def("unfold", &ops::unfold, py::arg("dimension"), py::arg("size"), py::arg("step"),
           d::kUnfold);
