@@ -46,6 +46,7 @@ from . import (
     nn,  # noqa: E402
 )
 from ._C import (  # noqa: E402
+    Generator,
     IndexKind,
     IndexPath,
     IndexPlan,
@@ -86,6 +87,7 @@ from ._C import (  # noqa: E402
     atleast_1d,
     atleast_2d,
     atleast_3d,
+    bernoulli,
     bfloat16,
     bitwise_and,
     bitwise_left_shift,
@@ -113,6 +115,7 @@ from ._C import (  # noqa: E402
     cos,
     cosh,
     count_nonzero,
+    default_generator,
     device,
     diag,
     diag_embed,
@@ -153,6 +156,7 @@ from ._C import (  # noqa: E402
     full_like,
     gather,
     ge,
+    get_rng_state,
     gt,
     heaviside,
     hstack,
@@ -207,6 +211,7 @@ from ._C import (  # noqa: E402
     movedim,
     msort,
     mul,
+    multinomial,
     multiply,
     nan_to_num,
     nanmean,
@@ -219,6 +224,7 @@ from ._C import (  # noqa: E402
     negative,
     nonzero,
     norm,
+    normal,
     numel,
     ones,
     ones_like,
@@ -233,6 +239,7 @@ from ._C import (  # noqa: E402
     randint_like,
     randn,
     randn_like,
+    randperm,
     reciprocal,
     relu,
     remainder,
@@ -247,6 +254,7 @@ from ._C import (  # noqa: E402
     searchsorted,
     seed,
     select,
+    set_rng_state,
     sgn,
     sigmoid,
     sign,
@@ -297,6 +305,7 @@ from ._C import (  # noqa: E402
 from ._C._nn import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus
 from ._dtype_info import finfo, iinfo
 from ._memory_stats import memory_stats
+from ._random import fork_rng
 from ._tensor_str import (
     get_printoptions,
     printoptions,
@@ -681,4 +690,12 @@ __all__ = [
     "unique",
     "unique_consecutive",
     "rot90",
+    "Generator",
+    "bernoulli",
+    "get_rng_state",
+    "multinomial",
+    "normal",
+    "randperm",
+    "set_rng_state",
+    "fork_rng",
 ]

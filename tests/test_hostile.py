@@ -701,6 +701,20 @@ READ_ONLY_WRITES = [
     ("elu_", lambda t: genesis.nn.functional.elu_(t)),
     ("leaky_relu_", lambda t: genesis.nn.functional.leaky_relu_(t)),
     ("hardtanh_", lambda t: genesis.nn.functional.hardtanh_(t)),
+    ("uniform_", lambda t: t.uniform_()),
+    ("normal_", lambda t: t.normal_()),
+    ("random_", lambda t: t.random_(0, 5)),
+    ("exponential_", lambda t: t.exponential_()),
+    ("geometric_", lambda t: t.geometric_(0.5)),
+    ("log_normal_", lambda t: t.log_normal_()),
+    ("cauchy_", lambda t: t.cauchy_()),
+    ("bernoulli_", lambda t: t.bernoulli_(0.5)),
+    ("bernoulli_", lambda t: t.bernoulli_(genesis.full((4,), 0.5))),
+    (
+        "sort",
+        lambda t: genesis.sort(genesis.zeros(4), out=(t, genesis.zeros(4, dtype=genesis.int64))),
+    ),
+    ("searchsorted", lambda t: genesis.searchsorted(genesis.zeros(4), genesis.zeros(4), out=t)),
 ]
 
 

@@ -449,7 +449,7 @@ def test_bad_randint_inputs(device):
         (TypeError, (10,), {}),  # no size
         (TypeError, (1, 2, 3, 4), {}),
         (TypeError, (10, (2,)), {"low": 1}),  # low given twice
-        (TypeError, (10, (2,)), {"generator": None}),
+        (TypeError, (10, (2,)), {"generator": 5}),
         (TypeError, (1.5, (2,)), {}),
     ]
     for exc, args, kwargs in cases:

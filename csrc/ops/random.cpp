@@ -1,8 +1,6 @@
 #include "ops/random.h"
 
 #include <limits>
-#include <mutex>
-#include <random>
 
 #include "core/errors.h"
 #include "cpu/random.h"
@@ -12,39 +10,12 @@ namespace genesis::ops {
 
 namespace {
 
-// PyTorch's default seed, so a fresh process starts from a known state.
-constexpr uint64_t kDefaultSeed = 67280421310721ull;
-
-struct Generator {
-  std::mutex mutex;
-  uint64_t seed = kDefaultSeed;
-  uint64_t offset = 0;
-};
-
-Generator& generator() {
-  static Generator g;
-  return g;
-}
-
-struct Counters {
-  uint64_t seed, offset;
-};
-
-// Hands out the next n counters; concurrent calls get disjoint ranges.
-Counters reserve(int64_t n) {
-  Generator& g = generator();
-  std::lock_guard<std::mutex> lock(g.mutex);
-  Counters c{g.seed, g.offset};
-  g.offset += static_cast<uint64_t>(n);
-  return c;
-}
-
 Tensor fill(const Shape& sizes, ScalarType dtype, Device device, philox::Kind kind, int64_t low,
-            uint64_t range, const char* op) {
+            uint64_t range, const char* op, Generator* gen) {
   checked_numel(sizes, op);
   // Allocate first: a call that fails to allocate leaves the generator where it was.
   Tensor out = Tensor::empty(sizes, dtype, device);
-  Counters c = reserve(out.numel());
+  Counters c = generator_or_default(gen).reserve(out.numel());
   if (out.is_cuda())
     cuda::random_fill(out, kind, c.seed, c.offset, low, range);
   else
@@ -84,38 +55,24 @@ void int_limits(ScalarType dtype, int64_t& lo, int64_t& hi) {
 
 }  // namespace
 
-void manual_seed(uint64_t seed) {
-  Generator& g = generator();
-  std::lock_guard<std::mutex> lock(g.mutex);
-  g.seed = seed;
-  g.offset = 0;
-}
+void manual_seed(uint64_t seed) { default_generator()->manual_seed(seed); }
 
-uint64_t initial_seed() {
-  Generator& g = generator();
-  std::lock_guard<std::mutex> lock(g.mutex);
-  return g.seed;
-}
+uint64_t initial_seed() { return default_generator()->initial_seed(); }
 
-uint64_t seed() {
-  std::random_device rd;
-  uint64_t s = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  manual_seed(s);
-  return s;
-}
+uint64_t seed() { return default_generator()->seed(); }
 
-Tensor rand(const Shape& sizes, ScalarType dtype, Device device, const char* op) {
+Tensor rand(const Shape& sizes, ScalarType dtype, Device device, const char* op, Generator* gen) {
   check_floating(dtype, op);
-  return fill(sizes, dtype, device, philox::kUniform, 0, 1, op);
+  return fill(sizes, dtype, device, philox::kUniform, 0, 1, op, gen);
 }
 
-Tensor randn(const Shape& sizes, ScalarType dtype, Device device, const char* op) {
+Tensor randn(const Shape& sizes, ScalarType dtype, Device device, const char* op, Generator* gen) {
   check_floating(dtype, op);
-  return fill(sizes, dtype, device, philox::kNormal, 0, 1, op);
+  return fill(sizes, dtype, device, philox::kNormal, 0, 1, op, gen);
 }
 
 Tensor randint(int64_t low, int64_t high, const Shape& sizes, ScalarType dtype, Device device,
-               const char* op) {
+               const char* op, Generator* gen) {
   GENESIS_CHECK_TYPE(dtype != ScalarType::Bool, op, "not implemented for dtype bool");
   GENESIS_CHECK_VALUE(high > low, op, "high (", high, ") must be greater than low (", low, ")");
   int64_t lo, hi;
@@ -124,7 +81,7 @@ Tensor randint(int64_t low, int64_t high, const Shape& sizes, ScalarType dtype, 
                       ") does not fit in dtype ", scalar_type_name(dtype), " (its integers span [",
                       lo, ", ", hi, "])");
   uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
-  return fill(sizes, dtype, device, philox::kInteger, low, range, op);
+  return fill(sizes, dtype, device, philox::kInteger, low, range, op, gen);
 }
 
 }  // namespace genesis::ops

@@ -86,6 +86,17 @@ void install_caller_lock();
 void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls);
 void init_shape_ops(py::module_& m, py::class_<Tensor>& cls);
 void init_random(py::module_& m);
+// genesis.Generator, get/set_rng_state and the distributions (csrc/python/generator.cpp).
+void init_generator(py::module_& m, py::class_<Tensor>& cls);
+}  // namespace genesis::python
+namespace genesis::ops {
+class Generator;
+}
+namespace genesis::python {
+// A seed: any Python integer in [-2**63, 2**64); negatives wrap to their two's complement.
+uint64_t to_seed(py::handle obj);
+// A generator= argument: None (the default generator, returned as null) or a genesis.Generator.
+ops::Generator* generator_of(py::handle obj, const char* op);
 void init_index(py::module_& m, py::class_<Tensor>& cls);
 // x[key] through CPython's mapping slot (Note [Operator slots]); after __getitem__ is defined.
 void install_index_slot(py::handle tensor_class);

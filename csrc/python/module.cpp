@@ -52,6 +52,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_reduce_composite(m, tensor);
   gp::init_shape_ops(m, tensor);
   gp::init_random(m);
+  gp::init_generator(m, tensor);
   gp::init_cuda(m);
   gp::init_testing(m);
   gp::hide_pydoc_method_label(m, "tensor");  // Note [pydoc label]

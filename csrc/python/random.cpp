@@ -12,14 +12,16 @@ namespace genesis::python {
 
 namespace {
 
-std::string type_name(py::handle obj) {
+std::string type_name_of(py::handle obj) {
   return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
 }
+
+}  // namespace
 
 // Any Python integer in [-2^63, 2^64): negatives wrap to their two's complement.
 uint64_t to_seed(py::handle obj) {
   GENESIS_CHECK_TYPE(!PyFloat_Check(obj.ptr()) && PyIndex_Check(obj.ptr()), "manual_seed",
-                     "seed must be an integer, got ", type_name(obj));
+                     "seed must be an integer, got ", type_name_of(obj));
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
   if (!index) throw py::error_already_set();
   int overflow = 0;
@@ -34,9 +36,11 @@ uint64_t to_seed(py::handle obj) {
                py::str(obj).cast<std::string>());
 }
 
+namespace {
+
 const Tensor& tensor_arg(py::handle obj, const char* op) {
   GENESIS_CHECK_TYPE(py::isinstance<Tensor>(obj), op, "expected a genesis.Tensor, got ",
-                     type_name(obj));
+                     type_name_of(obj));
   return obj.cast<const Tensor&>();
 }
 
@@ -44,7 +48,7 @@ const Tensor& tensor_arg(py::handle obj, const char* op) {
 // Python would bind them; dtype and device are keyword-only.
 struct Bound {
   std::vector<py::object> slots;  // one per name; empty where not given
-  py::object dtype = py::none(), device = py::none();
+  py::object dtype = py::none(), device = py::none(), generator = py::none();
 };
 
 Bound bind_args(const py::args& args, const py::kwargs& kwargs,
@@ -63,6 +67,10 @@ Bound bind_args(const py::args& args, const py::kwargs& kwargs,
     }
     if (key == "device") {
       b.device = value;
+      continue;
+    }
+    if (key == "generator") {
+      b.generator = value;
       continue;
     }
     auto it = std::find(names.begin(), names.end(), key);
@@ -99,20 +107,22 @@ void init_random(py::module_& m) {
 
   m.def(
       "rand",
-      [](py::args size, py::handle dtype, py::handle device) {
-        return ops::rand(to_sizes(size, "rand"),
-                         to_optional_dtype(dtype, "rand").value_or(kDefaultFloat),
-                         to_device_or(device, kCPU, "rand"));
+      [](py::args size, py::handle generator, py::handle dtype, py::handle device) {
+        return ops::rand(
+            to_sizes(size, "rand"), to_optional_dtype(dtype, "rand").value_or(kDefaultFloat),
+            to_device_or(device, kCPU, "rand"), "rand", generator_of(generator, "rand"));
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), docs::kRand);
+      py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none(), docs::kRand);
   m.def(
       "randn",
-      [](py::args size, py::handle dtype, py::handle device) {
-        return ops::randn(to_sizes(size, "randn"),
-                          to_optional_dtype(dtype, "randn").value_or(kDefaultFloat),
-                          to_device_or(device, kCPU, "randn"));
+      [](py::args size, py::handle generator, py::handle dtype, py::handle device) {
+        return ops::randn(
+            to_sizes(size, "randn"), to_optional_dtype(dtype, "randn").value_or(kDefaultFloat),
+            to_device_or(device, kCPU, "randn"), "randn", generator_of(generator, "randn"));
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), docs::kRandn);
+      py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none(), docs::kRandn);
   m.def(
       "randint",
       [](py::args args, py::kwargs kwargs) {
@@ -125,7 +135,7 @@ void init_random(py::module_& m) {
         Shape sizes = checked_sizes(to_shape(b.slots[k + 1], op), op);
         return ops::randint(low, high, sizes,
                             to_optional_dtype(b.dtype, op).value_or(ScalarType::Int64),
-                            to_device_or(b.device, kCPU, op), op);
+                            to_device_or(b.device, kCPU, op), op, generator_of(b.generator, op));
       },
       docs::kRandint);
 
@@ -157,9 +167,9 @@ void init_random(py::module_& m) {
         size_t k = names.size() == 2 ? 1 : 0;
         int64_t low = k ? to_int(b.slots[0], op, "low") : 0;
         int64_t high = to_int(b.slots[k], op, "high");
-        return ops::randint(low, high, t.sizes(),
-                            to_optional_dtype(b.dtype, op).value_or(t.dtype()),
-                            to_device_or(b.device, t.device(), op), op);
+        return ops::randint(
+            low, high, t.sizes(), to_optional_dtype(b.dtype, op).value_or(t.dtype()),
+            to_device_or(b.device, t.device(), op), op, generator_of(b.generator, op));
       },
       docs::kRandintLike);
 }

@@ -68,6 +68,8 @@ equal one draw of 4 (see ``manual_seed``).
 
 Args:
     *size (int): the sizes, as separate ints or one tuple or list.
+    generator (genesis.Generator, optional): keyword-only: the stream to draw from.
+        Default: None (the default generator).
     dtype (genesis.dtype, optional): keyword-only: a floating point dtype. Default: None
         (float32).
     device (genesis.device, str or int, optional): keyword-only: the device. Default: None
@@ -97,6 +99,8 @@ GPU, whose ``log`` and ``cos`` round differently. The dtype must be floating poi
 
 Args:
     *size (int): the sizes, as separate ints or one tuple or list.
+    generator (genesis.Generator, optional): keyword-only: the stream to draw from.
+        Default: None (the default generator).
     dtype (genesis.dtype, optional): keyword-only: a floating point dtype. Default: None
         (float32).
     device (genesis.device, str or int, optional): keyword-only: the device. Default: None
@@ -125,6 +129,8 @@ Args:
     low (int, optional): the smallest value. Default: 0.
     high (int): one above the largest value.
     size (tuple of ints): the shape of the result.
+    generator (genesis.Generator, optional): keyword-only: the stream to draw from.
+        Default: None (the default generator).
     dtype (genesis.dtype, optional): keyword-only: the dtype. Default: None (int64).
     device (genesis.device, str or int, optional): keyword-only: the device. Default: None
         (the CPU).
