@@ -22,24 +22,65 @@ U key_at(const unsigned char* row, int64_t j, const KeyFormat<U>& format) {
 
 // Note [Packed sort]: a stable sort of (key, position) pairs is an unstable sort of the pairs
 // ordered by key, then position, and when the key has at most 32 bits and the row fewer than
-// 2^32 items the pair packs into one uint64 whose integer order is that order. std::sort on
-// plain integers is several times faster than std::stable_sort with a comparator. Descending
-// sorts invert the key, not the position, so equal items still keep their input order.
+// 2^32 items the pair packs into one uint64 whose integer order is that order. Short rows use
+// std::sort on those integers; long ones an LSD radix sort on the key bits only (stable, so the
+// positions stay in order without being sorted on), 8 bits a pass, skipping passes whose digit
+// is the same in every item. Descending sorts invert the key, not the position, so equal items
+// still keep their input order.
+constexpr int64_t kRadixMinItems = 2048;
+
+// Stable LSD radix sort of `items` by bits [low_bit, low_bit + key_bits) of key(item).
+template <typename Item, typename Key>
+void radix_sort(std::vector<Item>& items, std::vector<Item>& spare, int low_bit, int key_bits,
+                const Key& key) {
+  size_t n = items.size();
+  spare.resize(n);
+  for (int shift = low_bit; shift < low_bit + key_bits; shift += 8) {
+    size_t counts[256] = {};
+    for (const Item& item : items) ++counts[(key(item) >> shift) & 0xff];
+    if (std::find(std::begin(counts), std::end(counts), n) != std::end(counts))
+      continue;  // one digit everywhere: the pass would change nothing
+    size_t start = 0;
+    for (size_t& c : counts) {
+      size_t count = c;
+      c = start;
+      start += count;
+    }
+    for (const Item& item : items) spare[counts[(key(item) >> shift) & 0xff]++] = item;
+    items.swap(spare);
+  }
+}
+
+struct SortScratch {
+  std::vector<uint64_t> packed, spare;
+};
+
 template <typename U>
 void sort_row(const unsigned char* row, int64_t cols, int64_t* out, const KeyFormat<U>& format,
-              bool descending, std::vector<uint64_t>& packed) {
+              bool descending, SortScratch& scratch) {
   U flip = descending ? static_cast<U>(~U(0)) : U(0);
   if (sizeof(U) <= 4 && cols <= (int64_t{1} << 32)) {
+    std::vector<uint64_t>& packed = scratch.packed;
     packed.resize(static_cast<size_t>(cols));
     for (int64_t j = 0; j < cols; ++j)
       packed[j] = (uint64_t(U(key_at(row, j, format) ^ flip)) << 32) | uint64_t(j);
-    std::sort(packed.begin(), packed.end());
+    if (cols >= kRadixMinItems)
+      radix_sort(packed, scratch.spare, 32, static_cast<int>(8 * sizeof(U)),
+                 [](uint64_t v) { return v; });
+    else
+      std::sort(packed.begin(), packed.end());
     for (int64_t j = 0; j < cols; ++j) out[j] = static_cast<int64_t>(packed[j] & 0xffffffffu);
     return;
   }
   std::vector<std::pair<U, int64_t>> pairs(static_cast<size_t>(cols));
   for (int64_t j = 0; j < cols; ++j) pairs[j] = {U(key_at(row, j, format) ^ flip), j};
-  std::sort(pairs.begin(), pairs.end());
+  if (cols >= kRadixMinItems) {
+    std::vector<std::pair<U, int64_t>> spare;
+    radix_sort(pairs, spare, 0, static_cast<int>(8 * sizeof(U)),
+               [](const std::pair<U, int64_t>& p) { return static_cast<uint64_t>(p.first); });
+  } else {
+    std::sort(pairs.begin(), pairs.end());
+  }
   for (int64_t j = 0; j < cols; ++j) out[j] = pairs[j].second;
 }
 
@@ -59,7 +100,7 @@ void sort_rows(const Tensor& values, const Tensor& indices, bool descending) {
     // A row costs about cols * log2(cols) element operations.
     int64_t row_cost = std::max<int64_t>(1, cols * log2_ceil(cols));
     parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / row_cost), [&](int64_t b, int64_t e) {
-      std::vector<uint64_t> scratch;  // one per thread, reused by its rows
+      SortScratch scratch;  // one per thread, reused by its rows
       for (int64_t r = b; r < e; ++r)
         sort_row(base + r * row_bytes, cols, out + r * cols, format, descending, scratch);
     });
