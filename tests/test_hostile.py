@@ -701,6 +701,11 @@ READ_ONLY_WRITES = [
     ("elu_", lambda t: genesis.nn.functional.elu_(t)),
     ("leaky_relu_", lambda t: genesis.nn.functional.leaky_relu_(t)),
     ("hardtanh_", lambda t: genesis.nn.functional.hardtanh_(t)),
+    ("cumsum_", lambda t: t.cumsum_(0)),
+    ("cumprod_", lambda t: t.cumprod_(-1)),
+    ("cumsum", lambda t: genesis.cumsum(genesis.ones(4), 0, out=t)),
+    ("logcumsumexp", lambda t: genesis.logcumsumexp(genesis.ones(4), 0, out=t)),
+    ("cummax", lambda t: genesis.cummax(genesis.ones(4), 0, out=(t, genesis.empty(4).long()))),
 ]
 
 
