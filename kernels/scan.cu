@@ -6,13 +6,13 @@
 // converts them to the accumulator of Note [Scans] and written through one that converts back.
 // cummax/cummin scan (value, position in row) pairs, written through a zip of the two outputs.
 // CUB's scratch comes from genesis's pool (cuda/scan.cpp).
-#include <cub/device/device_scan.cuh>
-#include <cuda/std/functional>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/iterator/transform_output_iterator.h>
 #include <thrust/iterator/zip_iterator.h>
 #include <thrust/tuple.h>
+#include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
 
 #include <type_traits>
 
@@ -29,9 +29,8 @@ constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_b
 
 // Sums and products: float for the 16-bit floats, the type for float32/64, int64 for integers.
 template <typename T>
-using sum_acc_t =
-    std::conditional_t<is_half_v<T>, float,
-                       std::conditional_t<std::is_floating_point_v<T>, T, int64_t>>;
+using sum_acc_t = std::conditional_t<is_half_v<T>, float,
+                                     std::conditional_t<std::is_floating_point_v<T>, T, int64_t>>;
 // Comparisons: float for the 16-bit floats, the type itself otherwise.
 template <typename T>
 using cmp_acc_t = std::conditional_t<is_half_v<T>, float, T>;
@@ -102,8 +101,8 @@ template <bool kMax, typename T>
 cudaError_t extreme_typed(const T* in, T* values, int64_t* indices, int64_t n, int64_t len,
                           void* temp, size_t* bytes, cudaStream_t stream) {
   using A = cmp_acc_t<T>;
-  auto items =
-      thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), LoadBest<T, A>{in, len});
+  auto items = thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0),
+                                               LoadBest<T, A>{in, len});
   auto written = thrust::make_transform_output_iterator(
       thrust::make_zip_iterator(thrust::make_tuple(values, indices)), SplitBest<T, A>{});
   return cub::DeviceScan::InclusiveScanByKey(temp, *bytes, row_keys(len), items, written,
@@ -139,9 +138,8 @@ int launch_scan_rows(int op, int dtype, const void* in, void* out, int64_t n, in
   return static_cast<int>(err);
 }
 
-int launch_scan_extreme_rows(bool is_max, int dtype, const void* in, void* values,
-                             int64_t* indices, int64_t n, int64_t len, void* temp,
-                             size_t* temp_bytes, void* stream) {
+int launch_scan_extreme_rows(bool is_max, int dtype, const void* in, void* values, int64_t* indices,
+                             int64_t n, int64_t len, void* temp, size_t* temp_bytes, void* stream) {
   cudaError_t err = cudaErrorInvalidValue;
   auto s = static_cast<cudaStream_t>(stream);
   dispatch_dtype(dtype, [&](auto tag) {

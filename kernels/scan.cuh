@@ -12,8 +12,7 @@ namespace genesis::kernels {
 int launch_scan_rows(int op, int dtype, const void* in, void* out, int64_t n, int64_t len,
                      void* temp, size_t* temp_bytes, void* stream);
 // values: dtype, indices: int64 (positions within each row).
-int launch_scan_extreme_rows(bool is_max, int dtype, const void* in, void* values,
-                             int64_t* indices, int64_t n, int64_t len, void* temp,
-                             size_t* temp_bytes, void* stream);
+int launch_scan_extreme_rows(bool is_max, int dtype, const void* in, void* values, int64_t* indices,
+                             int64_t n, int64_t len, void* temp, size_t* temp_bytes, void* stream);
 
 }  // namespace genesis::kernels

@@ -29,7 +29,7 @@ TOL = {genesis.float16: 2e-3, genesis.bfloat16: 2e-2, genesis.float32: 2e-5}
 
 def _torch(x):
     h = x.cpu()
-    t = torch.from_numpy(np.ascontiguousarray(to_numpy(h)))
+    t = torch.from_numpy(to_numpy(h))
     return t.to(TORCH[x.dtype])
 
 

@@ -5,8 +5,6 @@
 namespace genesis::cuda {
 
 void scan_rows(ops::ScanOp, const Tensor&, const Tensor&, int64_t) { no_device(); }
-void scan_extreme_rows(bool, const Tensor&, const Tensor&, const Tensor&, int64_t) {
-  no_device();
-}
+void scan_extreme_rows(bool, const Tensor&, const Tensor&, const Tensor&, int64_t) { no_device(); }
 
 }  // namespace genesis::cuda

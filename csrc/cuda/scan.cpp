@@ -18,9 +18,8 @@ template <typename Launch>
 void with_scratch(const Tensor& like, const Launch& launch) {
   size_t bytes = 0;
   GENESIS_CUDA_CHECK(static_cast<cudaError_t>(launch(nullptr, &bytes)));
-  Tensor scratch =
-      Tensor::empty(Shape{static_cast<int64_t>(bytes > 0 ? bytes : 1)}, ScalarType::UInt8,
-                    like.device());
+  Tensor scratch = Tensor::empty(Shape{static_cast<int64_t>(bytes > 0 ? bytes : 1)},
+                                 ScalarType::UInt8, like.device());
   GENESIS_CUDA_CHECK(static_cast<cudaError_t>(launch(scratch.mutable_data(), &bytes)));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
@@ -48,8 +47,8 @@ void scan_rows(ops::ScanOp op, const Tensor& rows, const Tensor& out, int64_t le
   });
 }
 
-void scan_extreme_rows(bool is_max, const Tensor& rows, const Tensor& values,
-                       const Tensor& indices, int64_t len) {
+void scan_extreme_rows(bool is_max, const Tensor& rows, const Tensor& values, const Tensor& indices,
+                       int64_t len) {
   check_rows(rows, values, "tensors");
   check_rows(rows, indices, "tensors");
   GENESIS_CHECK(rows.dtype() == values.dtype() && indices.dtype() == ScalarType::Int64, "scan",

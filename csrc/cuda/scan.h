@@ -11,7 +11,7 @@
 namespace genesis::cuda {
 
 void scan_rows(ops::ScanOp op, const Tensor& rows, const Tensor& out, int64_t len);
-void scan_extreme_rows(bool is_max, const Tensor& rows, const Tensor& values,
-                       const Tensor& indices, int64_t len);
+void scan_extreme_rows(bool is_max, const Tensor& rows, const Tensor& values, const Tensor& indices,
+                       int64_t len);
 
 }  // namespace genesis::cuda

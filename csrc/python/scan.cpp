@@ -39,7 +39,8 @@ void check_out(py::handle out, const char* name) {
 // insists on both), each of the result's shape.
 py::object extreme(const Tensor& t, int64_t dim, py::handle out, bool is_max) {
   const char* name = is_max ? "cummax" : "cummin";
-  if (out.is_none()) return values_indices(is_max, is_max ? ops::cummax(t, dim) : ops::cummin(t, dim));
+  if (out.is_none())
+    return values_indices(is_max, is_max ? ops::cummax(t, dim) : ops::cummin(t, dim));
   GENESIS_CHECK_TYPE(py::isinstance<py::tuple>(out) && py::len(out) == 2, name,
                      "out must be a tuple of two tensors (values, indices)");
   py::tuple pair = out.cast<py::tuple>();
@@ -111,7 +112,8 @@ void init_scan(py::module_& m, py::class_<Tensor>& cls) {
         },
         py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("out") = py::none(), doc);
     cls.def(
-        name, [is_max](const Tensor& t, int64_t dim) { return extreme(t, dim, py::none(), is_max); },
+        name,
+        [is_max](const Tensor& t, int64_t dim) { return extreme(t, dim, py::none(), is_max); },
         py::arg("dim"), doc);
   }
 }

@@ -64,8 +64,8 @@ Returns:
 
 Example::
 
-    >>> genesis.logcumsumexp(genesis.tensor([0.0, 0.0, 1000.0]), 0)
-    tensor([   0.0000,    0.6931, 1000.0000])
+    >>> genesis.logcumsumexp(genesis.tensor([1.0, 1.0, 500.0]), 0)  # exp(500) overflows float32
+    tensor([  1.0000,   1.6931, 500.0000])
 )doc";
 
 inline constexpr const char* kCummax =
