@@ -37,6 +37,21 @@ void for_each_unit(int64_t outer, int64_t len, int64_t inner, const Body& body) 
 template <typename T, template <typename> class Combine>
 void scan_typed(const T* in, T* out, int64_t outer, int64_t len, int64_t inner) {
   using A = acc_t<T>;
+  if (inner == 1) {  // a scan along the last dim: one running value a line
+    parallel_for(outer, std::max<int64_t>(1, kDefaultGrain / len), [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin; o < end; ++o) {
+        const T* src = in + o * len;
+        T* dst = out + o * len;
+        A acc = static_cast<A>(src[0]);
+        dst[0] = static_cast<T>(acc);
+        for (int64_t j = 1; j < len; ++j) {
+          acc = Combine<A>::combine(acc, static_cast<A>(src[j]));
+          dst[j] = static_cast<T>(acc);
+        }
+      }
+    });
+    return;
+  }
   for_each_unit(outer, len, inner, [&](int64_t o, int64_t c0, int64_t nc) {
     A acc[kColumns];
     const T* src = in + o * len * inner + c0;
