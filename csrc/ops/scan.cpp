@@ -62,23 +62,26 @@ Tensor scan(ScanOp op, const Tensor& x, int64_t d) {
 std::pair<Tensor, Tensor> extreme(const Tensor& t, int64_t dim, bool is_max) {
   const char* name = is_max ? "cummax" : "cummin";
   int64_t d = wrap_dim(dim, t.ndim(), name);
-  Tensor values = Tensor::empty(t.sizes(), t.dtype(), t.device());
-  Tensor indices = Tensor::empty(t.sizes(), ScalarType::Int64, t.device());
-  if (t.numel() == 0) return {values, indices};
+  auto empty_pair = [&](const Shape& sizes) {
+    return std::pair<Tensor, Tensor>{Tensor::empty(sizes, t.dtype(), t.device()),
+                                     Tensor::empty(sizes, ScalarType::Int64, t.device())};
+  };
+  if (t.numel() == 0) return empty_pair(t.sizes());
+  std::pair<Tensor, Tensor> r;
   run(
       t, d,
       [&](const Tensor& in, const Lines& l) {
-        cpu::scan_extreme(is_max, in, values, indices, l.outer, l.len, l.inner);
+        r = empty_pair(t.sizes());
+        cpu::scan_extreme(is_max, in, r.first, r.second, l.outer, l.len, l.inner);
       },
       [&](const Tensor& rows, int64_t len, bool moved) {
-        if (!moved) return cuda::scan_extreme_rows(is_max, rows, values, indices, len);
-        Tensor v = Tensor::empty(rows.sizes(), t.dtype(), t.device());
-        Tensor i = Tensor::empty(rows.sizes(), ScalarType::Int64, t.device());
-        cuda::scan_extreme_rows(is_max, rows, v, i, len);
-        values = contiguous(movedim(v, Shape{-1}, Shape{d}));
-        indices = contiguous(movedim(i, Shape{-1}, Shape{d}));
+        r = empty_pair(rows.sizes());
+        cuda::scan_extreme_rows(is_max, rows, r.first, r.second, len);
+        if (moved)
+          r = {contiguous(movedim(r.first, Shape{-1}, Shape{d})),
+               contiguous(movedim(r.second, Shape{-1}, Shape{d}))};
       });
-  return {values, indices};
+  return r;
 }
 
 // cumsum/cumprod's result dtype: `dtype`, else int64 for integers and bool, else the input's.
