@@ -52,10 +52,14 @@ def _check(got, want):
 
 
 def _input(shape, dtype, device, seed=0, layout="contiguous", **kwargs):
-    """A random tensor: contiguous, transposed (non-contiguous) or reversed (negative strides
-    as a flipped copy's view is not available; a stepped view instead)."""
+    """A random tensor: contiguous, transposed, reversed (negative strides) or stepped."""
     if layout == "contiguous":
         return make_tensor(shape, dtype, device, seed=seed, **kwargs)[0]
+    if layout == "reversed":
+        x = make_tensor(shape, dtype, device, seed=seed, **kwargs)[0]
+        x = x[tuple(slice(None, None, -1) for _ in shape)]
+        assert all(s < 0 for s, n in zip(x.stride(), shape) if n > 1)
+        return x
     if layout == "transposed":
         return make_tensor(shape[::-1], dtype, device, seed=seed, **kwargs)[0].permute(
             *range(len(shape) - 1, -1, -1)
@@ -66,7 +70,7 @@ def _input(shape, dtype, device, seed=0, layout="contiguous", **kwargs):
 
 
 SHAPES_DIMS = [((5,), 0), ((5,), -1), ((3, 7), 0), ((3, 7), 1), ((2, 3, 70), 1), ((2, 3, 4), -3)]
-LAYOUTS = ["contiguous", "transposed", "stepped"]
+LAYOUTS = ["contiguous", "transposed", "reversed", "stepped"]
 
 
 def _data(op, dtype):
