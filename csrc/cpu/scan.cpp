@@ -37,16 +37,38 @@ void for_each_unit(int64_t outer, int64_t len, int64_t inner, const Body& body) 
 template <typename T, template <typename> class Combine>
 void scan_typed(const T* in, T* out, int64_t outer, int64_t len, int64_t inner) {
   using A = acc_t<T>;
-  if (inner == 1) {  // a scan along the last dim: one running value a line
-    parallel_for(outer, std::max<int64_t>(1, kDefaultGrain / len), [&](int64_t begin, int64_t end) {
-      for (int64_t o = begin; o < end; ++o) {
-        const T* src = in + o * len;
-        T* dst = out + o * len;
-        A acc = static_cast<A>(src[0]);
-        dst[0] = static_cast<T>(acc);
-        for (int64_t j = 1; j < len; ++j) {
-          acc = Combine<A>::combine(acc, static_cast<A>(src[j]));
-          dst[j] = static_cast<T>(acc);
+  if (inner == 1) {
+    // A scan along the last dim: each running value depends on the one before, so a line alone
+    // runs at the combine's latency; kLines lines walked together overlap their chains (the
+    // order of each line's combines, and so its rounding, is unchanged).
+    constexpr int64_t kLines = 8;
+    int64_t groups = (outer + kLines - 1) / kLines;
+    int64_t grain = std::max<int64_t>(1, kDefaultGrain / (kLines * len));
+    parallel_for(groups, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t g = begin; g < end; ++g) {
+        int64_t o0 = g * kLines, n = std::min(kLines, outer - o0);
+        const T* src = in + o0 * len;
+        T* dst = out + o0 * len;
+        A acc[kLines];
+        for (int64_t k = 0; k < n; ++k) {
+          acc[k] = static_cast<A>(src[k * len]);
+          dst[k * len] = static_cast<T>(acc[k]);
+        }
+        // Blocks of a cache line along each line: lines len apart often share cache sets, so
+        // each line's block is used up in one visit.
+        constexpr int64_t kBlock = 64 / sizeof(T);
+        for (int64_t j0 = 1; j0 < len; j0 += kBlock) {
+          int64_t j1 = std::min(len, j0 + kBlock);
+          for (int64_t k = 0; k < n; ++k) {
+            const T* s = src + k * len;
+            T* d = dst + k * len;
+            A a = acc[k];
+            for (int64_t j = j0; j < j1; ++j) {
+              a = Combine<A>::combine(a, static_cast<A>(s[j]));
+              d[j] = static_cast<T>(a);
+            }
+            acc[k] = a;
+          }
         }
       }
     });
