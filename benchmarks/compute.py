@@ -8,7 +8,7 @@ with the device synchronised between bursts, outside the timed region.
 
 Goals (full size only): >= 0.97x torch on CUDA, >= 1x NumPy on the CPU, for add, mul, exp, the
 broadcast add, the reductions and matmul on CUDA; the 1-element add's host time <= 0.6x torch's
-on CUDA (also with --quick). relu, sigmoid, softmax, randn and cat are informational.
+on CUDA (also with --quick). relu, sigmoid, softmax, cumsum, randn and cat are informational.
 
 Results are checked once against NumPy: exactly where the result is exactly defined (add, mul
 by 2, max, relu, cat), within a tolerance (check column ``close``) against a float64 reference
@@ -263,6 +263,36 @@ def max_dim1(ctx: Context) -> Case:
         goal=_goal(ctx),
         info="returns (values, indices); numpy: a.max(axis=1) and a.argmax(axis=1)",
     )
+
+
+def _cumsum(ctx: Context, dim: int) -> Case:
+    """A float32 cumsum of uniform [0, 1) values (no cancellation), checked against NumPy's
+    float64 cumsum rounded to float32. Informational, no goal."""
+    n = _side(ctx)
+    a = ctx.rng.random((n, n), dtype=np.float32)
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    return Case(
+        f"cumsum(dim={dim})",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=_genesis_op(x, "cumsum", dim=dim),
+            numpy=lambda: np.cumsum(a, axis=dim),
+            torch=lambda: t.cumsum(dim=dim),
+        ),
+        nbytes=2 * a.nbytes,
+        reference=lambda: np.cumsum(a, axis=dim, dtype=np.float64).astype(np.float32),
+        rtol=1e-3,
+    )
+
+
+@register(name="cumsum(dim=1)")
+def cumsum_dim1(ctx: Context) -> Case:
+    return _cumsum(ctx, 1)
+
+
+@register(name="cumsum(dim=0)")
+def cumsum_dim0(ctx: Context) -> Case:
+    return _cumsum(ctx, 0)
 
 
 # --- matmul ---------------------------------------------------------------------------------

@@ -715,6 +715,11 @@ READ_ONLY_WRITES = [
         lambda t: genesis.sort(genesis.zeros(4), out=(t, genesis.zeros(4, dtype=genesis.int64))),
     ),
     ("searchsorted", lambda t: genesis.searchsorted(genesis.zeros(4), genesis.zeros(4), out=t)),
+    ("cumsum_", lambda t: t.cumsum_(0)),
+    ("cumprod_", lambda t: t.cumprod_(-1)),
+    ("cumsum", lambda t: genesis.cumsum(genesis.ones(4), 0, out=t)),
+    ("logcumsumexp", lambda t: genesis.logcumsumexp(genesis.ones(4), 0, out=t)),
+    ("cummax", lambda t: genesis.cummax(genesis.ones(4), 0, out=(t, genesis.empty(4).long()))),
 ]
 
 

@@ -84,6 +84,8 @@ py::object where_one(const Tensor& condition);
 // Lets the core release the GIL around long work (Note [Releasing the caller's lock]).
 void install_caller_lock();
 void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls);
+// The scans: cumsum, cumprod, logcumsumexp, cummax, cummin (csrc/python/scan.cpp).
+void init_scan(py::module_& m, py::class_<Tensor>& cls);
 void init_shape_ops(py::module_& m, py::class_<Tensor>& cls);
 void init_random(py::module_& m);
 // genesis.Generator, get/set_rng_state and the distributions (csrc/python/generator.cpp).

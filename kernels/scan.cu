@@ -1,0 +1,155 @@
+// Note [CUB row scans]
+// Every scan runs as one cub::DeviceScan::InclusiveScanByKey over all n items of a contiguous
+// tensor whose rows (of len items) are the lines to scan: the key of item i is its row, i / len
+// (a transform of a counting iterator, never stored), so the scan restarts at each row and one
+// launch serves any number and length of rows. Items are read through a transform iterator that
+// converts them to the accumulator of Note [Scans] and written through one that converts back.
+// cummax/cummin scan (value, position in row) pairs, written through a zip of the two outputs.
+// CUB's scratch comes from genesis's pool (cuda/scan.cpp).
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/iterator/transform_output_iterator.h>
+#include <thrust/iterator/zip_iterator.h>
+#include <thrust/tuple.h>
+#include <cub/device/device_scan.cuh>
+#include <cuda/std/functional>
+
+#include <type_traits>
+
+#include "kernels/dtype_traits.cuh"
+#include "kernels/scan.cuh"
+#include "vocab/scan_functors.h"
+
+namespace genesis::kernels {
+
+namespace {
+
+template <typename T>
+constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+// Sums and products: float for the 16-bit floats, the type for float32/64, int64 for integers.
+template <typename T>
+using sum_acc_t = std::conditional_t<is_half_v<T>, float,
+                                     std::conditional_t<std::is_floating_point_v<T>, T, int64_t>>;
+// Comparisons: float for the 16-bit floats, the type itself otherwise.
+template <typename T>
+using cmp_acc_t = std::conditional_t<is_half_v<T>, float, T>;
+
+template <typename To>
+struct ConvertTo {
+  template <typename From>
+  __host__ __device__ To operator()(From v) const {
+    return convert<To>(v);
+  }
+};
+
+struct RowOf {
+  int64_t len;
+  __host__ __device__ int64_t operator()(int64_t i) const { return i / len; }
+};
+
+template <template <typename> class Scan, typename A>
+struct Combine {
+  __host__ __device__ A operator()(A a, A b) const { return Scan<A>::combine(a, b); }
+};
+
+template <typename A>
+struct Best {
+  A value;
+  int64_t at;
+};
+
+template <typename T, typename A>
+struct LoadBest {
+  const T* in;
+  int64_t len;
+  __host__ __device__ Best<A> operator()(int64_t i) const {
+    return Best<A>{convert<A>(in[i]), i % len};
+  }
+};
+
+template <bool kMax, typename A>
+struct CombineBest {
+  __host__ __device__ Best<A> operator()(const Best<A>& a, const Best<A>& b) const {
+    return ops::takes_over<kMax>(a.value, b.value) ? b : a;
+  }
+};
+
+template <typename T, typename A>
+struct SplitBest {
+  __host__ __device__ thrust::tuple<T, int64_t> operator()(const Best<A>& b) const {
+    return thrust::make_tuple(convert<T>(b.value), b.at);
+  }
+};
+
+auto row_keys(int64_t len) {
+  return thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), RowOf{len});
+}
+
+template <typename T, template <typename> class Scan>
+cudaError_t scan_typed(const T* in, T* out, int64_t n, int64_t len, void* temp, size_t* bytes,
+                       cudaStream_t stream) {
+  using A = sum_acc_t<T>;
+  auto values = thrust::make_transform_iterator(in, ConvertTo<A>{});
+  auto written = thrust::make_transform_output_iterator(out, ConvertTo<T>{});
+  return cub::DeviceScan::InclusiveScanByKey(temp, *bytes, row_keys(len), values, written,
+                                             Combine<Scan, A>{}, n, ::cuda::std::equal_to<>{},
+                                             stream);
+}
+
+template <bool kMax, typename T>
+cudaError_t extreme_typed(const T* in, T* values, int64_t* indices, int64_t n, int64_t len,
+                          void* temp, size_t* bytes, cudaStream_t stream) {
+  using A = cmp_acc_t<T>;
+  auto items = thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0),
+                                               LoadBest<T, A>{in, len});
+  auto written = thrust::make_transform_output_iterator(
+      thrust::make_zip_iterator(thrust::make_tuple(values, indices)), SplitBest<T, A>{});
+  return cub::DeviceScan::InclusiveScanByKey(temp, *bytes, row_keys(len), items, written,
+                                             CombineBest<kMax, A>{}, n, ::cuda::std::equal_to<>{},
+                                             stream);
+}
+
+}  // namespace
+
+int launch_scan_rows(int op, int dtype, const void* in, void* out, int64_t n, int64_t len,
+                     void* temp, size_t* temp_bytes, void* stream) {
+  cudaError_t err = cudaErrorInvalidValue;
+  auto s = static_cast<cudaStream_t>(stream);
+  dispatch_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* src = static_cast<const T*>(in);
+      T* dst = static_cast<T*>(out);
+      switch (static_cast<ops::ScanOp>(op)) {
+        case ops::ScanOp::Sum:
+          err = scan_typed<T, ops::SumScan>(src, dst, n, len, temp, temp_bytes, s);
+          break;
+        case ops::ScanOp::Prod:
+          err = scan_typed<T, ops::ProdScan>(src, dst, n, len, temp, temp_bytes, s);
+          break;
+        case ops::ScanOp::LogSumExp:
+          if constexpr (is_half_v<T> || std::is_floating_point_v<T>)
+            err = scan_typed<T, ops::LogAddExpScan>(src, dst, n, len, temp, temp_bytes, s);
+          break;
+      }
+    }
+  });
+  return static_cast<int>(err);
+}
+
+int launch_scan_extreme_rows(bool is_max, int dtype, const void* in, void* values, int64_t* indices,
+                             int64_t n, int64_t len, void* temp, size_t* temp_bytes, void* stream) {
+  cudaError_t err = cudaErrorInvalidValue;
+  auto s = static_cast<cudaStream_t>(stream);
+  dispatch_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    const T* src = static_cast<const T*>(in);
+    T* dst = static_cast<T*>(values);
+    err = is_max ? extreme_typed<true>(src, dst, indices, n, len, temp, temp_bytes, s)
+                 : extreme_typed<false>(src, dst, indices, n, len, temp, temp_bytes, s);
+  });
+  return static_cast<int>(err);
+}
+
+}  // namespace genesis::kernels
