@@ -77,6 +77,8 @@ void init_join(py::module_& m);
 void init_creation_more(py::module_& m, py::class_<Tensor>& cls);
 void init_activation(py::module_& m, py::class_<Tensor>& cls);
 void init_index_ops(py::module_& m, py::class_<Tensor>& cls);
+// scatter_add, scatter_reduce, index_add, index_reduce, put (index_reduce.cpp).
+void init_index_reduce(py::module_& m, py::class_<Tensor>& cls);
 // genesis.where(condition): the tuple of nonzero(condition)'s coordinates (index_ops.cpp).
 py::object where_one(const Tensor& condition);
 // Lets the core release the GIL around long work (Note [Releasing the caller's lock]).

@@ -48,6 +48,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_creation_more(m, tensor);
   gp::init_activation(m, tensor);
   gp::init_index_ops(m, tensor);
+  gp::init_index_reduce(m, tensor);
   gp::init_reduce_composite(m, tensor);
   gp::init_shape_ops(m, tensor);
   gp::init_random(m);

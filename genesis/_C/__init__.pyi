@@ -365,6 +365,22 @@ class Tensor:
     def heaviside_(self, values: object) -> typing.Any: ...
     def hypot(self, other: object) -> Tensor: ...
     def hypot_(self, other: object) -> typing.Any: ...
+    def index_add(
+        self,
+        dim: typing.SupportsInt | typing.SupportsIndex,
+        index: Tensor,
+        source: Tensor,
+        *,
+        alpha: object = 1,
+    ) -> Tensor: ...
+    def index_add_(
+        self,
+        dim: typing.SupportsInt | typing.SupportsIndex,
+        index: Tensor,
+        source: Tensor,
+        *,
+        alpha: object = 1,
+    ) -> typing.Any: ...
     def index_copy(
         self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor
     ) -> Tensor: ...
@@ -376,6 +392,24 @@ class Tensor:
     ) -> Tensor: ...
     def index_fill_(
         self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, value: object
+    ) -> typing.Any: ...
+    def index_reduce(
+        self,
+        dim: typing.SupportsInt | typing.SupportsIndex,
+        index: Tensor,
+        source: Tensor,
+        reduce: str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Tensor: ...
+    def index_reduce_(
+        self,
+        dim: typing.SupportsInt | typing.SupportsIndex,
+        index: Tensor,
+        source: Tensor,
+        reduce: str,
+        *,
+        include_self: builtins.bool = True,
     ) -> typing.Any: ...
     def index_select(
         self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor
@@ -513,6 +547,10 @@ class Tensor:
     def prod(
         self, dim: object = None, keepdim: builtins.bool = False, *, dtype: object = None
     ) -> Tensor: ...
+    def put(self, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor: ...
+    def put_(
+        self, index: Tensor, source: Tensor, accumulate: builtins.bool = False
+    ) -> typing.Any: ...
     def reciprocal(self) -> Tensor: ...
     def reciprocal_(self) -> typing.Any: ...
     def record_stream(self, stream: object) -> None: ...
@@ -546,6 +584,30 @@ class Tensor:
         src: object,
         *,
         reduce: object = None,
+    ) -> typing.Any: ...
+    def scatter_add(
+        self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor
+    ) -> Tensor: ...
+    def scatter_add_(
+        self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor
+    ) -> typing.Any: ...
+    def scatter_reduce(
+        self,
+        dim: typing.SupportsInt | typing.SupportsIndex,
+        index: Tensor,
+        src: Tensor,
+        reduce: str,
+        *,
+        include_self: builtins.bool = True,
+    ) -> Tensor: ...
+    def scatter_reduce_(
+        self,
+        dim: typing.SupportsInt | typing.SupportsIndex,
+        index: Tensor,
+        src: Tensor,
+        reduce: str,
+        *,
+        include_self: builtins.bool = True,
     ) -> typing.Any: ...
     def select(
         self,
@@ -861,12 +923,31 @@ def gt(input: object, other: object) -> Tensor: ...
 def heaviside(input: object, values: object, *, out: object = None) -> typing.Any: ...
 def hstack(tensors: object) -> Tensor: ...
 def hypot(input: object, other: object, *, out: object = None) -> typing.Any: ...
+def index_add(
+    input: Tensor,
+    dim: typing.SupportsInt | typing.SupportsIndex,
+    index: Tensor,
+    source: Tensor,
+    *,
+    alpha: object = 1,
+    out: object = None,
+) -> typing.Any: ...
 def index_copy(
     input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, source: Tensor
 ) -> Tensor: ...
 def index_fill(
     input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, value: object
 ) -> Tensor: ...
+def index_reduce(
+    input: Tensor,
+    dim: typing.SupportsInt | typing.SupportsIndex,
+    index: Tensor,
+    source: Tensor,
+    reduce: str,
+    *,
+    include_self: builtins.bool = True,
+    out: object = None,
+) -> typing.Any: ...
 def index_select(
     input: Tensor,
     dim: typing.SupportsInt | typing.SupportsIndex,
@@ -966,6 +1047,9 @@ def prod(
     input: Tensor, dim: object = None, keepdim: builtins.bool = False, *, dtype: object = None
 ) -> Tensor: ...
 def promote_types(arg0: object, arg1: object, /) -> typing.Any: ...
+def put(
+    input: Tensor, index: Tensor, source: Tensor, accumulate: builtins.bool = False
+) -> Tensor: ...
 def rand(*args: typing.Any, dtype: object = None, device: object = None) -> Tensor: ...
 def rand_like(input: object, *, dtype: object = None, device: object = None) -> Tensor: ...
 def randint(*args: typing.Any, **kwargs: typing.Any) -> Tensor: ...
@@ -993,6 +1077,24 @@ def scatter(
     *,
     reduce: object = None,
 ) -> Tensor: ...
+def scatter_add(
+    input: Tensor,
+    dim: typing.SupportsInt | typing.SupportsIndex,
+    index: Tensor,
+    src: Tensor,
+    *,
+    out: object = None,
+) -> typing.Any: ...
+def scatter_reduce(
+    input: Tensor,
+    dim: typing.SupportsInt | typing.SupportsIndex,
+    index: Tensor,
+    src: Tensor,
+    reduce: str,
+    *,
+    include_self: builtins.bool = True,
+    out: object = None,
+) -> typing.Any: ...
 def seed() -> int: ...
 def select(
     input: Tensor,
