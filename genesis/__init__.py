@@ -158,6 +158,7 @@ from ._C import (  # noqa: E402
     index_add,
     index_copy,
     index_fill,
+    index_put,
     index_reduce,
     index_select,
     initial_seed,
@@ -460,6 +461,7 @@ __all__ = [
     "take_along_dim",
     # the accumulating index family
     "index_add",
+    "index_put",
     "index_reduce",
     "put",
     "scatter_add",

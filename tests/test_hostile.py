@@ -702,6 +702,7 @@ READ_ONLY_WRITES = [
     ("put_", lambda t: t.put_(genesis.tensor([1]), genesis.zeros(1))),
     ("put_", lambda t: t.put_(genesis.tensor([1]), genesis.zeros(1), accumulate=True)),
     ("put_", lambda t: t[::2].put_(genesis.tensor([1]), genesis.zeros(1))),
+    ("index_put_", lambda t: t.index_put_((genesis.tensor([1]),), genesis.zeros(1), True)),
     ("lerp_", lambda t: t.lerp_(genesis.zeros(4), 0.5)),
     ("addcmul_", lambda t: t.addcmul_(genesis.ones(4), genesis.ones(4))),
     ("addcdiv_", lambda t: t.addcdiv_(genesis.ones(4), genesis.ones(4))),
@@ -750,6 +751,7 @@ READ_ONLY_WRITES = [
         ),
         ("put_", lambda x, i: x.put_(i, genesis.ones(1, device=x.device), accumulate=True)),
         ("put_", lambda x, i: x.put_(i, genesis.ones(1, device=x.device))),
+        ("index_put_", lambda x, i: x.index_put_((i,), genesis.ones(1, device=x.device), True)),
     ],
 )
 @pytest.mark.parametrize("bad", [4, -5, 2**31, 2**32, 2**62, -(2**63), 2**63 - 1])

@@ -350,6 +350,68 @@ def test_put(device, dtype, accumulate):
     assert_same(x, tx)
 
 
+# ---- index_put ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put(device, dtype, accumulate):
+    a = small(SHAPE, dtype, 21)
+    x, tx = G(a, dtype, device), T(a, dtype)
+    rng = np.random.default_rng(22)
+    if accumulate:  # duplicates
+        i0, i1 = rng.integers(0, 4, 9), rng.integers(0, 5, 9)
+    else:  # distinct pairs
+        flat = rng.permutation(20)[:9]
+        i0, i1 = flat // 5, flat % 5
+    mask = rng.random((4, 5)) < 0.5
+    keys = [
+        ((i0,), small((9, 5, 6), dtype, 23)),
+        ((i0, i1), small((9, 6), dtype, 24)),
+        ((i0, i1), small((6,), dtype, 25)),  # broadcast values
+        ((i0[:, None], i1[None, :4]), small((9, 4, 6), dtype, 26)),
+        ((mask,), small((int(mask.sum()), 6), dtype, 27)),
+    ]
+    if not accumulate:  # the keys whose positions are distinct
+        keys = [keys[1], keys[2], keys[4]]
+    for idx, v in keys:
+        want = tx.index_put(tuple(T(k) for k in idx), T(v, dtype), accumulate=accumulate)
+        gidx = tuple(G(k, B, device) if k.dtype == bool else GI(k, device) for k in idx)
+        gv = G(v, dtype, device)
+        assert_same(genesis.index_put(x, gidx, gv, accumulate), want)
+        assert_same(x.index_put(list(gidx), gv, accumulate=accumulate), want)
+        y = x.clone()
+        assert y.index_put_(gidx, gv, accumulate) is y
+        assert_same(y, want)
+    # int32 indices, as PyTorch.
+    want = tx.index_put((T(i0).int(),), T(small((9, 5, 6), dtype, 28), dtype), accumulate)
+    got = x.index_put(
+        (GI(i0, device, I32),), G(small((9, 5, 6), dtype, 28), dtype, device), accumulate
+    )
+    assert_same(got, want)
+    assert_same(x, tx)
+
+
+def test_index_put_errors(device):
+    x = genesis.zeros(3, 4, device=device)
+    i = GI([0, 2], device)
+    with pytest.raises(TypeError) as e:
+        x.index_put_((i,), genesis.ones(4, dtype=F64, device=device))
+    check_message(e, "index_put_")
+    with pytest.raises(TypeError) as e:
+        x.index_put_((genesis.tensor([0.0], device=device),), genesis.ones(4, device=device))
+    check_message(e, "index_put_")
+    e = raises_on(
+        device,
+        IndexError,
+        lambda: x.index_put_((GI([0, 3], device),), genesis.ones(4, device=device), True),
+    )
+    check_message(e, "index_put_")
+    with pytest.raises(IndexError) as e:
+        genesis.index_put(x, (i, i, i), genesis.ones(2, device=device))
+    check_message(e, "index_put")
+    assert to_numpy(x).sum() == 0
+
+
 # ---- shapes: 0-d, zero-size, non-contiguous, aliasing, out= -------------------------------------
 
 
@@ -485,6 +547,7 @@ WRITERS = [
     ("index_reduce_", lambda x, i, s: x.index_reduce_(0, i, s, "prod")),
     ("put_", lambda x, i, s: x.put_(i, s, accumulate=True)),
     ("put_", lambda x, i, s: x.put_(i, s)),
+    ("index_put_", lambda x, i, s: x.index_put_((i,), s, accumulate=True)),
 ]
 
 
@@ -507,6 +570,8 @@ def test_wrong_index_dtypes(device, op, call):
     x = genesis.zeros(5, device=device)
     s = genesis.ones(2, device=device)
     bad = [F32, B, I16] if op.startswith("index_") else [I32, F32, B, I16]
+    if op == "index_put_":  # bool is a mask there
+        bad = [F32, I16]
     for dt in bad:
         with pytest.raises(TypeError) as e:
             call(x, genesis.tensor([1, 0], dtype=dt, device=device), s)

@@ -22,6 +22,7 @@ namespace genesis::ops {
 //   scatter_add_(x, d, i, s)     x[a0, ..., i, ..., an] += s[:i.size(0), ..., :i.size(n)]
 //   index_add_(x, d, i, s, a)    x[:, ..., i] += a * s
 //   put_(x, i, s, accumulate)    x.reshape(-1)[i] (+)= s.reshape(i.shape)
+//   index_put_(x, (i, j), v, a)  x[i, j] (+)= v
 // every value counting, duplicate indices included. scatter_reduce_ and index_reduce_ add the
 // two things PyTorch defines on top: include_self=False first fills the indexed elements with
 // the reduction's identity (0, 1, lowest, highest), and "mean" is a sum divided by a count,
@@ -282,6 +283,27 @@ void put_(const Tensor& self, const Tensor& index, const Tensor& source, bool ac
               accumulate ? ScatterReduce::Sum : ScatterReduce::None);
   });
   if (!direct) copy_(self, work);
+}
+
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                bool accumulate, const char* op) {
+  check_target(self, op);
+  check_same_dtype(self, values, "values", op);
+  check_same_device(self, values, "values", op);
+  IndexList key;
+  for (const Tensor& index : indices) {
+    ScalarType t = index.dtype();
+    GENESIS_CHECK_TYPE(t == ScalarType::Int64 || t == ScalarType::Int32 || t == ScalarType::Bool ||
+                           t == ScalarType::UInt8,
+                       op, "tensors used as indices must be int64, int32, bool or uint8, but got ",
+                       scalar_type_name(t));
+    // uint8 indices are masks, as in PyTorch.
+    key.push_back(IndexItem::make_tensor(
+        t == ScalarType::UInt8 ? to(index, ScalarType::Bool, index.device(), false) : index));
+  }
+  renamed(op, [&] {
+    index_put(self, key, values, accumulate ? ScatterReduce::Sum : ScatterReduce::None);
+  });
 }
 
 }  // namespace genesis::ops

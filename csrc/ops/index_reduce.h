@@ -4,6 +4,7 @@
 // scatter (Note [Accumulating scatters] in vocab/scatter_reduce.h). Each writes `self` in place
 // and returns nothing (the caller returns self).
 #include <string>
+#include <vector>
 
 #include "core/scalar.h"
 #include "core/tensor.h"
@@ -28,5 +29,8 @@ void index_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const T
                    const std::string& reduce, bool include_self, const char* op = "index_reduce_");
 void put_(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate,
           const char* op = "put_");
+// self[indices] = values (or += with accumulate): indices int64, int32, bool or uint8 (a mask).
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                bool accumulate, const char* op = "index_put_");
 
 }  // namespace genesis::ops

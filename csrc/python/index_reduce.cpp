@@ -1,6 +1,7 @@
 // PyTorch's accumulating index-family functions (ops/index_reduce.h, Note [Accumulating index
 // ops]): genesis.X with out= where PyTorch has it, Tensor.X, and the in-place Tensor.X_.
 #include <string>
+#include <vector>
 
 #include "ops/convert.h"
 #include "ops/index_reduce.h"
@@ -156,6 +157,26 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return self;
       },
       py::arg("index"), py::arg("source"), py::arg("accumulate") = false, doc("put_"));
+
+  // index_put
+  auto index_put = [](const Tensor& input, const std::vector<Tensor>& indices, const Tensor& values,
+                      bool accumulate) {
+    Tensor r = ops::clone(input);
+    ops::index_put_(r, indices, values, accumulate, "index_put");
+    return r;
+  };
+  m.def("index_put", index_put, py::arg("input"), py::arg("indices"), py::arg("values"),
+        py::arg("accumulate") = false, doc("index_put"));
+  cls.def("index_put", index_put, py::arg("indices"), py::arg("values"),
+          py::arg("accumulate") = false, doc("index_put"));
+  cls.def(
+      "index_put_",
+      [](py::object self, const std::vector<Tensor>& indices, const Tensor& values,
+         bool accumulate) {
+        ops::index_put_(self.cast<const Tensor&>(), indices, values, accumulate);
+        return self;
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false, doc("index_put_"));
 }
 
 }  // namespace genesis::python

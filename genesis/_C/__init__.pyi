@@ -393,6 +393,18 @@ class Tensor:
     def index_fill_(
         self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, value: object
     ) -> typing.Any: ...
+    def index_put(
+        self,
+        indices: collections.abc.Sequence[Tensor],
+        values: Tensor,
+        accumulate: builtins.bool = False,
+    ) -> Tensor: ...
+    def index_put_(
+        self,
+        indices: collections.abc.Sequence[Tensor],
+        values: Tensor,
+        accumulate: builtins.bool = False,
+    ) -> typing.Any: ...
     def index_reduce(
         self,
         dim: typing.SupportsInt | typing.SupportsIndex,
@@ -937,6 +949,12 @@ def index_copy(
 ) -> Tensor: ...
 def index_fill(
     input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, value: object
+) -> Tensor: ...
+def index_put(
+    input: Tensor,
+    indices: collections.abc.Sequence[Tensor],
+    values: Tensor,
+    accumulate: builtins.bool = False,
 ) -> Tensor: ...
 def index_reduce(
     input: Tensor,

@@ -241,7 +241,52 @@ Example::
     tensor([0., 0., 7.])
 )doc";
 
+inline constexpr const char* kIndexPut =
+    R"doc(A copy of ``input`` with ``values`` written at ``indices``: ``out[indices] = values``, one index
+tensor per leading dim (int64, int32, or bool and uint8 masks), ``values`` broadcast to the
+indexed shape. With ``accumulate`` the values are added instead, duplicate indices all
+counting; without, duplicates keep one of their values (undefined, as in PyTorch). Index
+checks and errors are those of ``x[indices] = values``.
+
+Args:
+    input (Tensor): the destination (``self`` for the method).
+    indices (tuple of Tensor): the index tensors.
+    values (Tensor): the values, of ``input``'s dtype.
+    accumulate (bool, optional): add instead of writing. Default: False.
+
+Returns:
+    Tensor: a new tensor.
+
+Example::
+
+    >>> x = genesis.zeros(2, 3)
+    >>> i, j = genesis.tensor([0, 0, 1]), genesis.tensor([2, 2, 0])
+    >>> genesis.index_put(x, (i, j), genesis.tensor([1.0, 2.0, 3.0]), accumulate=True)
+    tensor([[0., 0., 3.],
+            [3., 0., 0.]])
+)doc";
+
+inline constexpr const char* kIndexPutInplace =
+    R"doc(The in-place ``index_put``: ``self[indices] = values`` (or ``+=`` every value with
+``accumulate``); returns this tensor.
+
+Args:
+    indices (tuple of Tensor): the index tensors.
+    values (Tensor): the values, of this tensor's dtype.
+    accumulate (bool, optional): add instead of writing. Default: False.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.zeros(3).index_put_((genesis.tensor([1, 1]),), genesis.tensor(2.0), True)
+    tensor([0., 4., 0.])
+)doc";
+
 inline constexpr NamedDoc kIndexReduceDocs[] = {
+    {"index_put", kIndexPut},
+    {"index_put_", kIndexPutInplace},
     {"scatter_add", kScatterAdd},
     {"scatter_add_", kScatterAddInplace},
     {"scatter_reduce", kScatterReduce},
