@@ -266,6 +266,69 @@ def test_float_sums_of_general_data(device):
         np.testing.assert_allclose(got, want, rtol=0, atol=0.05 * scale)
 
 
+def test_heavy_contention(device, dtype):
+    # 2^17 values into 3 elements: every thread of the CUDA kernel collides (the atomics and
+    # compare-and-swap loops of every dtype). Ones make float sums order-free: float16 and
+    # bfloat16 stop growing at 2048 and 256 in any order, as PyTorch's sequential sum does.
+    n = 1 << 17
+    i = rand_index((n,), 3, 31)
+    x = genesis.zeros(3, dtype=dtype, device=device)
+    ones = genesis.ones(n, dtype=dtype, device=device)
+    want = torch.zeros(3, dtype=TORCH_DTYPE[dtype]).scatter_add(
+        0, T(i), torch.ones(n, dtype=TORCH_DTYPE[dtype])
+    )
+    assert_same(x.scatter_add(0, GI(i, device), ones), want)
+    s = small((n,), dtype, 32)
+    for reduce in ("amax", "amin"):
+        want = T(small((3,), dtype, 33), dtype).scatter_reduce(0, T(i), T(s, dtype), reduce)
+        got = G(small((3,), dtype, 33), dtype, device).scatter_reduce(
+            0, GI(i, device), G(s, dtype, device), reduce
+        )
+        assert_same(got, want)
+    if dtype is not B:  # products of -1 and 1: exact and order-free in every dtype
+        p = np.where(np.random.default_rng(34).random(n) < 0.5, -1, 1)
+        want = torch.ones(3, dtype=TORCH_DTYPE[dtype]) if dtype is not U8 else None
+        if want is not None:
+            want = want.scatter_reduce(0, T(i), T(p, dtype), "prod")
+            got = genesis.ones(3, dtype=dtype, device=device).scatter_reduce(
+                0, GI(i, device), G(p, dtype, device), "prod"
+            )
+            assert_same(got, want)
+
+
+@pytest.mark.parametrize("dt, big", [(F16, 2048.0), (BF16, 256.0)])
+def test_16_bit_accumulation_follows_pytorch(device, dt, big):
+    # Note [Wide scatter sums]: the scatter family sums and multiplies 16-bit floats in float32
+    # and rounds once (big + 1 + 1 keeps both ones); index_add, put and index_put round after
+    # each addition (each one is lost), as PyTorch's CPU does.
+    base, tb = (
+        genesis.tensor([big], dtype=dt, device=device),
+        torch.tensor([big]).to(TORCH_DTYPE[dt]),
+    )
+    i, ti = GI([0, 0], device), torch.tensor([0, 0])
+    s, ts = genesis.ones(2, dtype=dt, device=device), torch.ones(2, dtype=TORCH_DTYPE[dt])
+    cases = [
+        (lambda x: x.scatter_add(0, i, s), lambda t: t.scatter_add(0, ti, ts)),
+        (lambda x: x.scatter(0, i, s, reduce="add"), lambda t: t.scatter(0, ti, ts, reduce="add")),
+        (
+            lambda x: x.scatter(0, i, 1.0, reduce="add"),
+            lambda t: t.scatter(0, ti, 1.0, reduce="add"),
+        ),
+        (lambda x: x.scatter_reduce(0, i, s, "sum"), lambda t: t.scatter_reduce(0, ti, ts, "sum")),
+        (
+            lambda x: x.scatter_reduce(0, i, s, "mean"),
+            lambda t: t.scatter_reduce(0, ti, ts, "mean"),
+        ),
+        (lambda x: x.index_add(0, i, s), lambda t: t.index_add(0, ti, ts)),
+        (lambda x: x.put(i, s, True), lambda t: t.put(ti, ts, True)),
+        (lambda x: x.index_put((i,), s, True), lambda t: t.index_put((ti,), ts, True)),
+    ]
+    for g, t in cases:
+        assert_same(g(base), t(tb))
+    assert to_numpy(base.scatter_add(0, i, s)).tolist() == [big + 2]
+    assert to_numpy(base.index_add(0, i, s)).tolist() == [big]
+
+
 # ---- index_add and index_reduce ----------------------------------------------------------------
 
 

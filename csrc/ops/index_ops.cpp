@@ -32,7 +32,8 @@ namespace genesis::ops {
 // The aranges are stride-0 broadcasts, so a key costs one small tensor per dim. The planner
 // checks the indices (IndexError, on CUDA at the next wait, as for x[i]); errors raised while
 // the key runs are renamed after the op. Duplicate indices in a write keep one of the written
-// values, as PyTorch documents for scatter_ and index_copy_.
+// values, as PyTorch documents for scatter_ and index_copy_; the accumulating forms
+// (scatter_add, index_add, ...) are Note [Accumulating index ops] in ops/index_reduce.cpp.
 
 namespace detail {
 

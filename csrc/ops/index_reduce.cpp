@@ -148,6 +148,23 @@ ScatterArgs scatter_args(const Tensor& self, int64_t dim, const Tensor& index, c
   return a;
 }
 
+// Note [Wide scatter sums]
+// PyTorch's CPU scatter_add, scatter(reduce=) and scatter_reduce sum and multiply float16 and
+// bfloat16 in float32 and round once (256 + 1 + 1 is 258 in bfloat16, not 256), while its
+// index_add, put_ and index_put_ round after each addition. genesis does the same on every
+// device: the scatter family runs these modes on a float32 copy of the tensor (one cast there
+// and back, O(numel)) and writes it back once; amax/amin need no copy (exact in any type).
+// On CUDA this is more exact than PyTorch's own atomics on 16-bit floats.
+template <typename F>
+void widened(const Tensor& target, const Tensor& values, bool wide_mode, const F& run) {
+  ScalarType t = target.dtype();
+  if (!wide_mode || (t != ScalarType::Float16 && t != ScalarType::BFloat16))
+    return run(target, values);
+  Tensor wide = to(target, ScalarType::Float32, target.device(), /*copy=*/true);
+  run(wide, to(values, ScalarType::Float32, values.device(), false));
+  copy_(target, wide);  // reached only when nothing raised: target unchanged otherwise
+}
+
 ScatterReduce add_or_multiply(const std::string& reduce, const char* op) {
   if (reduce == "add") return ScatterReduce::Sum;
   if (reduce == "multiply") return ScatterReduce::Prod;
@@ -161,8 +178,11 @@ void scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Te
                   const char* op) {
   ScatterArgs a = scatter_args(self, dim, index, src, op);
   if (a.empty) return;
-  renamed(op,
-          [&] { index_put(a.target, gather_key(a.index, a.dim), a.source, ScatterReduce::Sum); });
+  IndexList key = gather_key(a.index, a.dim);
+  renamed(op, [&] {
+    widened(a.target, a.source, true,
+            [&](const Tensor& t, const Tensor& v) { index_put(t, key, v, ScatterReduce::Sum); });
+  });
 }
 
 void scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -170,7 +190,11 @@ void scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
   ScatterReduce mode = add_or_multiply(reduce, op);
   ScatterArgs a = scatter_args(self, dim, index, src, op);
   if (a.empty) return;
-  renamed(op, [&] { index_put(a.target, gather_key(a.index, a.dim), a.source, mode); });
+  IndexList key = gather_key(a.index, a.dim);
+  renamed(op, [&] {
+    widened(a.target, a.source, true,
+            [&](const Tensor& t, const Tensor& v) { index_put(t, key, v, mode); });
+  });
 }
 
 void scatter_value_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
@@ -180,7 +204,11 @@ void scatter_value_(const Tensor& self, int64_t dim, const Tensor& index, const 
   if (a.empty) return;
   // The value once per index element (a broadcast 0-d tensor).
   Tensor one = full({}, value, self.dtype(), self.device(), op);
-  renamed(op, [&] { index_put(a.target, gather_key(a.index, a.dim), one, mode); });
+  IndexList key = gather_key(a.index, a.dim);
+  renamed(op, [&] {
+    widened(a.target, one, true,
+            [&](const Tensor& t, const Tensor& v) { index_put(t, key, v, mode); });
+  });
 }
 
 void scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -189,11 +217,14 @@ void scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const
   ScatterArgs a = scatter_args(self, dim, index, src, op);
   if (a.empty) return;
   IndexList key = gather_key(a.index, a.dim);
+  bool wide = r == Reduction::Sum || r == Reduction::Prod || r == Reduction::Mean;
   renamed(op, [&] {
-    reduce_into(
-        a.target, a.source, r, include_self,
-        [&](const Tensor& t, const Tensor& v, ScatterReduce m) { index_put(t, key, v, m); },
-        [&](const Tensor& t, const Scalar& v) { index_fill(t, key, v); }, op);
+    widened(a.target, a.source, wide, [&](const Tensor& target, const Tensor& values) {
+      reduce_into(
+          target, values, r, include_self,
+          [&](const Tensor& t, const Tensor& v, ScatterReduce m) { index_put(t, key, v, m); },
+          [&](const Tensor& t, const Scalar& v) { index_fill(t, key, v); }, op);
+    });
   });
 }
 
