@@ -13,7 +13,7 @@ uses general float data with a tolerance.
 
 import numpy as np
 import pytest
-from conftest import check_message, random_array, to_numpy
+from conftest import DEVICES, check_message, random_array, to_numpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -570,15 +570,16 @@ def test_out(device):
 # ---- hypothesis: random shapes, dims and duplicates ------------------------------------------
 
 
+@pytest.mark.parametrize("dev", DEVICES)
 @settings(max_examples=60, deadline=None)
 @given(
     shape=st.lists(st.integers(1, 4), min_size=1, max_size=3),
     data=st.data(),
     reduce=st.sampled_from(SCATTER_REDUCES),
     include_self=st.booleans(),
-    dt=st.sampled_from([I64, F64, I16]),
+    dt=st.sampled_from([I64, F64, I16, U8, F16, BF16]),
 )
-def test_scatter_reduce_fuzz(shape, data, reduce, include_self, dt):
+def test_scatter_reduce_fuzz(dev, shape, data, reduce, include_self, dt):
     ndim = len(shape)
     dim = data.draw(st.integers(-ndim, ndim - 1))
     ishape = [data.draw(st.integers(0, s)) for s in shape]
@@ -589,12 +590,12 @@ def test_scatter_reduce_fuzz(shape, data, reduce, include_self, dt):
     s = small(ishape, dt, seed + 2, reduce)
     want = torch.scatter_reduce(T(a, dt), dim, T(i), T(s, dt), reduce, include_self=include_self)
     got = genesis.scatter_reduce(
-        G(a, dt, "cpu"), dim, GI(i, "cpu"), G(s, dt, "cpu"), reduce, include_self=include_self
+        G(a, dt, dev), dim, GI(i, dev), G(s, dt, dev), reduce, include_self=include_self
     )
     assert_same(got, want)
     if ishape and all(ishape):
         want = torch.scatter_add(T(a, dt), dim, T(i), T(s, dt))
-        assert_same(genesis.scatter_add(G(a, dt, "cpu"), dim, GI(i, "cpu"), G(s, dt, "cpu")), want)
+        assert_same(genesis.scatter_add(G(a, dt, dev), dim, GI(i, dev), G(s, dt, dev)), want)
 
 
 # ---- bad input -----------------------------------------------------------------------------
