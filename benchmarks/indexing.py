@@ -1,5 +1,5 @@
 """NumPy-style indexing (the index planner): basic slices, integer-array gather and scatter,
-boolean-mask get and fill.
+the accumulating scatter_add_ and index_add_, boolean-mask get and fill.
 
 Two host-time cases on a 1000x1000 float32 matrix (the planner's per-call overhead), then the
 data-moving ones: 2^24 indices into 2^28 float32 elements on CUDA (1 GiB), 2^20 into 2^24 on the
@@ -187,6 +187,87 @@ def scatter(ctx: Context) -> Case:
         nbytes=k * (8 + 4 + 4),  # index read, value read, element written
         goal=_goal(ctx, ">= 1x torch", 1.0),
         info="unique indices (a random permutation's prefix); the whole destination is checked",
+    )
+
+
+@register(name="a.scatter_add_(0, idx, v)")
+def scatter_add(ctx: Context) -> Case:
+    """Random indices with duplicates: every value is added (atomics on CUDA). The check
+    compares the first call's result to NumPy's np.add.at, to a tolerance (the order of float
+    additions differs)."""
+    n = ctx.pick(1 << 24, 1 << 16, cuda=1 << 28)
+    k = ctx.pick(1 << 20, 1 << 12, cuda=1 << 24)
+    a = ctx.rng.random(n, dtype=np.float32)
+    v = ctx.rng.random(k, dtype=np.float32)
+    idx = ctx.rng.integers(0, n, k, dtype=np.int64)
+    x, gi, gv = ctx.to_genesis(a), ctx.to_genesis(idx), ctx.to_genesis(v)
+    dst = a.copy()
+
+    def numpy_add():
+        np.add.at(dst, idx, v)
+        return dst
+
+    torch_add = None
+    if ctx.torch is not None:
+        t, ti, tv = ctx.to_torch(a), ctx.to_torch(idx), ctx.to_torch(v)
+
+        def torch_add():
+            return t.scatter_add_(0, ti, tv)
+
+    def reference():
+        out = a.copy()
+        np.add.at(out, idx, v)
+        return out
+
+    return Case(
+        "a.scatter_add_(0, idx, v)",
+        f"{_p2(k)} into {size_str(n, 'float32')}",
+        ctx.fns(genesis=lambda: x.scatter_add_(0, gi, gv), numpy=numpy_add, torch=torch_add),
+        nbytes=k * (8 + 4 + 8),  # index read, value read, element read + written
+        reference=reference,
+        rtol=1e-5,
+        atol=1e-5,
+        goal=_goal(ctx, ">= 1x torch", 1.0),
+        info="random indices (duplicates); checked against np.add.at to a tolerance",
+    )
+
+
+@register(name="m.index_add_(0, rows, src)")
+def index_add(ctx: Context) -> Case:
+    rows, cols = ctx.pick(1 << 16, 1 << 10, cuda=1 << 22), 64
+    k = ctx.pick(1 << 14, 1 << 8, cuda=1 << 18)
+    a = ctx.rng.random((rows, cols), dtype=np.float32)
+    src = ctx.rng.random((k, cols), dtype=np.float32)
+    idx = ctx.rng.integers(0, rows, k, dtype=np.int64)
+    x, gi, gs = ctx.to_genesis(a), ctx.to_genesis(idx), ctx.to_genesis(src)
+    dst = a.copy()
+
+    def numpy_add():
+        np.add.at(dst, idx, src)
+        return dst
+
+    torch_add = None
+    if ctx.torch is not None:
+        t, ti, ts = ctx.to_torch(a), ctx.to_torch(idx), ctx.to_torch(src)
+
+        def torch_add():
+            return t.index_add_(0, ti, ts)
+
+    def reference():
+        out = a.copy()
+        np.add.at(out, idx, src)
+        return out
+
+    return Case(
+        "m.index_add_(0, rows, src)",
+        f"{_p2(k)} rows into {_p2(rows)}x{cols} f32",
+        ctx.fns(genesis=lambda: x.index_add_(0, gi, gs), numpy=numpy_add, torch=torch_add),
+        nbytes=k * 8 + 3 * k * cols * 4,  # indices read, rows read, elements read + written
+        reference=reference,
+        rtol=1e-5,
+        atol=1e-5,
+        goal=_goal(ctx, ">= 1x torch", 1.0),
+        info="random rows (duplicates); checked against np.add.at to a tolerance",
     )
 
 

@@ -4,37 +4,11 @@
 
 #include "kernels/driver_launch.cuh"
 #include "kernels/index.cuh"
+#include "kernels/index_loops.cuh"
 
 namespace genesis::kernels {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-int grid_for(int64_t n) {
-  int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(b < 65536 * 8 ? (b > 0 ? b : 1) : 65536 * 8);
-}
-
-// Byte offsets of element i for N operands.
-template <int N>
-__device__ __forceinline__ void offsets_of(int64_t i, const Geometry& g, int64_t (&off)[N]) {
-  if (g.ndim == 1) {  // the common flat case needs no division
-#pragma unroll
-    for (int k = 0; k < N; ++k) off[k] = i * g.strides[k][0];
-    return;
-  }
-#pragma unroll
-  for (int k = 0; k < N; ++k) off[k] = 0;
-#pragma unroll
-  for (int d = 0; d < kMaxKernelDims; ++d) {
-    if (d == g.ndim) break;
-    int64_t idx = i % g.sizes[d];
-    i /= g.sizes[d];
-#pragma unroll
-    for (int k = 0; k < N; ++k) off[k] += idx * g.strides[k][d];
-  }
-}
 
 // An index wrapped into [0, size); one out of range is recorded (the first wins) and read as 0,
 // so the kernel using it stays inside the tensor.
@@ -140,8 +114,6 @@ __global__ void check_index_flat_kernel(const longlong2* index, int64_t octets, 
     }
   }
 }
-
-__device__ __forceinline__ bool in_range(int64_t v, int64_t size) { return v >= -size && v < size; }
 
 // Operands: values, dst, int64 index. Writes nothing when an index error is recorded.
 template <typename W>

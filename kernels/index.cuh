@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "kernels/geometry.h"
+#include "vocab/scatter_reduce.h"
 
 namespace genesis::kernels {
 
@@ -39,6 +40,15 @@ void launch_check_index(const char* index, int64_t numel, const Geometry& g, int
 void launch_scatter_index(const char* values, char* dst, const char* index, int64_t numel,
                           const Geometry& g, int itemsize, int64_t size, int64_t byte_stride,
                           const IndexError* error, void* stream);
+// The accumulating scatter (index_reduce.cu, Note [Accumulating scatters] in
+// vocab/scatter_reduce.h). Operands: values, dst, and `where`: int64 byte offsets, or with
+// `by_index` one int64 index along a dim of `size` elements `byte_stride` apart (wrapped; out of
+// range skipped, and nothing written when `error` records one, as launch_scatter_index).
+// *(dst(i) + offset(i)) = combine(itself, values(i)), atomically; `dtype` is a DtypeCode.
+void launch_scatter_reduce(const char* values, char* dst, const char* where, int64_t numel,
+                           const Geometry& g, int dtype, ops::ScatterReduce reduce, bool by_index,
+                           int64_t size, int64_t byte_stride, const IndexError* error,
+                           void* stream);
 // Operands: dst, bool mask. dst(i) = pattern where mask(i).
 void launch_masked_fill(char* dst, const char* mask, int64_t numel, const Geometry& g, int itemsize,
                         uint64_t pattern, void* stream);

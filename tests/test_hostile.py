@@ -690,6 +690,19 @@ READ_ONLY_WRITES = [
     ("index_copy_", lambda t: t.index_copy_(0, genesis.tensor([1]), genesis.zeros(1))),
     ("scatter_", lambda t: t.scatter_(0, genesis.tensor([1]), 9.0)),
     ("scatter_", lambda t: t.scatter_(0, genesis.tensor([1]), genesis.zeros(1))),
+    # the accumulating index family
+    ("scatter_add_", lambda t: t.scatter_add_(0, genesis.tensor([1]), genesis.zeros(1))),
+    ("scatter_", lambda t: t.scatter_(0, genesis.tensor([1]), genesis.zeros(1), reduce="add")),
+    ("scatter_", lambda t: t.scatter_(0, genesis.tensor([1]), 2.0, reduce="multiply")),
+    ("scatter_reduce_", lambda t: t.scatter_reduce_(0, genesis.tensor([1]), t, "amax")),
+    ("scatter_reduce_", lambda t: t.scatter_reduce_(0, genesis.tensor([1]), t, "mean")),
+    ("index_add_", lambda t: t.index_add_(0, genesis.tensor([1]), genesis.zeros(1))),
+    ("index_add_", lambda t: t.index_add_(0, genesis.tensor([1]), genesis.zeros(1), alpha=2)),
+    ("index_reduce_", lambda t: t.index_reduce_(0, genesis.tensor([1]), genesis.ones(1), "prod")),
+    ("put_", lambda t: t.put_(genesis.tensor([1]), genesis.zeros(1))),
+    ("put_", lambda t: t.put_(genesis.tensor([1]), genesis.zeros(1), accumulate=True)),
+    ("put_", lambda t: t[::2].put_(genesis.tensor([1]), genesis.zeros(1))),
+    ("index_put_", lambda t: t.index_put_((genesis.tensor([1]),), genesis.zeros(1), True)),
     ("lerp_", lambda t: t.lerp_(genesis.zeros(4), 0.5)),
     ("addcmul_", lambda t: t.addcmul_(genesis.ones(4), genesis.ones(4))),
     ("addcdiv_", lambda t: t.addcdiv_(genesis.ones(4), genesis.ones(4))),
@@ -734,6 +747,30 @@ READ_ONLY_WRITES = [
         ("index_fill_", lambda x, i: x.index_fill_(0, i, 1.0)),
         ("index_copy_", lambda x, i: x.index_copy_(0, i, genesis.ones(1, device=x.device))),
         ("scatter_", lambda x, i: x.scatter_(0, i, 1.0)),
+        ("scatter_", lambda x, i: x.scatter_(0, i, 1.0, reduce="add")),
+        ("scatter_add_", lambda x, i: x.scatter_add_(0, i, genesis.ones(1, device=x.device))),
+        (
+            "scatter_add",
+            lambda x, i: x.copy_(x.scatter_add(0, i, genesis.ones(1, device=x.device))),
+        ),
+        (
+            "scatter_reduce_",
+            lambda x, i: x.scatter_reduce_(0, i, genesis.ones(1, device=x.device), "sum"),
+        ),
+        (
+            "scatter_reduce_",
+            lambda x, i: x.scatter_reduce_(
+                0, i, genesis.ones(1, device=x.device), "mean", include_self=False
+            ),
+        ),
+        ("index_add_", lambda x, i: x.index_add_(0, i, genesis.ones(1, device=x.device))),
+        (
+            "index_reduce_",
+            lambda x, i: x.index_reduce_(0, i, genesis.ones(1, device=x.device), "amax"),
+        ),
+        ("put_", lambda x, i: x.put_(i, genesis.ones(1, device=x.device), accumulate=True)),
+        ("put_", lambda x, i: x.put_(i, genesis.ones(1, device=x.device))),
+        ("index_put_", lambda x, i: x.index_put_((i,), genesis.ones(1, device=x.device), True)),
     ],
 )
 @pytest.mark.parametrize("bad", [4, -5, 2**31, 2**32, 2**62, -(2**63), 2**63 - 1])

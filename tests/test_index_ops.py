@@ -866,22 +866,6 @@ def test_masked_scatter_source_too_small(device):
     assert_same(got, torch.zeros(2, 3).masked_scatter(T(to_numpy(m)), torch.arange(4.0)))
 
 
-def test_scatter_reduce_is_not_implemented(device):
-    # PyTorch's reduce= (deprecated there for scatter_reduce) is not implemented yet.
-    x = genesis.zeros(2, 3, device=device)
-    i = GI([[0, 1, 2]], device)
-    for call in (
-        lambda: genesis.scatter(x, 1, i, x, reduce="add"),
-        lambda: x.scatter(1, i, 1.0, reduce="multiply"),
-        lambda: x.scatter_(1, i, x, reduce="add"),
-        lambda: x.scatter_(1, i, 2.0, reduce="multiply"),
-    ):
-        with pytest.raises(NotImplementedError) as e:
-            call()
-        assert str(e.value).startswith("[scatter"), str(e.value)
-    assert to_numpy(x).sum() == 0
-
-
 def test_where_takes_one_or_three_arguments(device):
     x = genesis.tensor([[0, 1], [2, 0]], device=device)
     got = genesis.where(condition=x)

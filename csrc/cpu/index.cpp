@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "core/errors.h"
+#include "cpu/elementwise.h"
 #include "cpu/loop.h"
 
 namespace genesis::cpu {
@@ -54,6 +55,24 @@ void scatter_words(const LoopPlan& plan, const Tensor& dst, const Tensor& off, c
           int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
           *reinterpret_cast<Word*>(p[1] + i * st[1] + o) =
               *reinterpret_cast<const Word*>(p[0] + i * st[0]);
+        }
+      },
+      INT64_MAX);
+}
+// The accumulating scatter, on the storage type T: serial, in row-major order of the values,
+// so duplicates combine in a fixed order (Note [Accumulating scatters]).
+template <typename T, ops::ScatterReduce R>
+void scatter_combine_typed(const LoopPlan& plan, const Tensor& dst, const Tensor& off,
+                           const Tensor& val) {
+  using C = compute_t<T>;
+  for_each_run<3>(
+      plan, {read_base(val), written_base(dst), read_base(off)},
+      [](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
+          T* d = reinterpret_cast<T*>(p[1] + i * st[1] + o);
+          C v = static_cast<C>(*reinterpret_cast<const T*>(p[0] + i * st[0]));
+          *d = static_cast<T>(ops::scatter_combine<R, C>(static_cast<C>(*d), v));
         }
       },
       INT64_MAX);
@@ -111,10 +130,17 @@ void gather(const Tensor& out, const Tensor& src, const Tensor& offsets) {
   by_itemsize<Gather>(out.itemsize(), plan, out, src, offsets);
 }
 
-void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values) {
+void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values,
+             ops::ScatterReduce reduce) {
   if (dst.numel() == 0) return;
   LoopPlan plan = plan_operands(values, {&values, &dst, &offsets});
-  by_itemsize<Scatter>(dst.itemsize(), plan, dst, offsets, values);
+  if (reduce == ops::ScatterReduce::None)
+    return by_itemsize<Scatter>(dst.itemsize(), plan, dst, offsets, values);
+  GENESIS_DISPATCH_ALL_TYPES(dst.dtype(), "scatter", [&] {
+    ops::visit_scatter_reduce(reduce, [&](auto r) {
+      scatter_combine_typed<scalar_t, decltype(r)::value>(plan, dst, offsets, values);
+    });
+  });
 }
 
 void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern) {

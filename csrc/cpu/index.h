@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "vocab/scatter_reduce.h"
 
 namespace genesis::cpu {
 
@@ -14,8 +15,11 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
 
 // out[i] = *(src(i) + offsets(i)), for operands viewed with out's shape (item-sized moves).
 void gather(const Tensor& out, const Tensor& src, const Tensor& offsets);
-// *(dst(i) + offsets(i)) = values(i); values is contiguous with dst's dtype.
-void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values);
+// *(dst(i) + offsets(i)) = values(i); values is contiguous with dst's dtype. With an
+// accumulating `reduce`, *(dst(i) + offsets(i)) = combine(itself, values(i)) instead, in
+// row-major order of values (Note [Accumulating scatters] in vocab/scatter_reduce.h).
+void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values,
+             ops::ScatterReduce reduce = ops::ScatterReduce::None);
 // dst(i) = pattern where mask(i), mask viewed with dst's shape.
 void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern);
 // For each dim of mask, the int64 coordinates of its true elements in row-major order.

@@ -132,8 +132,8 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
 }
 
 void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_view,
-                   const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim,
-                   bool check) {
+                   const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim, bool check,
+                   ops::ScatterReduce reduce) {
   int device = dst.device().index;
   DeviceGuard guard(device);
   // Both plans first: nothing may raise between a check that records an error and the
@@ -153,9 +153,14 @@ void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_
   if (write)
     for_each_geometry(write_plan, {read_base(values), written_base(dst), read_base(index_view)},
                       [&](const kernels::Geometry& g, const KernelBases& b) {
-                        kernels::launch_scatter_index(b[0], b[1], b[2], g.numel, g,
-                                                      static_cast<int>(dst.itemsize()), size,
-                                                      byte_stride, error, stream);
+                        if (reduce == ops::ScatterReduce::None)
+                          kernels::launch_scatter_index(b[0], b[1], b[2], g.numel, g,
+                                                        static_cast<int>(dst.itemsize()), size,
+                                                        byte_stride, error, stream);
+                        else
+                          kernels::launch_scatter_reduce(
+                              b[0], b[1], b[2], g.numel, g, static_cast<int>(dst.dtype()), reduce,
+                              /*by_index=*/true, size, byte_stride, error, stream);
                       });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
@@ -177,13 +182,22 @@ Tensor masked_select(const Tensor& src, const Tensor& mask) {
   return out;
 }
 
-void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values) {
-  DeviceGuard guard(dst.device().index);
+void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values,
+             ops::ScatterReduce reduce) {
+  int device = dst.device().index;
+  DeviceGuard guard(device);
+  const kernels::IndexError* error =
+      reduce == ops::ScatterReduce::None ? nullptr : error_record(device);
   for_each_geometry(plan_operands(values, {&values, &dst, &offsets}),
                     {read_base(values), written_base(dst), read_base(offsets)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
-                      kernels::launch_scatter(b[0], b[1], b[2], g.numel, g,
-                                              static_cast<int>(dst.itemsize()), stream_of(dst));
+                      if (reduce == ops::ScatterReduce::None)
+                        kernels::launch_scatter(b[0], b[1], b[2], g.numel, g,
+                                                static_cast<int>(dst.itemsize()), stream_of(dst));
+                      else
+                        kernels::launch_scatter_reduce(
+                            b[0], b[1], b[2], g.numel, g, static_cast<int>(dst.dtype()), reduce,
+                            /*by_index=*/false, 0, 0, error, stream_of(dst));
                     });
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }

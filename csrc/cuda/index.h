@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "vocab/scatter_reduce.h"
 
 namespace genesis::cuda {
 
@@ -15,7 +16,10 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
                        int64_t byte_stride, int64_t dim, bool assign);
 void check_index_offsets(const Tensor& offsets);
 void gather(const Tensor& out, const Tensor& src, const Tensor& offsets);
-void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values);
+// With an accumulating `reduce`, values combine into dst atomically (Note [Accumulating
+// scatters] in vocab/scatter_reduce.h).
+void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values,
+             ops::ScatterReduce reduce = ops::ScatterReduce::None);
 // out(i) = src(i) at index(i) along one dim of `byte_stride`, checked like add_index_offsets
 // (check_index_offsets raises afterwards); no offsets tensor in between.
 void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size,
@@ -25,8 +29,10 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
 // add_index_offsets; a second scatters, writing nothing when an out-of-range index was recorded
 // (and skipping such indices in any case); the caller then calls check_index_offsets, which
 // raises with dst unchanged (Note [Fused scatter]).
+// With an accumulating `reduce`, the values combine into dst as in scatter.
 void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_view,
-                   const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim, bool check);
+                   const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim, bool check,
+                   ops::ScatterReduce reduce = ops::ScatterReduce::None);
 // How many times check_index_offsets has waited for a device (for tests of Note [Validated
 // index memo]).
 int64_t index_check_waits();

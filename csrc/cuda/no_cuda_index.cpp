@@ -9,12 +9,12 @@ void add_index_offsets(const Tensor&, const Tensor&, int64_t, int64_t, int64_t, 
 }
 void check_index_offsets(const Tensor&) { no_device(); }
 void gather(const Tensor&, const Tensor&, const Tensor&) { no_device(); }
-void scatter(const Tensor&, const Tensor&, const Tensor&) { no_device(); }
+void scatter(const Tensor&, const Tensor&, const Tensor&, ops::ScatterReduce) { no_device(); }
 void gather_index(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, int64_t) {
   no_device();
 }
 void scatter_index(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t,
-                   int64_t, bool) {
+                   int64_t, bool, ops::ScatterReduce) {
   no_device();
 }
 int64_t index_check_waits() { return 0; }

@@ -12,6 +12,7 @@
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
+#include "ops/index_common.h"
 #include "ops/indexing.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
@@ -31,24 +32,10 @@ namespace genesis::ops {
 // The aranges are stride-0 broadcasts, so a key costs one small tensor per dim. The planner
 // checks the indices (IndexError, on CUDA at the next wait, as for x[i]); errors raised while
 // the key runs are renamed after the op. Duplicate indices in a write keep one of the written
-// values, as PyTorch documents for scatter_ and index_copy_.
+// values, as PyTorch documents for scatter_ and index_copy_; the accumulating forms
+// (scatter_add, index_add, ...) are Note [Accumulating index ops] in ops/index_reduce.cpp.
 
-namespace {
-
-// Runs f, renaming a genesis error raised inside it after `op` ("[setitem] ..." -> "[op] ...").
-template <typename F>
-decltype(auto) renamed(const char* op, F&& f) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    std::string m = e.what();
-    if (!m.empty() && m[0] == '[') {
-      size_t close = m.find("] ");
-      if (close != std::string::npos) m = m.substr(close + 2);
-    }
-    throw_error(e.kind(), op, m);
-  }
-}
+namespace detail {
 
 void check_index(const Tensor& input, const Tensor& index, bool int32_too, const char* op) {
   bool ok = index.dtype() == ScalarType::Int64 || (int32_too && index.dtype() == ScalarType::Int32);
@@ -63,7 +50,6 @@ void check_same_device(const Tensor& a, const Tensor& b, const char* what, const
                 ", but it is on ", b.device().str());
 }
 
-// The 1-d index of index_select / index_copy / index_fill (a 0-d index counts as one element).
 Tensor vector_index(const Tensor& input, const Tensor& index, bool int32_too, const char* op) {
   check_index(input, index, int32_too, op);
   GENESIS_CHECK_INDEX(index.ndim() <= 1, op, "index must be a vector (0 or 1 dims), but it has ",
@@ -71,7 +57,6 @@ Tensor vector_index(const Tensor& input, const Tensor& index, bool int32_too, co
   return index.ndim() == 0 ? reshape(index, {1}) : index;
 }
 
-// (:, ..., :, index) with `index` at dim `dim`.
 IndexList at_dim(int64_t dim, const Tensor& index) {
   IndexList key;
   for (int64_t d = 0; d < dim; ++d) key.push_back(IndexItem::make_slice({}, {}, 1));
@@ -79,6 +64,7 @@ IndexList at_dim(int64_t dim, const Tensor& index) {
   return key;
 }
 
+namespace {
 // arange(n) shaped to broadcast along dim d of an ndim-dim key.
 Tensor along(int64_t n, int64_t d, int64_t ndim, Device device) {
   Shape shape(static_cast<size_t>(ndim), 1);
@@ -86,8 +72,8 @@ Tensor along(int64_t n, int64_t d, int64_t ndim, Device device) {
   Tensor a = arange(Scalar(int64_t{0}), Scalar(n), Scalar(int64_t{1}), ScalarType::Int64, device);
   return reshape(a, shape);
 }
+}  // namespace
 
-// The key of gather and scatter_: `index` at dim, aranges of index's sizes elsewhere.
 IndexList gather_key(const Tensor& index, int64_t dim) {
   IndexList key;
   const int64_t n = index.ndim();
@@ -123,7 +109,9 @@ void check_target(const Tensor& self, const char* op) {
 // tensor, as PyTorch allows).
 Tensor at_least_1d(const Tensor& t) { return t.ndim() == 0 ? reshape(t, {1}) : t; }
 
-}  // namespace
+}  // namespace detail
+
+using namespace detail;
 
 Scalar scalar_of(const Tensor& value, const char* op) {
   GENESIS_CHECK(value.ndim() == 0, op, "expects a 0-dim value tensor, but it has ", value.ndim(),

@@ -12,6 +12,7 @@
 #include "index/plan.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
+#include "ops/elementwise.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -285,7 +286,10 @@ Tensor dense_values(const IndexPlan& p, const Layout& l, const Tensor& v) {
   return dense;
 }
 
-void scatter(const IndexPlan& p, const Tensor& value) {
+// With an accumulating `reduce`, every value combines into its element (Note [Accumulating
+// scatters] in vocab/scatter_reduce.h) along the same paths and checks.
+void scatter(const IndexPlan& p, const Tensor& value,
+             ScatterReduce reduce = ScatterReduce::None) {
   ResolvedIndices r = resolve(p);
   Layout l = layout(p, r);
   Tensor v = fit_value(value, l.result);
@@ -307,7 +311,8 @@ void scatter(const IndexPlan& p, const Tensor& value) {
     int64_t d = r.dims[0], size = p.view.sizes()[d];
     launch_index_checked(index, size, [&](bool check) {
       cuda::scatter_index(view_in_result(p, l), dense, offsets_in_result(index, l), index, size,
-                          p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d, check);
+                          p.view.strides()[d] * static_cast<int64_t>(p.view.itemsize()), d, check,
+                          reduce);
     });
     return;
   }
@@ -318,9 +323,9 @@ void scatter(const IndexPlan& p, const Tensor& value) {
   Tensor dense = dense_values(p, l, v);
   Tensor dst = view_in_result(p, l), off = offsets_in_result(offsets, l);
   if (dst.is_cuda())
-    cuda::scatter(dst, off, dense);
+    cuda::scatter(dst, off, dense, reduce);
   else
-    cpu::scatter(dst, off, dense);
+    cpu::scatter(dst, off, dense, reduce);
 }
 
 // MASKED_FILL: x[mask] = scalar with one mask and nothing else advanced, a masked fill over the
@@ -339,6 +344,21 @@ void masked_fill(const IndexPlan& p, const Scalar& value) {
     cpu::masked_fill(p.view, m, pattern);
 }
 
+// The elementwise op of an accumulating mode, for a COPY plan (no index tensor: each element is
+// written once).
+BinaryOp combine_op(ScatterReduce reduce) {
+  switch (reduce) {
+    case ScatterReduce::Prod:
+      return BinaryOp::Mul;
+    case ScatterReduce::Max:
+      return BinaryOp::Maximum;
+    case ScatterReduce::Min:
+      return BinaryOp::Minimum;
+    default:
+      return BinaryOp::Add;
+  }
+}
+
 }  // namespace
 
 Tensor index_get(const Tensor& x, const IndexList& key) {
@@ -347,11 +367,13 @@ Tensor index_get(const Tensor& x, const IndexList& key) {
   return p.kind == IndexPlanKind::VIEW ? p.view : gather(p);
 }
 
-void index_put(const Tensor& x, const IndexList& key, const Tensor& value) {
+void index_put(const Tensor& x, const IndexList& key, const Tensor& value, ScatterReduce reduce) {
   check_writable(x, "setitem");  // Note [Read-only storages]
   IndexPlan p = plan_setitem(x, key, value);
-  if (p.kind == IndexPlanKind::SCATTER) return scatter(p, value);
-  copy_(p.view, fit_value(value, p.view.sizes()));
+  if (p.kind == IndexPlanKind::SCATTER) return scatter(p, value, reduce);
+  Tensor v = fit_value(value, p.view.sizes());
+  if (reduce != ScatterReduce::None) v = binary(combine_op(reduce), p.view, v, "setitem");
+  copy_(p.view, v);
 }
 
 void index_fill(const Tensor& x, const IndexList& key, const Scalar& value) {

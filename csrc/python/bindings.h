@@ -79,6 +79,8 @@ void init_activation(py::module_& m, py::class_<Tensor>& cls);
 void init_index_ops(py::module_& m, py::class_<Tensor>& cls);
 // Sorting, selection, unique and binary search (csrc/python/sort.cpp).
 void init_sort(py::module_& m, py::class_<Tensor>& cls);
+// scatter_add, scatter_reduce, index_add, index_reduce, put (index_reduce.cpp).
+void init_index_reduce(py::module_& m, py::class_<Tensor>& cls);
 // genesis.where(condition): the tuple of nonzero(condition)'s coordinates (index_ops.cpp).
 py::object where_one(const Tensor& condition);
 // Lets the core release the GIL around long work (Note [Releasing the caller's lock]).

@@ -1,11 +1,13 @@
 // PyTorch's index-family functions as index plans (ops/index_ops.h, Note [Index-family ops]):
 // genesis.X with out= where PyTorch has it, Tensor.X, and the in-place Tensor.X_.
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/index_ops.h"
+#include "ops/index_reduce.h"
 #include "ops/join.h"
 #include "ops/views.h"
 #include "python/bindings.h"
@@ -41,8 +43,15 @@ Scalar value_scalar(py::handle value, const char* op) {
 // scatter's fourth argument: a source tensor or a value.
 void scatter_any(const Tensor& self, int64_t dim, const Tensor& index, py::handle src,
                  py::handle reduce, const char* op) {
-  GENESIS_CHECK_KIND_(ErrorKind::NotImplemented, reduce.is_none(), op,
-                      "reduce= is not implemented yet");
+  if (!reduce.is_none()) {  // "add" or "multiply": an accumulating scatter (ops/index_reduce.h)
+    GENESIS_CHECK_TYPE(py::isinstance<py::str>(reduce), op, "reduce must be a str or None");
+    std::string r = reduce.cast<std::string>();
+    if (py::isinstance<Tensor>(src))
+      ops::scatter_(self, dim, index, src.cast<const Tensor&>(), r, op);
+    else
+      ops::scatter_value_(self, dim, index, to_scalar(src, op), r, op);
+    return;
+  }
   if (py::isinstance<Tensor>(src))
     ops::scatter_(self, dim, index, src.cast<const Tensor&>());
   else

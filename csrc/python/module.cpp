@@ -49,6 +49,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_activation(m, tensor);
   gp::init_index_ops(m, tensor);
   gp::init_sort(m, tensor);
+  gp::init_index_reduce(m, tensor);
   gp::init_reduce_composite(m, tensor);
   gp::init_scan(m, tensor);
   gp::init_shape_ops(m, tensor);

@@ -267,15 +267,18 @@ inline constexpr const char* kScatter =
     R"doc(A copy of ``input`` with ``src`` written at ``index`` along ``dim``, the inverse of ``gather``:
 ``out[index[i][j]][j] = src[i][j]`` for ``dim=0``. ``src`` is a tensor of ``input``'s dtype
 (only its leading block of ``index``'s shape is read) or a number. With duplicate indices one of
-the values is kept, as PyTorch documents. ``reduce=`` is not implemented yet
-(NotImplementedError).
+the values is kept, as PyTorch documents. With ``reduce="add"`` or ``reduce="multiply"`` every
+value is added to (multiplied into) its element instead, duplicates included (as
+``scatter_add`` and ``scatter_reduce``; PyTorch deprecates this form for tensor sources in favour
+of ``scatter_reduce``).
 
 Args:
     input (Tensor): the destination (``self`` for the method).
     dim (int): the dim to scatter along.
     index (Tensor): int64 indices.
     src (Tensor or Number): the values.
-    reduce (str, optional): keyword-only; only None is supported. Default: None.
+    reduce (str, optional): keyword-only; None (write), ``"add"`` or ``"multiply"``
+        (accumulate). Default: None.
 
 Returns:
     Tensor: a new tensor.
@@ -294,7 +297,8 @@ Args:
     dim (int): the dim to scatter along.
     index (Tensor): int64 indices.
     src (Tensor or Number): the values.
-    reduce (str, optional): keyword-only; only None. Default: None.
+    reduce (str, optional): keyword-only; None (write), ``"add"`` or ``"multiply"``
+        (accumulate). Default: None.
 
 Returns:
     Tensor: this tensor.

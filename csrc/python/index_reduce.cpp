@@ -1,0 +1,182 @@
+// PyTorch's accumulating index-family functions (ops/index_reduce.h, Note [Accumulating index
+// ops]): genesis.X with out= where PyTorch has it, Tensor.X, and the in-place Tensor.X_.
+#include <string>
+#include <vector>
+
+#include "ops/convert.h"
+#include "ops/index_reduce.h"
+#include "python/bindings.h"
+#include "python/docs/index_reduce_docs.h"
+#include "python/operand.h"
+
+namespace genesis::python {
+
+namespace {
+
+const char* doc(const char* name) { return docs::find(docs::kIndexReduceDocs, name); }
+
+}  // namespace
+
+void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
+  // scatter_add
+  m.def(
+      "scatter_add",
+      [](const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src, py::handle out) {
+        Tensor r = ops::clone(input);
+        ops::scatter_add_(r, dim, index, src, "scatter_add");
+        return finish_out(r, out, "scatter_add");
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
+      py::arg("out") = py::none(), doc("scatter_add"));
+  cls.def(
+      "scatter_add",
+      [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+        Tensor r = ops::clone(self);
+        ops::scatter_add_(r, dim, index, src, "scatter_add");
+        return r;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"), doc("scatter_add"));
+  cls.def(
+      "scatter_add_",
+      [](py::object self, int64_t dim, const Tensor& index, const Tensor& src) {
+        ops::scatter_add_(self.cast<const Tensor&>(), dim, index, src);
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"), doc("scatter_add_"));
+
+  // scatter_reduce
+  m.def(
+      "scatter_reduce",
+      [](const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src,
+         const std::string& reduce, bool include_self, py::handle out) {
+        Tensor r = ops::clone(input);
+        ops::scatter_reduce_(r, dim, index, src, reduce, include_self, "scatter_reduce");
+        return finish_out(r, out, "scatter_reduce");
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"),
+      py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(),
+      doc("scatter_reduce"));
+  cls.def(
+      "scatter_reduce",
+      [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+         const std::string& reduce, bool include_self) {
+        Tensor r = ops::clone(self);
+        ops::scatter_reduce_(r, dim, index, src, reduce, include_self, "scatter_reduce");
+        return r;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
+      py::arg("include_self") = true, doc("scatter_reduce"));
+  cls.def(
+      "scatter_reduce_",
+      [](py::object self, int64_t dim, const Tensor& index, const Tensor& src,
+         const std::string& reduce, bool include_self) {
+        ops::scatter_reduce_(self.cast<const Tensor&>(), dim, index, src, reduce, include_self);
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
+      py::arg("include_self") = true, doc("scatter_reduce_"));
+
+  // index_add
+  m.def(
+      "index_add",
+      [](const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source,
+         py::handle alpha, py::handle out) {
+        Tensor r = ops::clone(input);
+        ops::index_add_(r, dim, index, source, to_scalar(alpha, "index_add"), "index_add");
+        return finish_out(r, out, "index_add");
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(),
+      py::arg("alpha") = 1, py::arg("out") = py::none(), doc("index_add"));
+  cls.def(
+      "index_add",
+      [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+         py::handle alpha) {
+        Tensor r = ops::clone(self);
+        ops::index_add_(r, dim, index, source, to_scalar(alpha, "index_add"), "index_add");
+        return r;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1,
+      doc("index_add"));
+  cls.def(
+      "index_add_",
+      [](py::object self, int64_t dim, const Tensor& index, const Tensor& source,
+         py::handle alpha) {
+        ops::index_add_(self.cast<const Tensor&>(), dim, index, source,
+                        to_scalar(alpha, "index_add_"));
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1,
+      doc("index_add_"));
+
+  // index_reduce
+  m.def(
+      "index_reduce",
+      [](const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source,
+         const std::string& reduce, bool include_self, py::handle out) {
+        Tensor r = ops::clone(input);
+        ops::index_reduce_(r, dim, index, source, reduce, include_self, "index_reduce");
+        return finish_out(r, out, "index_reduce");
+      },
+      py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"),
+      py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(),
+      doc("index_reduce"));
+  cls.def(
+      "index_reduce",
+      [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+         const std::string& reduce, bool include_self) {
+        Tensor r = ops::clone(self);
+        ops::index_reduce_(r, dim, index, source, reduce, include_self, "index_reduce");
+        return r;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"), py::kw_only(),
+      py::arg("include_self") = true, doc("index_reduce"));
+  cls.def(
+      "index_reduce_",
+      [](py::object self, int64_t dim, const Tensor& index, const Tensor& source,
+         const std::string& reduce, bool include_self) {
+        ops::index_reduce_(self.cast<const Tensor&>(), dim, index, source, reduce, include_self);
+        return self;
+      },
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"), py::kw_only(),
+      py::arg("include_self") = true, doc("index_reduce_"));
+
+  // put
+  auto put = [](const Tensor& input, const Tensor& index, const Tensor& source, bool accumulate) {
+    Tensor r = ops::clone(input);
+    ops::put_(r, index, source, accumulate, "put");
+    return r;
+  };
+  m.def("put", put, py::arg("input"), py::arg("index"), py::arg("source"),
+        py::arg("accumulate") = false, doc("put"));
+  cls.def("put", put, py::arg("index"), py::arg("source"), py::arg("accumulate") = false,
+          doc("put"));
+  cls.def(
+      "put_",
+      [](py::object self, const Tensor& index, const Tensor& source, bool accumulate) {
+        ops::put_(self.cast<const Tensor&>(), index, source, accumulate);
+        return self;
+      },
+      py::arg("index"), py::arg("source"), py::arg("accumulate") = false, doc("put_"));
+
+  // index_put
+  auto index_put = [](const Tensor& input, const std::vector<Tensor>& indices, const Tensor& values,
+                      bool accumulate) {
+    Tensor r = ops::clone(input);
+    ops::index_put_(r, indices, values, accumulate, "index_put");
+    return r;
+  };
+  m.def("index_put", index_put, py::arg("input"), py::arg("indices"), py::arg("values"),
+        py::arg("accumulate") = false, doc("index_put"));
+  cls.def("index_put", index_put, py::arg("indices"), py::arg("values"),
+          py::arg("accumulate") = false, doc("index_put"));
+  cls.def(
+      "index_put_",
+      [](py::object self, const std::vector<Tensor>& indices, const Tensor& values,
+         bool accumulate) {
+        ops::index_put_(self.cast<const Tensor&>(), indices, values, accumulate);
+        return self;
+      },
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false, doc("index_put_"));
+}
+
+}  // namespace genesis::python

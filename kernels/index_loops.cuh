@@ -1,0 +1,41 @@
+#pragma once
+// Device helpers shared by the index kernels (index.cu, index_reduce.cu): the launch shape and
+// the walk of a Geometry (Note [Kernel geometry]).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/geometry.h"
+
+namespace genesis::kernels {
+
+constexpr int kThreads = 256;
+
+inline int grid_for(int64_t n) {
+  int64_t b = (n + kThreads - 1) / kThreads;
+  return static_cast<int>(b < 65536 * 8 ? (b > 0 ? b : 1) : 65536 * 8);
+}
+
+// Byte offsets of element i for N operands.
+template <int N>
+__device__ __forceinline__ void offsets_of(int64_t i, const Geometry& g, int64_t (&off)[N]) {
+  if (g.ndim == 1) {  // the common flat case needs no division
+#pragma unroll
+    for (int k = 0; k < N; ++k) off[k] = i * g.strides[k][0];
+    return;
+  }
+#pragma unroll
+  for (int k = 0; k < N; ++k) off[k] = 0;
+#pragma unroll
+  for (int d = 0; d < kMaxKernelDims; ++d) {
+    if (d == g.ndim) break;
+    int64_t idx = i % g.sizes[d];
+    i /= g.sizes[d];
+#pragma unroll
+    for (int k = 0; k < N; ++k) off[k] += idx * g.strides[k][d];
+  }
+}
+
+__device__ __forceinline__ bool in_range(int64_t v, int64_t size) { return v >= -size && v < size; }
+
+}  // namespace genesis::kernels
