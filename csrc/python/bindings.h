@@ -82,6 +82,8 @@ py::object where_one(const Tensor& condition);
 // Lets the core release the GIL around long work (Note [Releasing the caller's lock]).
 void install_caller_lock();
 void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls);
+// Products and einsum; adds linalg.cross to the _C._linalg submodule init_reduce_composite makes.
+void init_products(py::module_& m, py::class_<Tensor>& cls);
 void init_shape_ops(py::module_& m, py::class_<Tensor>& cls);
 void init_random(py::module_& m);
 void init_index(py::module_& m, py::class_<Tensor>& cls);
