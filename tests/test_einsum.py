@@ -20,7 +20,7 @@ def _pair(shape, dtype, device, seed=0, stepped=False):
     x, _ = make_tensor(full, dtype, device, seed=seed, low=low, high=high)
     if stepped and shape:
         x = x[..., ::2]
-    t = torch.from_numpy(np.ascontiguousarray(to_numpy(x)))
+    t = torch.from_numpy(np.array(to_numpy(x), order="C"))
     return x, (t.to(torch.float64) if dtype.is_floating_point else t)
 
 
