@@ -105,6 +105,52 @@ def test_einsum_dtypes(device, dtype):
         _close(genesis.einsum(eq, *[p[0] for p in pairs]), want, dtype)
 
 
+TORCH_DTYPE = {
+    genesis.bool: torch.bool,
+    genesis.int8: torch.int8,
+    genesis.int64: torch.int64,
+    genesis.float32: torch.float32,
+}
+GENESIS_DTYPE = {v: k for k, v in TORCH_DTYPE.items()}
+# PyTorch's dtype rules: sums promote bool and integers to int64, steps without a contracted
+# subscript multiply (promoting), contractions need one dtype and refuse bool.
+DTYPE_RULES = [
+    ("ii->i", [genesis.int8]),
+    ("ii", [genesis.int8]),
+    ("ij->j", [genesis.bool]),
+    ("ij->ji", [genesis.bool]),
+    ("ij,j->j", [genesis.int8, genesis.int8]),
+    ("ij,j->i", [genesis.int8, genesis.int8]),
+    ("ij,k->k", [genesis.int8, genesis.int8]),
+    ("ij,ij->ij", [genesis.int8, genesis.int8]),
+    ("ij,ij->ij", [genesis.bool, genesis.bool]),
+    ("i,j->ij", [genesis.bool, genesis.bool]),
+    ("ij,j->j", [genesis.bool, genesis.bool]),
+    ("ij,j->ij", [genesis.int8, genesis.float32]),
+    ("ij,j->", [genesis.int8, genesis.int8]),  # int64 @ int8: both refuse
+    ("ij,jk->i", [genesis.int8, genesis.int8]),
+    ("ij,j->i", [genesis.bool, genesis.bool]),
+    ("ij,jk->ik", [genesis.int8, genesis.float32]),
+]
+
+
+@pytest.mark.parametrize("eq,dtypes", DTYPE_RULES, ids=[f"{e}-{d}" for e, d in DTYPE_RULES])
+def test_einsum_dtype_rules(eq, dtypes):
+    terms = eq.split("->")[0].split(",")
+    made = [_pair((2,) * len(t), d, "cpu", seed=i) for i, (t, d) in enumerate(zip(terms, dtypes))]
+    ops = [x.bool() if d is genesis.bool else x for (x, _), d in zip(made, dtypes)]
+    tops = [torch.from_numpy(np.array(to_numpy(x), order="C")) for x in ops]
+    try:
+        want = torch.einsum(eq, *tops)
+    except (RuntimeError, NotImplementedError):
+        with pytest.raises((RuntimeError, TypeError), match=r"^\[einsum\]"):
+            genesis.einsum(eq, *ops)
+        return
+    got = genesis.einsum(eq, *ops)
+    assert got.dtype is GENESIS_DTYPE[want.dtype], (got.dtype, want.dtype)
+    np.testing.assert_array_equal(to_numpy(got), want.numpy())
+
+
 def test_einsum_single_operand_is_a_view(device):
     x = genesis.ones(3, 3, device=device)
     assert (

@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/shape.h"
+#include "ops/elementwise.h"
 #include "ops/matmul.h"
 #include "ops/products.h"
 #include "ops/reduce.h"
@@ -24,9 +25,14 @@ namespace genesis::ops {
 //   left  -> permute (batch, left-only, contracted)  -> reshape (B, M, K)
 //   right -> permute (batch, contracted, right-only) -> reshape (B, K, N)
 //   bmm -> (B, M, N) -> reshape (batch, left-only, right-only)
-// where batch labels are shared and still needed, contracted ones shared and not. A shared
+// where batch labels are shared and still needed, contracted ones shared and not; a step with
+// no contracted label is a broadcast multiply instead (an outer or elementwise product). A shared
 // label of size 1 on one side broadcasts (expand, a stride-0 view), as PyTorch allows. The
 // result is finally summed over leftover labels and permuted to the output's order.
+//
+// Dtypes follow PyTorch's einsum, which is built the same way: sums promote as sum does (bool and
+// integers to int64), a multiply promotes, a contraction needs one dtype (not bool, and no
+// integers on CUDA, as matmul).
 
 namespace {
 
@@ -87,7 +93,7 @@ Labeled sum_unneeded(Labeled x, const std::vector<bool>& keep) {
       dims.push_back(static_cast<int64_t>(i));
   }
   if (dims.empty()) return x;
-  return {sum(x.t, dims, false, x.t.dtype()), left};
+  return {sum(x.t, dims, false, std::nullopt), left};  // integers and bool sum to int64
 }
 
 Shape sizes_of(const Tensor& t, const std::vector<int>& positions) {
@@ -146,14 +152,33 @@ Labeled contract(Labeled a, Labeled b, const std::vector<bool>& keep) {
     for (int p : *v) perm_a.push_back(p);
   for (auto* v : {&pb_b, &pb_k, &pb_b2})
     for (int p : *v) perm_b.push_back(p);
+  std::vector<int> labels = batch;
+  labels.insert(labels.end(), only_a.begin(), only_a.end());
+  labels.insert(labels.end(), only_b.begin(), only_b.end());
+  if (summed.empty()) {
+    // Nothing to sum: a broadcast multiply, (batch, a-only, 1...) * (batch, 1..., b-only).
+    Shape va = sizes_of(a.t, pa_b), vb = sizes_of(b.t, pb_b);
+    Shape sa = sizes_of(a.t, pa_a), sb = sizes_of(b.t, pb_b2);
+    va.insert(va.end(), sa.begin(), sa.end());
+    va.insert(va.end(), only_b.size(), 1);
+    vb.insert(vb.end(), only_a.size(), 1);
+    vb.insert(vb.end(), sb.begin(), sb.end());
+    Tensor left = reshape(permute(a.t, perm_a), va), right = reshape(permute(b.t, perm_b), vb);
+    return {binary(BinaryOp::Mul, left, right, kOp), labels};
+  }
+  GENESIS_CHECK(ta.dtype() == tb.dtype(), kOp,
+                "operands contracted over a shared subscript need one dtype, got ",
+                scalar_type_name(ta.dtype()), " and ", scalar_type_name(tb.dtype()),
+                " (an integer operand summed over a subscript of its own becomes int64)");
+  GENESIS_CHECK_TYPE(ta.dtype() != ScalarType::Bool, kOp,
+                     "bool operands cannot be contracted over a shared subscript");
+  GENESIS_CHECK_TYPE(!ta.is_cuda() || is_floating_point(ta.dtype()), kOp,
+                     "integer matmul is not supported on CUDA");
   Tensor left = reshape(permute(ta, perm_a), {nb, m, k});
   Tensor right = reshape(permute(tb, perm_b), {nb, k, n});
   Shape out = s_batch;
   out.insert(out.end(), s_a.begin(), s_a.end());
   out.insert(out.end(), s_b.begin(), s_b.end());
-  std::vector<int> labels = batch;
-  labels.insert(labels.end(), only_a.begin(), only_a.end());
-  labels.insert(labels.end(), only_b.begin(), only_b.end());
   return {reshape(bmm(left, right), out), labels};
 }
 
@@ -185,14 +210,7 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
     GENESIS_CHECK(t.device() == first.device(), kOp,
                   "expected all operands on the same device, got ", first.device().str(), " and ",
                   t.device().str());
-    GENESIS_CHECK(t.dtype() == first.dtype(), kOp,
-                  "expected all operands to have the same dtype, got ",
-                  scalar_type_name(first.dtype()), " and ", scalar_type_name(t.dtype()));
   }
-  GENESIS_CHECK_TYPE(first.dtype() != ScalarType::Bool, kOp, "bool tensors are not supported");
-  if (operands.size() > 1)
-    GENESIS_CHECK_TYPE(!first.is_cuda() || is_floating_point(first.dtype()), kOp,
-                       "integer matmul is not supported on CUDA");
   // How many dims each ellipsis covers; E the most.
   int64_t ell = 0;
   std::vector<int64_t> covers(terms.size(), 0);

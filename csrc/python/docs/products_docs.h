@@ -382,7 +382,9 @@ optionally the output's after ``->``. Without ``->`` the output has the letters 
 in alphabetical order (upper case first). ``...`` stands for the dims not named, which broadcast
 between operands. A letter repeated in one operand takes the diagonal (``'ii->i'``); letters not
 in the output are summed. The operands are contracted left to right, each pair as one batched
-matrix product. All operands need one dtype.
+matrix product (or a broadcast multiply when no index is shared and summed). Dtypes follow
+PyTorch's einsum: sums promote bool and integers to int64, multiplies promote, and a contraction
+needs operands of one dtype (not bool; not integers on CUDA).
 
 Args:
     equation (str): the subscripts, such as ``'ij,jk->ik'``.
