@@ -232,8 +232,13 @@ def test_scaled_products_edge_cases(device, name, inputs, s1, s2):
     _raises(RuntimeError, name, lambda: f(i, a[0], b))
     # In place: self must have the result's shape; read-only refused.
     small = genesis.ones(inputs[-1], device=device)
-    if tuple(small.shape) != tuple(f(i, a, b).shape):
+    full = tuple(f(i, a, b).shape)
+    if tuple(small.shape) != full:
         _raises(RuntimeError, name + "_", lambda: getattr(small, name + "_")(a, b))
+    # An expanded target (several elements on one memory location) is refused, unchanged.
+    expanded = genesis.zeros((1,) * len(full), device=device).expand(full)
+    _raises(RuntimeError, name + "_", lambda: getattr(expanded, name + "_")(a, b))
+    assert to_numpy(expanded).sum() == 0
 
 
 @pytest.mark.parametrize("dtype", NUMERIC, ids=dtype_id)

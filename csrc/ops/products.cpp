@@ -156,8 +156,15 @@ Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Sc
 
 Tensor mv(const Tensor& mat, const Tensor& vec) { return matrix_vector(mat, vec, "mv"); }
 
+void check_product_target(const Tensor& self, const char* op) {
+  check_writable(self, op);  // Note [Read-only storages]
+  GENESIS_CHECK(!self.has_shared_elements(), op,
+                "unsupported operation: more than one element of the written-to tensor refers "
+                "to a single memory location; clone() the tensor first");
+}
+
 void add_product_(const Tensor& self, const Tensor& result, const char* op) {
-  check_writable(self, op);
+  check_product_target(self, op);
   GENESIS_CHECK(self.sizes() == result.sizes(), op, "the result's shape ",
                 shape_str(result.sizes()), " differs from self's shape ", shape_str(self.sizes()));
   copy_(self, result);

@@ -39,6 +39,8 @@ Tensor addmv(const Tensor& input, const Tensor& mat, const Tensor& vec, const Sc
 Tensor mv(const Tensor& mat, const Tensor& vec);
 // mv's checks and product, errors named after op.
 Tensor matrix_vector(const Tensor& mat, const Tensor& vec, const char* op);
+// The in-place forms' target checks: writable, and no expanded (shared) elements.
+void check_product_target(const Tensor& self, const char* op);
 // The in-place forms: the result must have self's shape; written into self.
 void add_product_(const Tensor& self, const Tensor& result, const char* op);
 // The Kronecker product of tensors of any ndim (the shorter one gains leading 1s).

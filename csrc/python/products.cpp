@@ -127,7 +127,7 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
         [fn, inplace](py::object self, const Tensor& x, const Tensor& y, py::handle beta,
                       py::handle alpha) {
           const Tensor& t = self.cast<const Tensor&>();
-          check_writable(t, inplace);
+          ops::check_product_target(t, inplace);  // before the product is computed
           ops::add_product_(t, fn(t, x, y, to_scalar(beta, inplace), to_scalar(alpha, inplace)),
                             inplace);
           return self;
