@@ -1,13 +1,11 @@
 #include "ops/einsum.h"
 
 #include <algorithm>
-#include <array>
 
 #include "core/errors.h"
 #include "core/shape.h"
 #include "ops/elementwise.h"
 #include "ops/matmul.h"
-#include "ops/products.h"
 #include "ops/reduce.h"
 #include "ops/views.h"
 
