@@ -198,6 +198,27 @@ def test_einsum_bad_operands(device):
         genesis.einsum("i,i->", a, [1.0, 2.0, 3.0])
 
 
+def test_einsum_sublist_form(device):
+    a, ta = _pair((3, 4), genesis.float64, device, seed=1)
+    b, tb = _pair((2, 4, 5), genesis.float64, device, seed=2)
+    cases = [
+        ((a, [0, 1], b, [..., 1, 2]), (ta, [0, 1], tb, [..., 1, 2])),
+        ((a, [0, 1], b, [..., 1, 2], [..., 0, 2]), (ta, [0, 1], tb, [..., 1, 2], [..., 0, 2])),
+        ((a, [30, 30 + 1]), (ta, [30, 30 + 1])),
+        ((a, [0, 1], [1]), (ta, [0, 1], [1])),
+    ]
+    for got_args, want_args in cases:
+        _close(genesis.einsum(*got_args), torch.einsum(*want_args), genesis.float64)
+    with pytest.raises(ValueError, match=r"^\[einsum\]"):
+        genesis.einsum(a, [0, 52])
+    with pytest.raises(TypeError, match=r"^\[einsum\]"):
+        genesis.einsum(a, [0, "b"])
+    with pytest.raises(TypeError, match=r"^\[einsum\]"):
+        genesis.einsum(3, [0])
+    with pytest.raises(ValueError, match=r"^\[einsum\]"):
+        genesis.einsum()
+
+
 # --- random equations ---------------------------------------------------------------------------
 
 FUZZ = settings(

@@ -36,19 +36,60 @@ Tensor tensordot(const Tensor& a, const Tensor& b, py::handle dims) {
   return ops::tensordot(a, b, dim_list(pair[0]), dim_list(pair[1]));
 }
 
-// einsum(equation, *operands) or einsum(equation, [operands]).
-Tensor einsum(const std::string& equation, const py::args& args) {
+// A sublist's subscripts as equation letters: 0..25 are 'A'..'Z', 26..51 'a'..'z' (PyTorch's
+// numbering), Ellipsis is "...".
+std::string sublist_letters(py::handle sublist, const char* op) {
+  std::string out;
+  for (const py::object& item : sequence_items(sublist, op, "a sublist", kMaxDims)) {
+    if (item.is(py::ellipsis())) {
+      out += "...";
+      continue;
+    }
+    int64_t n = to_int(item, op, "a subscript");
+    GENESIS_CHECK_VALUE(n >= 0 && n < 52, op, "subscripts in a sublist must be in [0, 52), got ",
+                        n);
+    out += static_cast<char>(n < 26 ? 'A' + n : 'a' + (n - 26));
+  }
+  return out;
+}
+
+// einsum(equation, *operands), einsum(equation, [operands]) or the sublist form
+// einsum(op0, sublist0, op1, sublist1, ..., [output sublist]), as torch.einsum(*args).
+Tensor einsum(const py::args& args) {
   const char* op = "einsum";
+  GENESIS_CHECK_VALUE(args.size() >= 1, op,
+                      "expected the equation and at least one operand, or operands and their "
+                      "sublists");
   std::vector<Tensor> operands;
-  py::handle seq = args;
-  if (args.size() == 1 && !py::isinstance<Tensor>(args[0])) seq = args[0];
-  GENESIS_CHECK_TYPE(py::isinstance<py::sequence>(seq), op,
-                     "expected tensors as operands or one list of them");
-  for (const py::object& item : sequence_items(seq, op, "operands", kMaxDims * 8)) {
+  std::string equation;
+  auto take = [&](py::handle item) {
     const Tensor* t = tensor_of(item.ptr());
     GENESIS_CHECK_TYPE(t != nullptr, op, "expected tensors as operands, got ",
                        py::str(py::type::of(item).attr("__name__")).cast<std::string>());
     operands.push_back(*t);
+  };
+  if (py::isinstance<py::str>(args[0])) {
+    equation = args[0].cast<std::string>();
+    py::handle seq = args;
+    size_t skip = 1;
+    if (args.size() == 2 && !py::isinstance<Tensor>(args[1])) {
+      GENESIS_CHECK_TYPE(py::isinstance<py::sequence>(args[1]), op,
+                         "expected tensors as operands or one list of them");
+      seq = args[1];
+      skip = 0;
+    }
+    std::vector<py::object> items = sequence_items(seq, op, "operands", 1 << 16);
+    for (size_t i = skip; i < items.size(); ++i) take(items[i]);
+  } else {
+    GENESIS_CHECK_TYPE(py::isinstance<Tensor>(args[0]), op,
+                       "expected an equation string or a tensor first, got ",
+                       py::str(py::type::of(args[0]).attr("__name__")).cast<std::string>());
+    size_t pairs = args.size() / 2;
+    for (size_t i = 0; i < pairs; ++i) {
+      take(args[2 * i]);
+      equation += (i ? "," : "") + sublist_letters(args[2 * i + 1], op);
+    }
+    if (args.size() % 2 == 1) equation += "->" + sublist_letters(args[args.size() - 1], op);
   }
   return ops::einsum(equation, operands);
 }
@@ -160,7 +201,7 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
         return finish_out(tensordot(a, b, dims), out, "tensordot");
       },
       py::arg("a"), py::arg("b"), py::arg("dims") = 2, py::arg("out") = py::none(), d::kTensordot);
-  m.def("einsum", &einsum, py::arg("equation"), d::kEinsum);
+  m.def("einsum", &einsum, d::kEinsum);
 
   py::module_ linalg = m.attr("_linalg").cast<py::module_>();
   linalg.def(

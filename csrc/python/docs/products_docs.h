@@ -386,6 +386,9 @@ matrix product (or a broadcast multiply when no index is shared and summed). Dty
 PyTorch's einsum: sums promote bool and integers to int64, multiplies promote, and a contraction
 needs operands of one dtype (not bool; not integers on CUDA).
 
+The sublist form ``einsum(op0, sublist0, op1, sublist1, ..., [output])`` names the dims with
+ints instead (0-25 for ``A-Z``, 26-51 for ``a-z``) and ``...`` as ``Ellipsis``.
+
 Args:
     equation (str): the subscripts, such as ``'ij,jk->ik'``.
     *operands (Tensor): the tensors, or a single list of them.
@@ -401,6 +404,8 @@ Example::
             [15., 22.]])
     >>> genesis.einsum('ii', a), genesis.einsum('ij->j', a)
     (tensor(5.), tensor([4., 6.]))
+    >>> genesis.einsum(a, [0, 1], a, [1, 2], [0, 2]).tolist()  # the sublist form of 'ab,bc->ac'
+    [[7.0, 10.0], [15.0, 22.0]]
 )doc";
 
 }  // namespace genesis::python::docs
