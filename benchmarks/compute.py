@@ -1,4 +1,4 @@
-"""Compute: element-wise arithmetic, reductions, matmul, activations, randn, cat.
+"""Compute: element-wise arithmetic, reductions, matmul, einsum, activations, randn, cat.
 
 Element-wise cases use 2^24 elements on the CPU and 2^28 on CUDA, matrices 4096x4096 on the CPU
 and 16384x16384 on CUDA (1 GiB in float32). matmul: float32 1024^3 on the CPU, bfloat16 8192^3
@@ -357,6 +357,34 @@ def matmul_bf16(ctx: Context) -> Case | None:
 @register(name="matmul")
 def matmul_f32(ctx: Context) -> Case:
     return _matmul(ctx, ctx.pick(1024, 128, cuda=4096), "float32")
+
+
+@register(name="einsum('bij,bjk->bik')")
+def einsum_bmm(ctx: Context) -> Case:
+    """A batched matmul written as einsum: the planner's permute/reshape around one bmm (float32
+    32 x 256^3 on the CPU, 64 x 1024^3 on CUDA), in TFLOP/s."""
+    T = ctx.torch
+    b, n = ctx.pick(32, 4, cuda=64), ctx.pick(256, 64, cuda=1024)
+    a, c = _normal(ctx, (b, n, n)), _normal(ctx, (b, n, n))
+    x, y = ctx.to_genesis(a), ctx.to_genesis(c)
+    t, u = _torch(ctx, a), _torch(ctx, c)
+    if T is not None and ctx.on_cuda:
+        T.backends.cuda.matmul.allow_tf32 = False
+    eq = "bij,bjk->bik"
+    return Case(
+        f"einsum('{eq}')",
+        f"{b}x{n}^3 float32",
+        ctx.fns(
+            genesis=lambda: genesis.einsum(eq, x, y),
+            numpy=lambda: a @ c,
+            torch=lambda: T.einsum(eq, t, u),
+        ),
+        flops=2 * b * n**3,
+        reference=lambda: a @ c,
+        rtol=1e-5,
+        atol=2e-6 * n,
+        info=f"informational; TFLOP/s = 2*{b}*{n}^3 / median",
+    )
 
 
 # --- host time ------------------------------------------------------------------------------

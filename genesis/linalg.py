@@ -1,6 +1,7 @@
 """Linear algebra with torch.linalg's names.
 
-So far the norms: ``vector_norm`` and ``matrix_norm`` (``'fro'``, 1, -1, inf, -inf). The
+So far the norms, ``vector_norm`` and ``matrix_norm`` (``'fro'``, 1, -1, inf, -inf), and
+``cross`` (along the last dim by default). The
 decompositions (``solve``, ``inv``, ``det``, ``cholesky``, ``qr``, ``svd``, ``eigh``) and the
 norms that need singular values are not implemented yet.
 
@@ -10,6 +11,6 @@ Example::
     tensor(5.)
 """
 
-from ._C._linalg import matrix_norm, vector_norm
+from ._C._linalg import cross, matrix_norm, vector_norm
 
-__all__ = ["matrix_norm", "vector_norm"]
+__all__ = ["cross", "matrix_norm", "vector_norm"]

@@ -733,6 +733,14 @@ READ_ONLY_WRITES = [
     ("cumsum", lambda t: genesis.cumsum(genesis.ones(4), 0, out=t)),
     ("logcumsumexp", lambda t: genesis.logcumsumexp(genesis.ones(4), 0, out=t)),
     ("cummax", lambda t: genesis.cummax(genesis.ones(4), 0, out=(t, genesis.empty(4).long()))),
+    ("addmm_", lambda t: t.view(2, 2).addmm_(genesis.ones(2, 3), genesis.ones(3, 2))),
+    ("addbmm_", lambda t: t.view(2, 2).addbmm_(genesis.ones(2, 2, 3), genesis.ones(2, 3, 2))),
+    ("baddbmm_", lambda t: t.view(1, 2, 2).baddbmm_(genesis.ones(1, 2, 3), genesis.ones(1, 3, 2))),
+    ("addmv_", lambda t: t.addmv_(genesis.ones(4, 3), genesis.ones(3))),
+    ("outer", lambda t: genesis.outer(genesis.ones(2), genesis.ones(2), out=t.view(2, 2))),
+    ("kron", lambda t: genesis.kron(genesis.ones(2), genesis.ones(2), out=t)),
+    ("mv", lambda t: genesis.mv(genesis.ones(4, 3), genesis.ones(3), out=t)),
+    ("linalg.cross", lambda t: genesis.linalg.cross(genesis.ones(3), genesis.ones(3), out=t[:3])),
 ]
 
 

@@ -81,7 +81,7 @@ Tensor isfinite(const Tensor& a) {
 // rule (float into int is refused; int into float is allowed). Unlike PyTorch, genesis never
 // resizes `out`: its shape must equal the result's (RuntimeError otherwise).
 void write_out(const Tensor& out, const Tensor& result, const char* name) {
-  check_writable(out, name);
+  check_writable(out, name);  // named after the op, not the copy below
   GENESIS_CHECK(out.device() == result.device(), name, "expected out on ", result.device().str(),
                 ", but it is on ", out.device().str());
   GENESIS_CHECK(can_cast(result.dtype(), out.dtype()), name, "result type ",

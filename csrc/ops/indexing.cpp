@@ -288,8 +288,7 @@ Tensor dense_values(const IndexPlan& p, const Layout& l, const Tensor& v) {
 
 // With an accumulating `reduce`, every value combines into its element (Note [Accumulating
 // scatters] in vocab/scatter_reduce.h) along the same paths and checks.
-void scatter(const IndexPlan& p, const Tensor& value,
-             ScatterReduce reduce = ScatterReduce::None) {
+void scatter(const IndexPlan& p, const Tensor& value, ScatterReduce reduce = ScatterReduce::None) {
   ResolvedIndices r = resolve(p);
   Layout l = layout(p, r);
   Tensor v = fit_value(value, l.result);

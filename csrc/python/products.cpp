@@ -1,0 +1,216 @@
+// genesis.outer/dot/vdot/inner/addmm/addbmm/baddbmm/addmv/mv/kron/cross/cdist/tensordot/einsum
+// with out= where PyTorch has it, the Tensor methods, the in-place add*_ forms, and
+// genesis.linalg.cross (in the _C._linalg submodule).
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "ops/einsum.h"
+#include "ops/products.h"
+#include "python/bindings.h"
+#include "python/docs/products_docs.h"
+#include "python/operand.h"
+#include "python/tensor_object.h"
+
+namespace genesis::python {
+
+namespace {
+
+using ScaledFn = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&,
+                            const Scalar&);
+
+// tensordot's dims: an int n, or a pair of dim lists (each an int or a sequence of ints).
+Tensor tensordot(const Tensor& a, const Tensor& b, py::handle dims) {
+  const char* op = "tensordot";
+  if (PyIndex_Check(dims.ptr()) && !py::isinstance<Tensor>(dims))
+    return ops::tensordot(a, b, to_int(dims, op, "dims"));
+  GENESIS_CHECK_TYPE(py::isinstance<py::sequence>(dims) && !py::isinstance<py::str>(dims), op,
+                     "dims must be an int or a pair of dim lists");
+  std::vector<py::object> pair = sequence_items(dims, op, "dims", 2);
+  GENESIS_CHECK_TYPE(pair.size() == 2, op, "dims must be a pair of dim lists, got ", pair.size(),
+                     " items");
+  auto dim_list = [op](py::handle h) {
+    if (PyIndex_Check(h.ptr())) return Shape{to_int(h, op, "dims")};
+    return to_shape(h, op);
+  };
+  return ops::tensordot(a, b, dim_list(pair[0]), dim_list(pair[1]));
+}
+
+// A sublist's subscripts as equation letters: 0..25 are 'A'..'Z', 26..51 'a'..'z' (PyTorch's
+// numbering), Ellipsis is "...".
+std::string sublist_letters(py::handle sublist, const char* op) {
+  std::string out;
+  for (const py::object& item : sequence_items(sublist, op, "a sublist", kMaxDims)) {
+    if (item.is(py::ellipsis())) {
+      out += "...";
+      continue;
+    }
+    int64_t n = to_int(item, op, "a subscript");
+    GENESIS_CHECK_VALUE(n >= 0 && n < 52, op, "subscripts in a sublist must be in [0, 52), got ",
+                        n);
+    out += static_cast<char>(n < 26 ? 'A' + n : 'a' + (n - 26));
+  }
+  return out;
+}
+
+// einsum(equation, *operands), einsum(equation, [operands]) or the sublist form
+// einsum(op0, sublist0, op1, sublist1, ..., [output sublist]), as torch.einsum(*args).
+Tensor einsum(const py::args& args) {
+  const char* op = "einsum";
+  GENESIS_CHECK_VALUE(args.size() >= 1, op,
+                      "expected the equation and at least one operand, or operands and their "
+                      "sublists");
+  std::vector<Tensor> operands;
+  std::string equation;
+  auto take = [&](py::handle item) {
+    const Tensor* t = tensor_of(item.ptr());
+    GENESIS_CHECK_TYPE(t != nullptr, op, "expected tensors as operands, got ",
+                       py::str(py::type::of(item).attr("__name__")).cast<std::string>());
+    operands.push_back(*t);
+  };
+  if (py::isinstance<py::str>(args[0])) {
+    equation = args[0].cast<std::string>();
+    py::handle seq = args;
+    size_t skip = 1;
+    if (args.size() == 2 && !py::isinstance<Tensor>(args[1])) {
+      GENESIS_CHECK_TYPE(py::isinstance<py::sequence>(args[1]), op,
+                         "expected tensors as operands or one list of them");
+      seq = args[1];
+      skip = 0;
+    }
+    std::vector<py::object> items = sequence_items(seq, op, "operands", 1 << 16);
+    for (size_t i = skip; i < items.size(); ++i) take(items[i]);
+  } else {
+    GENESIS_CHECK_TYPE(py::isinstance<Tensor>(args[0]), op,
+                       "expected an equation string or a tensor first, got ",
+                       py::str(py::type::of(args[0]).attr("__name__")).cast<std::string>());
+    size_t pairs = args.size() / 2;
+    for (size_t i = 0; i < pairs; ++i) {
+      take(args[2 * i]);
+      equation += (i ? "," : "") + sublist_letters(args[2 * i + 1], op);
+    }
+    if (args.size() % 2 == 1) equation += "->" + sublist_letters(args[args.size() - 1], op);
+  }
+  return ops::einsum(equation, operands);
+}
+
+}  // namespace
+
+void init_products(py::module_& m, py::class_<Tensor>& cls) {
+  namespace d = docs;
+  // Two-tensor products: genesis.X(input, <other>, *, out=None) and Tensor.X(<other>).
+  struct Pair {
+    const char* name;
+    const char* other;
+    Tensor (*fn)(const Tensor&, const Tensor&);
+    const char* doc;
+  };
+  static const Pair kPairs[] = {
+      {"outer", "vec2", [](const Tensor& a, const Tensor& b) { return ops::outer(a, b); },
+       d::kOuter},
+      {"dot", "tensor", [](const Tensor& a, const Tensor& b) { return ops::dot(a, b, "dot"); },
+       d::kDot},
+      {"vdot", "other", [](const Tensor& a, const Tensor& b) { return ops::dot(a, b, "vdot"); },
+       d::kVdot},
+      {"inner", "other", [](const Tensor& a, const Tensor& b) { return ops::inner(a, b); },
+       d::kInner},
+      {"mv", "vec", [](const Tensor& a, const Tensor& b) { return ops::mv(a, b); }, d::kMv},
+      {"kron", "other", [](const Tensor& a, const Tensor& b) { return ops::kron(a, b); }, d::kKron},
+  };
+  for (const Pair& p : kPairs) {
+    auto fn = p.fn;
+    const char* name = p.name;
+    m.def(
+        name,
+        [fn, name](const Tensor& a, const Tensor& b, py::handle out) {
+          return finish_out(fn(a, b), out, name);
+        },
+        py::arg("input"), py::arg(p.other), py::kw_only(), py::arg("out") = py::none(), p.doc);
+    cls.def(name, fn, py::arg(p.other), p.doc);
+  }
+
+  // beta * input + alpha * product: function with out=, method, in-place method.
+  struct Scaled {
+    const char* name;
+    const char* inplace;
+    const char* first;
+    const char* second;
+    ScaledFn fn;
+    const char* doc;
+    const char* doc_;
+  };
+  static const Scaled kScaled[] = {
+      {"addmm", "addmm_", "mat1", "mat2", &ops::addmm, d::kAddmm, d::kAddmm_},
+      {"addbmm", "addbmm_", "batch1", "batch2", &ops::addbmm, d::kAddbmm, d::kAddbmm_},
+      {"baddbmm", "baddbmm_", "batch1", "batch2", &ops::baddbmm, d::kBaddbmm, d::kBaddbmm_},
+      {"addmv", "addmv_", "mat", "vec", &ops::addmv, d::kAddmv, d::kAddmv_},
+  };
+  for (const Scaled& s : kScaled) {
+    ScaledFn fn = s.fn;
+    const char* name = s.name;
+    const char* inplace = s.inplace;
+    auto call = [fn, name](const Tensor& input, const Tensor& x, const Tensor& y, py::handle beta,
+                           py::handle alpha) {
+      return fn(input, x, y, to_scalar(beta, name), to_scalar(alpha, name));
+    };
+    m.def(
+        name,
+        [call, name](const Tensor& input, const Tensor& x, const Tensor& y, py::handle beta,
+                     py::handle alpha, py::handle out) {
+          return finish_out(call(input, x, y, beta, alpha), out, name);
+        },
+        py::arg("input"), py::arg(s.first), py::arg(s.second), py::kw_only(), py::arg("beta") = 1,
+        py::arg("alpha") = 1, py::arg("out") = py::none(), s.doc);
+    cls.def(name, call, py::arg(s.first), py::arg(s.second), py::kw_only(), py::arg("beta") = 1,
+            py::arg("alpha") = 1, s.doc);
+    cls.def(
+        inplace,
+        [fn, inplace](py::object self, const Tensor& x, const Tensor& y, py::handle beta,
+                      py::handle alpha) {
+          const Tensor& t = self.cast<const Tensor&>();
+          ops::check_product_target(t, inplace);  // before the product is computed
+          ops::add_product_(t, fn(t, x, y, to_scalar(beta, inplace), to_scalar(alpha, inplace)),
+                            inplace);
+          return self;
+        },
+        py::arg(s.first), py::arg(s.second), py::kw_only(), py::arg("beta") = 1,
+        py::arg("alpha") = 1, s.doc_);
+  }
+
+  auto cross = [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim, py::handle out) {
+    return finish_out(ops::cross(a, b, dim, "cross"), out, "cross");
+  };
+  m.def("cross", cross, py::arg("input"), py::arg("other"), py::arg("dim") = py::none(),
+        py::kw_only(), py::arg("out") = py::none(), d::kCross);
+  cls.def(
+      "cross",
+      [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
+        return ops::cross(a, b, dim, "cross");
+      },
+      py::arg("other"), py::arg("dim") = py::none(), d::kCross);
+  m.def(
+      "cdist",
+      [](const Tensor& x1, const Tensor& x2, double p, const std::string& mode) {
+        return ops::cdist(x1, x2, p, mode);
+      },
+      py::arg("x1"), py::arg("x2"), py::arg("p") = 2.0,
+      py::arg("compute_mode") = "use_mm_for_euclid_dist_if_necessary", d::kCdist);
+  m.def(
+      "tensordot",
+      [](const Tensor& a, const Tensor& b, py::handle dims, py::handle out) {
+        return finish_out(tensordot(a, b, dims), out, "tensordot");
+      },
+      py::arg("a"), py::arg("b"), py::arg("dims") = 2, py::arg("out") = py::none(), d::kTensordot);
+  m.def("einsum", &einsum, d::kEinsum);
+
+  py::module_ linalg = m.attr("_linalg").cast<py::module_>();
+  linalg.def(
+      "cross",
+      [](const Tensor& a, const Tensor& b, int64_t dim, py::handle out) {
+        return finish_out(ops::cross(a, b, dim, "linalg.cross"), out, "linalg.cross");
+      },
+      py::arg("input"), py::arg("other"), py::kw_only(), py::arg("dim") = -1,
+      py::arg("out") = py::none(), d::kLinalgCross);
+}
+
+}  // namespace genesis::python
