@@ -98,7 +98,9 @@ def test_fill_moments_and_devices(device, name, args, moment):
     got, want, tol = moment(to_numpy(x))
     assert abs(got - want) < tol, (name, got, want)
     cpu = getattr(genesis.empty(N, dtype=genesis.float64), name)(*args, generator=_gen())
-    np.testing.assert_array_equal(to_numpy(x), to_numpy(cpu))  # the same numbers on any device
+    # The same stream on any device; CUDA's float64 log/exp/sin/cos may differ from the C
+    # library's in the last bits, as for randn.
+    np.testing.assert_allclose(to_numpy(x), to_numpy(cpu), rtol=1e-9, atol=1e-12)
     if name == "uniform_":
         a = to_numpy(x)
         assert a.min() >= -2.0 and a.max() < 3.0
@@ -140,7 +142,7 @@ def test_random_ranges(device):
 def test_randperm(device):
     for n in (0, 1, 7, 1000):
         p = genesis.randperm(n, generator=_gen(), device=device)
-        assert p.dtype is genesis.int64 and p.device == genesis.device(device)
+        assert p.dtype is genesis.int64 and p.device.type == device
         assert sorted(p.tolist()) == list(range(n))
     assert (
         genesis.randperm(50, generator=_gen()).tolist()
