@@ -27,6 +27,7 @@ from benchmarks import (  # noqa: E402
     copies,
     creation,
     dlpack,
+    everyday,
     indexing,
     memory,
     sorting,
@@ -47,6 +48,7 @@ AREAS = (
     ("dlpack", dlpack),
     ("compute", compute),
     ("sorting", sorting),
+    ("everyday", everyday),
 )
 
 
