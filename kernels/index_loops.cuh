@@ -26,6 +26,19 @@ __device__ __forceinline__ void offsets_of(int64_t i, const Geometry& g, int64_t
   }
 #pragma unroll
   for (int k = 0; k < N; ++k) off[k] = 0;
+  if (g.numel <= 0x7fffffff) {  // 32-bit division is several times cheaper than 64-bit
+    uint32_t j = static_cast<uint32_t>(i);
+#pragma unroll
+    for (int d = 0; d < kMaxKernelDims; ++d) {
+      if (d == g.ndim) break;
+      uint32_t size = static_cast<uint32_t>(g.sizes[d]);
+      int64_t idx = j % size;
+      j /= size;
+#pragma unroll
+      for (int k = 0; k < N; ++k) off[k] += idx * g.strides[k][d];
+    }
+    return;
+  }
 #pragma unroll
   for (int d = 0; d < kMaxKernelDims; ++d) {
     if (d == g.ndim) break;

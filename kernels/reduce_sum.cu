@@ -51,7 +51,7 @@ void launch_reduce(const ReduceLaunch& l, void* stream_ptr) {
     if constexpr (std::is_floating_point_v<C> || std::is_same_v<T, int64_t>) {
       if (l.op == ReduceOp::Sum) run_reduce<ops::SumReducer<C>, T>(l, stream);
       if (l.op == ReduceOp::Prod) run_reduce<ops::ProdReducer<C>, T>(l, stream);
-      if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+      if constexpr (std::is_floating_point_v<C>)  // 16-bit floats square and sum in float
         if (l.op == ReduceOp::SumSquares) run_reduce<ops::SumSquaresReducer<C>, T>(l, stream);
     }
   });

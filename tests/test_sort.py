@@ -134,6 +134,32 @@ def test_topk_is_the_stable_sort_prefix(device, dtype):
                 _same(got.values, torch.topk(t, k, dim, largest).values)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_topk_of_a_long_row(device, dtype):
+    """Rows of 2^16 items or more take the radix select on CUDA (keys up to 32 bits): the same
+    first k items and positions as a stable sort, ties (many here) by position."""
+    x, t = _pair((70001,), dtype, device, seed=8)
+    rng = np.random.default_rng(9)
+    for k in (1, 16, 1024, 70001):
+        for largest in (True, False):
+            got = x.topk(k, largest=largest)
+            want = torch.sort(t, descending=largest, stable=True)
+            _same(got.values, want.values[:k])
+            _same(got.indices, want.indices[:k])
+    # Distinct values: every digit pass matters (no early ties).
+    if dtype in (genesis.float32, genesis.int32, genesis.float64):
+        a = rng.permutation(1 << 17).astype(np.float64) - 5000
+        x2, t2 = genesis.tensor(a, dtype=dtype, device=device), torch.from_numpy(a).to(TORCH[dtype])
+        for k in (1, 7, 1000):
+            got, want = x2.view(2, -1).topk(k, dim=1), t2.view(2, -1).topk(k, dim=1)
+            _same(got.values, want.values)
+            _same(got.indices, want.indices)
+            got = x2.view(1, -1, 1).topk(k, dim=1, largest=False)
+            want = torch.sort(t2.view(1, -1, 1), dim=1, stable=True)
+            _same(got.values, want.values[:, :k])
+            _same(got.indices, want.indices[:, :k])
+
+
 @pytest.mark.parametrize("dtype", NOT_BOOL, ids=dtype_id)
 def test_kthvalue_median_mode(device, dtype):
     x, t = _pair((5, 8), dtype, device, seed=7)

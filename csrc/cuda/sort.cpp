@@ -5,6 +5,7 @@
 #include "cuda/device_guard.h"
 #include "cuda/stream.h"
 #include "kernels/sort.cuh"
+#include "kernels/topk.cuh"
 
 namespace genesis::cuda {
 
@@ -43,6 +44,28 @@ void mode_rows(const Tensor& sorted, const Tensor& order, const Tensor& values_o
                             indices_out.mutable_data_as<int64_t>(), rows, cols,
                             reinterpret_cast<void*>(current_stream(device)));
   GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
+bool select_top_row(const Tensor& row, int64_t k, bool largest, const Tensor& positions) {
+  int dtype = static_cast<int>(row.dtype());
+  int64_t n = row.numel();
+  if (!kernels::select_top_supported(dtype) || n >= (int64_t{1} << 32)) return false;
+  GENESIS_CHECK(row.is_contiguous() && row.is_cuda() && positions.is_contiguous() &&
+                    positions.dtype() == ScalarType::Int64 && positions.numel() == k && k > 0 &&
+                    k <= n,
+                "topk", "expected a contiguous CUDA row and k int64 positions");
+  int device = row.device().index;
+  DeviceGuard guard(device);
+  void* stream = reinterpret_cast<void*>(current_stream(device));
+  size_t bytes = 0;
+  GENESIS_CUDA_CHECK(static_cast<cudaError_t>(
+      kernels::select_top_row(dtype, row.data(), n, k, largest, nullptr, nullptr, &bytes, stream)));
+  Tensor scratch =
+      Tensor::empty(Shape{static_cast<int64_t>(bytes)}, ScalarType::UInt8, row.device());
+  GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::select_top_row(
+      dtype, row.data(), n, k, largest, positions.mutable_data_as<int64_t>(),
+      scratch.mutable_data(), &bytes, stream)));
+  return true;
 }
 
 }  // namespace genesis::cuda

@@ -8,5 +8,9 @@ namespace genesis::cuda {
 void sort_rows(const Tensor& values, const Tensor& indices, bool descending);
 void mode_rows(const Tensor& sorted, const Tensor& order, const Tensor& values_out,
                const Tensor& indices_out);
+// The positions (int64, k of them) that a stable sort of the contiguous 1-d `row`, descending
+// when `largest`, puts first, by a radix select (Note [Radix select] in kernels/topk.cu); returns
+// false, doing nothing, for keys wider than 32 bits or rows of 2^32 items or more.
+bool select_top_row(const Tensor& row, int64_t k, bool largest, const Tensor& positions);
 
 }  // namespace genesis::cuda

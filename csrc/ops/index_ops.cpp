@@ -146,7 +146,10 @@ Tensor gather(const Tensor& input, int64_t dim, const Tensor& index) {
   Tensor in = at_least_1d(input), idx = at_least_1d(index);
   int64_t d = wrap_dim(dim, in.ndim(), op);
   check_gather_shapes(idx, in, d, false, "input", op);
-  Tensor out = renamed(op, [&] { return index_get(in, gather_key(idx, d)); });
+  Tensor out = renamed(op, [&] {
+    if (in.is_cuda()) return gather_along_dim(in, d, idx, false);  // Note [Gathering along a dim]
+    return index_get(in, gather_key(idx, d));
+  });
   return index.ndim() == 0 ? reshape(out, {}) : out;
 }
 

@@ -360,6 +360,27 @@ BinaryOp combine_op(ScatterReduce reduce) {
 
 }  // namespace
 
+// Note [Gathering along a dim]
+// torch.gather written as an index key needs one index tensor per dim (the others aranges), so
+// the OFFSETS path would write and read an int64 offset per element for each of them. Instead the
+// source is seen with the index's shape and a 0 stride at `dim`, and the one-index kernel adds
+// index * stride(dim) to each element's offset: one pass that reads the index once.
+Tensor gather_along_dim(const Tensor& x, int64_t dim, const Tensor& index, bool known_in_range) {
+  Tensor out = Tensor::empty(index.sizes(), x.dtype(), x.device());
+  if (out.numel() == 0) return out;
+  if (x.sizes()[dim] == 0) fail_on_empty_dim(index, dim);
+  Shape strides = x.strides();
+  strides[dim] = 0;
+  Tensor src = x.as_strided(index.sizes(), std::move(strides), x.storage_offset());
+  int64_t size = x.sizes()[dim],
+          byte_stride = x.strides()[dim] * static_cast<int64_t>(x.itemsize());
+  if (known_in_range)
+    cuda::gather_index(out, src, index, size, byte_stride, dim);
+  else
+    gather_one_index(out, src, index, index, size, byte_stride, dim);
+  return out;
+}
+
 Tensor index_get(const Tensor& x, const IndexList& key) {
   if (is_first_dim_index(x, key)) return gather_first_dim(x, key[0].tensor);
   IndexPlan p = plan_getitem(x, key);

@@ -15,4 +15,10 @@ void index_put(const Tensor& x, const IndexList& key, const Tensor& value,
                ScatterReduce reduce = ScatterReduce::None);
 void index_fill(const Tensor& x, const IndexList& key, const Scalar& value);
 
+// out[i][j][k] = x[i][index[i][j][k]][k] for dim 1 (torch.gather) on CUDA, through the one-index
+// gather kernel (Note [Gathering along a dim]). `index` is int64 on x's device, has x's number of
+// dims and is no larger than x in any dim but `dim`; `known_in_range` skips the bounds check's
+// wait (indices made by genesis itself, e.g. sorted positions).
+Tensor gather_along_dim(const Tensor& x, int64_t dim, const Tensor& index, bool known_in_range);
+
 }  // namespace genesis::ops

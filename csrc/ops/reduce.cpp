@@ -216,12 +216,12 @@ Tensor amax(const Tensor& t, const Dims& dims, bool keepdim, bool is_max) {
 Tensor norm2(const Tensor& t, const Dims& dims, bool keepdim) {
   GENESIS_CHECK_TYPE(is_floating_point(t.dtype()), "norm", "expected a floating point tensor, got ",
                      scalar_type_name(t.dtype()));
-  ScalarType work = t.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
-  Tensor in = t.dtype() == work ? t : to(t, work, t.device(), false);
-  Layout l = layout(in, dims, keepdim, "norm");
-  Tensor out = filled(l.out_sizes, 0.0, work, t.device());
+  // 16-bit floats are read as they are: the kernels square and sum them in float (CPU: double)
+  // and round once, so no converted copy of the input is made.
+  Layout l = layout(t, dims, keepdim, "norm");
+  Tensor out = filled(l.out_sizes, 0.0, t.dtype(), t.device());
   if (l.shape.reduce > 0) run(ReduceOp::SumSquares, l, out, Tensor(), Tensor(), {false, 1, true});
-  return work == t.dtype() ? out : to(out, t.dtype(), t.device(), false);
+  return out;
 }
 
 namespace {

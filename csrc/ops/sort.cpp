@@ -14,6 +14,7 @@
 #include "ops/elementwise.h"
 #include "ops/elementwise_extra.h"
 #include "ops/index_ops.h"
+#include "ops/indexing.h"
 #include "ops/join.h"
 #include "ops/reduce.h"
 #include "ops/reduce_composite.h"
@@ -64,8 +65,13 @@ std::pair<Tensor, Tensor> sorted_rows(const Tensor& t, int64_t dim, bool descend
   Tensor positions = Tensor::empty(rows.sizes(), ScalarType::Int64, rows.device());
   sort_positions(rows, positions, descending);
   if (rows.numel() == 0) return {rows, positions};
+  if (rows.is_cuda())  // sorted positions are in range: no bounds check to wait for
+    return {gather_along_dim(rows, rows.ndim() - 1, positions, true), positions};
   return {gather(rows, -1, positions), positions};
 }
+
+// Rows at least this long take the radix select in topk on CUDA (shorter ones sort fast).
+constexpr int64_t kSelectMinItems = int64_t{1} << 16;
 
 int64_t size_along(const Tensor& t, int64_t dim) { return t.ndim() == 0 ? 1 : t.sizes()[dim]; }
 
@@ -105,6 +111,17 @@ std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool lar
   int64_t d = dim_of(t, dim, "topk");
   GENESIS_CHECK(k >= 0 && k <= size_along(t, d), "topk", "k (", k,
                 ") is out of range for a dim of size ", size_along(t, d));
+  if (t.is_cuda() && k > 0 && t.numel() == size_along(t, d) && t.numel() >= kSelectMinItems) {
+    // One long row: a radix select finds the k first items without sorting the row.
+    Tensor row = contiguous(reshape(t, Shape{-1}));
+    Tensor positions = Tensor::empty(Shape{k}, ScalarType::Int64, t.device());
+    if (cuda::select_top_row(row, k, largest, positions)) {
+      Tensor values = gather_along_dim(row, 0, positions, true);
+      Shape shape = t.ndim() == 0 ? Shape{} : t.sizes();
+      if (t.ndim() > 0) shape[d] = k;
+      return {reshape(values, shape), reshape(positions, shape)};
+    }
+  }
   auto [values, positions] = sorted_rows(t, d, largest);
   return {contiguous(back_from_rows(narrow(values, -1, 0, k), t, d)),
           contiguous(back_from_rows(narrow(positions, -1, 0, k), t, d))};
