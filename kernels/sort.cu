@@ -7,11 +7,17 @@
 //   row in a single call, efficient for any mix of row counts and lengths.
 // - 64-bit keys in several rows: cub::DeviceSegmentedSort for rows shorter than
 //   kLongRow, else one radix sort per row (a segmented sort gives a long row a single block).
+// Note [Values from keys]: sort() also returns the sorted values. Reading them back through the
+// positions is a random gather of the whole input; instead they are decoded from the sorted keys
+// in one sequential pass, except the keys that stand for several values (a float's zero, for
+// -0.0 and +0.0, and NaN, for every payload), which are read through their positions.
 // Scratch holds the keys, their sorted copy, the starting positions and CUB's own storage, laid
 // out by the same function for the size query and the sort.
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
 
@@ -61,6 +67,100 @@ __global__ void make_starts(int64_t* starts, int64_t rows, int64_t cols) {
     starts[r] = r * cols;
 }
 
+// The value bits of a key (the inverse of vocab::sort_key, Note [Sort keys]); a float's zero key
+// and NaN key stand for several values and are not decoded here.
+template <typename U>
+__device__ __forceinline__ U bits_of_key(U key, const KeyFormat<U>& format) {
+  constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
+  if (format.kind == vocab::KeyKind::Signed) return static_cast<U>(key ^ sign);
+  if (format.kind == vocab::KeyKind::Float)
+    return (key & sign) ? static_cast<U>(key & ~sign) : static_cast<U>(~key);
+  return key;
+}
+
+// sorted_values[i]: the value of sorted key i, read back from the keys (Note [Values from
+// keys]); a float zero or NaN is read from the input through its position, keeping a -0.0 and a
+// NaN's payload.
+template <typename U, typename K>
+__global__ void values_from_keys(const K* sorted, const int64_t* positions, const U* values,
+                                 U* sorted_values, int64_t n, int64_t cols, KeyFormat<U> format,
+                                 U flip) {
+  constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride) {
+    U key = static_cast<U>(static_cast<U>(sorted[i]) ^ flip);
+    bool ambiguous = format.kind == vocab::KeyKind::Float && (key == sign || key == U(~U(0)));
+    sorted_values[i] = ambiguous ? values[i - i % cols + positions[i]] : bits_of_key(key, format);
+  }
+}
+
+// Note [Short rows in shared memory]: rows of at most kBlockRow items with keys of at most 32
+// bits are sorted one row per block by cub::BlockRadixSort, in shared memory: the row is read
+// once and its positions and values written once, where a device-wide sort passes over all
+// rows once per key byte. BlockRadixSort is stable in the blocked order, so the row is loaded
+// blocked (item i of the row is item i % Items of thread i / Items); padding gets the largest
+// key and comes after every item.
+constexpr int kBlockThreads = 256;
+constexpr int64_t kBlockRow = 2048;
+
+template <typename U, int Items>
+__global__ void __launch_bounds__(kBlockThreads)
+    block_sort_rows(const U* values, int64_t* indices, U* sorted_values, int cols,
+                    KeyFormat<U> format, U flip) {
+  using Load = cub::BlockLoad<U, kBlockThreads, Items, cub::BLOCK_LOAD_TRANSPOSE>;
+  using Sort = cub::BlockRadixSort<U, kBlockThreads, Items, int>;
+  __shared__ union {
+    typename Load::TempStorage load;
+    typename Sort::TempStorage sort;
+  } temp;
+  const int64_t row = blockIdx.x;
+  const U* in = values + row * cols;
+  U keys[Items];
+  int positions[Items];
+  Load(temp.load).Load(in, keys, cols, U(0));
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    int p = threadIdx.x * Items + j;
+    positions[j] = p;
+    keys[j] = p < cols ? static_cast<U>(key_of(keys[j], format) ^ flip) : static_cast<U>(~U(0));
+  }
+  Sort(temp.sort).SortBlockedToStriped(keys, positions);
+  constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
+#pragma unroll
+  for (int j = 0; j < Items; ++j) {
+    int r = j * kBlockThreads + threadIdx.x;
+    if (r >= cols) continue;
+    indices[row * cols + r] = positions[j];
+    if (sorted_values != nullptr) {
+      U key = static_cast<U>(keys[j] ^ flip);
+      bool ambiguous = format.kind == vocab::KeyKind::Float && (key == sign || key == U(~U(0)));
+      sorted_values[row * cols + r] = ambiguous ? in[positions[j]] : bits_of_key(key, format);
+    }
+  }
+}
+
+template <typename U>
+cudaError_t block_sort(const U* values, int64_t* indices, U* sorted_values, int64_t rows,
+                       int64_t cols, KeyFormat<U> format, U flip, cudaStream_t stream) {
+  int c = static_cast<int>(cols);
+  unsigned grid = static_cast<unsigned>(rows);
+  if (cols <= 256)
+    block_sort_rows<U, 1>
+        <<<grid, kBlockThreads, 0, stream>>>(values, indices, sorted_values, c, format, flip);
+  else if (cols <= 512)
+    block_sort_rows<U, 2>
+        <<<grid, kBlockThreads, 0, stream>>>(values, indices, sorted_values, c, format, flip);
+  else if (cols <= 1024)
+    block_sort_rows<U, 4>
+        <<<grid, kBlockThreads, 0, stream>>>(values, indices, sorted_values, c, format, flip);
+  else
+    block_sort_rows<U, 8>
+        <<<grid, kBlockThreads, 0, stream>>>(values, indices, sorted_values, c, format, flip);
+  return cudaGetLastError();
+}
+
 int bits_for(int64_t n) {  // bits needed to hold 0..n-1
   int bits = 0;
   while (bits < 63 && (int64_t{1} << bits) < n) ++bits;
@@ -69,10 +169,18 @@ int bits_for(int64_t n) {  // bits needed to hold 0..n-1
 
 // The whole sort for one key type; a null scratch only measures.
 template <typename U>
-cudaError_t sort_typed(const U* values, int64_t* indices, int64_t rows, int64_t cols,
-                       KeyFormat<U> format, bool descending, void* scratch, size_t* bytes,
-                       cudaStream_t stream) {
+cudaError_t sort_typed(const U* values, int64_t* indices, U* sorted_values, int64_t rows,
+                       int64_t cols, KeyFormat<U> format, bool descending, void* scratch,
+                       size_t* bytes, cudaStream_t stream) {
   int64_t n = rows * cols;
+  U flip = descending ? static_cast<U>(~U(0)) : U(0);
+  if (sizeof(U) <= 4 && cols <= kBlockRow && rows < (int64_t{1} << 31)) {
+    if (scratch == nullptr) {  // Note [Short rows in shared memory]: a token scratch, unused
+      *bytes = 256;
+      return cudaSuccess;
+    }
+    return block_sort(values, indices, sorted_values, rows, cols, format, flip, stream);
+  }
   bool packed = sizeof(U) <= 4 && rows > 1;
   using Wide = uint64_t;
   size_t key_size = packed ? sizeof(Wide) : sizeof(U);
@@ -116,7 +224,6 @@ cudaError_t sort_typed(const U* values, int64_t* indices, int64_t rows, int64_t 
     return err;
   }
   cub_bytes = *bytes - cub_at;
-  U flip = descending ? static_cast<U>(~U(0)) : U(0);
   if (packed)
     make_keys<<<grid_for(n), kThreads, 0, stream>>>(values, reinterpret_cast<Wide*>(base + keys_at),
                                                     n, cols, format, flip, true);
@@ -130,7 +237,17 @@ cudaError_t sort_typed(const U* values, int64_t* indices, int64_t rows, int64_t 
         reinterpret_cast<int64_t*>(base + starts_at), rows, cols);
   err = cudaGetLastError();
   if (err != cudaSuccess) return err;
-  return run(base + cub_at);
+  err = run(base + cub_at);
+  if (err != cudaSuccess || sorted_values == nullptr) return err;
+  if (packed)
+    values_from_keys<<<grid_for(n), kThreads, 0, stream>>>(
+        reinterpret_cast<const Wide*>(base + sorted_at), indices, values, sorted_values, n, cols,
+        format, flip);
+  else
+    values_from_keys<<<grid_for(n), kThreads, 0, stream>>>(
+        reinterpret_cast<const U*>(base + sorted_at), indices, values, sorted_values, n, cols,
+        format, flip);
+  return cudaGetLastError();
 }
 
 // One thread per row walks its sorted items (cpu/sort.cpp's mode_rows, the same rules).
@@ -175,13 +292,13 @@ __global__ void mode_kernel(const U* sorted, const int64_t* order, U* values_out
 
 }  // namespace
 
-int sort_rows(int dtype, const void* values, int64_t* indices, int64_t rows, int64_t cols,
-              bool descending, void* scratch, size_t* scratch_bytes, void* stream) {
+int sort_rows(int dtype, const void* values, int64_t* indices, void* sorted_values, int64_t rows,
+              int64_t cols, bool descending, void* scratch, size_t* scratch_bytes, void* stream) {
   return with_key_format(dtype, [&](auto format) {
     using U = decltype(format.inf_bits);
-    return static_cast<int>(sort_typed<U>(static_cast<const U*>(values), indices, rows, cols,
-                                          format, descending, scratch, scratch_bytes,
-                                          static_cast<cudaStream_t>(stream)));
+    return static_cast<int>(sort_typed<U>(
+        static_cast<const U*>(values), indices, static_cast<U*>(sorted_values), rows, cols, format,
+        descending, scratch, scratch_bytes, static_cast<cudaStream_t>(stream)));
   });
 }
 

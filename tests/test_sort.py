@@ -135,6 +135,24 @@ def test_topk_is_the_stable_sort_prefix(device, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_sort_rows_of_every_length_class(device, dtype):
+    """CUDA sorts rows of up to 2048 items with keys of up to 32 bits in shared memory, one block
+    a row (1, 2, 4 or 8 items a thread), longer ones with device-wide radix sorts: each against
+    torch's stable sort, values (with -0.0 and NaN read back from the input) and positions."""
+    for cols in (1, 255, 256, 300, 1000, 1024, 2047, 2048, 2049):
+        x, t = _pair((3, cols), dtype, device, seed=cols)
+        for descending in (False, True):
+            got = x.sort(dim=1, descending=descending, stable=True)
+            want = torch.sort(t, dim=1, descending=descending, stable=True)
+            _same(got.values, want.values)
+            _same(got.indices, want.indices)
+            if dtype in FLOAT_DTYPES:  # the sign of a zero survives the sort
+                g, w = _np(got.values), _np(want.values)
+                keep = ~np.isnan(w)
+                np.testing.assert_array_equal(np.signbit(g[keep]), np.signbit(w[keep]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_topk_of_a_long_row(device, dtype):
     """Rows of 2^16 items or more take the radix select on CUDA (keys up to 32 bits): the same
     first k items and positions as a stable sort, ties (many here) by position."""

@@ -9,7 +9,8 @@
 
 namespace genesis::cuda {
 
-void sort_rows(const Tensor& values, const Tensor& indices, bool descending) {
+void sort_rows(const Tensor& values, const Tensor& indices, bool descending,
+               const Tensor* sorted_values) {
   GENESIS_CHECK(values.is_contiguous() && indices.is_contiguous() && values.is_cuda() &&
                     indices.dtype() == ScalarType::Int64 && values.numel() == indices.numel(),
                 "sort", "expected contiguous CUDA values and int64 indices of one size");
@@ -21,13 +22,20 @@ void sort_rows(const Tensor& values, const Tensor& indices, bool descending) {
   void* stream = reinterpret_cast<void*>(current_stream(device));
   int dtype = static_cast<int>(values.dtype());
   size_t bytes = 0;
+  void* sorted = nullptr;
+  if (sorted_values) {
+    GENESIS_CHECK(sorted_values->is_contiguous() && sorted_values->dtype() == values.dtype() &&
+                      sorted_values->numel() == values.numel(),
+                  "sort", "expected contiguous sorted values of the input's dtype and size");
+    sorted = sorted_values->mutable_data();
+  }
   GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::sort_rows(
-      dtype, values.data(), nullptr, rows, cols, descending, nullptr, &bytes, stream)));
+      dtype, values.data(), nullptr, nullptr, rows, cols, descending, nullptr, &bytes, stream)));
   Tensor scratch =
       Tensor::empty(Shape{static_cast<int64_t>(bytes)}, ScalarType::UInt8, values.device());
   GENESIS_CUDA_CHECK(static_cast<cudaError_t>(
-      kernels::sort_rows(dtype, values.data(), indices.mutable_data_as<int64_t>(), rows, cols,
-                         descending, scratch.mutable_data(), &bytes, stream)));
+      kernels::sort_rows(dtype, values.data(), indices.mutable_data_as<int64_t>(), sorted, rows,
+                         cols, descending, scratch.mutable_data(), &bytes, stream)));
 }
 
 void mode_rows(const Tensor& sorted, const Tensor& order, const Tensor& values_out,

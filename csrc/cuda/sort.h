@@ -5,7 +5,9 @@
 
 namespace genesis::cuda {
 
-void sort_rows(const Tensor& values, const Tensor& indices, bool descending);
+// `sorted_values`, when given, receives the sorted values (Note [Values from keys]).
+void sort_rows(const Tensor& values, const Tensor& indices, bool descending,
+               const Tensor* sorted_values = nullptr);
 void mode_rows(const Tensor& sorted, const Tensor& order, const Tensor& values_out,
                const Tensor& indices_out);
 // The positions (int64, k of them) that a stable sort of the contiguous 1-d `row`, descending

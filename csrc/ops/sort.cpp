@@ -63,10 +63,13 @@ void sort_positions(const Tensor& rows, const Tensor& positions, bool descending
 std::pair<Tensor, Tensor> sorted_rows(const Tensor& t, int64_t dim, bool descending) {
   Tensor rows = rows_along(t, dim);
   Tensor positions = Tensor::empty(rows.sizes(), ScalarType::Int64, rows.device());
-  sort_positions(rows, positions, descending);
   if (rows.numel() == 0) return {rows, positions};
-  if (rows.is_cuda())  // sorted positions are in range: no bounds check to wait for
-    return {gather_along_dim(rows, rows.ndim() - 1, positions, true), positions};
+  if (rows.is_cuda()) {  // the values come from the sorted keys (Note [Values from keys])
+    Tensor values = Tensor::empty(rows.sizes(), rows.dtype(), rows.device());
+    cuda::sort_rows(rows, positions, descending, &values);
+    return {values, positions};
+  }
+  sort_positions(rows, positions, descending);
   return {gather(rows, -1, positions), positions};
 }
 
