@@ -68,6 +68,31 @@ __global__ void gather_index_kernel(char* out, const char* src, const char* inde
   }
 }
 
+// Note [Row gathers]: x[index] (and index_select along dim 0) of a tensor whose rows are dense
+// copies whole rows: each thread moves V-sized pieces (up to 16 bytes) of one row, so the index
+// arithmetic is per piece, not per element, and loads and stores are as wide as the rows allow.
+template <typename V>
+__global__ void gather_rows_kernel(V* out, const char* src, const int64_t* index, int64_t rows,
+                                   int64_t row_pieces, int64_t src_row_bytes, int64_t size,
+                                   IndexError* error) {
+  const int64_t n = rows * row_pieces;
+  const bool small = n <= 0x7fffffff;
+  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < n;
+       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t r, c;
+    if (small) {
+      uint32_t t32 = static_cast<uint32_t>(t), p32 = static_cast<uint32_t>(row_pieces);
+      r = t32 / p32;
+      c = t32 - static_cast<uint32_t>(r) * p32;
+    } else {
+      r = t / row_pieces;
+      c = t - r * row_pieces;
+    }
+    int64_t v = checked_index(index[r], size, 0, error);
+    out[t] = reinterpret_cast<const V*>(src + v * src_row_bytes)[c];
+  }
+}
+
 template <typename W>
 __global__ void scatter_kernel(const char* values, char* dst, const char* offsets, int64_t n,
                                Geometry g) {
@@ -563,6 +588,33 @@ void launch_gather_index(char* out, const char* src, const char* index, int64_t 
                          int64_t dim, IndexError* error, void* stream, int device) {
   by_itemsize<GatherIndex>(itemsize, out, src, index, numel, g, size, byte_stride, dim, error,
                            static_cast<cudaStream_t>(stream), device);
+}
+
+void launch_gather_rows(char* out, const char* src, const int64_t* index, int64_t rows,
+                        int64_t row_bytes, int64_t src_row_bytes, int64_t size, IndexError* error,
+                        void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  auto fits = [&](int width) {
+    return row_bytes % width == 0 && src_row_bytes % width == 0 &&
+           reinterpret_cast<uintptr_t>(out) % width == 0 &&
+           reinterpret_cast<uintptr_t>(src) % width == 0;
+  };
+  auto launch = [&](auto piece) {
+    using V = decltype(piece);
+    int64_t pieces = row_bytes / static_cast<int64_t>(sizeof(V));
+    gather_rows_kernel<V><<<grid_for(rows * pieces), kThreads, 0, s>>>(
+        reinterpret_cast<V*>(out), src, index, rows, pieces, src_row_bytes, size, error);
+  };
+  if (fits(16))
+    launch(uint4{});
+  else if (fits(8))
+    launch(uint2{});
+  else if (fits(4))
+    launch(uint32_t{});
+  else if (fits(2))
+    launch(uint16_t{});
+  else
+    launch(uint8_t{});
 }
 
 void launch_select(const bool* mask, const char* src, int64_t n, const int64_t* block_offsets,

@@ -28,6 +28,11 @@ void launch_gather(char* out, const char* src, const char* offsets, int64_t nume
 void launch_gather_index(char* out, const char* src, const char* index, int64_t numel,
                          const Geometry& g, int itemsize, int64_t size, int64_t byte_stride,
                          int64_t dim, IndexError* error, void* stream, int device);
+// Dense rows of `row_bytes` (Note [Row gathers]): out row r = src row wrap(index[r]) of a dim of
+// `size` rows `src_row_bytes` apart; out-of-range indices recorded in `error` (and read as 0).
+void launch_gather_rows(char* out, const char* src, const int64_t* index, int64_t rows,
+                        int64_t row_bytes, int64_t src_row_bytes, int64_t size, IndexError* error,
+                        void* stream);
 // Operands: values, dst, int64 offsets. *(dst(i) + offsets(i)) = values(i).
 void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,
                     const Geometry& g, int itemsize, void* stream);

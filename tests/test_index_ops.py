@@ -988,3 +988,29 @@ def test_pytorch_behaviour_behind_the_edge_cases():
     for _, theirs in EXPANDED_WRITERS.values():
         with pytest.raises(RuntimeError):
             theirs(torch.zeros(1, 3).expand(2, 3))
+
+
+@pytest.mark.parametrize("dtype", [genesis.int8, genesis.float16, genesis.float32, genesis.float64])
+@pytest.mark.parametrize("row", [(), (1,), (3,), (4,), (2, 8), (5, 7)])
+def test_row_gathers(device, dtype, row):
+    """x[idx] and index_select(0, idx) copy whole rows when the rows are dense (CUDA: in pieces of
+    up to 16 bytes, Note [Row gathers]); rows of every width and alignment, a sliced source,
+    negative and repeated indices, and an out-of-range index."""
+    rng = np.random.default_rng(len(row))
+    a = rng.integers(-50, 50, (9, *row)).astype(np.float64)
+    x = genesis.tensor(a, dtype=dtype, device=device)
+    idx = np.array([3, -1, 0, 3, 8, -9, 2])
+    gi = genesis.tensor(idx, device=device)
+    np.testing.assert_array_equal(to_numpy(x[gi]).astype(np.float64), a[idx])
+    np.testing.assert_array_equal(
+        to_numpy(x.index_select(0, gi % 9)).astype(np.float64), a[idx % 9]
+    )
+    sliced = x[1:]  # rows start one row in: another alignment
+    np.testing.assert_array_equal(to_numpy(sliced[gi % 8]).astype(np.float64), a[1:][idx % 8])
+    if row:
+        inner = x[..., 1:] if row[-1] > 1 else x
+        ref = a[..., 1:] if row[-1] > 1 else a
+        np.testing.assert_array_equal(to_numpy(inner[gi]).astype(np.float64), ref[idx])
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[genesis.tensor([0, 9], device=device)]
+    assert x[gi].sum().item() == x[gi].sum().item()  # the context is intact

@@ -131,6 +131,19 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
+void gather_rows(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size) {
+  int device = out.device().index;
+  DeviceGuard guard(device);
+  int64_t rows = index.numel();
+  if (rows == 0 || out.numel() == 0) return;
+  int64_t row_bytes = out.numel() / rows * static_cast<int64_t>(out.itemsize());
+  kernels::launch_gather_rows(static_cast<char*>(out.mutable_data()),
+                              static_cast<const char*>(src.data()), index.data_as<int64_t>(), rows,
+                              row_bytes, src.strides()[0] * static_cast<int64_t>(src.itemsize()),
+                              size, error_record(device), stream_of(out));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
 void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_view,
                    const Tensor& index, int64_t size, int64_t byte_stride, int64_t dim, bool check,
                    ops::ScatterReduce reduce) {

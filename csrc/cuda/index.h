@@ -24,6 +24,10 @@ void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values,
 // (check_index_offsets raises afterwards); no offsets tensor in between.
 void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size,
                   int64_t byte_stride, int64_t dim);
+// out[r] = src[index[r]] for the dense rows of a contiguous `out` and of `src` (its first dim
+// `size` rows apart, the rest dense), through a contiguous int64 `index` of out.size(0) items,
+// checked like gather_index (Note [Row gathers] in kernels/index.cu).
+void gather_rows(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size);
 // dst(i) at index_view(i) along one dim of `byte_stride` = values(i), index_view being `index`
 // seen with values' shape: with `check`, one kernel checks every element of `index` like
 // add_index_offsets; a second scatters, writing nothing when an out-of-range index was recorded

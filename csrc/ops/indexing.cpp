@@ -213,6 +213,16 @@ void gather_one_index(const Tensor& out, const Tensor& src, const Tensor& index_
       index, size, [&](bool) { cuda::gather_index(out, src, index_view, size, byte_stride, dim); });
 }
 
+// Whether x's elements after dim 0 are dense in row-major order (each row one block of memory).
+bool rows_are_dense(const Tensor& x) {
+  int64_t expected = 1;
+  for (int64_t d = x.ndim() - 1; d >= 1; --d) {
+    if (x.sizes()[d] != 1 && x.strides()[d] != expected) return false;
+    expected *= x.sizes()[d];
+  }
+  return true;
+}
+
 // FIRST_DIM: x[index] gathered along dim 0 without a plan object; the result is
 // index.shape + x.shape[1:], as the OFFSETS path would make it.
 Tensor gather_first_dim(const Tensor& x, const Tensor& index) {
@@ -224,6 +234,12 @@ Tensor gather_first_dim(const Tensor& x, const Tensor& index) {
     index_strides.push_back(0);
   }
   Tensor out = Tensor::empty(sizes, x.dtype(), x.device());
+  if (rows_are_dense(x)) {  // Note [Row gathers] in kernels/index.cu
+    Tensor idx = contiguous(index);
+    launch_index_checked(index, x.sizes()[0],
+                         [&](bool) { cuda::gather_rows(out, x, idx, x.sizes()[0]); });
+    return out;
+  }
   Tensor src = x.as_strided(sizes, std::move(src_strides), x.storage_offset());
   Tensor index_view =
       index.as_strided(std::move(sizes), std::move(index_strides), index.storage_offset());
