@@ -457,10 +457,14 @@ __global__ void write_kernel(const bool* mask, int64_t n, const int64_t* block_o
     }
     if (keep) {
       int64_t k = out + before + before_in_warp;
-      int64_t rest = i;
-      for (int d = ndim - 1; d >= 0; --d) {  // row-major coordinates
-        coords[d * count + k] = rest % shape.sizes[d];
-        rest /= shape.sizes[d];
+      if (ndim == 1) {
+        coords[k] = i;
+      } else {
+        int64_t rest = i;
+        for (int d = ndim - 1; d >= 0; --d) {  // row-major coordinates, one row per element
+          coords[k * ndim + d] = rest % shape.sizes[d];
+          rest /= shape.sizes[d];
+        }
       }
     }
     out += round_total;

@@ -237,14 +237,15 @@ std::vector<Tensor> nonzero(const Tensor& mask) {
   Tensor offsets;
   int64_t count = count_mask(mask, &offsets);
   int ndim = static_cast<int>(mask.ndim());
-  Tensor coords = Tensor::empty({ndim, count}, ScalarType::Int64, device);
+  Tensor coords = Tensor::empty({count, ndim}, ScalarType::Int64, device);
   if (count > 0)
     kernels::launch_nonzero_write(mask.data_as<bool>(), mask.numel(), offsets.data_as<int64_t>(),
                                   ndim, mask.sizes().data(), coords.mutable_data_as<int64_t>(),
                                   count, stream_of(mask));
   GENESIS_CUDA_CHECK(cudaGetLastError());
   std::vector<Tensor> out;
-  for (int d = 0; d < ndim; ++d) out.push_back(coords.as_strided({count}, {1}, d * count));
+  // Columns of one [count, ndim] tensor: nonzero()'s result is that tensor, not a stack.
+  for (int d = 0; d < ndim; ++d) out.push_back(coords.as_strided({count}, {ndim}, d));
   return out;
 }
 

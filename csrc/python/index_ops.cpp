@@ -67,6 +67,16 @@ py::object nonzero(const Tensor& input, bool as_tuple) {
   }
   if (input.ndim() == 0)  // PyTorch: shape (count, 0)
     return py::cast(Tensor::empty({coords[0].numel(), 0}, ScalarType::Int64, input.device()));
+  // The columns of one [count, ndim] tensor (CUDA's nonzero makes them so) are that tensor.
+  const Tensor& first = coords[0];
+  int64_t ndim = static_cast<int64_t>(coords.size()), count = first.numel();
+  bool columns = true;
+  for (int64_t d = 0; d < ndim && columns; ++d) {
+    const Tensor& c = coords[d];
+    columns = c.storage().is_same(first.storage()) && (count <= 1 || c.strides()[0] == ndim) &&
+              c.storage_offset() == first.storage_offset() + d;
+  }
+  if (columns) return py::cast(first.as_strided({count, ndim}, {ndim, 1}, first.storage_offset()));
   return py::cast(ops::stack(coords, 1));
 }
 
