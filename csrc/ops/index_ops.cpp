@@ -278,7 +278,12 @@ void scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
   // The source's leading block of index's shape (PyTorch reads src only there).
   Tensor values = source;
   for (int64_t k = 0; k < idx.ndim(); ++k) values = narrow(values, k, 0, idx.sizes()[k]);
-  renamed(op, [&] { index_put(target, gather_key(idx, d), values); });
+  renamed(op, [&] {
+    if (target.is_cuda())  // Note [Gathering along a dim], the other way
+      scatter_along_dim(target, d, idx, values);
+    else
+      index_put(target, gather_key(idx, d), values);
+  });
 }
 
 void scatter_value_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {

@@ -397,6 +397,26 @@ Tensor gather_along_dim(const Tensor& x, int64_t dim, const Tensor& index, bool 
   return out;
 }
 
+void scatter_along_dim(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& values,
+                       ScatterReduce reduce) {
+  if (index.numel() == 0) return;
+  if (x.sizes()[dim] == 0) fail_on_empty_dim(index, dim);
+  Shape strides = x.strides();
+  strides[dim] = 0;
+  Tensor dst = x.as_strided(index.sizes(), std::move(strides), x.storage_offset());
+  Tensor v = values;
+  if (v.sizes() != index.sizes() || v.dtype() != x.dtype() || !v.is_contiguous() ||
+      v.storage().is_same(x.storage())) {  // dense, in x's dtype, and not aliasing x
+    v = Tensor::empty(index.sizes(), x.dtype(), x.device());
+    copy_(v, values);
+  }
+  int64_t size = x.sizes()[dim],
+          byte_stride = x.strides()[dim] * static_cast<int64_t>(x.itemsize());
+  launch_index_checked(index, size, [&](bool check) {
+    cuda::scatter_index(dst, v, index, index, size, byte_stride, dim, check, reduce);
+  });
+}
+
 Tensor index_get(const Tensor& x, const IndexList& key) {
   if (is_first_dim_index(x, key)) return gather_first_dim(x, key[0].tensor);
   IndexPlan p = plan_getitem(x, key);

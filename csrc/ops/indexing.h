@@ -20,5 +20,10 @@ void index_fill(const Tensor& x, const IndexList& key, const Scalar& value);
 // dims and is no larger than x in any dim but `dim`; `known_in_range` skips the bounds check's
 // wait (indices made by genesis itself, e.g. sorted positions).
 Tensor gather_along_dim(const Tensor& x, int64_t dim, const Tensor& index, bool known_in_range);
+// x[i][index[i][j][k]][k] = values[i][j][k] (op= with an accumulating `reduce`) for dim 1
+// (torch.scatter_) on CUDA, the same way: x seen with index's shape and a 0 stride at dim, one
+// checked scatter kernel. `values` broadcasts to index's shape.
+void scatter_along_dim(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& values,
+                       ScatterReduce reduce = ScatterReduce::None);
 
 }  // namespace genesis::ops

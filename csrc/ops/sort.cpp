@@ -18,6 +18,7 @@
 #include "ops/join.h"
 #include "ops/reduce.h"
 #include "ops/reduce_composite.h"
+#include "ops/scan.h"
 #include "ops/search.h"
 #include "ops/views.h"
 
@@ -287,14 +288,20 @@ Tensor int64_full(int64_t n, int64_t value, Device device) {
 
 // counts and run ids from the run-start mask of n items: starts = positions of true,
 // counts = differences of consecutive starts (and n), run id of item j = the number of starts
-// at or before j, minus one.
-void runs_of(const Tensor& starts_mask, int64_t n, UniqueResult& r, Tensor& run_ids) {
+// at or before j, minus one (a scan of the mask).
+Tensor run_counts(const Tensor& starts_mask, int64_t n) {
   Tensor starts = nonzero(starts_mask)[0];
-  r.counts = diff(starts, 1, 0, std::nullopt, int64_full(1, n, starts.device()));
-  Tensor items =
-      arange(Scalar(int64_t{0}), Scalar(n), Scalar(int64_t{1}), ScalarType::Int64, starts.device());
-  run_ids = binary(BinaryOp::Sub, searchsorted(starts, items, false, true, std::nullopt),
-                   Scalar(int64_t{1}), "unique");
+  return diff(starts, 1, 0, std::nullopt, int64_full(1, n, starts.device()));
+}
+
+Tensor run_ids_of(const Tensor& starts_mask) {
+  return binary(BinaryOp::Sub, cumsum(starts_mask, 0, ScalarType::Int64), Scalar(int64_t{1}),
+                "unique");
+}
+
+void runs_of(const Tensor& starts_mask, int64_t n, UniqueResult& r, Tensor& run_ids) {
+  r.counts = run_counts(starts_mask, n);
+  run_ids = run_ids_of(starts_mask);
 }
 
 // The run starts of 1-d values (true at 0 and where an item differs from the one before).
@@ -318,7 +325,9 @@ Tensor run_starts_2d(const Tensor& rows) {
   return mask;
 }
 
-UniqueResult unique_flat(const Tensor& t, bool sort_first) {
+// Only the parts asked for are computed: the inverse costs a scan and a scatter, the counts a
+// compaction.
+UniqueResult unique_flat(const Tensor& t, bool sort_first, UniqueParts parts) {
   Tensor flat = reshape(t, Shape{-1});
   int64_t n = flat.numel();
   UniqueResult r;
@@ -332,8 +341,9 @@ UniqueResult unique_flat(const Tensor& t, bool sort_first) {
   if (sort_first) std::tie(values, order) = sorted_rows(flat, 0, false);
   Tensor mask = run_starts(values);
   r.values = masked_select(values, mask);
-  Tensor run_ids;
-  runs_of(mask, n, r, run_ids);
+  if (parts.counts) r.counts = run_counts(mask, n);
+  if (!parts.inverse) return r;
+  Tensor run_ids = run_ids_of(mask);
   if (sort_first) {
     r.inverse = Tensor::empty(Shape{n}, ScalarType::Int64, t.device());
     scatter_(r.inverse, 0, order, run_ids);
@@ -389,12 +399,12 @@ UniqueResult unique_slices(const Tensor& t, int64_t dim, bool sort_first, const 
 
 }  // namespace
 
-UniqueResult unique(const Tensor& t, std::optional<int64_t> dim) {
-  return dim ? unique_slices(t, *dim, true, "unique") : unique_flat(t, true);
+UniqueResult unique(const Tensor& t, std::optional<int64_t> dim, UniqueParts parts) {
+  return dim ? unique_slices(t, *dim, true, "unique") : unique_flat(t, true, parts);
 }
 
-UniqueResult unique_consecutive(const Tensor& t, std::optional<int64_t> dim) {
-  return dim ? unique_slices(t, *dim, false, "unique_consecutive") : unique_flat(t, false);
+UniqueResult unique_consecutive(const Tensor& t, std::optional<int64_t> dim, UniqueParts parts) {
+  return dim ? unique_slices(t, *dim, false, "unique_consecutive") : unique_flat(t, false, parts);
 }
 
 }  // namespace genesis::ops

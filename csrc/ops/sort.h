@@ -36,8 +36,14 @@ struct UniqueResult {
 // Unique values (sorted), or unique slices along dim; inverse maps each input item (slice) to
 // its entry; counts how many input items each entry stands for. NaNs are never equal, as in
 // PyTorch, so each NaN is its own entry.
-UniqueResult unique(const Tensor& t, std::optional<int64_t> dim);
+// Which of inverse and counts to compute (flat unique only; with a dim both always are).
+struct UniqueParts {
+  bool inverse = true;
+  bool counts = true;
+};
+UniqueResult unique(const Tensor& t, std::optional<int64_t> dim, UniqueParts parts = {});
 // Like unique, but only runs of equal neighbours collapse; nothing is sorted.
-UniqueResult unique_consecutive(const Tensor& t, std::optional<int64_t> dim);
+UniqueResult unique_consecutive(const Tensor& t, std::optional<int64_t> dim,
+                                UniqueParts parts = {});
 
 }  // namespace genesis::ops

@@ -213,8 +213,9 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
   auto unique = [](const Tensor& t, bool sorted, bool return_inverse, bool return_counts,
                    py::handle dim) {
     (void)sorted;  // always sorted, as PyTorch on both devices
-    return unique_result(ops::unique(t, optional_dim(dim, "unique")), return_inverse,
-                         return_counts);
+    return unique_result(
+        ops::unique(t, optional_dim(dim, "unique"), {return_inverse, return_counts}),
+        return_inverse, return_counts);
   };
   m.def("unique", unique, py::arg("input"), py::arg("sorted") = true,
         py::arg("return_inverse") = false, py::arg("return_counts") = false,
@@ -223,7 +224,8 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
           py::arg("return_counts") = false, py::arg("dim") = py::none(), d::kUnique);
   auto unique_consecutive = [](const Tensor& t, bool return_inverse, bool return_counts,
                                py::handle dim) {
-    return unique_result(ops::unique_consecutive(t, optional_dim(dim, "unique_consecutive")),
+    return unique_result(ops::unique_consecutive(t, optional_dim(dim, "unique_consecutive"),
+                                                 {return_inverse, return_counts}),
                          return_inverse, return_counts);
   };
   m.def("unique_consecutive", unique_consecutive, py::arg("input"),
