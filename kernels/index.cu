@@ -163,6 +163,32 @@ struct alignas(sizeof(W) * 4) Quad {
   W v[4];
 };
 
+// torch.gather along the last dim of dense rows (Note [Gathering along a dim] in
+// ops/indexing.cpp): out[r][j] = src[r][index[r][j]], four items a thread from two 16-byte index
+// loads and one vector store, so each thread has four independent reads in flight and the row
+// arithmetic is once per four items. Rows of index (and out) hold a multiple of 4 items.
+template <typename W>
+__global__ void gather_last_kernel(Quad<W>* out, const W* src, const longlong2* index,
+                                   int64_t quads, int64_t quads_per_row, int64_t src_row,
+                                   int64_t size, int64_t dim, IndexError* error) {
+  const bool small = quads <= 0x7fffffff;
+  for (int64_t q = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; q < quads;
+       q += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int64_t r =
+        small
+            ? static_cast<int64_t>(static_cast<uint32_t>(q) / static_cast<uint32_t>(quads_per_row))
+            : q / quads_per_row;
+    longlong2 a = index[2 * q], b = index[2 * q + 1];
+    const W* row = src + r * src_row;
+    Quad<W> v;
+    v.v[0] = row[checked_index(a.x, size, dim, error)];
+    v.v[1] = row[checked_index(a.y, size, dim, error)];
+    v.v[2] = row[checked_index(b.x, size, dim, error)];
+    v.v[3] = row[checked_index(b.y, size, dim, error)];
+    out[q] = v;
+  }
+}
+
 // The flat case: values contiguous and 4-item aligned, index contiguous and 16-byte aligned,
 // dst at `dst_stride` bytes a step (usually 0: the index alone moves through the destination).
 // Four elements a thread: two 16-byte index loads, one vector value load, four stores.
@@ -592,6 +618,39 @@ void launch_gather_index(char* out, const char* src, const char* index, int64_t 
                          int64_t dim, IndexError* error, void* stream, int device) {
   by_itemsize<GatherIndex>(itemsize, out, src, index, numel, g, size, byte_stride, dim, error,
                            static_cast<cudaStream_t>(stream), device);
+}
+
+bool launch_gather_last(char* out, const char* src, const int64_t* index, int64_t numel,
+                        int64_t cols, int64_t src_row_items, int64_t size, int itemsize,
+                        int64_t dim, IndexError* error, void* stream) {
+  if (cols % 4 != 0 || reinterpret_cast<uintptr_t>(index) % 16 != 0 ||
+      reinterpret_cast<uintptr_t>(out) % (4 * itemsize) != 0 ||
+      reinterpret_cast<uintptr_t>(src) % itemsize != 0)
+    return false;
+  auto s = static_cast<cudaStream_t>(stream);
+  int64_t quads = numel / 4;
+  auto launch = [&](auto item) {
+    using W = decltype(item);
+    gather_last_kernel<W><<<grid_for(quads), kThreads, 0, s>>>(
+        reinterpret_cast<Quad<W>*>(out), reinterpret_cast<const W*>(src),
+        reinterpret_cast<const longlong2*>(index), quads, cols / 4, src_row_items, size, dim,
+        error);
+  };
+  switch (itemsize) {
+    case 1:
+      launch(uint8_t{});
+      return true;
+    case 2:
+      launch(uint16_t{});
+      return true;
+    case 4:
+      launch(uint32_t{});
+      return true;
+    case 8:
+      launch(static_cast<unsigned long long>(0));
+      return true;
+  }
+  return false;
 }
 
 void launch_gather_rows(char* out, const char* src, const int64_t* index, int64_t rows,

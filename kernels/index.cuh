@@ -28,6 +28,13 @@ void launch_gather(char* out, const char* src, const char* offsets, int64_t nume
 void launch_gather_index(char* out, const char* src, const char* index, int64_t numel,
                          const Geometry& g, int itemsize, int64_t size, int64_t byte_stride,
                          int64_t dim, IndexError* error, void* stream, int device);
+// torch.gather along the last dim of a contiguous src (rows of `src_row_items` items, `size` of
+// them addressable) through a contiguous int64 index of `numel` items in rows of `cols` (out is
+// contiguous like index). Returns false, launching nothing, unless cols is a multiple of 4 and
+// index (16 bytes) and out (4 items) are aligned for its vector loads and stores.
+bool launch_gather_last(char* out, const char* src, const int64_t* index, int64_t numel,
+                        int64_t cols, int64_t src_row_items, int64_t size, int itemsize,
+                        int64_t dim, IndexError* error, void* stream);
 // Dense rows of `row_bytes` (Note [Row gathers]): out row r = src row wrap(index[r]) of a dim of
 // `size` rows `src_row_bytes` apart; out-of-range indices recorded in `error` (and read as 0).
 void launch_gather_rows(char* out, const char* src, const int64_t* index, int64_t rows,

@@ -131,6 +131,19 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
+bool gather_last(const Tensor& out, const Tensor& src, const Tensor& index) {
+  int device = out.device().index;
+  DeviceGuard guard(device);
+  int64_t dim = src.ndim() - 1;
+  bool launched = kernels::launch_gather_last(
+      static_cast<char*>(out.mutable_data()), static_cast<const char*>(src.data()),
+      index.data_as<int64_t>(), index.numel(), index.sizes()[dim], src.sizes()[dim],
+      src.sizes()[dim], static_cast<int>(src.itemsize()), dim, error_record(device),
+      stream_of(out));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+  return launched;
+}
+
 void gather_rows(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size) {
   int device = out.device().index;
   DeviceGuard guard(device);

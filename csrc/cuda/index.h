@@ -28,6 +28,9 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
 // `size` rows apart, the rest dense), through a contiguous int64 `index` of out.size(0) items,
 // checked like gather_index (Note [Row gathers] in kernels/index.cu).
 void gather_rows(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size);
+// torch.gather along the last dim when src, index and out are contiguous: false (nothing done)
+// when the vector kernel cannot take them (see kernels::launch_gather_last).
+bool gather_last(const Tensor& out, const Tensor& src, const Tensor& index);
 // dst(i) at index_view(i) along one dim of `byte_stride` = values(i), index_view being `index`
 // seen with values' shape: with `check`, one kernel checks every element of `index` like
 // add_index_offsets; a second scatters, writing nothing when an out-of-range index was recorded

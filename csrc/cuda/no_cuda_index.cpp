@@ -18,6 +18,7 @@ void scatter_index(const Tensor&, const Tensor&, const Tensor&, const Tensor&, i
   no_device();
 }
 void gather_rows(const Tensor&, const Tensor&, const Tensor&, int64_t) { no_device(); }
+bool gather_last(const Tensor&, const Tensor&, const Tensor&) { no_device(); }
 int64_t index_check_waits() { return 0; }
 Tensor masked_select(const Tensor&, const Tensor&) { no_device(); }
 void masked_fill(const Tensor&, const Tensor&, uint64_t) { no_device(); }

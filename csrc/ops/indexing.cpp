@@ -4,6 +4,7 @@
 #include "ops/indexing.h"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "core/errors.h"
 #include "cpu/index.h"
@@ -385,6 +386,15 @@ Tensor gather_along_dim(const Tensor& x, int64_t dim, const Tensor& index, bool 
   Tensor out = Tensor::empty(index.sizes(), x.dtype(), x.device());
   if (out.numel() == 0) return out;
   if (x.sizes()[dim] == 0) fail_on_empty_dim(index, dim);
+  bool same_rows = true;  // index row r is x's row r
+  for (int64_t d = 0; d < dim; ++d) same_rows = same_rows && index.sizes()[d] == x.sizes()[d];
+  if (!known_in_range && same_rows && dim == x.ndim() - 1 && x.is_contiguous() &&
+      index.is_contiguous() && index.sizes()[dim] % 4 == 0 &&
+      reinterpret_cast<uintptr_t>(index.data()) % 16 == 0 &&
+      reinterpret_cast<uintptr_t>(out.data()) % 32 == 0) {  // the vector kernel's conditions
+    launch_index_checked(index, x.sizes()[dim], [&](bool) { cuda::gather_last(out, x, index); });
+    return out;
+  }
   Shape strides = x.strides();
   strides[dim] = 0;
   Tensor src = x.as_strided(index.sizes(), std::move(strides), x.storage_offset());
