@@ -53,6 +53,8 @@ void launch_reduce(const ReduceLaunch& l, void* stream_ptr) {
       if (l.op == ReduceOp::Prod) run_reduce<ops::ProdReducer<C>, T>(l, stream);
       if constexpr (std::is_floating_point_v<C>)  // 16-bit floats square and sum in float
         if (l.op == ReduceOp::SumSquares) run_reduce<ops::SumSquaresReducer<C>, T>(l, stream);
+      if constexpr (std::is_floating_point_v<C>)
+        if (l.op == ReduceOp::SumExp) run_reduce<ops::SumExpReducer<C>, T>(l, stream);
     }
   });
 }

@@ -237,6 +237,11 @@ void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, c
         return run<ops::ProdReducer<W>, T>(in, shape, out, index, center, finish);
       case ReduceOp::SumSquares:
         return run<ops::SumSquaresReducer<double>, T>(in, shape, out, index, center, finish);
+      case ReduceOp::SumExp:
+        if constexpr (std::is_floating_point_v<C>)
+          return run<ops::SumExpReducer<double>, T>(in, shape, out, index, center, finish);
+        else
+          GENESIS_FAIL(ErrorKind::Type, "logsumexp", "expected a floating point tensor");
       case ReduceOp::Max:
         return run<ops::ExtremeReducer<C, true>, T>(in, shape, out, index, center, finish);
       case ReduceOp::Min:

@@ -224,6 +224,15 @@ Tensor norm2(const Tensor& t, const Dims& dims, bool keepdim) {
   return out;
 }
 
+Tensor sum_exp(const Tensor& t, const Dims& dims, const Tensor& shift) {
+  Layout l = layout(t, dims, true, "logsumexp");
+  if (l.shape.reduce == 0) return filled(l.out_sizes, 0.0, t.dtype(), t.device());
+  Tensor out = Tensor::empty(l.out_sizes, t.dtype(), t.device());
+  Tensor centre = contiguous(to(shift, t.dtype(), t.device(), false));
+  run(ReduceOp::SumExp, l, out, Tensor(), centre, {});
+  return out;
+}
+
 namespace {
 
 // A CUDA softmax along `dim` takes the fused kernel (Note [Fused softmax]) when the dim is the

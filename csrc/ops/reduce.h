@@ -28,6 +28,9 @@ Tensor amax(const Tensor& t, const Dims& dims, bool keepdim, bool is_max);
 // sqrt(sum(x * x)) over dims in one pass (the 2-norm), floating dtypes; 16-bit floats accumulate
 // in float32.
 Tensor norm2(const Tensor& t, const Dims& dims, bool keepdim);
+// sum(exp(t - shift)) over dims, kept as size-1 dims: `shift` holds one value per output (the
+// shape of the result, t's dtype); one pass, no exp(t - shift) tensor (Note [Fused logsumexp]).
+Tensor sum_exp(const Tensor& t, const Dims& dims, const Tensor& shift);
 Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bool log);
 
 }  // namespace genesis::ops

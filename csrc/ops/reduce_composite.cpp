@@ -42,10 +42,10 @@ Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) {
   Tensor finite =
       binary(BinaryOp::Ne, unary(UnaryOp::Abs, m, "logsumexp"), Scalar(kInf), "logsumexp");
   Tensor shift = where(finite, m, Scalar(0.0));
-  Tensor e = unary(UnaryOp::Exp, binary(BinaryOp::Sub, x, shift, "logsumexp"), "logsumexp");
-  Tensor out =
-      binary(BinaryOp::Add, unary(UnaryOp::Log, sum(e, dims, true, std::nullopt), "logsumexp"),
-             shift, "logsumexp");
+  // Note [Fused logsumexp]: the sum of exp(x - shift) is one reduction that shifts each value
+  // as it loads it (the centre of var's second pass), so no exp(x - shift) tensor is written.
+  Tensor out = binary(BinaryOp::Add, unary(UnaryOp::Log, sum_exp(x, dims, shift), "logsumexp"),
+                      shift, "logsumexp");
   return keepdim ? out : drop_reduced(out, x, dims);
 }
 

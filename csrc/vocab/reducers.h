@@ -13,7 +13,7 @@
 
 namespace genesis::ops {
 
-enum class ReduceOp : int { Sum, Prod, SumSquares, Max, Min, ArgMax, ArgMin, All, Any };
+enum class ReduceOp : int { Sum, Prod, SumSquares, SumExp, Max, Min, ArgMax, ArgMin, All, Any };
 
 template <typename A>
 struct SumReducer {
@@ -33,6 +33,16 @@ struct SumSquaresReducer : SumReducer<A> {
   static GENESIS_HD A load(C v, int64_t) {
     A d = static_cast<A>(v);
     return d * d;
+  }
+};
+
+// Sum of exponentials of values the loop has already shifted by their row's maximum
+// (logsumexp's one pass after the max, Note [Fused logsumexp] in ops/reduce_composite.cpp).
+template <typename A>
+struct SumExpReducer : SumReducer<A> {
+  template <typename C>
+  static GENESIS_HD A load(C v, int64_t) {
+    return static_cast<A>(math::m_exp(v));
   }
 };
 
