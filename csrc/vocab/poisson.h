@@ -16,8 +16,9 @@
 // kMaxRounds tries, which no finite rate reaches in practice (each try fails with probability
 // well below 1/2); the fallback returns floor(rate), the mode, so a kernel never spins. The
 // caller rejects negative, NaN and infinite rates. The arithmetic is float64 with libm's exp,
-// log and lgamma: CPU and CUDA agree except where those differ in the last bit right at an
-// acceptance boundary.
+// log and lgamma; every product that nvcc could fuse with an add into an FMA is an explicitly
+// rounded one (mul_rn_d), as the CPU rounds it. So CPU and CUDA agree except where exp, log or
+// lgamma differ in the last bit right at an acceptance boundary.
 #include <cmath>
 #include <cstdint>
 
@@ -28,6 +29,15 @@ namespace genesis::philox {
 
 constexpr int kPoissonMaxRounds = 1 << 16;
 constexpr double kPoissonKnuthBelow = 10.0;
+
+// a * b rounded once, never fused into an FMA by nvcc (philox.h's mul_rn, in double).
+GENESIS_HD double mul_rn_d(double a, double b) {
+#ifdef __CUDA_ARCH__
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
 
 // The uniforms of one element: counter (counter, 0), (counter, 1), ... two at a time.
 struct UniformStream {
@@ -62,20 +72,20 @@ GENESIS_HD double poisson_knuth(double rate, UniformStream& s) {
 // PTRS (Hörmann 1993), for rate >= 10.
 GENESIS_HD double poisson_ptrs(double rate, UniformStream& s) {
   double root = ::sqrt(rate), log_rate = ::log(rate);
-  double b = 0.931 + 2.53 * root;
-  double a = -0.059 + 0.02483 * b;
+  double b = 0.931 + mul_rn_d(2.53, root);
+  double a = -0.059 + mul_rn_d(0.02483, b);
   double inv_alpha = 1.1239 + 1.1328 / (b - 3.4);
   double v_r = 0.9277 - 3.6224 / (b - 2.0);
   for (int round = 0; round < kPoissonMaxRounds; ++round) {
     double u = s.next() - 0.5;
     double v = s.next();
     double us = 0.5 - ::fabs(u);
-    double k = ::floor((2.0 * a / us + b) * u + rate + 0.43);
+    double k = ::floor(mul_rn_d(2.0 * a / us + b, u) + rate + 0.43);
     if (us >= 0.07 && v <= v_r) return k;  // the squeeze: inside the hat for sure
     if (k < 0 || (us < 0.013 && v > us)) continue;
-    // Accept when v * alpha^-1 ... lies under the target density at k (in logs).
+    // Accept when v, scaled by the hat at u, lies under the Poisson density at k (in logs).
     if (::log(v) + ::log(inv_alpha) - ::log(a / (us * us) + b) <=
-        -rate + k * log_rate - ::lgamma(k + 1.0))
+        -rate + mul_rn_d(k, log_rate) - ::lgamma(k + 1.0))
       return k;
   }
   return ::floor(rate);
