@@ -266,3 +266,76 @@ def test_poisson_errors(device):
     _raises(ValueError, "poisson", lambda: genesis.poisson(t([float("inf")])))
     _raises(TypeError, "poisson", lambda: genesis.poisson(t([1, 2])))
     _raises(TypeError, "poisson", lambda: genesis.poisson(t([1.0]), generator=3))
+
+
+# ---- histogram ------------------------------------------------------------------------------
+
+
+def _check_hist(got, want, tol=0.0):
+    assert type(got).__name__ == "histogram" and got._fields == ("hist", "bin_edges")
+    _check(got.hist, want.hist, tol)
+    # genesis's linspace rounds each edge once; PyTorch's can differ in the last bits (of the
+    # range's scale: its steps add up rounded products).
+    e = want.bin_edges.to(torch.float64).numpy()
+    eps = 1e-6 if want.bin_edges.dtype == torch.float32 else 1e-14
+    assert got.bin_edges.dtype is GENESIS[want.bin_edges.dtype]
+    np.testing.assert_allclose(to_numpy(got.bin_edges), e, rtol=0, atol=eps * np.abs(e).max())
+
+
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+@pytest.mark.parametrize(
+    "bins, rng_", [(10, None), (7, (-50.0, 50.0)), (1000, (0.0, 1.0)), (3, (2.0, 2.0))]
+)
+def test_histogram_as_torch(device, dtype, bins, rng_):
+    r = np.random.default_rng(5)
+    a = np.concatenate([r.standard_normal(500) * 40, r.random(300), np.arange(-10, 11) / 10])
+    x = genesis.tensor(a, dtype=dtype, device=device)
+    w = genesis.tensor(r.random(a.size), dtype=dtype, device=device)
+    tx, tw = _torch(x), _torch(w)
+    _check_hist(genesis.histogram(x, bins, range=rng_), torch.histogram(tx, bins, range=rng_))
+    # Densities divide by bin widths, which inherit the edges' last-bit differences.
+    tol = 1e-3 if dtype is genesis.float32 else 1e-9
+    _check_hist(
+        x.histogram(bins, range=rng_, weight=w, density=True),
+        torch.histogram(tx, bins, range=rng_, weight=tw, density=True),
+        tol,
+    )
+    edges = genesis.tensor([-30.0, -1.0, 0.0, 0.5, 2.0, 60.0], dtype=dtype, device=device)
+    _check_hist(genesis.histogram(x, edges), torch.histogram(tx, _torch(edges)))
+    _check_hist(
+        genesis.histogram(x, edges, weight=w), torch.histogram(tx, _torch(edges), weight=tw), tol
+    )
+
+
+def test_histogram_special_inputs(device):
+    def t(v):
+        return genesis.tensor(v, device=device)
+
+    for v, bins in [([2.0, 2.0], 4), ([], 3), ([[1.0, 2.0], [3.0, 4.0]], 2), (1.5, 2)]:
+        _check_hist(genesis.histogram(t(v), bins), torch.histogram(torch.tensor(v), bins))
+    x = t(np.arange(12.0).reshape(3, 4)).t()
+    _check_hist(genesis.histogram(x, 5), torch.histogram(_torch(x), 5))
+    v = [1.0, float("nan"), 3.0]
+    _check_hist(
+        genesis.histogram(t(v), 2, range=(0.0, 4.0)),
+        torch.histogram(torch.tensor(v), 2, range=(0.0, 4.0)),
+    )
+
+
+def test_histogram_errors(device):
+    def t(v, **kw):
+        return genesis.tensor(v, device=device, **kw)
+
+    x = t([1.0, 2.0])
+    _raises(TypeError, "histogram", lambda: genesis.histogram(t([1, 2]), 3))
+    _raises(TypeError, "histogram", lambda: genesis.histogram(x.half(), 3))
+    _raises(ValueError, "histogram", lambda: genesis.histogram(x, 0))
+    _raises(ValueError, "histogram", lambda: genesis.histogram(x, 3, range=(3.0, 1.0)))
+    _raises(ValueError, "histogram", lambda: genesis.histogram(t([1.0, float("inf")]), 3))
+    _raises(TypeError, "histogram", lambda: genesis.histogram(x, 3, weight=t([1, 2])))
+    _raises(ValueError, "histogram", lambda: genesis.histogram(x, 3, weight=t([1.0])))
+    _raises(ValueError, "histogram", lambda: genesis.histogram(x, t([1.0])))
+    _raises(
+        TypeError, "histogram", lambda: genesis.histogram(x, t([1.0, 2.0], dtype=genesis.float64))
+    )
+    _raises(TypeError, "histogram", lambda: genesis.histogram(x, t([0.0, 1.0]), range=(0.0, 1.0)))

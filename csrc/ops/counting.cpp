@@ -11,6 +11,7 @@
 #include "ops/index_reduce.h"
 #include "ops/join.h"
 #include "ops/reduce.h"
+#include "ops/search.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -36,12 +37,92 @@ double round_to(double v, ScalarType dt) {
   }
 }
 
-// Note [histc bins]: PyTorch's CPU histc puts item x in bin trunc((x - lo) * bins / (hi - lo)),
-// each operation rounded to the input's dtype, with lo and hi rounded to it first, and x = hi
-// in the last bin (it does not search the linspace edges, which can disagree with that formula
-// by one bin right at an edge). genesis computes the same formula with tensor ops in the
-// input's dtype on every device, so its counts equal PyTorch's CPU counts item for item.
+void check_histogram_dtype(const Tensor& t, const char* what, const char* op) {
+  GENESIS_CHECK_TYPE(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64, op,
+                     "expected a float32 or float64 ", what, ", but got dtype ",
+                     scalar_type_name(t.dtype()));
+}
+
+// The histogram of `input` over the 1-d `edges` (its dtype and device): bin k takes
+// edge[k] <= x < edge[k + 1], the last bin also x == edge[last]; other items and NaNs go to a
+// spare bin that is dropped.
+std::pair<Tensor, Tensor> histogram_over(const Tensor& input, const Tensor& edges,
+                                         const std::optional<Tensor>& weight, bool density,
+                                         const char* op) {
+  if (weight) {
+    GENESIS_CHECK_VALUE(weight->sizes() == input.sizes(), op,
+                        "expected weight of the input's shape ", shape_str(input.sizes()),
+                        ", but got ", shape_str(weight->sizes()));
+    GENESIS_CHECK_TYPE(weight->dtype() == input.dtype(), op,
+                       "expected weight of the input's dtype ", scalar_type_name(input.dtype()),
+                       ", but got ", scalar_type_name(weight->dtype()));
+    GENESIS_CHECK(weight->device() == input.device(), op, "expected weight on ",
+                  input.device().str());
+  }
+  int64_t bins = edges.numel() - 1;
+  Tensor x = reshape(input, Shape{-1});
+  Tensor pos = binary(BinaryOp::Sub, searchsorted(edges, x, false, true, std::nullopt),
+                      Scalar(int64_t{1}), op);
+  pos = clamp(pos, Scalar(int64_t{0}), Scalar(bins - 1));
+  Tensor inside = binary(BinaryOp::LogicalAnd, binary(BinaryOp::Ge, x, narrow(edges, 0, 0, 1), op),
+                         binary(BinaryOp::Le, x, narrow(edges, 0, bins, 1), op), op);
+  pos = where(inside, pos, Scalar(bins));
+  Tensor hist = full(Shape{bins + 1}, Scalar(0.0), input.dtype(), input.device(), op);
+  index_add_(
+      hist, 0, pos,
+      weight ? reshape(*weight, Shape{-1}) : ones_like_n(x.numel(), input.dtype(), input.device()),
+      Scalar(int64_t{1}), op);
+  hist = narrow(hist, 0, 0, bins);
+  if (density) {
+    Tensor widths = binary(BinaryOp::Sub, narrow(edges, 0, 1, bins), narrow(edges, 0, 0, bins), op);
+    Tensor total = sum(hist, std::nullopt, false, std::nullopt);
+    hist = binary(BinaryOp::Div, hist, binary(BinaryOp::Mul, widths, total, op), op);
+  }
+  return {contiguous(hist), edges};
+}
+
 }  // namespace
+
+std::pair<Tensor, Tensor> histogram(const Tensor& input, int64_t bins,
+                                    std::optional<std::pair<double, double>> range,
+                                    const std::optional<Tensor>& weight, bool density) {
+  const char* op = "histogram";
+  check_histogram_dtype(input, "input", op);
+  GENESIS_CHECK_VALUE(bins > 0, op, "bins must be positive, but got ", bins);
+  double lo = 0, hi = 1;  // an empty input without a range: [0, 1], as PyTorch
+  if (range) {
+    lo = range->first, hi = range->second;
+    GENESIS_CHECK_VALUE(lo <= hi, op, "min should not exceed max, but got min ", lo, " max ", hi);
+  } else if (input.numel() > 0) {
+    Tensor ends = to(stack({extreme(input, false), extreme(input, true)}, 0), ScalarType::Float64,
+                     Device{}, false);
+    lo = ends.data_as<double>()[0];
+    hi = ends.data_as<double>()[1];
+  }
+  GENESIS_CHECK_VALUE(std::isfinite(lo) && std::isfinite(hi), op, "range [", lo, ", ", hi,
+                      "] is not finite");
+  if (lo == hi) lo -= 0.5, hi += 0.5;
+  // genesis's linspace: each edge is the dtype value nearest the exact one (PyTorch's CPU
+  // linspace can differ in the last bit), so counts can differ from PyTorch's only for items
+  // within a rounding of an edge.
+  return histogram_over(input, linspace(lo, hi, bins + 1, input.dtype(), input.device()), weight,
+                        density, op);
+}
+
+std::pair<Tensor, Tensor> histogram(const Tensor& input, const Tensor& edges,
+                                    const std::optional<Tensor>& weight, bool density) {
+  const char* op = "histogram";
+  check_histogram_dtype(input, "input", op);
+  GENESIS_CHECK_VALUE(edges.ndim() == 1 && edges.numel() >= 2, op,
+                      "expected 1-d bin edges with at least 2 items, but got shape ",
+                      shape_str(edges.sizes()));
+  GENESIS_CHECK_TYPE(edges.dtype() == input.dtype(), op, "expected bin edges of dtype ",
+                     scalar_type_name(input.dtype()), ", but got ",
+                     scalar_type_name(edges.dtype()));
+  GENESIS_CHECK(edges.device() == input.device(), op, "expected bin edges on ",
+                input.device().str());
+  return histogram_over(input, contiguous(edges), weight, density, op);
+}
 
 Tensor bincount(const Tensor& input, const std::optional<Tensor>& weights, int64_t minlength) {
   const char* op = "bincount";
@@ -79,6 +160,11 @@ Tensor bincount(const Tensor& input, const std::optional<Tensor>& weights, int64
   return out;
 }
 
+// Note [histc bins]: PyTorch's CPU histc puts item x in bin trunc((x - lo) * bins / (hi - lo)),
+// each operation rounded to the input's dtype, with lo and hi rounded to it first, and x = hi
+// in the last bin (it does not search the linspace edges, which can disagree with that formula
+// by one bin right at an edge). genesis computes the same formula with tensor ops in the
+// input's dtype on every device, so its counts equal PyTorch's CPU counts item for item.
 Tensor histc(const Tensor& input, int64_t bins, double min, double max) {
   const char* op = "histc";
   GENESIS_CHECK_TYPE(is_floating_point(input.dtype()), op,

@@ -444,6 +444,14 @@ class Tensor:
         min: typing.SupportsFloat | typing.SupportsIndex = 0.0,
         max: typing.SupportsFloat | typing.SupportsIndex = 0.0,
     ) -> typing.Any: ...
+    def histogram(
+        self,
+        bins: object = 100,
+        *,
+        range: object = None,
+        weight: object = None,
+        density: builtins.bool = False,
+    ) -> typing.Any: ...
     def hypot(self, other: object) -> Tensor: ...
     def hypot_(self, other: object) -> typing.Any: ...
     def index_add(
@@ -1212,6 +1220,14 @@ def histc(
     max: typing.SupportsFloat | typing.SupportsIndex = 0.0,
     *,
     out: object = None,
+) -> typing.Any: ...
+def histogram(
+    input: Tensor,
+    bins: object = 100,
+    *,
+    range: object = None,
+    weight: object = None,
+    density: builtins.bool = False,
 ) -> typing.Any: ...
 def hstack(tensors: object) -> Tensor: ...
 def hypot(input: object, other: object, *, out: object = None) -> typing.Any: ...

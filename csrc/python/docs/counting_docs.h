@@ -56,4 +56,32 @@ Example::
     tensor([2., 1., 1., 2.])
 )doc";
 
+inline constexpr const char* kHistogram =
+    R"doc(Returns a histogram of ``input`` and its bin edges.
+
+``bins`` is a number of equal bins over ``range`` (the data's smallest and largest items
+without it, widened by 0.5 each side when they are equal; ``[0, 1]`` for an empty input), whose
+edges are ``genesis.linspace(min, max, bins + 1)`` in the input's dtype (PyTorch's edges can
+differ in the last bit), or a 1-d increasing tensor of edges. An item goes to bin ``k`` when ``edge[k] <= item < edge[k + 1]``;
+the last bin also takes the last edge; other items and NaNs are not counted. float32 and
+float64 inputs only (others raise TypeError), as PyTorch.
+
+Args:
+    input (Tensor): a float32 or float64 tensor of any shape.
+    bins (int or Tensor): the number of bins, or the bin edges. Default: 100.
+    range (tuple, optional): keyword-only: ``(min, max)`` for an int ``bins``. Default: None.
+    weight (Tensor, optional): keyword-only: weights of the input's shape and dtype, summed
+        instead of counting. Default: None.
+    density (bool): keyword-only: divide by the total and the bin widths, so that the
+        histogram integrates to 1. Default: False.
+
+Returns:
+    tuple: a named tuple ``(hist, bin_edges)``, both of the input's dtype.
+
+Example::
+
+    >>> genesis.histogram(genesis.tensor([1.0, 2.0, 1.0, 4.0]), 3)
+    histogram(hist=tensor([2., 1., 1.]), bin_edges=tensor([1., 2., 3., 4.]))
+)doc";
+
 }  // namespace genesis::python::docs
