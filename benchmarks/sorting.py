@@ -1,9 +1,10 @@
-"""Sorting and selection: sort, argsort, topk along rows, unique, searchsorted.
+"""Sorting and selection: sort, argsort, topk along rows, unique, searchsorted, bincount.
 
 Sizes: 2^24 elements on the CPU, 2^26 on CUDA (2^16 with --quick), float32 (sort also float16).
 Results are checked once against NumPy (exact: a stable argsort, sorted values, np.unique,
-np.searchsorted; topk against a sorted slice). Goals (full size only): >= 1x torch on CUDA,
->= 1x NumPy on the CPU (>= 1x torch for topk, which NumPy lacks).
+np.searchsorted, np.bincount; topk against a sorted slice). Goals (full size only): >= 1x
+torch on CUDA, >= 1x NumPy on the CPU (>= 1x torch for topk, which NumPy lacks; none for
+bincount yet).
 """
 
 from __future__ import annotations
@@ -130,4 +131,21 @@ def searchsorted_f32(ctx: Context) -> Case:
         ),
         nbytes=a.nbytes + a.size * 8,
         goal=_goal(ctx),
+    )
+
+
+@register(name="bincount")
+def bincount_i64(ctx: Context) -> Case:
+    """Counts of 2^24 (CUDA 2^26) int64 values in [0, 2^16): one wait for the max, then
+    index_add_ (atomics on CUDA). No goal yet."""
+    a = ctx.rng.integers(0, 1 << 16, _n(ctx), dtype=np.int64)
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    return Case(
+        "bincount",
+        size_str(a.size, a.dtype.name),
+        ctx.fns(
+            genesis=lambda: x.bincount(), numpy=lambda: np.bincount(a), torch=lambda: t.bincount()
+        ),
+        nbytes=a.nbytes,
+        goal=None,
     )

@@ -11,4 +11,9 @@ namespace genesis::kernels {
 void launch_random(void* out, int dtype, int64_t numel, uint64_t seed, uint64_t offset, int kind,
                    int64_t low, uint64_t range, void* stream);
 
+// Poisson counts of `numel` float64 rates into float64 `out` (vocab/poisson.h): item i owns
+// the Philox counters (offset + i, j), j = 0, 1, ... (Note [Poisson streams]).
+void launch_poisson(double* out, const double* rates, int64_t numel, uint64_t seed, uint64_t offset,
+                    void* stream);
+
 }  // namespace genesis::kernels

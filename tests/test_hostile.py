@@ -732,6 +732,7 @@ READ_ONLY_WRITES = [
     ("cumprod_", lambda t: t.cumprod_(-1)),
     ("cumsum", lambda t: genesis.cumsum(genesis.ones(4), 0, out=t)),
     ("logcumsumexp", lambda t: genesis.logcumsumexp(genesis.ones(4), 0, out=t)),
+    ("histc", lambda t: genesis.histc(genesis.ones(4), 4, out=t)),
     ("cummax", lambda t: genesis.cummax(genesis.ones(4), 0, out=(t, genesis.empty(4).long()))),
     ("addmm_", lambda t: t.view(2, 2).addmm_(genesis.ones(2, 3), genesis.ones(3, 2))),
     ("addbmm_", lambda t: t.view(2, 2).addbmm_(genesis.ones(2, 2, 3), genesis.ones(2, 3, 2))),

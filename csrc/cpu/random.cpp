@@ -6,6 +6,7 @@
 #include "core/errors.h"
 #include "core/scalar.h"
 #include "cpu/parallel.h"
+#include "vocab/poisson.h"
 
 namespace genesis::cpu {
 
@@ -62,6 +63,19 @@ void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t o
       for (int64_t i = begin; i < end; ++i)
         p[i] = sample<scalar_t>(kind, seed, offset + static_cast<uint64_t>(i), low, range);
     });
+  });
+}
+
+void poisson_fill(const Tensor& out, const Tensor& rates, uint64_t seed, uint64_t offset) {
+  GENESIS_CHECK(out.is_contiguous() && rates.is_contiguous() && !out.is_cuda() &&
+                    out.dtype() == ScalarType::Float64 && rates.dtype() == ScalarType::Float64,
+                "poisson", "expected contiguous float64 CPU tensors");
+  const double* r = rates.data_as<double>();
+  double* p = out.mutable_data_as<double>();
+  // Large rates take a few dozen operations per try; small ones rate + 1 Philox halves.
+  parallel_for(out.numel(), kGrain / 4, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      p[i] = philox::poisson(r[i], seed, offset + static_cast<uint64_t>(i));
   });
 }
 

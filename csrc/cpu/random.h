@@ -12,4 +12,9 @@ namespace genesis::cpu {
 void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t offset, int64_t low,
                  uint64_t range);
 
+// Poisson counts (vocab/poisson.h) of the float64 `rates` into the float64 `out`, both
+// contiguous and of one shape: element i owns the counters (offset + i, j) (Note [Poisson
+// streams]). The rates are finite and non-negative (ops/distributions.cpp checks).
+void poisson_fill(const Tensor& out, const Tensor& rates, uint64_t seed, uint64_t offset);
+
 }  // namespace genesis::cpu

@@ -8,4 +8,6 @@ void random_fill(const Tensor&, philox::Kind, uint64_t, uint64_t, int64_t, uint6
   no_device();
 }
 
+void poisson_fill(const Tensor&, const Tensor&, uint64_t, uint64_t) { no_device(); }
+
 }  // namespace genesis::cuda

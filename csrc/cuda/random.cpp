@@ -21,4 +21,18 @@ void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t o
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
+void poisson_fill(const Tensor& out, const Tensor& rates, uint64_t seed, uint64_t offset) {
+  GENESIS_CHECK(out.is_contiguous() && rates.is_contiguous() && out.is_cuda() &&
+                    rates.device() == out.device() && out.dtype() == ScalarType::Float64 &&
+                    rates.dtype() == ScalarType::Float64,
+                "poisson", "expected contiguous float64 CUDA tensors on one device");
+  if (out.numel() == 0) return;
+  int device = out.device().index;
+  DeviceGuard guard(device);
+  kernels::launch_poisson(static_cast<double*>(out.mutable_data()),
+                          static_cast<const double*>(rates.data()), out.numel(), seed, offset,
+                          reinterpret_cast<void*>(current_stream(device)));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace genesis::cuda

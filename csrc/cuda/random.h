@@ -12,5 +12,7 @@ namespace genesis::cuda {
 // current stream of the tensor's device.
 void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t offset, int64_t low,
                  uint64_t range);
+// cpu::poisson_fill's twin: float64 contiguous CUDA tensors on one device.
+void poisson_fill(const Tensor& out, const Tensor& rates, uint64_t seed, uint64_t offset);
 
 }  // namespace genesis::cuda

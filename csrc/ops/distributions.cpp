@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "core/errors.h"
+#include "cpu/random.h"
+#include "cuda/random.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -181,6 +183,31 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
   check_floating(shape, op);
   Tensor z = randn(shape.sizes(), shape.dtype(), shape.device(), op, gen);
   return binary(BinaryOp::Add, binary(BinaryOp::Mul, z, std, op), mean, op);
+}
+
+Tensor poisson(const Tensor& rates, Generator* gen) {
+  const char* op = "poisson";
+  check_floating(rates, op);
+  // The sampler works in float64 on a contiguous copy; one wait for the device checks that
+  // every rate is a finite, non-negative number (PyTorch raises for negative and NaN rates).
+  Tensor r = contiguous(to(rates, ScalarType::Float64, rates.device(), false));
+  if (r.numel() > 0) {
+    Tensor bad = binary(BinaryOp::LogicalOr, binary(BinaryOp::Lt, r, Scalar(0.0), op),
+                        binary(BinaryOp::Ne, r, r, op), op);  // negative or NaN
+    bad = binary(BinaryOp::LogicalOr, bad, binary(BinaryOp::Eq, r, Scalar(INFINITY), op), op);
+    GENESIS_CHECK_VALUE(!scalar_of(any(bad, std::nullopt, false), op).to_int(), op,
+                        "invalid Poisson rate: expected every rate to be finite and "
+                        "non-negative");
+  }
+  // Allocate before reserving: a failed allocation leaves the generator where it was.
+  Tensor counts = Tensor::empty(r.sizes(), ScalarType::Float64, r.device());
+  Counters c = generator_or_default(gen).reserve(r.numel());
+  if (r.is_cuda())
+    cuda::poisson_fill(counts, r, c.seed, c.offset);
+  else
+    cpu::poisson_fill(counts, r, c.seed, c.offset);
+  return rates.dtype() == ScalarType::Float64 ? counts
+                                              : to(counts, rates.dtype(), rates.device(), false);
 }
 
 Tensor randperm(int64_t n, ScalarType dtype, Device device, Generator* gen) {

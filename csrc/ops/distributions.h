@@ -28,6 +28,9 @@ void bernoulli_(const Tensor& self, const Tensor& p, Generator* gen);
 Tensor bernoulli(const Tensor& probs, Generator* gen);
 // Normal numbers with tensor (or broadcast) means and standard deviations.
 Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen);
+// Poisson counts with the rates in `rates` (finite, non-negative floats), of rates' dtype and
+// shape; the numbers come from vocab/poisson.h (Note [Poisson streams]).
+Tensor poisson(const Tensor& rates, Generator* gen);
 // A random permutation of 0 .. n-1.
 Tensor randperm(int64_t n, ScalarType dtype, Device device, Generator* gen);
 // num_samples category indices per row of non-negative weights (1-d or 2-d).

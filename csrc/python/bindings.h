@@ -90,6 +90,8 @@ void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls);
 void init_scan(py::module_& m, py::class_<Tensor>& cls);
 // Products and einsum; adds linalg.cross to the _C._linalg submodule init_reduce_composite makes.
 void init_products(py::module_& m, py::class_<Tensor>& cls);
+// bincount and histc (csrc/python/counting.cpp).
+void init_counting(py::module_& m, py::class_<Tensor>& cls);
 void init_shape_ops(py::module_& m, py::class_<Tensor>& cls);
 void init_random(py::module_& m);
 // genesis.Generator, get/set_rng_state and the distributions (csrc/python/generator.cpp).

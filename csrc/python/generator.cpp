@@ -123,6 +123,12 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
         d::kBernoulli);
   cls.def("bernoulli", bernoulli, py::kw_only(), py::arg("generator") = py::none(), d::kBernoulli);
   m.def(
+      "poisson",
+      [](const Tensor& t, py::handle generator) {
+        return ops::poisson(t, generator_of(generator, "poisson"));
+      },
+      py::arg("input"), py::arg("generator") = py::none(), d::kPoisson);
+  m.def(
       "normal",
       [](py::handle mean, py::handle std, py::handle size, py::handle generator, py::handle dtype,
          py::handle device) -> Tensor {

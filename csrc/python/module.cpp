@@ -54,6 +54,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_scan(m, tensor);
   gp::init_products(m, tensor);  // after reduce_composite, which makes _C._linalg
   gp::init_shape_ops(m, tensor);
+  gp::init_counting(m, tensor);
   gp::init_random(m);
   gp::init_generator(m, tensor);
   gp::init_cuda(m);

@@ -22,10 +22,12 @@ GENESIS_HD void mulhilo(uint32_t a, uint32_t b, uint32_t& hi, uint32_t& lo) {
   lo = static_cast<uint32_t>(p);
 }
 
-// Ten rounds on the 128-bit counter (counter, 0) with the 64-bit key `key`.
-GENESIS_HD Words philox4x32_10(uint64_t counter, uint64_t key) {
+// Ten rounds on the 128-bit counter (counter, counter_hi) with the 64-bit key `key`. The fills
+// use counter_hi = 0; samplers that need more than one call per element (vocab/poisson.h) take
+// (counter, 1), (counter, 2), ... for the element that owns `counter`.
+GENESIS_HD Words philox4x32_10(uint64_t counter, uint64_t key, uint64_t counter_hi = 0) {
   uint32_t c0 = static_cast<uint32_t>(counter), c1 = static_cast<uint32_t>(counter >> 32);
-  uint32_t c2 = 0, c3 = 0;
+  uint32_t c2 = static_cast<uint32_t>(counter_hi), c3 = static_cast<uint32_t>(counter_hi >> 32);
   uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
   for (int r = 0; r < 10; ++r) {
     if (r > 0) {

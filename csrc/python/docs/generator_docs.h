@@ -217,6 +217,31 @@ Example::
     tensor([0., 1., 1.])
 )doc";
 
+inline constexpr const char* kPoisson =
+    R"doc(Draws a Poisson count for each rate in ``input``.
+
+Item ``i`` of the result is a sample of Poisson(``input[i]``): a non-negative whole number
+with mean and variance ``input[i]``. Rates below 10 use Knuth's product of uniforms, larger
+ones Hörmann's transformed rejection (PTRS); each element draws from its own Philox counters,
+so a generator state gives the same numbers on the CPU and on CUDA (they differ from
+PyTorch's). The generator advances by one counter per element.
+
+Args:
+    input (Tensor): floating point rates, finite and non-negative (others raise ValueError).
+    generator (genesis.Generator, optional): the stream to draw from. Default: None (the
+        default generator).
+
+Returns:
+    Tensor: the counts, of the input's shape and dtype.
+
+Example::
+
+    >>> genesis.poisson(genesis.tensor([0.0, 0.0]))
+    tensor([0., 0.])
+    >>> genesis.poisson(genesis.full((1000,), 4.0)).mean().item() > 3.5
+    True
+)doc";
+
 inline constexpr const char* kNormal =
     R"doc(Draws normal numbers with the given means and standard deviations.
 
