@@ -16,6 +16,7 @@
 #include "cuda/geometry.h"
 #include "cuda/stream.h"
 #include "kernels/index.cuh"
+#include "kernels/nonzero.cuh"
 
 namespace genesis::cuda {
 
@@ -251,7 +252,16 @@ std::vector<Tensor> nonzero(const Tensor& mask) {
   int64_t count = count_mask(mask, &offsets);
   int ndim = static_cast<int>(mask.ndim());
   Tensor coords = Tensor::empty({count, ndim}, ScalarType::Int64, device);
-  if (count > 0)
+  if (count > 0 && ndim == 1) {  // the positions themselves: one CUB flagged select
+    size_t bytes = 0;
+    void* stream = stream_of(mask);
+    GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::select_true_positions(
+        mask.data_as<bool>(), mask.numel(), nullptr, nullptr, &bytes, stream)));
+    Tensor scratch = Tensor::empty({static_cast<int64_t>(bytes)}, ScalarType::UInt8, device);
+    GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::select_true_positions(
+        mask.data_as<bool>(), mask.numel(), coords.mutable_data_as<int64_t>(),
+        scratch.mutable_data(), &bytes, stream)));
+  } else if (count > 0)
     kernels::launch_nonzero_write(mask.data_as<bool>(), mask.numel(), offsets.data_as<int64_t>(),
                                   ndim, mask.sizes().data(), coords.mutable_data_as<int64_t>(),
                                   count, stream_of(mask));
