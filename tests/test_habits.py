@@ -253,6 +253,24 @@ def test_wrong_argument_types_never_dump(name, f):
             assert "Invoked with" not in str(e) and "incompatible function" not in str(e), str(e)
 
 
+def test_other_classes_and_properties():
+    g = genesis.Generator()
+    for call in [
+        lambda: g.manual_seed(1, bogus_kw=1),
+        lambda: g.manual_seed("a"),
+        lambda: genesis.device("cpu", bogus_kw=1),
+        lambda: genesis.float32.to_real(bogus_kw=1),
+        lambda: genesis.Generator(bogus_kw=1),
+    ]:
+        try:
+            call()
+        except Exception as e:
+            assert "Invoked with" not in str(e) and "incompatible" not in str(e), str(e)
+    with pytest.raises(TypeError) as e:
+        genesis.Generator(bogus_kw=1)  # constructors are named after their class
+    check_message(e, "Generator")
+
+
 def test_bound_functions_keep_their_docs():
     # The habits wrap pybind11's entry point; docstrings and signatures don't change.
     assert genesis.sum.__doc__.startswith("sum(input: genesis._C.Tensor"), genesis.sum.__doc__

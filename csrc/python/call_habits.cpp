@@ -18,8 +18,9 @@ namespace genesis::python {
 // binding (pybind11 then switches every single-overload function to its two-pass no-convert /
 // convert matching, where the catch-all would win the first pass, and rewrites every docstring
 // as "Overloaded function"), genesis wraps the one C entry point pybind11 gives every bound
-// function object: install_call_habits (run after everything is bound) points each function's
-// PyMethodDef at `dispatch` below, which calls pybind11's dispatcher unchanged. A normal call
+// function object: install_call_habits (run after everything is bound) points the PyMethodDef
+// of each function, method, property accessor and constructor of the module, its submodules
+// and its classes at `dispatch` below, which calls pybind11's dispatcher unchanged. A normal call
 // costs one more C call; docstrings, signatures and stubs don't change. Only when pybind11
 // reports that no overload matched does `dispatch` look at the call, once:
 // - axis= -> dim= and keepdims= -> keepdim=, for every binding with a dim (or keepdim)
@@ -33,6 +34,9 @@ namespace genesis::python {
 //   without dtype= takes out's dtype and device, as in PyTorch.
 // If that changed the call, it is tried again; if nothing changed or it still fails, the error
 // is "[op] <what was wrong>; accepted: op(<signature>)" as a TypeError.
+// This leans on pybind11 internals (detail::function_record, the dispatcher being the
+// PyMethodDef's ml_meth, the wording "NAME(): incompatible function arguments"); if a pybind11
+// upgrade changes them, the dump comes back and tests/test_habits.py fails.
 
 namespace {
 
@@ -188,8 +192,11 @@ std::string what_was_wrong(const py::detail::function_record* rec, const Call& o
 
 [[noreturn]] void refuse(const py::detail::function_record* rec, const Call& original,
                          const Call& rewritten) {
-  throw py::type_error("[" + std::string(rec->name) + "] " +
-                       what_was_wrong(rec, original, rewritten) + "; accepted: " + signatures(rec));
+  // A constructor is named after its class: "[Generator] ...".
+  std::string op = rec->is_constructor ? py::str(rec->scope.attr("__name__")).cast<std::string>()
+                                       : std::string(rec->name);
+  throw py::type_error("[" + op + "] " + what_was_wrong(rec, original, rewritten) +
+                       "; accepted: " + signatures(rec));
 }
 
 // True (and the error cleared) when pybind11 just said that no overload matched.
@@ -198,7 +205,8 @@ bool no_overload_matched(const py::detail::function_record* rec) {
   PyObject *type, *value, *trace;
   PyErr_Fetch(&type, &value, &trace);
   PyErr_NormalizeException(&type, &value, &trace);
-  std::string want = std::string(rec->name) + "(): incompatible function arguments";
+  std::string want = std::string(rec->name) + "(): incompatible " +
+                     (rec->is_constructor ? "constructor" : "function") + " arguments";
   bool match = false;
   if (PyObject* text = value != nullptr ? PyObject_Str(value) : nullptr) {
     const char* c = PyUnicode_AsUTF8(text);
@@ -323,10 +331,26 @@ void wrap(py::handle obj) {
 
 void wrap_all(py::handle scope) {
   py::dict d = scope.attr("__dict__");
+  py::handle property = reinterpret_cast<PyObject*>(&PyProperty_Type);
   for (auto [k, v] : d) {
     std::string name = py::str(k).cast<std::string>();
-    if (name == "__init__" || name == "__new__") continue;
+    if (name == "__new__") continue;
+    if (py::isinstance(v, property)) {  // a property's getter and setter
+      for (const char* part : {"fget", "fset"}) wrap(v.attr(part));
+      continue;
+    }
     wrap(v);
+  }
+}
+
+// Every class bound in `m` (genesis.Generator, genesis.device, ...), besides Tensor.
+void wrap_classes(py::handle m) {
+  py::dict d = m.attr("__dict__");
+  for (auto [k, v] : d) {
+    if (!PyType_Check(v.ptr())) continue;
+    py::object owner = py::getattr(v, "__module__", py::none());
+    if (py::isinstance<py::str>(owner) && owner.cast<std::string>().rfind("genesis", 0) == 0)
+      wrap_all(v);
   }
 }
 
@@ -335,8 +359,12 @@ void wrap_all(py::handle scope) {
 void install_call_habits(py::module_& m, py::handle tensor_class) {
   wrap_all(m);
   wrap_all(tensor_class);
-  for (const char* sub : {"_linalg", "_nn", "_cuda"})
-    if (py::hasattr(m, sub)) wrap_all(m.attr(sub));
+  wrap_classes(m);
+  for (const char* sub : {"_linalg", "_nn", "_cuda"}) {
+    if (!py::hasattr(m, sub)) continue;
+    wrap_all(m.attr(sub));
+    wrap_classes(m.attr(sub));
+  }
 }
 
 }  // namespace genesis::python
