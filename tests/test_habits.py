@@ -460,12 +460,18 @@ def test_out_matches_torch(name, call):
         assert r is g_out
 
 
-def test_out_list_covers_torch():
-    # Every genesis function that takes out= here also does in PyTorch (OUT_CALLS runs
-    # there too), and the ops of the issue that torch gives out= are all covered.
-    names = {n.split()[0] for n, _ in OUT_CALLS}
+def test_out_list_is_checked_against_torch():
+    # kOutOps (csrc/python/call_habits.cpp) names the functions out= is added to; each has a
+    # row in OUT_CALLS, which runs it on PyTorch with out= too.
+    from pathlib import Path
+
+    src = (Path(__file__).parents[1] / "csrc/python/call_habits.cpp").read_text()
+    listed = src[src.index("kOutOps =") + len("kOutOps =") :]
+    listed = set(re.findall(r"[a-z_0-9]+", listed[: listed.index(";")]))
+    tested = {n.split()[0].split(".")[-1] for n, _ in OUT_CALLS}
+    assert listed <= tested, sorted(listed - tested)
     for n in ["add", "exp", "sum", "matmul", "cat", "where", "clamp", "max", "argmax", "norm"]:
-        assert n in names
+        assert n in listed
 
 
 # Functions PyTorch gives no out= refuse it.
