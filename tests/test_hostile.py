@@ -742,6 +742,16 @@ READ_ONLY_WRITES = [
     ("kron", lambda t: genesis.kron(genesis.ones(2), genesis.ones(2), out=t)),
     ("mv", lambda t: genesis.mv(genesis.ones(4, 3), genesis.ones(3), out=t)),
     ("linalg.cross", lambda t: genesis.linalg.cross(genesis.ones(3), genesis.ones(3), out=t[:3])),
+    # out= of the older functions (Note [Call habits]) and resize_
+    ("exp", lambda t: genesis.exp(genesis.ones(4), out=t)),
+    ("add", lambda t: genesis.add(genesis.ones(4), 1, out=t)),
+    ("sum", lambda t: genesis.sum(genesis.ones(2, 4), 0, out=t)),
+    ("max", lambda t: genesis.max(genesis.ones(4, 4), 0, out=(t, genesis.empty(4).long()))),
+    ("matmul", lambda t: genesis.matmul(genesis.ones(4, 3), genesis.ones(3), out=t)),
+    ("cat", lambda t: genesis.cat([genesis.ones(2), genesis.ones(2)], out=t)),
+    ("exp", lambda t: genesis.exp(genesis.ones(2, 2), out=t)),  # would resize
+    ("resize_", lambda t: t.resize_(2, 2)),
+    ("resize_", lambda t: t.resize_(8)),
 ]
 
 

@@ -7,6 +7,7 @@
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/resize.h"
 
 namespace genesis::ops {
 
@@ -78,18 +79,19 @@ Tensor isfinite(const Tensor& a) {
 // one rule for all of them, and an `out` that overlaps an input is safe because the inputs
 // were all read first. The price is one extra pass over the result. As PyTorch: `out` must be
 // on the result's device, and the result dtype must be castable to out's under the in-place
-// rule (float into int is refused; int into float is allowed). Unlike PyTorch, genesis never
-// resizes `out`: its shape must equal the result's (RuntimeError otherwise).
-void write_out(const Tensor& out, const Tensor& result, const char* name) {
+// rule (float into int is refused; int into float is allowed). As PyTorch's resize_output, an
+// `out` of another shape is resized to the result's (ops::resize_, Note [Resizing]): silently
+// when it has no elements, else with PyTorch's deprecation UserWarning (given by the Python
+// layer, python::write_out_warned). The checks come first, so a refused call leaves `out` as
+// it was.
+void write_out(Tensor& out, const Tensor& result, const char* name) {
   check_writable(out, name);  // named after the op, not the copy below
   GENESIS_CHECK(out.device() == result.device(), name, "expected out on ", result.device().str(),
                 ", but it is on ", out.device().str());
   GENESIS_CHECK(can_cast(result.dtype(), out.dtype()), name, "result type ",
                 scalar_type_name(result.dtype()), " can't be cast to the desired output type ",
                 scalar_type_name(out.dtype()));
-  GENESIS_CHECK(out.sizes() == result.sizes(), name, "out has shape ", shape_str(out.sizes()),
-                ", but the result has shape ", shape_str(result.sizes()),
-                " (genesis does not resize out)");
+  if (out.sizes() != result.sizes()) resize_(out, result.sizes(), name);
   copy_(out, result);
 }
 

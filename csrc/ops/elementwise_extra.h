@@ -19,8 +19,10 @@ Tensor isposinf(const Tensor& a);
 Tensor isneginf(const Tensor& a);
 Tensor isfinite(const Tensor& a);
 
-// Note [out= arguments]: writes `result` into `out` (same device and shape; result's dtype must
-// cast to out's under the in-place rule) and returns nothing; the caller returns out itself.
-void write_out(const Tensor& out, const Tensor& result, const char* name);
+// Note [out= arguments]: writes `result` into `out` (same device; result's dtype must cast to
+// out's under the in-place rule; out is resized to the result's shape when it differs) and
+// returns nothing; the caller returns out itself. Python callers go through
+// python::write_out_warned, which gives PyTorch's warning for resizing a non-empty out.
+void write_out(Tensor& out, const Tensor& result, const char* name);
 
 }  // namespace genesis::ops

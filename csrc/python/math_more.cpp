@@ -78,10 +78,12 @@ constexpr BinarySpec kBinary[] = {
 struct PredicateSpec {
   const char* name;
   Tensor (*fn)(const Tensor&);
+  bool has_out;
 };
 constexpr PredicateSpec kPredicates[] = {
-    {"isnan", ops::isnan},       {"isinf", ops::isinf},       {"isposinf", ops::isposinf},
-    {"isneginf", ops::isneginf}, {"isfinite", ops::isfinite},
+    {"isnan", ops::isnan, false},       {"isinf", ops::isinf, false},
+    {"isposinf", ops::isposinf, true},  {"isneginf", ops::isneginf, true},
+    {"isfinite", ops::isfinite, false},
 };
 
 const char* doc(const char* name) { return docs::find(docs::kMathMore, name); }
@@ -157,6 +159,10 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
     auto fn = spec.fn;
     const char* name = spec.name;
     cls.def(name, fn, doc(name));
+    if (!spec.has_out) {  // as PyTorch: isnan, isinf and isfinite take no out=
+      m.def(name, fn, py::arg("input"), doc(name));
+      continue;
+    }
     m.def(
         name,
         [fn, name](const Tensor& input, py::handle out) {

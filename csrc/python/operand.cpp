@@ -6,9 +6,29 @@
 
 namespace genesis::python {
 
+void write_out_warned(py::handle out, const Tensor& result, const char* name) {
+  GENESIS_CHECK_TYPE(py::isinstance<Tensor>(out), name, "out must be a Tensor, got ",
+                     py::str(py::type::of(out).attr("__name__")).cast<std::string>());
+  Tensor& o = out.cast<Tensor&>();
+  if (o.numel() != 0 && o.sizes() != result.sizes() && o.device() == result.device() &&
+      ops::can_cast(result.dtype(), o.dtype()) && o.is_writable()) {
+    // PyTorch's words (at::native::resize_output), so filters written for it match.
+    std::string msg = "[" + std::string(name) +
+                      "] An output with one or more elements was resized since it had shape " +
+                      shape_str(o.sizes()) + ", which does not match the required output shape " +
+                      shape_str(result.sizes()) +
+                      ". This behavior is deprecated, and in a future PyTorch release outputs "
+                      "will not be resized unless they have zero elements. You can explicitly "
+                      "reuse an out tensor t by resizing it, inplace, to zero elements with "
+                      "t.resize_(0).";
+    if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
+  }
+  ops::write_out(o, result, name);
+}
+
 py::object finish_out(Tensor result, py::handle out, const char* name) {
   if (out.is_none()) return py::cast(std::move(result));
-  ops::write_out(out.cast<const Tensor&>(), result, name);
+  write_out_warned(out, result, name);
   return py::reinterpret_borrow<py::object>(out);
 }
 

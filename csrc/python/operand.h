@@ -19,6 +19,9 @@ std::optional<ops::Operand> optional_operand(py::handle obj, const char* op);
 // Note [out= arguments] (ops/elementwise_extra.h): the result, or out (the same Python object)
 // after writing the result into it.
 py::object finish_out(Tensor result, py::handle out, const char* name);
+// ops::write_out into a Python tensor, first giving PyTorch's UserWarning when a non-empty out
+// of another shape is about to be resized (Note [out= arguments]).
+void write_out_warned(py::handle out, const Tensor& result, const char* name);
 
 // Makes `a + b`, `a += b`, `a < b`, `-a` ... on genesis.Tensor call the ops directly through
 // CPython's number and comparison slots (called after the pybind11 methods are defined).

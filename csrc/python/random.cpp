@@ -7,6 +7,7 @@
 #include "ops/random.h"
 #include "python/bindings.h"
 #include "python/docs/random_docs.h"
+#include "python/operand.h"
 
 namespace genesis::python {
 
@@ -127,15 +128,21 @@ void init_random(py::module_& m) {
       "randint",
       [](py::args args, py::kwargs kwargs) {
         const char* op = "randint";
+        // out= as PyTorch: the result takes out's dtype and device unless dtype= is given.
+        py::object out = kwargs.attr("pop")("out", py::none());
         std::vector<std::string> names = randint_names(args, kwargs, {"high", "size"});
         Bound b = bind_args(args, kwargs, names, op);
         size_t k = names.size() == 3 ? 1 : 0;
         int64_t low = k ? to_int(b.slots[0], op, "low") : 0;
         int64_t high = to_int(b.slots[k], op, "high");
         Shape sizes = checked_sizes(to_shape(b.slots[k + 1], op), op);
-        return ops::randint(low, high, sizes,
-                            to_optional_dtype(b.dtype, op).value_or(ScalarType::Int64),
-                            to_device_or(b.device, kCPU, op), op, generator_of(b.generator, op));
+        const Tensor* o = out.is_none() ? nullptr : &tensor_arg(out, op);
+        ScalarType dtype =
+            to_optional_dtype(b.dtype, op).value_or(o ? o->dtype() : ScalarType::Int64);
+        Device device = to_device_or(b.device, o ? o->device() : kCPU, op);
+        return finish_out(
+            ops::randint(low, high, sizes, dtype, device, op, generator_of(b.generator, op)), out,
+            op);
       },
       docs::kRandint);
 

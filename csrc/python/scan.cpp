@@ -55,8 +55,8 @@ py::object extreme(const Tensor& t, int64_t dim, py::handle out, bool is_max) {
                 ", indices of dtype int64), got (", scalar_type_name(values.dtype()), ", ",
                 scalar_type_name(indices.dtype()), ")");
   auto r = is_max ? ops::cummax(t, dim) : ops::cummin(t, dim);
-  ops::write_out(values, r.first, name);
-  ops::write_out(indices, r.second, name);
+  write_out_warned(pair[0], r.first, name);
+  write_out_warned(pair[1], r.second, name);
   return values_indices(is_max, pair[0], pair[1]);
 }
 

@@ -161,6 +161,9 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
     const char* doc = ignore_nan ? d::kNanmedian : d::kMedian;
     auto f = [ignore_nan, name](const Tensor& t, py::handle dim, bool keepdim,
                                 py::handle out) -> py::object {
+      // As PyTorch: only the form with a dim takes out=.
+      GENESIS_CHECK_TYPE(dim.is_none() <= out.is_none(), name,
+                         "out= needs a dim (the median of all elements takes no out=)");
       if (dim.is_none()) return single_result(ops::median_all(t, ignore_nan), out, name);
       return pair_result(name, ops::median(t, to_int(dim, name, "dim"), keepdim, ignore_nan), out);
     };

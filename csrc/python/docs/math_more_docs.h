@@ -1597,12 +1597,9 @@ NaN or infinite. The result has the input's shape.
 
 Args:
     input (Tensor): the input tensor (``self`` for the method).
-    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
-        arguments]: same device and shape; the result dtype must cast to its dtype).
-        Default: None (a new tensor).
 
 Returns:
-    Tensor: a new bool tensor, or ``out``.
+    Tensor: a new bool tensor.
 
 Example::
 
@@ -1616,12 +1613,9 @@ and bool tensors are never NaN or infinite. The result has the input's shape.
 
 Args:
     input (Tensor): the input tensor (``self`` for the method).
-    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
-        arguments]: same device and shape; the result dtype must cast to its dtype).
-        Default: None (a new tensor).
 
 Returns:
-    Tensor: a new bool tensor, or ``out``.
+    Tensor: a new bool tensor.
 
 Example::
 
@@ -1673,12 +1667,9 @@ bool tensors are never NaN or infinite. The result has the input's shape.
 
 Args:
     input (Tensor): the input tensor (``self`` for the method).
-    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
-        arguments]: same device and shape; the result dtype must cast to its dtype).
-        Default: None (a new tensor).
 
 Returns:
-    Tensor: a new bool tensor, or ``out``.
+    Tensor: a new bool tensor.
 
 Example::
 

@@ -131,12 +131,15 @@ Args:
     size (tuple of ints): the shape of the result.
     generator (genesis.Generator, optional): keyword-only: the stream to draw from.
         Default: None (the default generator).
-    dtype (genesis.dtype, optional): keyword-only: the dtype. Default: None (int64).
+    dtype (genesis.dtype, optional): keyword-only: the dtype. Default: None (int64, or
+        ``out``'s dtype).
     device (genesis.device, str or int, optional): keyword-only: the device. Default: None
-        (the CPU).
+        (the CPU, or ``out``'s device).
+    out (Tensor, optional): keyword-only tensor to write the result into (resized to ``size``
+        as PyTorch resizes out). Default: None.
 
 Returns:
-    Tensor: a new tensor of random integers.
+    Tensor: a new tensor of random integers, or ``out``.
 
 Example::
 
