@@ -446,3 +446,49 @@ def test_out_on_another_device_raises(name):
     with pytest.raises(RuntimeError) as e:
         getattr(genesis, name)(*args, out=genesis.empty(2, device="cuda"))
     check_message(e, name)
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [genesis.uint8, genesis.int8, genesis.int16, genesis.int32, genesis.int64],
+    ids=dtype_id,
+)
+def test_shift_operators(device, dtype):
+    """x << y, x >> y, their reflected and in-place forms: bitwise_left/right_shift, as torch."""
+    tdt = getattr(torch, str(dtype).split(".")[-1])
+    a = np.random.default_rng(5).integers(0, 100, (3, 4))
+    s = np.random.default_rng(6).integers(0, 5, (4,))
+    x, t = genesis.tensor(a, dtype=dtype, device=device), torch.tensor(a, dtype=tdt)
+    y, u = genesis.tensor(s, dtype=dtype, device=device), torch.tensor(s, dtype=tdt)
+    for got, want in (
+        (x << y, t << u),
+        (x >> y, t >> u),
+        (x << 2, t << 2),
+        (x >> 1, t >> 1),
+        (3 << y, 3 << u),
+        (64 >> y, 64 >> u),
+    ):
+        np.testing.assert_array_equal(to_numpy(got), want.numpy())
+    z, w = x.clone(), t.clone()
+    z <<= y
+    w <<= u
+    np.testing.assert_array_equal(to_numpy(z), w.numpy())
+    z >>= 1
+    w >>= 1
+    np.testing.assert_array_equal(to_numpy(z), w.numpy())
+    with pytest.raises(TypeError):
+        genesis.tensor([1.0], device=device) << 1
+
+
+@pytest.mark.parametrize("dtype", [genesis.bool, genesis.int32, genesis.float32], ids=dtype_id)
+def test_logical_not_in_place(device, dtype):
+    """x.logical_not_(): 1 where x was 0, else 0, in x's own dtype (torch's rule), through a
+    non-contiguous view of x."""
+    a = np.array([[0, 2, 0], [-1, 0, 5]])
+    x = genesis.tensor(a, dtype=dtype, device=device)
+    t = torch.tensor(a).to(getattr(torch, str(dtype).split(".")[-1]))
+    view = x[:, ::-2]
+    assert view.logical_not_() is view
+    t[:, [2, 0]] = t[:, [2, 0]].logical_not_()
+    assert x.dtype is dtype
+    np.testing.assert_array_equal(to_numpy(x), t.numpy())

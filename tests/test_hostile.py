@@ -714,6 +714,7 @@ READ_ONLY_WRITES = [
     ("elu_", lambda t: genesis.nn.functional.elu_(t)),
     ("leaky_relu_", lambda t: genesis.nn.functional.leaky_relu_(t)),
     ("hardtanh_", lambda t: genesis.nn.functional.hardtanh_(t)),
+    ("logical_not_", lambda t: t.logical_not_()),
     ("uniform_", lambda t: t.uniform_()),
     ("normal_", lambda t: t.normal_()),
     ("random_", lambda t: t.random_(0, 5)),

@@ -461,3 +461,46 @@ def test_unfold_matches_torch(device):
         x.unfold(0, 2, 0)
     with pytest.raises(IndexError, match=r"^\[unfold\]"):
         x.unfold(3, 1, 1)
+
+
+@pytest.mark.parametrize("dtype", [genesis.bool, genesis.int32, genesis.float16, genesis.float64])
+def test_repeat_interleave_with_a_tensor_of_repeats(device, dtype):
+    """One repeat per item along dim (or over the flattened input), int32 or int64, zeros
+    allowed; a one-item tensor repeats every item; against torch, non-contiguous input too."""
+    x = _mk((3, 4, 5), dtype, device, seed=11)[:, ::-1, 1::2]  # (3, 4, 2), non-contiguous
+    tx = _t(x)
+    rng = np.random.default_rng(12)
+    for dim in (0, 1, -1, None):
+        n = x.numel() if dim is None else x.shape[dim]
+        r = rng.integers(0, 4, n)
+        for rdt, tdt in ((genesis.int64, torch.int64), (genesis.int32, torch.int32)):
+            got = x.repeat_interleave(genesis.tensor(r, dtype=rdt, device=device), dim=dim)
+            want = tx.repeat_interleave(torch.tensor(r, dtype=tdt), dim=dim)
+            _same(got, want)
+    _same(
+        genesis.repeat_interleave(x, genesis.tensor([2], device=device), dim=1),
+        torch.repeat_interleave(tx, torch.tensor([2]), dim=1),
+    )
+    zero = genesis.repeat_interleave(x, genesis.zeros(3, dtype=genesis.int64, device=device), 0)
+    assert zero.shape == (0, 4, 2)
+    empty = genesis.zeros(0, 2, dtype=dtype, device=device)
+    assert empty.repeat_interleave(
+        genesis.zeros(0, dtype=genesis.int64, device=device), 0
+    ).shape == (0, 2)
+
+
+def test_repeat_interleave_tensor_errors():
+    x = genesis.zeros(2, 3)
+    cases = [
+        (lambda: x.repeat_interleave(genesis.tensor([1, -2]), dim=0), ValueError, "negative"),
+        (lambda: x.repeat_interleave(genesis.tensor([1, 2, 3]), dim=0), RuntimeError, "same size"),
+        (lambda: x.repeat_interleave(genesis.tensor([[1, 2]]), dim=0), RuntimeError, "1-dim"),
+        (
+            lambda: x.repeat_interleave(genesis.tensor([1.0, 2.0]), dim=0),
+            TypeError,
+            "int32 or int64",
+        ),
+    ]
+    for call, kind, text in cases:
+        with pytest.raises(kind, match=r"\[repeat_interleave\].*" + text):
+            call()

@@ -5,6 +5,12 @@
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
+#include "ops/creation.h"
+#include "ops/index_ops.h"
+#include "ops/join.h"
+#include "ops/reduce.h"
+#include "ops/scan.h"
+#include "ops/search.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -110,6 +116,44 @@ Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t
   copy_(out.as_strided(sizes, contiguous_strides(sizes), out.storage_offset()),
         source.as_strided(sizes, strides, source.storage_offset()));
   return out;
+}
+
+// Per-item repeats: output item j along dim comes from the item whose running total of repeats
+// first exceeds j (a binary search of the inclusive scan), then one index_select. One wait for
+// the device reads the smallest repeat and the total together.
+Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim) {
+  const char* op = "repeat_interleave";
+  GENESIS_CHECK_TYPE(repeats.dtype() == ScalarType::Int64 || repeats.dtype() == ScalarType::Int32,
+                     op, "repeats must be an int32 or int64 tensor, but got ",
+                     scalar_type_name(repeats.dtype()));
+  GENESIS_CHECK(repeats.ndim() <= 1, op, "repeats must be a 0-dim or 1-dim tensor, but it has ",
+                repeats.ndim(), " dims");
+  GENESIS_CHECK(repeats.device() == t.device(), op, "expected repeats on ", t.device().str(),
+                ", but they are on ", repeats.device().str());
+  Tensor source = dim ? t : reshape(t, {t.numel()});
+  if (source.ndim() == 0) source = reshape(source, {1});
+  int64_t d = wrap_dim(dim.value_or(0), source.ndim(), op);
+  int64_t size = source.sizes()[d];
+  GENESIS_CHECK(repeats.numel() == size, op,
+                "repeats must have the same size as input along dim, but got repeats.size(0) = ",
+                repeats.numel(), " and input.size(", d, ") = ", size);
+  Tensor counts = to(reshape(repeats, {size}), ScalarType::Int64, t.device(), false);
+  int64_t total = 0;
+  if (size > 0) {
+    Tensor stats =
+        to(stack({amax(counts, Shape{0}, false, false), sum(counts, Shape{0}, false, std::nullopt)},
+                 0),
+           ScalarType::Int64, kCPU, false);
+    const int64_t* host = stats.data_as<int64_t>();
+    GENESIS_CHECK_VALUE(host[0] >= 0, op, "repeats can not be negative (found ", host[0], ")");
+    total = host[1];
+  }
+  Tensor items =
+      arange(Scalar(int64_t{0}), Scalar(total), Scalar(int64_t{1}), ScalarType::Int64, t.device());
+  if (size == 0) return index_select(source, d, items);
+  Tensor positions =
+      searchsorted(cumsum(counts, 0, std::nullopt), items, false, true, std::nullopt);
+  return index_select(source, d, positions);
 }
 
 Tensor rot90(const Tensor& t, int64_t k, const Shape& dims) {

@@ -22,5 +22,7 @@ Tensor repeat(const Tensor& t, const Shape& repeats);
 Tensor tile(const Tensor& t, const Shape& reps);
 // Each element repeated `repeats` times along dim (the flattened tensor when dim is absent).
 Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim);
+// With a tensor of repeats, one per item along dim (torch.repeat_interleave's tensor form).
+Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim);
 
 }  // namespace genesis::ops

@@ -1,5 +1,6 @@
 // Elementwise math: operators, methods (with in-place forms) and genesis.* functions.
 #include "core/errors.h"
+#include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
 #include "python/docs/math_docs.h"
@@ -77,6 +78,8 @@ constexpr DunderSpec kDunders[] = {
     {"__and__", "__rand__", "__iand__", BinaryOp::BitAnd},
     {"__or__", "__ror__", "__ior__", BinaryOp::BitOr},
     {"__xor__", "__rxor__", "__ixor__", BinaryOp::BitXor},
+    {"__lshift__", "__rlshift__", "__ilshift__", BinaryOp::ShiftLeft},
+    {"__rshift__", "__rrshift__", "__irshift__", BinaryOp::ShiftRight},
     {"__eq__", nullptr, nullptr, BinaryOp::Eq},
     {"__ne__", nullptr, nullptr, BinaryOp::Ne},
     {"__lt__", nullptr, nullptr, BinaryOp::Lt},
@@ -270,7 +273,16 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           [](const Tensor& self) {
             return ops::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
           },
-          docs::kLogicalNot);
+          docs::kLogicalNot)
+      .def(
+          "logical_not_",
+          [](py::object self_object) {
+            const Tensor& self = self_object.cast<const Tensor&>();
+            check_writable(self, "logical_not_");
+            ops::copy_(self, ops::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not_"));
+            return self_object;  // the same Python object, as in-place methods return
+          },
+          docs::kLogicalNotInPlace);
   m.def(
       "logical_not",
       [](const Tensor& self) {

@@ -117,9 +117,8 @@ Tensor repeat_interleave_any(const Tensor& t, py::handle repeats, std::optional<
   const char* op = "repeat_interleave";
   if (py::isinstance<Tensor>(repeats)) {
     const Tensor& r = repeats.cast<const Tensor&>();
-    GENESIS_CHECK_KIND_(ErrorKind::NotImplemented, r.numel() == 1, op,
-                        "a tensor of per-element repeats is not supported yet; pass an int");
-    return ops::repeat_interleave(t, to_int(item(r, op), op, "repeats"), dim);
+    if (r.numel() == 1) return ops::repeat_interleave(t, to_int(item(r, op), op, "repeats"), dim);
+    return ops::repeat_interleave(t, r, dim);
   }
   return ops::repeat_interleave(t, to_int(repeats, op, "repeats"), dim);
 }

@@ -1219,6 +1219,34 @@ inline constexpr const char* kDunderRxor =
     R"doc(other ^ x, for a number or other non-tensor on the left.)doc";
 inline constexpr const char* kDunderIxor =
     R"doc(x ^= other: in place, as ``x.bitwise_xor_(other)``.)doc";
+inline constexpr const char* kDunderLshift =
+    R"doc(x << other: ``bitwise_left_shift(x, other)``.)doc";
+inline constexpr const char* kDunderRlshift =
+    R"doc(other << x, for a number or other non-tensor on the left.)doc";
+inline constexpr const char* kDunderIlshift =
+    R"doc(x <<= other: in place, as ``x.bitwise_left_shift_(other)``.)doc";
+inline constexpr const char* kDunderRshift =
+    R"doc(x >> other: ``bitwise_right_shift(x, other)``.)doc";
+inline constexpr const char* kDunderRrshift =
+    R"doc(other >> x, for a number or other non-tensor on the left.)doc";
+inline constexpr const char* kDunderIrshift =
+    R"doc(x >>= other: in place, as ``x.bitwise_right_shift_(other)``.)doc";
+inline constexpr const char* kLogicalNotInPlace =
+    R"doc(In place ``logical_not``: each element becomes 1 where it was zero, else 0, in the
+tensor's own dtype (True/False for bool).
+
+Args:
+    self (Tensor): the tensor to overwrite.
+
+Returns:
+    Tensor: ``self``.
+
+Example::
+
+    >>> t = genesis.tensor([0.0, 2.5])
+    >>> t.logical_not_()
+    tensor([1., 0.])
+)doc";
 inline constexpr const char* kDunderEq =
     R"doc(x == other: elementwise, a bool tensor (``eq``).)doc";
 inline constexpr const char* kDunderNe =
@@ -1336,6 +1364,12 @@ inline constexpr NamedDoc kMath[] = {
     {"__xor__", kDunderXor},
     {"__rxor__", kDunderRxor},
     {"__ixor__", kDunderIxor},
+    {"__lshift__", kDunderLshift},
+    {"__rlshift__", kDunderRlshift},
+    {"__ilshift__", kDunderIlshift},
+    {"__rshift__", kDunderRshift},
+    {"__rrshift__", kDunderRrshift},
+    {"__irshift__", kDunderIrshift},
     {"__eq__", kDunderEq},
     {"__ne__", kDunderNe},
     {"__lt__", kDunderLt},
