@@ -174,14 +174,15 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left, const char* op)
       b.ndim() == 1 || (b.ndim() == a.ndim() - 1 &&
                         Shape(b.sizes()) == Shape(a.sizes().begin(), a.sizes().end() - 1));
   GENESIS_CHECK(b.ndim() >= 1, op, "The input tensor B must have at least 1 dimension");
-  Tensor bm = vector ? unsqueeze(b, left ? -1 : -2) : b;
+  // A vector is a column (n, 1) for left=False too, as torch (so X A = B then needs n == 1).
+  Tensor bm = vector ? unsqueeze(b, -1) : b;
   GENESIS_CHECK(bm.ndim() >= 2, op, "The input tensor B must have at least 2 dimensions");
+  const int64_t brows = bm.sizes()[bm.ndim() - 2], bcols = bm.sizes()[bm.ndim() - 1];
+  GENESIS_CHECK((left ? brows : bcols) == n, op, "Incompatible shapes of A and B for the equation ",
+                left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", brows, "x", bcols, ")");
   Tensor am = left ? a : transpose(a, -2, -1);
   if (!left) bm = transpose(bm, -2, -1);  // X A = B is A^T X^T = B^T
-  const int64_t rows = bm.sizes()[bm.ndim() - 2], k = bm.sizes()[bm.ndim() - 1];
-  GENESIS_CHECK(rows == n, op, "Incompatible shapes of A and B for the equation ",
-                left ? "AX = B" : "XA = B", " (", n, "x", n, " and ", left ? rows : k, "x",
-                left ? k : rows, ")");
+  const int64_t k = bm.sizes()[bm.ndim() - 1];
   const Shape batch = broadcast_shapes(batch_of(am), batch_of(bm), op);
   Tensor lu = column_major(expand(am, with(batch, n, n)));
   Tensor x = column_major(expand(bm, with(batch, n, k)));
@@ -198,14 +199,15 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left, const char* op)
   });
   Tensor out = from_column_major(x, batch);  // (batch..., n, k)
   if (!left) out = transpose(out, -2, -1);
-  if (vector) out = squeeze(out, Shape{left ? -1 : -2});
+  if (vector) out = squeeze(out, Shape{-1});
   return out;
 }
 
 Tensor linalg_inv(const Tensor& a) {
   check_matrices(a, "linalg.inv", true);
   const int64_t n = a.sizes()[a.ndim() - 1];
-  return linalg_solve(a, eye(n, n, a.dtype(), a.device()), true, "linalg.inv");
+  // I at A's full shape: a 2-D I could pass for a batch of vectors when A is (0, 0, 0).
+  return linalg_solve(a, expand(eye(n, n, a.dtype(), a.device()), a.sizes()), true, "linalg.inv");
 }
 
 Tensor linalg_det(const Tensor& a) {
