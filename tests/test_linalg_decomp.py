@@ -320,3 +320,36 @@ def test_lapack_override_env():
     assert "GENESIS_LAPACK" in out
     found = genesis._C._linalg._lapack_library().split(" (")[0]
     assert _run_with_lapack(found).strip() == "[[1.0, 0.0], [0.0, 1.0]]"
+
+
+def test_lapack_with_32_bit_ints():
+    # The other naming scheme: scipy-openblas32 (scipy_dgetrf_, 32-bit ints), as the system's
+    # liblapack.so.3 (dgetrf_) would be; optional, so skipped when it is not installed.
+    import os
+    import subprocess
+    import sys
+
+    openblas32 = pytest.importorskip("scipy_openblas32")
+    path = os.path.join(openblas32.get_lib_dir(), "libscipy_openblas.so")
+    code = (
+        "import numpy as np, genesis\n"
+        "rng = np.random.default_rng(0)\n"
+        "a = rng.standard_normal((3, 5, 5)) + 5 * np.eye(5)\n"
+        "g = genesis.tensor(a)\n"
+        "assert '32-bit' in genesis._C._linalg._lapack_library()\n"
+        "assert np.allclose(genesis.linalg.inv(g).numpy(), np.linalg.inv(a))\n"
+        "assert np.allclose(genesis.linalg.det(g).numpy(), np.linalg.det(a))\n"
+        "assert np.allclose(genesis.linalg.svdvals(g).numpy(), np.linalg.svd(a)[1])\n"
+        "s = a @ a.transpose(0, 2, 1)\n"
+        "gs = genesis.tensor(s)\n"
+        "assert np.allclose(genesis.linalg.eigvalsh(gs).numpy(), np.linalg.eigvalsh(s))\n"
+        "assert np.allclose(genesis.linalg.cholesky(gs).numpy(), np.linalg.cholesky(s))\n"
+        "q, r = genesis.linalg.qr(g)\n"
+        "assert np.allclose((q @ r).numpy(), a)\n"
+        "print('ok')\n"
+    )
+    env = dict(os.environ, GENESIS_LAPACK=path)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    assert out.stdout.strip() == "ok", out.stderr
