@@ -49,6 +49,7 @@ struct Library {
   std::string path;
   Scheme scheme{};
   std::array<std::array<void*, 2>, kRoutines> fn{};  // [routine][0: float, 1: double]
+  int (*set_threads_local)(int) = nullptr;           // OpenBLAS >= 0.3.27 only
 };
 
 std::mutex mutex;
@@ -86,8 +87,12 @@ Library* load(const char* op) {
     if (!handle) continue;
     auto lib = std::make_unique<Library>();
     lib->path = path;
-    for (const Scheme& scheme : kSchemes)
-      if (resolve(handle, scheme, *lib)) return lib.release();  // kept for the process's life
+    for (const Scheme& scheme : kSchemes) {
+      if (!resolve(handle, scheme, *lib)) continue;
+      lib->set_threads_local =
+          reinterpret_cast<int (*)(int)>(dlsym(handle, "openblas_set_num_threads_local"));
+      return lib.release();  // kept for the process's life
+    }
     dlclose(handle);
   }
   GENESIS_FAIL(ErrorKind::Runtime, op, "no LAPACK library could be loaded (tried ", tried,
@@ -154,6 +159,17 @@ std::string describe(const char* op) {
   return str_cat(lib.path, " (", lib.scheme.prefix, "dgetrf", lib.scheme.suffix, ", ",
                  lib.scheme.ilp64 ? "64" : "32", "-bit ints)");
 }
+
+SingleThreaded::SingleThreaded(const char* op) {
+  const Library& lib = library(op);
+  if (lib.set_threads_local) previous_ = lib.set_threads_local(1);
+}
+
+SingleThreaded::~SingleThreaded() {
+  if (previous_ > 0) library("linalg").set_threads_local(previous_);
+}
+
+bool can_limit_threads(const char* op) { return library(op).set_threads_local != nullptr; }
 
 template <typename T>
 int64_t getrf(int64_t n, T* a, int64_t lda, int32_t* ipiv, const char* op) {

@@ -16,6 +16,21 @@ void set_search_paths(std::vector<std::string> paths);
 // loads it if needed.
 std::string describe(const char* op);
 
+// Holds the calling thread's LAPACK calls to one thread while alive, through OpenBLAS's
+// openblas_set_num_threads_local where the library has it (else does nothing).
+class SingleThreaded {
+ public:
+  explicit SingleThreaded(const char* op);
+  ~SingleThreaded();
+  SingleThreaded(const SingleThreaded&) = delete;
+  SingleThreaded& operator=(const SingleThreaded&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+// Whether SingleThreaded can hold the loaded library to one thread.
+bool can_limit_threads(const char* op);
+
 // LU with partial pivoting of an n x n matrix; ipiv gets n 1-based pivots.
 template <typename T>
 int64_t getrf(int64_t n, T* a, int64_t lda, int32_t* ipiv, const char* op);
