@@ -1,4 +1,4 @@
-"""Compute: element-wise arithmetic, reductions, matmul, einsum, activations, randn, cat.
+"""Compute: element-wise arithmetic, reductions, matmul, einsum, activations, randn, cat, linalg.
 
 Element-wise cases use 2^24 elements on the CPU and 2^28 on CUDA, matrices 4096x4096 on the CPU
 and 16384x16384 on CUDA (1 GiB in float32). matmul: float32 1024^3 on the CPU, bfloat16 8192^3
@@ -8,7 +8,8 @@ with the device synchronised between bursts, outside the timed region.
 
 Goals (full size only): >= 0.97x torch on CUDA, >= 1x NumPy on the CPU, for add, mul, exp, the
 broadcast add, the reductions and matmul on CUDA; the 1-element add's host time <= 0.6x torch's
-on CUDA (also with --quick). relu, sigmoid, softmax, cumsum, randn and cat are informational.
+on CUDA (also with --quick). relu, sigmoid, softmax, cumsum, randn, cat, linalg.solve and
+linalg.eigvalsh (batches of 64 x 64 float32 matrices) are informational.
 
 Results are checked once against NumPy: exactly where the result is exactly defined (add, mul
 by 2, max, relu, cat), within a tolerance (check column ``close``) against a float64 reference
@@ -293,6 +294,61 @@ def cumsum_dim1(ctx: Context) -> Case:
 @register(name="cumsum(dim=0)")
 def cumsum_dim0(ctx: Context) -> Case:
     return _cumsum(ctx, 0)
+
+
+# --- linalg ---------------------------------------------------------------------------------
+
+
+def _spd_batch(ctx: Context, batch: int, n: int) -> np.ndarray:
+    """Symmetric positive-definite float32 matrices, well conditioned."""
+    a = ctx.rng.standard_normal((batch, n, n))
+    return (a @ a.transpose(0, 2, 1) / n + np.eye(n)).astype(np.float32)
+
+
+@register(name="linalg.solve")
+def linalg_solve(ctx: Context) -> Case:
+    """A batch of small float32 systems (LAPACK per matrix on the CPU, cuSOLVER on CUDA),
+    checked against NumPy's float64 solve. Informational, no goal."""
+    batch, n = ctx.pick(512, 16, cuda=1024), 64
+    a, b = _spd_batch(ctx, batch, n), _normal(ctx, (batch, n, 4))
+    x, y = ctx.to_genesis(a), ctx.to_genesis(b)
+    t, u = _torch(ctx, a), _torch(ctx, b)
+    tl = ctx.torch.linalg if ctx.torch is not None else None
+    return Case(
+        "linalg.solve",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: genesis.linalg.solve(x, y),
+            numpy=lambda: np.linalg.solve(a, b),
+            torch=lambda: tl.solve(t, u),
+        ),
+        nbytes=a.nbytes + 2 * b.nbytes,
+        reference=lambda: np.linalg.solve(a.astype(np.float64), b).astype(np.float32),
+        rtol=1e-3,
+        atol=1e-5,  # float32 rounding of the near-zero entries of X
+    )
+
+
+@register(name="linalg.eigvalsh")
+def linalg_eigvalsh(ctx: Context) -> Case:
+    """Eigenvalues of a batch of float32 symmetric matrices, checked against NumPy's float64
+    eigvalsh. Informational, no goal."""
+    batch, n = ctx.pick(256, 16, cuda=512), 64
+    a = _spd_batch(ctx, batch, n)
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    tl = ctx.torch.linalg if ctx.torch is not None else None
+    return Case(
+        "linalg.eigvalsh",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: genesis.linalg.eigvalsh(x),
+            numpy=lambda: np.linalg.eigvalsh(a),
+            torch=lambda: tl.eigvalsh(t),
+        ),
+        nbytes=a.nbytes + batch * n * 4,
+        reference=lambda: np.linalg.eigvalsh(a.astype(np.float64)).astype(np.float32),
+        rtol=1e-3,
+    )
 
 
 # --- matmul ---------------------------------------------------------------------------------

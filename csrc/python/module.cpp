@@ -19,6 +19,9 @@ const char* build_source_dir();  // the package directory this core was built fr
 // call_habits.cpp); after everything is bound.
 void install_call_habits(py::module_& m, py::handle tensor_class);
 void init_resize(py::class_<Tensor>& cls);  // Tensor.resize_ (resize.cpp)
+// python/linalg_decomp.cpp: genesis.linalg's decompositions and LinAlgError, in _C._linalg
+// (made by init_reduce_composite).
+void init_linalg_decomp(py::module_& m);
 }  // namespace genesis::python
 
 PYBIND11_MODULE(_C, m) {
@@ -57,6 +60,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_reduce_composite(m, tensor);
   gp::init_scan(m, tensor);
   gp::init_products(m, tensor);  // after reduce_composite, which makes _C._linalg
+  gp::init_linalg_decomp(m);
   gp::init_shape_ops(m, tensor);
   gp::init_counting(m, tensor);
   gp::init_random(m);

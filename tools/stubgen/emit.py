@@ -69,8 +69,15 @@ class _ModuleStub:
             '`python tools/generate_stubs.py`: do not edit by hand."""'
         )
         blocks = [[doc], *self.import_blocks(), submodules, attributes]
-        # One blank line between blocks and around classes; none between top-level functions.
-        blocks += [*classes, functions]
+        # One blank line between blocks and around classes; none between top-level functions,
+        # nor between one-line classes (`class E(RuntimeError): ...`), as ruff formats stubs.
+        for c in classes:
+            previous = blocks[-1]
+            if len(c) == 1 and previous and all(x.startswith("class ") for x in previous):
+                blocks[-1] = [*blocks[-1], *c]
+            else:
+                blocks.append(c)
+        blocks.append(functions)
         return "\n\n".join("\n".join(b) for b in blocks if b) + "\n"
 
     def import_blocks(self):
