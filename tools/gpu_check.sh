@@ -17,7 +17,8 @@ if [ -n "${BENCH:-}" ]; then
   python3 -m benchmarks --device cuda ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt" | tail -${BENCH_TAIL:-60}
 fi
 # compute-sanitizer (SANITIZE=1): memcheck over the CUDA tests, racecheck over the kernels that use
-# shared memory (transposing copies, reductions, softmax, mask compaction). Each log ends with the
+# shared memory (transposing copies, reductions, softmax, mask compaction, the block and radix-select
+# sorts, the CUB scans). Each log ends with the
 # tool's summary line (ERROR SUMMARY, RACECHECK SUMMARY); the exit status is non-zero when either
 # found an error.
 # SANITIZE_K narrows memcheck's selection (a pytest -k expression; default: every CUDA test).
@@ -38,7 +39,8 @@ if [ -n "${SANITIZE:-}" ]; then
   # The out-of-memory tests are left out: their failing cudaMalloc is intended, and memcheck
   # counts it as an error (genesis checks every CUDA call itself).
   cs memcheck memcheck.txt -k "${SANITIZE_K:-cuda and not out_of_memory}" tests
-  cs racecheck racecheck.txt -k "cuda and (contiguous or transpose or permute or sum or mean or max or min or prod or softmax or mask or nonzero)" \
-    tests/test_copy_layouts.py tests/test_reductions.py tests/test_indexing.py
+  cs racecheck racecheck.txt -k "cuda and (contiguous or transpose or permute or sum or mean or max or min or prod or softmax or mask or nonzero or sort or topk or unique or cumsum)" \
+    tests/test_copy_layouts.py tests/test_reductions.py tests/test_indexing.py tests/test_sort.py \
+    tests/test_scan.py
   [ $sanitize_rc -eq 0 ] || exit 1
 fi
