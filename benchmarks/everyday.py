@@ -14,32 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.common import Case, Context, Goal, Registry, size_str
+from benchmarks.common import Case, Context, Registry, size_str
+from benchmarks.sorting import _data, _goal, _n, _torch  # the same sizes, data and goals
 
 register = Registry()
 cases = register.cases
 
 COLS = 1024
-
-
-def _goal(ctx: Context, versus: str = "numpy") -> Goal | None:
-    if ctx.quick:
-        return None
-    if ctx.on_cuda:
-        return Goal(">= 1x torch", min_speedup=1.0, versus="torch")
-    return Goal(f">= 1x {versus}", min_speedup=1.0, versus=versus)
-
-
-def _n(ctx: Context) -> int:
-    return ctx.pick(1 << 24, 1 << 16, cuda=1 << 26)
-
-
-def _data(ctx: Context, shape: Any, dtype: Any = np.float32) -> np.ndarray:
-    return ctx.rng.standard_normal(shape, dtype=np.float32).astype(dtype)
-
-
-def _torch(ctx: Context, a: np.ndarray) -> Any:
-    return ctx.to_torch(a) if ctx.torch is not None else None
 
 
 def _topk(ctx: Context, k: int, dtype: Any) -> Case:

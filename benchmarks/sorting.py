@@ -31,7 +31,7 @@ def _n(ctx: Context) -> int:
     return ctx.pick(1 << 24, 1 << 16, cuda=1 << 26)
 
 
-def _data(ctx: Context, n: int, dtype: Any = np.float32) -> np.ndarray:
+def _data(ctx: Context, n: int | tuple[int, ...], dtype: Any = np.float32) -> np.ndarray:
     return ctx.rng.standard_normal(n, dtype=np.float32).astype(dtype)
 
 
