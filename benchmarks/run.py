@@ -30,6 +30,7 @@ from benchmarks import (  # noqa: E402
     everyday,
     indexing,
     memory,
+    multigpu,
     sorting,
 )
 from benchmarks.common import Case, Context, as_numpy  # noqa: E402
@@ -49,6 +50,7 @@ AREAS = (
     ("compute", compute),
     ("sorting", sorting),
     ("everyday", everyday),
+    ("multigpu", multigpu),
 )
 
 

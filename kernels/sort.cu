@@ -174,14 +174,20 @@ cudaError_t sort_typed(const U* values, int64_t* indices, U* sorted_values, int6
                        size_t* bytes, cudaStream_t stream) {
   int64_t n = rows * cols;
   U flip = descending ? static_cast<U>(~U(0)) : U(0);
-  if (sizeof(U) <= 4 && cols <= kBlockRow && rows < (int64_t{1} << 31)) {
-    if (scratch == nullptr) {  // Note [Short rows in shared memory]: a token scratch, unused
-      *bytes = 256;
-      return cudaSuccess;
+  // Each key width compiles only the paths it can take (`if constexpr`): CUB's segmented sort
+  // serves only 64-bit keys and the shared-memory sort only narrower ones, and every
+  // instantiation costs build time.
+  constexpr bool kNarrow = sizeof(U) <= 4;
+  if constexpr (kNarrow) {
+    if (cols <= kBlockRow && rows < (int64_t{1} << 31)) {
+      if (scratch == nullptr) {  // Note [Short rows in shared memory]: a token scratch, unused
+        *bytes = 256;
+        return cudaSuccess;
+      }
+      return block_sort(values, indices, sorted_values, rows, cols, format, flip, stream);
     }
-    return block_sort(values, indices, sorted_values, rows, cols, format, flip, stream);
   }
-  bool packed = sizeof(U) <= 4 && rows > 1;
+  bool packed = kNarrow && rows > 1;
   using Wide = uint64_t;
   size_t key_size = packed ? sizeof(Wide) : sizeof(U);
   // Layout: keys | sorted keys | positions | starts | CUB storage.
@@ -203,11 +209,13 @@ cudaError_t sort_typed(const U* values, int64_t* indices, U* sorted_values, int6
     }
     auto* keys = reinterpret_cast<U*>(base + keys_at);
     auto* sorted = reinterpret_cast<U*>(base + sorted_at);
-    if (segmented) {
-      auto* starts = reinterpret_cast<int64_t*>(base + starts_at);
-      return cub::DeviceSegmentedSort::StableSortPairs(cub_storage, cub_bytes, keys, sorted,
-                                                       positions, indices, n, rows, starts,
-                                                       starts + 1, stream);
+    if constexpr (!kNarrow) {
+      if (segmented) {
+        auto* starts = reinterpret_cast<int64_t*>(base + starts_at);
+        return cub::DeviceSegmentedSort::StableSortPairs(cub_storage, cub_bytes, keys, sorted,
+                                                         positions, indices, n, rows, starts,
+                                                         starts + 1, stream);
+      }
     }
     // One row at a time (one row, or long rows of 64-bit keys).
     for (int64_t r = 0; r < (cub_storage ? rows : 1); ++r) {

@@ -8,6 +8,9 @@
 
 namespace genesis::cuda {
 
+// Whether `device` can map `peer`'s memory (NVLink or PCIe peer access).
+bool can_access_peer(int device, int peer);
+
 // Copies bytes between any two devices (host pointers are CPU memory); returns when the bytes
 // can be used (see copy.cpp for which copies wait).
 void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device, size_t nbytes);

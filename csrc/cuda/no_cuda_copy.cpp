@@ -4,6 +4,7 @@
 
 namespace genesis::cuda {
 
+bool can_access_peer(int, int) { no_device(); }
 void copy_bytes(void*, Device, const void*, Device, size_t) { no_device(); }
 void copy_bytes_async(void*, const void*, size_t, StreamId, int) { no_device(); }
 void copy(const Tensor&, const Tensor&) { no_device(); }

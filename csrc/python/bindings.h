@@ -110,6 +110,7 @@ void init_index(py::module_& m, py::class_<Tensor>& cls);
 void install_index_slot(py::handle tensor_class);
 void init_numpy(py::module_& m, py::class_<Tensor>& cls);
 void init_cuda(py::module_& m);
+void init_distributed(py::module_& m);
 void init_dlpack(py::module_& m, py::class_<Tensor>& cls);
 void init_testing(py::module_& m);
 void init_pool_testing(py::module_& testing);

@@ -2,6 +2,7 @@
 // genesis.cuda package. Devices are indices (-1: the current device); streams and events are
 // integer handles.
 #include "core/errors.h"
+#include "cuda/copy.h"
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
@@ -72,6 +73,11 @@ void init_cuda(py::module_& m) {
   c.def("elapsed_time", &cuda::elapsed_ms);
   c.def("stream_wait_event", &cuda::stream_wait_event, py::arg("stream"), py::arg("event"),
         py::arg("device"));
+
+  c.def("can_access_peer", [](int device, int peer) {
+    int a = device_index(device), b = device_index(peer);
+    return a != b && cuda::can_access_peer(a, b);
+  });
 
   // Device facts.
   c.def(

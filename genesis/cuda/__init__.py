@@ -2,7 +2,7 @@
 
 Devices: ``is_available``, ``is_compiled``, ``device_count``, ``current_device``,
 ``set_device``, ``device`` (a context manager), ``get_device_name``, ``get_device_capability``,
-``get_device_properties``, ``mem_get_info``, ``synchronize``. Streams and events: ``Stream``,
+``get_device_properties``, ``mem_get_info``, ``synchronize``, ``can_device_access_peer``. Streams and events: ``Stream``,
 ``Event``, ``stream`` (a context manager), ``current_stream``, ``default_stream``,
 ``set_stream``. Memory: ``memory_allocated``, ``memory_reserved``, their maxima,
 ``memory_stats``, ``memory_summary``, ``memory_snapshot``, ``empty_cache``, the reset and
@@ -24,6 +24,7 @@ Example::
 from .._C import manual_seed as _manual_seed
 from .devices import (
     DeviceProperties,
+    can_device_access_peer,
     current_device,
     device,
     device_count,
@@ -87,6 +88,7 @@ __all__ = [
     "Event",
     "OutOfMemoryError",
     "Stream",
+    "can_device_access_peer",
     "current_device",
     "current_stream",
     "default_stream",

@@ -294,3 +294,26 @@ def mem_get_info(device=None):
         True
     """
     return tuple(_C._cuda.mem_get_info(_index(device)))
+
+
+def can_device_access_peer(device, peer_device):
+    """Tells whether one CUDA device can read and write another's memory directly.
+
+    Where it can (NVLink, or PCIe peer-to-peer), genesis turns peer access on the first time a
+    tensor is copied between the two, and the copy goes straight from one GPU to the other;
+    otherwise the CUDA runtime stages the bytes through host memory. Raises RuntimeError without
+    a GPU.
+
+    Args:
+        device (int, str or genesis.device): the device that would access.
+        peer_device (int, str or genesis.device): the device whose memory it would access.
+
+    Returns:
+        bool: True when direct access is possible (False for a device and itself).
+
+    Example::
+
+        >>> genesis.cuda.can_device_access_peer(0, 1)  # doctest: +SKIP
+        True
+    """
+    return _C._cuda.can_access_peer(_index(device), _index(peer_device))
