@@ -246,11 +246,12 @@ store.add("arrived", 1)  # before the rank's key, so all have arrived once the k
 store.set(f"rank{rank}", str(rank))
 store.wait([f"rank{r}" for r in range(world)])
 assert sorted(int(store.get(f"rank{r}")) for r in range(world)) == list(range(world))
-n = store.add("left", 1)  # rank 0 serves the store: it leaves last
+arrived = store.get("arrived").decode()
+store.add("left", 1)  # rank 0 serves the store: it leaves last, once nobody needs it
 if rank == 0:
     while int(store.get("left")) < world:
         time.sleep(0.01)
-print(rank, world, store.get("arrived").decode())
+print(rank, world, arrived)
 """
 
 

@@ -32,7 +32,10 @@ def _free_port(addr):
     window is short, and torchrun --standalone has the same)."""
     family = socket.AF_INET6 if ":" in addr else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as s:
-        s.bind((addr, 0))
+        try:
+            s.bind((addr, 0))
+        except OSError:  # not an address of this machine: any free port of it
+            s.bind(("", 0))
         return s.getsockname()[1]
 
 
