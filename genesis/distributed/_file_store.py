@@ -151,6 +151,8 @@ class FileStore(Store):
         False
     """
 
+    __module__ = "genesis.distributed"  # where users import it, as tracebacks show
+
     def __init__(self, file_name, world_size=-1):
         super().__init__()
         if not isinstance(file_name, (str, os.PathLike)):

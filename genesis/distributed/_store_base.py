@@ -36,6 +36,8 @@ class DistStoreError(RuntimeError):
     ``torch.distributed.DistStoreError`` is.
     """
 
+    __module__ = "genesis.distributed"  # where users import it, as tracebacks show
+
 
 # ---------------------------------------------------------------------------------------------
 # Argument checks, shared by every store
@@ -125,6 +127,8 @@ class Store:
         >>> isinstance(store, genesis.distributed.Store)
         True
     """
+
+    __module__ = "genesis.distributed"  # where users import it, as tracebacks show
 
     def __init__(self, timeout=_DEFAULT_TIMEOUT):
         self._timeout = _check_timeout("__init__", timeout)
@@ -454,6 +458,8 @@ class HashStore(Store):
         b'value'
     """
 
+    __module__ = "genesis.distributed"  # where users import it, as tracebacks show
+
     def __init__(self):
         super().__init__()
         self._table = _Table()
@@ -505,6 +511,8 @@ class PrefixStore(Store):
         >>> base.get("job1/x")
         b'1'
     """
+
+    __module__ = "genesis.distributed"  # where users import it, as tracebacks show
 
     def __init__(self, prefix, store):
         _check_key("PrefixStore", prefix, "prefix")

@@ -360,6 +360,8 @@ class TCPStore(Store):
         >>> client.close(); store.close()
     """
 
+    __module__ = "genesis.distributed"  # where users import it, as tracebacks show
+
     def __init__(
         self,
         host_name,
