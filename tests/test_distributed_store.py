@@ -807,3 +807,47 @@ def test_file_store_across_processes(tmp_path):
     # The three counted to 300 before any read it: rank 0 read after all three ranks' keys.
     assert outs[0] == "300"
     assert not os.path.exists(path)  # the last of world_size=3 deleted it
+
+
+def _open_fds():
+    return len(os.listdir(f"/proc/{os.getpid()}/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts /proc/self/fd")
+@pytest.mark.parametrize("how", ["close", "collect"])
+def test_tcp_store_leaves_no_sockets(how):
+    gc.collect()
+    before = _open_fds()
+    master = _tcp_master()
+    client = TCPStore("127.0.0.1", master.port, timeout=LONG)
+    timer = threading.Timer(0.2, master.set, ("k", b"1"))
+    timer.start()
+    threads = [threading.Thread(target=client.get, args=("k",)) for _ in range(3)]
+    for t in threads:  # three blocked gets: the client opens more connections
+        t.start()
+    for t in threads:
+        t.join(30)
+    timer.join()
+    assert _open_fds() > before
+    if how == "close":
+        client.close()
+        master.close()
+    else:
+        del client, master, timer, threads, t  # the threads' targets held the stores
+        gc.collect()
+    deadline = time.monotonic() + 5
+    while _open_fds() > before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _open_fds() == before
+
+
+def test_file_store_leaves_no_file_descriptors(tmp_path):
+    gc.collect()
+    before = _open_fds()
+    stores = [FileStore(str(tmp_path / "f")) for _ in range(3)]
+    stores[0].set("k", b"1")
+    assert _open_fds() == before + 3
+    stores[0].close()
+    del stores
+    gc.collect()
+    assert _open_fds() == before
