@@ -759,3 +759,13 @@ __all__ = [
     "set_rng_state",
     "fork_rng",
 ]
+
+
+def __getattr__(name):
+    # genesis.distributed loads on first use (sockets, threads, the launcher: tens of ms that a
+    # single-process program should not pay at import); `import genesis.distributed` works too.
+    if name == "distributed":
+        import importlib
+
+        return importlib.import_module(".distributed", __name__)
+    raise AttributeError(f"module 'genesis' has no attribute {name!r}")

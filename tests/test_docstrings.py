@@ -19,7 +19,7 @@ import pytest
 
 import genesis
 
-MODULES = [genesis, genesis.cuda, genesis.linalg, genesis.nn.functional]
+MODULES = [genesis, genesis.cuda, genesis.distributed, genesis.linalg, genesis.nn.functional]
 
 
 def _exported(module):

@@ -64,8 +64,7 @@ bool enable_peer_access(int device, int peer) {
 // stream first waits for the destination's current stream (nothing there still uses the
 // destination), and the destination's current stream then waits for the copy, so the next op
 // there sees the bytes. Neither the host nor either whole device waits.
-void copy_between_devices(void* dst, int dst_index, const void* src, int src_index,
-                          size_t nbytes) {
+void copy_between_devices(void* dst, int dst_index, const void* src, int src_index, size_t nbytes) {
   enable_peer_access(src_index, dst_index);
   StreamId src_stream = current_stream(src_index), dst_stream = current_stream(dst_index);
   EventId dst_ready = create_event(dst_index, false, false);

@@ -106,8 +106,8 @@ void check(Result r, const char* call, const char* op, Comm comm = nullptr) {
     return;
   const Api& nccl = *g_api;
   const char* detail = comm && nccl.get_last_error ? nccl.get_last_error(comm) : nullptr;
-  GENESIS_FAIL(ErrorKind::Runtime, op, call, " failed: ", nccl.get_error_string(r), " (",
-               r, ")", detail && *detail ? str_cat(": ", detail) : std::string());
+  GENESIS_FAIL(ErrorKind::Runtime, op, call, " failed: ", nccl.get_error_string(r), " (", r, ")",
+               detail && *detail ? str_cat(": ", detail) : std::string());
 }
 
 int reduce_code(NcclReduce reduce) {
@@ -144,8 +144,8 @@ Wire wire_of(const Tensor& t, const NcclReduce* reduce, const char* op) {
   int r = reduce ? reduce_code(*reduce) : kSum;
   ScalarType dtype = t.dtype();
   if (reduce && *reduce == NcclReduce::Avg)
-    GENESIS_CHECK_TYPE(is_floating_point(dtype), op,
-                       "op=avg needs a floating-point tensor, got ", scalar_type_name(dtype));
+    GENESIS_CHECK_TYPE(is_floating_point(dtype), op, "op=avg needs a floating-point tensor, got ",
+                       scalar_type_name(dtype));
   switch (dtype) {
     case ScalarType::Bool:
       if (r == kSum) r = kMax;
@@ -156,8 +156,8 @@ Wire wire_of(const Tensor& t, const NcclReduce* reduce, const char* op) {
     case ScalarType::Int8:
       return {kInt8, count, r};
     case ScalarType::Int16:
-      GENESIS_CHECK_TYPE(reduce == nullptr, op, "NCCL cannot reduce int16 (op=",
-                         reduce_name(*reduce), "); use int32");
+      GENESIS_CHECK_TYPE(reduce == nullptr, op,
+                         "NCCL cannot reduce int16 (op=", reduce_name(*reduce), "); use int32");
       return {kUint8, count * 2, r};
     case ScalarType::Int32:
       return {kInt32, count, r};
@@ -217,8 +217,7 @@ int nccl_load(const std::vector<std::string>& candidates) {
   find_symbol(lib, "ncclRecv", &loaded->recv);
   find_symbol(lib, "ncclGroupStart", &loaded->group_start);
   find_symbol(lib, "ncclGroupEnd", &loaded->group_end);
-  GENESIS_CHECK(loaded->get_version(&loaded->version) == kSuccess, op,
-                "ncclGetVersion failed");
+  GENESIS_CHECK(loaded->get_version(&loaded->version) == kSuccess, op, "ncclGetVersion failed");
   GENESIS_CHECK(loaded->version >= 21000, op, "NCCL ", loaded->version,
                 " is too old: genesis needs NCCL 2.10 or newer");
   g_api = loaded;
@@ -368,16 +367,14 @@ NcclWorkPtr NcclComm::all_gather(const Tensor& input, const Tensor& output) {
   });
 }
 
-NcclWorkPtr NcclComm::reduce_scatter(const Tensor& input, const Tensor& output,
-                                     NcclReduce reduce) {
+NcclWorkPtr NcclComm::reduce_scatter(const Tensor& input, const Tensor& output, NcclReduce reduce) {
   const char* op = "reduce_scatter";
   GENESIS_CHECK_VALUE(input.numel() == output.numel() * size_ && input.dtype() == output.dtype(),
                       op, "the input needs world_size (", size_, ") times the output's ",
                       output.numel(), " elements of its dtype, got ", input.numel());
   Wire w = wire_of(output, &reduce, op);
   return run(op, {&input, &output}, [&](Comm c, cudaStream_t s) {
-    return g_api->reduce_scatter(input.data(), output.mutable_data(), w.count, w.type, w.op, c,
-                                 s);
+    return g_api->reduce_scatter(input.data(), output.mutable_data(), w.count, w.type, w.op, c, s);
   });
 }
 

@@ -8,6 +8,7 @@ import typing
 import numpy
 
 from . import _cuda as _cuda
+from . import _distributed as _distributed
 from . import _linalg as _linalg
 from . import _nn as _nn
 from . import _testing as _testing

@@ -4,6 +4,11 @@
 import typing
 
 def architectures() -> str: ...
+def can_access_peer(
+    arg0: typing.SupportsInt | typing.SupportsIndex,
+    arg1: typing.SupportsInt | typing.SupportsIndex,
+    /,
+) -> bool: ...
 def create_event(
     device: typing.SupportsInt | typing.SupportsIndex = -1,
     enable_timing: bool = False,

@@ -2,9 +2,10 @@
 
 Devices: ``is_available``, ``is_compiled``, ``device_count``, ``current_device``,
 ``set_device``, ``device`` (a context manager), ``get_device_name``, ``get_device_capability``,
-``get_device_properties``, ``mem_get_info``, ``synchronize``, ``can_device_access_peer``. Streams and events: ``Stream``,
-``Event``, ``stream`` (a context manager), ``current_stream``, ``default_stream``,
-``set_stream``. Memory: ``memory_allocated``, ``memory_reserved``, their maxima,
+``get_device_properties``, ``mem_get_info``, ``synchronize``, ``can_device_access_peer``.
+Streams and events: ``Stream``, ``Event``, ``stream`` (a context manager),
+``current_stream``, ``default_stream``, ``set_stream``. Memory: ``memory_allocated``,
+``memory_reserved``, their maxima,
 ``memory_stats``, ``memory_summary``, ``memory_snapshot``, ``empty_cache``, the reset and
 fraction controls, the pinned host pool's ``host_memory_stats`` and ``host_empty_cache``, and
 ``OutOfMemoryError``.

@@ -42,12 +42,12 @@ def _finish(handle, group, async_op, after=None):
 
 def _group(group, name):
     g = group_of(group, name)
-    g.member(name)
+    g._member(name)
     return g
 
 
 def _comm(g, name, tensor):
-    return g.communicator(tensor.device.index, name)
+    return g._communicator(tensor.device.index, name)
 
 
 def all_reduce(tensor, op="sum", group=None, async_op=False):
@@ -75,7 +75,7 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
     _check_tensor(tensor, name)
     op = reduction_name(op, name)
     g = _group(group, name)
-    g.check_agreement(name, f"{op} {_signature(tensor)}")
+    g._check_agreement(name, f"{op} {_signature(tensor)}")
     return _finish(_comm(g, name, tensor).all_reduce(tensor, tensor, op), g, async_op)
 
 
@@ -84,7 +84,7 @@ def broadcast(tensor, src, group=None, async_op=False):
 
     Args:
         tensor (Tensor): the data on ``src``; where it lands on the others (same shape and dtype).
-        src (int): the global rank that sends.
+        src (int): the global rank that sends. Default: None (raises ValueError).
         group (ProcessGroup, optional): the ranks. Default: None (the default group).
         async_op (bool): return a Work. Default: False.
 
@@ -101,8 +101,8 @@ def broadcast(tensor, src, group=None, async_op=False):
     name = "broadcast"
     _check_tensor(tensor, name)
     g = _group(group, name)
-    root = g.group_rank(src, name)
-    g.check_agreement(name, f"{src} {_signature(tensor)}")
+    root = g._group_rank(src, name)
+    g._check_agreement(name, f"{src} {_signature(tensor)}")
     return _finish(_comm(g, name, tensor).broadcast(tensor, tensor, root), g, async_op)
 
 
@@ -128,8 +128,8 @@ def reduce(tensor, dst, op="sum", group=None, async_op=False):
     _check_tensor(tensor, name)
     op = reduction_name(op, name)
     g = _group(group, name)
-    root = g.group_rank(dst, name)
-    g.check_agreement(name, f"{dst} {op} {_signature(tensor)}")
+    root = g._group_rank(dst, name)
+    g._check_agreement(name, f"{dst} {op} {_signature(tensor)}")
     if g.rank() == root:
         output = tensor
     else:  # NCCL writes only the root's output; the others' tensors stay as they were
@@ -161,7 +161,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     _check_tensor(output_tensor, name, "output_tensor")
     _check_tensor(input_tensor, name, "input_tensor")
     g = _group(group, name)
-    g.check_agreement(name, _signature(input_tensor))
+    g._check_agreement(name, _signature(input_tensor))
     handle = _comm(g, name, input_tensor).all_gather(input_tensor, output_tensor)
     return _finish(handle, g, async_op)
 
@@ -195,7 +195,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
                 f"[{name}] every entry of tensor_list must be a tensor of shape "
                 f"{list(tensor.shape)} and dtype {tensor.dtype}"
             )
-    g.check_agreement(name, _signature(tensor))
+    g._check_agreement(name, _signature(tensor))
     gathered = genesis.empty((g.size(), *tensor.shape), dtype=tensor.dtype, device=tensor.device)
     handle = _comm(g, name, tensor).all_gather(tensor, gathered)
 
@@ -233,7 +233,7 @@ def reduce_scatter_tensor(output, input, op="sum", group=None, async_op=False):
     _check_tensor(input, name, "input")
     op = reduction_name(op, name)
     g = _group(group, name)
-    g.check_agreement(name, f"{op} {_signature(input, output)}")
+    g._check_agreement(name, f"{op} {_signature(input, output)}")
     return _finish(_comm(g, name, input).reduce_scatter(input, output, op), g, async_op)
 
 
@@ -289,13 +289,13 @@ def all_to_all_single(
     g = _group(group, name)
     send = _splits(input_split_sizes, input, g.size(), name, "input")
     recv = _splits(output_split_sizes, output, g.size(), name, "output")
-    g.check_agreement(name, str(input.dtype))
+    g._check_agreement(name, str(input.dtype))
     return _finish(_comm(g, name, input).all_to_all(input, output, send, recv), g, async_op)
 
 
 def _peer(group, peer, name, tensor):
     g = _group(group, name)
-    peer_rank = g.group_rank(peer, name)
+    peer_rank = g._group_rank(peer, name)
     if peer_rank == g.rank():
         raise ValueError(f"[{name}] a rank cannot {name} to or from itself (rank {peer})")
     return g, _comm(g, name, tensor), peer_rank
@@ -330,7 +330,8 @@ def irecv(tensor, src=None, group=None, tag=0):
 
     Args:
         tensor (Tensor): where the data lands, contiguous, the sender's shape and dtype.
-        src (int): the global rank that sends (NCCL cannot receive from any rank).
+        src (int): the global rank that sends (NCCL cannot receive from any rank). Default:
+            None (raises ValueError).
         group (ProcessGroup, optional): the ranks. Default: None (the default group).
         tag (int): unused. Default: 0.
 
@@ -375,7 +376,7 @@ def recv(tensor, src=None, group=None, tag=0):
 
     Args:
         tensor (Tensor): where the data lands, contiguous, the sender's shape and dtype.
-        src (int): the global rank that sends.
+        src (int): the global rank that sends. Default: None (raises ValueError).
         group (ProcessGroup, optional): the ranks. Default: None (the default group).
         tag (int): unused. Default: 0.
 
@@ -418,8 +419,8 @@ def barrier(group=None, async_op=False, device_ids=None):
     else:
         device = g.rank() % max(genesis.cuda.device_count(), 1)
     token = genesis.zeros(1, device=f"cuda:{device}")
-    g.check_agreement(name, "")
-    handle = g.communicator(device, name).all_reduce(token, token, "sum")
+    g._check_agreement(name, "")
+    handle = g._communicator(device, name).all_reduce(token, token, "sum")
     work = Work(handle, None, g)
     if async_op:
         return work

@@ -60,7 +60,13 @@ class Work:
 
     ``wait()`` makes the caller's current CUDA stream wait for the collective (the host does not
     block, as with torch.distributed's NCCL work); ``synchronize()`` blocks the host until it
-    finished; ``is_completed()`` asks without waiting.
+    finished; ``is_completed()`` asks without waiting. Made by the collectives, not by users.
+
+    Args:
+        handle (genesis._C._distributed.NcclWork): the collective's completion (None: done).
+        after (callable, optional): what ``wait()`` does next, such as filling all_gather's list.
+            Default: None.
+        group (ProcessGroup, optional): the group, for ``is_success()``. Default: None.
 
     Example::
 
@@ -82,6 +88,11 @@ class Work:
 
         Returns:
             bool: True.
+
+        Example::
+
+            >>> genesis.distributed.Work(None).wait()
+            True
         """
         if self._handle is not None:
             self._handle.wait()
@@ -95,6 +106,10 @@ class Work:
 
         Returns:
             None
+
+        Example::
+
+            >>> genesis.distributed.Work(None).synchronize()
         """
         self.wait()
         if self._handle is not None:
@@ -105,6 +120,11 @@ class Work:
 
         Returns:
             bool: True once it finished.
+
+        Example::
+
+            >>> genesis.distributed.Work(None).is_completed()
+            True
         """
         return self._handle is None or self._handle.completed()
 
@@ -113,15 +133,28 @@ class Work:
 
         Returns:
             bool: whether the group's communicator is healthy.
+
+        Example::
+
+            >>> genesis.distributed.Work(None).is_success()
+            True
         """
-        return self._group is None or self._group.async_error() == ""
+        return self._group is None or self._group._async_error() == ""
 
 
 class ProcessGroup:
     """A set of ranks that run collectives together, made by init_process_group or new_group.
 
     ``rank()`` is this process's rank inside the group (-1 for a process that is not a
-    member) and ``size()`` the number of members.
+    member) and ``size()`` the number of members. Made by genesis, not by users.
+
+    Args:
+        store (Store): the rendezvous store; the group uses its own prefix of it.
+        ranks (list of int): the global ranks of the members, in group-rank order.
+        global_rank (int): this process's global rank.
+        name (str): the group's name (its creation number).
+        timeout (datetime.timedelta): how long its store operations wait.
+        debug (bool): whether collectives first check that every rank agrees.
 
     Example::
 
@@ -131,7 +164,7 @@ class ProcessGroup:
     """
 
     def __init__(self, store, ranks, global_rank, name, timeout, debug):
-        self._store = PrefixStore(f"group{name}/", store)
+        self._store = PrefixStore(f"group{name}", store)
         self._ranks = list(ranks)
         self._global_rank = global_rank
         self._rank = self._ranks.index(global_rank) if global_rank in self._ranks else -1
@@ -147,6 +180,14 @@ class ProcessGroup:
 
         Returns:
             int: the group rank.
+
+        Example::
+
+            >>> import genesis.distributed as dist
+            >>> dist.init_process_group("nccl", store=dist.HashStore(), rank=0, world_size=1)
+            >>> dist.new_group([0]).rank()
+            0
+            >>> dist.destroy_process_group()
         """
         return self._rank
 
@@ -155,15 +196,32 @@ class ProcessGroup:
 
         Returns:
             int: the group's size.
+
+        Example::
+
+            >>> import genesis.distributed as dist
+            >>> dist.init_process_group("nccl", store=dist.HashStore(), rank=0, world_size=1)
+            >>> dist.new_group([0]).size()
+            1
+            >>> dist.destroy_process_group()
         """
         return len(self._ranks)
 
     @property
     def ranks(self):
-        """list of int: the global ranks of the members, in group-rank order."""
+        """list of int: the global ranks of the members, in group-rank order.
+
+        Example::
+
+            >>> import genesis.distributed as dist
+            >>> dist.init_process_group("nccl", store=dist.HashStore(), rank=0, world_size=1)
+            >>> dist.new_group([0]).ranks
+            [0]
+            >>> dist.destroy_process_group()
+        """
         return list(self._ranks)
 
-    def group_rank(self, global_rank, name):
+    def _group_rank(self, global_rank, name):
         if not isinstance(global_rank, int) or isinstance(global_rank, bool):
             raise TypeError(f"[{name}] expected an int rank, got {type(global_rank).__name__}")
         if global_rank not in self._ranks:
@@ -172,7 +230,7 @@ class ProcessGroup:
             )
         return self._ranks.index(global_rank)
 
-    def member(self, name):
+    def _member(self, name):
         if self._comm is False:
             raise RuntimeError(f"[{name}] the process group was destroyed")
         if self._rank < 0:
@@ -181,9 +239,9 @@ class ProcessGroup:
                 f"{self._ranks}"
             )
 
-    def communicator(self, device, name):
+    def _communicator(self, device, name):
         """The group's NCCL communicator, made on first use on `device` (a CUDA index)."""
-        self.member(name)
+        self._member(name)
         with self._lock:
             if self._comm is None:
                 _nccl.load()
@@ -199,7 +257,7 @@ class ProcessGroup:
                 )
             return self._comm
 
-    def async_error(self):
+    def _async_error(self):
         comm = self._comm
         return comm.async_error() if comm else ""
 
@@ -212,7 +270,7 @@ class ProcessGroup:
                 f"[{name}] timed out after {seconds:g} s waiting for {waiting_for}"
             ) from None
 
-    def check_agreement(self, name, signature):
+    def _check_agreement(self, name, signature):
         """Debug mode: every rank publishes `signature` and compares everyone's."""
         if not self._debug:
             return
@@ -227,12 +285,12 @@ class ProcessGroup:
             detail = "; ".join(f"rank {r}: {v}" for r, v in sorted(seen.items()))
             raise RuntimeError(f"[{name}] the ranks called different collectives: {detail}")
 
-    def destroy(self):
+    def _destroy(self):
         comm, self._comm = self._comm, False
         if comm:
             comm.destroy()
 
-    def abort(self):
+    def _abort(self):
         comm, self._comm = self._comm, False
         if comm:
             comm.abort()

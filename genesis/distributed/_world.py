@@ -121,7 +121,18 @@ def init_process_group(
         index = getattr(device_id, "index", device_id)
         if index is None:
             raise ValueError(f"[{name}] device_id needs an index, such as cuda:0")
-        state.world.communicator(int(index), name)
+        state.world._communicator(int(index), name)
+
+
+def _leave(store, rank, world_size, timeout):
+    """Before the store closes: rank 0, which may host its server, waits for the others."""
+    try:
+        if store.add("exit/left", 1) == world_size:
+            store.set("exit/everyone", b"1")
+        if rank == 0:
+            store.wait(["exit/everyone"], timeout)
+    except (DistStoreError, OSError, RuntimeError):
+        pass  # a rank that died or left without destroying: close anyway
 
 
 def _world(name):
@@ -167,13 +178,14 @@ def destroy_process_group(group=None):
     """
     g = group_of(group, "destroy_process_group")
     if g is not state.world:
-        g.destroy()
+        g._destroy()
         state.groups.remove(g)
         return
     for each in state.groups:
-        each.destroy()
-    owned = getattr(state, "owned_store", None)
+        each._destroy()
+    owned = state.owned_store
     if owned is not None and hasattr(owned, "close"):
+        _leave(state.store, g.rank(), g.size(), g._timeout)
         owned.close()
     state.world, state.groups, state.store, state.owned_store = None, [], None, None
 
