@@ -35,8 +35,15 @@ def main() -> None:
     parser.add_argument("--mib", type=int, default=1024, help="tensor size in MiB (float32)")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=5)
+    parser.add_argument("--no-torch", action="store_true", help="time genesis only")
     args = parser.parse_args()
     local = int(os.environ["LOCAL_RANK"])
+    torch = None
+    if not args.no_torch:
+        try:  # imported before genesis loads NCCL (see the user guide's known issue)
+            import torch
+        except ImportError:
+            pass
     genesis.cuda.set_device(local)
     dist.init_process_group("nccl")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -44,8 +51,7 @@ def main() -> None:
     x = genesis.ones(n, device=f"cuda:{local}")
     dist.all_reduce(x)  # warm-up, and the communicator
     libraries = {"genesis": (lambda: dist.all_reduce(x), genesis.cuda.synchronize)}
-    try:
-        import torch
+    if torch is not None:
         import torch.distributed as tdist
 
         torch.cuda.set_device(local)
@@ -58,8 +64,6 @@ def main() -> None:
         t = torch.ones(n, device=f"cuda:{local}")
         tdist.all_reduce(t)
         libraries["torch"] = (lambda: tdist.all_reduce(t), torch.cuda.synchronize)
-    except ImportError:
-        torch = None
     times = {lib: [] for lib in libraries}
     for _ in range(args.rounds):
         for lib, (fn, sync) in libraries.items():

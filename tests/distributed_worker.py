@@ -83,8 +83,15 @@ REDUCE_DTYPES = [genesis.float32, genesis.float64, genesis.float16, genesis.bflo
                  genesis.bool]  # fmt: skip
 
 
+def trace(text):
+    if os.environ.get("WORKER_TRACE"):
+        print(f"rank {RANK}: {text}", file=sys.stderr, flush=True)
+
+
 def collectives():
+    trace("init")
     dist.init_process_group("nccl", timeout=TIMEOUT)
+    trace("joined")
     assert dist.get_rank() == RANK and dist.get_world_size() == WORLD
     shape = (3, 5)
     everyone = lambda dtype: [data(r, shape, dtype) for r in range(WORLD)]  # noqa: E731
@@ -94,10 +101,12 @@ def collectives():
             if op == "product" and dtype in (genesis.uint8, genesis.int8):
                 continue  # products overflow 8 bits differently on the host
             x = tensor(data(RANK, shape, dtype), dtype)
+            trace(f"all_reduce {op} {dtype}")
             dist.all_reduce(x, op=op)
             expect(f"all_reduce {op} {dtype}", x, reduce_host(everyone(dtype), op, dtype))
         for root in range(WORLD):
             x = tensor(data(RANK, shape, dtype), dtype)
+            trace(f"broadcast {root} {dtype}")
             dist.broadcast(x, src=root)
             expect(f"broadcast {root} {dtype}", x, data(root, shape, dtype))
             x = tensor(data(RANK, shape, dtype), dtype)
@@ -109,6 +118,7 @@ def collectives():
             )
             expect(f"reduce {root} {dtype}", x, want)
         x = tensor(data(RANK, shape, dtype), dtype)
+        trace(f"all_gather {dtype}")
         out = [genesis.zeros(shape, dtype=dtype, device=device()) for _ in range(WORLD)]
         dist.all_gather(out, x)
         for r in range(WORLD):
@@ -123,6 +133,7 @@ def collectives():
             total = reduce_host(full, "sum", dtype)
             expect(f"reduce_scatter_tensor {dtype}", mine, total[RANK * 2 : RANK * 2 + 2])
 
+    trace("# int16 moves as bytes")
     # int16 moves as bytes and cannot be reduced.
     x = tensor(data(RANK, shape, genesis.int16), genesis.int16)
     dist.broadcast(x, src=WORLD - 1)
@@ -133,6 +144,7 @@ def collectives():
     except TypeError as e:
         assert "int16" in str(e), e
 
+    trace("# all_to_all_single: equal blo")
     # all_to_all_single: equal blocks, then rank r sends r + 1 rows to every rank.
     rows = np.arange(WORLD * 2 * 3).reshape(WORLD * 2, 3) + 100 * RANK
     out = genesis.zeros((WORLD * 2, 3), dtype=genesis.int64, device=device())
@@ -144,6 +156,7 @@ def collectives():
         ]  # fmt: skip
     )
     expect("all_to_all_single", out, want)
+    trace("send = [RANK + 1] * WORLD")
     send = [RANK + 1] * WORLD
     recv = [r + 1 for r in range(WORLD)]
     rows = np.full((sum(send), 2), RANK, dtype=np.float32)
@@ -151,6 +164,7 @@ def collectives():
     dist.all_to_all_single(out, tensor(rows, genesis.float32), recv, send)
     expect("all_to_all_single uneven", out, np.repeat(np.arange(WORLD), recv)[:, None] * np.ones(2))
 
+    trace("# A ring of sends")
     # A ring of sends and receives, and the async forms.
     if WORLD > 1:
         right, left = (RANK + 1) % WORLD, (RANK - 1) % WORLD
@@ -172,6 +186,7 @@ def collectives():
             w.wait()
         expect("isend/irecv", got[:2], np.full(2, 7.0 + left))
 
+    trace("# Stream order:")
     # Stream order: the collective follows a large op still queued on the current stream.
     big = genesis.ones(1 << 24, device=device()) * (RANK + 1)
     work = dist.all_reduce(big, async_op=True)
@@ -180,6 +195,7 @@ def collectives():
     work.synchronize()
     assert work.is_completed() and work.is_success()
 
+    trace("# Subgroups:")
     # Subgroups: each rank alone, then everyone; the others are not members.
     for member in range(WORLD):
         g = dist.new_group([member])
@@ -195,12 +211,16 @@ def collectives():
                 sys.exit("a non-member's collective did not raise")
             except RuntimeError as e:
                 assert "not a member" in str(e), e
+    trace("everyone_group = dist.new_grou")
     everyone_group = dist.new_group(list(reversed(range(WORLD))))
     x = genesis.full((2,), float(RANK), device=device())
     dist.broadcast(x, src=0, group=everyone_group)  # global rank 0, group rank WORLD - 1
     expect("reversed group broadcast", x, np.zeros(2))
+    trace("dist.barrier()")
     dist.barrier()
+    trace("destroy")
     dist.destroy_process_group()
+    trace("destroyed")
 
 
 def debug_mismatch():
@@ -275,5 +295,7 @@ SCENARIOS = {
 }
 
 if __name__ == "__main__":
+    if os.environ.get("WORKER_IMPORT_TORCH"):
+        import torch  # noqa: F401
     SCENARIOS[sys.argv[1]](*sys.argv[2:])
     print(f"rank {RANK}: {sys.argv[1]} ok", flush=True)

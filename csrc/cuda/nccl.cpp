@@ -36,6 +36,8 @@
 // not let the pool hand their memory to other work before NCCL finished with it. An event
 // recorded after the operation is the work handle: wait() makes the caller's current stream wait
 // for it (what a synchronous collective does before returning), synchronize() blocks the host.
+// The stream is never destroyed, not even with the communicator: freeing a tensor records an
+// event on every stream it was marked with, whenever that happens.
 
 namespace genesis::cuda {
 
@@ -177,6 +179,43 @@ Wire wire_of(const Tensor& t, const NcclReduce* reduce, const char* op) {
 
 size_t element_scale(const Tensor& t) { return t.dtype() == ScalarType::Int16 ? 2 : 1; }
 
+// Note [NCCL and the current device]
+// NCCL switches the calling thread's current device itself (its initialisation looks at every
+// GPU) and leaves whichever it set last. genesis's own view is unaffected, but the driver's
+// current context is shared by every CUDA runtime in the process, so PyTorch or CuPy would then
+// create their tensors on another GPU. Every NCCL call is wrapped to put the device back.
+// The driver's context functions are fetched through the runtime (genesis does not link
+// libcuda); the runtime's own cudaGetDevice/cudaSetDevice would not see NCCL's change.
+using GetContext = int (*)(void**);  // cuCtxGetCurrent
+using SetContext = int (*)(void*);   // cuCtxSetCurrent
+
+template <typename Fn>
+Fn driver_entry(const char* name) {
+  void* p = nullptr;
+  cudaDriverEntryPointQueryResult status{};
+  if (cudaGetDriverEntryPointByVersion(name, &p, 4000, cudaEnableDefault, &status) != cudaSuccess ||
+      status != cudaDriverEntryPointSuccess)
+    return nullptr;
+  return reinterpret_cast<Fn>(p);
+}
+
+class KeepCurrentDevice {
+ public:
+  KeepCurrentDevice() {
+    if (get_) get_(&context_);
+  }
+  ~KeepCurrentDevice() {
+    if (set_ && context_) set_(context_);
+  }
+  KeepCurrentDevice(const KeepCurrentDevice&) = delete;
+  KeepCurrentDevice& operator=(const KeepCurrentDevice&) = delete;
+
+ private:
+  static inline const GetContext get_ = driver_entry<GetContext>("cuCtxGetCurrent");
+  static inline const SetContext set_ = driver_entry<SetContext>("cuCtxSetCurrent");
+  void* context_ = nullptr;
+};
+
 }  // namespace
 
 int nccl_load(const std::vector<std::string>& candidates) {
@@ -227,6 +266,7 @@ int nccl_load(const std::vector<std::string>& candidates) {
 std::string nccl_unique_id() {
   const char* op = "genesis.distributed";
   UniqueId id{};
+  KeepCurrentDevice keep;
   check(api(op).get_unique_id(&id), "ncclGetUniqueId", op);
   return std::string(id.internal, kUniqueIdBytes);
 }
@@ -251,6 +291,7 @@ NcclComm::NcclComm(const std::string& unique_id, int world_size, int rank, int d
   UniqueId id;
   std::memcpy(id.internal, unique_id.data(), kUniqueIdBytes);
   stream_ = create_stream(device, 0);
+  KeepCurrentDevice keep;
   DeviceGuard guard(device);
   Comm comm = nullptr;
   Result r;
@@ -286,6 +327,7 @@ std::string NcclComm::async_error() const {
 void NcclComm::abort() {
   if (!comm_) return;
   UnlockedRegion unlocked;
+  KeepCurrentDevice keep;
   g_api->comm_abort(comm_);
   comm_ = nullptr;
 }
@@ -295,10 +337,12 @@ void NcclComm::destroy() {
   {
     UnlockedRegion unlocked;
     synchronize_stream(device_, stream_);
+    KeepCurrentDevice keep;
     g_api->comm_destroy(comm_);
   }
   comm_ = nullptr;
-  destroy_stream(device_, stream_);
+  // The stream stays: blocks the collectives used were marked as used on it (record_stream),
+  // and the pool records an event on it when they are freed, which may be long after this.
 }
 
 template <typename Enqueue>
@@ -317,7 +361,10 @@ NcclWorkPtr NcclComm::run(const char* op, std::initializer_list<const Tensor*> t
   record_event(ready, caller, device_);
   stream_wait_event(stream_, ready, device_);
   destroy_event(ready);  // the wait is enqueued; the event may go
-  check(enqueue(comm, reinterpret_cast<cudaStream_t>(stream_)), "NCCL", op, comm);
+  {
+    KeepCurrentDevice keep;
+    check(enqueue(comm, reinterpret_cast<cudaStream_t>(stream_)), "NCCL", op, comm);
+  }
   for (const Tensor* t : tensors)
     if (t->numel() > 0) record_stream(t->storage().data_ptr(), stream_);
   EventId done = create_event(device_, false, false);
