@@ -180,10 +180,11 @@ Wire wire_of(const Tensor& t, const NcclReduce* reduce, const char* op) {
 size_t element_scale(const Tensor& t) { return t.dtype() == ScalarType::Int16 ? 2 : 1; }
 
 // Note [NCCL and the current device]
-// NCCL switches the calling thread's current device itself (its initialisation looks at every
-// GPU) and leaves whichever it set last. genesis's own view is unaffected, but the driver's
-// current context is shared by every CUDA runtime in the process, so PyTorch or CuPy would then
-// create their tensors on another GPU. Every NCCL call is wrapped to put the device back.
+// NCCL may switch the calling thread's current device itself (its initialisation can look at
+// every GPU). genesis's own view would be unaffected, but the driver's current context is shared
+// by every CUDA runtime in the process, so PyTorch or CuPy would then create their tensors on
+// another GPU. As a precaution every NCCL call puts the driver's context back. (On two H200s
+// the device stayed cuda:0 through init, a collective and destroy, with this in place.)
 // The driver's context functions are fetched through the runtime (genesis does not link
 // libcuda); the runtime's own cudaGetDevice/cudaSetDevice would not see NCCL's change.
 using GetContext = int (*)(void**);  // cuCtxGetCurrent
