@@ -26,7 +26,7 @@ from genesis.distributed import (
     TCPStore,
 )
 
-SHORT = datetime.timedelta(seconds=0.5)
+SHORT = datetime.timedelta(seconds=0.2)
 LONG = datetime.timedelta(seconds=30)
 
 
@@ -38,6 +38,8 @@ def _store_threads():
 def no_leaked_threads():
     before = set(_store_threads())
     yield
+    if not set(_store_threads()) - before:
+        return  # the common case: no collection (tens of ms with a large heap, every test)
     gc.collect()  # stores the test dropped close when collected
     deadline = time.monotonic() + 5
     while set(_store_threads()) - before and time.monotonic() < deadline:
@@ -122,8 +124,8 @@ def test_get_times_out(store):
     with pytest.raises(DistStoreError) as info:
         store.get("missing")
     took = time.monotonic() - start
-    assert str(info.value).startswith("[store.get] timed out after 0.5 s waiting for key 'missing'")
-    assert 0.45 <= took < 3
+    assert str(info.value).startswith("[store.get] timed out after 0.2 s waiting for key 'missing'")
+    assert 0.18 <= took < 3
     assert isinstance(info.value, RuntimeError)
 
 
@@ -173,8 +175,8 @@ def test_wait_times_out(store):
     start = time.monotonic()
     with pytest.raises(DistStoreError) as info:
         store.wait(["a", "x", "y"], SHORT)
-    assert str(info.value) == "[store.wait] timed out after 0.5 s waiting for keys ['x', 'y']"
-    assert 0.45 <= time.monotonic() - start < 3
+    assert str(info.value) == "[store.wait] timed out after 0.2 s waiting for keys ['x', 'y']"
+    assert 0.18 <= time.monotonic() - start < 3
     store.set_timeout(datetime.timedelta(seconds=0.2))  # None: the store's timeout
     with pytest.raises(DistStoreError, match="after 0.2 s"):
         store.wait(["x"])
@@ -526,7 +528,7 @@ def test_tcp_store_nothing_answers():
     with pytest.raises(DistStoreError) as info:
         TCPStore("127.0.0.1", port, timeout=SHORT)
     assert str(info.value).startswith(
-        f"[store.TCPStore] could not connect to the store at 127.0.0.1:{port} within 0.5 s"
+        f"[store.TCPStore] could not connect to the store at 127.0.0.1:{port} within 0.2 s"
     )
     assert time.monotonic() - start < 5
 
@@ -563,7 +565,7 @@ def test_tcp_store_workers_that_do_not_come():
     with pytest.raises(DistStoreError) as info:
         TCPStore("127.0.0.1", 0, world_size=3, is_master=True, timeout=SHORT)
     message = str(info.value)
-    assert message.startswith("[store.TCPStore] timed out after 0.5 s waiting for 3 stores")
+    assert message.startswith("[store.TCPStore] timed out after 0.2 s waiting for 3 stores")
     assert message.endswith("(1 did)")
     assert time.monotonic() - start < 5
     # wait_for_workers=False: the constructor returns at once.

@@ -1,18 +1,37 @@
 #!/usr/bin/env bash
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer (README: "Sanitizers").
-#   bash tools/sanitize.sh [pytest arguments]
-# Builds a CPU-only editable install in build/sanitize (GENESIS_SANITIZE=ON: both sanitizers,
-# stopping at the first error), then runs pytest with the sanitizer runtime preloaded, since the
-# Python interpreter itself is not instrumented. The normal editable install comes back with the
-# README's `pip install --no-build-isolation -v -e ".[test]"`, which rebuilds only what changed
-# in its own build directory. Exits with pytest's status.
+#   bash tools/sanitize.sh [pytest arguments]      build, then run the tests
+#   bash tools/sanitize.sh --build                 only build (CI starts this in the background)
+#   bash tools/sanitize.sh --test [pytest args]    only run the tests of an earlier build
+# Note [A sanitizer build of its own]: the instrumented copy lives in a virtual environment of
+# its own, build/sanitize-venv (made from $PYTHON, with the test extra and PyTorch for the
+# interop tests), as a CPU-only editable install (GENESIS_SANITIZE=ON: both sanitizers, stopping
+# at the first error) built in build/sanitize. The environment genesis is normally installed in
+# is never touched, so CI builds this copy while it runs the README's tests, and a developer's
+# editable install stays as it is. The tests run with the sanitizer runtime preloaded, since the
+# Python interpreter itself is not instrumented. Exits with pytest's status.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
+VENV="build/sanitize-venv"
+SPY="$VENV/bin/python"
 
-"$PY" -m pip install -q scikit-build-core "pybind11==3.1.0"
-GENESIS_CUDA=OFF GENESIS_SANITIZE=ON "$PY" -m pip install -q --no-build-isolation \
-  --config-settings=build-dir=build/sanitize -e ".[test]"
+phase="all"
+case "${1:-}" in
+  --build) phase="build"; shift ;;
+  --test) phase="test"; shift ;;
+esac
+
+if [ "$phase" != "test" ]; then
+  [ -x "$SPY" ] || "$PY" -m venv "$VENV"
+  "$SPY" -m pip install -q --upgrade pip
+  # PyTorch's CPU build (README: the interop tests) and the build requirements, then genesis.
+  "$SPY" -m pip install -q scikit-build-core "pybind11==3.1.0" "torch==2.13.0"
+  GENESIS_CUDA=OFF GENESIS_SANITIZE=ON "$SPY" -m pip install -q --no-build-isolation \
+    --config-settings=build-dir=build/sanitize -e ".[test]"
+  [ "$phase" = "all" ] || exit 0
+fi
+[ -x "$SPY" ] || { echo "sanitize.sh: no sanitizer build yet; run it with --build first" >&2; exit 1; }
 
 # The runtime is preloaded with libstdc++: ASan wraps __cxa_throw only if libstdc++ is loaded
 # when it starts, and the interpreter does not link it (without it, the first C++ exception
@@ -28,7 +47,7 @@ export LD_PRELOAD="$("$cxx" -print-file-name=libasan.so):$("$cxx" -print-file-na
 export ASAN_OPTIONS="detect_leaks=0:allocator_may_return_null=1:halt_on_error=1:log_path=$PWD/$reports/asan${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$PWD/$reports/ubsan${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 set +e
-"$PY" -m pytest -q -p no:cacheprovider "$@"
+"$SPY" -m pytest -q -p no:cacheprovider "$@"
 status=$?
 set -e
 unset LD_PRELOAD
