@@ -29,6 +29,7 @@ if [ "$phase" != "test" ]; then
   "$SPY" -m pip install -q scikit-build-core "pybind11==3.1.0" "torch==2.13.0"
   GENESIS_CUDA=OFF GENESIS_SANITIZE=ON "$SPY" -m pip install -q --no-build-isolation \
     --config-settings=build-dir=build/sanitize -e ".[test]"
+  echo "sanitize.sh: the build took ${SECONDS} s"
   [ "$phase" = "all" ] || exit 0
 fi
 [ -x "$SPY" ] || { echo "sanitize.sh: no sanitizer build yet; run it with --build first" >&2; exit 1; }

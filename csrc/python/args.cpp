@@ -4,6 +4,10 @@
 
 namespace genesis::python {
 
+std::string type_name(py::handle obj) {
+  return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
+}
+
 int64_t to_int(py::handle obj, const char* op, const char* what) {
   // Python ints and anything with __index__ (NumPy integers), never bool-as-size or floats.
   if (PyLong_Check(obj.ptr()) || (!PyFloat_Check(obj.ptr()) && PyIndex_Check(obj.ptr()))) {
@@ -15,8 +19,13 @@ int64_t to_int(py::handle obj, const char* op, const char* what) {
                         " does not fit in 64 bits");
     return v;
   }
-  GENESIS_FAIL(ErrorKind::Type, op, what, " must be an integer, got ",
-               py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+  GENESIS_FAIL(ErrorKind::Type, op, what, " must be an integer, got ", type_name(obj));
+}
+
+const Tensor& tensor_arg(py::handle obj, const char* op) {
+  GENESIS_CHECK_TYPE(py::isinstance<Tensor>(obj), op, "expected a genesis.Tensor, got ",
+                     type_name(obj));
+  return obj.cast<const Tensor&>();
 }
 
 std::vector<py::object> sequence_items(py::handle seq, const char* op, const char* what,
@@ -38,8 +47,7 @@ Shape to_shape(py::handle seq, const char* op) {
   if (!PyList_Check(seq.ptr()) && !PyTuple_Check(seq.ptr()) && PyIndex_Check(seq.ptr()))
     return Shape{to_int(seq, op, "size")};
   GENESIS_CHECK_TYPE(PySequence_Check(seq.ptr()) && !py::isinstance<py::str>(seq), op,
-                     "size must be a tuple of ints, got ",
-                     py::str(py::type::of(seq).attr("__name__")).cast<std::string>());
+                     "size must be a tuple of ints, got ", type_name(seq));
   Py_ssize_t n = PySequence_Size(seq.ptr());
   if (n < 0) throw py::error_already_set();
   GENESIS_CHECK_VALUE(n <= kMaxDims, op, "a tensor has at most ", kMaxDims, " dimensions, got ",
@@ -105,8 +113,7 @@ Scalar to_scalar(py::handle obj, const char* op) {
       return to_scalar(py::int_(py::reinterpret_borrow<py::object>(obj)), op);
     if (kind == "f") return Scalar(obj.cast<double>());
   }
-  GENESIS_FAIL(ErrorKind::Type, op, "expected a number (bool, int or float), got ",
-               py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+  GENESIS_FAIL(ErrorKind::Type, op, "expected a number (bool, int or float), got ", type_name(obj));
 }
 
 }  // namespace genesis::python

@@ -39,6 +39,10 @@ py::object device_object(Device device);
 // __getitem__ that raises propagates its own exception (pybind11's sequence iterator would call
 // on with it pending), and more than `limit` items raise "[op] <what> has N items; at most ..."
 // before any item is read.
+// The name of obj's Python type, for messages ("list", "Tensor").
+std::string type_name(py::handle obj);
+// obj as a tensor, or "[op] expected a genesis.Tensor, got <type>" (TypeError).
+const Tensor& tensor_arg(py::handle obj, const char* op);
 std::vector<py::object> sequence_items(py::handle seq, const char* op, const char* what,
                                        int64_t limit);
 Shape to_shape(const py::args& args, const char* op);

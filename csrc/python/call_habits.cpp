@@ -154,10 +154,6 @@ PyObject* call_pybind(PyObject* self, const Call& c) {
                          c.kwargs.empty() ? nullptr : names.ptr());
 }
 
-std::string type_name(py::handle obj) {
-  return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
-}
-
 // Every overload's signature, without the module prefix.
 std::string signatures(const py::detail::function_record* rec) {
   std::string out;

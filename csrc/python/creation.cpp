@@ -12,10 +12,6 @@ namespace genesis::python {
 
 namespace {
 
-std::string type_name(py::handle obj) {
-  return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
-}
-
 bool is_nested_sequence(py::handle obj) {
   if (py::isinstance<Tensor>(obj)) return obj.cast<const Tensor&>().ndim() > 0;
   if (py::isinstance<py::array>(obj)) return py::reinterpret_borrow<py::array>(obj).ndim() > 0;
@@ -123,12 +119,6 @@ struct Options {
 };
 Options options(py::handle dtype, py::handle device, ScalarType default_dtype, const char* op) {
   return {to_optional_dtype(dtype, op).value_or(default_dtype), to_device_or(device, kCPU, op)};
-}
-
-const Tensor& tensor_arg(py::handle obj, const char* op) {
-  GENESIS_CHECK_TYPE(py::isinstance<Tensor>(obj), op, "expected a genesis.Tensor, got ",
-                     type_name(obj));
-  return obj.cast<const Tensor&>();
 }
 
 }  // namespace

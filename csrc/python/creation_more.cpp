@@ -60,8 +60,7 @@ py::object asarray(py::handle obj, py::handle dtype, py::handle device, py::hand
     if (same && py::isinstance<Tensor>(obj)) return py::reinterpret_borrow<py::object>(obj);
     return py::cast(ops::to(t, want_dtype, want_device, false));
   }
-  GENESIS_CHECK_VALUE(copy.ptr() != Py_False, op, "copy=False, but the data (",
-                      py::type::of(obj).attr("__name__").cast<std::string>(),
+  GENESIS_CHECK_VALUE(copy.ptr() != Py_False, op, "copy=False, but the data (", type_name(obj),
                       ") is not an array genesis can share: a copy is needed");
   return py::cast(tensor_from_data(obj, dt, to_device_or(device, kCPU, op)));
 }
@@ -135,7 +134,7 @@ void init_creation_more(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("from_"), py::arg("to"), d::kCanCast);
   m.def(
       "is_floating_point", [](const Tensor& t) { return is_floating_point(t.dtype()); },
-      py::arg("input"), d::kIsFloatingPoint);
+      py::arg("input"), d::kIsFloatingPointFunction);
   auto is_nonzero = [](const Tensor& t) {
     GENESIS_CHECK(t.numel() == 1, "is_nonzero", "expects a tensor with exactly one element, got ",
                   t.numel());

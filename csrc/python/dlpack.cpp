@@ -224,7 +224,7 @@ void init_dlpack(py::module_& m, py::class_<Tensor>& cls) {
         } else {
           GENESIS_CHECK_TYPE(py::hasattr(obj, "__dlpack__"), "from_dlpack",
                              "expected an object with __dlpack__ or a DLPack capsule, got ",
-                             py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+                             type_name(obj));
           t = consume_capsule(request_capsule(obj, device, copy));
         }
         if (!device.is_none()) {

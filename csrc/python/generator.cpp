@@ -21,8 +21,7 @@ using GeneratorPtr = std::shared_ptr<ops::Generator>;
 ops::Generator* generator_of(py::handle obj, const char* op) {
   if (obj.is_none()) return nullptr;
   GENESIS_CHECK_TYPE(py::isinstance<ops::Generator>(obj), op,
-                     "generator must be a genesis.Generator, got ",
-                     py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+                     "generator must be a genesis.Generator, got ", type_name(obj));
   return obj.cast<ops::Generator*>();
 }
 

@@ -49,7 +49,7 @@ IndexItem to_item(py::handle obj) {
   GENESIS_FAIL(ErrorKind::Index, "index",
                "only integers, slices (`:`), ellipsis (`...`), None and integer or boolean "
                "tensors are valid indices (got ",
-               py::str(py::type::of(obj).attr("__name__")).cast<std::string>(), ")");
+               type_name(obj), ")");
 }
 
 IndexList to_index_list(py::handle key) {

@@ -18,7 +18,7 @@ namespace genesis::python {
 
 namespace {
 
-const char* doc(const char* name) { return docs::find(docs::kIndexOps, name); }
+const char* index_ops_doc(const char* name) { return docs::find(docs::kIndexOps, name); }
 
 // The copy the out-of-place masked ops write into: input broadcast with the mask, as PyTorch
 // (masked_fill(zeros(3, 1), mask of (3, 4), v) has shape (3, 4)).
@@ -90,42 +90,42 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
         return finish_out(ops::index_select(input, dim, index), out, "index_select");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
-      py::arg("out") = py::none(), doc("index_select"));
+      py::arg("out") = py::none(), index_ops_doc("index_select"));
   cls.def("index_select", &ops::index_select, py::arg("dim"), py::arg("index"),
-          doc("index_select"));
+          index_ops_doc("index_select"));
   m.def(
       "gather",
       [](const Tensor& input, int64_t dim, const Tensor& index, bool, py::handle out) {
         return finish_out(ops::gather(input, dim, index), out, "gather");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
-      py::arg("sparse_grad") = false, py::arg("out") = py::none(), doc("gather"));
+      py::arg("sparse_grad") = false, py::arg("out") = py::none(), index_ops_doc("gather"));
   cls.def(
       "gather",
       [](const Tensor& self, int64_t dim, const Tensor& index, bool) {
         return ops::gather(self, dim, index);
       },
       py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false,
-      doc("gather"));
+      index_ops_doc("gather"));
   m.def(
       "take_along_dim",
       [](const Tensor& input, const Tensor& indices, std::optional<int64_t> dim, py::handle out) {
         return finish_out(ops::take_along_dim(input, indices, dim), out, "take_along_dim");
       },
       py::arg("input"), py::arg("indices"), py::arg("dim") = py::none(), py::kw_only(),
-      py::arg("out") = py::none(), doc("take_along_dim"));
+      py::arg("out") = py::none(), index_ops_doc("take_along_dim"));
   cls.def("take_along_dim", &ops::take_along_dim, py::arg("indices"), py::arg("dim") = py::none(),
-          doc("take_along_dim"));
-  m.def("take", &ops::take, py::arg("input"), py::arg("index"), doc("take"));
-  cls.def("take", &ops::take, py::arg("index"), doc("take"));
+          index_ops_doc("take_along_dim"));
+  m.def("take", &ops::take, py::arg("input"), py::arg("index"), index_ops_doc("take"));
+  cls.def("take", &ops::take, py::arg("index"), index_ops_doc("take"));
   m.def(
       "masked_select",
       [](const Tensor& input, const Tensor& mask, py::handle out) {
         return finish_out(ops::masked_select(input, mask), out, "masked_select");
       },
       py::arg("input"), py::arg("mask"), py::kw_only(), py::arg("out") = py::none(),
-      doc("masked_select"));
-  cls.def("masked_select", &ops::masked_select, py::arg("mask"), doc("masked_select"));
+      index_ops_doc("masked_select"));
+  cls.def("masked_select", &ops::masked_select, py::arg("mask"), index_ops_doc("masked_select"));
 
   // Writers: Tensor.X_ in place, Tensor.X and genesis.X on a copy.
   auto masked_fill = [](const Tensor& input, const Tensor& mask, py::handle value) {
@@ -134,15 +134,16 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
     return r;
   };
   m.def("masked_fill", masked_fill, py::arg("input"), py::arg("mask"), py::arg("value"),
-        doc("masked_fill"));
-  cls.def("masked_fill", masked_fill, py::arg("mask"), py::arg("value"), doc("masked_fill"));
+        index_ops_doc("masked_fill"));
+  cls.def("masked_fill", masked_fill, py::arg("mask"), py::arg("value"),
+          index_ops_doc("masked_fill"));
   cls.def(
       "masked_fill_",
       [](py::object self, const Tensor& mask, py::handle value) {
         masked_fill_any(self.cast<const Tensor&>(), mask, value, "masked_fill_");
         return self;
       },
-      py::arg("mask"), py::arg("value"), doc("masked_fill_"));
+      py::arg("mask"), py::arg("value"), index_ops_doc("masked_fill_"));
 
   auto masked_scatter = [](const Tensor& input, const Tensor& mask, const Tensor& source) {
     Tensor r = broadcast_copy(input, mask, "masked_scatter");
@@ -150,16 +151,16 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
     return r;
   };
   m.def("masked_scatter", masked_scatter, py::arg("input"), py::arg("mask"), py::arg("source"),
-        doc("masked_scatter"));
+        index_ops_doc("masked_scatter"));
   cls.def("masked_scatter", masked_scatter, py::arg("mask"), py::arg("source"),
-          doc("masked_scatter"));
+          index_ops_doc("masked_scatter"));
   cls.def(
       "masked_scatter_",
       [](py::object self, const Tensor& mask, const Tensor& source) {
         ops::masked_scatter_(self.cast<const Tensor&>(), mask, source);
         return self;
       },
-      py::arg("mask"), py::arg("source"), doc("masked_scatter_"));
+      py::arg("mask"), py::arg("source"), index_ops_doc("masked_scatter_"));
 
   auto index_fill = [](const Tensor& input, int64_t dim, const Tensor& index, py::handle value) {
     Tensor r = ops::clone(input);
@@ -167,9 +168,9 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
     return r;
   };
   m.def("index_fill", index_fill, py::arg("input"), py::arg("dim"), py::arg("index"),
-        py::arg("value"), doc("index_fill"));
+        py::arg("value"), index_ops_doc("index_fill"));
   cls.def("index_fill", index_fill, py::arg("dim"), py::arg("index"), py::arg("value"),
-          doc("index_fill"));
+          index_ops_doc("index_fill"));
   cls.def(
       "index_fill_",
       [](py::object self, int64_t dim, const Tensor& index, py::handle value) {
@@ -177,7 +178,7 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
                          value_scalar(value, "index_fill_"));
         return self;
       },
-      py::arg("dim"), py::arg("index"), py::arg("value"), doc("index_fill_"));
+      py::arg("dim"), py::arg("index"), py::arg("value"), index_ops_doc("index_fill_"));
 
   auto index_copy = [](const Tensor& input, int64_t dim, const Tensor& index,
                        const Tensor& source) {
@@ -186,16 +187,16 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
     return r;
   };
   m.def("index_copy", index_copy, py::arg("input"), py::arg("dim"), py::arg("index"),
-        py::arg("source"), doc("index_copy"));
+        py::arg("source"), index_ops_doc("index_copy"));
   cls.def("index_copy", index_copy, py::arg("dim"), py::arg("index"), py::arg("source"),
-          doc("index_copy"));
+          index_ops_doc("index_copy"));
   cls.def(
       "index_copy_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& source) {
         ops::index_copy_(self.cast<const Tensor&>(), dim, index, source);
         return self;
       },
-      py::arg("dim"), py::arg("index"), py::arg("source"), doc("index_copy_"));
+      py::arg("dim"), py::arg("index"), py::arg("source"), index_ops_doc("index_copy_"));
 
   auto scatter = [](const Tensor& input, int64_t dim, const Tensor& index, py::handle src,
                     py::handle reduce) {
@@ -204,9 +205,9 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
     return r;
   };
   m.def("scatter", scatter, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"),
-        py::kw_only(), py::arg("reduce") = py::none(), doc("scatter"));
+        py::kw_only(), py::arg("reduce") = py::none(), index_ops_doc("scatter"));
   cls.def("scatter", scatter, py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
-          py::arg("reduce") = py::none(), doc("scatter"));
+          py::arg("reduce") = py::none(), index_ops_doc("scatter"));
   cls.def(
       "scatter_",
       [](py::object self, int64_t dim, const Tensor& index, py::handle src, py::handle reduce) {
@@ -214,15 +215,16 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
-      py::arg("reduce") = py::none(), doc("scatter_"));
+      py::arg("reduce") = py::none(), index_ops_doc("scatter_"));
 
   // nonzero / argwhere
   m.def("nonzero", &nonzero, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false,
-        doc("nonzero"));
-  cls.def("nonzero", &nonzero, py::kw_only(), py::arg("as_tuple") = false, doc("nonzero"));
+        index_ops_doc("nonzero"));
+  cls.def("nonzero", &nonzero, py::kw_only(), py::arg("as_tuple") = false,
+          index_ops_doc("nonzero"));
   auto argwhere = [](const Tensor& input) { return nonzero(input, false); };
-  m.def("argwhere", argwhere, py::arg("input"), doc("argwhere"));
-  cls.def("argwhere", argwhere, doc("argwhere"));
+  m.def("argwhere", argwhere, py::arg("input"), index_ops_doc("argwhere"));
+  cls.def("argwhere", argwhere, index_ops_doc("argwhere"));
 }
 
 // genesis.where(condition) with one argument: nonzero(condition, as_tuple=True).

@@ -13,7 +13,7 @@ namespace genesis::python {
 
 namespace {
 
-const char* doc(const char* name) { return docs::find(docs::kIndexReduceDocs, name); }
+const char* index_reduce_doc(const char* name) { return docs::find(docs::kIndexReduceDocs, name); }
 
 }  // namespace
 
@@ -27,7 +27,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return finish_out(r, out, "scatter_add");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
-      py::arg("out") = py::none(), doc("scatter_add"));
+      py::arg("out") = py::none(), index_reduce_doc("scatter_add"));
   cls.def(
       "scatter_add",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -35,14 +35,14 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         ops::scatter_add_(r, dim, index, src, "scatter_add");
         return r;
       },
-      py::arg("dim"), py::arg("index"), py::arg("src"), doc("scatter_add"));
+      py::arg("dim"), py::arg("index"), py::arg("src"), index_reduce_doc("scatter_add"));
   cls.def(
       "scatter_add_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& src) {
         ops::scatter_add_(self.cast<const Tensor&>(), dim, index, src);
         return self;
       },
-      py::arg("dim"), py::arg("index"), py::arg("src"), doc("scatter_add_"));
+      py::arg("dim"), py::arg("index"), py::arg("src"), index_reduce_doc("scatter_add_"));
 
   // scatter_reduce
   m.def(
@@ -55,7 +55,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"),
       py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(),
-      doc("scatter_reduce"));
+      index_reduce_doc("scatter_reduce"));
   cls.def(
       "scatter_reduce",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -65,7 +65,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return r;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
-      py::arg("include_self") = true, doc("scatter_reduce"));
+      py::arg("include_self") = true, index_reduce_doc("scatter_reduce"));
   cls.def(
       "scatter_reduce_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -74,7 +74,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
-      py::arg("include_self") = true, doc("scatter_reduce_"));
+      py::arg("include_self") = true, index_reduce_doc("scatter_reduce_"));
 
   // index_add
   m.def(
@@ -86,7 +86,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return finish_out(r, out, "index_add");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(),
-      py::arg("alpha") = 1, py::arg("out") = py::none(), doc("index_add"));
+      py::arg("alpha") = 1, py::arg("out") = py::none(), index_reduce_doc("index_add"));
   cls.def(
       "index_add",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
@@ -96,7 +96,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return r;
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1,
-      doc("index_add"));
+      index_reduce_doc("index_add"));
   cls.def(
       "index_add_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& source,
@@ -106,7 +106,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1,
-      doc("index_add_"));
+      index_reduce_doc("index_add_"));
 
   // index_reduce
   m.def(
@@ -119,7 +119,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"),
       py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(),
-      doc("index_reduce"));
+      index_reduce_doc("index_reduce"));
   cls.def(
       "index_reduce",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
@@ -129,7 +129,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return r;
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"), py::kw_only(),
-      py::arg("include_self") = true, doc("index_reduce"));
+      py::arg("include_self") = true, index_reduce_doc("index_reduce"));
   cls.def(
       "index_reduce_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& source,
@@ -138,7 +138,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"), py::kw_only(),
-      py::arg("include_self") = true, doc("index_reduce_"));
+      py::arg("include_self") = true, index_reduce_doc("index_reduce_"));
 
   // put
   auto put = [](const Tensor& input, const Tensor& index, const Tensor& source, bool accumulate) {
@@ -147,16 +147,16 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
     return r;
   };
   m.def("put", put, py::arg("input"), py::arg("index"), py::arg("source"),
-        py::arg("accumulate") = false, doc("put"));
+        py::arg("accumulate") = false, index_reduce_doc("put"));
   cls.def("put", put, py::arg("index"), py::arg("source"), py::arg("accumulate") = false,
-          doc("put"));
+          index_reduce_doc("put"));
   cls.def(
       "put_",
       [](py::object self, const Tensor& index, const Tensor& source, bool accumulate) {
         ops::put_(self.cast<const Tensor&>(), index, source, accumulate);
         return self;
       },
-      py::arg("index"), py::arg("source"), py::arg("accumulate") = false, doc("put_"));
+      py::arg("index"), py::arg("source"), py::arg("accumulate") = false, index_reduce_doc("put_"));
 
   // index_put
   auto index_put = [](const Tensor& input, const std::vector<Tensor>& indices, const Tensor& values,
@@ -166,9 +166,9 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
     return r;
   };
   m.def("index_put", index_put, py::arg("input"), py::arg("indices"), py::arg("values"),
-        py::arg("accumulate") = false, doc("index_put"));
+        py::arg("accumulate") = false, index_reduce_doc("index_put"));
   cls.def("index_put", index_put, py::arg("indices"), py::arg("values"),
-          py::arg("accumulate") = false, doc("index_put"));
+          py::arg("accumulate") = false, index_reduce_doc("index_put"));
   cls.def(
       "index_put_",
       [](py::object self, const std::vector<Tensor>& indices, const Tensor& values,
@@ -176,7 +176,8 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         ops::index_put_(self.cast<const Tensor&>(), indices, values, accumulate);
         return self;
       },
-      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false, doc("index_put_"));
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false,
+      index_reduce_doc("index_put_"));
 }
 
 }  // namespace genesis::python

@@ -10,10 +10,6 @@ namespace genesis::python {
 
 namespace {
 
-std::string type_name(py::handle obj) {
-  return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
-}
-
 // Any Python sequence of tensors; a tensor itself is rejected although it is indexable, as in
 // PyTorch.
 std::vector<Tensor> to_tensors(py::handle seq, const char* op) {

@@ -14,12 +14,12 @@ namespace {
 using ops::BinaryOp;
 using ops::UnaryOp;
 
-struct UnarySpec {
+struct MoreUnarySpec {
   const char* name;
   const char* inplace;
   UnaryOp op;
 };
-constexpr UnarySpec kUnary[] = {
+constexpr MoreUnarySpec kMoreUnary[] = {
     {"floor", "floor_", UnaryOp::Floor},
     {"ceil", "ceil_", UnaryOp::Ceil},
     {"trunc", "trunc_", UnaryOp::Trunc},
@@ -55,13 +55,13 @@ constexpr UnarySpec kUnary[] = {
     {"arctanh", "arctanh_", UnaryOp::Atanh},
 };
 
-struct BinarySpec {
+struct MoreBinarySpec {
   const char* name;
   const char* inplace;
   const char* other;  // the second argument's name
   BinaryOp op;
 };
-constexpr BinarySpec kBinary[] = {
+constexpr MoreBinarySpec kMoreBinary[] = {
     {"atan2", "atan2_", "other", BinaryOp::Atan2},
     {"arctan2", "arctan2_", "other", BinaryOp::Atan2},
     {"hypot", "hypot_", "other", BinaryOp::Hypot},
@@ -86,50 +86,52 @@ constexpr PredicateSpec kPredicates[] = {
     {"isfinite", ops::isfinite, false},
 };
 
-const char* doc(const char* name) { return docs::find(docs::kMathMore, name); }
+const char* math_more_doc(const char* name) { return docs::find(docs::kMathMore, name); }
 
 }  // namespace
 
 void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
-  for (const UnarySpec& spec : kUnary) {
+  for (const MoreUnarySpec& spec : kMoreUnary) {
     UnaryOp op = spec.op;
     const char *name = spec.name, *stored = spec.inplace;
-    cls.def(name, [op, name](const Tensor& self) { return ops::unary(op, self, name); }, doc(name));
+    cls.def(
+        name, [op, name](const Tensor& self) { return ops::unary(op, self, name); },
+        math_more_doc(name));
     m.def(
         name,
         [op, name](const Tensor& input, py::handle out) {
           return finish_out(ops::unary(op, input, name), out, name);
         },
-        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), doc(name));
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), math_more_doc(name));
     cls.def(
         stored,
         [op, stored](py::object self) {
           ops::unary_(op, self.cast<const Tensor&>(), stored);
           return self;
         },
-        doc(stored));
+        math_more_doc(stored));
   }
 
   cls.def(
       "round",
       [](const Tensor& self, int64_t decimals) { return ops::round(self, decimals, "round"); },
-      py::kw_only(), py::arg("decimals") = 0, doc("round"));
+      py::kw_only(), py::arg("decimals") = 0, math_more_doc("round"));
   m.def(
       "round",
       [](const Tensor& input, int64_t decimals, py::handle out) {
         return finish_out(ops::round(input, decimals, "round"), out, "round");
       },
       py::arg("input"), py::kw_only(), py::arg("decimals") = 0, py::arg("out") = py::none(),
-      doc("round"));
+      math_more_doc("round"));
   cls.def(
       "round_",
       [](py::object self, int64_t decimals) {
         ops::round_(self.cast<const Tensor&>(), decimals, "round_");
         return self;
       },
-      py::kw_only(), py::arg("decimals") = 0, doc("round_"));
+      py::kw_only(), py::arg("decimals") = 0, math_more_doc("round_"));
 
-  for (const BinarySpec& spec : kBinary) {
+  for (const MoreBinarySpec& spec : kMoreBinary) {
     BinaryOp op = spec.op;
     const char *name = spec.name, *stored = spec.inplace;
     cls.def(
@@ -137,7 +139,7 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
         [op, name](const Tensor& self, py::handle other) {
           return ops::binary(op, self, operand(other, name), name);
         },
-        py::arg(spec.other), doc(name));
+        py::arg(spec.other), math_more_doc(name));
     m.def(
         name,
         [op, name](py::handle input, py::handle other, py::handle out) {
@@ -145,22 +147,22 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
                             name);
         },
         py::arg("input"), py::arg(spec.other), py::kw_only(), py::arg("out") = py::none(),
-        doc(name));
+        math_more_doc(name));
     cls.def(
         stored,
         [op, stored](py::object self, py::handle other) {
           ops::binary_(op, self.cast<const Tensor&>(), operand(other, stored), stored);
           return self;
         },
-        py::arg(spec.other), doc(stored));
+        py::arg(spec.other), math_more_doc(stored));
   }
 
   for (const PredicateSpec& spec : kPredicates) {
     auto fn = spec.fn;
     const char* name = spec.name;
-    cls.def(name, fn, doc(name));
+    cls.def(name, fn, math_more_doc(name));
     if (!spec.has_out) {  // as PyTorch: isnan, isinf and isfinite take no out=
-      m.def(name, fn, py::arg("input"), doc(name));
+      m.def(name, fn, py::arg("input"), math_more_doc(name));
       continue;
     }
     m.def(
@@ -168,7 +170,7 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
         [fn, name](const Tensor& input, py::handle out) {
           return finish_out(fn(input), out, name);
         },
-        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), doc(name));
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), math_more_doc(name));
   }
 }
 

@@ -100,8 +100,7 @@ void init_numpy(py::module_& m, py::class_<Tensor>& cls) {
       "from_numpy",
       [](py::handle obj) {
         GENESIS_CHECK_TYPE(py::isinstance<py::array>(obj), "from_numpy",
-                           "expected a numpy.ndarray, got ",
-                           py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+                           "expected a numpy.ndarray, got ", type_name(obj));
         return tensor_from_numpy(py::reinterpret_borrow<py::array>(obj), "from_numpy");
       },
       docs::kFromNumpy);

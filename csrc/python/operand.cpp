@@ -8,7 +8,7 @@ namespace genesis::python {
 
 void write_out_warned(py::handle out, const Tensor& result, const char* name) {
   GENESIS_CHECK_TYPE(py::isinstance<Tensor>(out), name, "out must be a Tensor, got ",
-                     py::str(py::type::of(out).attr("__name__")).cast<std::string>());
+                     type_name(out));
   Tensor& o = out.cast<Tensor&>();
   if (o.numel() != 0 && o.sizes() != result.sizes() && o.device() == result.device() &&
       ops::can_cast(result.dtype(), o.dtype()) && o.is_writable()) {
@@ -42,8 +42,7 @@ std::optional<ops::Operand> try_operand(py::handle obj, const char* op) {
 
 ops::Operand operand(py::handle obj, const char* op) {
   auto o = try_operand(obj, op);
-  GENESIS_CHECK_TYPE(o.has_value(), op, "expected a tensor or a number, got ",
-                     py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+  GENESIS_CHECK_TYPE(o.has_value(), op, "expected a tensor or a number, got ", type_name(obj));
   return *o;
 }
 

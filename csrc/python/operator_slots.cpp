@@ -26,7 +26,7 @@ PyObject* guarded(const Body& body) {
   }
 }
 
-PyObject* not_implemented() {
+PyObject* new_not_implemented_ref() {
   Py_INCREF(Py_NotImplemented);
   return Py_NotImplemented;
 }
@@ -44,13 +44,13 @@ PyObject* binary_slot(PyObject* a, PyObject* b) {
   return guarded([&]() -> PyObject* {
     if (const Tensor* ta = tensor_of(a)) {
       auto other = try_operand(b, Names.forward);
-      if (!other) return not_implemented();
+      if (!other) return new_not_implemented_ref();
       return new_tensor_object(ops::binary(Op, *ta, *other, Names.forward));
     }
     const Tensor* tb = tensor_of(b);
-    if (tb == nullptr) return not_implemented();
+    if (tb == nullptr) return new_not_implemented_ref();
     auto other = try_operand(a, Names.reflected);
-    if (!other) return not_implemented();
+    if (!other) return new_not_implemented_ref();
     return new_tensor_object(ops::binary(Op, *other, *tb, Names.reflected));
   });
 }
@@ -59,9 +59,9 @@ template <BinaryOp Op, const SlotNames& Names>
 PyObject* inplace_slot(PyObject* self, PyObject* b) {
   return guarded([&]() -> PyObject* {
     const Tensor* t = tensor_of(self);
-    if (t == nullptr) return not_implemented();
+    if (t == nullptr) return new_not_implemented_ref();
     auto other = try_operand(b, Names.inplace);
-    if (!other) return not_implemented();
+    if (!other) return new_not_implemented_ref();
     ops::binary_(Op, *t, *other, Names.inplace);
     Py_INCREF(self);
     return self;
@@ -71,13 +71,13 @@ PyObject* inplace_slot(PyObject* self, PyObject* b) {
 // pow(a, b, modulo) has no tensor meaning: only the two-argument form.
 template <const SlotNames& Names>
 PyObject* power_slot(PyObject* a, PyObject* b, PyObject* modulo) {
-  if (modulo != Py_None) return not_implemented();
+  if (modulo != Py_None) return new_not_implemented_ref();
   return binary_slot<BinaryOp::Pow, Names>(a, b);
 }
 
 template <const SlotNames& Names>
 PyObject* inplace_power_slot(PyObject* self, PyObject* b, PyObject* modulo) {
-  if (modulo != Py_None) return not_implemented();
+  if (modulo != Py_None) return new_not_implemented_ref();
   return inplace_slot<BinaryOp::Pow, Names>(self, b);
 }
 
@@ -88,9 +88,9 @@ PyObject* richcompare_slot(PyObject* self, PyObject* other, int op) {
                                            "__ne__", "__gt__", "__ge__"};
   return guarded([&]() -> PyObject* {
     const Tensor* t = tensor_of(self);
-    if (t == nullptr || op < Py_LT || op > Py_GE) return not_implemented();
+    if (t == nullptr || op < Py_LT || op > Py_GE) return new_not_implemented_ref();
     auto o = try_operand(other, kNames[op]);
-    if (!o) return not_implemented();
+    if (!o) return new_not_implemented_ref();
     return new_tensor_object(ops::binary(kOps[op], *t, *o, kNames[op]));
   });
 }
@@ -99,7 +99,7 @@ template <UnaryOp Op, const char* Name>
 PyObject* unary_slot(PyObject* self) {
   return guarded([&]() -> PyObject* {
     const Tensor* t = tensor_of(self);
-    if (t == nullptr) return not_implemented();
+    if (t == nullptr) return new_not_implemented_ref();
     return new_tensor_object(ops::unary(Op, *t, Name));
   });
 }

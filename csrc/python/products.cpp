@@ -64,8 +64,7 @@ Tensor einsum(const py::args& args) {
   std::string equation;
   auto take = [&](py::handle item) {
     const Tensor* t = tensor_of(item.ptr());
-    GENESIS_CHECK_TYPE(t != nullptr, op, "expected tensors as operands, got ",
-                       py::str(py::type::of(item).attr("__name__")).cast<std::string>());
+    GENESIS_CHECK_TYPE(t != nullptr, op, "expected tensors as operands, got ", type_name(item));
     operands.push_back(*t);
   };
   if (py::isinstance<py::str>(args[0])) {
@@ -82,8 +81,7 @@ Tensor einsum(const py::args& args) {
     for (size_t i = skip; i < items.size(); ++i) take(items[i]);
   } else {
     GENESIS_CHECK_TYPE(py::isinstance<Tensor>(args[0]), op,
-                       "expected an equation string or a tensor first, got ",
-                       py::str(py::type::of(args[0]).attr("__name__")).cast<std::string>());
+                       "expected an equation string or a tensor first, got ", type_name(args[0]));
     size_t pairs = args.size() / 2;
     for (size_t i = 0; i < pairs; ++i) {
       take(args[2 * i]);

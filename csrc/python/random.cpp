@@ -11,18 +11,10 @@
 
 namespace genesis::python {
 
-namespace {
-
-std::string type_name_of(py::handle obj) {
-  return py::str(py::type::of(obj).attr("__name__")).cast<std::string>();
-}
-
-}  // namespace
-
 // Any Python integer in [-2^63, 2^64): negatives wrap to their two's complement.
 uint64_t to_seed(py::handle obj) {
   GENESIS_CHECK_TYPE(!PyFloat_Check(obj.ptr()) && PyIndex_Check(obj.ptr()), "manual_seed",
-                     "seed must be an integer, got ", type_name_of(obj));
+                     "seed must be an integer, got ", type_name(obj));
   py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(obj.ptr()));
   if (!index) throw py::error_already_set();
   int overflow = 0;
@@ -38,12 +30,6 @@ uint64_t to_seed(py::handle obj) {
 }
 
 namespace {
-
-const Tensor& tensor_arg(py::handle obj, const char* op) {
-  GENESIS_CHECK_TYPE(py::isinstance<Tensor>(obj), op, "expected a genesis.Tensor, got ",
-                     type_name_of(obj));
-  return obj.cast<const Tensor&>();
-}
 
 // randint's arguments after the positional ones and keywords are matched to `names`, as
 // Python would bind them; dtype and device are keyword-only.

@@ -29,12 +29,11 @@ py::tuple tensor_tuple(const std::vector<Tensor>& tensors) {
 std::vector<Tensor> tensor_list(py::handle seq, const char* op) {
   GENESIS_CHECK_TYPE(
       PySequence_Check(seq.ptr()) && !py::isinstance<Tensor>(seq) && !py::isinstance<py::str>(seq),
-      op, "expected a sequence of tensors, got ",
-      py::type::of(seq).attr("__name__").cast<std::string>());
+      op, "expected a sequence of tensors, got ", type_name(seq));
   std::vector<Tensor> out;
   for (const py::object& item : sequence_items(seq, op, "the sequence of tensors", INT64_MAX)) {
     GENESIS_CHECK_TYPE(py::isinstance<Tensor>(item), op, "expected a sequence of tensors, but got ",
-                       py::type::of(item).attr("__name__").cast<std::string>());
+                       type_name(item));
     out.push_back(item.cast<Tensor>());
   }
   return out;

@@ -42,7 +42,7 @@ Example::
     tensor([-0.3034,  0.0000,  1.9440])
 )doc";
 
-inline constexpr const char* kRelu =
+inline constexpr const char* kFunctionalRelu =
     R"doc(Applies ReLU, ``max(x, 0)``, elementwise (torch.nn.functional's form, with ``inplace``;
 ``genesis.relu`` and ``Tensor.relu`` are the plain ones).
 
@@ -504,7 +504,7 @@ Example::
 inline constexpr NamedDoc kActivation[] = {
     {"silu", kSilu},
     {"mish", kMish},
-    {"relu", kRelu},
+    {"relu", kFunctionalRelu},
     {"gelu", kGelu},
     {"softplus", kSoftplus},
     {"elu", kElu},

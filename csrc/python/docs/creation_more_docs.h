@@ -192,7 +192,7 @@ Example::
     (True, False)
 )doc";
 
-inline constexpr const char* kIsFloatingPoint =
+inline constexpr const char* kIsFloatingPointFunction =
     R"doc(Whether ``input``'s dtype is a floating point dtype.
 
 Args:
