@@ -271,6 +271,33 @@ def torch_nccl(path):
     dist.destroy_process_group()
 
 
+def both_nccl(path, order):
+    """genesis's and torch's NCCL groups alive at once in one process, made in either order,
+    each library's all_reduce interleaved with the other's, then both torn down."""
+    import torch
+    import torch.distributed as tdist
+
+    torch.cuda.set_device(LOCAL_RANK)
+    for step in order.split(","):
+        if step == "genesis":
+            dist.init_process_group("nccl", timeout=TIMEOUT)
+        else:
+            tdist.init_process_group("nccl", init_method=f"file://{path}", rank=RANK,
+                                     world_size=WORLD)  # fmt: skip
+    x = genesis.full((1 << 20,), float(RANK + 1), device=device())
+    t = torch.full((1 << 20,), float(RANK + 2), device=f"cuda:{LOCAL_RANK}")
+    for _ in range(3):
+        dist.all_reduce(x)
+        tdist.all_reduce(t)
+    genesis.cuda.synchronize()
+    torch.cuda.synchronize()
+    total = sum(range(1, WORLD + 1))
+    expect("genesis all_reduce beside torch's group", x[:4], np.full(4, total * WORLD**2))
+    assert t[:4].tolist() == [float((total + WORLD) * WORLD**2)] * 4, t[:4]
+    tdist.destroy_process_group()
+    dist.destroy_process_group()
+
+
 def torch_gloo(path):
     """CPU genesis tensors through torch.distributed's gloo backend by DLPack (no GPU)."""
     import torch
@@ -291,6 +318,7 @@ SCENARIOS = {
     "debug_mismatch": debug_mismatch,
     "debug_missing_rank": debug_missing_rank,
     "torch_nccl": torch_nccl,
+    "both_nccl": both_nccl,
     "torch_gloo": torch_gloo,
 }
 

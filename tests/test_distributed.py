@@ -328,6 +328,15 @@ def test_two_gpus_torch_distributed_through_dlpack(tmp_path):
     assert_ranks_ok(result, 2, "torch_nccl")
 
 
+@requires_two_gpus
+@requires_nccl
+@pytest.mark.parametrize("order", ["genesis,torch", "torch,genesis"])
+def test_two_gpus_genesis_and_torch_groups_at_once(tmp_path, order):
+    pytest.importorskip("torch")
+    result = launch(2, "both_nccl", str(tmp_path / "rendezvous"), order)
+    assert_ranks_ok(result, 2, "both_nccl")
+
+
 def test_torch_gloo_through_dlpack_on_cpu(tmp_path):
     torch = pytest.importorskip("torch")
     if not torch.distributed.is_available():

@@ -72,10 +72,15 @@ def cupy():
 def jax():
     jax = pytest.importorskip("jax")
     jax.config.update("jax_enable_x64", True)  # int64 stays int64
+    # Starting JAX's GPU backend leaves the thread's CUDA current device at the last GPU, which
+    # genesis, torch and cupy all follow ("cuda" would mean cuda:1 in the tests after this one).
+    previous = genesis.cuda.current_device()
     try:
         gpus = jax.devices("gpu")
     except RuntimeError:
         gpus = []
+    finally:
+        genesis.cuda.set_device(previous)
     if not gpus:
         pytest.skip("jax has no GPU backend")
     return jax

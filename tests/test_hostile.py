@@ -543,6 +543,23 @@ def test_a_forked_child_that_touches_cuda_gets_a_clear_error():
 
 
 @requires_cuda
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/maps"), reason="needs /proc")
+def test_import_does_not_start_cuda():
+    # Nothing may touch the CUDA runtime while the module loads (a static initialiser once
+    # did): it would start the driver, and a child forked after `import genesis` could not
+    # use CUDA.
+    import subprocess
+    import sys
+
+    script = "import genesis\nprint('libcuda' in open('/proc/self/maps').read())\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+@requires_cuda
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
 def test_a_child_forked_before_cuda_started_may_use_it():
     import subprocess

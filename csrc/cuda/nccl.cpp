@@ -203,17 +203,25 @@ Fn driver_entry(const char* name) {
 class KeepCurrentDevice {
  public:
   KeepCurrentDevice() {
-    if (get_) get_(&context_);
+    if (GetContext get = get_context()) get(&context_);
   }
   ~KeepCurrentDevice() {
-    if (set_ && context_) set_(context_);
+    if (SetContext set = set_context(); set && context_) set(context_);
   }
   KeepCurrentDevice(const KeepCurrentDevice&) = delete;
   KeepCurrentDevice& operator=(const KeepCurrentDevice&) = delete;
 
  private:
-  static inline const GetContext get_ = driver_entry<GetContext>("cuCtxGetCurrent");
-  static inline const SetContext set_ = driver_entry<SetContext>("cuCtxSetCurrent");
+  // Fetched at first use, never while the module loads: asking the runtime for them starts
+  // CUDA, and `import genesis` must not (a process forked after it could not use CUDA).
+  static GetContext get_context() {
+    static const GetContext get = driver_entry<GetContext>("cuCtxGetCurrent");
+    return get;
+  }
+  static SetContext set_context() {
+    static const SetContext set = driver_entry<SetContext>("cuCtxSetCurrent");
+    return set;
+  }
   void* context_ = nullptr;
 };
 

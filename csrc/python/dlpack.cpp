@@ -3,6 +3,7 @@
 // event on genesis's current stream and makes the consumer's stream wait on it; a consumer
 // passes its current stream to the producer. Nothing waits for the whole device.
 #include "core/errors.h"
+#include "cuda/runtime.h"
 #include "cuda/stream.h"
 #include "dlpack/convert.h"
 #include "ops/convert.h"
@@ -174,16 +175,40 @@ Tensor consume_capsule(py::handle capsule) {
                "'dltensor' or 'dltensor_versioned')");
 }
 
+// Makes a CUDA device current for a scope, and the previous one current again after it.
+// Note [Asking a producer on its own device]: a stream handle means something only on its
+// device, so a producer on cuda:1 is asked for its capsule with cuda:1 current; PyTorch refuses
+// to export otherwise ("Can't export tensors on a different CUDA device index").
+class CurrentDeviceScope {
+ public:
+  explicit CurrentDeviceScope(int index) : previous_(cuda::current_device()) {
+    if (index != previous_) cuda::set_device(index);
+  }
+  ~CurrentDeviceScope() {
+    try {
+      if (cuda::current_device() != previous_) cuda::set_device(previous_);
+    } catch (...) {  // a destructor must not throw; the device stays as the producer left it
+    }
+  }
+  CurrentDeviceScope(const CurrentDeviceScope&) = delete;
+  CurrentDeviceScope& operator=(const CurrentDeviceScope&) = delete;
+
+ private:
+  int previous_;
+};
+
 // Asks the producer for a capsule: versioned first, legacy when it does not take max_version.
 py::object request_capsule(py::handle obj, py::handle device, py::handle copy) {
   auto [type, index] =
       int_pair(obj.attr("__dlpack_device__")(), "from_dlpack", "__dlpack_device__()'s result");
   py::object stream = py::none();
+  std::optional<CurrentDeviceScope> on_producer_device;
   if (type == kDLCUDA) {
     // Our current stream on that device; the legacy default stream is 1 (0 is not allowed).
     Device d = dlpack::from_dl_device({kDLCUDA, index});  // BufferError without that device
     cuda::StreamId s = cuda::current_stream(d.index);
     stream = py::int_(s == 0 ? 1 : s);
+    on_producer_device.emplace(d.index);
   }
   py::dict kwargs;
   kwargs["stream"] = stream;
