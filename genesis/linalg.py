@@ -1,11 +1,10 @@
 """Linear algebra with torch.linalg's names.
 
-The norms, ``vector_norm`` and ``matrix_norm`` (``'fro'``, 1, -1, inf, -inf), ``cross`` (along
-the last dim by default), and the decompositions: ``solve``, ``inv``, ``det``, ``slogdet``,
+The norms, ``norm``, ``vector_norm`` and ``matrix_norm`` (every order torch.linalg has),
+``cross`` (along the last dim by default), and the decompositions: ``solve``, ``inv``, ``det``, ``slogdet``,
 ``cholesky``, ``qr``, ``svd``, ``svdvals``, ``eigh`` and ``eigvalsh`` on batches of float32 and
 float64 matrices. They run on LAPACK on the CPU (NumPy's bundled OpenBLAS, found at run time)
-and on cuSOLVER on CUDA; a matrix that cannot be factored raises ``LinAlgError``. The norms
-that need singular values are not implemented yet.
+and on cuSOLVER on CUDA; a matrix that cannot be factored raises ``LinAlgError``.
 
 Example::
 
@@ -13,9 +12,9 @@ Example::
     tensor(5.)
 """
 
-import glob
-import importlib.util
-import os
+import glob as _glob
+import importlib.util as _importlib_util
+import os as _os
 
 from ._C import LinAlgError
 from ._C._linalg import (
@@ -27,6 +26,7 @@ from ._C._linalg import (
     eigvalsh,
     inv,
     matrix_norm,
+    norm,
     qr,
     slogdet,
     solve,
@@ -44,6 +44,7 @@ __all__ = [
     "eigvalsh",
     "inv",
     "matrix_norm",
+    "norm",
     "qr",
     "slogdet",
     "solve",
@@ -57,14 +58,14 @@ def _numpy_lapack_paths():
     # Note [Loading LAPACK] (csrc/cpu/lapack.cpp): NumPy's wheels bundle an OpenBLAS with
     # LAPACK in site-packages/numpy.libs. find_spec locates NumPy without importing it.
     try:
-        spec = importlib.util.find_spec("numpy")
+        spec = _importlib_util.find_spec("numpy")
     except (ImportError, ValueError):
         return []
     paths = []
     for location in (spec.submodule_search_locations or []) if spec else []:
-        libs = os.path.join(os.path.dirname(os.path.abspath(location)), "numpy.libs")
-        paths += sorted(glob.glob(os.path.join(libs, "libscipy_openblas*.so*")))
-        paths += sorted(glob.glob(os.path.join(libs, "libopenblas*.so*")))
+        libs = _os.path.join(_os.path.dirname(_os.path.abspath(location)), "numpy.libs")
+        paths += sorted(_glob.glob(_os.path.join(libs, "libscipy_openblas*.so*")))
+        paths += sorted(_glob.glob(_os.path.join(libs, "libopenblas*.so*")))
     return paths
 
 

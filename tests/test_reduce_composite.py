@@ -96,6 +96,66 @@ def test_logsumexp_nansum_nanmean_norms(device, dtype):
     )
 
 
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+def test_matrix_norms_from_singular_values(device, dtype):
+    # ord 2, -2 and 'nuc' come from linalg.svdvals: batched, any pair of dims, non-contiguous.
+    x, t = _pair((2, 3, 4, 10), dtype, device, seed=4, stepped=True)  # (2, 3, 4, 5) stepped
+    for ord in (2, -2, "nuc"):
+        for dim in ((-2, -1), (1, 3), (3, 0), (2, 1)):
+            for keepdim in (False, True):
+                _close(
+                    genesis.linalg.matrix_norm(x, ord, dim, keepdim),
+                    torch.linalg.matrix_norm(t, ord, dim, keepdim),
+                    dtype,
+                )
+    for shape in ((0, 3), (3, 0), (2, 0, 0)):
+        e = genesis.zeros(shape, dtype=dtype, device=device)
+        for ord in (2, "nuc"):
+            _close(
+                genesis.linalg.matrix_norm(e, ord),
+                torch.linalg.matrix_norm(torch.zeros(shape, dtype=TORCH[dtype]), ord),
+            )
+        with pytest.raises(IndexError, match=r"^\[matrix_norm\] ord -2 of an empty matrix"):
+            genesis.linalg.matrix_norm(e, -2)
+    _close(x.norm("nuc", dim=(0, 2)), torch.norm(t, "nuc", dim=(0, 2)), dtype)
+
+
+LINALG_NORM_CALLS = [
+    {},
+    {"ord": 2},
+    {"ord": -2},
+    {"ord": "fro"},
+    {"ord": "nuc"},
+    {"ord": math.inf},
+    {"ord": -1},
+    {"dim": 1},
+    {"dim": -1, "ord": 3},
+    {"dim": (0, 1)},
+    {"dim": (1, 0), "ord": 2, "keepdim": True},
+    {"keepdim": True},
+    {"ord": 1, "dim": 0, "keepdim": True},
+]
+
+
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+def test_linalg_norm_matches_torch(device, dtype):
+    x, t = _pair((4, 10), dtype, device, seed=5, stepped=True)
+    for kwargs in LINALG_NORM_CALLS:
+        _close(genesis.linalg.norm(x, **kwargs), torch.linalg.norm(t, **kwargs), dtype)
+    v, u = _pair((7,), dtype, device, seed=6)
+    for kwargs in ({}, {"ord": 1}, {"ord": math.inf}, {"ord": 0.5}, {"dim": 0, "keepdim": True}):
+        _close(genesis.linalg.norm(v, **kwargs), torch.linalg.norm(u, **kwargs), dtype)
+    # Without ord and dim: the 2-norm of every element, any number of dims.
+    b, w = _pair((2, 3, 4), dtype, device, seed=7)
+    _close(genesis.linalg.norm(b), torch.linalg.norm(w), dtype)
+    _close(genesis.linalg.norm(b, keepdim=True), torch.linalg.norm(w, keepdim=True), dtype)
+    _close(genesis.linalg.norm(b, dim=(2, 0)), torch.linalg.norm(w, dim=(2, 0)), dtype)
+    s = genesis.tensor(-3.0, dtype=dtype, device=device)
+    assert genesis.linalg.norm(s).item() == 3.0
+    r = genesis.linalg.norm(x, dtype=genesis.float64)
+    assert r.dtype == genesis.float64
+
+
 def test_nan_handling(device):
     a = np.array([[1.0, np.nan, 2.0], [np.nan, np.nan, np.nan]], dtype=np.float32)
     x, t = genesis.tensor(a, device=device), torch.from_numpy(a)
@@ -172,16 +232,22 @@ def test_edges(device):
         (lambda: genesis.arange(3).norm(), TypeError, "vector_norm"),
         (lambda: genesis.linalg.vector_norm(genesis.arange(3)), TypeError, "vector_norm"),
         (lambda: genesis.linalg.matrix_norm(genesis.zeros(3)), ValueError, "matrix_norm"),
+        (lambda: genesis.linalg.matrix_norm(genesis.zeros(3, 3), 3), ValueError, "matrix_norm"),
+        (lambda: genesis.linalg.matrix_norm(genesis.zeros(3, 3), "max"), ValueError, "matrix_norm"),
         (
-            lambda: genesis.linalg.matrix_norm(genesis.zeros(3, 3), "nuc"),
-            NotImplementedError,
-            "matrix_norm",
+            lambda: genesis.linalg.matrix_norm(genesis.zeros(3, 3, dtype=genesis.float16), 2),
+            RuntimeError,
+            "linalg.svdvals",
         ),
+        (lambda: genesis.linalg.norm(genesis.zeros(2, 2, 2), 2), ValueError, "linalg.norm"),
+        (lambda: genesis.linalg.norm(genesis.zeros(3), "fro"), ValueError, "linalg.norm"),
+        (lambda: genesis.linalg.norm(genesis.zeros(3, 3), "fro", 0), ValueError, "linalg.norm"),
         (
-            lambda: genesis.linalg.matrix_norm(genesis.zeros(3, 3), 2),
-            NotImplementedError,
-            "matrix_norm",
+            lambda: genesis.linalg.norm(genesis.zeros(2, 2, 2), dim=(0, 1, 2)),
+            ValueError,
+            "linalg.norm",
         ),
+        (lambda: genesis.linalg.norm(genesis.arange(3)), TypeError, "vector_norm"),
         (
             lambda: genesis.linalg.matrix_norm(genesis.zeros(3, 3), dim=(0, 0)),
             ValueError,

@@ -7,6 +7,7 @@
 #include "ops/convert.h"
 #include "ops/elementwise.h"
 #include "ops/join.h"
+#include "ops/linalg_decomp.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -97,6 +98,37 @@ Tensor vector_norm(const Tensor& t, double ord, const Dims& dims, bool keepdim,
   return binary(BinaryOp::Pow, sum(powered, dims, keepdim, std::nullopt), Scalar(1.0 / ord), op);
 }
 
+namespace {
+
+// Note [Norms from singular values]: ord 2 is the largest singular value, -2 the smallest and
+// 'nuc' their sum. The two matrix dims move to the end (a view) for linalg_svdvals, which
+// factors the batch with LAPACK or cuSOLVER; keepdim puts size-1 dims back where they were.
+// As in PyTorch, an empty matrix has norm 0 for 2 and 'nuc', and -2 (a minimum of nothing)
+// raises.
+Tensor singular_value_norm(const Tensor& t, const std::string& ord, int64_t rows, int64_t cols,
+                           bool keepdim) {
+  const char* op = "matrix_norm";
+  Shape order;
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (d != rows && d != cols) order.push_back(d);
+  order.push_back(rows);
+  order.push_back(cols);
+  Tensor values = linalg_svdvals(permute(t, order));  // (..., min(m, n))
+  Tensor out;
+  if (ord == "nuc" || (ord == "2" && values.sizes().back() == 0)) {
+    out = sum(values, Shape{-1}, false, std::nullopt);
+  } else {
+    GENESIS_CHECK_KIND_(ErrorKind::Index, values.sizes().back() > 0, op,
+                        "ord -2 of an empty matrix: the smallest of no singular values");
+    out = amax(values, Shape{-1}, false, ord == "2");
+  }
+  if (!keepdim) return out;
+  for (int64_t d : {std::min(rows, cols), std::max(rows, cols)}) out = unsqueeze(out, d);
+  return out;
+}
+
+}  // namespace
+
 Tensor matrix_norm(const Tensor& t, const std::string& ord, const Shape& dims, bool keepdim) {
   const char* op = "matrix_norm";
   GENESIS_CHECK_VALUE(t.ndim() >= 2, op, "expects a tensor with at least 2 dimensions, got ",
@@ -108,11 +140,13 @@ Tensor matrix_norm(const Tensor& t, const std::string& ord, const Shape& dims, b
                      "expected a floating point tensor as input, got ",
                      scalar_type_name(t.dtype()));
   if (ord == "fro") return norm2(t, Shape{rows, cols}, keepdim);
+  if (ord == "2" || ord == "-2" || ord == "nuc")
+    return singular_value_norm(t, ord, rows, cols, keepdim);
   bool by_columns = ord == "1" || ord == "-1";  // sum over rows, then max/min over columns
-  GENESIS_CHECK_KIND_(ErrorKind::NotImplemented, by_columns || ord == "inf" || ord == "-inf", op,
-                      "ord ", ord,
-                      " is not supported yet (supported: 'fro', 1, -1, inf, -inf; 'nuc', 2 "
-                      "and -2 need singular values)");
+  GENESIS_CHECK_VALUE(by_columns || ord == "inf" || ord == "-inf", op,
+                      "ord must be one of 'fro', "
+                      "'nuc', 1, -1, 2, -2, inf or -inf, got ",
+                      ord);
   bool is_max = ord == "1" || ord == "inf";
   int64_t summed = by_columns ? rows : cols, extreme = by_columns ? cols : rows;
   Tensor sums = sum(unary(UnaryOp::Abs, t, op), Shape{summed}, true, std::nullopt);

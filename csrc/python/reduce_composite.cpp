@@ -66,6 +66,33 @@ Tensor matrix_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim
   return ops::matrix_norm(x, order_name(ord, op), to_shape(dim, op), keepdim);
 }
 
+// torch.linalg.norm: a vector norm over one dim (or every element, when neither ord nor dim is
+// given), a matrix norm over two dims; with ord but no dim, the input's own 1 or 2 dims.
+Tensor linalg_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim,
+                   py::handle dtype) {
+  const char* op = "linalg.norm";
+  std::optional<Shape> dims;
+  if (!dim.is_none()) {
+    dims = PyIndex_Check(dim.ptr()) ? Shape{to_int(dim, op, "dim")} : to_shape(dim, op);
+    GENESIS_CHECK_VALUE(dims->size() == 1 || dims->size() == 2, op,
+                        "dim must be an int or a pair of ints, got ", shape_str(*dims));
+  } else if (!ord.is_none()) {
+    GENESIS_CHECK_VALUE(t.ndim() == 1 || t.ndim() == 2, op,
+                        "with ord and no dim, the input must have 1 or 2 dims, got ", t.ndim());
+    dims = t.ndim() == 1 ? Shape{0} : Shape{-2, -1};
+  }
+  if (dims && dims->size() == 2) {
+    py::object matrix_ord =
+        ord.is_none() ? py::str("fro") : py::reinterpret_borrow<py::object>(ord);
+    return matrix_norm(t, matrix_ord, py::cast(*dims), keepdim, dtype);
+  }
+  GENESIS_CHECK_VALUE(!py::isinstance<py::str>(ord), op, "ord '", py::str(ord).cast<std::string>(),
+                      "' is a matrix norm: it needs two dims");
+  ops::Dims vector_dims = dims ? ops::Dims{*dims} : std::nullopt;
+  double p = ord.is_none() ? 2.0 : to_scalar(ord, op).to_double();
+  return ops::vector_norm(t, p, vector_dims, keepdim, to_optional_dtype(dtype, op));
+}
+
 // torch.norm: "fro" (the 2-norm) over the given dims or all; "nuc" and matrix orders over two
 // dims go to matrix_norm; a number is a vector norm over the dims.
 Tensor norm(const Tensor& t, py::handle p, py::handle dim, bool keepdim, py::handle dtype) {
@@ -160,6 +187,9 @@ void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls) {
   linalg.def("vector_norm", &vector_norm, py::arg("x"), py::arg("ord") = 2,
              py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
              py::arg("dtype") = py::none(), d::kVectorNorm);
+  linalg.def("norm", &linalg_norm, py::arg("A"), py::arg("ord") = py::none(),
+             py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+             py::arg("dtype") = py::none(), d::kLinalgNorm);
   linalg.def("matrix_norm", &matrix_norm, py::arg("A"), py::arg("ord") = "fro",
              py::arg("dim") = py::make_tuple(-2, -1), py::arg("keepdim") = false, py::kw_only(),
              py::arg("dtype") = py::none(), d::kMatrixNorm);

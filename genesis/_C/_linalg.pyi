@@ -28,6 +28,14 @@ def matrix_norm(
     *,
     dtype: object = None,
 ) -> genesis._C.Tensor: ...
+def norm(
+    A: genesis._C.Tensor,
+    ord: object = None,
+    dim: object = None,
+    keepdim: bool = False,
+    *,
+    dtype: object = None,
+) -> genesis._C.Tensor: ...
 def qr(A: genesis._C.Tensor, mode: str = "reduced") -> typing.Any: ...
 def slogdet(A: genesis._C.Tensor) -> typing.Any: ...
 def solve(

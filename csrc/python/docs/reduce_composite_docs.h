@@ -260,8 +260,10 @@ inline constexpr const char* kMatrixNorm =
     R"doc(Returns a matrix norm over the two dims ``dim``.
 
 ``'fro'`` is the Frobenius norm; ``1`` / ``-1`` the largest / smallest column sum of absolute
-values; ``inf`` / ``-inf`` the largest / smallest row sum. ``'nuc'``, ``2`` and ``-2`` need
-singular values and raise NotImplementedError for now.
+values; ``inf`` / ``-inf`` the largest / smallest row sum; ``2`` / ``-2`` the largest / smallest
+singular value and ``'nuc'`` (nuclear) their sum, from ``genesis.linalg.svdvals`` (LAPACK on the
+CPU, cuSOLVER on CUDA; float32 and float64). An empty matrix has norm 0, except for ``-2``,
+which raises IndexError.
 
 Args:
     A (Tensor): a floating point tensor with at least 2 dims.
@@ -278,6 +280,33 @@ Example::
     >>> a = genesis.tensor([[1.0, -2.0], [3.0, 4.0]])
     >>> genesis.linalg.matrix_norm(a, 1), genesis.linalg.matrix_norm(a, float("inf"))
     (tensor(6.), tensor(7.))
+)doc";
+
+inline constexpr const char* kLinalgNorm =
+    R"doc(Returns a vector or matrix norm, as ``torch.linalg.norm``.
+
+With ``dim`` an int, a vector norm over that dim (``vector_norm``); with ``dim`` a pair, a
+matrix norm over those dims (``matrix_norm``). Without ``dim``, ``ord`` picks by the input's
+dims: a 1-D input gets a vector norm and a 2-D one a matrix norm (other inputs raise
+ValueError); without ``ord`` and ``dim`` too, the 2-norm of all elements, for any number of
+dims. Orders as in ``vector_norm`` (a number) and ``matrix_norm`` (also ``'fro'``, ``'nuc'``).
+
+Args:
+    A (Tensor): a floating point tensor.
+    ord (number or str, optional): the order. Default: None (2 for vectors, ``'fro'`` for
+        matrices).
+    dim (int or pair of ints, optional): the dims to reduce. Default: None.
+    keepdim (bool): keep the reduced dims with size 1. Default: False.
+    dtype (genesis.dtype, optional): convert to this floating dtype first. Default: None.
+
+Returns:
+    Tensor: the norms.
+
+Example::
+
+    >>> a = genesis.tensor([[3.0, 0.0], [0.0, 4.0]])
+    >>> genesis.linalg.norm(a), genesis.linalg.norm(a, 2), genesis.linalg.norm(a, dim=1)
+    (tensor(5.), tensor(4.), tensor([3., 4.]))
 )doc";
 
 }  // namespace genesis::python::docs
