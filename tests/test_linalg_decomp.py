@@ -243,6 +243,53 @@ def test_out_and_return_types(device):
     assert genesis.linalg.qr(a, mode="r").Q.shape == (0,)
 
 
+def test_tuple_out_arguments(device):
+    # out=(...) for the decompositions that return several tensors: each part is written into
+    # its out tensor (resized as PyTorch resizes empty ones) and the named tuple holds them.
+    a = _g(_general((2, 3, 3), seed=9), genesis.float64, device)
+    s = _g(_spd((2, 3, 3), seed=10), genesis.float64, device)
+    cases = [
+        (genesis.linalg.slogdet, (a,), {}, 2),
+        (genesis.linalg.qr, (a,), {"mode": "complete"}, 2),
+        (genesis.linalg.qr, (a,), {"mode": "r"}, 2),
+        (genesis.linalg.svd, (a,), {"full_matrices": False}, 3),
+        (genesis.linalg.eigh, (s,), {"UPLO": "U"}, 2),
+    ]
+    for fn, args, kwargs, n in cases:
+        want = fn(*args, **kwargs)
+        outs = tuple(genesis.empty(0, dtype=genesis.float64, device=device) for _ in range(n))
+        got = fn(*args, **kwargs, out=outs)
+        assert type(got) is type(want) and len(got) == n
+        for g, o, w in zip(got, outs, want):
+            assert g is o
+            _close(g, to_numpy(w).astype(np.float64), genesis.float64)
+    # A list works too, as in PyTorch.
+    q, r = genesis.empty(0, device=device), genesis.empty(0, device=device)
+    assert genesis.linalg.qr(genesis.eye(2, device=device), out=[q, r]).R is r
+
+
+@pytest.mark.parametrize(
+    "call, text",
+    [
+        (lambda a: genesis.linalg.qr(a, out=genesis.empty(0)), r"a tuple of 2 tensors \(Q, R\)"),
+        (lambda a: genesis.linalg.svd(a, out=(genesis.empty(0),) * 2), "a tuple of 3 tensors"),
+        (lambda a: genesis.linalg.eigh(a, out=(genesis.empty(0), 1.0)), "a tuple of 2 tensors"),
+        (lambda a: genesis.linalg.slogdet(a, out=[None, None]), "a tuple of 2 tensors"),
+    ],
+)
+def test_bad_tuple_out_arguments(device, call, text):
+    a = genesis.eye(2, device=device)
+    with pytest.raises(TypeError, match=r"^\[linalg\.\w+\] out must be " + text):
+        call(a)
+
+
+def test_tuple_out_of_another_dtype_raises(device):
+    a = genesis.eye(2, device=device)
+    outs = (genesis.empty(0, dtype=genesis.int64, device=device), genesis.empty(0, device=device))
+    with pytest.raises(RuntimeError, match=r"^\[linalg\.qr\]"):
+        genesis.linalg.qr(a, out=outs)
+
+
 @pytest.mark.parametrize(
     "fn",
     [

@@ -40,6 +40,26 @@ py::object& eigh_type() {
   return type;
 }
 
+// The named tuple of `parts`; with out= (a tuple or list of as many tensors), each part is
+// written into its out tensor (Note [out= arguments]) and the tuple holds those, as in PyTorch.
+py::object tuple_result(py::object& type, std::vector<Tensor> parts, py::handle out,
+                        const char* name) {
+  py::tuple items(parts.size());
+  if (out.is_none()) {
+    for (size_t i = 0; i < parts.size(); ++i) items[i] = py::cast(std::move(parts[i]));
+    return type(*items);
+  }
+  bool shaped = (py::isinstance<py::tuple>(out) || py::isinstance<py::list>(out)) &&
+                py::len(out) == parts.size();
+  py::sequence seq = shaped ? py::reinterpret_borrow<py::sequence>(out) : py::sequence();
+  for (size_t i = 0; shaped && i < parts.size(); ++i) shaped = py::isinstance<Tensor>(seq[i]);
+  GENESIS_CHECK_TYPE(shaped, name, "out must be a tuple of ", parts.size(), " tensors (",
+                     py::str(", ").attr("join")(type.attr("_fields")).cast<std::string>(), ")");
+  for (size_t i = 0; i < parts.size(); ++i)
+    items[i] = finish_out(std::move(parts[i]), seq[i], name);
+  return type(*items);
+}
+
 }  // namespace
 
 void init_linalg_decomp(py::module_& m) {
@@ -81,11 +101,11 @@ void init_linalg_decomp(py::module_& m) {
       py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgDet);
   linalg.def(
       "slogdet",
-      [](const Tensor& a) {
+      [](const Tensor& a, py::handle out) {
         auto [sign, logabsdet] = ops::linalg_slogdet(a);
-        return slogdet_type()(py::cast(sign), py::cast(logabsdet));
+        return tuple_result(slogdet_type(), {sign, logabsdet}, out, "linalg.slogdet");
       },
-      py::arg("A"), d::kLinalgSlogdet);
+      py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgSlogdet);
   linalg.def(
       "cholesky",
       [](const Tensor& a, bool upper, py::handle out) {
@@ -95,18 +115,20 @@ void init_linalg_decomp(py::module_& m) {
       d::kLinalgCholesky);
   linalg.def(
       "qr",
-      [](const Tensor& a, const std::string& mode) {
+      [](const Tensor& a, const std::string& mode, py::handle out) {
         auto [q, r] = ops::linalg_qr(a, mode);
-        return qr_type()(py::cast(q), py::cast(r));
+        return tuple_result(qr_type(), {q, r}, out, "linalg.qr");
       },
-      py::arg("A"), py::arg("mode") = "reduced", d::kLinalgQr);
+      py::arg("A"), py::arg("mode") = "reduced", py::kw_only(), py::arg("out") = py::none(),
+      d::kLinalgQr);
   linalg.def(
       "svd",
-      [](const Tensor& a, bool full_matrices) {
+      [](const Tensor& a, bool full_matrices, py::handle out) {
         auto [u, s, vh] = ops::linalg_svd(a, full_matrices);
-        return svd_type()(py::cast(u), py::cast(s), py::cast(vh));
+        return tuple_result(svd_type(), {u, s, vh}, out, "linalg.svd");
       },
-      py::arg("A"), py::arg("full_matrices") = true, d::kLinalgSvd);
+      py::arg("A"), py::arg("full_matrices") = true, py::kw_only(), py::arg("out") = py::none(),
+      d::kLinalgSvd);
   linalg.def(
       "svdvals",
       [](const Tensor& a, py::handle out) {
@@ -115,11 +137,12 @@ void init_linalg_decomp(py::module_& m) {
       py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgSvdvals);
   linalg.def(
       "eigh",
-      [](const Tensor& a, const std::string& uplo) {
+      [](const Tensor& a, const std::string& uplo, py::handle out) {
         auto [values, vectors] = ops::linalg_eigh(a, uplo);
-        return eigh_type()(py::cast(values), py::cast(vectors));
+        return tuple_result(eigh_type(), {values, vectors}, out, "linalg.eigh");
       },
-      py::arg("A"), py::arg("UPLO") = "L", d::kLinalgEigh);
+      py::arg("A"), py::arg("UPLO") = "L", py::kw_only(), py::arg("out") = py::none(),
+      d::kLinalgEigh);
   linalg.def(
       "eigvalsh",
       [](const Tensor& a, const std::string& uplo, py::handle out) {

@@ -73,6 +73,8 @@ gives sign 0 and logabsdet ``-inf``.
 
 Args:
     A (Tensor): float32 or float64 matrices ``(..., n, n)``.
+    out (tuple of Tensors, optional): ``(sign, logabsdet)`` to write the results into.
+        Default: None.
 
 Returns:
     tuple: a named tuple ``(sign, logabsdet)`` of tensors of A's batch shape.
@@ -117,6 +119,8 @@ unique.
 Args:
     A (Tensor): float32 or float64 matrices ``(..., m, n)``.
     mode (str): ``'reduced'``, ``'complete'`` or ``'r'``. Default: 'reduced'.
+    out (tuple of Tensors, optional): ``(Q, R)`` to write the results into.
+        Default: None.
 
 Returns:
     tuple: a named tuple ``(Q, R)``.
@@ -141,6 +145,8 @@ on CUDA. Singular vectors are unique only up to sign.
 Args:
     A (Tensor): float32 or float64 matrices ``(..., m, n)``.
     full_matrices (bool): return the full square U and Vh. Default: True.
+    out (tuple of Tensors, optional): ``(U, S, Vh)`` to write the results into.
+        Default: None.
 
 Returns:
     tuple: a named tuple ``(U, S, Vh)``.
@@ -180,6 +186,8 @@ sign is not unique. LAPACK's syevd on the CPU, cuSOLVER's on CUDA.
 Args:
     A (Tensor): float32 or float64 matrices ``(..., n, n)``.
     UPLO (str): ``'L'`` to read the lower triangle, ``'U'`` the upper one. Default: 'L'.
+    out (tuple of Tensors, optional): ``(eigenvalues, eigenvectors)`` to write the results into.
+        Default: None.
 
 Returns:
     tuple: a named tuple ``(eigenvalues, eigenvectors)``.
