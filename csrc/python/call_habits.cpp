@@ -23,10 +23,10 @@ namespace genesis::python {
 // and its classes at `dispatch` below, which calls pybind11's dispatcher unchanged. A normal call
 // costs one more C call; docstrings, signatures and stubs don't change. Only when pybind11
 // reports that no overload matched does `dispatch` look at the call, once:
-// - axis= -> dim= and keepdims= -> keepdim=, for every binding with a dim (or keepdim)
-//   parameter, as PyTorch's argument parser does for its native functions; not for the few that
-//   PyTorch writes in Python and that refuse them (norm, split, unique, unique_consecutive,
-//   Tensor.unflatten).
+// - axis= -> dim=, keepdims= -> keepdim=, x=/a=/x1= -> input= and x2= -> other=, for every
+//   binding with that parameter (and none of the alias's name), as PyTorch's argument parser
+//   does for its native functions; not for the few that PyTorch writes in Python and that
+//   refuse them (norm, split, unique, unique_consecutive, Tensor.unflatten).
 // - size= (shape=, dims=, repeats=) -> the positional sizes, for the bindings that take their
 //   sizes as *args (zeros(*size), x.view(*size), x.permute(*dims) ...): PyTorch's name for them.
 // - out=, for the functions PyTorch gives out= (kOutOps): the call runs without it and the
@@ -225,8 +225,13 @@ bool rewrite(const py::detail::function_record* rec, Call& c, py::object& out) {
   std::string_view name = rec->name;
   bool changed = false;
   if (!refuses_numpy_aliases(name, rec->is_method)) {
-    for (auto [alias, real] : {std::pair{"axis", "dim"}, std::pair{"keepdims", "keepdim"}}) {
-      if (c.kwargs.contains(alias) && !c.kwargs.contains(real) && has_param(rec, real)) {
+    constexpr std::pair<const char*, const char*> kAliases[] = {
+        {"axis", "dim"}, {"keepdims", "keepdim"}, {"x", "input"},
+        {"a", "input"},  {"x1", "input"},         {"x2", "other"}};
+    for (auto [alias, real] : kAliases) {
+      // Only a name the binding lacks: linalg.vector_norm's own first parameter is x.
+      if (c.kwargs.contains(alias) && !c.kwargs.contains(real) && has_param(rec, real) &&
+          !has_param(rec, alias)) {
         c.kwargs[real] = c.kwargs.attr("pop")(alias);
         changed = true;
       }
