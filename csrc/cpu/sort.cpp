@@ -84,7 +84,97 @@ void sort_row(const unsigned char* row, int64_t cols, int64_t* out, const KeyFor
   for (int64_t j = 0; j < cols; ++j) out[j] = pairs[j].second;
 }
 
+// Note [Top k by selection]: the first k of a row's stable sort are its k smallest (key,
+// position) pairs. A pass over the row's keys finds the k-th smallest key T (std::nth_element
+// over a buffer of candidates, each kept only while below the k-th smallest kept so far, so a
+// long row is mostly one comparison per item); one more pass over the row then takes
+// every item with a key below T (fewer than k) and the first items with key T, in position
+// order, up to k; a sort of those k pairs gives exactly the stable sort's prefix. topk(16) of
+// rows of 1024 or of one row of 2^24 costs a few passes over the row instead of a sort of it.
+struct TopScratch {
+  std::vector<uint8_t> keys8;  // the row's keys, at their own width
+  std::vector<uint16_t> keys16;
+  std::vector<uint32_t> keys32;
+  std::vector<uint64_t> keys64;
+  std::vector<std::pair<uint64_t, int64_t>> chosen;
+
+  template <typename U>
+  std::vector<U>& keys() {
+    if constexpr (sizeof(U) == 8)
+      return keys64;
+    else if constexpr (sizeof(U) == 4)
+      return keys32;
+    else if constexpr (sizeof(U) == 2)
+      return keys16;
+    else
+      return keys8;
+  }
+};
+
+template <typename U>
+void top_row(const unsigned char* row, int64_t cols, int64_t k, int64_t* out,
+             const KeyFormat<U>& format, bool descending, TopScratch& scratch) {
+  U flip = descending ? static_cast<U>(~U(0)) : U(0);
+  auto key = [&](int64_t j) { return U(key_at(row, j, format) ^ flip); };
+  // The k-th smallest key, streamed: candidates below the k-th smallest of those kept so far
+  // go to a buffer, cut back to its k smallest whenever it fills (linear even on sorted rows).
+  std::vector<U>& keys = scratch.keys<U>();
+  keys.clear();
+  size_t limit = static_cast<size_t>(k) + std::max<size_t>(static_cast<size_t>(k), 4096);
+  U bound = static_cast<U>(~U(0));
+  for (int64_t j = 0; j < cols; ++j) {
+    U v = key(j);
+    if (v < bound || keys.size() < static_cast<size_t>(k)) {
+      keys.push_back(v);
+      if (keys.size() >= limit) {
+        std::nth_element(keys.begin(), keys.begin() + (k - 1), keys.end());
+        keys.resize(static_cast<size_t>(k));
+        bound = keys[k - 1];
+      }
+    }
+  }
+  std::nth_element(keys.begin(), keys.begin() + (k - 1), keys.end());
+  U kth = keys[k - 1];
+  auto& chosen = scratch.chosen;
+  chosen.clear();
+  int64_t below = 0;
+  for (int64_t j = 0; j < cols; ++j) {
+    U v = key(j);
+    if (v < kth) {
+      chosen.emplace_back(v, j);
+      ++below;
+    } else if (v == kth && static_cast<int64_t>(chosen.size()) - below < k) {
+      chosen.emplace_back(v, j);  // at most k of them: the first in position order
+    }
+  }
+  // Every item below T, then the first (k - below) with key T: the sort puts the T ones last,
+  // in position order, so the first k pairs are the answer.
+  std::sort(chosen.begin(), chosen.end());
+  for (int64_t j = 0; j < k; ++j) out[j] = chosen[j].second;
+}
+
 }  // namespace
+
+void top_rows(const Tensor& values, int64_t k, bool descending, const Tensor& indices) {
+  int64_t cols = values.ndim() == 0 ? 1 : values.sizes().back();
+  GENESIS_CHECK(values.is_contiguous() && indices.is_contiguous() &&
+                    indices.dtype() == ScalarType::Int64 && k >= 0 && k <= cols &&
+                    indices.numel() == (cols == 0 ? 0 : values.numel() / cols) * k,
+                "topk", "expected contiguous values and int64 indices of k per row");
+  if (values.numel() == 0 || k == 0) return;
+  int64_t rows = values.numel() / cols;
+  const auto* base = static_cast<const unsigned char*>(values.data());
+  auto* out = indices.mutable_data_as<int64_t>();
+  int64_t row_bytes = cols * static_cast<int64_t>(itemsize(values.dtype()));
+  with_key_format(values.dtype(), "topk", [&](auto format) {
+    int64_t row_cost = std::max<int64_t>(1, cols + k * log2_ceil(k));
+    parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / row_cost), [&](int64_t b, int64_t e) {
+      TopScratch scratch;
+      for (int64_t r = b; r < e; ++r)
+        top_row(base + r * row_bytes, cols, k, out + r * k, format, descending, scratch);
+    });
+  });
+}
 
 void sort_rows(const Tensor& values, const Tensor& indices, bool descending) {
   GENESIS_CHECK(values.is_contiguous() && indices.is_contiguous() &&

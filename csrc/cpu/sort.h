@@ -9,6 +9,11 @@ namespace genesis::cpu {
 // its items in ascending (or descending) order; equal items keep their input order.
 void sort_rows(const Tensor& values, const Tensor& indices, bool descending);
 
+// The first k positions of each row's stable sort (what sort_rows would give), in order, for
+// `values` as in sort_rows and `indices` (int64, contiguous, [rows, k]); the rest of each row
+// is not sorted (Note [Top k by selection]).
+void top_rows(const Tensor& values, int64_t k, bool descending, const Tensor& indices);
+
 // The mode of each row of `sorted` (contiguous, rows sorted ascending) whose items came from the
 // positions `order` (int64, same shape): the value of the longest run of equal items (NaNs are
 // never equal), the smallest such value on a tie, and the largest position among its items
