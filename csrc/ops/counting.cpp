@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/scalar.h"
+#include "cpu/counting.h"
 #include "ops/convert.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
@@ -154,6 +155,10 @@ Tensor bincount(const Tensor& input, const std::optional<Tensor>& weights, int64
   Tensor out = full(Shape{length}, Scalar(int64_t{0}), dtype, input.device(), op);
   bool direct = input.dtype() == ScalarType::Int64 || input.dtype() == ScalarType::Int32;
   Tensor index = direct ? input : to(input, ScalarType::Int64, input.device(), false);
+  if (!weights && !input.is_cuda()) {  // counts straight from the items, no ones to add
+    cpu::count_values(contiguous(index), out);
+    return out;
+  }
   Tensor source = weights ? to(*weights, dtype, input.device(), false)
                           : ones_like_n(input.numel(), dtype, input.device());
   index_add_(out, 0, index, source, Scalar(int64_t{1}), op);
