@@ -257,6 +257,18 @@ def test_nonzero_argwhere_where(device, dtype):
             assert_same(g, w)
 
 
+@pytest.mark.parametrize("shape", [(7,), (300_000,), (2, 3, 40_000), (4, 1, 1, 70_001), (5, 0)])
+@pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 1.0])
+def test_nonzero_of_large_masks(device, shape, density):
+    # Masks long enough to be cut into chunks (Note [Parallel nonzero]), dense and sparse, and
+    # a transposed (non-contiguous) view of each.
+    a = np.random.default_rng(11).random(shape) < density
+    x = genesis.tensor(a, device=device)
+    np.testing.assert_array_equal(to_numpy(genesis.nonzero(x)), np.argwhere(a))
+    if len(shape) > 1:
+        np.testing.assert_array_equal(to_numpy(x.mT.nonzero()), np.argwhere(a.swapaxes(-1, -2)))
+
+
 # ---- writers over every dtype -------------------------------------------------------------
 
 

@@ -1,5 +1,6 @@
 #include "cpu/index.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <optional>
@@ -149,7 +150,69 @@ void masked_fill(const Tensor& dst, const Tensor& mask, uint64_t pattern) {
   by_itemsize<MaskedFill>(dst.itemsize(), plan, dst, mask, pattern);
 }
 
+namespace {
+
+// Note [Parallel nonzero]: a contiguous mask is cut into fixed chunks; the threads count each
+// chunk's true items, an exclusive prefix sum gives each chunk's first output slot, and the
+// threads write the coordinates chunk by chunk. Each item's coordinates are stored without a
+// branch (the slot advances only for a true item, so a false item's store is overwritten by the
+// next one), which a half-true random mask would otherwise pay for in mispredictions; a chunk
+// stops once its last true item is written, so no store reaches the next chunk's slots.
+std::vector<Tensor> nonzero_contiguous(const Tensor& mask) {
+  const int64_t ndim = mask.ndim(), n = mask.numel();
+  const auto* m = static_cast<const uint8_t*>(mask.data());
+  const int64_t chunk = std::max<int64_t>(kDefaultGrain * 4, n / 256 + 1);
+  const int64_t chunks = n / chunk + (n % chunk != 0);
+  std::vector<int64_t> first(static_cast<size_t>(chunks) + 1, 0);
+  parallel_for(chunks, 1, [&](int64_t b, int64_t e) {
+    for (int64_t c = b; c < e; ++c) {
+      int64_t lo = c * chunk, hi = std::min(n, lo + chunk), count = 0;
+      for (int64_t i = lo; i < hi; ++i) count += m[i] != 0;
+      first[static_cast<size_t>(c) + 1] = count;
+    }
+  });
+  for (int64_t c = 0; c < chunks; ++c) first[c + 1] += first[c];
+  std::vector<Tensor> out;
+  std::vector<int64_t*> cols;
+  for (int64_t d = 0; d < ndim; ++d) {
+    out.push_back(Tensor::empty({first[chunks]}, ScalarType::Int64, kCPU));
+    cols.push_back(out.back().mutable_data_as<int64_t>());
+  }
+  const int64_t last = mask.sizes()[ndim - 1];
+  parallel_for(chunks, 1, [&](int64_t b, int64_t e) {
+    std::vector<int64_t> idx(static_cast<size_t>(ndim));
+    for (int64_t c = b; c < e; ++c) {
+      int64_t lo = c * chunk, hi = std::min(n, lo + chunk);
+      int64_t k = first[c], end = first[c + 1];
+      for (int64_t d = ndim - 1, rest = lo; d >= 0; --d) {  // lo's coordinates
+        idx[d] = rest % mask.sizes()[d];
+        rest /= mask.sizes()[d];
+      }
+      for (int64_t i = lo; i < hi && k < end;) {
+        // A run along the last dim: the other coordinates stay fixed.
+        int64_t run = std::min(hi - i, last - idx[ndim - 1]), j0 = idx[ndim - 1];
+        for (int64_t t = 0; t < run && k < end; ++t) {
+          for (int64_t d = 0; d + 1 < ndim; ++d) cols[d][k] = idx[d];
+          cols[ndim - 1][k] = j0 + t;
+          k += m[i + t] != 0;
+        }
+        i += run;
+        idx[ndim - 1] += run;
+        for (int64_t d = ndim - 1; d > 0 && idx[d] == mask.sizes()[d]; --d) {
+          idx[d] = 0;
+          ++idx[d - 1];
+        }
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
 std::vector<Tensor> nonzero(const Tensor& mask) {
+  if (mask.is_contiguous() && mask.numel() > 0 && mask.ndim() > 0 && itemsize(mask.dtype()) == 1)
+    return nonzero_contiguous(mask);
   // Row-major walk over the mask's own strides: count, then write coordinates. The walk is
   // serial, so it lets the caller's lock go itself when it is long (Note [Releasing the caller's
   // lock] in core/caller_lock.h).
