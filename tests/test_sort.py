@@ -105,6 +105,8 @@ def test_sort_keeps_negative_zero_and_nan_payloads(device):
         ((300, 50), genesis.float64),  # many short rows of 64-bit keys: segmented sort
         ((3, 70_000), genesis.int64),  # long rows of 64-bit keys: one radix sort per row
         ((2, 100_000), genesis.uint8),
+        ((1, (1 << 20) + 17), genesis.float32),  # CPU: radix passes in parallel tasks
+        ((1, (1 << 20) + 5), genesis.int64),
     ],
 )
 def test_sort_paths(device, shape, dtype):

@@ -1,6 +1,7 @@
 #include "cpu/sort.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -29,24 +30,51 @@ U key_at(const unsigned char* row, int64_t j, const KeyFormat<U>& format) {
 // still keep their input order.
 constexpr int64_t kRadixMinItems = 2048;
 
-// Stable LSD radix sort of `items` by bits [low_bit, low_bit + key_bits) of key(item).
+// Rows at least this long sort each radix pass in parallel (Note [Parallel radix passes]).
+constexpr size_t kParallelRadixItems = size_t{1} << 20;
+
+// Note [Parallel radix passes]: a long row (one row of 2^24 items) would otherwise sort on one
+// thread. Its items are cut into `tasks` fixed ranges; each pass, every task counts the digits
+// of its range, the offsets run bucket by bucket and within a bucket task by task (so equal
+// digits keep their order: the pass stays stable), and every task scatters its range. Rows
+// sorted inside a parallel loop over rows run the tasks in turn (parallel_for nests serially).
 template <typename Item, typename Key>
 void radix_sort(std::vector<Item>& items, std::vector<Item>& spare, int low_bit, int key_bits,
                 const Key& key) {
   size_t n = items.size();
   spare.resize(n);
+  size_t tasks = 1;
+#ifdef _OPENMP
+  if (n >= kParallelRadixItems) tasks = static_cast<size_t>(std::max(1, omp_get_max_threads()));
+#endif
+  std::vector<std::array<size_t, 256>> counts(tasks);
+  auto first = [&](size_t t) { return n / tasks * t + std::min(t, n % tasks); };
   for (int shift = low_bit; shift < low_bit + key_bits; shift += 8) {
-    size_t counts[256] = {};
-    for (const Item& item : items) ++counts[(key(item) >> shift) & 0xff];
-    if (std::find(std::begin(counts), std::end(counts), n) != std::end(counts))
-      continue;  // one digit everywhere: the pass would change nothing
+    parallel_for(static_cast<int64_t>(tasks), 1, [&](int64_t b, int64_t e) {
+      for (size_t t = static_cast<size_t>(b); t < static_cast<size_t>(e); ++t) {
+        counts[t].fill(0);
+        for (size_t i = first(t); i < first(t + 1); ++i)
+          ++counts[t][(key(items[i]) >> shift) & 0xff];
+      }
+    });
+    bool one_digit = false;  // the pass would change nothing
     size_t start = 0;
-    for (size_t& c : counts) {
-      size_t count = c;
-      c = start;
-      start += count;
+    for (size_t digit = 0; digit < 256; ++digit) {
+      size_t total = 0;
+      for (size_t t = 0; t < tasks; ++t) {
+        size_t count = counts[t][digit];
+        counts[t][digit] = start + total;
+        total += count;
+      }
+      one_digit = one_digit || total == n;
+      start += total;
     }
-    for (const Item& item : items) spare[counts[(key(item) >> shift) & 0xff]++] = item;
+    if (one_digit) continue;
+    parallel_for(static_cast<int64_t>(tasks), 1, [&](int64_t b, int64_t e) {
+      for (size_t t = static_cast<size_t>(b); t < static_cast<size_t>(e); ++t)
+        for (size_t i = first(t); i < first(t + 1); ++i)
+          spare[counts[t][(key(items[i]) >> shift) & 0xff]++] = items[i];
+    });
     items.swap(spare);
   }
 }
