@@ -117,9 +117,15 @@ void sort_row(const unsigned char* row, int64_t cols, int64_t* out, const KeyFor
 // over a buffer of candidates, each kept only while below the k-th smallest kept so far, so a
 // long row is mostly one comparison per item); one more pass over the row then takes
 // every item with a key below T (fewer than k) and the first items with key T, in position
-// order, up to k; a sort of those k pairs gives exactly the stable sort's prefix. topk(16) of
-// rows of 1024 or of one row of 2^24 costs a few passes over the row instead of a sort of it.
+// order, up to k; a sort of those k pairs gives exactly the stable sort's prefix. A short row
+// of narrow keys instead packs its pairs into integers (Note [Packed sort]) and runs
+// std::nth_element on those: one pass over the row fewer, which is what counts there (topk(16)
+// of rows of 1024: about 77 ms for the packed pairs, about 150 ms for the two passes).
+// Rows up to this long select among packed pairs (Note [Packed sort]) instead.
+constexpr int64_t kPackedSelectMaxItems = 4096;
+
 struct TopScratch {
+  std::vector<uint64_t> packed;
   std::vector<uint8_t> keys8;  // the row's keys, at their own width
   std::vector<uint16_t> keys16;
   std::vector<uint32_t> keys32;
@@ -144,6 +150,16 @@ void top_row(const unsigned char* row, int64_t cols, int64_t k, int64_t* out,
              const KeyFormat<U>& format, bool descending, TopScratch& scratch) {
   U flip = descending ? static_cast<U>(~U(0)) : U(0);
   auto key = [&](int64_t j) { return U(key_at(row, j, format) ^ flip); };
+  if (sizeof(U) <= 4 && cols <= kPackedSelectMaxItems) {
+    // A short row: select among packed (key, position) integers directly, one pass fewer.
+    std::vector<uint64_t>& packed = scratch.packed;
+    packed.resize(static_cast<size_t>(cols));
+    for (int64_t j = 0; j < cols; ++j) packed[j] = (uint64_t(key(j)) << 32) | uint64_t(j);
+    if (k < cols) std::nth_element(packed.begin(), packed.begin() + k, packed.end());
+    std::sort(packed.begin(), packed.begin() + k);
+    for (int64_t j = 0; j < k; ++j) out[j] = static_cast<int64_t>(packed[j] & 0xffffffffu);
+    return;
+  }
   // The k-th smallest key, streamed: candidates below the k-th smallest of those kept so far
   // go to a buffer, cut back to its k smallest whenever it fills (linear even on sorted rows).
   std::vector<U>& keys = scratch.keys<U>();
