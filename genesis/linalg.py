@@ -1,10 +1,11 @@
 """Linear algebra with torch.linalg's names.
 
 The norms, ``norm``, ``vector_norm`` and ``matrix_norm`` (every order torch.linalg has),
-``cross`` (along the last dim by default), and the decompositions: ``solve``, ``inv``, ``det``, ``slogdet``,
-``cholesky``, ``qr``, ``svd``, ``svdvals``, ``eigh`` and ``eigvalsh`` on batches of float32 and
-float64 matrices. They run on LAPACK on the CPU (NumPy's bundled OpenBLAS, found at run time)
-and on cuSOLVER on CUDA; a matrix that cannot be factored raises ``LinAlgError``.
+``cross`` (along the last dim by default), and the decompositions: ``solve``, ``inv``,
+``det``, ``slogdet``, ``cholesky``, ``qr``, ``svd``, ``svdvals``, ``eigh`` and ``eigvalsh`` on
+batches of float32 and float64 matrices. They run on LAPACK on the CPU (NumPy's bundled
+OpenBLAS, found at run time) and on cuSOLVER on CUDA; a matrix that cannot be factored raises
+``LinAlgError``.
 
 Example::
 
