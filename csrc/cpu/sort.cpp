@@ -30,6 +30,13 @@ U key_at(const unsigned char* row, int64_t j, const KeyFormat<U>& format) {
 // still keep their input order.
 constexpr int64_t kRadixMinItems = 2048;
 
+// A (key, position) pair packed into one integer (Note [Packed sort]): key at most 32 bits,
+// position below 2^32.
+template <typename U>
+uint64_t packed_pair(U key, int64_t position) {
+  return (uint64_t(key) << 32) | uint64_t(position);
+}
+
 // Rows at least this long sort each radix pass in parallel (Note [Parallel radix passes]).
 constexpr size_t kParallelRadixItems = size_t{1} << 20;
 
@@ -90,8 +97,7 @@ void sort_row(const unsigned char* row, int64_t cols, int64_t* out, const KeyFor
   if (sizeof(U) <= 4 && cols <= (int64_t{1} << 32)) {
     std::vector<uint64_t>& packed = scratch.packed;
     packed.resize(static_cast<size_t>(cols));
-    for (int64_t j = 0; j < cols; ++j)
-      packed[j] = (uint64_t(U(key_at(row, j, format) ^ flip)) << 32) | uint64_t(j);
+    for (int64_t j = 0; j < cols; ++j) packed[j] = packed_pair(U(key_at(row, j, format) ^ flip), j);
     if (cols >= kRadixMinItems)
       radix_sort(packed, scratch.spare, 32, static_cast<int>(8 * sizeof(U)),
                  [](uint64_t v) { return v; });
@@ -124,37 +130,23 @@ void sort_row(const unsigned char* row, int64_t cols, int64_t* out, const KeyFor
 // Rows up to this long select among packed pairs (Note [Packed sort]) instead.
 constexpr int64_t kPackedSelectMaxItems = 4096;
 
+template <typename U>
 struct TopScratch {
   std::vector<uint64_t> packed;
-  std::vector<uint8_t> keys8;  // the row's keys, at their own width
-  std::vector<uint16_t> keys16;
-  std::vector<uint32_t> keys32;
-  std::vector<uint64_t> keys64;
+  std::vector<U> keys;
   std::vector<std::pair<uint64_t, int64_t>> chosen;
-
-  template <typename U>
-  std::vector<U>& keys() {
-    if constexpr (sizeof(U) == 8)
-      return keys64;
-    else if constexpr (sizeof(U) == 4)
-      return keys32;
-    else if constexpr (sizeof(U) == 2)
-      return keys16;
-    else
-      return keys8;
-  }
 };
 
 template <typename U>
 void top_row(const unsigned char* row, int64_t cols, int64_t k, int64_t* out,
-             const KeyFormat<U>& format, bool descending, TopScratch& scratch) {
+             const KeyFormat<U>& format, bool descending, TopScratch<U>& scratch) {
   U flip = descending ? static_cast<U>(~U(0)) : U(0);
   auto key = [&](int64_t j) { return U(key_at(row, j, format) ^ flip); };
   if (sizeof(U) <= 4 && cols <= kPackedSelectMaxItems) {
     // A short row: select among packed (key, position) integers directly, one pass fewer.
     std::vector<uint64_t>& packed = scratch.packed;
     packed.resize(static_cast<size_t>(cols));
-    for (int64_t j = 0; j < cols; ++j) packed[j] = (uint64_t(key(j)) << 32) | uint64_t(j);
+    for (int64_t j = 0; j < cols; ++j) packed[j] = packed_pair(key(j), j);
     if (k < cols) std::nth_element(packed.begin(), packed.begin() + k, packed.end());
     std::sort(packed.begin(), packed.begin() + k);
     for (int64_t j = 0; j < k; ++j) out[j] = static_cast<int64_t>(packed[j] & 0xffffffffu);
@@ -162,7 +154,7 @@ void top_row(const unsigned char* row, int64_t cols, int64_t k, int64_t* out,
   }
   // The k-th smallest key, streamed: candidates below the k-th smallest of those kept so far
   // go to a buffer, cut back to its k smallest whenever it fills (linear even on sorted rows).
-  std::vector<U>& keys = scratch.keys<U>();
+  std::vector<U>& keys = scratch.keys;
   keys.clear();
   size_t limit = static_cast<size_t>(k) + std::max<size_t>(static_cast<size_t>(k), 4096);
   U bound = static_cast<U>(~U(0));
@@ -211,9 +203,10 @@ void top_rows(const Tensor& values, int64_t k, bool descending, const Tensor& in
   auto* out = indices.mutable_data_as<int64_t>();
   int64_t row_bytes = cols * static_cast<int64_t>(itemsize(values.dtype()));
   with_key_format(values.dtype(), "topk", [&](auto format) {
+    using U = decltype(format.inf_bits);
     int64_t row_cost = std::max<int64_t>(1, cols + k * log2_ceil(k));
     parallel_for(rows, std::max<int64_t>(1, kDefaultGrain / row_cost), [&](int64_t b, int64_t e) {
-      TopScratch scratch;
+      TopScratch<U> scratch;
       for (int64_t r = b; r < e; ++r)
         top_row(base + r * row_bytes, cols, k, out + r * k, format, descending, scratch);
     });

@@ -144,9 +144,7 @@ Tensor matrix_norm(const Tensor& t, const std::string& ord, const Shape& dims, b
     return singular_value_norm(t, ord, rows, cols, keepdim);
   bool by_columns = ord == "1" || ord == "-1";  // sum over rows, then max/min over columns
   GENESIS_CHECK_VALUE(by_columns || ord == "inf" || ord == "-inf", op,
-                      "ord must be one of 'fro', "
-                      "'nuc', 1, -1, 2, -2, inf or -inf, got ",
-                      ord);
+                      "ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got ", ord);
   bool is_max = ord == "1" || ord == "inf";
   int64_t summed = by_columns ? rows : cols, extreme = by_columns ? cols : rows;
   Tensor sums = sum(unary(UnaryOp::Abs, t, op), Shape{summed}, true, std::nullopt);

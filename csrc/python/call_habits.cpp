@@ -269,19 +269,9 @@ py::object write_result(const char* name, py::object result, py::object out) {
   }
   GENESIS_CHECK_TYPE(py::isinstance<py::tuple>(result), name, "this call's result is a ",
                      type_name(result), ", which out= can't hold");
-  py::tuple r = result;
-  GENESIS_CHECK_TYPE(py::isinstance<py::tuple>(out) || py::isinstance<py::list>(out), name,
-                     "out must be a tuple of ", r.size(), " tensors, got ", type_name(out));
-  py::sequence o = out;
-  GENESIS_CHECK_TYPE(o.size() == r.size(), name, "out must be a tuple of ", r.size(),
-                     " tensors, got ", o.size(), " items");
-  for (size_t i = 0; i < r.size(); ++i) {
-    GENESIS_CHECK_TYPE(py::isinstance<Tensor>(o[i]), name, "out must be a tuple of tensors, got a ",
-                       type_name(o[i]));
-    write_out_warned(o[i], r[i].cast<const Tensor&>(), name);
-  }
-  if (py::hasattr(result, "_fields")) return py::type::of(result)(*o);
-  return py::tuple(o);
+  // A named tuple stays one; a plain tuple stays a tuple.
+  py::object type = py::hasattr(result, "_fields") ? py::object(py::type::of(result)) : py::none();
+  return finish_tuple_out(type, py::reinterpret_borrow<py::tuple>(result), out, name);
 }
 
 PyObject* on_no_match(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames,

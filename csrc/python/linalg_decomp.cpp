@@ -40,26 +40,6 @@ py::object& eigh_type() {
   return type;
 }
 
-// The named tuple of `parts`; with out= (a tuple or list of as many tensors), each part is
-// written into its out tensor (Note [out= arguments]) and the tuple holds those, as in PyTorch.
-py::object tuple_result(py::object& type, std::vector<Tensor> parts, py::handle out,
-                        const char* name) {
-  py::tuple items(parts.size());
-  if (out.is_none()) {
-    for (size_t i = 0; i < parts.size(); ++i) items[i] = py::cast(std::move(parts[i]));
-    return type(*items);
-  }
-  bool shaped = (py::isinstance<py::tuple>(out) || py::isinstance<py::list>(out)) &&
-                py::len(out) == parts.size();
-  py::sequence seq = shaped ? py::reinterpret_borrow<py::sequence>(out) : py::sequence();
-  for (size_t i = 0; shaped && i < parts.size(); ++i) shaped = py::isinstance<Tensor>(seq[i]);
-  GENESIS_CHECK_TYPE(shaped, name, "out must be a tuple of ", parts.size(), " tensors (",
-                     py::str(", ").attr("join")(type.attr("_fields")).cast<std::string>(), ")");
-  for (size_t i = 0; i < parts.size(); ++i)
-    items[i] = finish_out(std::move(parts[i]), seq[i], name);
-  return type(*items);
-}
-
 }  // namespace
 
 void init_linalg_decomp(py::module_& m) {
@@ -103,7 +83,8 @@ void init_linalg_decomp(py::module_& m) {
       "slogdet",
       [](const Tensor& a, py::handle out) {
         auto [sign, logabsdet] = ops::linalg_slogdet(a);
-        return tuple_result(slogdet_type(), {sign, logabsdet}, out, "linalg.slogdet");
+        return finish_tuple_out(slogdet_type(), py::make_tuple(sign, logabsdet), out,
+                                "linalg.slogdet");
       },
       py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgSlogdet);
   linalg.def(
@@ -117,7 +98,7 @@ void init_linalg_decomp(py::module_& m) {
       "qr",
       [](const Tensor& a, const std::string& mode, py::handle out) {
         auto [q, r] = ops::linalg_qr(a, mode);
-        return tuple_result(qr_type(), {q, r}, out, "linalg.qr");
+        return finish_tuple_out(qr_type(), py::make_tuple(q, r), out, "linalg.qr");
       },
       py::arg("A"), py::arg("mode") = "reduced", py::kw_only(), py::arg("out") = py::none(),
       d::kLinalgQr);
@@ -125,7 +106,7 @@ void init_linalg_decomp(py::module_& m) {
       "svd",
       [](const Tensor& a, bool full_matrices, py::handle out) {
         auto [u, s, vh] = ops::linalg_svd(a, full_matrices);
-        return tuple_result(svd_type(), {u, s, vh}, out, "linalg.svd");
+        return finish_tuple_out(svd_type(), py::make_tuple(u, s, vh), out, "linalg.svd");
       },
       py::arg("A"), py::arg("full_matrices") = true, py::kw_only(), py::arg("out") = py::none(),
       d::kLinalgSvd);
@@ -139,7 +120,7 @@ void init_linalg_decomp(py::module_& m) {
       "eigh",
       [](const Tensor& a, const std::string& uplo, py::handle out) {
         auto [values, vectors] = ops::linalg_eigh(a, uplo);
-        return tuple_result(eigh_type(), {values, vectors}, out, "linalg.eigh");
+        return finish_tuple_out(eigh_type(), py::make_tuple(values, vectors), out, "linalg.eigh");
       },
       py::arg("A"), py::arg("UPLO") = "L", py::kw_only(), py::arg("out") = py::none(),
       d::kLinalgEigh);

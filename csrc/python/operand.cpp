@@ -32,6 +32,26 @@ py::object finish_out(Tensor result, py::handle out, const char* name) {
   return py::reinterpret_borrow<py::object>(out);
 }
 
+py::object finish_tuple_out(py::handle type, py::tuple parts, py::handle out, const char* name) {
+  auto make = [&](py::tuple items) { return type.is_none() ? py::object(items) : type(*items); };
+  if (out.is_none()) return make(parts);
+  bool shaped = (py::isinstance<py::tuple>(out) || py::isinstance<py::list>(out)) &&
+                py::len(out) == parts.size();
+  py::sequence seq = shaped ? py::reinterpret_borrow<py::sequence>(out) : py::sequence();
+  for (size_t i = 0; shaped && i < parts.size(); ++i) shaped = py::isinstance<Tensor>(seq[i]);
+  std::string fields;
+  if (py::hasattr(type, "_fields"))
+    fields = " (" + py::str(", ").attr("join")(type.attr("_fields")).cast<std::string>() + ")";
+  GENESIS_CHECK_TYPE(shaped, name, "out must be a tuple of ", parts.size(), " tensors", fields,
+                     ", got a ", type_name(out));
+  py::tuple items(parts.size());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    write_out_warned(seq[i], parts[i].cast<const Tensor&>(), name);
+    items[i] = seq[i];
+  }
+  return make(items);
+}
+
 std::optional<ops::Operand> try_operand(py::handle obj, const char* op) {
   PyObject* p = obj.ptr();
   if (const Tensor* t = tensor_of(p)) return ops::Operand(*t);

@@ -58,12 +58,18 @@ Tensor vector_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim
                           to_optional_dtype(dtype, op));
 }
 
+// ops::matrix_norm after the dtype= conversion (matrix_norm, linalg.norm and norm share it).
+Tensor matrix_norm_as(const Tensor& t, const std::string& ord, const Shape& dims, bool keepdim,
+                      std::optional<ScalarType> dtype) {
+  Tensor x = dtype && *dtype != t.dtype() ? ops::to(t, *dtype, t.device(), false) : t;
+  return ops::matrix_norm(x, ord, dims, keepdim);
+}
+
 Tensor matrix_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim,
                    py::handle dtype) {
   const char* op = "matrix_norm";
-  std::optional<ScalarType> dt = to_optional_dtype(dtype, op);
-  Tensor x = dt && *dt != t.dtype() ? ops::to(t, *dt, t.device(), false) : t;
-  return ops::matrix_norm(x, order_name(ord, op), to_shape(dim, op), keepdim);
+  return matrix_norm_as(t, order_name(ord, op), to_shape(dim, op), keepdim,
+                        to_optional_dtype(dtype, op));
 }
 
 // torch.linalg.norm: a vector norm over one dim (or every element, when neither ord nor dim is
@@ -71,9 +77,9 @@ Tensor matrix_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim
 Tensor linalg_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim,
                    py::handle dtype) {
   const char* op = "linalg.norm";
-  std::optional<Shape> dims;
-  if (!dim.is_none()) {
-    dims = PyIndex_Check(dim.ptr()) ? Shape{to_int(dim, op, "dim")} : to_shape(dim, op);
+  std::optional<ScalarType> dt = to_optional_dtype(dtype, op);
+  ops::Dims dims = dims_of(dim, op);
+  if (dims) {
     GENESIS_CHECK_VALUE(dims->size() == 1 || dims->size() == 2, op,
                         "dim must be an int or a pair of ints, got ", shape_str(*dims));
   } else if (!ord.is_none()) {
@@ -81,16 +87,12 @@ Tensor linalg_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim
                         "with ord and no dim, the input must have 1 or 2 dims, got ", t.ndim());
     dims = t.ndim() == 1 ? Shape{0} : Shape{-2, -1};
   }
-  if (dims && dims->size() == 2) {
-    py::object matrix_ord =
-        ord.is_none() ? py::str("fro") : py::reinterpret_borrow<py::object>(ord);
-    return matrix_norm(t, matrix_ord, py::cast(*dims), keepdim, dtype);
-  }
+  if (dims && dims->size() == 2)
+    return matrix_norm_as(t, ord.is_none() ? "fro" : order_name(ord, op), *dims, keepdim, dt);
   GENESIS_CHECK_VALUE(!py::isinstance<py::str>(ord), op, "ord '", py::str(ord).cast<std::string>(),
                       "' is a matrix norm: it needs two dims");
-  ops::Dims vector_dims = dims ? ops::Dims{*dims} : std::nullopt;
   double p = ord.is_none() ? 2.0 : to_scalar(ord, op).to_double();
-  return ops::vector_norm(t, p, vector_dims, keepdim, to_optional_dtype(dtype, op));
+  return ops::vector_norm(t, p, dims, keepdim, dt);
 }
 
 // torch.norm: "fro" (the 2-norm) over the given dims or all; "nuc" and matrix orders over two
@@ -102,10 +104,9 @@ Tensor norm(const Tensor& t, py::handle p, py::handle dim, bool keepdim, py::han
     std::string name = p.cast<std::string>();
     GENESIS_CHECK_VALUE(name == "fro" || name == "nuc", op,
                         "p must be a number, 'fro' or 'nuc', got '", name, "'");
-    if (name == "nuc") {
-      Tensor x = dt && *dt != t.dtype() ? ops::to(t, *dt, t.device(), false) : t;
-      return ops::matrix_norm(x, "nuc", dim.is_none() ? Shape{-2, -1} : to_shape(dim, op), keepdim);
-    }
+    if (name == "nuc")
+      return matrix_norm_as(t, "nuc", dim.is_none() ? Shape{-2, -1} : to_shape(dim, op), keepdim,
+                            dt);
     return ops::vector_norm(t, 2.0, dims_of(dim, op), keepdim, dt);
   }
   return ops::vector_norm(t, to_scalar(p, op).to_double(), dims_of(dim, op), keepdim, dt);

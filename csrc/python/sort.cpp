@@ -18,8 +18,8 @@ namespace genesis::python {
 
 namespace {
 
-// torch.return_types.<name>: a named tuple (values, indices), one type per name, made once.
-py::object values_indices(const char* name, py::object values, py::object indices) {
+// torch.return_types.<name>: a named tuple type (values, indices), one per name, made once.
+py::handle values_indices_type(const char* name) {
   static auto* types = new std::map<std::string, py::object>();  // kept for the process's life
   auto it = types->find(name);
   if (it == types->end()) {
@@ -28,21 +28,14 @@ py::object values_indices(const char* name, py::object values, py::object indice
     type.attr("__module__") = "genesis.return_types";
     it = types->emplace(name, type).first;
   }
-  return it->second(std::move(values), std::move(indices));
+  return it->second;
 }
 
-// out=(values, indices): both written (Note [out= arguments]) and returned as the named tuple.
+// The named tuple (values, indices); with out=(values, indices), both written (Note [out=
+// arguments]) and returned as the named tuple.
 py::object pair_result(const char* name, std::pair<Tensor, Tensor> r, py::handle out) {
-  if (out.is_none())
-    return values_indices(name, py::cast(std::move(r.first)), py::cast(std::move(r.second)));
-  bool pair =
-      (py::isinstance<py::tuple>(out) || py::isinstance<py::list>(out)) && py::len(out) == 2;
-  GENESIS_CHECK_TYPE(pair && tensor_of(py::reinterpret_borrow<py::sequence>(out)[0].ptr()) &&
-                         tensor_of(py::reinterpret_borrow<py::sequence>(out)[1].ptr()),
-                     name, "out must be a pair of tensors (values, indices)");
-  py::sequence seq = py::reinterpret_borrow<py::sequence>(out);
-  return values_indices(name, finish_out(std::move(r.first), seq[0], name),
-                        finish_out(std::move(r.second), seq[1], name));
+  return finish_tuple_out(values_indices_type(name),
+                          py::make_tuple(std::move(r.first), std::move(r.second)), out, name);
 }
 
 py::object single_result(Tensor r, py::handle out, const char* name) {
