@@ -8,8 +8,8 @@ with the device synchronised between bursts, outside the timed region.
 
 Goals (full size only): >= 0.97x torch on CUDA, >= 1x NumPy on the CPU, for add, mul, exp, the
 broadcast add, the reductions and matmul on CUDA; the 1-element add's host time <= 0.6x torch's
-on CUDA (also with --quick). relu, sigmoid, softmax, cumsum, randn, cat, linalg.solve and
-linalg.eigvalsh (batches of 64 x 64 float32 matrices) are informational.
+on CUDA (also with --quick). relu, sigmoid, softmax, cumsum, randn, cat, linalg.solve,
+linalg.cholesky and linalg.eigvalsh (batches of 64 x 64 float32 matrices) are informational.
 
 Results are checked once against NumPy: exactly where the result is exactly defined (add, mul
 by 2, max, relu, cat), within a tolerance (check column ``close``) against a float64 reference
@@ -307,8 +307,9 @@ def _spd_batch(ctx: Context, batch: int, n: int) -> np.ndarray:
 
 @register(name="linalg.solve")
 def linalg_solve(ctx: Context) -> Case:
-    """A batch of small float32 systems (LAPACK per matrix on the CPU, cuSOLVER on CUDA),
-    checked against NumPy's float64 solve. Informational, no goal."""
+    """A batch of small float32 systems (LAPACK per matrix on the CPU, cuBLAS's batched LU on
+    CUDA: Note [Batched small matrices]), checked against NumPy's float64 solve. Informational,
+    no goal."""
     batch, n = ctx.pick(512, 16, cuda=1024), 64
     a, b = _spd_batch(ctx, batch, n), _normal(ctx, (batch, n, 4))
     x, y = ctx.to_genesis(a), ctx.to_genesis(b)
@@ -326,6 +327,30 @@ def linalg_solve(ctx: Context) -> Case:
         reference=lambda: np.linalg.solve(a.astype(np.float64), b).astype(np.float32),
         rtol=1e-3,
         atol=1e-5,  # float32 rounding of the near-zero entries of X
+    )
+
+
+@register(name="linalg.cholesky")
+def linalg_cholesky(ctx: Context) -> Case:
+    """Cholesky factors of a batch of small float32 SPD matrices (LAPACK per matrix on the CPU,
+    cuSOLVER's potrfBatched on CUDA), checked against NumPy's float64 cholesky. Informational,
+    no goal."""
+    batch, n = ctx.pick(512, 16, cuda=1024), 64
+    a = _spd_batch(ctx, batch, n)
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    tl = ctx.torch.linalg if ctx.torch is not None else None
+    return Case(
+        "linalg.cholesky",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: genesis.linalg.cholesky(x),
+            numpy=lambda: np.linalg.cholesky(a),
+            torch=lambda: tl.cholesky(t),
+        ),
+        nbytes=2 * a.nbytes,
+        reference=lambda: np.linalg.cholesky(a.astype(np.float64)).astype(np.float32),
+        rtol=1e-3,
+        atol=1e-5,
     )
 
 

@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 
 import genesis  # noqa: E402
 from benchmarks import (  # noqa: E402
+    autograd,
     casts,
     compute,
     copies,
@@ -50,6 +51,7 @@ AREAS = (
     ("compute", compute),
     ("sorting", sorting),
     ("everyday", everyday),
+    ("autograd", autograd),
     ("multigpu", multigpu),
 )
 

@@ -6,7 +6,8 @@ PyTorch's names and semantics: factories (``tensor``, ``zeros``, ``ones``, ``ful
 NumPy-style indexing, elementwise math with PyTorch's type promotion, reductions, ``matmul``,
 ``cat`` and ``stack``, and zero-copy exchange with NumPy (``from_numpy``, ``Tensor.numpy``) and
 DLPack (``from_dlpack``). ``genesis.cuda`` has ``torch.cuda``'s device, stream, event and
-memory functions. There is no autograd.
+memory functions. ``genesis.autograd`` differentiates (``requires_grad=True``, ``backward``,
+``genesis.no_grad``); not every op has a gradient yet (docs/autograd.md lists those that do).
 
 Dtypes are objects: ``genesis.float32`` (alias ``float``), ``float64`` (``double``),
 ``float16`` (``half``), ``bfloat16``, ``uint8``, ``int8``, ``int16`` (``short``), ``int32``
@@ -41,9 +42,12 @@ _load_core(__name__, _dirname(__file__))
 # genesis.max, genesis.sum ...).
 from . import (
     _C,  # noqa: E402
+    autograd,  # noqa: E402
     cuda,  # noqa: E402
     linalg,  # noqa: E402
     nn,  # noqa: E402
+    safetensors,  # noqa: E402
+    serialization,  # noqa: E402  (also makes tensors picklable)
 )
 from ._C import (  # noqa: E402
     Generator,
@@ -342,6 +346,14 @@ from ._tensor_str import (
     tensor_repr,
 )
 from ._tensor_str import tensor_format as _tensor_format
+from .autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from .serialization import load, save  # noqa: E402
 
 __version__ = _C.__version__
 
@@ -439,6 +451,11 @@ def build_info():
 # tests/test_docstrings.py checks that the list and the module's public contents agree. The
 # dtypes bool, int and float are left out so that `from genesis import *` keeps Python's types.
 __all__ = [
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "no_grad",
+    "set_grad_enabled",
     # classes
     "IndexKind",
     "IndexPath",
@@ -758,6 +775,8 @@ __all__ = [
     "randperm",
     "set_rng_state",
     "fork_rng",
+    "save",
+    "load",
 ]
 
 

@@ -43,9 +43,37 @@ struct ConvertTo {
   }
 };
 
+// Note [Rows by multiplication]: the row of item i, i / len, is computed for every item, and a
+// 64-bit division (dozens of instructions on the GPU) made short-row scans bound by
+// instructions rather than memory. While every index fits 32 bits, the quotient comes from a
+// multiply-high by a magic number instead (the round-up method for unsigned division by an
+// invariant: with 2^(l-1) < len <= 2^l and m = floor(2^32 (2^l - len) / len) + 1,
+// t = mulhi(m, i) and i / len = (t + (i - t) / 2) >> (l - 1), exact for every 32-bit i).
 struct RowOf {
   int64_t len;
-  __host__ __device__ int64_t operator()(int64_t i) const { return i / len; }
+  uint32_t magic = 0;
+  int shift = 0;        // l - 1
+  bool narrow = false;  // every index below 2^32 and len >= 2: the multiply applies
+
+  RowOf(int64_t len_, int64_t n) : len(len_) {
+    if (len < 2 || n > (int64_t{1} << 32)) return;
+    int l = 0;
+    while ((int64_t{1} << l) < len) ++l;
+    magic = static_cast<uint32_t>(((uint64_t{1} << 32) * ((uint64_t{1} << l) - len)) / len + 1);
+    shift = l - 1;
+    narrow = true;
+  }
+
+  __host__ __device__ int64_t operator()(int64_t i) const {
+    if (!narrow) return i / len;
+    uint32_t x = static_cast<uint32_t>(i);
+#ifdef __CUDA_ARCH__
+    uint32_t t = __umulhi(x, magic);
+#else
+    uint32_t t = static_cast<uint32_t>((static_cast<uint64_t>(x) * magic) >> 32);
+#endif
+    return static_cast<int64_t>((t + ((x - t) >> 1)) >> shift);
+  }
 };
 
 template <template <typename> class Scan, typename A>
@@ -62,9 +90,9 @@ struct Best {
 template <typename T, typename A>
 struct LoadBest {
   const T* in;
-  int64_t len;
+  RowOf row;
   __host__ __device__ Best<A> operator()(int64_t i) const {
-    return Best<A>{convert<A>(in[i]), i % len};
+    return Best<A>{convert<A>(in[i]), i - row(i) * row.len};
   }
 };
 
@@ -82,8 +110,8 @@ struct SplitBest {
   }
 };
 
-auto row_keys(int64_t len) {
-  return thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), RowOf{len});
+auto row_keys(int64_t len, int64_t n) {
+  return thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0), RowOf(len, n));
 }
 
 template <typename T, template <typename> class Scan>
@@ -92,7 +120,7 @@ cudaError_t scan_typed(const T* in, T* out, int64_t n, int64_t len, void* temp, 
   using A = sum_acc_t<T>;
   auto values = thrust::make_transform_iterator(in, ConvertTo<A>{});
   auto written = thrust::make_transform_output_iterator(out, ConvertTo<T>{});
-  return cub::DeviceScan::InclusiveScanByKey(temp, *bytes, row_keys(len), values, written,
+  return cub::DeviceScan::InclusiveScanByKey(temp, *bytes, row_keys(len, n), values, written,
                                              Combine<Scan, A>{}, n, ::cuda::std::equal_to<>{},
                                              stream);
 }
@@ -102,10 +130,10 @@ cudaError_t extreme_typed(const T* in, T* values, int64_t* indices, int64_t n, i
                           void* temp, size_t* bytes, cudaStream_t stream) {
   using A = cmp_acc_t<T>;
   auto items = thrust::make_transform_iterator(thrust::make_counting_iterator<int64_t>(0),
-                                               LoadBest<T, A>{in, len});
+                                               LoadBest<T, A>{in, RowOf(len, n)});
   auto written = thrust::make_transform_output_iterator(
       thrust::make_zip_iterator(thrust::make_tuple(values, indices)), SplitBest<T, A>{});
-  return cub::DeviceScan::InclusiveScanByKey(temp, *bytes, row_keys(len), items, written,
+  return cub::DeviceScan::InclusiveScanByKey(temp, *bytes, row_keys(len, n), items, written,
                                              CombineBest<kMax, A>{}, n, ::cuda::std::equal_to<>{},
                                              stream);
 }

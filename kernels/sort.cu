@@ -11,8 +11,9 @@
 // positions is a random gather of the whole input; instead they are decoded from the sorted keys
 // in one sequential pass, except the keys that stand for several values (a float's zero, for
 // -0.0 and +0.0, and NaN, for every payload), which are read through their positions.
-// Scratch holds the keys, their sorted copy, the starting positions and CUB's own storage, laid
-// out by the same function for the size query and the sort.
+// Scratch holds the keys, their sorted copy, the starting positions (32-bit ones also sorted
+// there, Note [Narrow positions]) and CUB's own storage, laid out by the same function for the
+// size query and the sort.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_sort.cuh>
+#include <type_traits>
 
 #include "kernels/dtype_traits.cuh"
 #include "kernels/sort.cuh"
@@ -53,13 +55,15 @@ __global__ void make_keys(const U* values, K* keys, int64_t n, int64_t cols, Key
   }
 }
 
-// positions[i] = i % cols; starts[r] = r * cols for r <= rows when starts is given.
-__global__ void make_positions(int64_t* positions, int64_t n, int64_t cols) {
+// positions[i] = i % cols.
+template <typename P>
+__global__ void make_positions(P* positions, int64_t n, int64_t cols) {
   int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
-    positions[i] = i % cols;
+    positions[i] = static_cast<P>(cols == n ? i : i % cols);  // one row: no 64-bit division
 }
 
+// starts[r] = r * cols for r <= rows.
 __global__ void make_starts(int64_t* starts, int64_t rows, int64_t cols) {
   int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t r = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; r <= rows;
@@ -78,22 +82,100 @@ __device__ __forceinline__ U bits_of_key(U key, const KeyFormat<U>& format) {
   return key;
 }
 
-// sorted_values[i]: the value of sorted key i, read back from the keys (Note [Values from
-// keys]); a float zero or NaN is read from the input through its position, keeping a -0.0 and a
-// NaN's payload.
-template <typename U, typename K>
-__global__ void values_from_keys(const K* sorted, const int64_t* positions, const U* values,
-                                 U* sorted_values, int64_t n, int64_t cols, KeyFormat<U> format,
-                                 U flip) {
+// The end of a sort: indices[i] = positions[i] widened to int64 (when `indices` is given: the
+// sort carried 32-bit positions, Note [Narrow positions]), and sorted_values[i] the value of
+// sorted key i, read back from the keys (Note [Values from keys]; when `sorted_values` is given);
+// a float zero or NaN is read from the input through its position, keeping a -0.0 and a NaN's
+// payload.
+template <typename U, typename K, typename P>
+__global__ void finish_sort(const K* sorted, const P* positions, const U* values, int64_t* indices,
+                            U* sorted_values, int64_t n, int64_t cols, KeyFormat<U> format,
+                            U flip) {
   constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
   int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += stride) {
+    int64_t position = static_cast<int64_t>(positions[i]);
+    if (indices != nullptr) indices[i] = position;
+    if (sorted_values == nullptr) continue;
     U key = static_cast<U>(static_cast<U>(sorted[i]) ^ flip);
     bool ambiguous = format.kind == vocab::KeyKind::Float && (key == sign || key == U(~U(0)));
-    sorted_values[i] = ambiguous ? values[i - i % cols + positions[i]] : bits_of_key(key, format);
+    sorted_values[i] = ambiguous ? values[i - i % cols + position] : bits_of_key(key, format);
   }
 }
+
+// Note [One row in vectors]: one long row (rows == 1, the common sort of a whole 1-d tensor)
+// takes the setup and the finish in groups of kVecBytes / sizeof(U) items per thread, read and
+// written as 16-byte vectors: items of 2 bytes read one at a time left these passes at about
+// half the bandwidth of the sort passes around them. The group's tail and unaligned inputs take
+// the item-at-a-time kernels above.
+constexpr int kVecBytes = 16;
+
+template <typename T, int V>
+struct alignas(sizeof(T) * V < 16 ? sizeof(T) * V : 16) Pack {
+  T v[V];
+};
+
+// keys[i] = key(values[i]) ^ flip and positions[i] = i, for one row.
+template <typename U, int V>
+__global__ void make_row_keys(const U* values, U* keys, uint32_t* positions, int64_t n,
+                              KeyFormat<U> format, U flip) {
+  int64_t groups = n / V;
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  int64_t first = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  for (int64_t g = first; g < groups; g += stride) {
+    Pack<U, V> in = reinterpret_cast<const Pack<U, V>*>(values)[g];
+    Pack<U, V> out;
+    Pack<uint32_t, V> at;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      out.v[j] = static_cast<U>(key_of(in.v[j], format) ^ flip);
+      at.v[j] = static_cast<uint32_t>(g * V + j);
+    }
+    reinterpret_cast<Pack<U, V>*>(keys)[g] = out;
+    reinterpret_cast<Pack<uint32_t, V>*>(positions)[g] = at;
+  }
+  for (int64_t i = groups * V + first; i < n; i += stride) {
+    keys[i] = static_cast<U>(key_of(values[i], format) ^ flip);
+    positions[i] = static_cast<uint32_t>(i);
+  }
+}
+
+// finish_sort for one row: indices widened, values decoded (sorted_values may be null).
+template <typename U, int V>
+__global__ void finish_row(const U* sorted, const uint32_t* positions, const U* values,
+                           int64_t* indices, U* sorted_values, int64_t n, KeyFormat<U> format,
+                           U flip) {
+  constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
+  bool is_float = format.kind == vocab::KeyKind::Float;
+  auto decode = [&](U k, uint32_t position) {
+    U key = static_cast<U>(k ^ flip);
+    bool ambiguous = is_float && (key == sign || key == U(~U(0)));
+    return ambiguous ? values[position] : bits_of_key(key, format);
+  };
+  int64_t groups = n / V;
+  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  int64_t first = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  for (int64_t g = first; g < groups; g += stride) {
+    Pack<uint32_t, V> at = reinterpret_cast<const Pack<uint32_t, V>*>(positions)[g];
+    Pack<int64_t, V> wide;
+#pragma unroll
+    for (int j = 0; j < V; ++j) wide.v[j] = at.v[j];
+    reinterpret_cast<Pack<int64_t, V>*>(indices)[g] = wide;
+    if (sorted_values == nullptr) continue;
+    Pack<U, V> keys = reinterpret_cast<const Pack<U, V>*>(sorted)[g];
+    Pack<U, V> out;
+#pragma unroll
+    for (int j = 0; j < V; ++j) out.v[j] = decode(keys.v[j], at.v[j]);
+    reinterpret_cast<Pack<U, V>*>(sorted_values)[g] = out;
+  }
+  for (int64_t i = groups * V + first; i < n; i += stride) {
+    indices[i] = positions[i];
+    if (sorted_values != nullptr) sorted_values[i] = decode(sorted[i], positions[i]);
+  }
+}
+
+bool aligned(const void* p) { return reinterpret_cast<uintptr_t>(p) % kVecBytes == 0; }
 
 // Note [Short rows in shared memory]: rows of at most kBlockRow items with keys of at most 32
 // bits are sorted one row per block by cub::BlockRadixSort, in shared memory: the row is read
@@ -167,45 +249,39 @@ int bits_for(int64_t n) {  // bits needed to hold 0..n-1
   return bits;
 }
 
-// The whole sort for one key type; a null scratch only measures.
-template <typename U>
-cudaError_t sort_typed(const U* values, int64_t* indices, U* sorted_values, int64_t rows,
+// Note [Narrow positions]: CUB's radix sort moves every key and its position once per pass, so
+// the positions' width is a large part of the traffic: a row shorter than 2^32 items carries
+// 32-bit positions (8 bytes an item a pass for float32 keys instead of 12), widened to int64
+// in the pass that also decodes the values. Longer rows carry int64 positions.
+template <typename U, typename P>
+cudaError_t sort_radix(const U* values, int64_t* indices, U* sorted_values, int64_t rows,
                        int64_t cols, KeyFormat<U> format, bool descending, void* scratch,
                        size_t* bytes, cudaStream_t stream) {
   int64_t n = rows * cols;
   U flip = descending ? static_cast<U>(~U(0)) : U(0);
-  // Each key width compiles only the paths it can take (`if constexpr`): CUB's segmented sort
-  // serves only 64-bit keys and the shared-memory sort only narrower ones, and every
-  // instantiation costs build time.
   constexpr bool kNarrow = sizeof(U) <= 4;
-  if constexpr (kNarrow) {
-    if (cols <= kBlockRow && rows < (int64_t{1} << 31)) {
-      if (scratch == nullptr) {  // Note [Short rows in shared memory]: a token scratch, unused
-        *bytes = 256;
-        return cudaSuccess;
-      }
-      return block_sort(values, indices, sorted_values, rows, cols, format, flip, stream);
-    }
-  }
+  constexpr bool kWide = std::is_same_v<P, int64_t>;  // the sort writes `indices` itself
   bool packed = kNarrow && rows > 1;
   using Wide = uint64_t;
   size_t key_size = packed ? sizeof(Wide) : sizeof(U);
-  // Layout: keys | sorted keys | positions | starts | CUB storage.
+  // Layout: keys | sorted keys | positions | sorted positions | starts | CUB storage.
   size_t keys_at = 0, sorted_at = align_up(n * key_size), positions_at = 2 * sorted_at;
-  size_t starts_at = positions_at + align_up(n * sizeof(int64_t));
+  size_t sorted_positions_at = positions_at + align_up(n * sizeof(P));
+  size_t starts_at = sorted_positions_at + (kWide ? 0 : align_up(n * sizeof(P)));
   size_t cub_at = starts_at + align_up((rows + 1) * sizeof(int64_t));
   auto* base = static_cast<unsigned char*>(scratch);
   size_t cub_bytes = 0;
   bool segmented = !packed && rows > 1 && cols < kLongRow;
-  cudaError_t err = cudaSuccess;
+  auto* positions = reinterpret_cast<P*>(base + positions_at);
+  P* sorted_positions =
+      kWide ? reinterpret_cast<P*>(indices) : reinterpret_cast<P*>(base + sorted_positions_at);
   auto run = [&](void* cub_storage) -> cudaError_t {
-    auto* positions = reinterpret_cast<int64_t*>(base + positions_at);
     if (packed) {
       auto* keys = reinterpret_cast<Wide*>(base + keys_at);
       auto* sorted = reinterpret_cast<Wide*>(base + sorted_at);
       int end_bit = 32 + bits_for(rows);
       return cub::DeviceRadixSort::SortPairs(cub_storage, cub_bytes, keys, sorted, positions,
-                                             indices, n, 0, end_bit, stream);
+                                             sorted_positions, n, 0, end_bit, stream);
     }
     auto* keys = reinterpret_cast<U*>(base + keys_at);
     auto* sorted = reinterpret_cast<U*>(base + sorted_at);
@@ -213,49 +289,92 @@ cudaError_t sort_typed(const U* values, int64_t* indices, U* sorted_values, int6
       if (segmented) {
         auto* starts = reinterpret_cast<int64_t*>(base + starts_at);
         return cub::DeviceSegmentedSort::StableSortPairs(cub_storage, cub_bytes, keys, sorted,
-                                                         positions, indices, n, rows, starts,
-                                                         starts + 1, stream);
+                                                         positions, sorted_positions, n, rows,
+                                                         starts, starts + 1, stream);
       }
     }
     // One row at a time (one row, or long rows of 64-bit keys).
     for (int64_t r = 0; r < (cub_storage ? rows : 1); ++r) {
       cudaError_t e = cub::DeviceRadixSort::SortPairs(
           cub_storage, cub_bytes, keys + r * cols, sorted + r * cols, positions + r * cols,
-          indices + r * cols, cols, 0, static_cast<int>(sizeof(U) * 8), stream);
+          sorted_positions + r * cols, cols, 0, static_cast<int>(sizeof(U) * 8), stream);
       if (e != cudaSuccess) return e;
     }
     return cudaSuccess;
   };
   if (scratch == nullptr) {
-    err = run(nullptr);
+    cudaError_t err = run(nullptr);
     *bytes = cub_at + align_up(cub_bytes);
     return err;
   }
   cub_bytes = *bytes - cub_at;
-  if (packed)
-    make_keys<<<grid_for(n), kThreads, 0, stream>>>(values, reinterpret_cast<Wide*>(base + keys_at),
-                                                    n, cols, format, flip, true);
-  else
-    make_keys<<<grid_for(n), kThreads, 0, stream>>>(values, reinterpret_cast<U*>(base + keys_at), n,
-                                                    cols, format, flip, false);
-  make_positions<<<grid_for(n), kThreads, 0, stream>>>(
-      reinterpret_cast<int64_t*>(base + positions_at), n, cols);
+  constexpr int V = kVecBytes / sizeof(U);
+  // Note [One row in vectors]: the scratch buffers are aligned; the input and outputs may not be.
+  bool one_row = !kWide && rows == 1 && aligned(values) && aligned(indices) &&
+                 (sorted_values == nullptr || aligned(sorted_values));
+  if (one_row) {
+    if constexpr (!kWide)
+      make_row_keys<U, V><<<grid_for(n / V + 1), kThreads, 0, stream>>>(
+          values, reinterpret_cast<U*>(base + keys_at), positions, n, format, flip);
+  } else {
+    if (packed)
+      make_keys<<<grid_for(n), kThreads, 0, stream>>>(
+          values, reinterpret_cast<Wide*>(base + keys_at), n, cols, format, flip, true);
+    else
+      make_keys<<<grid_for(n), kThreads, 0, stream>>>(values, reinterpret_cast<U*>(base + keys_at),
+                                                      n, cols, format, flip, false);
+    make_positions<<<grid_for(n), kThreads, 0, stream>>>(positions, n, cols);
+  }
   if (segmented)
     make_starts<<<grid_for(rows + 1), kThreads, 0, stream>>>(
         reinterpret_cast<int64_t*>(base + starts_at), rows, cols);
-  err = cudaGetLastError();
+  cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return err;
   err = run(base + cub_at);
-  if (err != cudaSuccess || sorted_values == nullptr) return err;
+  if (err != cudaSuccess || (kWide && sorted_values == nullptr)) return err;
+  int64_t* widened = kWide ? nullptr : indices;
+  if constexpr (!kWide) {
+    if (one_row) {
+      finish_row<U, V><<<grid_for(n / V + 1), kThreads, 0, stream>>>(
+          reinterpret_cast<const U*>(base + sorted_at), sorted_positions, values, indices,
+          sorted_values, n, format, flip);
+      return cudaGetLastError();
+    }
+  }
   if (packed)
-    values_from_keys<<<grid_for(n), kThreads, 0, stream>>>(
-        reinterpret_cast<const Wide*>(base + sorted_at), indices, values, sorted_values, n, cols,
-        format, flip);
+    finish_sort<<<grid_for(n), kThreads, 0, stream>>>(
+        reinterpret_cast<const Wide*>(base + sorted_at), sorted_positions, values, widened,
+        sorted_values, n, cols, format, flip);
   else
-    values_from_keys<<<grid_for(n), kThreads, 0, stream>>>(
-        reinterpret_cast<const U*>(base + sorted_at), indices, values, sorted_values, n, cols,
-        format, flip);
+    finish_sort<<<grid_for(n), kThreads, 0, stream>>>(reinterpret_cast<const U*>(base + sorted_at),
+                                                      sorted_positions, values, widened,
+                                                      sorted_values, n, cols, format, flip);
   return cudaGetLastError();
+}
+
+// The whole sort for one key type; a null scratch only measures.
+template <typename U>
+cudaError_t sort_typed(const U* values, int64_t* indices, U* sorted_values, int64_t rows,
+                       int64_t cols, KeyFormat<U> format, bool descending, void* scratch,
+                       size_t* bytes, cudaStream_t stream) {
+  // Each key width compiles only the paths it can take (`if constexpr`): CUB's segmented sort
+  // serves only 64-bit keys and the shared-memory sort only narrower ones, and every
+  // instantiation costs build time.
+  if constexpr (sizeof(U) <= 4) {
+    if (cols <= kBlockRow && rows < (int64_t{1} << 31)) {
+      if (scratch == nullptr) {  // Note [Short rows in shared memory]: a token scratch, unused
+        *bytes = 256;
+        return cudaSuccess;
+      }
+      U flip = descending ? static_cast<U>(~U(0)) : U(0);
+      return block_sort(values, indices, sorted_values, rows, cols, format, flip, stream);
+    }
+  }
+  if (cols < (int64_t{1} << 32))
+    return sort_radix<U, uint32_t>(values, indices, sorted_values, rows, cols, format, descending,
+                                   scratch, bytes, stream);
+  return sort_radix<U, int64_t>(values, indices, sorted_values, rows, cols, format, descending,
+                                scratch, bytes, stream);
 }
 
 // One thread per row walks its sorted items (cpu/sort.cpp's mode_rows, the same rules).

@@ -17,10 +17,14 @@ namespace genesis::kernels {
 // each pass only counts a histogram of the items that still match the prefix found so far, and
 // one thread picks the digit holding the k-th item. Then every item with sel > T is taken and,
 // of the items equal to T, the first ones by position: their rank among the ties is a scan of
-// per-chunk counts. The k winners become 64-bit keys (~sel above, position below) and one small
-// radix sort puts them in the order of a stable sort, so the result equals the first k items of
-// sort() exactly, whatever order the atomics collected them in. Reads: one per key byte, plus
-// two; a sort of the whole row reads and writes it once per key byte, with positions.
+// per-chunk counts. When every item equal to T is wanted (the last histogram says how many
+// there are; usual for data without many repeats), the ranks are skipped and the tie counting
+// pass returns at once. The k winners become 64-bit keys (~sel above, position below) and one
+// small radix sort puts them in the order of a stable sort, so the result equals the first k
+// items of sort() exactly, whatever order the atomics collected them in. Reads: one per key
+// byte, plus one or two; a sort of the whole row reads and writes it once per key byte, with
+// positions. The histogram passes are bound by instructions, not memory: a warp counts its
+// items with shared-memory atomics, one per warp when they share a digit (count_digit).
 
 namespace {
 
@@ -29,11 +33,12 @@ constexpr int kItems = 16;  // items per thread in the chunked passes
 constexpr int kChunk = kThreads * kItems;
 
 struct SelectState {
-  uint32_t prefix;   // the digits of T found so far
-  uint32_t mask;     // which bits of prefix are found
-  uint32_t k_left;   // how many of the items matching prefix are still to take
-  uint32_t above;    // how many items have sel > the final T
-  uint32_t next_gt;  // the slot counter of the collect pass
+  uint32_t prefix;    // the digits of T found so far
+  uint32_t mask;      // which bits of prefix are found
+  uint32_t k_left;    // how many of the items matching prefix are still to take
+  uint32_t above;     // how many items have sel > the final T
+  uint32_t next_gt;   // the slot counter of the collect pass
+  uint32_t all_ties;  // every item equal to the final T is taken (so ties need no ranks)
   uint32_t hist[256];
 };
 
@@ -45,26 +50,50 @@ __device__ __forceinline__ uint32_t selection_key(const U* row, int64_t i, KeyFo
   return static_cast<uint32_t>(key) << (32 - 8 * sizeof(U));
 }
 
+// Adds one item of `digit` (256: none) per lane to the block's histogram. The warp must be
+// converged. A warp whose counted items share one digit (common in the top byte of floats, and
+// everywhere in sorted or constant rows) adds them with one atomic; otherwise each lane adds its
+// own, which the shared-memory atomics handle well for the few collisions of mixed digits.
+__device__ __forceinline__ void count_digit(uint32_t* hist, uint32_t digit, int lane) {
+  unsigned counted = __ballot_sync(0xffffffffu, digit < 256);
+  if (counted == 0) return;  // later passes: most warps hold no item of the prefix
+  int leader = __ffs(counted) - 1;
+  uint32_t first = __shfl_sync(0xffffffffu, digit, leader);
+  if (__all_sync(0xffffffffu, digit == first || digit == 256)) {
+    if (lane == leader) atomicAdd(&hist[first], __popc(counted));
+  } else if (digit < 256) {
+    atomicAdd(&hist[digit], 1u);
+  }
+}
+
+constexpr int kHistUnroll = 4;  // items per thread per step, loaded before any is counted
+
+// Each block walks tiles of kThreads * kHistUnroll items (a grid of a few blocks per SM, so the
+// per-block histograms are few to add up); item j of a thread's tile is j * kThreads after its
+// first, so every load is coalesced.
 template <typename U>
-__global__ void histogram_kernel(const U* row, int64_t n, KeyFormat<U> format, bool largest,
-                                 int shift, SelectState* state) {
+__global__ void __launch_bounds__(kThreads)
+    histogram_kernel(const U* row, int64_t n, KeyFormat<U> format, bool largest, int shift,
+                     SelectState* state) {
   __shared__ uint32_t hist[256];
   for (int d = threadIdx.x; d < 256; d += blockDim.x) hist[d] = 0;
   __syncthreads();
   uint32_t prefix = state->prefix, mask = state->mask;
   int lane = threadIdx.x & 31;
-  // The whole warp walks together (the bound is tested on the warp's first item) so that equal
-  // digits, common in the top byte of floats, are counted with one atomic per warp.
-  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i - lane < n;
-       i += stride) {
-    uint32_t digit = 256;  // no bucket
-    if (i < n) {
-      uint32_t sel = selection_key(row, i, format, largest);
-      if ((sel & mask) == prefix) digit = (sel >> shift) & 255u;
+  constexpr int64_t tile = static_cast<int64_t>(kThreads) * kHistUnroll;
+  for (int64_t base = blockIdx.x * tile; base < n; base += static_cast<int64_t>(gridDim.x) * tile) {
+    uint32_t digit[kHistUnroll];
+#pragma unroll
+    for (int j = 0; j < kHistUnroll; ++j) {
+      int64_t i = base + j * kThreads + threadIdx.x;
+      digit[j] = 256;  // no bucket
+      if (i < n) {
+        uint32_t sel = selection_key(row, i, format, largest);
+        if ((sel & mask) == prefix) digit[j] = (sel >> shift) & 255u;
+      }
     }
-    unsigned peers = __match_any_sync(0xffffffffu, digit);
-    if (digit < 256 && lane == __ffs(peers) - 1) atomicAdd(&hist[digit], __popc(peers));
+#pragma unroll
+    for (int j = 0; j < kHistUnroll; ++j) count_digit(hist, digit[j], lane);
   }
   __syncthreads();
   for (int d = threadIdx.x; d < 256; d += blockDim.x)
@@ -85,6 +114,7 @@ __global__ void pick_digit_kernel(SelectState* state, int shift) {
   state->mask |= 255u << shift;
   state->k_left = k - before;
   state->above += before;
+  state->all_ties = state->hist[digit] == k - before;  // meaningful after the last pass
   for (int d = 0; d < 256; ++d) state->hist[d] = 0;
 }
 
@@ -93,6 +123,10 @@ __global__ void count_ties_kernel(const U* row, int64_t n, KeyFormat<U> format, 
                                   const SelectState* state, uint32_t* chunk_ties) {
   using Reduce = cub::BlockReduce<uint32_t, kThreads>;
   __shared__ typename Reduce::TempStorage temp;
+  if (state->all_ties) {  // no ranks needed (collect_kernel)
+    if (threadIdx.x == 0) chunk_ties[blockIdx.x] = 0;
+    return;
+  }
   uint32_t t = state->prefix, count = 0;
   int64_t base = blockIdx.x * static_cast<int64_t>(kChunk);
 #pragma unroll
@@ -121,15 +155,18 @@ __global__ void collect_kernel(const U* row, int64_t n, KeyFormat<U> format, boo
     sel[j] = i < n ? selection_key(row, i, format, largest) : 0u;
     if (i < n && sel[j] == t) ++ties;
   }
-  uint32_t rank;
-  Scan(temp).ExclusiveSum(ties, rank);
-  rank += chunk_offsets[blockIdx.x];
+  bool all_ties = state->all_ties;  // the same in every thread
+  uint32_t rank = 0;
+  if (!all_ties) {
+    Scan(temp).ExclusiveSum(ties, rank);
+    rank += chunk_offsets[blockIdx.x];
+  }
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     int64_t i = base + j;
     if (i >= n) break;
     uint32_t slot;
-    if (sel[j] > t) {
+    if (sel[j] > t || (all_ties && sel[j] == t)) {
       slot = atomicAdd(&state->next_gt, 1u);
     } else if (sel[j] == t) {
       if (rank >= ties_wanted) continue;
@@ -187,7 +224,14 @@ int select_top(const U* row, int64_t n, int64_t k, KeyFormat<U> format, bool lar
   init.k_left = static_cast<uint32_t>(k);
   err = cudaMemcpyAsync(state, &init, sizeof(init), cudaMemcpyHostToDevice, stream);
   if (err != cudaSuccess) return err;
-  int grid = blocks_for(n, kThreads * 8);
+  // A few resident blocks per SM walk the row (histogram_kernel).
+  int device = 0, sms = 0;
+  err = cudaGetDevice(&device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (err != cudaSuccess) return err;
+  int grid = blocks_for(n, static_cast<int64_t>(kThreads) * kHistUnroll);
+  if (grid > 8 * sms) grid = 8 * sms;
   for (int pass = 0; pass < static_cast<int>(sizeof(U)); ++pass) {
     int shift = 24 - 8 * pass;
     histogram_kernel<U><<<grid, kThreads, 0, stream>>>(row, n, format, largest, shift, state);

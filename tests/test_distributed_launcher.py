@@ -151,7 +151,8 @@ def test_a_rank_killed_by_a_signal(tmp_path):
 
 
 def test_all_succeed_exit_zero_and_output_passes_through(tmp_path):
-    script = _write(tmp_path / "hello.py", "import os\nprint('rank', os.environ['RANK'])\n")
+    hello = "import os, sys\nsys.stdout.write('rank ' + os.environ['RANK'] + '\\n')\n"
+    script = _write(tmp_path / "hello.py", hello)
     result = _launch(["--nproc-per-node", "2", script])
     assert result.returncode == 0, result.stderr
     assert sorted(result.stdout.splitlines()) == ["rank 0", "rank 1"]
@@ -239,7 +240,7 @@ def test_signals_are_forwarded(tmp_path, sig):
 
 
 RENDEZVOUS = """
-import datetime, time
+import datetime, sys, time
 from genesis.distributed._rendezvous import rendezvous
 store, rank, world = rendezvous(None, -1, -1, datetime.timedelta(seconds=30))
 store.add("arrived", 1)  # before the rank's key, so all have arrived once the keys are there
@@ -251,7 +252,10 @@ store.add("left", 1)  # rank 0 serves the store: it leaves last, once nobody nee
 if rank == 0:
     while int(store.get("left")) < world:
         time.sleep(0.01)
-print(rank, world, arrived)
+# One write of the whole line: with unbuffered output (PYTHONUNBUFFERED), print writes each
+# piece separately and the ranks' pieces interleave in the shared pipe.
+sys.stdout.write(f"{rank} {world} {arrived}\\n")
+sys.stdout.flush()
 """
 
 

@@ -19,7 +19,14 @@ import pytest
 
 import genesis
 
-MODULES = [genesis, genesis.cuda, genesis.distributed, genesis.linalg, genesis.nn.functional]
+MODULES = [
+    genesis,
+    genesis.cuda,
+    genesis.distributed,
+    genesis.linalg,
+    genesis.nn.functional,
+    genesis.safetensors,
+]
 
 
 def _exported(module):

@@ -269,6 +269,24 @@ def test_nonzero_of_large_masks(device, shape, density):
         np.testing.assert_array_equal(to_numpy(x.mT.nonzero()), np.argwhere(a.swapaxes(-1, -2)))
 
 
+def test_nonzero_of_chunks_ending_in_false(device):
+    # A 1-d mask's chunks each stop at their last true item (Note [Parallel nonzero]): chunks
+    # that end in false runs, chunks with no true item at all, and a true item at each edge.
+    n = 3 * 131_072 + 5
+    a = np.random.default_rng(12).random(n) < 0.5
+    a[131_072 - 1000 : 131_072] = False  # the first chunk ends in a false run
+    a[131_072 : 2 * 131_072] = False  # a chunk without a true item
+    a[2 * 131_072] = True
+    a[-3:] = False
+    x = genesis.tensor(a, device=device)
+    np.testing.assert_array_equal(to_numpy(x.nonzero()).ravel(), np.flatnonzero(a))
+    a[:] = False
+    a[-1] = True
+    np.testing.assert_array_equal(
+        to_numpy(genesis.tensor(a, device=device).nonzero()).ravel(), np.flatnonzero(a)
+    )
+
+
 # ---- writers over every dtype -------------------------------------------------------------
 
 

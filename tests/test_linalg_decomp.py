@@ -156,6 +156,118 @@ def test_cholesky_not_positive_definite(device):
         genesis.linalg.cholesky(a)
 
 
+# On CUDA, batches of several matrices go to the batched routines (cuBLAS's getrfBatched and
+# getrsBatched while n <= 128 * sqrt(batch), cuSOLVER's potrfBatched always), one matrix and
+# larger n to one call per matrix (Note [Batched small matrices] in csrc/cuda/solver.cpp): n
+# and batches on both sides (n = 200 with 2 matrices, and 300 with 5, take the loop). Every item
+# differs from the others and is compared on its own, so a wrong matrix stride, pivot layout or
+# info slot shows up in some item.
+SMALL_CASES = [
+    (batch, n)
+    for batch in [(0,), (1,), (2,), (3, 5), (40,)]
+    for n in [2, 16, 64, 129, 200]
+    if n <= {(40,): 64, (3, 5): 129}.get(batch, 200)  # the CPU's time
+]
+
+
+def _pivoting(shape, seed=0):
+    """Well-conditioned matrices (I + noise / n) with their rows shuffled, a different shuffle
+    per item: partial pivoting must swap rows, so the pivots differ between items."""
+    rng = _rng(seed)
+    n = shape[-1]
+    a = np.eye(n) + rng.standard_normal(shape) / n
+    flat = a.reshape(-1, n, n)
+    for i in range(flat.shape[0]):
+        flat[i] = flat[i][rng.permutation(n)]
+    return flat.reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("batch,n", SMALL_CASES, ids=str)
+def test_batched_small_solve_inv_det(device, dtype, batch, n):
+    a = _pivoting(batch + (n, n), seed=n)
+    ga = _g(a, dtype, device)
+    ta = _t(a)
+    for k in (1, 3):
+        b = _rng(n + k).standard_normal(batch + (n, k))
+        got = genesis.linalg.solve(ga, _g(b, dtype, device))
+        _close(got, torch.linalg.solve(ta, _t(b)).numpy(), dtype, scale=10)
+    v = _rng(5).standard_normal(batch + (n,))  # a batch of vectors
+    got = genesis.linalg.solve(ga, _g(v, dtype, device))
+    _close(got, torch.linalg.solve(ta, _t(v)).numpy(), dtype, scale=10)
+    _close(genesis.linalg.inv(ga), torch.linalg.inv(ta).numpy(), dtype, scale=10)
+    # det's sign comes from each item's own pivots: a pivot row read from another item, or
+    # pivots a matrix apart at the wrong stride, flips or scrambles it
+    want = torch.linalg.det(ta).numpy()
+    _close(
+        genesis.linalg.det(ga), want, dtype, scale=10 * max(1.0, float(np.abs(want).max(initial=1)))
+    )
+    sign, logabs = genesis.linalg.slogdet(ga)
+    ws, wl = torch.linalg.slogdet(ta)
+    assert np.array_equal(to_numpy(sign), ws.numpy().astype(NP[dtype]))
+    _close(logabs, wl.numpy(), dtype, scale=10 * n)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("n", [4, 129, 300])
+def test_batched_singular_item(device, dtype, n):
+    """One exactly singular item (a zero column: U(k, k) is exactly zero) among good ones: the
+    error names that item and, for inv, the zero pivot; det is 0 there and right elsewhere."""
+    a = _pivoting((5, n, n), seed=1)
+    k = n // 2
+    a[3, :, k] = 0.0
+    ga = _g(a, dtype, device)
+    b = _g(_rng(2).standard_normal((5, n, 2)), dtype, device)
+    with pytest.raises(
+        genesis.linalg.LinAlgError, match=r"^\[linalg.solve\] \(Batch element 3\): "
+    ):
+        genesis.linalg.solve(ga, b)
+    with pytest.raises(
+        genesis.linalg.LinAlgError,
+        match=rf"^\[linalg.inv\] \(Batch element 3\): The diagonal element {k + 1} is zero",
+    ):
+        genesis.linalg.inv(ga)
+    det = to_numpy(genesis.linalg.det(ga)).astype(np.float64)
+    want = torch.linalg.det(_t(a)).numpy()
+    assert det[3] == 0.0
+    np.testing.assert_allclose(det, want, rtol=TOL[dtype] * 10, atol=TOL[dtype] * 10)
+    sign, logabs = genesis.linalg.slogdet(ga)
+    assert to_numpy(sign)[3] == 0.0 and to_numpy(logabs)[3] == -np.inf
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("batch,n", SMALL_CASES, ids=str)
+@pytest.mark.parametrize("upper", [False, True])
+def test_batched_small_cholesky(device, dtype, batch, n, upper):
+    a = _spd(batch + (n, n), seed=n) / n  # distinct per item, eigenvalues of order 1
+    junk = np.triu(np.full((n, n), 1e3), 1)
+    a_in = a + (junk.T if upper else junk)
+    got = genesis.linalg.cholesky(_g(a_in, dtype, device), upper=upper)
+    _close(got, torch.linalg.cholesky(_t(a), upper=upper).numpy(), dtype, scale=10)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("n", [4, 64, 129])
+def test_batched_cholesky_not_positive_definite_item(device, dtype, n):
+    """Item 2 of 4 has a leading minor of order k that is not positive-definite (its own
+    diagonal entry made negative): the error names the item and the order."""
+    a = _spd((4, n, n), seed=3) / n
+    k = n // 2 + 1
+    a[2, k - 1, k - 1] = -1.0
+    with pytest.raises(
+        genesis.linalg.LinAlgError,
+        match=rf"^\[linalg.cholesky\] \(Batch element 2\): .*order {k} is not",
+    ):
+        genesis.linalg.cholesky(_g(a, dtype, device))
+    good = np.delete(a, 2, axis=0)
+    _close(
+        genesis.linalg.cholesky(_g(good, dtype, device)),
+        torch.linalg.cholesky(_t(good)).numpy(),
+        dtype,
+        scale=10,
+    )
+
+
 def _orthonormal_columns(q, dtype):
     qn = to_numpy(q).astype(np.float64)
     k = qn.shape[-1]

@@ -643,6 +643,15 @@ def test_softmax_non_contiguous_and_large(device):
     )
 
 
+@pytest.mark.parametrize("dt", [F32, genesis.float64], ids=dtype_id)
+def test_softmax_of_zero_size_is_a_new_tensor(device, dt):
+    x = genesis.zeros(0, 3, dtype=dt, device=device)
+    for y in [x.softmax(1), x.log_softmax(0)]:
+        assert y.shape == (0, 3) and y.dtype == dt
+        y.resize_(2, 2)  # its own storage, not x's: growing it is allowed
+    assert x.shape == (0, 3)
+
+
 # --- genesis.* function forms ---
 
 

@@ -7,7 +7,7 @@ input raises an error naming the op.
 
 import numpy as np
 import pytest
-from conftest import DTYPES, FLOAT_DTYPES, check_message, dtype_id, to_numpy
+from conftest import DTYPES, FLOAT_DTYPES, NP_DTYPE, check_message, dtype_id, to_numpy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -118,6 +118,27 @@ def test_sort_paths(device, shape, dtype):
         _same(got.indices, want.indices)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_sort_of_one_long_row_at_any_offset(device, dtype):
+    """One row longer than 2048 items: on CUDA its keys, positions and results move in 16-byte
+    vectors when the tensors are aligned (Note [One row in vectors]) and item by item when a
+    view starts off alignment; lengths with a tail after the last vector, against torch."""
+    x, t = _pair((5003,), dtype, device, seed=21)
+    for start in (0, 1, 3):
+        for length in (4096, 4099, 5003 - start):
+            xs, ts = x[start : start + length], t[start : start + length]
+            for descending in (False, True):
+                got = xs.sort(descending=descending)
+                want = torch.sort(ts, descending=descending, stable=True)
+                _same(got.values, want.values)
+                _same(got.indices, want.indices)
+                _same(xs.argsort(descending=descending, stable=True), want.indices)
+                if dtype in FLOAT_DTYPES:  # the sign of a zero survives the sort
+                    g, w = _np(got.values), _np(want.values)
+                    keep = ~np.isnan(w)
+                    np.testing.assert_array_equal(np.signbit(g[keep]), np.signbit(w[keep]))
+
+
 NOT_BOOL = [d for d in DTYPES if d is not genesis.bool]  # torch has no bool topk/kthvalue/mode
 
 
@@ -152,6 +173,31 @@ def test_sort_rows_of_every_length_class(device, dtype):
                 g, w = _np(got.values), _np(want.values)
                 keep = ~np.isnan(w)
                 np.testing.assert_array_equal(np.signbit(g[keep]), np.signbit(w[keep]))
+
+
+@pytest.mark.parametrize("dtype", NOT_BOOL, ids=dtype_id)
+def test_topk_by_a_running_bound(device, dtype):
+    """The CPU keeps a heap of the k best for small k (Note [Top k by a running bound]), splits
+    a long row over threads, and falls back to the selection when a row keeps entering the heap
+    (sorted against the wanted order): every path gives the stable sort's prefix."""
+    x, t = _pair((64, 1000), dtype, device, seed=31)
+    long_x, long_t = _pair(((1 << 17) + 3,), dtype, device, seed=32)
+    ramp = np.arange(3000, dtype=np.float64) % (
+        100 if dtype in (genesis.int8, genesis.uint8) else 3000
+    )
+    ramp_x, ramp_t = (
+        genesis.tensor(ramp, dtype=dtype, device=device),
+        torch.from_numpy(ramp).to(TORCH[dtype]),
+    )
+    cases = [(x, t, -1), (long_x, long_t, 0), (ramp_x, ramp_t, 0)]
+    cases.append((ramp_x.flip(0), ramp_t.flip(0), 0))
+    for xs, ts, dim in cases:
+        for k in (1, 5, 16, 100):
+            for largest in (True, False):
+                got = xs.topk(k, dim, largest)
+                want = torch.sort(ts, dim=dim, descending=largest, stable=True)
+                _same(got.values, want.values.narrow(dim, 0, k))
+                _same(got.indices, want.indices.narrow(dim, 0, k))
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
@@ -270,6 +316,45 @@ def test_unique_matches_torch(device, dtype):
         want = torch.unique_consecutive(t, dim=dim, return_inverse=True, return_counts=True)
         for g, w in zip(got, want):
             _same(g, w)
+
+
+INTEGER_DTYPES = [d for d in DTYPES if d not in FLOAT_DTYPES]  # bool too
+
+
+@pytest.mark.parametrize("dtype", INTEGER_DTYPES, ids=dtype_id)
+def test_unique_of_integers_over_ranges(device, dtype):
+    """unique without the inverse (values, and values with counts) over value ranges that take
+    every width of the CUDA sort's key bits (Note [Unique of integers]): one value, small ranges
+    away from zero, ranges across zero and across the sign bit, the type's extremes, long
+    inputs with many repeats, non-contiguous input."""
+    np_dtype = NP_DTYPE[dtype]
+    rng = np.random.default_rng(7)
+    if dtype is genesis.bool:
+        lo_type, hi_type = 0, 1
+    else:
+        lo_type, hi_type = int(np.iinfo(np_dtype).min), int(np.iinfo(np_dtype).max)
+    ranges = [(5, 5), (0, 1), (lo_type, hi_type), (lo_type, lo_type + 3), (hi_type - 3, hi_type)]
+    if dtype is not genesis.bool:
+        ranges += [(100, 120), (-40, 40), (1000, 1000 + (1 << 13)), (-(1 << 20), 1 << 20)]
+    for lo, hi in ranges:
+        lo, hi = max(lo, lo_type), min(hi, hi_type)
+        if lo > hi:  # a range wider than the type
+            continue
+        for n in (1, 37, 5000):
+            a = rng.integers(lo, hi, n, dtype=np.int64, endpoint=True).astype(np_dtype)
+            x = genesis.tensor(a, device=device)
+            values, counts = np.unique(a, return_counts=True)
+            np.testing.assert_array_equal(to_numpy(x.unique()), values)
+            got_values, got_counts = x.unique(return_counts=True)
+            np.testing.assert_array_equal(to_numpy(got_values), values)
+            np.testing.assert_array_equal(to_numpy(got_counts), counts)
+            assert got_values.dtype is dtype and got_counts.dtype is genesis.int64
+    a = rng.integers(0, 2 if dtype is genesis.bool else 100, (40, 30)).astype(np_dtype)
+    x = genesis.tensor(a, device=device)[::2, ::-3]  # non-contiguous, negative step
+    values, counts = np.unique(a[::2, ::-3], return_counts=True)
+    got_values, got_counts = x.unique(return_counts=True)
+    np.testing.assert_array_equal(to_numpy(got_values), values)
+    np.testing.assert_array_equal(to_numpy(got_counts), counts)
 
 
 @settings(max_examples=40, deadline=None)

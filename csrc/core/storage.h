@@ -19,7 +19,9 @@ namespace genesis {
 // without a cast and counts nothing, so reading a tensor (item(), printing, an op's input) keeps
 // what is known about it. Memory whose
 // address has left genesis (DLPack, NumPy, data_ptr(); imported buffers) may be written by
-// others at any time: it is marked shared, and no fact about its content is remembered. A
+// others at any time: it is marked shared, and no fact about its content is remembered (handing
+// the address out counts no version: the version counts genesis's own writes, which is what
+// autograd's saved-tensor check asks, as PyTorch's, where .numpy() is not a write). A
 // ContentMemo is one such fact: a number about one view's values, valid while the storage is
 // not shared and its write version is the one recorded (the index bounds check uses it, Note
 // [Validated index memo] in index/index_memo.h).
@@ -58,8 +60,7 @@ class StorageImpl {
   // The address for others (Note [Write versions]); for a read-only storage they must honour
   // is_writable() (Note [Read-only storages]).
   void* share_data() {
-    mark_shared();
-    if (writable_) version_.fetch_add(1, std::memory_order_relaxed);
+    mark_shared();  // writes by others from now on are unknown, whatever the version says
     return data_.get();
   }
   bool is_writable() const { return writable_; }
@@ -117,6 +118,8 @@ class Storage {
   long use_count() const { return impl_.use_count(); }
   bool defined() const { return impl_ != nullptr; }
   bool is_same(const Storage& o) const { return impl_ == o.impl_; }
+  // An identity for the storage (equal for handles of one storage), e.g. for pickling's memo.
+  uintptr_t id() const { return reinterpret_cast<uintptr_t>(impl_.get()); }
 
   uint64_t write_version() const { return impl_->write_version(); }
   // The address leaves genesis: others may write at any time (Note [Write versions]); a

@@ -1,5 +1,7 @@
 #include "core/tensor.h"
 
+#include <atomic>
+
 #include "core/device_backend.h"
 #include "core/errors.h"
 
@@ -62,11 +64,19 @@ std::pair<int64_t, int64_t> byte_extent(const Tensor& t) {
 }
 }  // namespace
 
+namespace {
+std::atomic<WriteGuard> write_guard{nullptr};
+}
+
+void set_write_guard(WriteGuard guard) { write_guard.store(guard); }
+
 void check_writable(const Tensor& t, const char* op) {
   GENESIS_CHECK_VALUE(!t.defined() || t.is_writable(), op,
                       "cannot write into a read-only tensor: its memory is a read-only buffer "
                       "(a NumPy array with writeable=False, bytes, a read-only memory map, a "
                       "read-only DLPack export); clone() it for a writable copy");
+  if (t.autograd_meta() != nullptr)
+    if (WriteGuard guard = write_guard.load(std::memory_order_relaxed)) guard(t, op);
 }
 
 bool Tensor::may_overlap(const Tensor& o) const {

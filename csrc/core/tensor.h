@@ -2,12 +2,17 @@
 // Tensor: a typed, strided window (sizes, strides in elements, storage offset) on a Storage.
 // Copying a Tensor makes another view of the same memory.
 #include <cstdint>
+#include <memory>
 
 #include "core/scalar_type.h"
 #include "core/shape.h"
 #include "core/storage.h"
 
 namespace genesis {
+
+// Defined by the autograd layer (csrc/autograd/meta.h); core only carries the pointer
+// (Note [Autograd meta] there).
+struct AutogradMeta;
 
 class Tensor {
  public:
@@ -70,10 +75,17 @@ class Tensor {
   bool may_overlap(const Tensor& o) const;
   bool has_shared_elements() const;
 
-  // The same memory seen with other sizes/strides/offset (offset in elements).
+  // The same memory seen with other sizes/strides/offset (offset in elements). The result
+  // carries no autograd history: the autograd layer adds it.
   Tensor as_strided(Shape sizes, Shape strides, int64_t offset) const {
     return Tensor(storage_, std::move(sizes), std::move(strides), offset, dtype_);
   }
+
+  // The autograd record (null for a tensor that never required grad). Copies of a Tensor
+  // share it, as copies of a PyTorch Tensor share their TensorImpl: they are the same tensor
+  // to autograd. Mutable so that requires_grad_() can add it to a tensor held as const.
+  const std::shared_ptr<AutogradMeta>& autograd_meta() const { return autograd_; }
+  void set_autograd_meta(std::shared_ptr<AutogradMeta> meta) const { autograd_ = std::move(meta); }
 
  private:
   Storage storage_;
@@ -81,10 +93,15 @@ class Tensor {
   Shape strides_;
   int64_t offset_ = 0;
   ScalarType dtype_ = kDefaultFloat;
+  mutable std::shared_ptr<AutogradMeta> autograd_;
 };
 
 // Every op that writes `t` calls this first: a ValueError "[op] ..." for a read-only tensor
-// (Note [Read-only storages] in core/storage.h).
+// (Note [Read-only storages] in core/storage.h), then, for a tensor with an autograd record,
+// the write guard the autograd layer installed (Note [In-place ops and autograd] in
+// autograd/inplace.cpp), which refuses writes that would make gradients wrong.
 void check_writable(const Tensor& t, const char* op);
+using WriteGuard = void (*)(const Tensor& t, const char* op);
+void set_write_guard(WriteGuard guard);
 
 }  // namespace genesis

@@ -241,14 +241,6 @@ struct Scratch {
   }
 };
 
-int64_t max_threads() {
-#ifdef _OPENMP
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
-
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Tile targets: an MC x KC block of A stays in L2 while the micro-kernel sweeps it; NC bounds

@@ -157,18 +157,23 @@ namespace {
 // threads write the coordinates chunk by chunk. Each item's coordinates are stored without a
 // branch (the slot advances only for a true item, so a false item's store is overwritten by the
 // next one), which a half-true random mask would otherwise pay for in mispredictions; a chunk
-// stops once its last true item is written, so no store reaches the next chunk's slots.
+// stops once its last true item is written (a 1-d mask's loop runs to that item, found by the
+// counting pass, without checking the slot), so no store reaches the next chunk's slots.
 std::vector<Tensor> nonzero_contiguous(const Tensor& mask) {
   const int64_t ndim = mask.ndim(), n = mask.numel();
   const auto* m = static_cast<const uint8_t*>(mask.data());
   const int64_t chunk = std::max<int64_t>(kDefaultGrain * 4, n / 256 + 1);
   const int64_t chunks = n / chunk + (n % chunk != 0);
   std::vector<int64_t> first(static_cast<size_t>(chunks) + 1, 0);
+  std::vector<int64_t> stop(static_cast<size_t>(chunks), 0);  // one past each chunk's last true
   parallel_for(chunks, 1, [&](int64_t b, int64_t e) {
     for (int64_t c = b; c < e; ++c) {
       int64_t lo = c * chunk, hi = std::min(n, lo + chunk), count = 0;
       for (int64_t i = lo; i < hi; ++i) count += m[i] != 0;
+      int64_t end = hi;
+      while (end > lo && m[end - 1] == 0) --end;
       first[static_cast<size_t>(c) + 1] = count;
+      stop[static_cast<size_t>(c)] = end;
     }
   });
   for (int64_t c = 0; c < chunks; ++c) first[c + 1] += first[c];
@@ -177,6 +182,21 @@ std::vector<Tensor> nonzero_contiguous(const Tensor& mask) {
   for (int64_t d = 0; d < ndim; ++d) {
     out.push_back(Tensor::empty({first[chunks]}, ScalarType::Int64, kCPU));
     cols.push_back(out.back().mutable_data_as<int64_t>());
+  }
+  if (ndim == 1) {
+    // One dim: a chunk's loop ends at its last true item, so every branch-free store before it
+    // lands in the chunk's own slots and the loop needs no slot check.
+    int64_t* col = cols[0];
+    parallel_for(chunks, 1, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        int64_t k = first[c];
+        for (int64_t i = c * chunk; i < stop[c]; ++i) {
+          col[k] = i;
+          k += m[i] != 0;
+        }
+      }
+    });
+    return out;
   }
   const int64_t last = mask.sizes()[ndim - 1];
   parallel_for(chunks, 1, [&](int64_t b, int64_t e) {

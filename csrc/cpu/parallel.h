@@ -17,6 +17,16 @@ namespace genesis::cpu {
 
 constexpr int64_t kDefaultGrain = 32768;
 
+// The threads parallel_for may use (1 without OpenMP): for callers that cut work into one piece
+// per thread.
+inline int64_t max_threads() {
+#ifdef _OPENMP
+  return std::max(1, omp_get_max_threads());
+#else
+  return 1;
+#endif
+}
+
 // Note [Fork safety]: OpenMP's thread pool does not survive fork(): a child's first parallel
 // region waits forever for threads that were not copied. A handler registered with
 // pthread_atfork marks the child, and parallel_for then runs serially there, so a

@@ -104,10 +104,7 @@ struct Reduction {
   void run() const {
     const int64_t outputs = s.outputs();
     if (s.inner == 1) {
-      int threads = 1;
-#ifdef _OPENMP
-      threads = omp_get_max_threads();
-#endif
+      const int64_t threads = max_threads();
       if (outputs >= threads || s.reduce < 2 * kDefaultGrain) {
         int64_t grain = std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(s.reduce, 1));
         parallel_for(outputs, grain, [&](int64_t b, int64_t e) {
@@ -135,10 +132,7 @@ struct Reduction {
   // Columns per block: at most kColumnBlock and, when there are few outer slices, enough blocks
   // of even width for every thread.
   int64_t column_width() const {
-    int64_t threads = 1;
-#ifdef _OPENMP
-    threads = omp_get_max_threads();
-#endif
+    const int64_t threads = max_threads();
     int64_t blocks = (s.inner + kColumnBlock - 1) / kColumnBlock;
     if (s.outer < threads) {
       int64_t per_outer = (threads + s.outer - 1) / s.outer;

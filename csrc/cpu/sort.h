@@ -7,12 +7,10 @@ namespace genesis::cpu {
 // Stable sort of each row of `values` (contiguous, [rows, cols] viewed from its last dim, any
 // dtype): `indices` (int64, contiguous, the same shape) receives, for each row, the positions of
 // its items in ascending (or descending) order; equal items keep their input order.
-void sort_rows(const Tensor& values, const Tensor& indices, bool descending);
-
-// The first k positions of each row's stable sort (what sort_rows would give), in order, for
-// `values` as in sort_rows and `indices` (int64, contiguous, [rows, k]); the rest of each row
-// is not sorted (Note [Top k by selection]).
-void top_rows(const Tensor& values, int64_t k, bool descending, const Tensor& indices);
+// `sorted_values` (contiguous, values' dtype and shape), when given, receives the sorted values,
+// decoded from the sorted keys (Note [Values from keys] in cpu/sort.cpp).
+void sort_rows(const Tensor& values, const Tensor& indices, bool descending,
+               const Tensor* sorted_values = nullptr);
 
 // The mode of each row of `sorted` (contiguous, rows sorted ascending) whose items came from the
 // positions `order` (int64, same shape): the value of the longest run of equal items (NaNs are

@@ -2,6 +2,7 @@
 // The keys of Note [Sort keys] (vocab/sort_keys.h) for the CPU loops: a dtype's key format, and
 // a dispatch that runs a loop with U the dtype's width as an unsigned type.
 #include <cstdint>
+#include <cstring>
 
 #include "core/errors.h"
 #include "core/scalar_type.h"
@@ -46,6 +47,21 @@ void with_key_format(ScalarType dtype, const char* op, const F& f) {
       return f(KeyFormat<uint64_t>{KeyKind::Float, vocab::kDoubleInfBits});
   }
   GENESIS_FAIL(ErrorKind::Type, op, "unsupported dtype");
+}
+
+// The key of item j of a row of U-wide items.
+template <typename U>
+U key_at(const unsigned char* row, int64_t j, const KeyFormat<U>& format) {
+  U bits;
+  std::memcpy(&bits, row + j * static_cast<int64_t>(sizeof(U)), sizeof(U));
+  return key_of(bits, format);
+}
+
+// A (key, position) pair packed into one integer (Note [Packed sort] in cpu/sort.cpp): key at
+// most 32 bits, position below 2^32; integer order is (key, position) order.
+template <typename U>
+uint64_t packed_pair(U key, int64_t position) {
+  return (uint64_t(key) << 32) | uint64_t(position);
 }
 
 // ceil(log2(n)), at least 1: the depth of a binary search or the log factor of a sort.

@@ -26,14 +26,16 @@
 
 // Note [Loading cuBLAS]
 // genesis does not link cuBLAS: a machine without the CUDA libraries must still import it, and a
-// CPU-only user should not pay for a very large library. The first CUDA matmul dlopen()s it
-// ($GENESIS_CUBLAS_PATH first, then the CUDA 13 and 12 sonames, then the toolkit under
-// $CUDA_HOME and /usr/local/cuda) and looks up the few functions below. Their types and
+// CPU-only user should not pay for a very large library. The first CUDA matmul (or batched LU,
+// Note [Batched small matrices] in csrc/cuda/solver.cpp) dlopen()s it ($GENESIS_CUBLAS_PATH
+// first, then the CUDA 13 and 12 sonames, then the toolkit under $CUDA_HOME and /usr/local/cuda)
+// and looks up the few functions below, the LU ones optional until used. Their types and
 // constants are written here from the cuBLAS documentation (enums are ints in the C ABI), so the
 // build needs no cuBLAS headers either; where the headers exist, static_asserts check them.
 //
-// One handle per device, never destroyed (at exit the CUDA context may already be gone). Each
-// call takes the handle's lock, points it at the current stream and at a workspace taken from
+// One handle per device, never destroyed (at exit the CUDA context may already be gone), shared
+// by matmul and the LU routines. Each call (a Session) takes the handle's lock, points it at the
+// current stream and at a workspace taken from
 // the caching pool on that stream: the pool's stream-ordered reuse keeps concurrent streams from
 // sharing a workspace, which one library-owned workspace per handle would not.
 
@@ -70,6 +72,13 @@ struct Api {
                              long long, const void*, void*, cudaDataType, int, long long, int, int,
                              int);
   const char* (*status_string)(BlasStatus);  // optional: a description of a status
+  // Optional until used: the batched LU of Note [Batched small matrices] (csrc/cuda/solver.cpp).
+  BlasStatus (*sgetrf_batched)(BlasHandle, int, float* const*, int, int*, int*, int);
+  BlasStatus (*dgetrf_batched)(BlasHandle, int, double* const*, int, int*, int*, int);
+  BlasStatus (*sgetrs_batched)(BlasHandle, int, int, int, const float* const*, int, const int*,
+                               float* const*, int, int*, int);
+  BlasStatus (*dgetrs_batched)(BlasHandle, int, int, int, const double* const*, int, const int*,
+                               double* const*, int, int*, int);
 };
 
 std::vector<std::string> library_candidates() {
@@ -89,15 +98,15 @@ std::vector<std::string> library_candidates() {
 }
 
 template <typename Fn>
-void find_symbol(void* lib, const char* name, Fn* fn, bool required) {
+void find_symbol(void* lib, const char* name, Fn* fn, bool required, const char* op) {
   *fn = reinterpret_cast<Fn>(dlsym(lib, name));
   if (!*fn && required) {
     const char* err = dlerror();
-    GENESIS_FAIL(ErrorKind::Runtime, "matmul", "cuBLAS could not be loaded: ", err ? err : name);
+    GENESIS_FAIL(ErrorKind::Runtime, op, "cuBLAS could not be loaded: ", err ? err : name);
   }
 }
 
-Api load_api() {
+Api load_api(const char* op) {
   void* lib = nullptr;
   std::string first_error, tried;
   for (const std::string& name : library_candidates()) {
@@ -107,23 +116,27 @@ Api load_api() {
     if (first_error.empty()) first_error = err ? err : name;
     tried += tried.empty() ? name : ", " + name;
   }
-  GENESIS_CHECK(lib != nullptr, "matmul", "cuBLAS could not be loaded: ", first_error, " (tried ",
-                tried,
+  GENESIS_CHECK(lib != nullptr, op, "cuBLAS could not be loaded: ", first_error, " (tried ", tried,
                 "; install the CUDA toolkit's cuBLAS or set GENESIS_CUBLAS_PATH to the library)");
   Api api{};
-  find_symbol(lib, "cublasCreate_v2", &api.create, true);
-  find_symbol(lib, "cublasSetStream_v2", &api.set_stream, true);
-  find_symbol(lib, "cublasSetMathMode", &api.set_math_mode, true);
-  find_symbol(lib, "cublasSetWorkspace_v2", &api.set_workspace, true);
-  find_symbol(lib, "cublasGemmEx", &api.gemm, true);
-  find_symbol(lib, "cublasGemmStridedBatchedEx", &api.gemm_batched, true);
-  find_symbol(lib, "cublasGetStatusString", &api.status_string, false);
+  find_symbol(lib, "cublasCreate_v2", &api.create, true, op);
+  find_symbol(lib, "cublasSetStream_v2", &api.set_stream, true, op);
+  find_symbol(lib, "cublasSetMathMode", &api.set_math_mode, true, op);
+  find_symbol(lib, "cublasSetWorkspace_v2", &api.set_workspace, true, op);
+  find_symbol(lib, "cublasGemmEx", &api.gemm, true, op);
+  find_symbol(lib, "cublasGemmStridedBatchedEx", &api.gemm_batched, true, op);
+  find_symbol(lib, "cublasGetStatusString", &api.status_string, false, op);
+  find_symbol(lib, "cublasSgetrfBatched", &api.sgetrf_batched, false, op);
+  find_symbol(lib, "cublasDgetrfBatched", &api.dgetrf_batched, false, op);
+  find_symbol(lib, "cublasSgetrsBatched", &api.sgetrs_batched, false, op);
+  find_symbol(lib, "cublasDgetrsBatched", &api.dgetrs_batched, false, op);
   return api;
 }
 
-// Loaded once; a failed load raises and is tried again on the next call.
-const Api& api() {
-  static const Api loaded = load_api();
+// Loaded once (the first caller's op names a failure); a failed load raises and is tried again
+// on the next call.
+const Api& api(const char* op = "matmul") {
+  static const Api loaded = load_api(op);
   return loaded;
 }
 
@@ -153,11 +166,11 @@ const char* status_name(BlasStatus s) {
   return "CUBLAS_STATUS_UNKNOWN";
 }
 
-void check_status(BlasStatus s, const char* call) {
+void check_status(BlasStatus s, const char* call, const char* op = "matmul") {
   if (s == kSuccess) [[likely]]
     return;
   const char* detail = api().status_string ? api().status_string(s) : nullptr;
-  GENESIS_FAIL(ErrorKind::Runtime, "matmul", call, " failed: ", status_name(s), " (", s, ")",
+  GENESIS_FAIL(ErrorKind::Runtime, op, call, " failed: ", status_name(s), " (", s, ")",
                detail ? str_cat(": ", detail) : std::string());
 }
 
@@ -166,12 +179,45 @@ struct DeviceHandle {
   BlasHandle handle = nullptr;
 };
 
-DeviceHandle& device_handle(int device) {
+DeviceHandle& device_handle(int device, const char* op) {
   static std::array<DeviceHandle, kMaxCudaDevices> handles;
-  GENESIS_CHECK(device >= 0 && device < kMaxCudaDevices, "matmul", "device index ", device,
+  GENESIS_CHECK(device >= 0 && device < kMaxCudaDevices, op, "device index ", device,
                 " is out of range");
   return handles[device];
 }
+
+// The device's handle for one call: locked, pointed at the current stream and at a workspace
+// from the caching pool on that stream. Every call sets its own workspace, whatever the
+// routine: the one an earlier call set may be back in the pool by now.
+class Session {
+ public:
+  Session(Device device, const char* op)
+      : guard_(device.index),
+        workspace_(
+            Tensor::empty({static_cast<int64_t>(kWorkspaceBytes)}, ScalarType::UInt8, device)),
+        dh_(device_handle(device.index, op)),
+        lock_(dh_.mutex) {
+    const Api& blas = api(op);
+    if (!dh_.handle) {
+      BlasHandle h = nullptr;
+      check_status(blas.create(&h), "cublasCreate", op);
+      check_status(blas.set_math_mode(h, kDefaultMath), "cublasSetMathMode", op);
+      dh_.handle = h;
+    }
+    const StreamId stream = current_stream(device.index);
+    check_status(blas.set_stream(dh_.handle, reinterpret_cast<cudaStream_t>(stream)),
+                 "cublasSetStream", op);
+    check_status(blas.set_workspace(dh_.handle, workspace_.mutable_data(), kWorkspaceBytes),
+                 "cublasSetWorkspace", op);
+  }
+  BlasHandle handle() const { return dh_.handle; }
+
+ private:
+  DeviceGuard guard_;
+  Tensor workspace_;
+  DeviceHandle& dh_;
+  std::lock_guard<std::mutex> lock_;
+};
 
 // How cuBLAS reads the (batch, rows, cols) matrices of an operand: row-major (unit column
 // stride) or column-major (unit row stride), a leading dimension and a batch stride.
@@ -237,8 +283,7 @@ void gemm_strided_batched(const Tensor& out, const Tensor& a, const Tensor& b) {
   const cudaDataType type = data_type(out.dtype());
   GENESIS_CHECK(fits_int(m) && fits_int(n) && fits_int(k), "matmul",
                 "cuBLAS takes matrix sizes up to 2^31 - 1, got m=", m, ", n=", n, ", k=", k);
-  const int device = out.device().index;
-  DeviceGuard guard(device);
+  DeviceGuard guard(out.device().index);
   const Api& blas = api();
   Operand oa = operand(a), ob = operand(b);
   // Row-major C (m x n) is column-major C^T (n x m) = B^T A^T: cuBLAS's first operand is our b,
@@ -250,25 +295,11 @@ void gemm_strided_batched(const Tensor& out, const Tensor& a, const Tensor& b) {
   const void* alpha = f64 ? static_cast<const void*>(&one_d) : &one_f;
   const void* beta = f64 ? static_cast<const void*>(&zero_d) : &zero_f;
   const int compute = f64 ? kCompute64F : kCompute32F;
-  const StreamId stream = current_stream(device);
-  Tensor workspace =
-      Tensor::empty({static_cast<int64_t>(kWorkspaceBytes)}, ScalarType::UInt8, out.device());
-
-  DeviceHandle& dh = device_handle(device);
-  std::lock_guard<std::mutex> lock(dh.mutex);
-  if (!dh.handle) {
-    BlasHandle h = nullptr;
-    check_status(blas.create(&h), "cublasCreate");
-    check_status(blas.set_math_mode(h, kDefaultMath), "cublasSetMathMode");
-    dh.handle = h;
-  }
-  check_status(blas.set_stream(dh.handle, reinterpret_cast<cudaStream_t>(stream)),
-               "cublasSetStream");
-  check_status(blas.set_workspace(dh.handle, workspace.mutable_data(), kWorkspaceBytes),
-               "cublasSetWorkspace");
+  Session session(out.device(), "matmul");
+  const BlasHandle handle = session.handle();
   char* c = static_cast<char*>(out.mutable_data());
   if (batch == 1) {
-    check_status(blas.gemm(dh.handle, trans_b, trans_a, static_cast<int>(n), static_cast<int>(m),
+    check_status(blas.gemm(handle, trans_b, trans_a, static_cast<int>(n), static_cast<int>(m),
                            static_cast<int>(k), alpha, ob.data, type, static_cast<int>(ob.ld),
                            oa.data, type, static_cast<int>(oa.ld), beta, c, type,
                            static_cast<int>(n), compute, kGemmDefault),
@@ -282,13 +313,68 @@ void gemm_strided_batched(const Tensor& out, const Tensor& a, const Tensor& b) {
     const char* pa = static_cast<const char*>(oa.data) + first * oa.batch_stride * item;
     const char* pb = static_cast<const char*>(ob.data) + first * ob.batch_stride * item;
     check_status(
-        blas.gemm_batched(dh.handle, trans_b, trans_a, static_cast<int>(n), static_cast<int>(m),
+        blas.gemm_batched(handle, trans_b, trans_a, static_cast<int>(n), static_cast<int>(m),
                           static_cast<int>(k), alpha, pb, type, static_cast<int>(ob.ld),
                           ob.batch_stride, pa, type, static_cast<int>(oa.ld), oa.batch_stride, beta,
                           c + first * m * n * item, type, static_cast<int>(n), m * n, count,
                           compute, kGemmDefault),
         "cublasGemmStridedBatchedEx");
   }
+}
+
+namespace {
+
+// A routine that load_api() found optional, or a failure naming it.
+template <typename Fn>
+Fn routine(Fn fn, const char* name, const char* op) {
+  GENESIS_CHECK(fn != nullptr, op, "cuBLAS could not be loaded: it has no ", name);
+  return fn;
+}
+
+bool is_f64(ScalarType dtype, const char* op) {
+  GENESIS_CHECK(dtype == ScalarType::Float32 || dtype == ScalarType::Float64, op,
+                "cuBLAS's batched LU takes float32 or float64, got ", scalar_type_name(dtype));
+  return dtype == ScalarType::Float64;
+}
+
+}  // namespace
+
+void getrf_batched(Device device, ScalarType dtype, int n, void* const* matrices, int lda,
+                   int* ipiv, int* info, int batch, const char* op) {
+  if (batch == 0) return;
+  const bool f64 = is_f64(dtype, op);
+  const Api& blas = api(op);
+  Session session(device, op);
+  if (f64)
+    check_status(routine(blas.dgetrf_batched, "cublasDgetrfBatched", op)(
+                     session.handle(), n, reinterpret_cast<double* const*>(matrices), lda, ipiv,
+                     info, batch),
+                 "cublasDgetrfBatched", op);
+  else
+    check_status(
+        routine(blas.sgetrf_batched, "cublasSgetrfBatched", op)(
+            session.handle(), n, reinterpret_cast<float* const*>(matrices), lda, ipiv, info, batch),
+        "cublasSgetrfBatched", op);
+}
+
+void getrs_batched(Device device, ScalarType dtype, int n, int nrhs, void* const* lu, int lda,
+                   const int* ipiv, void* const* rhs, int ldb, int batch, const char* op) {
+  if (batch == 0) return;
+  const bool f64 = is_f64(dtype, op);
+  const Api& blas = api(op);
+  Session session(device, op);
+  int info = 0;  // on the host: only ever a bad argument, checked before any work is queued
+  if (f64)
+    check_status(routine(blas.dgetrs_batched, "cublasDgetrsBatched", op)(
+                     session.handle(), kOpN, n, nrhs, reinterpret_cast<const double* const*>(lu),
+                     lda, ipiv, reinterpret_cast<double* const*>(rhs), ldb, &info, batch),
+                 "cublasDgetrsBatched", op);
+  else
+    check_status(routine(blas.sgetrs_batched, "cublasSgetrsBatched", op)(
+                     session.handle(), kOpN, n, nrhs, reinterpret_cast<const float* const*>(lu),
+                     lda, ipiv, reinterpret_cast<float* const*>(rhs), ldb, &info, batch),
+                 "cublasSgetrsBatched", op);
+  GENESIS_CHECK(info == 0, op, "cublasXgetrsBatched rejected its argument ", -info);
 }
 
 }  // namespace genesis::cuda

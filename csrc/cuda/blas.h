@@ -12,4 +12,15 @@ namespace genesis::cuda {
 // it is (any batch stride, 0 included), any other is copied first. k > 0.
 void gemm_strided_batched(const Tensor& out, const Tensor& a, const Tensor& b);
 
+// The batched LU of Note [Batched small matrices] (csrc/cuda/solver.cpp): cublas<S|D>getrfBatched
+// and cublas<S|D>getrsBatched (dtype float32 or float64) over `batch` column-major n x n
+// matrices, on `device`'s current stream. `matrices`, `lu` and `rhs` (n x nrhs each) are device
+// arrays of `batch` device pointers; ipiv (n 1-based pivots a matrix, as LAPACK's) and info (one
+// a matrix: i > 0 when U(i, i) is exactly zero) are int32 device arrays. 0 <= batch; nothing
+// here waits for the device.
+void getrf_batched(Device device, ScalarType dtype, int n, void* const* matrices, int lda,
+                   int* ipiv, int* info, int batch, const char* op);
+void getrs_batched(Device device, ScalarType dtype, int n, int nrhs, void* const* lu, int lda,
+                   const int* ipiv, void* const* rhs, int ldb, int batch, const char* op);
+
 }  // namespace genesis::cuda

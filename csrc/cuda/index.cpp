@@ -49,15 +49,16 @@ kernels::IndexError* error_record(int device) {
 }
 
 // Counts a contiguous mask's true elements on the device; `block_offsets` receives each block's
-// output offset for the compaction kernels. Returns the total: the one wait of a mask getitem.
-int64_t count_mask(const Tensor& mask, Tensor* block_offsets) {
+// output offset for the compaction kernels (when `with_offsets`). Returns the total: the one
+// wait of a mask getitem.
+int64_t count_mask(const Tensor& mask, Tensor* block_offsets, bool with_offsets = true) {
   int64_t n = mask.numel();
   int64_t blocks = kernels::nonzero_blocks(n);
   *block_offsets =
       Tensor::empty({kernels::nonzero_count_slots(n)}, ScalarType::Int64, mask.device());
   int64_t* counts = block_offsets->mutable_data_as<int64_t>();
   void* stream = stream_of(mask);
-  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, stream);
+  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, stream, with_offsets);
   GENESIS_CUDA_CHECK(cudaGetLastError());
   int64_t count = 0;
   {
@@ -248,16 +249,23 @@ std::vector<Tensor> nonzero(const Tensor& mask) {
                 "nonzero expects a contiguous bool mask");
   Device device = mask.device();
   DeviceGuard guard(device.index);
-  Tensor offsets;
-  int64_t count = count_mask(mask, &offsets);
   int ndim = static_cast<int>(mask.ndim());
-  Tensor coords = Tensor::empty({count, ndim}, ScalarType::Int64, device);
-  if (count > 0 && ndim == 1) {  // the positions themselves: one CUB flagged select
+  void* stream = stream_of(mask);
+  // A 1-d mask's positions come from one CUB flagged select. Its storage is sized and taken
+  // before the wait for the count, so the host work overlaps the counting instead of
+  // following it while the device idles.
+  Tensor scratch;
+  if (ndim == 1 && mask.numel() > 0) {
     size_t bytes = 0;
-    void* stream = stream_of(mask);
     GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::select_true_positions(
         mask.data_as<bool>(), mask.numel(), nullptr, nullptr, &bytes, stream)));
-    Tensor scratch = Tensor::empty({static_cast<int64_t>(bytes)}, ScalarType::UInt8, device);
+    scratch = Tensor::empty({static_cast<int64_t>(bytes)}, ScalarType::UInt8, device);
+  }
+  Tensor offsets;
+  int64_t count = count_mask(mask, &offsets, ndim != 1);  // CUB's select needs only the count
+  Tensor coords = Tensor::empty({count, ndim}, ScalarType::Int64, device);
+  if (count > 0 && ndim == 1) {
+    size_t bytes = static_cast<size_t>(scratch.numel());
     GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::select_true_positions(
         mask.data_as<bool>(), mask.numel(), coords.mutable_data_as<int64_t>(),
         scratch.mutable_data(), &bytes, stream)));

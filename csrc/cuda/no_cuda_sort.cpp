@@ -7,5 +7,8 @@ namespace genesis::cuda {
 void sort_rows(const Tensor&, const Tensor&, bool, const Tensor*) { no_device(); }
 void mode_rows(const Tensor&, const Tensor&, const Tensor&, const Tensor&) { no_device(); }
 bool select_top_row(const Tensor&, int64_t, bool, const Tensor&) { no_device(); }
+void unique_integers(const Tensor&, int, const Tensor&, const Tensor*, const Tensor&) {
+  no_device();
+}
 
 }  // namespace genesis::cuda

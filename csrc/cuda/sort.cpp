@@ -6,6 +6,7 @@
 #include "cuda/stream.h"
 #include "kernels/sort.cuh"
 #include "kernels/topk.cuh"
+#include "kernels/unique.cuh"
 
 namespace genesis::cuda {
 
@@ -74,6 +75,32 @@ bool select_top_row(const Tensor& row, int64_t k, bool largest, const Tensor& po
       dtype, row.data(), n, k, largest, positions.mutable_data_as<int64_t>(),
       scratch.mutable_data(), &bytes, stream)));
   return true;
+}
+
+void unique_integers(const Tensor& values, int end_bit, const Tensor& unique_out,
+                     const Tensor* counts_out, const Tensor& num_out) {
+  int64_t n = values.numel();
+  GENESIS_CHECK(
+      values.is_contiguous() && values.is_cuda() && unique_out.is_contiguous() &&
+          unique_out.dtype() == values.dtype() && unique_out.numel() == n &&
+          num_out.dtype() == ScalarType::Int64 && num_out.numel() == 1 &&
+          (!counts_out || (counts_out->is_contiguous() &&
+                           counts_out->dtype() == ScalarType::Int64 && counts_out->numel() == n)),
+      "unique", "expected contiguous CUDA integers and outputs of their size");
+  int device = values.device().index;
+  DeviceGuard guard(device);
+  void* stream = reinterpret_cast<void*>(current_stream(device));
+  int dtype = static_cast<int>(values.dtype());
+  int64_t* counts = counts_out ? counts_out->mutable_data_as<int64_t>() : nullptr;
+  size_t bytes = 0;
+  GENESIS_CUDA_CHECK(static_cast<cudaError_t>(
+      kernels::unique_integers(dtype, values.data(), n, end_bit, unique_out.mutable_data(), counts,
+                               num_out.mutable_data_as<int64_t>(), nullptr, &bytes, stream)));
+  Tensor scratch =
+      Tensor::empty(Shape{static_cast<int64_t>(bytes)}, ScalarType::UInt8, values.device());
+  GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::unique_integers(
+      dtype, values.data(), n, end_bit, unique_out.mutable_data(), counts,
+      num_out.mutable_data_as<int64_t>(), scratch.mutable_data(), &bytes, stream)));
 }
 
 }  // namespace genesis::cuda

@@ -14,5 +14,11 @@ void mode_rows(const Tensor& sorted, const Tensor& order, const Tensor& values_o
 // when `largest`, puts first, by a radix select (Note [Radix select] in kernels/topk.cu); returns
 // false, doing nothing, for keys wider than 32 bits or rows of 2^32 items or more.
 bool select_top_row(const Tensor& row, int64_t k, bool largest, const Tensor& positions);
+// The sorted distinct values of the contiguous 1-d integer (or bool) `values` into `unique_out`
+// (its dtype and size), their number into `num_out` (one int64), and their counts into
+// `counts_out` (n int64) when given; only key bits below `end_bit` are sorted on (-1: all; Note
+// [Unique of integers] in kernels/unique.cu).
+void unique_integers(const Tensor& values, int end_bit, const Tensor& unique_out,
+                     const Tensor* counts_out, const Tensor& num_out);
 
 }  // namespace genesis::cuda

@@ -271,7 +271,7 @@ Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bo
   int64_t w = wrap_dim(dim, t.ndim(), name);
   Tensor result;
   if (x.numel() == 0) {
-    result = x;
+    result = Tensor::empty(x.sizes(), x.dtype(), x.device());  // a new tensor, never the input
   } else {
     Tensor m = extreme_dim(x, w, true, true).first;
     Tensor shifted = binary(BinaryOp::Sub, x, m, name);

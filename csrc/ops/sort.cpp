@@ -1,12 +1,14 @@
 #include "ops/sort.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <vector>
 
 #include "core/errors.h"
 #include "core/shape.h"
 #include "cpu/sort.h"
+#include "cpu/topk.h"
 #include "cuda/sort.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
@@ -27,8 +29,8 @@ namespace genesis::ops {
 // Note [Rows for sorting]
 // Every op here moves its dim last and makes the tensor contiguous, so the backends see
 // [rows, cols] and sort each row; the results are moved back. A 0-d tensor is one row of one
-// item. Sorted values are read back from the input by the sorted positions (gather), so the
-// backends only produce positions (Note [Sort keys]).
+// item. The backends produce the sorted positions and, for sort(), the sorted values decoded
+// from the keys (Note [Values from keys]); topk reads its values back through the positions.
 
 namespace {
 
@@ -65,13 +67,13 @@ std::pair<Tensor, Tensor> sorted_rows(const Tensor& t, int64_t dim, bool descend
   Tensor rows = rows_along(t, dim);
   Tensor positions = Tensor::empty(rows.sizes(), ScalarType::Int64, rows.device());
   if (rows.numel() == 0) return {rows, positions};
-  if (rows.is_cuda()) {  // the values come from the sorted keys (Note [Values from keys])
-    Tensor values = Tensor::empty(rows.sizes(), rows.dtype(), rows.device());
+  // The values come from the sorted keys (Note [Values from keys]), not a gather.
+  Tensor values = Tensor::empty(rows.sizes(), rows.dtype(), rows.device());
+  if (rows.is_cuda())
     cuda::sort_rows(rows, positions, descending, &values);
-    return {values, positions};
-  }
-  sort_positions(rows, positions, descending);
-  return {gather(rows, -1, positions), positions};
+  else
+    cpu::sort_rows(rows, positions, descending, &values);
+  return {values, positions};
 }
 
 // Rows at least this long take the radix select in topk on CUDA (shorter ones sort fast).
@@ -127,8 +129,8 @@ std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool lar
     }
   }
   if (!t.is_cuda() && t.numel() > 0 && k > 0 && k < size_along(t, d)) {
-    // On the CPU, a selection of k per row instead of a sort of the row (Note [Top k by
-    // selection] in cpu/sort.cpp); the same positions as the sort's prefix.
+    // On the CPU, a running bound or a selection of k per row instead of a sort of the row
+    // (cpu/topk.cpp); the same positions as the sort's prefix.
     Tensor rows = rows_along(t, d);
     Shape shape = rows.sizes();
     shape.back() = k;
@@ -336,6 +338,36 @@ Tensor run_starts_2d(const Tensor& rows) {
   return mask;
 }
 
+// The key bits that can differ among the integers of `flat` (Note [Unique of integers] in
+// kernels/unique.cu): those up to the highest bit where its smallest and largest items differ.
+// Costs one wait for the device, which unique() has anyway; -1 (all bits) for 16-bit types and
+// narrower, which sort in one or two passes regardless.
+int differing_bits(const Tensor& flat) {
+  if (itemsize(flat.dtype()) <= 2) return -1;
+  Tensor ends =
+      to(stack({extreme(flat, false), extreme(flat, true)}, 0), ScalarType::Int64, Device{}, false);
+  uint64_t differ = static_cast<uint64_t>(ends.data_as<int64_t>()[0]) ^
+                    static_cast<uint64_t>(ends.data_as<int64_t>()[1]);
+  return std::max(static_cast<int>(std::bit_width(differ)), 1);
+}
+
+// unique() of CUDA integers without the inverse: a sort of the keys alone and one CUB pass
+// (Note [Unique of integers]) instead of a sort that carries positions and a compaction.
+UniqueResult unique_cuda_integers(const Tensor& flat, bool want_counts) {
+  int64_t n = flat.numel();
+  Tensor values = Tensor::empty(Shape{n}, flat.dtype(), flat.device());
+  Tensor counts =
+      want_counts ? Tensor::empty(Shape{n}, ScalarType::Int64, flat.device()) : Tensor();
+  Tensor found = Tensor::empty(Shape{1}, ScalarType::Int64, flat.device());
+  cuda::unique_integers(flat, differing_bits(flat), values, want_counts ? &counts : nullptr, found);
+  int64_t m = to(found, ScalarType::Int64, Device{}, false).data_as<int64_t>()[0];
+  UniqueResult r;
+  // A copy of the first m, so the room for n is given back.
+  r.values = m == n ? values : clone(narrow(values, 0, 0, m));
+  if (want_counts) r.counts = m == n ? counts : clone(narrow(counts, 0, 0, m));
+  return r;
+}
+
 // Only the parts asked for are computed: the inverse costs a scan and a scatter, the counts a
 // compaction.
 UniqueResult unique_flat(const Tensor& t, bool sort_first, UniqueParts parts) {
@@ -348,6 +380,8 @@ UniqueResult unique_flat(const Tensor& t, bool sort_first, UniqueParts parts) {
     r.counts = Tensor::empty(Shape{0}, ScalarType::Int64, t.device());
     return r;
   }
+  if (sort_first && !parts.inverse && flat.is_cuda() && is_integral(flat.dtype(), true))
+    return unique_cuda_integers(contiguous(flat), parts.counts);
   Tensor values = flat, order;
   if (sort_first) std::tie(values, order) = sorted_rows(flat, 0, false);
   Tensor mask = run_starts(values);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/activation.h"
 #include "python/bindings.h"
@@ -45,8 +46,8 @@ void bind_activations(py::module_& m) {
         name,
         [op, name](py::handle input, bool inplace) {
           const Tensor& t = input.cast<const Tensor&>();
-          if (!inplace) return py::cast(ops::unary(op, t, name));
-          ops::unary_(op, t, name);
+          if (!inplace) return py::cast(ag::unary(op, t, name));
+          ag::unary_(op, t, name);
           return py::reinterpret_borrow<py::object>(input);
         },
         py::arg("input"), py::arg("inplace") = false, activation_doc(name));
@@ -54,14 +55,14 @@ void bind_activations(py::module_& m) {
   m.def(
       "gelu",
       [](const Tensor& input, const std::string& approximate) {
-        return ops::gelu(input, approximate);
+        return ag::gelu(input, approximate);
       },
       py::arg("input"), py::kw_only(), py::arg("approximate") = "none", activation_doc("gelu"));
-  m.def("softplus", &ops::softplus, py::arg("input"), py::arg("beta") = 1.0,
+  m.def("softplus", &ag::softplus, py::arg("input"), py::arg("beta") = 1.0,
         py::arg("threshold") = 20.0, activation_doc("softplus"));
 
   auto elu = [](py::handle input, double alpha, bool inplace) {
-    Tensor r = ops::elu(input.cast<const Tensor&>(), alpha, 1.0, 1.0);
+    Tensor r = ag::elu(input.cast<const Tensor&>(), alpha, 1.0, 1.0);
     return maybe_inplace(input, std::move(r), inplace, inplace ? "elu_" : "elu");
   };
   m.def("elu", elu, py::arg("input"), py::arg("alpha") = 1.0, py::arg("inplace") = false,
@@ -105,10 +106,17 @@ ops::Operand weight_operand(py::handle weight) {
   return w;
 }
 
+Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return ag::addcmul(input, t1, t2, value, /*divide=*/false);
+}
+Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return ag::addcmul(input, t1, t2, value, /*divide=*/true);
+}
+
 void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
   // lerp(input, end, weight)
   auto lerp = [](const Tensor& input, const Tensor& end, py::handle weight) {
-    return ops::lerp(input, end, weight_operand(weight));
+    return ag::lerp(input, end, weight_operand(weight));
   };
   m.def(
       "lerp",
@@ -122,7 +130,11 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
       "lerp_",
       [lerp](py::object self, const Tensor& end, py::handle weight) {
         const Tensor& t = self.cast<const Tensor&>();
-        ops::assign_(t, lerp(t, end, weight), "lerp_");
+        ops::Operand w = weight_operand(weight);
+        const Tensor* wt = w.is_scalar() ? nullptr : &w.tensor();
+        ag::apply_inplace(
+            t, {&end, wt}, "lerp_", [&](const Tensor& old) { return ag::lerp(old, end, w); },
+            [&] { ops::assign_(t, ops::lerp(t, end, w), "lerp_"); });
         return self;
       },
       py::arg("end"), py::arg("weight"), activation_doc("lerp_"));
@@ -134,8 +146,8 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
     const char* inplace;
     Addc fn;
   };
-  for (AddcSpec spec : {AddcSpec{"addcmul", "addcmul_", &ops::addcmul},
-                        AddcSpec{"addcdiv", "addcdiv_", &ops::addcdiv}}) {
+  for (AddcSpec spec :
+       {AddcSpec{"addcmul", "addcmul_", &addcmul}, AddcSpec{"addcdiv", "addcdiv_", &addcdiv}}) {
     Addc fn = spec.fn;
     const char *name = spec.name, *stored = spec.inplace;
     m.def(
@@ -157,7 +169,10 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
         stored,
         [fn, stored](py::object self, const Tensor& t1, const Tensor& t2, py::handle value) {
           const Tensor& t = self.cast<const Tensor&>();
-          ops::assign_(t, fn(t, t1, t2, to_scalar(value, stored)), stored);
+          Scalar v = to_scalar(value, stored);
+          ag::apply_inplace(
+              t, {&t1, &t2}, stored, [&](const Tensor& old) { return fn(old, t1, t2, v); },
+              [&] { ops::assign_(t, fn(t, t1, t2, v), stored); });
           return self;
         },
         py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1,
@@ -176,7 +191,7 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
     };
     auto fn = [bound, name](const Tensor& input, py::handle b) {
       auto [lo, hi] = bound(b, name);
-      return ops::clamp(input, lo, hi);
+      return ag::clamp(input, lo, hi);
     };
     m.def(
         name,
@@ -200,7 +215,7 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
   auto nan_to_num = [](const Tensor& input, py::handle nan, py::handle posinf, py::handle neginf) {
     const char* name = "nan_to_num";
     double n = nan.is_none() ? 0.0 : to_scalar(nan, name).to_double();
-    return ops::nan_to_num(input, n, optional_double(posinf, name), optional_double(neginf, name));
+    return ag::nan_to_num(input, n, optional_double(posinf, name), optional_double(neginf, name));
   };
   m.def(
       "nan_to_num",

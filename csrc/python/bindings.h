@@ -117,6 +117,16 @@ void init_cuda(py::module_& m);
 void init_distributed(py::module_& m);
 void init_dlpack(py::module_& m, py::class_<Tensor>& cls);
 void init_testing(py::module_& m);
+void init_autograd(py::module_& m, py::class_<Tensor>& cls);  // autograd.cpp
+// Storage identity and bytes, tensors over storages: for pickling and genesis.save/load
+// (serialization.cpp; after init_tensor, which binds UntypedStorage).
+void init_serialization(py::module_& m);
+// genesis._C._autograd's custom Function support (autograd_function.cpp).
+void init_autograd_function(py::module_& autograd);
+// `result` of a bound call, with a NotImplemented node for floating results that an input
+// requiring grad should reach but no formula recorded (python/untracked_results.cpp).
+PyObject* track_untracked_results(PyObject* self, PyObject* const* args, size_t nargsf,
+                                  PyObject* kwnames, PyObject* result);
 void init_pool_testing(py::module_& testing);
 // help(genesis) without "method of ... instance" on every function (Note [pydoc label]).
 void hide_pydoc_method_label(py::module_& m, const char* any_function);

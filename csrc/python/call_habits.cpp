@@ -29,11 +29,15 @@ namespace genesis::python {
 //   refuse them (norm, split, unique, unique_consecutive, Tensor.unflatten).
 // - size= (shape=, dims=, repeats=) -> the positional sizes, for the bindings that take their
 //   sizes as *args (zeros(*size), x.view(*size), x.permute(*dims) ...): PyTorch's name for them.
+// - requires_grad=, for PyTorch's factories (takes_requires_grad): the call runs without it
+//   and the result is made a leaf that requires grad (requires_grad_).
 // - out=, for the functions PyTorch gives out= (kOutOps): the call runs without it and the
 //   result is written into out by ops::write_out (Note [out= arguments]); a factory called
 //   without dtype= takes out's dtype and device, as in PyTorch.
 // If that changed the call, it is tried again; if nothing changed or it still fails, the error
 // is "[op] <what was wrong>; accepted: op(<signature>)" as a TypeError.
+// Every result, matched at once or after a rewrite, then passes track_untracked_results (Note
+// [Ops without a derivative] in autograd/node.h).
 // This leans on pybind11 internals (detail::function_record, the dispatcher being the
 // PyMethodDef's ml_meth, the wording "NAME(): incompatible function arguments"); if a pybind11
 // upgrade changes them, the dump comes back and tests/test_habits.py fails.
@@ -102,6 +106,14 @@ bool out_needs_dim(std::string_view name) {
 bool is_factory(std::string_view name) {
   return in(name, {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
                    "arange", "linspace", "eye"});
+}
+
+// The functions that take PyTorch's requires_grad= (its factories and tensor()).
+bool takes_requires_grad(std::string_view name, bool is_method) {
+  if (is_method) return in(name, {"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"});
+  return is_factory(name) ||
+         in(name, {"tensor", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
+                   "randn_like", "randint_like", "logspace", "empty_strided", "normal"});
 }
 
 bool has_param(const py::detail::function_record* rec, std::string_view param) {
@@ -221,9 +233,15 @@ bool no_overload_matched(const py::detail::function_record* rec) {
 }
 
 // PyTorch's rewrites (Note [Call habits]); true when the call changed.
-bool rewrite(const py::detail::function_record* rec, Call& c, py::object& out) {
+bool rewrite(const py::detail::function_record* rec, Call& c, py::object& out,
+             bool& requires_grad) {
   std::string_view name = rec->name;
   bool changed = false;
+  if (c.kwargs.contains("requires_grad") && takes_requires_grad(name, rec->is_method) &&
+      !has_param(rec, "requires_grad")) {
+    requires_grad = py::bool_(c.kwargs.attr("pop")("requires_grad"));
+    changed = true;
+  }
   if (!refuses_numpy_aliases(name, rec->is_method)) {
     constexpr std::pair<const char*, const char*> kAliases[] = {
         {"axis", "dim"}, {"keepdims", "keepdim"}, {"x", "input"},
@@ -281,13 +299,17 @@ PyObject* on_no_match(PyObject* self, PyObject* const* args, size_t nargsf, PyOb
     Call original = c;
     original.kwargs = py::dict(c.kwargs);
     py::object out = py::none();
-    if (!rewrite(rec, c, out)) refuse(rec, original, c);
+    bool requires_grad = false;
+    if (!rewrite(rec, c, out, requires_grad)) refuse(rec, original, c);
     PyObject* r = call_pybind(self, c);
     if (r == nullptr) {
       if (no_overload_matched(rec)) refuse(rec, original, c);
       return nullptr;
     }
-    return write_result(rec->name, py::reinterpret_steal<py::object>(r), out).release().ptr();
+    py::object result = write_result(rec->name, py::reinterpret_steal<py::object>(r), out);
+    // requires_grad=: the factory's result becomes a leaf that requires grad, as in PyTorch.
+    if (requires_grad && py::isinstance<Tensor>(result)) result.attr("requires_grad_")(true);
+    return result.release().ptr();
   } catch (py::error_already_set& e) {
     e.restore();
   } catch (...) {
@@ -298,10 +320,12 @@ PyObject* on_no_match(PyObject* self, PyObject* const* args, size_t nargsf, PyOb
 
 PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   PyObject* r = pybind_dispatch(self, args, nargsf, kwnames);
-  if (r != nullptr) return r;
+  if (r != nullptr) return track_untracked_results(self, args, nargsf, kwnames, r);
   const py::detail::function_record* rec = py::detail::function_record_ptr_from_PyObject(self);
   if (rec == nullptr || !no_overload_matched(rec)) return nullptr;
-  return on_no_match(self, args, nargsf, kwnames, rec);
+  r = on_no_match(self, args, nargsf, kwnames, rec);
+  // The rewritten call's arguments are the caller's, renamed: the inputs are still here.
+  return r == nullptr ? nullptr : track_untracked_results(self, args, nargsf, kwnames, r);
 }
 
 // Points a pybind11 function object (or the instance method wrapping one) at `dispatch`.

@@ -1,6 +1,7 @@
 // Tensor conversions: to / cuda / cpu / clone / contiguous / copy_ / item / tolist / casts.
 #include <cstring>
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "cuda/copy.h"
 #include "cuda/memory.h"
@@ -35,7 +36,7 @@ py::object same_or(py::object self, const Tensor& result) {
   return result.is_same_view(self.cast<const Tensor&>()) ? self : py::cast(result);
 }
 
-Tensor on_host(const Tensor& t) { return t.is_cuda() ? ops::to(t, t.dtype(), kCPU, false) : t; }
+Tensor on_host(const Tensor& t) { return t.is_cuda() ? ag::to(t, t.dtype(), kCPU, false) : t; }
 
 py::object nested_list(const char* ptr, const Tensor& t, int64_t dim) {
   if (dim == t.ndim()) return element_object(ptr, t.dtype());
@@ -85,7 +86,7 @@ py::object to_impl(py::object self, py::args args, py::kwargs kwargs) {
       GENESIS_FAIL(ErrorKind::Type, "to", "unexpected keyword argument '", key, "'");
     }
   }
-  return same_or(self, ops::to(t, dtype, device, copy, non_blocking));
+  return same_or(self, ag::to(t, dtype, device, copy, non_blocking));
 }
 
 py::object one_item(const Tensor& t, const char* op) {
@@ -113,7 +114,7 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
   auto cast_to = [](ScalarType dtype) {
     return [dtype](py::object self) {
       const Tensor& t = self.cast<const Tensor&>();
-      return same_or(self, ops::to(t, dtype, t.device(), false));
+      return same_or(self, ag::to(t, dtype, t.device(), false));
     };
   };
   cls.def("to", &to_impl, docs::kTo)
@@ -124,17 +125,17 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
             Device d = device.is_none() ? cuda::resolve(Device{DeviceType::CUDA, -1})
                                         : to_device(device, "cuda");
             GENESIS_CHECK_VALUE(d.is_cuda(), "cuda", "expected a CUDA device, got ", d.str());
-            return same_or(self, ops::to(t, t.dtype(), d, false, non_blocking));
+            return same_or(self, ag::to(t, t.dtype(), d, false, non_blocking));
           },
           py::arg("device") = py::none(), py::arg("non_blocking") = false, docs::kCuda)
       .def(
           "cpu",
           [](py::object self) {
             const Tensor& t = self.cast<const Tensor&>();
-            return same_or(self, ops::to(t, t.dtype(), kCPU, false));
+            return same_or(self, ag::to(t, t.dtype(), kCPU, false));
           },
           docs::kCpu)
-      .def("clone", &ops::clone, docs::kClone)
+      .def("clone", &ag::clone, docs::kClone)
       .def(
           "pin_memory",
           [](py::object self) {
@@ -156,18 +157,18 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
           py::arg("stream"), docs::kRecordStream)
       .def(
           "contiguous",
-          [](py::object self) {
-            return same_or(self, ops::contiguous(self.cast<const Tensor&>()));
-          },
+          [](py::object self) { return same_or(self, ag::contiguous(self.cast<const Tensor&>())); },
           docs::kContiguous)
       .def(
           "copy_",
           [](py::object self, py::object src, bool non_blocking) {
             const Tensor& dst = self.cast<const Tensor&>();
-            if (py::isinstance<Tensor>(src))
+            if (py::isinstance<Tensor>(src)) {
+              ag::check_untracked_source(src.cast<const Tensor&>(), "copy_");
               ops::copy_(dst, src.cast<const Tensor&>(), non_blocking);
-            else
+            } else {
               ops::copy_(dst, tensor_from_data(src, std::nullopt, kCPU));
+            }
             return self;
           },
           py::arg("src"), py::arg("non_blocking") = false, docs::kCopyInplace)
@@ -210,7 +211,7 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
           [](const Tensor& t, py::object dtype) -> py::object {
             if (dtype.is_none())
               return py::str(std::string("genesis.") + scalar_type_name(t.dtype()));
-            return py::cast(ops::to(t, to_dtype(dtype, "type"), t.device(), false));
+            return py::cast(ag::to(t, to_dtype(dtype, "type"), t.device(), false));
           },
           py::arg("dtype") = py::none(), docs::kType)
       .def(

@@ -1,6 +1,7 @@
 // Factory functions: tensor, empty, zeros, ones, full, arange, linspace, eye and the *_like forms.
 #include <cstring>
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
@@ -127,7 +128,7 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device
   Tensor host;
   if (py::isinstance<Tensor>(data)) {
     const Tensor& t = data.cast<const Tensor&>();
-    return ops::copy_to(t, dtype.value_or(t.dtype()), device);
+    return ag::copy_to(t, dtype.value_or(t.dtype()), device);
   }
   if (py::isinstance<py::array>(data)) {
     host = tensor_from_numpy(py::reinterpret_borrow<py::array>(data), "tensor");
@@ -138,7 +139,7 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device
     // Other libraries' tensors (PyTorch, CuPy, JAX) on any device, sequences or not: read
     // through DLPack, then copied.
     Tensor shared = py::module_::import("genesis._C").attr("from_dlpack")(data).cast<Tensor>();
-    return ops::copy_to(shared, dtype.value_or(shared.dtype()), device);
+    return ag::copy_to(shared, dtype.value_or(shared.dtype()), device);
   } else if (is_nested_sequence(data) || is_scalar_like(data)) {
     host = from_nested(data, dtype);
   } else if (py::hasattr(data, "__array__")) {  // other array-likes on the CPU
@@ -147,7 +148,7 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, Device
     GENESIS_FAIL(ErrorKind::Type, "tensor", "can't build a tensor from an object of type ",
                  type_name(data), "; expected a number, a (nested) sequence or an array");
   }
-  return ops::copy_to(host, dtype.value_or(host.dtype()), device);
+  return ag::copy_to(host, dtype.value_or(host.dtype()), device);
 }
 
 void init_creation(py::module_& m) {

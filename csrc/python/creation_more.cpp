@@ -3,6 +3,7 @@
 // queries genesis.numel, can_cast, is_floating_point and is_nonzero.
 #include <string>
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/creation.h"
@@ -51,14 +52,14 @@ py::object asarray(py::handle obj, py::handle dtype, py::handle device, py::hand
     const Tensor& t = *shared;
     ScalarType want_dtype = dt.value_or(t.dtype());
     Device want_device = to_device_or(device, t.device(), op);
-    if (copy.ptr() == Py_True) return py::cast(ops::copy_to(t, want_dtype, want_device));
+    if (copy.ptr() == Py_True) return py::cast(ag::copy_to(t, want_dtype, want_device));
     bool same = want_dtype == t.dtype() && want_device == t.device();
     GENESIS_CHECK_VALUE(same || copy.is_none(), op, "copy=False, but the data is ",
                         scalar_type_name(t.dtype()), " on ", t.device().str(), " and ",
                         scalar_type_name(want_dtype), " on ", want_device.str(),
                         " was asked for: a copy is needed");
     if (same && py::isinstance<Tensor>(obj)) return py::reinterpret_borrow<py::object>(obj);
-    return py::cast(ops::to(t, want_dtype, want_device, false));
+    return py::cast(ag::to(t, want_dtype, want_device, false));
   }
   GENESIS_CHECK_VALUE(copy.ptr() != Py_False, op, "copy=False, but the data (", type_name(obj),
                       ") is not an array genesis can share: a copy is needed");
@@ -113,7 +114,7 @@ void init_creation_more(py::module_& m, py::class_<Tensor>& cls) {
         // As PyTorch's self.type(other.type()): other's dtype and device; self when it has them.
         const Tensor& t = self.cast<const Tensor&>();
         if (t.dtype() == other.dtype() && t.device() == other.device()) return self;
-        return py::cast(ops::to(t, other.dtype(), other.device(), false));
+        return py::cast(ag::to(t, other.dtype(), other.device(), false));
       },
       py::arg("other"), d::kTypeAs);
 

@@ -2,6 +2,7 @@
 // genesis.from_dlpack. Note [DLPack streams]: a producer asked for a consumer stream records an
 // event on genesis's current stream and makes the consumer's stream wait on it; a consumer
 // passes its current stream to the producer. Nothing waits for the whole device.
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
@@ -101,7 +102,7 @@ py::object dlpack(const Tensor& self, py::handle stream, py::handle max_version,
     if (target != t.device()) {
       if (!may_copy) buffer_error("exporting to another device needs a copy, but copy=False");
       if (t.is_cuda()) sync_for_consumer(t, py::none());
-      t = ops::copy_to(t, t.dtype(), target);
+      t = ag::copy_to(t, t.dtype(), target);
       copied = true;
     }
   }
@@ -116,11 +117,11 @@ py::object dlpack(const Tensor& self, py::handle stream, py::handle max_version,
       buffer_error(
           "the tensor is read-only, which a legacy DLPack capsule cannot express; pass "
           "max_version=(1, 0) or allow a copy");
-    t = ops::clone(t);
+    t = ag::clone(t);
     copied = true;
   }
   if (copy_arg.value_or(false) && !copied) {
-    t = ops::clone(t);
+    t = ag::clone(t);
     copied = true;
   }
   if (t.is_cuda()) sync_for_consumer(t, stream);  // CPU memory has no streams to order
@@ -257,10 +258,10 @@ void init_dlpack(py::module_& m, py::class_<Tensor>& cls) {
           if (target != t.device()) {
             GENESIS_CHECK_KIND_(ErrorKind::Buffer, !no_copy, "from_dlpack", "moving to ",
                                 target.str(), " needs a copy, but copy=False");
-            return ops::copy_to(t, t.dtype(), target);
+            return ag::copy_to(t, t.dtype(), target);
           }
         }
-        return must_copy ? ops::clone(t) : t;
+        return must_copy ? ag::clone(t) : t;
       },
       py::arg("obj"), py::kw_only(), py::arg("device") = py::none(), py::arg("copy") = py::none(),
       docs::kFromDlpack);

@@ -85,11 +85,9 @@ void init_dtype(py::module_& m) {
           docs::kDtypeHash)
       .def(
           "__reduce__",
-          [](const DType& d) {
-            return py::make_tuple(py::module_::import("genesis").attr("_dtype_from_name"),
-                                  py::make_tuple(scalar_type_name(d.type)));
-          },
-          docs::kDtypeReduce);
+          // Pickled by name, as the global genesis._C.<name> it is: a restricted unpickler
+          // (genesis.load's weights_only) can allow exactly those names.
+          [](const DType& d) { return py::str(scalar_type_name(d.type)); }, docs::kDtypeReduce);
   for (int i = 0; i < kNumScalarTypes; ++i) {
     ScalarType t = static_cast<ScalarType>(i);
     dtype_objects()[i] = py::cast(DType{t});

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/creation.h"
@@ -46,7 +47,7 @@ void load_state(ops::Generator& g, const Tensor& state, const char* op) {
                      scalar_type_name(state.dtype()));
   GENESIS_CHECK_VALUE(!state.is_cuda() && state.ndim() == 1 && state.numel() == kStateBytes, op,
                       "expected a 1-d CPU state of ", kStateBytes, " bytes (from get_state)");
-  Tensor dense = ops::contiguous(state);
+  Tensor dense = ag::contiguous(state);
   const auto* bytes = static_cast<const unsigned char*>(dense.data());
   ops::Counters c{0, 0};
   for (int i = 0; i < 8; ++i) {

@@ -1,4 +1,5 @@
 // x[key] and x[key] = value: the key becomes a C++ IndexList; csrc/index plans and runs it.
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "index/plan.h"
 #include "ops/indexing.h"
@@ -68,7 +69,7 @@ PyObject* getitem_slot(PyObject* self, PyObject* key) {
   try {
     const Tensor* t = tensor_of(self);
     GENESIS_CHECK_TYPE(t != nullptr, "index", "expects a genesis.Tensor");
-    return new_tensor_object(ops::index_get(*t, to_index_list(key)));
+    return new_tensor_object(ag::index_get(*t, to_index_list(key)));
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;
@@ -109,19 +110,28 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
 
   cls.def(
          "__getitem__",
-         [](const Tensor& t, py::handle key) { return ops::index_get(t, to_index_list(key)); },
+         [](const Tensor& t, py::handle key) { return ag::index_get(t, to_index_list(key)); },
          docs::kGetitem)
       .def(
           "__setitem__",
           [](const Tensor& t, py::handle key, py::handle value) {
+            // Through the out-of-place formula when autograd is involved (a non-leaf that
+            // requires grad, or a value that does): Note [In-place ops and autograd].
             IndexList items = to_index_list(key);
-            if (py::isinstance<Tensor>(value)) {
-              ops::index_put(t, items, value.cast<const Tensor&>());
-            } else if (is_scalar_like(value)) {
-              ops::index_fill(t, items, to_scalar(value, "setitem"));
-            } else {
-              ops::index_put(t, items, tensor_from_data(value, std::nullopt, kCPU));
+            if (!py::isinstance<Tensor>(value) && is_scalar_like(value)) {
+              Scalar s = to_scalar(value, "setitem");
+              ag::apply_inplace(
+                  t, {}, "setitem",
+                  [&](const Tensor& old) { return ag::index_put(old, items, ops::Operand(s)); },
+                  [&] { ops::index_fill(t, items, s); });
+              return;
             }
+            Tensor v = py::isinstance<Tensor>(value) ? value.cast<Tensor>()
+                                                     : tensor_from_data(value, std::nullopt, kCPU);
+            ag::apply_inplace(
+                t, {&v}, "setitem",
+                [&](const Tensor& old) { return ag::index_put(old, items, ops::Operand(v)); },
+                [&] { ops::index_put(t, items, v); });
           },
           docs::kSetitem)
       .def(

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/index_ops.h"
@@ -24,7 +25,7 @@ const char* index_ops_doc(const char* name) { return docs::find(docs::kIndexOps,
 // (masked_fill(zeros(3, 1), mask of (3, 4), v) has shape (3, 4)).
 Tensor broadcast_copy(const Tensor& input, const Tensor& mask, const char* op) {
   Shape shape = broadcast_shapes(input.sizes(), mask.sizes(), op);
-  return ops::clone(shape == input.sizes() ? input : ops::expand(input, shape));
+  return ag::clone(shape == input.sizes() ? input : ag::expand(input, shape));
 }
 
 // A value argument: a Python number or a 0-d tensor.
@@ -39,6 +40,14 @@ Scalar value_scalar(py::handle value, const char* op) {
   if (py::isinstance<Tensor>(value)) return ops::scalar_of(value.cast<const Tensor&>(), op);
   return to_scalar(value, op);
 }
+
+// A value or source argument as an operand: a tensor, or a Python number.
+ops::Operand value_operand(py::handle value, const char* op) {
+  if (py::isinstance<Tensor>(value)) return ops::Operand(value.cast<const Tensor&>());
+  return ops::Operand(to_scalar(value, op));
+}
+
+const Tensor* tensor_of(const ops::Operand& v) { return v.is_scalar() ? nullptr : &v.tensor(); }
 
 // scatter's fourth argument: a source tensor or a value.
 void scatter_any(const Tensor& self, int64_t dim, const Tensor& index, py::handle src,
@@ -87,51 +96,51 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
   m.def(
       "index_select",
       [](const Tensor& input, int64_t dim, const Tensor& index, py::handle out) {
-        return finish_out(ops::index_select(input, dim, index), out, "index_select");
+        return finish_out(ag::index_select(input, dim, index), out, "index_select");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
       py::arg("out") = py::none(), index_ops_doc("index_select"));
-  cls.def("index_select", &ops::index_select, py::arg("dim"), py::arg("index"),
+  cls.def("index_select", &ag::index_select, py::arg("dim"), py::arg("index"),
           index_ops_doc("index_select"));
   m.def(
       "gather",
       [](const Tensor& input, int64_t dim, const Tensor& index, bool, py::handle out) {
-        return finish_out(ops::gather(input, dim, index), out, "gather");
+        return finish_out(ag::gather(input, dim, index), out, "gather");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
       py::arg("sparse_grad") = false, py::arg("out") = py::none(), index_ops_doc("gather"));
   cls.def(
       "gather",
       [](const Tensor& self, int64_t dim, const Tensor& index, bool) {
-        return ops::gather(self, dim, index);
+        return ag::gather(self, dim, index);
       },
       py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false,
       index_ops_doc("gather"));
   m.def(
       "take_along_dim",
       [](const Tensor& input, const Tensor& indices, std::optional<int64_t> dim, py::handle out) {
-        return finish_out(ops::take_along_dim(input, indices, dim), out, "take_along_dim");
+        return finish_out(ag::take_along_dim(input, indices, dim), out, "take_along_dim");
       },
       py::arg("input"), py::arg("indices"), py::arg("dim") = py::none(), py::kw_only(),
       py::arg("out") = py::none(), index_ops_doc("take_along_dim"));
-  cls.def("take_along_dim", &ops::take_along_dim, py::arg("indices"), py::arg("dim") = py::none(),
+  cls.def("take_along_dim", &ag::take_along_dim, py::arg("indices"), py::arg("dim") = py::none(),
           index_ops_doc("take_along_dim"));
-  m.def("take", &ops::take, py::arg("input"), py::arg("index"), index_ops_doc("take"));
-  cls.def("take", &ops::take, py::arg("index"), index_ops_doc("take"));
+  m.def("take", &ag::take, py::arg("input"), py::arg("index"), index_ops_doc("take"));
+  cls.def("take", &ag::take, py::arg("index"), index_ops_doc("take"));
   m.def(
       "masked_select",
       [](const Tensor& input, const Tensor& mask, py::handle out) {
-        return finish_out(ops::masked_select(input, mask), out, "masked_select");
+        return finish_out(ag::masked_select(input, mask), out, "masked_select");
       },
       py::arg("input"), py::arg("mask"), py::kw_only(), py::arg("out") = py::none(),
       index_ops_doc("masked_select"));
-  cls.def("masked_select", &ops::masked_select, py::arg("mask"), index_ops_doc("masked_select"));
+  cls.def("masked_select", &ag::masked_select, py::arg("mask"), index_ops_doc("masked_select"));
 
   // Writers: Tensor.X_ in place, Tensor.X and genesis.X on a copy.
   auto masked_fill = [](const Tensor& input, const Tensor& mask, py::handle value) {
-    Tensor r = broadcast_copy(input, mask, "masked_fill");
-    masked_fill_any(r, mask, value, "masked_fill");
-    return r;
+    Shape shape = broadcast_shapes(input.sizes(), mask.sizes(), "masked_fill");
+    Tensor base = shape == input.sizes() ? input : ag::expand(input, shape);
+    return ag::masked_fill(base, mask, value_operand(value, "masked_fill"));
   };
   m.def("masked_fill", masked_fill, py::arg("input"), py::arg("mask"), py::arg("value"),
         index_ops_doc("masked_fill"));
@@ -140,7 +149,12 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
   cls.def(
       "masked_fill_",
       [](py::object self, const Tensor& mask, py::handle value) {
-        masked_fill_any(self.cast<const Tensor&>(), mask, value, "masked_fill_");
+        const Tensor& t = self.cast<const Tensor&>();
+        ops::Operand v = value_operand(value, "masked_fill_");
+        ag::apply_inplace(
+            t, {tensor_of(v)}, "masked_fill_",
+            [&](const Tensor& old) { return ag::masked_fill(old, mask, v); },
+            [&] { masked_fill_any(t, mask, value, "masked_fill_"); });
         return self;
       },
       py::arg("mask"), py::arg("value"), index_ops_doc("masked_fill_"));
@@ -163,9 +177,7 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("mask"), py::arg("source"), index_ops_doc("masked_scatter_"));
 
   auto index_fill = [](const Tensor& input, int64_t dim, const Tensor& index, py::handle value) {
-    Tensor r = ops::clone(input);
-    ops::index_fill_(r, dim, index, value_scalar(value, "index_fill"));
-    return r;
+    return ag::index_fill(input, dim, index, value_operand(value, "index_fill"));
   };
   m.def("index_fill", index_fill, py::arg("input"), py::arg("dim"), py::arg("index"),
         py::arg("value"), index_ops_doc("index_fill"));
@@ -174,18 +186,18 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
   cls.def(
       "index_fill_",
       [](py::object self, int64_t dim, const Tensor& index, py::handle value) {
-        ops::index_fill_(self.cast<const Tensor&>(), dim, index,
-                         value_scalar(value, "index_fill_"));
+        const Tensor& t = self.cast<const Tensor&>();
+        ops::Operand v = value_operand(value, "index_fill_");
+        ag::apply_inplace(
+            t, {tensor_of(v)}, "index_fill_",
+            [&](const Tensor& old) { return ag::index_fill(old, dim, index, v); },
+            [&] { ops::index_fill_(t, dim, index, value_scalar(value, "index_fill_")); });
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("value"), index_ops_doc("index_fill_"));
 
   auto index_copy = [](const Tensor& input, int64_t dim, const Tensor& index,
-                       const Tensor& source) {
-    Tensor r = ops::clone(input);
-    ops::index_copy_(r, dim, index, source);
-    return r;
-  };
+                       const Tensor& source) { return ag::index_copy(input, dim, index, source); };
   m.def("index_copy", index_copy, py::arg("input"), py::arg("dim"), py::arg("index"),
         py::arg("source"), index_ops_doc("index_copy"));
   cls.def("index_copy", index_copy, py::arg("dim"), py::arg("index"), py::arg("source"),
@@ -193,14 +205,19 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
   cls.def(
       "index_copy_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& source) {
-        ops::index_copy_(self.cast<const Tensor&>(), dim, index, source);
+        const Tensor& t = self.cast<const Tensor&>();
+        ag::apply_inplace(
+            t, {&source}, "index_copy_",
+            [&](const Tensor& old) { return ag::index_copy(old, dim, index, source); },
+            [&] { ops::index_copy_(t, dim, index, source); });
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), index_ops_doc("index_copy_"));
 
   auto scatter = [](const Tensor& input, int64_t dim, const Tensor& index, py::handle src,
                     py::handle reduce) {
-    Tensor r = ops::clone(input);
+    if (reduce.is_none()) return ag::scatter(input, dim, index, value_operand(src, "scatter"));
+    Tensor r = ag::clone(input);
     scatter_any(r, dim, index, src, reduce, "scatter");
     return r;
   };
@@ -211,7 +228,16 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
   cls.def(
       "scatter_",
       [](py::object self, int64_t dim, const Tensor& index, py::handle src, py::handle reduce) {
-        scatter_any(self.cast<const Tensor&>(), dim, index, src, reduce, "scatter_");
+        const Tensor& t = self.cast<const Tensor&>();
+        if (!reduce.is_none()) {
+          scatter_any(t, dim, index, src, reduce, "scatter_");
+          return self;
+        }
+        ops::Operand v = value_operand(src, "scatter_");
+        ag::apply_inplace(
+            t, {tensor_of(v)}, "scatter_",
+            [&](const Tensor& old) { return ag::scatter(old, dim, index, v); },
+            [&] { scatter_any(t, dim, index, src, reduce, "scatter_"); });
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/ops.h"
 #include "ops/convert.h"
 #include "ops/index_reduce.h"
 #include "python/bindings.h"
@@ -22,24 +23,27 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
   m.def(
       "scatter_add",
       [](const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src, py::handle out) {
-        Tensor r = ops::clone(input);
-        ops::scatter_add_(r, dim, index, src, "scatter_add");
-        return finish_out(r, out, "scatter_add");
+        return finish_out(ag::scatter_add(input, dim, index, src, "scatter_add"), out,
+                          "scatter_add");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
       py::arg("out") = py::none(), index_reduce_doc("scatter_add"));
   cls.def(
       "scatter_add",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-        Tensor r = ops::clone(self);
-        ops::scatter_add_(r, dim, index, src, "scatter_add");
-        return r;
+        return ag::scatter_add(self, dim, index, src, "scatter_add");
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), index_reduce_doc("scatter_add"));
   cls.def(
       "scatter_add_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& src) {
-        ops::scatter_add_(self.cast<const Tensor&>(), dim, index, src);
+        const Tensor& t = self.cast<const Tensor&>();
+        ag::apply_inplace(
+            t, {&src}, "scatter_add_",
+            [&](const Tensor& old) {
+              return ag::scatter_add(old, dim, index, src, "scatter_add_");
+            },
+            [&] { ops::scatter_add_(t, dim, index, src); });
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), index_reduce_doc("scatter_add_"));
@@ -49,7 +53,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "scatter_reduce",
       [](const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src,
          const std::string& reduce, bool include_self, py::handle out) {
-        Tensor r = ops::clone(input);
+        Tensor r = ag::clone(input);
         ops::scatter_reduce_(r, dim, index, src, reduce, include_self, "scatter_reduce");
         return finish_out(r, out, "scatter_reduce");
       },
@@ -60,7 +64,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "scatter_reduce",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
          const std::string& reduce, bool include_self) {
-        Tensor r = ops::clone(self);
+        Tensor r = ag::clone(self);
         ops::scatter_reduce_(r, dim, index, src, reduce, include_self, "scatter_reduce");
         return r;
       },
@@ -81,9 +85,9 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "index_add",
       [](const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source,
          py::handle alpha, py::handle out) {
-        Tensor r = ops::clone(input);
-        ops::index_add_(r, dim, index, source, to_scalar(alpha, "index_add"), "index_add");
-        return finish_out(r, out, "index_add");
+        return finish_out(
+            ag::index_add(input, dim, index, source, to_scalar(alpha, "index_add"), "index_add"),
+            out, "index_add");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(),
       py::arg("alpha") = 1, py::arg("out") = py::none(), index_reduce_doc("index_add"));
@@ -91,9 +95,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "index_add",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
          py::handle alpha) {
-        Tensor r = ops::clone(self);
-        ops::index_add_(r, dim, index, source, to_scalar(alpha, "index_add"), "index_add");
-        return r;
+        return ag::index_add(self, dim, index, source, to_scalar(alpha, "index_add"), "index_add");
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1,
       index_reduce_doc("index_add"));
@@ -101,8 +103,14 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "index_add_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& source,
          py::handle alpha) {
-        ops::index_add_(self.cast<const Tensor&>(), dim, index, source,
-                        to_scalar(alpha, "index_add_"));
+        const Tensor& t = self.cast<const Tensor&>();
+        Scalar a = to_scalar(alpha, "index_add_");
+        ag::apply_inplace(
+            t, {&source}, "index_add_",
+            [&](const Tensor& old) {
+              return ag::index_add(old, dim, index, source, a, "index_add_");
+            },
+            [&] { ops::index_add_(t, dim, index, source, a); });
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1,
@@ -113,7 +121,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "index_reduce",
       [](const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source,
          const std::string& reduce, bool include_self, py::handle out) {
-        Tensor r = ops::clone(input);
+        Tensor r = ag::clone(input);
         ops::index_reduce_(r, dim, index, source, reduce, include_self, "index_reduce");
         return finish_out(r, out, "index_reduce");
       },
@@ -124,7 +132,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "index_reduce",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
          const std::string& reduce, bool include_self) {
-        Tensor r = ops::clone(self);
+        Tensor r = ag::clone(self);
         ops::index_reduce_(r, dim, index, source, reduce, include_self, "index_reduce");
         return r;
       },
@@ -142,7 +150,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
 
   // put
   auto put = [](const Tensor& input, const Tensor& index, const Tensor& source, bool accumulate) {
-    Tensor r = ops::clone(input);
+    Tensor r = ag::clone(input);
     ops::put_(r, index, source, accumulate, "put");
     return r;
   };
@@ -161,7 +169,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
   // index_put
   auto index_put = [](const Tensor& input, const std::vector<Tensor>& indices, const Tensor& values,
                       bool accumulate) {
-    Tensor r = ops::clone(input);
+    Tensor r = ag::clone(input);
     ops::index_put_(r, indices, values, accumulate, "index_put");
     return r;
   };

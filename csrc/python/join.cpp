@@ -1,6 +1,7 @@
 // genesis.cat (concat, concatenate) and genesis.stack.
 #include <limits>
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/join.h"
 #include "python/bindings.h"
@@ -34,11 +35,11 @@ void init_join(py::module_& m) {
   for (const char* name : {"cat", "concat", "concatenate"})
     m.def(
         name,
-        [](py::handle tensors, int64_t dim) { return ops::cat(to_tensors(tensors, "cat"), dim); },
+        [](py::handle tensors, int64_t dim) { return ag::cat(to_tensors(tensors, "cat"), dim); },
         py::arg("tensors"), py::arg("dim") = 0, docs::find(docs::kJoin, name));
   m.def(
       "stack",
-      [](py::handle tensors, int64_t dim) { return ops::stack(to_tensors(tensors, "stack"), dim); },
+      [](py::handle tensors, int64_t dim) { return ag::stack(to_tensors(tensors, "stack"), dim); },
       py::arg("tensors"), py::arg("dim") = 0, docs::kStack);
 }
 

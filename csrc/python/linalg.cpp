@@ -1,4 +1,5 @@
 // Matrix products: genesis.matmul/mm/bmm, the Tensor methods and the @ operator.
+#include "autograd/ops.h"
 #include "ops/matmul.h"
 #include "python/bindings.h"
 #include "python/docs/linalg_docs.h"
@@ -6,18 +7,18 @@
 namespace genesis::python {
 
 void init_linalg(py::module_& m, py::class_<Tensor>& cls) {
-  m.def("matmul", &ops::matmul, py::arg("input"), py::arg("other"), docs::kMatmul);
-  m.def("mm", &ops::mm, py::arg("input"), py::arg("mat2"), docs::kMm);
-  m.def("bmm", &ops::bmm, py::arg("input"), py::arg("mat2"), docs::kBmm);
-  cls.def("matmul", &ops::matmul, py::arg("other"), docs::kMatmul)
-      .def("mm", &ops::mm, py::arg("mat2"), docs::kMm)
-      .def("bmm", &ops::bmm, py::arg("mat2"), docs::kBmm)
+  m.def("matmul", &ag::matmul, py::arg("input"), py::arg("other"), docs::kMatmul);
+  m.def("mm", &ag::mm, py::arg("input"), py::arg("mat2"), docs::kMm);
+  m.def("bmm", &ag::bmm, py::arg("input"), py::arg("mat2"), docs::kBmm);
+  cls.def("matmul", &ag::matmul, py::arg("other"), docs::kMatmul)
+      .def("mm", &ag::mm, py::arg("mat2"), docs::kMm)
+      .def("bmm", &ag::bmm, py::arg("mat2"), docs::kBmm)
       // is_operator: an operand that is not a Tensor returns NotImplemented, so Python tries
       // the other side and finally raises TypeError.
-      .def("__matmul__", &ops::matmul, py::is_operator(), docs::kDunderMatmul)
+      .def("__matmul__", &ag::matmul, py::is_operator(), docs::kDunderMatmul)
       .def(
           "__rmatmul__",
-          [](const Tensor& self, const Tensor& other) { return ops::matmul(other, self); },
+          [](const Tensor& self, const Tensor& other) { return ag::matmul(other, self); },
           py::is_operator(), docs::kDunderRmatmul);
 }
 

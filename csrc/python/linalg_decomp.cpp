@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/ops.h"
 #include "cpu/lapack.h"
 #include "ops/linalg_decomp.h"
 #include "python/bindings.h"
@@ -63,20 +64,20 @@ void init_linalg_decomp(py::module_& m) {
   linalg.def(
       "solve",
       [](const Tensor& a, const Tensor& b, bool left, py::handle out) {
-        return finish_out(ops::linalg_solve(a, b, left), out, "linalg.solve");
+        return finish_out(ag::linalg_solve(a, b, left), out, "linalg.solve");
       },
       py::arg("A"), py::arg("B"), py::kw_only(), py::arg("left") = true,
       py::arg("out") = py::none(), d::kLinalgSolve);
   linalg.def(
       "inv",
       [](const Tensor& a, py::handle out) {
-        return finish_out(ops::linalg_inv(a), out, "linalg.inv");
+        return finish_out(ag::linalg_inv(a), out, "linalg.inv");
       },
       py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgInv);
   linalg.def(
       "det",
       [](const Tensor& a, py::handle out) {
-        return finish_out(ops::linalg_det(a), out, "linalg.det");
+        return finish_out(ag::linalg_det(a), out, "linalg.det");
       },
       py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgDet);
   linalg.def(
@@ -90,14 +91,14 @@ void init_linalg_decomp(py::module_& m) {
   linalg.def(
       "cholesky",
       [](const Tensor& a, bool upper, py::handle out) {
-        return finish_out(ops::linalg_cholesky(a, upper), out, "linalg.cholesky");
+        return finish_out(ag::linalg_cholesky(a, upper), out, "linalg.cholesky");
       },
       py::arg("A"), py::kw_only(), py::arg("upper") = false, py::arg("out") = py::none(),
       d::kLinalgCholesky);
   linalg.def(
       "qr",
       [](const Tensor& a, const std::string& mode, py::handle out) {
-        auto [q, r] = ops::linalg_qr(a, mode);
+        auto [q, r] = ag::linalg_qr(a, mode);
         return finish_tuple_out(qr_type(), py::make_tuple(q, r), out, "linalg.qr");
       },
       py::arg("A"), py::arg("mode") = "reduced", py::kw_only(), py::arg("out") = py::none(),
@@ -113,7 +114,7 @@ void init_linalg_decomp(py::module_& m) {
   linalg.def(
       "svdvals",
       [](const Tensor& a, py::handle out) {
-        return finish_out(ops::linalg_svdvals(a), out, "linalg.svdvals");
+        return finish_out(ag::linalg_svdvals(a), out, "linalg.svdvals");
       },
       py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgSvdvals);
   linalg.def(
@@ -127,7 +128,7 @@ void init_linalg_decomp(py::module_& m) {
   linalg.def(
       "eigvalsh",
       [](const Tensor& a, const std::string& uplo, py::handle out) {
-        return finish_out(ops::linalg_eigvalsh(a, uplo), out, "linalg.eigvalsh");
+        return finish_out(ag::linalg_eigvalsh(a, uplo), out, "linalg.eigvalsh");
       },
       py::arg("A"), py::arg("UPLO") = "L", py::kw_only(), py::arg("out") = py::none(),
       d::kLinalgEigvalsh);

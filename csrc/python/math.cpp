@@ -1,4 +1,5 @@
 // Elementwise math: operators, methods (with in-place forms) and genesis.* functions.
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
@@ -27,7 +28,7 @@ Operand scaled(const Operand& self, const Operand& other, py::handle alpha, cons
                      "for integral input tensors, argument alpha must not be a floating point "
                      "number");
   if (a.to_double() == 1.0) return other;
-  if (!other.is_scalar()) return ops::binary(BinaryOp::Mul, other, a, op);
+  if (!other.is_scalar()) return ag::binary(BinaryOp::Mul, other, a, op);
   if (other.scalar.is_floating() || a.is_floating())
     return Scalar(other.scalar.to_double() * a.to_double());
   return Scalar(other.scalar.to_int() * a.to_int());
@@ -130,7 +131,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
       cls.def(
           name,
           [op, name](const Tensor& self, py::handle other, py::handle alpha) {
-            return ops::binary(op, self, scaled(self, operand(other, name), alpha, name), name);
+            return ag::binary(op, self, scaled(self, operand(other, name), alpha, name), name);
           },
           py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
           docs::find(docs::kMath, name));
@@ -138,7 +139,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           name,
           [op, name](py::handle input, py::handle other, py::handle alpha) {
             Operand in = operand(input, name);
-            return ops::binary(op, in, scaled(in, operand(other, name), alpha, name), name);
+            return ag::binary(op, in, scaled(in, operand(other, name), alpha, name), name);
           },
           py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
           docs::find(docs::kMath, name));
@@ -146,13 +147,13 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
       cls.def(
           name,
           [op, name](const Tensor& self, py::handle other) {
-            return ops::binary(op, self, operand(other, name), name);
+            return ag::binary(op, self, operand(other, name), name);
           },
           py::arg("other"), docs::find(docs::kMath, name));
       m.def(
           name,
           [op, name](py::handle input, py::handle other) {
-            return ops::binary(op, operand(input, name), operand(other, name), name);
+            return ag::binary(op, operand(input, name), operand(other, name), name);
           },
           py::arg("input"), py::arg("other"), docs::find(docs::kMath, name));
     }
@@ -162,7 +163,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           stored,
           [op, stored](py::object self, py::handle other, py::handle alpha) {
             const Tensor& t = self.cast<const Tensor&>();
-            ops::binary_(op, t, scaled(t, operand(other, stored), alpha, stored), stored);
+            ag::binary_(op, t, scaled(t, operand(other, stored), alpha, stored), stored);
             return self;
           },
           py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
@@ -176,21 +177,21 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
     cls.def(
         name,
         [name](const Tensor& self, py::handle other, py::handle mode) {
-          return ops::binary(div_op(mode), self, operand(other, name), name);
+          return ag::binary(div_op(mode), self, operand(other, name), name);
         },
         py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
         docs::find(docs::kMath, name));
     m.def(
         name,
         [name](py::handle input, py::handle other, py::handle mode) {
-          return ops::binary(div_op(mode), operand(input, name), operand(other, name), name);
+          return ag::binary(div_op(mode), operand(input, name), operand(other, name), name);
         },
         py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
         docs::find(docs::kMath, name));
     cls.def(
         stored,
         [stored](py::object self, py::handle other, py::handle mode) {
-          ops::binary_(div_op(mode), self.cast<const Tensor&>(), operand(other, stored), stored);
+          ag::binary_(div_op(mode), self.cast<const Tensor&>(), operand(other, stored), stored);
           return self;
         },
         py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
@@ -205,7 +206,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
         [op, name](const Tensor& self, py::handle other) -> py::object {
           auto o = try_operand(other, name);
           if (!o) return not_implemented();
-          return py::cast(ops::binary(op, self, *o, name));
+          return py::cast(ag::binary(op, self, *o, name));
         },
         docs::find(docs::kMath, name));
     if (spec.reflected) {
@@ -215,7 +216,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           [op, rname](const Tensor& self, py::handle other) -> py::object {
             auto o = try_operand(other, rname);
             if (!o) return not_implemented();
-            return py::cast(ops::binary(op, *o, self, rname));
+            return py::cast(ag::binary(op, *o, self, rname));
           },
           docs::find(docs::kMath, rname));
     }
@@ -226,7 +227,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           [op, iname](py::object self, py::handle other) -> py::object {
             auto o = try_operand(other, iname);
             if (!o) return not_implemented();
-            ops::binary_(op, self.cast<const Tensor&>(), *o, iname);
+            ag::binary_(op, self.cast<const Tensor&>(), *o, iname);
             return self;
           },
           docs::find(docs::kMath, iname));
@@ -243,35 +244,35 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
     UnaryOp op = spec.op;
     const char *name = spec.name, *stored = spec.inplace;
     cls.def(
-        name, [op, name](const Tensor& self) { return ops::unary(op, self, name); },
+        name, [op, name](const Tensor& self) { return ag::unary(op, self, name); },
         docs::find(docs::kMath, name));
     m.def(
-        name, [op, name](const Tensor& input) { return ops::unary(op, input, name); },
+        name, [op, name](const Tensor& input) { return ag::unary(op, input, name); },
         py::arg("input"), docs::find(docs::kMath, name));
     cls.def(
         stored,
         [op, stored](py::object self) {
-          ops::unary_(op, self.cast<const Tensor&>(), stored);
+          ag::unary_(op, self.cast<const Tensor&>(), stored);
           return self;
         },
         docs::find(docs::kMath, stored));
   }
   cls.def(
-         "__neg__", [](const Tensor& self) { return ops::unary(UnaryOp::Neg, self, "neg"); },
+         "__neg__", [](const Tensor& self) { return ag::unary(UnaryOp::Neg, self, "neg"); },
          docs::kDunderNeg)
       .def(
           "__pos__", [](const Tensor& self) { return self; }, docs::kDunderPos)
       .def(
-          "__abs__", [](const Tensor& self) { return ops::unary(UnaryOp::Abs, self, "abs"); },
+          "__abs__", [](const Tensor& self) { return ag::unary(UnaryOp::Abs, self, "abs"); },
           docs::kDunderAbs)
       .def(
           "__invert__",
-          [](const Tensor& self) { return ops::unary(UnaryOp::BitNot, self, "bitwise_not"); },
+          [](const Tensor& self) { return ag::unary(UnaryOp::BitNot, self, "bitwise_not"); },
           docs::kDunderInvert)
       .def(
           "logical_not",
           [](const Tensor& self) {
-            return ops::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
+            return ag::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
           },
           docs::kLogicalNot)
       .def(
@@ -279,14 +280,14 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           [](py::object self_object) {
             const Tensor& self = self_object.cast<const Tensor&>();
             check_writable(self, "logical_not_");
-            ops::copy_(self, ops::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not_"));
+            ops::copy_(self, ag::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not_"));
             return self_object;  // the same Python object, as in-place methods return
           },
           docs::kLogicalNotInPlace);
   m.def(
       "logical_not",
       [](const Tensor& self) {
-        return ops::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
+        return ag::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
       },
       py::arg("input"), docs::kLogicalNot);
 
@@ -294,7 +295,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
   for (auto names : {std::pair{"clamp", "clamp_"}, std::pair{"clip", "clip_"}}) {
     const char *name = names.first, *stored = names.second;
     auto clamp_impl = [name](const Tensor& self, py::handle min, py::handle max) {
-      return ops::clamp(self, optional_operand(min, name), optional_operand(max, name));
+      return ag::clamp(self, optional_operand(min, name), optional_operand(max, name));
     };
     cls.def(name, clamp_impl, py::arg("min") = py::none(), py::arg("max") = py::none(),
             docs::find(docs::kMath, name));
@@ -316,14 +317,14 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
         if (input.is_none() && other.is_none()) return where_one(cond);  // nonzero(as_tuple)
         GENESIS_CHECK_TYPE(!input.is_none() && !other.is_none(), "where",
                            "takes a condition alone or a condition, input and other");
-        return py::cast(ops::where(cond, operand(input, "where"), operand(other, "where")));
+        return py::cast(ag::where(cond, operand(input, "where"), operand(other, "where")));
       },
       py::arg("condition"), py::arg("input") = py::none(), py::arg("other") = py::none(),
       docs::kWhere);
   cls.def(
       "where",
       [](const Tensor& self, const Tensor& cond, py::handle other) {
-        return ops::where(cond, self, operand(other, "where"));
+        return ag::where(cond, self, operand(other, "where"));
       },
       py::arg("condition"), py::arg("other"), docs::kWhereMethod);
   m.def(

@@ -1,6 +1,7 @@
 // The elementwise ops of issue 15 (rounding, the special functions, inverse trig, atan2 and
 // friends, logical and shift ops, the float-class predicates): genesis.X with out=, Tensor.X
 // and the in-place Tensor.X_. The operators and the older ops are in math.cpp.
+#include "autograd/ops.h"
 #include "ops/elementwise.h"
 #include "ops/elementwise_extra.h"
 #include "python/bindings.h"
@@ -95,18 +96,18 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
     UnaryOp op = spec.op;
     const char *name = spec.name, *stored = spec.inplace;
     cls.def(
-        name, [op, name](const Tensor& self) { return ops::unary(op, self, name); },
+        name, [op, name](const Tensor& self) { return ag::unary(op, self, name); },
         math_more_doc(name));
     m.def(
         name,
         [op, name](const Tensor& input, py::handle out) {
-          return finish_out(ops::unary(op, input, name), out, name);
+          return finish_out(ag::unary(op, input, name), out, name);
         },
         py::arg("input"), py::kw_only(), py::arg("out") = py::none(), math_more_doc(name));
     cls.def(
         stored,
         [op, stored](py::object self) {
-          ops::unary_(op, self.cast<const Tensor&>(), stored);
+          ag::unary_(op, self.cast<const Tensor&>(), stored);
           return self;
         },
         math_more_doc(stored));
@@ -114,12 +115,12 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
 
   cls.def(
       "round",
-      [](const Tensor& self, int64_t decimals) { return ops::round(self, decimals, "round"); },
+      [](const Tensor& self, int64_t decimals) { return ag::round(self, decimals, "round"); },
       py::kw_only(), py::arg("decimals") = 0, math_more_doc("round"));
   m.def(
       "round",
       [](const Tensor& input, int64_t decimals, py::handle out) {
-        return finish_out(ops::round(input, decimals, "round"), out, "round");
+        return finish_out(ag::round(input, decimals, "round"), out, "round");
       },
       py::arg("input"), py::kw_only(), py::arg("decimals") = 0, py::arg("out") = py::none(),
       math_more_doc("round"));
@@ -137,13 +138,13 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
     cls.def(
         name,
         [op, name](const Tensor& self, py::handle other) {
-          return ops::binary(op, self, operand(other, name), name);
+          return ag::binary(op, self, operand(other, name), name);
         },
         py::arg(spec.other), math_more_doc(name));
     m.def(
         name,
         [op, name](py::handle input, py::handle other, py::handle out) {
-          return finish_out(ops::binary(op, operand(input, name), operand(other, name), name), out,
+          return finish_out(ag::binary(op, operand(input, name), operand(other, name), name), out,
                             name);
         },
         py::arg("input"), py::arg(spec.other), py::kw_only(), py::arg("out") = py::none(),
@@ -151,7 +152,7 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
     cls.def(
         stored,
         [op, stored](py::object self, py::handle other) {
-          ops::binary_(op, self.cast<const Tensor&>(), operand(other, stored), stored);
+          ag::binary_(op, self.cast<const Tensor&>(), operand(other, stored), stored);
           return self;
         },
         py::arg(spec.other), math_more_doc(stored));

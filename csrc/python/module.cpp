@@ -40,6 +40,8 @@ PYBIND11_MODULE(_C, m) {
   gp::set_tensor_type(tensor);
   gp::install_tensor_new(tensor);
   gp::init_tensor(m, tensor);
+  gp::init_serialization(m);
+  gp::init_autograd(m, tensor);
   gp::init_linalg(m, tensor);
   gp::init_convert(m, tensor);
   gp::init_index(m, tensor);

@@ -1,4 +1,5 @@
 // Zero-copy exchange with NumPy on the CPU: t.numpy(), np.asarray(t), genesis.from_numpy(a).
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "python/bindings.h"
@@ -73,8 +74,8 @@ void init_numpy(py::module_& m, py::class_<Tensor>& cls) {
          [](const Tensor& t, bool force) {
            if (force) {
              Tensor host =
-                 ops::to(t, t.dtype() == ScalarType::BFloat16 ? ScalarType::Float32 : t.dtype(),
-                         kCPU, false);
+                 ag::to(t, t.dtype() == ScalarType::BFloat16 ? ScalarType::Float32 : t.dtype(),
+                        kCPU, false);
              return tensor_to_numpy(host, "numpy");
            }
            return tensor_to_numpy(t, "numpy");

@@ -45,13 +45,13 @@ PyObject* binary_slot(PyObject* a, PyObject* b) {
     if (const Tensor* ta = tensor_of(a)) {
       auto other = try_operand(b, Names.forward);
       if (!other) return new_not_implemented_ref();
-      return new_tensor_object(ops::binary(Op, *ta, *other, Names.forward));
+      return new_tensor_object(ag::binary(Op, *ta, *other, Names.forward));
     }
     const Tensor* tb = tensor_of(b);
     if (tb == nullptr) return new_not_implemented_ref();
     auto other = try_operand(a, Names.reflected);
     if (!other) return new_not_implemented_ref();
-    return new_tensor_object(ops::binary(Op, *other, *tb, Names.reflected));
+    return new_tensor_object(ag::binary(Op, *other, *tb, Names.reflected));
   });
 }
 
@@ -62,7 +62,7 @@ PyObject* inplace_slot(PyObject* self, PyObject* b) {
     if (t == nullptr) return new_not_implemented_ref();
     auto other = try_operand(b, Names.inplace);
     if (!other) return new_not_implemented_ref();
-    ops::binary_(Op, *t, *other, Names.inplace);
+    ag::binary_(Op, *t, *other, Names.inplace);
     Py_INCREF(self);
     return self;
   });
@@ -91,7 +91,7 @@ PyObject* richcompare_slot(PyObject* self, PyObject* other, int op) {
     if (t == nullptr || op < Py_LT || op > Py_GE) return new_not_implemented_ref();
     auto o = try_operand(other, kNames[op]);
     if (!o) return new_not_implemented_ref();
-    return new_tensor_object(ops::binary(kOps[op], *t, *o, kNames[op]));
+    return new_tensor_object(ag::binary(kOps[op], *t, *o, kNames[op]));
   });
 }
 
@@ -100,7 +100,7 @@ PyObject* unary_slot(PyObject* self) {
   return guarded([&]() -> PyObject* {
     const Tensor* t = tensor_of(self);
     if (t == nullptr) return new_not_implemented_ref();
-    return new_tensor_object(ops::unary(Op, *t, Name));
+    return new_tensor_object(ag::unary(Op, *t, Name));
   });
 }
 

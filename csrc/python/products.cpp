@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "autograd/node.h"
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/einsum.h"
 #include "ops/products.h"
@@ -19,11 +21,39 @@ namespace {
 using ScaledFn = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&,
                             const Scalar&);
 
+// tensordot recorded as the einsum it is: a's dims, b's free dims, b's contracted dims named as
+// the dims of a they meet.
+Tensor tensordot_recorded(const Tensor& a, const Tensor& b, const Shape& da, const Shape& db,
+                          Tensor out) {
+  if (a.ndim() + b.ndim() > 52 || da.size() != db.size()) return out;
+  auto letter = [](int64_t i) { return static_cast<char>(i < 26 ? 'a' + i : 'A' + (i - 26)); };
+  auto wrap = [](int64_t d, int64_t n) { return d < 0 ? d + n : d; };
+  std::string la, lb(static_cast<size_t>(b.ndim()), ' '), lo;
+  std::vector<bool> a_contracted(static_cast<size_t>(a.ndim()), false);
+  for (int64_t i = 0; i < a.ndim(); ++i) la += letter(i);
+  for (size_t k = 0; k < da.size(); ++k) {
+    int64_t ia = wrap(da[k], a.ndim()), ib = wrap(db[k], b.ndim());
+    if (ia < 0 || ia >= a.ndim() || ib < 0 || ib >= b.ndim()) return out;
+    a_contracted[ia] = true;
+    lb[ib] = la[ia];
+  }
+  for (int64_t i = 0; i < a.ndim(); ++i)
+    if (!a_contracted[i]) lo += la[i];
+  for (int64_t j = 0, next = a.ndim(); j < b.ndim(); ++j)
+    if (lb[j] == ' ') lb[j] = letter(next++), lo += lb[j];
+  return ag::product_as_einsum("TensordotBackward0", out, la + "," + lb + "->" + lo, {a, b});
+}
+
 // tensordot's dims: an int n, or a pair of dim lists (each an int or a sequence of ints).
 Tensor tensordot(const Tensor& a, const Tensor& b, py::handle dims) {
   const char* op = "tensordot";
-  if (PyIndex_Check(dims.ptr()) && !py::isinstance<Tensor>(dims))
-    return ops::tensordot(a, b, to_int(dims, op, "dims"));
+  if (PyIndex_Check(dims.ptr()) && !py::isinstance<Tensor>(dims)) {
+    int64_t n = to_int(dims, op, "dims");
+    Tensor out = ops::tensordot(a, b, n);
+    Shape da, db;
+    for (int64_t k = 0; k < n; ++k) da.push_back(a.ndim() - n + k), db.push_back(k);
+    return tensordot_recorded(a, b, da, db, out);
+  }
   GENESIS_CHECK_TYPE(py::isinstance<py::sequence>(dims) && !py::isinstance<py::str>(dims), op,
                      "dims must be an int or a pair of dim lists");
   std::vector<py::object> pair = sequence_items(dims, op, "dims", 2);
@@ -33,7 +63,27 @@ Tensor tensordot(const Tensor& a, const Tensor& b, py::handle dims) {
     if (PyIndex_Check(h.ptr())) return Shape{to_int(h, op, "dims")};
     return to_shape(h, op);
   };
-  return ops::tensordot(a, b, dim_list(pair[0]), dim_list(pair[1]));
+  Shape da = dim_list(pair[0]), db = dim_list(pair[1]);
+  return tensordot_recorded(a, b, da, db, ops::tensordot(a, b, da, db));
+}
+
+// kron under autograd: the einsum of a and b (padded to as many dims) with each pair of dims
+// interleaved, reshaped to the products of the sizes.
+Tensor kron(const Tensor& a, const Tensor& b) {
+  if (!autograd::any_requires_grad({&a, &b}) || std::max(a.ndim(), b.ndim()) > 26)
+    return ops::kron(a, b);
+  int64_t n = std::max(a.ndim(), b.ndim());
+  Shape pa(static_cast<size_t>(n - a.ndim()), 1), pb(static_cast<size_t>(n - b.ndim()), 1), sizes;
+  pa.insert(pa.end(), a.sizes().begin(), a.sizes().end());
+  pb.insert(pb.end(), b.sizes().begin(), b.sizes().end());
+  std::string la, lb, lo;
+  for (int64_t i = 0; i < n; ++i) {
+    la += static_cast<char>('a' + i), lb += static_cast<char>('A' + i);
+    lo += la.back(), lo += lb.back();
+    sizes.push_back(pa[i] * pb[i]);
+  }
+  Tensor e = ag::einsum(la + "," + lb + "->" + lo, {ag::reshape(a, pa), ag::reshape(b, pb)});
+  return ag::reshape(e, sizes);
 }
 
 // A sublist's subscripts as equation letters: 0..25 are 'A'..'Z', 26..51 'a'..'z' (PyTorch's
@@ -89,9 +139,23 @@ Tensor einsum(const py::args& args) {
     }
     if (args.size() % 2 == 1) equation += "->" + sublist_letters(args[args.size() - 1], op);
   }
-  return ops::einsum(equation, operands);
+  return ag::einsum(equation, operands);
 }
 
+}  // namespace
+
+namespace {
+// inner: over the last dims, every other dim of a then of b kept (einsum's gradient).
+Tensor inner(const Tensor& a, const Tensor& b) {
+  if (a.ndim() == 0 || b.ndim() == 0)  // a scalar factor: a product
+    return ag::binary(ops::BinaryOp::Mul, a, b, "inner");
+  Tensor out = ops::inner(a, b);
+  std::string la, lb, lo;
+  for (int64_t i = 0; i + 1 < a.ndim(); ++i) la += static_cast<char>('a' + i), lo += la.back();
+  for (int64_t i = 0; i + 1 < b.ndim(); ++i)
+    lb += static_cast<char>('a' + a.ndim() + i), lo += lb.back();
+  return ag::product_as_einsum("InnerBackward0", out, la + "z," + lb + "z->" + lo, {a, b});
+}
 }  // namespace
 
 void init_products(py::module_& m, py::class_<Tensor>& cls) {
@@ -104,16 +168,28 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
     const char* doc;
   };
   static const Pair kPairs[] = {
-      {"outer", "vec2", [](const Tensor& a, const Tensor& b) { return ops::outer(a, b); },
+      {"outer", "vec2",
+       [](const Tensor& a, const Tensor& b) {
+         return ag::product_as_einsum("OuterBackward0", ops::outer(a, b), "i,j->ij", {a, b});
+       },
        d::kOuter},
-      {"dot", "tensor", [](const Tensor& a, const Tensor& b) { return ops::dot(a, b, "dot"); },
+      {"dot", "tensor",
+       [](const Tensor& a, const Tensor& b) {
+         return ag::product_as_einsum("DotBackward0", ops::dot(a, b, "dot"), "i,i->", {a, b});
+       },
        d::kDot},
-      {"vdot", "other", [](const Tensor& a, const Tensor& b) { return ops::dot(a, b, "vdot"); },
+      {"vdot", "other",
+       [](const Tensor& a, const Tensor& b) {
+         return ag::product_as_einsum("VdotBackward0", ops::dot(a, b, "vdot"), "i,i->", {a, b});
+       },
        d::kVdot},
-      {"inner", "other", [](const Tensor& a, const Tensor& b) { return ops::inner(a, b); },
-       d::kInner},
-      {"mv", "vec", [](const Tensor& a, const Tensor& b) { return ops::mv(a, b); }, d::kMv},
-      {"kron", "other", [](const Tensor& a, const Tensor& b) { return ops::kron(a, b); }, d::kKron},
+      {"inner", "other", [](const Tensor& a, const Tensor& b) { return inner(a, b); }, d::kInner},
+      {"mv", "vec",
+       [](const Tensor& a, const Tensor& b) {
+         return ag::product_as_einsum("MvBackward0", ops::mv(a, b), "ij,j->i", {a, b});
+       },
+       d::kMv},
+      {"kron", "other", [](const Tensor& a, const Tensor& b) { return kron(a, b); }, d::kKron},
   };
   for (const Pair& p : kPairs) {
     auto fn = p.fn;
@@ -134,22 +210,27 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
     const char* first;
     const char* second;
     ScaledFn fn;
+    const char* equation;  // the product, for its gradient
     const char* doc;
     const char* doc_;
   };
   static const Scaled kScaled[] = {
-      {"addmm", "addmm_", "mat1", "mat2", &ops::addmm, d::kAddmm, d::kAddmm_},
-      {"addbmm", "addbmm_", "batch1", "batch2", &ops::addbmm, d::kAddbmm, d::kAddbmm_},
-      {"baddbmm", "baddbmm_", "batch1", "batch2", &ops::baddbmm, d::kBaddbmm, d::kBaddbmm_},
-      {"addmv", "addmv_", "mat", "vec", &ops::addmv, d::kAddmv, d::kAddmv_},
+      {"addmm", "addmm_", "mat1", "mat2", &ops::addmm, "ij,jk->ik", d::kAddmm, d::kAddmm_},
+      {"addbmm", "addbmm_", "batch1", "batch2", &ops::addbmm, "bij,bjk->ik", d::kAddbmm,
+       d::kAddbmm_},
+      {"baddbmm", "baddbmm_", "batch1", "batch2", &ops::baddbmm, "bij,bjk->bik", d::kBaddbmm,
+       d::kBaddbmm_},
+      {"addmv", "addmv_", "mat", "vec", &ops::addmv, "ij,j->i", d::kAddmv, d::kAddmv_},
   };
   for (const Scaled& s : kScaled) {
     ScaledFn fn = s.fn;
     const char* name = s.name;
     const char* inplace = s.inplace;
-    auto call = [fn, name](const Tensor& input, const Tensor& x, const Tensor& y, py::handle beta,
-                           py::handle alpha) {
-      return fn(input, x, y, to_scalar(beta, name), to_scalar(alpha, name));
+    const char* equation = s.equation;
+    auto call = [fn, name, equation](const Tensor& input, const Tensor& x, const Tensor& y,
+                                     py::handle beta, py::handle alpha) {
+      Scalar b = to_scalar(beta, name), a = to_scalar(alpha, name);
+      return ag::product_as_einsum(name, fn(input, x, y, b, a), equation, {x, y}, a, &input, b);
     };
     m.def(
         name,

@@ -1,5 +1,6 @@
 // Reductions and softmax: methods and genesis.* functions with PyTorch's signatures.
 #include "ops/reduce.h"
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
@@ -41,11 +42,11 @@ double correction_of(py::handle unbiased, py::handle correction, const char* op)
 // max(), max(dim, keepdim) and max(other) in one entry point.
 py::object extreme(const Tensor& t, py::handle dim, bool keepdim, bool is_max) {
   const char* name = is_max ? "max" : "min";
-  if (dim.is_none()) return py::cast(ops::extreme(t, is_max));
+  if (dim.is_none()) return py::cast(ag::extreme(t, is_max));
   if (py::isinstance<Tensor>(dim))
-    return py::cast(ops::binary(is_max ? ops::BinaryOp::Maximum : ops::BinaryOp::Minimum, t,
-                                dim.cast<const Tensor&>(), name));
-  return values_indices(name, ops::extreme_dim(t, to_int(dim, name, "dim"), keepdim, is_max));
+    return py::cast(ag::binary(is_max ? ops::BinaryOp::Maximum : ops::BinaryOp::Minimum, t,
+                               dim.cast<const Tensor&>(), name));
+  return values_indices(name, ag::extreme_dim(t, to_int(dim, name, "dim"), keepdim, is_max));
 }
 
 }  // namespace
@@ -61,19 +62,19 @@ void init_reduce(py::module_& m, py::class_<Tensor>& cls) {
   add(
       "sum",
       [dtype_of](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
-        return ops::sum(t, to_dims(dim, "sum"), keepdim, dtype_of(dtype, "sum"));
+        return ag::sum(t, to_dims(dim, "sum"), keepdim, dtype_of(dtype, "sum"));
       },
       py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   add(
       "mean",
       [dtype_of](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
-        return ops::mean(t, to_dims(dim, "mean"), keepdim, dtype_of(dtype, "mean"));
+        return ag::mean(t, to_dims(dim, "mean"), keepdim, dtype_of(dtype, "mean"));
       },
       py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   add(
       "prod",
       [dtype_of](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
-        return ops::prod(t, to_dims(dim, "prod"), keepdim, dtype_of(dtype, "prod"));
+        return ag::prod(t, to_dims(dim, "prod"), keepdim, dtype_of(dtype, "prod"));
       },
       py::arg("keepdim") = false, py::kw_only(), py::arg("dtype") = py::none());
   for (bool take_sqrt : {false, true}) {
@@ -82,8 +83,8 @@ void init_reduce(py::module_& m, py::class_<Tensor>& cls) {
         name,
         [take_sqrt, name](const Tensor& t, py::handle dim, py::handle unbiased, bool keepdim,
                           py::handle correction) {
-          return ops::var(t, to_dims(dim, name), correction_of(unbiased, correction, name), keepdim,
-                          take_sqrt);
+          return ag::var(t, to_dims(dim, name), correction_of(unbiased, correction, name), keepdim,
+                         take_sqrt);
         },
         py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
         py::arg("correction") = py::none());
@@ -120,7 +121,7 @@ void init_reduce(py::module_& m, py::class_<Tensor>& cls) {
   for (bool log : {false, true}) {
     const char* name = log ? "log_softmax" : "softmax";
     auto f = [log, name, dtype_of](const Tensor& t, int64_t dim, py::handle dtype) {
-      return ops::softmax(t, dim, dtype_of(dtype, name), log);
+      return ag::softmax(t, dim, dtype_of(dtype, name), log);
     };
     cls.def(name, f, py::arg("dim"), py::arg("dtype") = py::none(),
             docs::find(docs::kReduce, name));

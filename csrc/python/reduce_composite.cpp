@@ -4,6 +4,7 @@
 #include <limits>
 #include <string>
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/reduce_composite.h"
@@ -54,14 +55,14 @@ Tensor vector_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim
                    py::handle dtype) {
   const char* op = "vector_norm";
   GENESIS_CHECK_TYPE(!py::isinstance<py::str>(ord), op, "ord must be a number for a vector norm");
-  return ops::vector_norm(t, to_scalar(ord, op).to_double(), dims_of(dim, op), keepdim,
-                          to_optional_dtype(dtype, op));
+  return ag::vector_norm(t, to_scalar(ord, op).to_double(), dims_of(dim, op), keepdim,
+                         to_optional_dtype(dtype, op));
 }
 
 // ops::matrix_norm after the dtype= conversion (matrix_norm, linalg.norm and norm share it).
 Tensor matrix_norm_as(const Tensor& t, const std::string& ord, const Shape& dims, bool keepdim,
                       std::optional<ScalarType> dtype) {
-  Tensor x = dtype && *dtype != t.dtype() ? ops::to(t, *dtype, t.device(), false) : t;
+  Tensor x = dtype && *dtype != t.dtype() ? ag::to(t, *dtype, t.device(), false) : t;
   return ops::matrix_norm(x, ord, dims, keepdim);
 }
 
@@ -92,7 +93,7 @@ Tensor linalg_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim
   GENESIS_CHECK_VALUE(!py::isinstance<py::str>(ord), op, "ord '", py::str(ord).cast<std::string>(),
                       "' is a matrix norm: it needs two dims");
   double p = ord.is_none() ? 2.0 : to_scalar(ord, op).to_double();
-  return ops::vector_norm(t, p, dims, keepdim, dt);
+  return ag::vector_norm(t, p, dims, keepdim, dt);
 }
 
 // torch.norm: "fro" (the 2-norm) over the given dims or all; "nuc" and matrix orders over two
@@ -107,14 +108,14 @@ Tensor norm(const Tensor& t, py::handle p, py::handle dim, bool keepdim, py::han
     if (name == "nuc")
       return matrix_norm_as(t, "nuc", dim.is_none() ? Shape{-2, -1} : to_shape(dim, op), keepdim,
                             dt);
-    return ops::vector_norm(t, 2.0, dims_of(dim, op), keepdim, dt);
+    return ag::vector_norm(t, 2.0, dims_of(dim, op), keepdim, dt);
   }
-  return ops::vector_norm(t, to_scalar(p, op).to_double(), dims_of(dim, op), keepdim, dt);
+  return ag::vector_norm(t, to_scalar(p, op).to_double(), dims_of(dim, op), keepdim, dt);
 }
 
 Tensor diff(const Tensor& t, int64_t n, int64_t dim, std::optional<Tensor> prepend,
             std::optional<Tensor> append) {
-  return ops::diff(t, n, dim, prepend, append);
+  return ag::diff(t, n, dim, prepend, append);
 }
 
 }  // namespace
@@ -124,7 +125,7 @@ void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls) {
   for (bool is_max : {true, false}) {
     const char* name = is_max ? "amax" : "amin";
     auto f = [is_max, name](const Tensor& t, py::handle dim, bool keepdim) {
-      return ops::amax(t, dims_of(dim, name), keepdim, is_max);
+      return ag::amax(t, dims_of(dim, name), keepdim, is_max);
     };
     const char* doc = is_max ? d::kAmax : d::kAmin;
     m.def(name, f, py::arg("input"), py::arg("dim") = py::tuple(), py::arg("keepdim") = false, doc);
@@ -138,7 +139,7 @@ void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls) {
   cls.def("aminmax", aminmax, py::kw_only(), py::arg("dim") = py::none(),
           py::arg("keepdim") = false, d::kAminmax);
   auto logsumexp = [](const Tensor& t, py::handle dim, bool keepdim) {
-    return ops::logsumexp(t, dims_of(dim, "logsumexp"), keepdim);
+    return ag::logsumexp(t, dims_of(dim, "logsumexp"), keepdim);
   };
   m.def("logsumexp", logsumexp, py::arg("input"), py::arg("dim") = py::none(),
         py::arg("keepdim") = false, d::kLogsumexp);
@@ -148,8 +149,8 @@ void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls) {
     const char* name = mean ? "nanmean" : "nansum";
     auto f = [mean, name](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
       auto dt = to_optional_dtype(dtype, name);
-      return mean ? ops::nanmean(t, dims_of(dim, name), keepdim, dt)
-                  : ops::nansum(t, dims_of(dim, name), keepdim, dt);
+      return mean ? ag::nanmean(t, dims_of(dim, name), keepdim, dt)
+                  : ag::nansum(t, dims_of(dim, name), keepdim, dt);
     };
     const char* doc = mean ? d::kNanmean : d::kNansum;
     m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
@@ -168,8 +169,8 @@ void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls) {
                                py::handle correction) {
       ops::Dims dims = dims_of(dim, name);
       Tensor spread =
-          ops::var(t, dims, correction_from(unbiased, correction, name), keepdim, take_sqrt);
-      return py::make_tuple(spread, ops::mean(t, dims, keepdim, std::nullopt));
+          ag::var(t, dims, correction_from(unbiased, correction, name), keepdim, take_sqrt);
+      return py::make_tuple(spread, ag::mean(t, dims, keepdim, std::nullopt));
     };
     m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
           py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none(),

@@ -2,6 +2,7 @@
 // and the in-place Tensor.cumsum_/cumprod_.
 #include "ops/scan.h"
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/elementwise_extra.h"
 #include "python/bindings.h"
@@ -39,8 +40,7 @@ void check_out(py::handle out, const char* name) {
 // insists on both), each of the result's shape.
 py::object extreme(const Tensor& t, int64_t dim, py::handle out, bool is_max) {
   const char* name = is_max ? "cummax" : "cummin";
-  if (out.is_none())
-    return values_indices(is_max, is_max ? ops::cummax(t, dim) : ops::cummin(t, dim));
+  if (out.is_none()) return values_indices(is_max, ag::cummax(t, dim, is_max));
   GENESIS_CHECK_TYPE(py::isinstance<py::tuple>(out) && py::len(out) == 2, name,
                      "out must be a tuple of two tensors (values, indices)");
   py::tuple pair = out.cast<py::tuple>();
@@ -54,7 +54,7 @@ py::object extreme(const Tensor& t, int64_t dim, py::handle out, bool is_max) {
                 "out must be (values of dtype ", scalar_type_name(t.dtype()),
                 ", indices of dtype int64), got (", scalar_type_name(values.dtype()), ", ",
                 scalar_type_name(indices.dtype()), ")");
-  auto r = is_max ? ops::cummax(t, dim) : ops::cummin(t, dim);
+  auto r = ag::cummax(t, dim, is_max);
   write_out_warned(pair[0], r.first, name);
   write_out_warned(pair[1], r.second, name);
   return values_indices(is_max, pair[0], pair[1]);
@@ -69,7 +69,7 @@ void init_scan(py::module_& m, py::class_<Tensor>& cls) {
     auto f = [prod, name](const Tensor& t, int64_t dim, py::handle dtype, py::handle out) {
       check_out(out, name);
       auto dt = to_optional_dtype(dtype, name);
-      return finish_out(prod ? ops::cumprod(t, dim, dt) : ops::cumsum(t, dim, dt), out, name);
+      return finish_out(prod ? ag::cumprod(t, dim, dt) : ag::cumsum(t, dim, dt), out, name);
     };
     const char* doc = prod ? d::kCumprod : d::kCumsum;
     m.def(name, f, py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(),

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/join.h"
@@ -51,8 +52,8 @@ Shape int_args(const py::args& args, const char* op) { return to_shape(args, op)
 
 py::object split_any(const Tensor& t, py::handle sizes, int64_t dim) {
   if (PyIndex_Check(sizes.ptr()) && !py::isinstance<Tensor>(sizes))
-    return tensor_tuple(ops::split(t, to_int(sizes, "split", "split_size"), dim));
-  return tensor_tuple(ops::split_with_sizes(t, to_shape(sizes, "split"), dim));
+    return tensor_tuple(ag::split(t, to_int(sizes, "split", "split_size"), dim));
+  return tensor_tuple(ag::split_with_sizes(t, to_shape(sizes, "split"), dim));
 }
 
 py::object tensor_split_any(const Tensor& t, py::handle what, int64_t dim) {
@@ -73,18 +74,18 @@ py::object tensor_split_any(const Tensor& t, py::handle what, int64_t dim) {
 }
 
 Tensor roll_any(const Tensor& t, py::handle shifts, py::handle dims) {
-  return ops::roll(t, int_or_ints(shifts, "roll"),
-                   dims.is_none() ? Shape{} : int_or_ints(dims, "roll"));
+  return ag::roll(t, int_or_ints(shifts, "roll"),
+                  dims.is_none() ? Shape{} : int_or_ints(dims, "roll"));
 }
 
 Tensor fliplr(const Tensor& t) {
   GENESIS_CHECK_VALUE(t.ndim() >= 2, "fliplr", "expects a tensor with at least 2 dimensions");
-  return ops::flip(t, {1});
+  return ag::flip(t, {1});
 }
 
 Tensor flipud(const Tensor& t) {
   GENESIS_CHECK_VALUE(t.ndim() >= 1, "flipud", "expects a tensor with at least 1 dimension");
-  return ops::flip(t, {0});
+  return ag::flip(t, {0});
 }
 
 // atleast_Nd(x) -> tensor; atleast_Nd(x, y) and atleast_Nd((x, y)) -> tuple, as in PyTorch.
@@ -101,14 +102,14 @@ py::object atleast(const py::args& args, Tensor (*f)(const Tensor&), const char*
 }
 
 Tensor broadcast_to(const Tensor& t, py::handle size) {
-  return ops::expand(t, to_shape(size, "broadcast_to"));
+  return ag::expand(t, to_shape(size, "broadcast_to"));
 }
 
 py::tuple broadcast_tensors(const py::args& args) {
   std::vector<Tensor> tensors = tensor_list(args, "broadcast_tensors");
   Shape shape;
   for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes(), "broadcast_tensors");
-  for (Tensor& t : tensors) t = ops::expand(t, shape);
+  for (Tensor& t : tensors) t = ag::expand(t, shape);
   return tensor_tuple(tensors);
 }
 
@@ -116,10 +117,10 @@ Tensor repeat_interleave_any(const Tensor& t, py::handle repeats, std::optional<
   const char* op = "repeat_interleave";
   if (py::isinstance<Tensor>(repeats)) {
     const Tensor& r = repeats.cast<const Tensor&>();
-    if (r.numel() == 1) return ops::repeat_interleave(t, to_int(item(r, op), op, "repeats"), dim);
-    return ops::repeat_interleave(t, r, dim);
+    if (r.numel() == 1) return ag::repeat_interleave(t, to_int(item(r, op), op, "repeats"), dim);
+    return ag::repeat_interleave(t, r, dim);
   }
-  return ops::repeat_interleave(t, to_int(repeats, op, "repeats"), dim);
+  return ag::repeat_interleave(t, to_int(repeats, op, "repeats"), dim);
 }
 
 py::tuple meshgrid(const py::args& args, const std::string& indexing) {
@@ -155,7 +156,7 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
         py::arg("dim") = 0, d::kSplit);
   cls.def("split", &split_any, py::arg("split_size"), py::arg("dim") = 0, d::kSplitMethod);
   auto chunk = [](const Tensor& t, int64_t chunks, int64_t dim) {
-    return tensor_tuple(ops::chunk(t, chunks, dim));
+    return tensor_tuple(ag::chunk(t, chunks, dim));
   };
   m.def("chunk", chunk, py::arg("input"), py::arg("chunks"), py::arg("dim") = 0,
         function_doc(d::kChunk));
@@ -164,34 +165,34 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
         py::arg("dim") = 0, function_doc(d::kTensorSplit));
   cls.def("tensor_split", &tensor_split_any, py::arg("indices_or_sections"), py::arg("dim") = 0,
           d::kTensorSplit);
-  auto unbind = [](const Tensor& t, int64_t dim) { return tensor_tuple(ops::unbind(t, dim)); };
+  auto unbind = [](const Tensor& t, int64_t dim) { return tensor_tuple(ag::unbind(t, dim)); };
   m.def("unbind", unbind, py::arg("input"), py::arg("dim") = 0, function_doc(d::kUnbind));
   cls.def("unbind", unbind, py::arg("dim") = 0, d::kUnbind);
 
   // Views that move or split dims.
   auto movedim = [](const Tensor& t, py::handle source, py::handle destination) {
-    return ops::movedim(t, int_or_ints(source, "movedim"), int_or_ints(destination, "movedim"));
+    return ag::movedim(t, int_or_ints(source, "movedim"), int_or_ints(destination, "movedim"));
   };
   for (const char* name : {"movedim", "moveaxis"}) {
     m.def(name, movedim, py::arg("input"), py::arg("source"), py::arg("destination"),
           function_doc(d::kMovedim));
     cls.def(name, movedim, py::arg("source"), py::arg("destination"), d::kMovedim);
   }
-  m.def("swapaxes", &ops::transpose, py::arg("input"), py::arg("axis0"), py::arg("axis1"),
+  m.def("swapaxes", &ag::transpose, py::arg("input"), py::arg("axis0"), py::arg("axis1"),
         function_doc(d::kSwapaxes));
-  cls.def("swapaxes", &ops::transpose, py::arg("axis0"), py::arg("axis1"), d::kSwapaxes);
-  m.def("swapdims", &ops::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"),
+  cls.def("swapaxes", &ag::transpose, py::arg("axis0"), py::arg("axis1"), d::kSwapaxes);
+  m.def("swapdims", &ag::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"),
         function_doc(d::kSwapdims));
-  cls.def("swapdims", &ops::transpose, py::arg("dim0"), py::arg("dim1"), d::kSwapdims);
+  cls.def("swapdims", &ag::transpose, py::arg("dim0"), py::arg("dim1"), d::kSwapdims);
   auto unflatten = [](const Tensor& t, int64_t dim, py::handle sizes) {
-    return ops::unflatten(t, dim, to_shape(sizes, "unflatten"));
+    return ag::unflatten(t, dim, to_shape(sizes, "unflatten"));
   };
   m.def("unflatten", unflatten, py::arg("input"), py::arg("dim"), py::arg("sizes"),
         function_doc(d::kUnflatten));
   cls.def("unflatten", unflatten, py::arg("dim"), py::arg("sizes"), d::kUnflatten);
-  m.def("diagonal", &ops::diagonal, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
+  m.def("diagonal", &ag::diagonal, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
         py::arg("dim2") = 1, function_doc(d::kDiagonal));
-  cls.def("diagonal", &ops::diagonal, py::arg("offset") = 0, py::arg("dim1") = 0,
+  cls.def("diagonal", &ag::diagonal, py::arg("offset") = 0, py::arg("dim1") = 0,
           py::arg("dim2") = 1, d::kDiagonal);
   m.def("broadcast_to", &broadcast_to, py::arg("input"), py::arg("size"),
         function_doc(d::kBroadcastTo));
@@ -201,23 +202,23 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
   // Copies that rearrange.
   m.def(
       "flip",
-      [](const Tensor& t, py::handle dims) { return ops::flip(t, int_or_ints(dims, "flip")); },
+      [](const Tensor& t, py::handle dims) { return ag::flip(t, int_or_ints(dims, "flip")); },
       py::arg("input"), py::arg("dims"), d::kFlip);
   cls.def(
       "flip",
-      [](const Tensor& t, const py::args& dims) { return ops::flip(t, int_args(dims, "flip")); },
+      [](const Tensor& t, const py::args& dims) { return ag::flip(t, int_args(dims, "flip")); },
       d::kFlipMethod);
   m.def("fliplr", &fliplr, py::arg("input"), function_doc(d::kFliplr));
   cls.def("fliplr", &fliplr, d::kFliplr);
   m.def("flipud", &flipud, py::arg("input"), function_doc(d::kFlipud));
   cls.def("flipud", &flipud, d::kFlipud);
   auto rot90 = [](const Tensor& t, int64_t k, py::handle dims) {
-    return ops::rot90(t, k, to_shape(dims, "rot90"));
+    return ag::rot90(t, k, to_shape(dims, "rot90"));
   };
   m.def("rot90", rot90, py::arg("input"), py::arg("k") = 1, py::arg("dims") = py::make_tuple(0, 1),
         d::kRot90);
   cls.def("rot90", rot90, py::arg("k") = 1, py::arg("dims") = py::make_tuple(0, 1), d::kRot90);
-  cls.def("unfold", &ops::unfold, py::arg("dimension"), py::arg("size"), py::arg("step"),
+  cls.def("unfold", &ag::unfold, py::arg("dimension"), py::arg("size"), py::arg("step"),
           d::kUnfold);
   m.def("roll", &roll_any, py::arg("input"), py::arg("shifts"), py::arg("dims") = py::none(),
         function_doc(d::kRoll));
@@ -234,25 +235,32 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
       "atleast_3d", [](const py::args& a) { return atleast(a, ops::atleast_3d, "atleast_3d"); },
       d::kAtleast3d);
   m.def(
-      "hstack", [](py::handle s) { return ops::hstack(tensor_list(s, "hstack")); },
+      "hstack", [](py::handle s) { return ag::hstack(tensor_list(s, "hstack")); },
       py::arg("tensors"), d::kHstack);
   m.def(
-      "vstack", [](py::handle s) { return ops::vstack(tensor_list(s, "vstack")); },
+      "vstack", [](py::handle s) { return ag::vstack(tensor_list(s, "vstack")); },
       py::arg("tensors"), d::kVstack);
   m.def(
-      "dstack", [](py::handle s) { return ops::dstack(tensor_list(s, "dstack")); },
+      "dstack", [](py::handle s) { return ag::dstack(tensor_list(s, "dstack")); },
       py::arg("tensors"), d::kDstack);
   m.def(
-      "column_stack",
-      [](py::handle s) { return ops::column_stack(tensor_list(s, "column_stack")); },
+      "column_stack", [](py::handle s) { return ag::column_stack(tensor_list(s, "column_stack")); },
       py::arg("tensors"), d::kColumnStack);
 
   // Triangles, diagonals, repeats and grids.
-  m.def("tril", &ops::tril, py::arg("input"), py::arg("diagonal") = 0, function_doc(d::kTril));
-  cls.def("tril", &ops::tril, py::arg("diagonal") = 0, d::kTril);
+  m.def(
+      "tril", [](const Tensor& t, int64_t k) { return ag::tril(t, k, false); }, py::arg("input"),
+      py::arg("diagonal") = 0, function_doc(d::kTril));
+  cls.def(
+      "tril", [](const Tensor& t, int64_t k) { return ag::tril(t, k, false); },
+      py::arg("diagonal") = 0, d::kTril);
   cls.def("tril_", &ops::tril_, py::arg("diagonal") = 0, d::kTrilInPlace);
-  m.def("triu", &ops::triu, py::arg("input"), py::arg("diagonal") = 0, function_doc(d::kTriu));
-  cls.def("triu", &ops::triu, py::arg("diagonal") = 0, d::kTriu);
+  m.def(
+      "triu", [](const Tensor& t, int64_t k) { return ag::tril(t, k, true); }, py::arg("input"),
+      py::arg("diagonal") = 0, function_doc(d::kTriu));
+  cls.def(
+      "triu", [](const Tensor& t, int64_t k) { return ag::tril(t, k, true); },
+      py::arg("diagonal") = 0, d::kTriu);
   cls.def("triu_", &ops::triu_, py::arg("diagonal") = 0, d::kTriuInPlace);
   auto indices = [](bool lower) {
     return [lower](int64_t row, int64_t col, int64_t offset, py::handle dtype, py::handle device) {
@@ -269,19 +277,19 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
   m.def("triu_indices", indices(false), py::arg("row"), py::arg("col"), py::arg("offset") = 0,
         py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
         d::kTriuIndices);
-  m.def("diag", &ops::diag, py::arg("input"), py::arg("diagonal") = 0, function_doc(d::kDiag));
-  cls.def("diag", &ops::diag, py::arg("diagonal") = 0, d::kDiag);
-  m.def("diag_embed", &ops::diag_embed, py::arg("input"), py::arg("offset") = 0,
+  m.def("diag", &ag::diag, py::arg("input"), py::arg("diagonal") = 0, function_doc(d::kDiag));
+  cls.def("diag", &ag::diag, py::arg("diagonal") = 0, d::kDiag);
+  m.def("diag_embed", &ag::diag_embed, py::arg("input"), py::arg("offset") = 0,
         py::arg("dim1") = -2, py::arg("dim2") = -1, function_doc(d::kDiagEmbed));
-  cls.def("diag_embed", &ops::diag_embed, py::arg("offset") = 0, py::arg("dim1") = -2,
+  cls.def("diag_embed", &ag::diag_embed, py::arg("offset") = 0, py::arg("dim1") = -2,
           py::arg("dim2") = -1, d::kDiagEmbed);
   cls.def(
       "repeat",
       [](const Tensor& t, const py::args& sizes) {
-        return ops::repeat(t, to_shape(sizes, "repeat"));
+        return ag::repeat(t, to_shape(sizes, "repeat"));
       },
       d::kRepeat);
-  auto tile = [](const Tensor& t, py::handle dims) { return ops::tile(t, to_shape(dims, "tile")); };
+  auto tile = [](const Tensor& t, py::handle dims) { return ag::tile(t, to_shape(dims, "tile")); };
   m.def("tile", tile, py::arg("input"), py::arg("dims"), function_doc(d::kTile));
   cls.def("tile", tile, py::arg("dims"), d::kTile);
   m.def("repeat_interleave", &repeat_interleave_any, py::arg("input"), py::arg("repeats"),
@@ -292,36 +300,35 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
   m.def(
       "expand_copy",
       [](const Tensor& t, py::handle size) {
-        return ops::clone(ops::expand(t, to_shape(size, "expand_copy")));
+        return ag::clone(ag::expand(t, to_shape(size, "expand_copy")));
       },
       py::arg("input"), py::arg("size"), d::kExpandCopy);
 
   // Function forms of the view methods.
   m.def(
       "reshape",
-      [](const Tensor& t, py::handle shape) { return ops::reshape(t, to_shape(shape, "reshape")); },
+      [](const Tensor& t, py::handle shape) { return ag::reshape(t, to_shape(shape, "reshape")); },
       py::arg("input"), py::arg("shape"), function_doc(d::kReshape));
-  m.def("transpose", &ops::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"),
+  m.def("transpose", &ag::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"),
         function_doc(d::kTranspose));
   m.def(
       "permute",
-      [](const Tensor& t, py::handle dims) { return ops::permute(t, to_shape(dims, "permute")); },
+      [](const Tensor& t, py::handle dims) { return ag::permute(t, to_shape(dims, "permute")); },
       py::arg("input"), py::arg("dims"), function_doc(d::kPermute));
   m.def(
       "squeeze",
       [](const Tensor& t, py::handle dim) {
-        return dim.is_none() ? ops::squeeze(t) : ops::squeeze(t, int_or_ints(dim, "squeeze"));
+        return dim.is_none() ? ag::squeeze(t) : ag::squeeze(t, int_or_ints(dim, "squeeze"));
       },
       py::arg("input"), py::arg("dim") = py::none(), function_doc(d::kSqueeze));
-  m.def("unsqueeze", &ops::unsqueeze, py::arg("input"), py::arg("dim"),
-        function_doc(d::kUnsqueeze));
-  m.def("flatten", &ops::flatten, py::arg("input"), py::arg("start_dim") = 0,
+  m.def("unsqueeze", &ag::unsqueeze, py::arg("input"), py::arg("dim"), function_doc(d::kUnsqueeze));
+  m.def("flatten", &ag::flatten, py::arg("input"), py::arg("start_dim") = 0,
         py::arg("end_dim") = -1, function_doc(d::kFlatten));
-  m.def("narrow", &ops::narrow, py::arg("input"), py::arg("dim"), py::arg("start"),
+  m.def("narrow", &ag::narrow, py::arg("input"), py::arg("dim"), py::arg("start"),
         py::arg("length"), function_doc(d::kNarrow));
-  m.def("select", &ops::select, py::arg("input"), py::arg("dim"), py::arg("index"),
+  m.def("select", &ag::select, py::arg("input"), py::arg("dim"), py::arg("index"),
         function_doc(d::kSelect));
-  m.def("t", &ops::t, py::arg("input"), function_doc(d::kT));
+  m.def("t", &ag::t, py::arg("input"), function_doc(d::kT));
 }
 
 }  // namespace genesis::python

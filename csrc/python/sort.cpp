@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/creation.h"
 #include "ops/search.h"
@@ -94,7 +95,7 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
   // sort / argsort / msort
   auto sort = [](const Tensor& t, int64_t dim, bool descending, bool stable, py::handle out) {
     (void)stable;  // always stable (Note [Sort keys])
-    return pair_result("sort", ops::sort(t, dim, descending), out);
+    return pair_result("sort", ag::sort(t, dim, descending), out);
   };
   m.def("sort", sort, py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false,
         py::arg("stable") = false, py::kw_only(), py::arg("out") = py::none(), d::kSort);
@@ -115,7 +116,7 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
           py::arg("stable") = false, d::kArgsort);
   auto msort = [](const Tensor& t) {
     GENESIS_CHECK_INDEX(t.ndim() > 0, "msort", "expected a tensor of at least 1 dim");
-    return ops::sort(t, 0, false).first;
+    return ag::sort(t, 0, false).first;
   };
   m.def("msort", msort, py::arg("input"), d::kMsort);
   cls.def("msort", msort, d::kMsort);
@@ -124,7 +125,7 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
   auto topk = [](const Tensor& t, int64_t k, int64_t dim, bool largest, bool sorted,
                  py::handle out) {
     (void)sorted;  // always sorted
-    return pair_result("topk", ops::topk(t, k, dim, largest), out);
+    return pair_result("topk", ag::topk(t, k, dim, largest), out);
   };
   m.def("topk", topk, py::arg("input"), py::arg("k"), py::arg("dim") = -1,
         py::arg("largest") = true, py::arg("sorted") = true, py::kw_only(),
@@ -137,7 +138,7 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true,
       d::kTopk);
   auto kthvalue = [](const Tensor& t, int64_t k, int64_t dim, bool keepdim, py::handle out) {
-    return pair_result("kthvalue", ops::kthvalue(t, k, dim, keepdim), out);
+    return pair_result("kthvalue", ag::kthvalue(t, k, dim, keepdim), out);
   };
   m.def("kthvalue", kthvalue, py::arg("input"), py::arg("k"), py::arg("dim") = -1,
         py::arg("keepdim") = false, py::kw_only(), py::arg("out") = py::none(), d::kKthvalue);
@@ -157,8 +158,8 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
       // As PyTorch: only the form with a dim takes out=.
       GENESIS_CHECK_TYPE(dim.is_none() <= out.is_none(), name,
                          "out= needs a dim (the median of all elements takes no out=)");
-      if (dim.is_none()) return single_result(ops::median_all(t, ignore_nan), out, name);
-      return pair_result(name, ops::median(t, to_int(dim, name, "dim"), keepdim, ignore_nan), out);
+      if (dim.is_none()) return single_result(ag::median_all(t, ignore_nan), out, name);
+      return pair_result(name, ag::median(t, to_int(dim, name, "dim"), keepdim, ignore_nan), out);
     };
     m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
           py::kw_only(), py::arg("out") = py::none(), doc);
@@ -170,7 +171,7 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
         py::arg("dim") = py::none(), py::arg("keepdim") = false, doc);
   }
   auto mode = [](const Tensor& t, int64_t dim, bool keepdim, py::handle out) {
-    return pair_result("mode", ops::mode(t, dim, keepdim), out);
+    return pair_result("mode", ag::mode(t, dim, keepdim), out);
   };
   m.def("mode", mode, py::arg("input"), py::arg("dim") = -1, py::arg("keepdim") = false,
         py::kw_only(), py::arg("out") = py::none(), d::kMode);

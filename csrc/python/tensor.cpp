@@ -1,4 +1,5 @@
 // Tensor attributes and view ops.
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
@@ -73,62 +74,62 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       // Views.
       .def(
           "view",
-          [](const Tensor& t, py::args shape) { return ops::view(t, to_shape(shape, "view")); },
+          [](const Tensor& t, py::args shape) { return ag::view(t, to_shape(shape, "view")); },
           docs::kView)
       .def(
-          "view_as", [](const Tensor& t, const Tensor& o) { return ops::view(t, o.sizes()); },
+          "view_as", [](const Tensor& t, const Tensor& o) { return ag::view(t, o.sizes()); },
           docs::kViewAs)
       .def(
           "reshape",
           [](const Tensor& t, py::args shape) {
-            return ops::reshape(t, to_shape(shape, "reshape"));
+            return ag::reshape(t, to_shape(shape, "reshape"));
           },
           docs::kReshape)
       .def(
-          "reshape_as", [](const Tensor& t, const Tensor& o) { return ops::reshape(t, o.sizes()); },
+          "reshape_as", [](const Tensor& t, const Tensor& o) { return ag::reshape(t, o.sizes()); },
           docs::kReshapeAs)
-      .def("transpose", &ops::transpose, py::arg("dim0"), py::arg("dim1"), docs::kTranspose)
+      .def("transpose", &ag::transpose, py::arg("dim0"), py::arg("dim1"), docs::kTranspose)
       .def(
           "permute",
-          [](const Tensor& t, py::args dims) { return ops::permute(t, dims_arg(dims, "permute")); },
+          [](const Tensor& t, py::args dims) { return ag::permute(t, dims_arg(dims, "permute")); },
           docs::kPermute)
-      .def("t", &ops::t, docs::kT)
-      .def_property_readonly("T", &ops::reverse_dims, docs::kTProperty)
+      .def("t", &ag::t, docs::kT)
+      .def_property_readonly("T", &ag::reverse_dims, docs::kTProperty)
       .def_property_readonly(
           "mT",
           [](const Tensor& t) {
             GENESIS_CHECK_VALUE(t.ndim() >= 2, "mT", "expects a tensor with at least 2 dimensions");
-            return ops::transpose(t, -2, -1);
+            return ag::transpose(t, -2, -1);
           },
           docs::kMT)
-      .def("flatten", &ops::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1,
+      .def("flatten", &ag::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1,
            docs::kFlatten)
       .def(
           "squeeze",
           [](const Tensor& t, py::object dim) {
-            if (dim.is_none()) return ops::squeeze(t);
+            if (dim.is_none()) return ag::squeeze(t);
             if (py::isinstance<py::tuple>(dim) || py::isinstance<py::list>(dim))
-              return ops::squeeze(t, to_shape(dim, "squeeze"));
-            return ops::squeeze(t, Shape{to_int(dim, "squeeze", "dim")});
+              return ag::squeeze(t, to_shape(dim, "squeeze"));
+            return ag::squeeze(t, Shape{to_int(dim, "squeeze", "dim")});
           },
           py::arg("dim") = py::none(), docs::kSqueeze)
-      .def("unsqueeze", &ops::unsqueeze, py::arg("dim"), docs::kUnsqueeze)
+      .def("unsqueeze", &ag::unsqueeze, py::arg("dim"), docs::kUnsqueeze)
       .def(
           "expand",
-          [](const Tensor& t, py::args sizes) { return ops::expand(t, to_shape(sizes, "expand")); },
+          [](const Tensor& t, py::args sizes) { return ag::expand(t, to_shape(sizes, "expand")); },
           docs::kExpand)
       .def(
-          "expand_as", [](const Tensor& t, const Tensor& o) { return ops::expand(t, o.sizes()); },
+          "expand_as", [](const Tensor& t, const Tensor& o) { return ag::expand(t, o.sizes()); },
           docs::kExpandAs)
-      .def("narrow", &ops::narrow, py::arg("dim"), py::arg("start"), py::arg("length"),
+      .def("narrow", &ag::narrow, py::arg("dim"), py::arg("start"), py::arg("length"),
            docs::kNarrow)
-      .def("select", &ops::select, py::arg("dim"), py::arg("index"), docs::kSelect)
+      .def("select", &ag::select, py::arg("dim"), py::arg("index"), docs::kSelect)
       .def(
           "__iter__",
           [](const Tensor& t) {
             GENESIS_CHECK_TYPE(t.ndim() > 0, "iter", "iteration over a 0-d tensor");
             py::list rows;
-            for (int64_t i = 0; i < t.sizes()[0]; ++i) rows.append(py::cast(ops::select(t, 0, i)));
+            for (int64_t i = 0; i < t.sizes()[0]; ++i) rows.append(py::cast(ag::select(t, 0, i)));
             return py::iter(rows);
           },
           docs::kTensorIter);
@@ -147,13 +148,12 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
           docs::kStorageUseCount)
       .def("__len__", &Storage::nbytes, docs::kStorageLen)
       .def(
-          "clone", [](const Storage& s) { return ops::clone(as_bytes(s)).storage(); },
+          "clone", [](const Storage& s) { return ag::clone(as_bytes(s)).storage(); },
           docs::kStorageClone)
       .def(
           "to",
           [](const Storage& s, py::handle device) {
-            return ops::to(as_bytes(s), ScalarType::UInt8, to_device(device, "to"), false)
-                .storage();
+            return ag::to(as_bytes(s), ScalarType::UInt8, to_device(device, "to"), false).storage();
           },
           docs::kStorageTo)
       .def(

@@ -4,6 +4,7 @@
 #include "core/scalar_type.h"
 #include "core/shape.h"
 
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "cuda/elementwise.h"
 #include "cuda/index.h"
@@ -36,7 +37,7 @@ void init_testing(py::module_& m) {
   // Host seconds of n back-to-back calls, timed in C++ (no Python in the loop): where the host
   // time of a small op goes (tools/host_time_probe.py).
   t.def("time_binary_calls", [](const Tensor& a, const Tensor& b, int n) {
-    return seconds_for(n, [&] { ops::binary(ops::BinaryOp::Add, a, b, "add"); });
+    return seconds_for(n, [&] { ag::binary(ops::BinaryOp::Add, a, b, "add"); });
   });
   t.def("time_launch_calls", [](const Tensor& out, const Tensor& a, const Tensor& b, int n) {
     ops::ScalarArg none;

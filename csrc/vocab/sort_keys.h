@@ -4,8 +4,9 @@
 // bit and CUDA can use CUB's radix sorts. The order is PyTorch's: integers and bool as numbers;
 // floats by value with -0.0 equal to +0.0 (a stable sort keeps them in input order) and every
 // NaN, whatever its sign or payload, after +inf (so an ascending sort ends with the NaNs and a
-// descending one starts with them). Sorted values are read back from the input through the
-// sorted indices, so a -0.0 or a NaN payload comes out as it went in.
+// descending one starts with them). Sorted values are decoded from the sorted keys, except a
+// float zero or NaN key, whose value is read back from the input through its sorted index
+// (Note [Values from keys]), so a -0.0 or a NaN payload comes out as it went in.
 #include <cstdint>
 
 #include "vocab/host_device.h"

@@ -163,6 +163,8 @@ class _Server:
                     reply = [b"value_error", str(e).encode()]
                 except Exception as e:  # a malformed request: tell the client, keep serving
                     reply = [b"error", f"{type(e).__name__}: {e}".encode()]
+                if reply[0] == b"timeout" and self.table.closed:
+                    return  # the wait was ended by close: the client should see the server gone
                 try:
                     _send_msg(conn, reply)
                 except OSError:
@@ -216,13 +218,16 @@ class _Server:
             conns, threads = list(self.conns), list(self.threads)
         self.wake_w.send(b"x")
         self.accept_thread.join(5)
+        # Note [Closing the TCPStore server]: only the reading side is shut, which wakes a
+        # thread blocked in recv; a thread that is answering a request already applied (a set
+        # that released the master's own wait, say) still sends its reply, so the client does
+        # not see a lost server for a write that happened. A wait that close ends sends
+        # nothing (see _serve): its client reports the lost server, not a timeout.
         for conn in conns:
             try:
-                conn.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in recv
+                conn.shutdown(socket.SHUT_RD)
             except OSError:
                 pass
-        # After the shutdowns, so that a get ended here finds its connection gone and its
-        # client reports the lost server, not a timeout.
         with self.table.cond:
             self.table.closed = True
             self.table.cond.notify_all()

@@ -1,0 +1,543 @@
+// Backward formulas of the elementwise ops (PyTorch's derivatives, written from their math).
+#include <cmath>
+
+#include "autograd/formula_helpers.h"
+#include "autograd/grad_mode.h"
+#include "core/errors.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
+#include "ops/creation.h"
+#include "ops/elementwise.h"
+
+namespace genesis::ag {
+
+Tensor zeros_like_info(const autograd::TensorInfo& info) {
+  return ops::full(info.sizes, Scalar(0.0), info.dtype, info.device);
+}
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+const char* binary_node_name(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::Add:
+      return "AddBackward0";
+    case BinaryOp::Sub:
+      return "SubBackward0";
+    case BinaryOp::Mul:
+      return "MulBackward0";
+    case BinaryOp::Div:
+      return "DivBackward0";
+    case BinaryOp::TruncDiv:
+      return "DivBackward1";
+    case BinaryOp::FloorDiv:
+      return "FloorDivideBackward0";
+    case BinaryOp::Rem:
+      return "RemainderBackward0";
+    case BinaryOp::Pow:
+      return "PowBackward0";
+    case BinaryOp::Maximum:
+      return "MaximumBackward0";
+    case BinaryOp::Minimum:
+      return "MinimumBackward0";
+    case BinaryOp::Fmod:
+      return "FmodBackward0";
+    case BinaryOp::Heaviside:
+      return "HeavisideBackward0";
+    case BinaryOp::Atan2:
+      return "Atan2Backward0";
+    case BinaryOp::Copysign:
+      return "CopysignBackward0";
+    case BinaryOp::Hypot:
+      return "HypotBackward0";
+    default:
+      return "BinaryBackward0";
+  }
+}
+
+// The gradient of a max/min with ties split in half, as PyTorch: g where `wins`, g/2 where equal.
+Tensor extreme_grad(const Tensor& g, const Operand& self, const Operand& other, BinaryOp wins_op) {
+  Tensor wins = ops::binary(wins_op, self, other, "maximum");
+  Tensor ties = ops::binary(BinaryOp::Eq, self, other, "maximum");
+  Tensor half = ag::where(ties, mul(g, num(0.5)), num(0.0));
+  return ag::where(wins, g, half);
+}
+
+// Formula of z = op(a, b); A, B are the operands (saved tensors or the numbers).
+Grads binary_formula(BinaryOp op, const FormulaNode& n, const Tensor& g, const Operand& A,
+                     const Operand& B, const Tensor& z) {
+  Grads r(2);
+  bool na = n.needs_grad(0), nb = n.needs_grad(1);
+  auto zeros = [&](int i) { return zeros_like_info(n.input_info[i]); };
+  switch (op) {
+    case BinaryOp::Add:
+      if (na) r[0] = g;
+      if (nb) r[1] = g;
+      break;
+    case BinaryOp::Sub:
+      if (na) r[0] = g;
+      if (nb) r[1] = neg(g);
+      break;
+    case BinaryOp::Mul:
+      if (na) r[0] = mul(g, B);
+      if (nb) r[1] = mul(g, A);
+      break;
+    case BinaryOp::Div:
+      if (na) r[0] = div(g, B);
+      if (nb) r[1] = neg(div(mul(g, A), mul(B, B)));
+      break;
+    case BinaryOp::TruncDiv:
+    case BinaryOp::FloorDiv:
+      if (na) r[0] = zeros(0);
+      if (nb) r[1] = zeros(1);
+      break;
+    case BinaryOp::Rem:
+    case BinaryOp::Fmod: {
+      if (na) r[0] = g;
+      BinaryOp q = op == BinaryOp::Rem ? BinaryOp::FloorDiv : BinaryOp::TruncDiv;
+      if (nb) r[1] = neg(mul(g, ops::binary(q, A, B, "remainder")));
+      break;
+    }
+    case BinaryOp::Pow: {
+      if (na) {
+        // d/da a^b = b a^(b-1), and 0 where b == 0 (so 0^0 has gradient 0, as PyTorch).
+        if (B.is_scalar()) {
+          double b = B.scalar.to_double();
+          r[0] = b == 0.0 ? zeros(0)
+                          : mul(g, mul(ag::binary(BinaryOp::Pow, A, num(b - 1.0), "pow"), num(b)));
+        } else {
+          Tensor d = mul(B, ag::binary(BinaryOp::Pow, A, sub(B, num(1.0)), "pow"));
+          Tensor b_zero = ops::binary(BinaryOp::Eq, B, num(0.0), "pow");
+          r[0] = ag::where(b_zero, num(0.0), mul(g, d));
+        }
+      }
+      if (nb) {
+        // d/db a^b = a^b log a, and 0 where a == 0 and b >= 0.
+        bool a_scalar = A.is_scalar();
+        Tensor log_a =
+            a_scalar ? ops::full({}, num(std::log(A.scalar.to_double())), z.dtype(), z.device())
+                     : ag::unary(UnaryOp::Log, A.tensor(), "log");
+        Tensor d = mul(z, log_a);
+        Tensor b_nonneg = ops::binary(BinaryOp::Ge, B, num(0.0), "pow");
+        if (a_scalar) {
+          r[1] = A.scalar.to_double() == 0.0 ? ag::where(b_nonneg, num(0.0), mul(g, d)) : mul(g, d);
+        } else {
+          Tensor at_zero = ops::binary(
+              BinaryOp::LogicalAnd, ops::binary(BinaryOp::Eq, A, num(0.0), "pow"), b_nonneg, "pow");
+          r[1] = ag::where(at_zero, num(0.0), mul(g, d));
+        }
+      }
+      break;
+    }
+    case BinaryOp::Maximum:
+      if (na) r[0] = extreme_grad(g, A, B, BinaryOp::Gt);
+      if (nb) r[1] = extreme_grad(g, B, A, BinaryOp::Gt);
+      break;
+    case BinaryOp::Minimum:
+      if (na) r[0] = extreme_grad(g, A, B, BinaryOp::Lt);
+      if (nb) r[1] = extreme_grad(g, B, A, BinaryOp::Lt);
+      break;
+    case BinaryOp::Atan2: {
+      Tensor d = add(mul(A, A), mul(B, B));
+      if (na) r[0] = div(mul(g, B), d);
+      if (nb) r[1] = div(neg(mul(g, A)), d);
+      break;
+    }
+    case BinaryOp::Hypot:
+      if (na) r[0] = div(mul(g, A), z);
+      if (nb) r[1] = div(mul(g, B), z);
+      break;
+    case BinaryOp::Copysign:
+      if (na) {
+        // z / a is +-1; 0 where a == 0.
+        Tensor a_zero = ops::binary(BinaryOp::Eq, A, num(0.0), "copysign");
+        r[0] = ag::where(a_zero, num(0.0), mul(g, div(z, A)));
+      }
+      if (nb) r[1] = zeros(1);
+      break;
+    default:
+      GENESIS_FAIL(ErrorKind::NotImplemented, "backward", "the derivative for '",
+                   binary_node_name(op), "' is not implemented");
+  }
+  return r;
+}
+
+bool binary_saves_output(BinaryOp op) {
+  return op == BinaryOp::Pow || op == BinaryOp::Hypot || op == BinaryOp::Copysign;
+}
+
+}  // namespace
+
+Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name) {
+  const Tensor* ta = a.is_scalar() ? nullptr : &a.tensor();
+  const Tensor* tb = b.is_scalar() ? nullptr : &b.tensor();
+  if (!autograd::any_requires_grad({ta, tb}) || ops::is_comparison(op) || ops::is_bitwise(op))
+    return ops::binary(op, a, b, name);
+  Tensor out = ops::binary(op, a, b, name);
+  if (!autograd::is_differentiable_dtype(out.dtype())) return out;
+  Scalar sa = a.scalar, sb = b.scalar;
+  bool a_scalar = ta == nullptr, b_scalar = tb == nullptr;
+  Recorder r = record(binary_node_name(op), {ta, tb},
+                      [op, sa, sb, a_scalar, b_scalar](const FormulaNode& n, const Grads& g,
+                                                       const std::vector<Tensor>& s) {
+                        Operand A = a_scalar ? Operand(sa) : Operand(s[0]);
+                        Operand B = b_scalar ? Operand(sb) : Operand(s[1]);
+                        return binary_formula(op, n, g[0], A, B, s[2]);
+                      });
+  bool keep = op != BinaryOp::Add && op != BinaryOp::Sub;
+  if (keep && ta)
+    r.save(*ta);
+  else
+    r.save_none();
+  if (keep && tb)
+    r.save(*tb);
+  else
+    r.save_none();
+  if (binary_saves_output(op))
+    r.save_output(out);
+  else
+    r.save_none();
+  set_history(r, {&out});
+  return out;
+}
+
+namespace {
+
+const char* unary_node_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg:
+      return "NegBackward0";
+    case UnaryOp::Abs:
+      return "AbsBackward0";
+    case UnaryOp::Relu:
+      return "ReluBackward0";
+    case UnaryOp::Floor:
+      return "FloorBackward0";
+    case UnaryOp::Ceil:
+      return "CeilBackward0";
+    case UnaryOp::Round:
+      return "RoundBackward0";
+    case UnaryOp::Trunc:
+      return "TruncBackward0";
+    case UnaryOp::Sign:
+      return "SignBackward0";
+    case UnaryOp::Square:
+      return "PowBackward0";
+    case UnaryOp::Exp:
+      return "ExpBackward0";
+    case UnaryOp::Log:
+      return "LogBackward0";
+    case UnaryOp::Sqrt:
+      return "SqrtBackward0";
+    case UnaryOp::Rsqrt:
+      return "RsqrtBackward0";
+    case UnaryOp::Sin:
+      return "SinBackward0";
+    case UnaryOp::Cos:
+      return "CosBackward0";
+    case UnaryOp::Tanh:
+      return "TanhBackward0";
+    case UnaryOp::Sigmoid:
+      return "SigmoidBackward0";
+    case UnaryOp::Reciprocal:
+      return "ReciprocalBackward0";
+    case UnaryOp::Log1p:
+      return "Log1PBackward0";
+    case UnaryOp::Expm1:
+      return "Expm1Backward0";
+    case UnaryOp::Log2:
+      return "Log2Backward0";
+    case UnaryOp::Log10:
+      return "Log10Backward0";
+    case UnaryOp::Exp2:
+      return "Exp2Backward0";
+    case UnaryOp::Erf:
+      return "ErfBackward0";
+    case UnaryOp::Erfc:
+      return "ErfcBackward0";
+    case UnaryOp::Erfinv:
+      return "ErfinvBackward0";
+    case UnaryOp::Lgamma:
+      return "LgammaBackward0";
+    case UnaryOp::Digamma:
+      return "DigammaBackward0";
+    case UnaryOp::Sinh:
+      return "SinhBackward0";
+    case UnaryOp::Cosh:
+      return "CoshBackward0";
+    case UnaryOp::Asin:
+      return "AsinBackward0";
+    case UnaryOp::Acos:
+      return "AcosBackward0";
+    case UnaryOp::Atan:
+      return "AtanBackward0";
+    case UnaryOp::Asinh:
+      return "AsinhBackward0";
+    case UnaryOp::Acosh:
+      return "AcoshBackward0";
+    case UnaryOp::Atanh:
+      return "AtanhBackward0";
+    case UnaryOp::Frac:
+      return "FracBackward0";
+    case UnaryOp::Silu:
+      return "SiluBackward0";
+    case UnaryOp::Gelu:
+      return "GeluBackward0";
+    case UnaryOp::GeluTanh:
+      return "GeluBackward0";
+    case UnaryOp::Mish:
+      return "MishBackward0";
+    case UnaryOp::Softplus:
+      return "SoftplusBackward0";
+    case UnaryOp::Elu:
+      return "EluBackward0";
+    default:
+      return "UnaryBackward0";
+  }
+}
+
+Tensor u(UnaryOp op, const Tensor& x) { return ag::unary(op, x, "backward"); }
+
+// where(z > 0, g, 0), as PyTorch's threshold_backward: differentiable in g, and in z with a
+// zero gradient, so a double backward through relu keeps its graph (and gets zeros).
+Tensor relu_backward(const Tensor& g, const Tensor& z) {
+  Tensor mask = ops::binary(BinaryOp::Gt, z, num(0.0), "relu");
+  Tensor out = ops::where(mask, g, num(0.0));
+  Recorder r = record("ThresholdBackwardBackward0", {&g, &z},
+                      [](const FormulaNode& n, const Grads& gg, const std::vector<Tensor>& s) {
+                        Grads r(2);
+                        if (n.needs_grad(0)) r[0] = ag::where(s[0], gg[0], num(0.0));
+                        if (n.needs_grad(1)) r[1] = zeros_like_info(n.input_info[1]);
+                        return r;
+                      });
+  if (!r) return out;
+  r.save(mask);
+  set_history(r, {&out});
+  return out;
+}
+
+// d/dx of z = op(x), times g.
+Tensor unary_formula(UnaryOp op, const FormulaNode& n, const Tensor& g, const Tensor& x,
+                     const Tensor& z) {
+  switch (op) {
+    case UnaryOp::Neg:
+      return neg(g);
+    case UnaryOp::Abs:
+      return mul(g, u(UnaryOp::Sign, x));
+    case UnaryOp::Relu:
+      return relu_backward(g, z);
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Trunc:
+    case UnaryOp::Sign:
+      return zeros_like_info(n.input_info[0]);
+    case UnaryOp::Square:
+      return mul(g, mul(x, num(2.0)));
+    case UnaryOp::Exp:
+      return mul(g, z);
+    case UnaryOp::Log:
+      return div(g, x);
+    case UnaryOp::Sqrt:
+      return div(g, mul(z, num(2.0)));
+    case UnaryOp::Rsqrt:
+      return mul(g, mul(mul(z, mul(z, z)), num(-0.5)));
+    case UnaryOp::Sin:
+      return mul(g, u(UnaryOp::Cos, x));
+    case UnaryOp::Cos:
+      return neg(mul(g, u(UnaryOp::Sin, x)));
+    case UnaryOp::Tanh:
+      return mul(g, sub(num(1.0), mul(z, z)));
+    case UnaryOp::Sigmoid:
+      return mul(g, mul(z, sub(num(1.0), z)));
+    case UnaryOp::Reciprocal:
+      return neg(mul(g, mul(z, z)));
+    case UnaryOp::Log1p:
+      return div(g, add(x, num(1.0)));
+    case UnaryOp::Expm1:
+      return mul(g, add(z, num(1.0)));
+    case UnaryOp::Log2:
+      return div(g, mul(x, num(std::log(2.0))));
+    case UnaryOp::Log10:
+      return div(g, mul(x, num(std::log(10.0))));
+    case UnaryOp::Exp2:
+      return mul(g, mul(z, num(std::log(2.0))));
+    case UnaryOp::Erf:
+    case UnaryOp::Erfc: {
+      Tensor d = mul(u(UnaryOp::Exp, neg(mul(x, x))), num(2.0 / std::sqrt(kPi)));
+      return op == UnaryOp::Erf ? mul(g, d) : neg(mul(g, d));
+    }
+    case UnaryOp::Erfinv:
+      return mul(g, mul(u(UnaryOp::Exp, mul(z, z)), num(std::sqrt(kPi) / 2.0)));
+    case UnaryOp::Lgamma:
+      return mul(g, u(UnaryOp::Digamma, x));
+    case UnaryOp::Sinh:
+      return mul(g, u(UnaryOp::Cosh, x));
+    case UnaryOp::Cosh:
+      return mul(g, u(UnaryOp::Sinh, x));
+    case UnaryOp::Asin:
+      return div(g, u(UnaryOp::Sqrt, sub(num(1.0), mul(x, x))));
+    case UnaryOp::Acos:
+      return neg(div(g, u(UnaryOp::Sqrt, sub(num(1.0), mul(x, x)))));
+    case UnaryOp::Atan:
+      return div(g, add(mul(x, x), num(1.0)));
+    case UnaryOp::Asinh:
+      return div(g, u(UnaryOp::Sqrt, add(mul(x, x), num(1.0))));
+    case UnaryOp::Acosh:
+      return div(g, u(UnaryOp::Sqrt, sub(mul(x, x), num(1.0))));
+    case UnaryOp::Atanh:
+      return div(g, sub(num(1.0), mul(x, x)));
+    case UnaryOp::Frac:
+      return g;
+    case UnaryOp::Silu: {
+      Tensor s = u(UnaryOp::Sigmoid, x);
+      return mul(g, mul(s, add(num(1.0), mul(x, sub(num(1.0), s)))));
+    }
+    case UnaryOp::Gelu: {
+      Tensor cdf = mul(add(u(UnaryOp::Erf, mul(x, num(1.0 / std::sqrt(2.0)))), num(1.0)), num(0.5));
+      Tensor pdf = mul(u(UnaryOp::Exp, mul(mul(x, x), num(-0.5))), num(1.0 / std::sqrt(2.0 * kPi)));
+      return mul(g, add(cdf, mul(x, pdf)));
+    }
+    case UnaryOp::GeluTanh: {
+      const double k = std::sqrt(2.0 / kPi), c = 0.044715;
+      Tensor x2 = mul(x, x);
+      Tensor t = u(UnaryOp::Tanh, mul(mul(x, add(mul(x2, num(c)), num(1.0))), num(k)));
+      Tensor left = mul(add(t, num(1.0)), num(0.5));
+      Tensor dinner = mul(add(mul(x2, num(3.0 * c)), num(1.0)), num(k));
+      Tensor right = mul(mul(mul(x, num(0.5)), sub(num(1.0), mul(t, t))), dinner);
+      return mul(g, add(left, right));
+    }
+    case UnaryOp::Mish: {
+      Tensor tsp = u(UnaryOp::Tanh, u(UnaryOp::Softplus, x));
+      Tensor d = add(tsp, mul(mul(x, u(UnaryOp::Sigmoid, x)), sub(num(1.0), mul(tsp, tsp))));
+      return mul(g, d);
+    }
+    case UnaryOp::Softplus:
+      return ag::where(ops::binary(BinaryOp::Gt, x, num(20.0), "softplus"), g,
+                       mul(g, u(UnaryOp::Sigmoid, x)));
+    case UnaryOp::Elu:
+      return ag::where(ops::binary(BinaryOp::Gt, x, num(0.0), "elu"), g, mul(g, add(z, num(1.0))));
+    default:
+      GENESIS_FAIL(ErrorKind::NotImplemented, "backward", "the derivative for '",
+                   unary_node_name(op), "' is not implemented");
+  }
+}
+
+enum Needs { kInput = 1, kOutput = 2 };
+int unary_needs(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Neg:
+    case UnaryOp::Frac:
+    case UnaryOp::Floor:
+    case UnaryOp::Ceil:
+    case UnaryOp::Round:
+    case UnaryOp::Trunc:
+    case UnaryOp::Sign:
+      return 0;
+    case UnaryOp::Relu:
+    case UnaryOp::Exp:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Rsqrt:
+    case UnaryOp::Tanh:
+    case UnaryOp::Sigmoid:
+    case UnaryOp::Reciprocal:
+    case UnaryOp::Expm1:
+    case UnaryOp::Exp2:
+    case UnaryOp::Erfinv:
+      return kOutput;
+    case UnaryOp::Elu:
+      return kInput | kOutput;
+    default:
+      return kInput;
+  }
+}
+
+}  // namespace
+
+Tensor unary(UnaryOp op, const Tensor& a, const char* name) {
+  if (!autograd::any_requires_grad({&a})) return ops::unary(op, a, name);
+  Tensor out = ops::unary(op, a, name);
+  if (!autograd::is_differentiable_dtype(out.dtype())) return out;
+  Recorder r = record(unary_node_name(op), {&a},
+                      [op](const FormulaNode& n, const Grads& g, const std::vector<Tensor>& s) {
+                        return Grads{unary_formula(op, n, g[0], s[0], s[1])};
+                      });
+  int needs = unary_needs(op);
+  if (needs & kInput)
+    r.save(a);
+  else
+    r.save_none();
+  if (needs & kOutput)
+    r.save_output(out);
+  else
+    r.save_none();
+  set_history(r, {&out});
+  return out;
+}
+
+Tensor where(const Tensor& cond, const Operand& a, const Operand& b) {
+  const Tensor* ta = a.is_scalar() ? nullptr : &a.tensor();
+  const Tensor* tb = b.is_scalar() ? nullptr : &b.tensor();
+  Tensor out = ops::where(cond, a, b);
+  if (!autograd::any_requires_grad({ta, tb}) || !autograd::is_differentiable_dtype(out.dtype()))
+    return out;
+  Recorder r = record("WhereBackward0", {ta, tb},
+                      [](const FormulaNode& n, const Grads& g, const std::vector<Tensor>& s) {
+                        Grads r(2);
+                        if (n.needs_grad(0)) r[0] = ag::where(s[0], g[0], num(0.0));
+                        if (n.needs_grad(1)) r[1] = ag::where(s[0], num(0.0), g[0]);
+                        return r;
+                      });
+  r.save(cond);
+  set_history(r, {&out});
+  return out;
+}
+
+Tensor clamp(const Tensor& t, const std::optional<Operand>& min,
+             const std::optional<Operand>& max) {
+  const Tensor* tmin = min && !min->is_scalar() ? &min->tensor() : nullptr;
+  const Tensor* tmax = max && !max->is_scalar() ? &max->tensor() : nullptr;
+  Tensor out = ops::clamp(t, min, max);
+  if (!autograd::any_requires_grad({&t, tmin, tmax}) ||
+      !autograd::is_differentiable_dtype(out.dtype()))
+    return out;
+  // Masks of where the input passed, and where each bound was taken (computed now: they
+  // are bool tensors, saved as inputs of no grad).
+  Tensor keep = ops::full(t.sizes(), Scalar(true), ScalarType::Bool, t.device());
+  Tensor low, high;
+  if (min) {
+    low = ops::binary(BinaryOp::Lt, t, *min, "clamp");
+    keep = ops::binary(BinaryOp::LogicalAnd, keep, ops::binary(BinaryOp::Ge, t, *min, "clamp"),
+                       "clamp");
+  }
+  if (max) {
+    high = ops::binary(BinaryOp::Gt, t, *max, "clamp");
+    keep = ops::binary(BinaryOp::LogicalAnd, keep, ops::binary(BinaryOp::Le, t, *max, "clamp"),
+                       "clamp");
+    if (low.defined())
+      low = ops::binary(BinaryOp::LogicalAnd, low, ops::unary(UnaryOp::BitNot, high, "clamp"),
+                        "clamp");
+  }
+  Recorder r = record("ClampBackward1", {&t, tmin, tmax},
+                      [](const FormulaNode& n, const Grads& g, const std::vector<Tensor>& s) {
+                        Grads r(3);
+                        if (n.needs_grad(0)) r[0] = ag::where(s[0], g[0], num(0.0));
+                        if (n.needs_grad(1)) r[1] = ag::where(s[1], g[0], num(0.0));
+                        if (n.needs_grad(2)) r[2] = ag::where(s[2], g[0], num(0.0));
+                        return r;
+                      });
+  r.save(keep);
+  if (low.defined())
+    r.save(low);
+  else
+    r.save_none();
+  if (high.defined())
+    r.save(high);
+  else
+    r.save_none();
+  set_history(r, {&out});
+  return out;
+}
+
+}  // namespace genesis::ag

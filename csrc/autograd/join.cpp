@@ -1,0 +1,144 @@
+// Backward formulas of joining (cat, stack and the *stack family) and splitting (split, chunk,
+// unbind): a joined result's gradient is cut back into the pieces; the pieces of a split are
+// views (narrow, select) of their input, with the views' formulas.
+#include "ops/join.h"
+#include "autograd/formula_helpers.h"
+#include "ops/split.h"
+
+namespace genesis::ag {
+
+namespace {
+
+int64_t wrap(int64_t dim, int64_t ndim) { return dim < 0 ? dim + ndim : dim; }
+
+// `out`, the inputs joined along dim d of `out`, input i taking lengths[i] places there: its
+// gradient is that slice of g, in the input's own shape.
+Tensor joined(const char* name, const std::vector<Tensor>& inputs, Tensor out, int64_t d,
+              std::vector<int64_t> lengths) {
+  if (!autograd::is_differentiable_dtype(out.dtype())) return out;
+  Recorder r = record(
+      name, inputs, [d, lengths](const FormulaNode& n, const Grads& g, const std::vector<Tensor>&) {
+        Grads r(lengths.size());
+        int64_t offset = 0;
+        for (size_t i = 0; i < lengths.size(); ++i) {
+          const autograd::TensorInfo& info = n.input_info[i];
+          if (n.needs_grad(i)) {
+            bool empty = lengths[i] == 0 || g[0].numel() == 0;
+            r[i] = empty ? zeros_like_info(info)
+                         : reshape(narrow(g[0], d, offset, lengths[i]), info.sizes);
+          }
+          offset += lengths[i];
+        }
+        return r;
+      });
+  if (r) set_history(r, {&out});
+  return out;
+}
+
+// The length along d that each input takes in the result, after `shape_of` made it a piece.
+template <typename F>
+std::vector<int64_t> lengths_of(const std::vector<Tensor>& inputs, int64_t d, F shape_of) {
+  std::vector<int64_t> lengths;
+  for (const Tensor& t : inputs) {
+    Shape s = shape_of(t);
+    bool legacy_empty = s.size() == 1 && s[0] == 0;  // cat skips these (ops/join.cpp)
+    lengths.push_back(legacy_empty || d >= static_cast<int64_t>(s.size()) ? 0 : s[d]);
+  }
+  return lengths;
+}
+
+Shape own(const Tensor& t) { return t.sizes(); }
+Shape as_1d(const Tensor& t) { return t.ndim() >= 1 ? t.sizes() : Shape{1}; }
+Shape as_2d(const Tensor& t) {
+  if (t.ndim() >= 2) return t.sizes();
+  return t.ndim() == 0 ? Shape{1, 1} : Shape{1, t.sizes()[0]};
+}
+Shape as_3d(const Tensor& t) {
+  if (t.ndim() >= 3) return t.sizes();
+  if (t.ndim() == 2) return Shape{t.sizes()[0], t.sizes()[1], 1};
+  return t.ndim() == 1 ? Shape{1, t.sizes()[0], 1} : Shape{1, 1, 1};
+}
+Shape as_column(const Tensor& t) { return t.ndim() >= 2 ? t.sizes() : Shape{t.numel(), 1}; }
+
+// Pieces of a split, as views of t made by the recorded narrow.
+std::vector<Tensor> as_views(const Tensor& t, const std::vector<Tensor>& pieces, int64_t dim) {
+  int64_t d = wrap(dim, t.ndim());
+  std::vector<Tensor> views;
+  int64_t offset = 0;
+  for (const Tensor& p : pieces) {
+    views.push_back(narrow(t, d, offset, p.sizes()[d]));
+    offset += p.sizes()[d];
+  }
+  return views;
+}
+
+}  // namespace
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  Tensor out = ops::cat(tensors, dim);
+  if (!autograd::any_requires_grad(tensors)) return out;
+  int64_t d = out.ndim() == 0 ? 0 : wrap(dim, out.ndim());
+  return joined("CatBackward0", tensors, out, d, lengths_of(tensors, d, own));
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  Tensor out = ops::stack(tensors, dim);
+  if (!autograd::any_requires_grad(tensors)) return out;
+  return joined("StackBackward0", tensors, out, wrap(dim, out.ndim()),
+                std::vector<int64_t>(tensors.size(), 1));
+}
+
+Tensor hstack(const std::vector<Tensor>& tensors) {
+  Tensor out = ops::hstack(tensors);
+  if (!autograd::any_requires_grad(tensors)) return out;
+  int64_t d = out.ndim() == 1 ? 0 : 1;
+  return joined("CatBackward0", tensors, out, d, lengths_of(tensors, d, as_1d));
+}
+
+Tensor vstack(const std::vector<Tensor>& tensors) {
+  Tensor out = ops::vstack(tensors);
+  if (!autograd::any_requires_grad(tensors)) return out;
+  return joined("CatBackward0", tensors, out, 0, lengths_of(tensors, 0, as_2d));
+}
+
+Tensor dstack(const std::vector<Tensor>& tensors) {
+  Tensor out = ops::dstack(tensors);
+  if (!autograd::any_requires_grad(tensors)) return out;
+  return joined("CatBackward0", tensors, out, 2, lengths_of(tensors, 2, as_3d));
+}
+
+Tensor column_stack(const std::vector<Tensor>& tensors) {
+  Tensor out = ops::column_stack(tensors);
+  if (!autograd::any_requires_grad(tensors)) return out;
+  return joined("CatBackward0", tensors, out, 1, lengths_of(tensors, 1, as_column));
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& t, const Shape& sizes, int64_t dim) {
+  std::vector<Tensor> pieces = ops::split_with_sizes(t, sizes, dim);
+  if (!autograd::any_requires_grad({&t})) return pieces;
+  return as_views(t, pieces, dim);
+}
+
+std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
+  std::vector<Tensor> pieces = ops::split(t, split_size, dim);
+  if (!autograd::any_requires_grad({&t})) return pieces;
+  return as_views(t, pieces, dim);
+}
+
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
+  std::vector<Tensor> pieces = ops::chunk(t, chunks, dim);
+  if (!autograd::any_requires_grad({&t})) return pieces;
+  return as_views(t, pieces, dim);
+}
+
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
+  std::vector<Tensor> pieces = ops::unbind(t, dim);
+  if (!autograd::any_requires_grad({&t})) return pieces;
+  int64_t d = wrap(dim, t.ndim());
+  std::vector<Tensor> views;
+  for (int64_t i = 0; i < static_cast<int64_t>(pieces.size()); ++i)
+    views.push_back(select(t, d, i));
+  return views;
+}
+
+}  // namespace genesis::ag

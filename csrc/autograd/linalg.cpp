@@ -1,0 +1,141 @@
+// Backward formulas of genesis.linalg: inv, det, solve, cholesky, and the singular values and
+// symmetric eigenvalues. Each is the textbook matrix-calculus result for real matrices, built
+// from differentiable ops where a double backward may need it; svdvals and eigvalsh compute
+// their vectors again at backward time (a decomposition without a formula of its own).
+#include "autograd/formula_helpers.h"
+#include "ops/linalg_decomp.h"
+#include "ops/matmul.h"
+
+namespace genesis::ag {
+
+namespace {
+
+using S = const std::vector<Tensor>&;
+
+Tensor mT(const Tensor& t) { return transpose(t, -2, -1); }
+
+bool is_vector_rhs(const Tensor& a, const Tensor& b) {
+  return b.ndim() == 1 || (b.ndim() == a.ndim() - 1 &&
+                           Shape(b.sizes()) == Shape(a.sizes().begin(), a.sizes().end() - 1));
+}
+
+}  // namespace
+
+Tensor linalg_inv(const Tensor& a) {
+  Tensor out = ops::linalg_inv(a);
+  Recorder r = record("LinalgInvExBackward0", {&a}, [](const FormulaNode&, const Grads& g, S s) {
+    // d(A^-1) = -A^-1 dA A^-1, so dA = -A^-T g A^-T.
+    Tensor inv_t = mT(s[0]);
+    return Grads{neg(matmul(matmul(inv_t, g[0]), inv_t))};
+  });
+  if (!r) return out;
+  r.save_output(out);
+  set_history(r, {&out});
+  return out;
+}
+
+Tensor linalg_det(const Tensor& a) {
+  Tensor out = ops::linalg_det(a);
+  Recorder r = record("LinalgDetBackward0", {&a}, [](const FormulaNode&, const Grads& g, S s) {
+    // d det = det tr(A^-1 dA): dA = g det A^-T (A must be invertible).
+    Tensor scale = unsqueeze(unsqueeze(mul(g[0], s[1]), -1), -1);
+    return Grads{mul(scale, mT(linalg_inv(s[0])))};
+  });
+  if (!r) return out;
+  r.save(a);
+  r.save_output(out);
+  set_history(r, {&out});
+  return out;
+}
+
+Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left) {
+  Tensor out = ops::linalg_solve(a, b, left);
+  bool vector = is_vector_rhs(a, b);
+  Recorder r = record("LinalgSolveExBackward0", {&a, &b},
+                      [left, vector](const FormulaNode& n, const Grads& g, S s) {
+                        // AX = B: dB = A^-T g, dA = -dB X^T; XA = B: dB = g A^-T, dA = -X^T dB.
+                        Grads r(2);
+                        Tensor gb = linalg_solve(mT(s[0]), g[0], left);
+                        if (n.needs_grad(1)) r[1] = gb;
+                        if (n.needs_grad(0)) {
+                          Tensor x = vector ? unsqueeze(s[1], -1) : s[1];
+                          Tensor gm = vector ? unsqueeze(gb, -1) : gb;
+                          r[0] = neg(left ? matmul(gm, mT(x)) : matmul(mT(x), gm));
+                        }
+                        return r;
+                      });
+  if (!r) return out;
+  r.save(a);
+  r.save_output(out);
+  set_history(r, {&out});
+  return out;
+}
+
+Tensor linalg_cholesky(const Tensor& a, bool upper) {
+  Tensor out = ops::linalg_cholesky(a, upper);
+  Recorder r =
+      record("LinalgCholeskyExBackward0", {&a}, [upper](const FormulaNode&, const Grads& g, S s) {
+        // With A = L L^T: dA = L^-T Phi(L^T gL) L^-1, Phi the lower triangle
+        // with its diagonal halved, then made symmetric.
+        Tensor l = upper ? mT(s[0]) : s[0];
+        Tensor gl = upper ? mT(g[0]) : g[0];
+        Tensor m = tril(matmul(mT(l), gl), 0, false);
+        m = mul(add(m, mT(tril(m, -1, false))), num(0.5));
+        m = linalg_solve(mT(l), m, /*left=*/true);
+        return Grads{linalg_solve(l, m, /*left=*/false)};
+      });
+  if (!r) return out;
+  r.save_output(out);
+  set_history(r, {&out});
+  return out;
+}
+
+Tensor linalg_svdvals(const Tensor& a) {
+  Tensor out = ops::linalg_svdvals(a);
+  Recorder r = record("LinalgSvdBackward0", {&a}, [](const FormulaNode&, const Grads& g, S s) {
+    // dA = U diag(g) V^T, from the reduced SVD (the singular values assumed distinct).
+    auto [u, sv, vh] = ops::linalg_svd(s[0], /*full_matrices=*/false);
+    return Grads{matmul(mul(u, unsqueeze(g[0], -2)), vh)};
+  });
+  if (!r) return out;
+  r.save(a);
+  set_history(r, {&out});
+  return out;
+}
+
+Tensor linalg_eigvalsh(const Tensor& a, const std::string& uplo) {
+  Tensor out = ops::linalg_eigvalsh(a, uplo);
+  Recorder r = record("LinalgEighBackward0", {&a}, [uplo](const FormulaNode&, const Grads& g, S s) {
+    // dA = V diag(g) V^T (the eigenvalues assumed distinct).
+    auto [w, v] = ops::linalg_eigh(s[0], uplo);
+    return Grads{matmul(mul(v, unsqueeze(g[0], -2)), mT(v))};
+  });
+  if (!r) return out;
+  r.save(a);
+  set_history(r, {&out});
+  return out;
+}
+
+std::pair<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode) {
+  std::pair<Tensor, Tensor> qr = ops::linalg_qr(a, mode);
+  int64_t m = a.ndim() >= 2 ? a.sizes()[a.ndim() - 2] : 0;
+  int64_t n = a.ndim() >= 2 ? a.sizes().back() : 0;
+  // Differentiable where Q is returned and A has at least as many rows as columns; elsewhere
+  // the results are left to Note [Ops without a derivative].
+  if (mode == "r" || m < n) return qr;
+  Recorder r = record("LinalgQrBackward0", {&a}, [](const FormulaNode&, const Grads& g, S s) {
+    // With M = gR R^T - Q^T gQ and sym(X) = triu(X) + triu(X)^T - diag(X):
+    // dA = (gQ + Q sym(M)) R^-T.
+    const Tensor &q = s[0], &rr = s[1];
+    Tensor upper = tril(sub(matmul(g[1], mT(rr)), matmul(mT(q), g[0])), 0, /*upper=*/true);
+    Tensor sym = add(upper, mT(tril(upper, 1, /*upper=*/true)));
+    return Grads{linalg_solve(mT(rr), add(g[0], matmul(q, sym)), /*left=*/false)};
+  });
+  if (!r) return qr;
+  r.save_output(qr.first, 0);
+  r.save_output(qr.second, 1);
+  set_history(r, {&qr.first, &qr.second});
+  return qr;
+}
+
+}  // namespace genesis::ag

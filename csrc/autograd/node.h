@@ -1,0 +1,173 @@
+#pragma once
+// The graph: nodes (one backward function each), the edges between them, and the tensors a
+// node saves for its formula.
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograd/meta.h"
+#include "core/device.h"
+#include "core/tensor.h"
+
+namespace genesis::autograd {
+
+using Grads = std::vector<Tensor>;
+
+// Where a gradient goes: input `input_nr` of node `fn` (null fn: the input needs no grad).
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+};
+
+// Shape, dtype and device of a tensor that is gone: what a gradient for it must look like.
+struct TensorInfo {
+  Shape sizes;
+  ScalarType dtype = kDefaultFloat;
+  Device device;
+  explicit TensorInfo(const Tensor& t) : sizes(t.sizes()), dtype(t.dtype()), device(t.device()) {}
+  TensorInfo() = default;
+};
+
+// Note [Saved tensors]
+// ~~~~~~~~~~~~~~~~~~~~
+// A node keeps what its formula needs as SavedTensors. Each records the storage's write
+// version when saved (Note [Write versions] in core/storage.h), and unpacking a tensor whose
+// storage was written since raises PyTorch's "modified by an inplace operation" error instead
+// of computing a wrong gradient. An input is saved with its meta, so a double backward
+// (create_graph) differentiates through it. The node's own output is saved without it and
+// with a weak pointer back to the node: a strong one would be a cycle (node -> saved output
+// -> meta -> node) that never frees. release() drops the tensor once backward has used it,
+// unless retain_graph, so memory returns as the pass goes.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  SavedTensor(const Tensor& t, bool is_output);
+  // An output of `node` (output number `output_nr`), saved without its meta (no cycle).
+  static SavedTensor output(const Tensor& t, std::weak_ptr<Node> node, uint32_t output_nr);
+  Tensor unpack(const Node& owner) const;
+  void release() { data_ = Tensor(); }
+
+ private:
+  Tensor data_;
+  uint64_t version_ = 0;
+  bool is_output_ = false;
+  bool was_defined_ = false;
+  std::weak_ptr<Node> output_of_;
+  uint32_t output_nr_ = 0;
+  friend struct Recorder;
+};
+
+// A hook that the engine runs on the gradient of one output of a node (a non-leaf tensor's
+// register_hook), or that stores it (retain_grad).
+struct OutputHook {
+  int64_t id = 0;
+  uint32_t output_nr = 0;
+  GradHook fn;                         // set for register_hook
+  std::weak_ptr<AutogradMeta> retain;  // set for retain_grad
+};
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  Node();
+  virtual ~Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // Gradients of the outputs (each defined: the engine fills missing ones with zeros) ->
+  // gradients of the inputs, one per next edge (undefined where an input needs none).
+  virtual Grads apply(Grads&& grads) = 0;
+  virtual std::string name() const = 0;
+  // Drops the saved tensors (after a backward without retain_graph).
+  virtual void release_saved() {}
+  // Whether input `i` needs a gradient (ctx.needs_input_grad).
+  bool needs_grad(size_t i) const { return i < next_edges.size() && next_edges[i].fn != nullptr; }
+
+  std::vector<Edge> next_edges;
+  std::vector<TensorInfo> input_info;   // per next edge: the shape its gradient must have
+  std::vector<TensorInfo> output_info;  // per output: the shape of a zero gradient
+  std::vector<OutputHook> output_hooks;
+  uint64_t sequence_nr;  // creation order: the engine runs later nodes first
+};
+
+// The node of a recorded op: a formula over the saved tensors (Note [Formula nodes]).
+class FormulaNode : public Node {
+ public:
+  using Formula = std::function<Grads(const FormulaNode& node, const Grads& grads,
+                                      const std::vector<Tensor>& saved)>;
+  FormulaNode(std::string name, Formula formula)
+      : name_(std::move(name)), formula_(std::move(formula)) {}
+  Grads apply(Grads&& grads) override;
+  std::string name() const override { return name_; }
+  void release_saved() override;
+
+  std::vector<SavedTensor> saved;
+
+ private:
+  std::string name_;
+  Formula formula_;
+};
+
+// A leaf's node: adds the gradient into Tensor.grad (after the leaf's hooks).
+class AccumulateGrad : public Node {
+ public:
+  explicit AccumulateGrad(const Tensor& leaf);
+  Grads apply(Grads&& grads) override;
+  std::string name() const override { return "AccumulateGrad"; }
+  // The leaf (a strong reference, as in PyTorch: the graph keeps its leaves alive).
+  Tensor leaf;
+};
+
+// Where the gradient of `t` goes: its grad_fn's output, its leaf's accumulator, or nowhere.
+Edge gradient_edge(const Tensor& t);
+// The leaf's AccumulateGrad node, made on first use.
+std::shared_ptr<Node> grad_accumulator(const Tensor& t);
+
+// Note [Formula nodes]
+// ~~~~~~~~~~~~~~~~~~~~
+// Each differentiable op records one FormulaNode: a name (PyTorch's, "MulBackward0"), the
+// edges to its tensor inputs, their shapes, the tensors it saves and a formula. The formula
+// captures only plain values (dims, scalars, shapes), never a Tensor: tensors go through
+// `saved`, so that release_saved() frees them and version checks guard them. Formulas are
+// written with the differentiable ops of autograd/ops.h, so under create_graph the gradient is
+// itself recorded. The engine reduces a gradient to its input's shape, dtype and device
+// (broadcasting, promotion, a CPU scalar next to CUDA tensors), so formulas need not.
+//
+// record(): when grad mode is on and an input requires grad, makes the node, connects it and
+// gives each floating output its history; otherwise returns null and costs one test per input.
+struct Recorder {
+  std::shared_ptr<FormulaNode> node;
+  explicit operator bool() const { return node != nullptr; }
+  void save(const Tensor& t) const { node->saved.emplace_back(t, false); }
+  void save_output(const Tensor& t, uint32_t output_nr = 0) const;
+  void save_none() const { node->saved.emplace_back(); }
+};
+
+// Whether any of `inputs` needs a gradient under the current mode.
+bool any_requires_grad(std::initializer_list<const Tensor*> inputs);
+bool any_requires_grad(const std::vector<Tensor>& inputs);
+Recorder record(const char* name, std::initializer_list<const Tensor*> inputs,
+                FormulaNode::Formula formula);
+// The same for a list of inputs (cat, stack).
+Recorder record(const char* name, const std::vector<Tensor>& inputs, FormulaNode::Formula formula);
+// Gives `outputs` (the node's outputs, in order) their history; integer and bool outputs stay
+// outside the graph. Call after saving: an output saved for backward is saved as an output.
+void set_history(const Recorder& r, std::initializer_list<Tensor*> outputs);
+void set_history(const Recorder& r, const std::vector<Tensor*>& outputs);
+// The same for any node (a custom Function's).
+void set_history(const std::shared_ptr<Node>& node, const std::vector<Tensor*>& outputs);
+
+// Note [Ops without a derivative]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// An op without a formula must not hand back a result that silently lacks the gradient of an
+// input that requires grad: the caller's parameters would just stop learning. The bindings'
+// one entry point (Note [Call habits] in python/call_habits.cpp) therefore gives such a result
+// a "NotImplemented" node, as PyTorch does for its ops without a derivative: the result
+// requires grad, and backward through it raises "the derivative for 'op' is not implemented".
+// Tensors that never required grad cost nothing: the check starts only once some tensor of
+// the process has been made to require grad.
+Recorder record_not_implemented(const std::string& op, const std::vector<Tensor>& inputs);
+
+}  // namespace genesis::autograd

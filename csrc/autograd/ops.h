@@ -1,0 +1,191 @@
+#pragma once
+// The differentiable ops: the same signatures as ops/, and each records a FormulaNode when grad
+// mode is on and an input requires grad (Note [Formula nodes] in autograd/node.h). The
+// bindings call these; backward formulas call them too, so create_graph records the gradient.
+#include <functional>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/tensor.h"
+#include "index/index_item.h"
+#include "ops/elementwise.h"
+#include "ops/reduce.h"
+#include "vocab/op_codes.h"
+
+namespace genesis::ag {
+
+using ops::BinaryOp;
+using ops::Dims;
+using ops::Operand;
+using ops::UnaryOp;
+
+// Elementwise (autograd/elementwise.cpp).
+Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name);
+void binary_(BinaryOp op, const Tensor& self, const Operand& other, const char* name);
+Tensor unary(UnaryOp op, const Tensor& a, const char* name);
+void unary_(UnaryOp op, const Tensor& self, const char* name);
+Tensor where(const Tensor& cond, const Operand& a, const Operand& b);
+Tensor clamp(const Tensor& t, const std::optional<Operand>& min, const std::optional<Operand>& max);
+
+// Activations at any parameters and round(decimals) (autograd/activation.cpp).
+Tensor gelu(const Tensor& t, const std::string& approximate);
+Tensor softplus(const Tensor& t, double beta, double threshold);
+Tensor elu(const Tensor& t, double alpha, double scale, double input_scale);
+Tensor round(const Tensor& t, int64_t decimals, const char* name);
+
+// Reductions (autograd/reduce.cpp).
+Tensor sum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
+Tensor mean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
+// `g` summed down to `shape` (the dims broadcasting added or stretched from 1).
+Tensor sum_to(const Tensor& g, const Shape& shape);
+
+// Softmax and the statistics (autograd/statistics.cpp).
+Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bool log);
+Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim);
+Tensor prod(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
+Tensor var(const Tensor& t, const Dims& dims, double correction, bool keepdim, bool take_sqrt);
+Tensor vector_norm(const Tensor& t, double ord, const Dims& dims, bool keepdim,
+                   std::optional<ScalarType> dtype);
+Tensor nansum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
+Tensor nanmean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
+Tensor cumsum(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype);
+Tensor cumprod(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype);
+
+// Values picked from the input: extremes, sorting, selection (autograd/selection.cpp). Each
+// pair is (values, indices); the gradient goes back to the picked places.
+Tensor extreme(const Tensor& t, bool is_max);
+std::pair<Tensor, Tensor> extreme_dim(const Tensor& t, int64_t dim, bool keepdim, bool is_max);
+Tensor amax(const Tensor& t, const Dims& dims, bool keepdim, bool is_max);
+std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending);
+std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest);
+std::pair<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim, bool keepdim);
+std::pair<Tensor, Tensor> median(const Tensor& t, int64_t dim, bool keepdim, bool ignore_nan);
+Tensor median_all(const Tensor& t, bool ignore_nan);
+std::pair<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim);
+std::pair<Tensor, Tensor> cummax(const Tensor& t, int64_t dim, bool is_max);
+// zeros of `in_sizes` with `g` added at `index` along dim (gather's gradient; recorded).
+Tensor scatter_add_into_zeros(const Tensor& g, int64_t dim, const Tensor& index,
+                              const Shape& in_sizes);
+
+// Joining and splitting (autograd/join.cpp).
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+Tensor hstack(const std::vector<Tensor>& tensors);
+Tensor vstack(const std::vector<Tensor>& tensors);
+Tensor dstack(const std::vector<Tensor>& tensors);
+Tensor column_stack(const std::vector<Tensor>& tensors);
+std::vector<Tensor> split_with_sizes(const Tensor& t, const Shape& sizes, int64_t dim);
+std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim);
+std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim);
+std::vector<Tensor> unbind(const Tensor& t, int64_t dim);
+
+// The index family (autograd/index_family.cpp).
+Tensor index_select(const Tensor& input, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& input, int64_t dim, const Tensor& index);
+Tensor take_along_dim(const Tensor& input, const Tensor& indices, std::optional<int64_t> dim);
+Tensor take(const Tensor& input, const Tensor& index);
+Tensor masked_select(const Tensor& input, const Tensor& mask);
+// The out-of-place forms of the writers: a copy of self, written.
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Operand& value);
+Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Operand& value);
+Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha, const char* op);
+Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Operand& src);
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                   const char* op);
+// An in-place op on self through its out-of-place form `op` (Note [In-place ops and autograd]):
+// runs `op_` directly when autograd is not involved.
+void apply_inplace(const Tensor& self, std::initializer_list<const Tensor*> others,
+                   const char* name, const std::function<Tensor(const Tensor&)>& op,
+                   const std::function<void()>& op_);
+
+// Rearranging copies (autograd/rearrange.cpp).
+Tensor flip(const Tensor& t, const Shape& dims);
+Tensor roll(const Tensor& t, const Shape& shifts, const Shape& dims);
+Tensor rot90(const Tensor& t, int64_t k, const Shape& dims);
+Tensor repeat(const Tensor& t, const Shape& repeats);
+Tensor tile(const Tensor& t, const Shape& reps);
+Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim);
+Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<int64_t> dim);
+Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step);
+Tensor diff(const Tensor& t, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+            const std::optional<Tensor>& append);
+Tensor tril(const Tensor& t, int64_t k, bool upper);
+Tensor diag(const Tensor& t, int64_t k);
+Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
+
+// Elementwise ops with several tensor operands (autograd/elementwise_more.cpp).
+Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight);
+Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value,
+               bool divide);
+Tensor nan_to_num(const Tensor& a, double nan, std::optional<double> posinf,
+                  std::optional<double> neginf);
+
+// genesis.linalg (autograd/linalg.cpp).
+Tensor linalg_inv(const Tensor& a);
+Tensor linalg_det(const Tensor& a);
+Tensor linalg_solve(const Tensor& a, const Tensor& b, bool left);
+Tensor linalg_cholesky(const Tensor& a, bool upper);
+Tensor linalg_svdvals(const Tensor& a);
+Tensor linalg_eigvalsh(const Tensor& a, const std::string& uplo);
+std::pair<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode);
+
+// Products (autograd/products.cpp).
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
+// `out`, computed by a fused op as beta * added + alpha * einsum(equation, operands) (added
+// optional), recorded with einsum's gradient (outer, dot, mv, addmm, baddbmm ...).
+Tensor product_as_einsum(const char* name, Tensor out, const std::string& equation,
+                         const std::vector<Tensor>& operands, const Scalar& alpha = Scalar(1.0),
+                         const Tensor* added = nullptr, const Scalar& beta = Scalar(1.0));
+
+// Views (autograd/views.cpp; Note [Views and autograd]).
+Tensor view(const Tensor& t, const Shape& shape);
+Tensor reshape(const Tensor& t, const Shape& shape);
+Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim);
+Tensor unflatten(const Tensor& t, int64_t dim, const Shape& sizes);
+Tensor squeeze(const Tensor& t);
+Tensor squeeze(const Tensor& t, const Shape& dims);
+Tensor unsqueeze(const Tensor& t, int64_t dim);
+Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1);
+Tensor permute(const Tensor& t, const Shape& dims);
+Tensor t(const Tensor& t);
+Tensor reverse_dims(const Tensor& t);
+Tensor movedim(const Tensor& t, const Shape& source, const Shape& destination);
+Tensor expand(const Tensor& t, const Shape& sizes);
+Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& t, int64_t dim, int64_t index);
+Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
+Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
+             std::optional<int64_t> stop, int64_t step);
+
+// A recorded view's grad_fn made again from its root's current history (the root was
+// written since it was set: Note [Views and autograd]).
+void refresh_view(const Tensor& view);
+
+// x[key], and a copy of x with x[key] = value (autograd/indexing.cpp).
+Tensor index_get(const Tensor& x, const IndexList& key);
+Tensor index_put(const Tensor& self, const IndexList& key, const Operand& value);
+
+// Copies and casts (autograd/convert.cpp).
+Tensor to(const Tensor& t, ScalarType dtype, Device device, bool copy, bool non_blocking = false);
+Tensor copy_to(const Tensor& t, ScalarType dtype, Device device, bool non_blocking = false);
+Tensor clone(const Tensor& t);
+Tensor contiguous(const Tensor& t);
+
+// Every in-place op on `self` calls this first (Note [In-place ops and autograd]): an error
+// for a leaf that requires grad, or for a view of one, while grad mode is on.
+void check_inplace(const Tensor& self, const char* op);
+// An error when `src`, about to be written into another tensor by an op without a formula,
+// requires grad while grad mode is on (its gradient would be lost).
+void check_untracked_source(const Tensor& src, const char* op);
+// Makes check_writable (core/tensor.h) call check_inplace for tensors with an autograd record.
+void install_write_guard();
+
+}  // namespace genesis::ag

@@ -1,0 +1,467 @@
+"""Tensors that outlive the process: pickling and copying, ``genesis.save`` and ``genesis.load``.
+
+Pickling (``pickle``, ``copy.copy``, ``copy.deepcopy``): a tensor is rebuilt from its storage
+and layout (offset, sizes, strides, dtype), and the storage from its bytes, so tensors that
+share a storage in one pickle (views) share one in the copy too. The storage's bytes come from
+the core (``UntypedStorage._to_bytes``) and go back through it (``_storage_from_bytes``); every
+layout read back is checked against its storage in C++ (``_tensor_on_storage``), so a crafted
+pickle cannot make a tensor that reaches past its memory.
+
+``genesis.save(obj, f)`` writes a zip archive (entries stored, not compressed): ``data.pkl``,
+the object pickled with each storage replaced by a reference, ``data/<key>`` with each
+storage's bytes once, and ``version``. ``genesis.load(f)`` reads it back; with
+``weights_only=True`` (the default) its unpickler only builds tensors, genesis dtypes and
+devices, and plain Python containers and values: nothing in the file can run code.
+Note [Saved archives] describes the format.
+"""
+
+from __future__ import annotations
+
+import _compat_pickle
+import copy
+import io
+import os
+import pickle
+import weakref
+import zipfile
+from typing import IO, Any, Callable, Union, cast
+
+from genesis._C import (
+    Tensor,
+    UntypedStorage,
+    _storage_from_bytes,
+    _tensor_on_storage,
+)
+from genesis._C import device as _device
+
+__all__ = ["save", "load"]
+
+FORMAT_VERSION = "1"
+
+# Note [Storage handles]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# t.untyped_storage() makes a new Python handle each call; pickle's memo (and deepcopy's) work by
+# object identity. While a handle of a storage is alive, _storage_handle gives every tensor of
+# that storage the same handle, so a pickle (whose memo keeps the handles alive) writes each
+# storage once and rebuilds views of one storage over one copy.
+_handles: weakref.WeakValueDictionary[int, UntypedStorage] = weakref.WeakValueDictionary()
+
+
+def _storage_handle(t: Tensor) -> UntypedStorage:
+    s = t.untyped_storage()
+    return _handles.setdefault(s._cdata, s)
+
+
+def _rebuild_tensor(
+    storage: UntypedStorage,
+    offset: int,
+    size: tuple[int, ...],
+    stride: tuple[int, ...],
+    dtype: Any,
+    requires_grad: bool,
+) -> Tensor:
+    t = _tensor_on_storage(storage, offset, list(size), list(stride), dtype)
+    if requires_grad:
+        t.requires_grad_()
+    return t
+
+
+def _rebuild_storage(data: bytes, device: str) -> UntypedStorage:
+    return _storage_from_bytes(data, device)
+
+
+def _tensor_reduce_ex(self: Tensor, protocol: int) -> tuple[Any, ...]:
+    """Pickles the tensor: its storage (once per pickle) and its layout.
+
+    Args:
+        protocol: The pickle protocol (any).
+
+    Returns:
+        The ``(rebuild, args, state)`` triple of the pickle protocol; state is the tensor's
+        Python attributes.
+
+    Example:
+        >>> import pickle, genesis
+        >>> x = genesis.arange(6.0).reshape(2, 3)
+        >>> pickle.loads(pickle.dumps(x.t())).tolist()
+        [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+    """
+    del protocol
+    args = (
+        _storage_handle(self),
+        self.storage_offset(),
+        tuple(self.shape),
+        tuple(self.stride()),
+        self.dtype,
+        self.requires_grad,
+    )
+    state = dict(self.__dict__) or None
+    return (_rebuild_tensor, args, state)
+
+
+def _storage_copy(original: UntypedStorage, memo: dict[int, Any]) -> UntypedStorage:
+    """The storage's copy in one deepcopy call: one per storage, whatever handle or tensor
+    reaches it (as in PyTorch, whose memo is keyed by ``_cdata`` too)."""
+    key = ("genesis.UntypedStorage", original._cdata)
+    storage = memo.get(key)  # type: ignore[call-overload]
+    if storage is None:
+        storage = original.clone()
+        memo[key] = storage  # type: ignore[index]
+        # Keeps the original alive while the memo is (its identity must not be reused).
+        memo.setdefault(id(memo), []).append(original)
+    return storage
+
+
+def _tensor_deepcopy(self: Tensor, memo: dict[int, Any]) -> Tensor:
+    """A copy of the tensor's values with its layout, views of one storage sharing one copy.
+
+    As in PyTorch, only leaves can be deep-copied; requires_grad, ``.grad`` and Python
+    attributes are copied too.
+
+    Args:
+        memo: ``copy.deepcopy``'s memo.
+
+    Returns:
+        The copy.
+
+    Example:
+        >>> import copy, genesis
+        >>> x = genesis.arange(4.0)
+        >>> a, b = copy.deepcopy([x, x[1:]])
+        >>> a[1] = 10.0
+        >>> b.tolist(), x.tolist()
+        ([10.0, 2.0, 3.0], [0.0, 1.0, 2.0, 3.0])
+    """
+    if not self.is_leaf:
+        raise RuntimeError(
+            "[deepcopy] Only Tensors created explicitly by the user (graph leaves) support the "
+            "deepcopy protocol at the moment. Use t.detach().clone() for a copy of a result."
+        )
+    if id(self) in memo:
+        return memo[id(self)]
+    storage = _storage_copy(self.untyped_storage(), memo)
+    new = _tensor_on_storage(
+        storage, self.storage_offset(), list(self.shape), list(self.stride()), self.dtype
+    )
+    memo[id(self)] = new
+    if self.requires_grad:
+        new.requires_grad_()
+    if self.grad is not None:
+        new.grad = copy.deepcopy(self.grad, memo)
+    if self.__dict__:
+        new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+    return new
+
+
+def _storage_reduce(self: UntypedStorage) -> tuple[Any, ...]:
+    """Pickles the storage as its bytes and device.
+
+    Returns:
+        The ``(rebuild, args)`` pair of the pickle protocol.
+
+    Example:
+        >>> import pickle, genesis
+        >>> s = genesis.arange(3, dtype=genesis.uint8).untyped_storage()
+        >>> pickle.loads(pickle.dumps(s)).nbytes()
+        3
+    """
+    return (_rebuild_storage, (self._to_bytes(), str(self.device)))
+
+
+def _storage_deepcopy(self: UntypedStorage, memo: dict[int, Any]) -> UntypedStorage:
+    """A copy of the storage's bytes on its device (shared with the tensors over the storage
+    that the same deepcopy call copies).
+
+    Args:
+        memo: ``copy.deepcopy``'s memo.
+
+    Returns:
+        The copy.
+
+    Example:
+        >>> import copy, genesis
+        >>> s = genesis.ones(2).untyped_storage()
+        >>> copy.deepcopy(s).nbytes()
+        8
+    """
+    return _storage_copy(self, memo)
+
+
+Tensor.__reduce_ex__ = _tensor_reduce_ex  # type: ignore[method-assign,assignment]
+Tensor.__deepcopy__ = _tensor_deepcopy  # type: ignore[attr-defined]
+UntypedStorage.__reduce__ = _storage_reduce  # type: ignore[method-assign,assignment]
+UntypedStorage.__deepcopy__ = _storage_deepcopy  # type: ignore[attr-defined]
+
+
+# Note [Saved archives]
+# ~~~~~~~~~~~~~~~~~~~~~
+# genesis.save writes a zip archive whose entries sit under one folder (the file's stem, as in
+# PyTorch): data.pkl (the object, pickled with protocol 2, each storage a persistent reference
+# ("storage", key, device, nbytes)), data/<key> (the storage's bytes, stored uncompressed) and
+# version. load reads data.pkl with persistent_load building each storage once from its entry:
+# the entry must be stored (not compressed: its size is bounded by the file's) and hold exactly
+# nbytes bytes; every tensor's layout is checked against its storage in C++.
+_DTYPE_NAMES = {
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+}
+_SAFE_GLOBALS = {
+    ("genesis.serialization", "_rebuild_tensor"),
+    ("genesis._C", "device"),
+    *(("genesis._C", name) for name in _DTYPE_NAMES),
+    ("collections", "OrderedDict"),
+    ("builtins", "set"),
+    ("builtins", "frozenset"),
+    ("builtins", "complex"),
+    ("builtins", "slice"),
+    ("builtins", "range"),
+    ("builtins", "bytearray"),
+    ("builtins", "bytes"),
+}
+
+
+_NEWOBJ_TYPES = (complex, set, frozenset, bytes, bytearray)
+
+
+def _new_plain(cls: Any, args: Any, kwargs: Any) -> Any:
+    """NEWOBJ under weights_only: Python's own value types only (Note [weights_only's BUILD])."""
+    if cls not in _NEWOBJ_TYPES or not isinstance(args, tuple) or not isinstance(kwargs, dict):
+        name = getattr(cls, "__qualname__", type(cls).__name__)
+        raise pickle.UnpicklingError(f"[load] weights_only=True refuses to make a {name} object")
+    return cls.__new__(cls, *args, **kwargs)
+
+
+def _latin1_bytes(text: Any, encoding: Any = "latin1") -> bytes:
+    """``_codecs.encode`` as protocols 0-2 pickle bytes (``encode(str, "latin1")``): the only
+    use weights_only allows."""
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise pickle.UnpicklingError("[load] _codecs.encode is allowed for latin1 bytes only")
+    return text.encode("latin1")
+
+
+_MapLocation = Union[None, str, _device, dict, Callable[[UntypedStorage, str], UntypedStorage]]
+
+
+def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_protocol: int = 2) -> None:
+    """Saves an object holding tensors (nested dicts, lists, tuples, plain values) to a file.
+
+    The file is a zip archive (Note [Saved archives] in genesis/serialization.py): each storage's
+    bytes once, views of one storage saved as views. Read it back with ``genesis.load``.
+
+    Args:
+        obj: What to save: tensors, and containers and plain Python values holding them.
+        f: A path, or a binary file object open for writing.
+        pickle_protocol: The pickle protocol of the object's entry. Default: 2.
+
+    Returns:
+        None.
+
+    Example::
+
+        >>> import io, genesis
+        >>> buf = io.BytesIO()
+        >>> genesis.save({"w": genesis.ones(2, 3), "step": 7}, buf)
+        >>> _ = buf.seek(0)
+        >>> state = genesis.load(buf)
+        >>> state["step"], state["w"].shape
+        (7, (2, 3))
+    """
+    keys: dict[int, str] = {}  # storage identity -> its entry's key: "0", "1", ...
+    storages: dict[str, UntypedStorage] = {}  # (also keeps each storage, so its identity)
+
+    class _Pickler(pickle.Pickler):
+        def persistent_id(self, o: Any) -> tuple[str, str, str, int] | None:
+            if isinstance(o, UntypedStorage):
+                key = keys.setdefault(o._cdata, str(len(keys)))
+                storages.setdefault(key, o)
+                return ("storage", key, str(o.device), o.nbytes())
+            return None
+
+    data = io.BytesIO()
+    _Pickler(data, protocol=pickle_protocol).dump(obj)
+    stem = "archive"
+    if isinstance(f, (str, os.PathLike)):
+        stem = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
+    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as zf:
+        zf.writestr(f"{stem}/data.pkl", data.getvalue())
+        zf.writestr(f"{stem}/version", FORMAT_VERSION + "\n")
+        for key, s in storages.items():
+            zf.writestr(f"{stem}/data/{key}", s._to_bytes())
+
+
+def _target_device(map_location: _MapLocation, saved: str) -> str | None:
+    if map_location is None:
+        return saved
+    if isinstance(map_location, (str, _device)):
+        return str(map_location)
+    if isinstance(map_location, dict):
+        return str(map_location.get(saved, saved))
+    return None  # a callable: applied to the CPU storage
+
+
+def load(
+    f: str | os.PathLike | IO[bytes],
+    map_location: _MapLocation = None,
+    mmap: bool = False,
+    weights_only: bool = True,
+) -> Any:
+    """Loads an object that ``genesis.save`` wrote.
+
+    With ``weights_only=True`` only tensors, genesis dtypes and devices, and plain Python
+    containers and values are built: a file cannot make the loader import or run anything
+    (``pickle.UnpicklingError`` instead).
+
+    Args:
+        f: A path, or a binary file object open for reading.
+        map_location: Where storages go: None (where they were saved), a device or its name
+            (all of them there), a dict from saved device names to devices, or a function
+            ``(cpu_storage, saved_device_name) -> storage``. Default: None.
+        mmap: Map storages from the file instead of reading them (not implemented yet: True
+            raises NotImplementedError). Default: False.
+        weights_only: Refuse anything but tensors, dtypes, devices and plain values. Default:
+            True.
+
+    Returns:
+        The saved object.
+
+    Example::
+
+        >>> import io, genesis
+        >>> buf = io.BytesIO()
+        >>> x = genesis.arange(6.0)
+        >>> genesis.save([x, x[2:4]], buf)
+        >>> _ = buf.seek(0)
+        >>> a, b = genesis.load(buf, map_location="cpu")
+        >>> b.tolist(), a.untyped_storage()._cdata == b.untyped_storage()._cdata
+        ([2.0, 3.0], True)
+    """
+    if mmap:
+        raise NotImplementedError("[load] mmap=True is not implemented yet in genesis")
+    try:
+        zf = zipfile.ZipFile(f, "r")
+    except zipfile.BadZipFile as e:
+        raise ValueError(f"[load] not a genesis archive (a zip file expected): {e}") from None
+    with zf:
+        names = zf.namelist()
+        pickles = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
+        if len(pickles) != 1:
+            raise ValueError("[load] not a genesis archive: no single '<name>/data.pkl' entry")
+        stem = pickles[0].split("/")[0]
+        if zf.getinfo(pickles[0]).compress_type != zipfile.ZIP_STORED:
+            raise ValueError(f"[load] entry {pickles[0]!r} is compressed: it must be stored")
+        built: dict[str, UntypedStorage] = {}
+
+        def storage_of(pid: Any) -> UntypedStorage:
+            if not (
+                isinstance(pid, tuple)
+                and len(pid) == 4
+                and pid[0] == "storage"
+                and all(isinstance(v, str) for v in pid[1:3])
+                and isinstance(pid[3], int)
+                and pid[3] >= 0
+            ):
+                raise pickle.UnpicklingError(f"[load] malformed storage reference {pid!r}")
+            _, key, saved_device, nbytes = pid
+            if key in built:
+                return built[key]
+            name = f"{stem}/data/{key}"
+            try:
+                info = zf.getinfo(name)
+            except KeyError:
+                raise ValueError(f"[load] the archive has no entry {name!r}") from None
+            if info.compress_type != zipfile.ZIP_STORED or info.file_size != nbytes:
+                raise ValueError(
+                    f"[load] entry {name!r} is not {nbytes} stored bytes "
+                    f"({info.file_size} bytes, compression {info.compress_type})"
+                )
+            data = zf.read(name)
+            target = _target_device(map_location, saved_device)
+            if target is None:
+                place = cast(Callable[[UntypedStorage, str], UntypedStorage], map_location)
+                storage = place(_storage_from_bytes(data, "cpu"), saved_device)
+            else:
+                storage = _storage_from_bytes(data, target)
+            built[key] = storage
+            return storage
+
+        # Note [weights_only's BUILD]: the pure-Python unpickler, whose opcode table can be
+        # changed: with weights_only, BUILD (set an object's state) is allowed only on tensors
+        # (their Python attributes); on anything else it could patch an allowed class.
+        base = pickle._Unpickler if weights_only else pickle.Unpickler  # type: ignore[attr-defined]
+
+        class _Unpickler(base):  # type: ignore[valid-type,misc]
+            if weights_only:
+                dispatch = dict(base.dispatch)  # type: ignore[union-attr]
+
+                def load_build(self) -> None:
+                    state = self.stack.pop()
+                    inst = self.stack[-1]
+                    if not (
+                        isinstance(inst, Tensor)
+                        and isinstance(state, dict)
+                        and all(isinstance(k, str) for k in state)
+                    ):
+                        raise pickle.UnpicklingError(
+                            "[load] weights_only=True refuses to set the state of a "
+                            f"{type(inst).__name__} (only tensors' attributes may be set)"
+                        )
+                    inst.__dict__.update(state)
+
+                dispatch[pickle.BUILD[0]] = load_build
+
+                # NEWOBJ makes cls.__new__(cls, ...) without __init__: for a class bound in
+                # C++ (genesis._C.device) that is an object whose C++ value was never built.
+                # Only Python's own value types may be made so (complex under protocol 2).
+                def load_newobj(self) -> None:
+                    args = self.stack.pop()
+                    cls = self.stack.pop()
+                    self.stack.append(_new_plain(cls, args, {}))
+
+                def load_newobj_ex(self) -> None:
+                    kwargs = self.stack.pop()
+                    args = self.stack.pop()
+                    cls = self.stack.pop()
+                    self.stack.append(_new_plain(cls, args, kwargs))
+
+                dispatch[pickle.NEWOBJ[0]] = load_newobj
+                dispatch[pickle.NEWOBJ_EX[0]] = load_newobj_ex
+
+            def persistent_load(self, pid: Any) -> Any:
+                return storage_of(pid)
+
+            def find_class(self, module: str, name: str) -> Any:
+                # Protocols 0-2 write Python 2 names (__builtin__.set, ...), which the base
+                # class maps back (fix_imports): check, and look up, the Python 3 name.
+                module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+                module = _compat_pickle.IMPORT_MAPPING.get(module, module)
+                if weights_only and (module, name) == ("_codecs", "encode"):
+                    return _latin1_bytes
+                if weights_only and (module, name) not in _SAFE_GLOBALS:
+                    raise pickle.UnpicklingError(
+                        f"[load] weights_only=True refuses to load {module}.{name}: only "
+                        "tensors, genesis dtypes and devices and plain Python values are "
+                        "allowed (pass weights_only=False for files you trust)"
+                    )
+                return super().find_class(module, name)
+
+        try:
+            with zf.open(pickles[0]) as pkl:
+                return _Unpickler(io.BytesIO(pkl.read())).load()
+        except NotImplementedError as e:  # a zip feature zipfile lacks (patched data, ...)
+            raise ValueError(f"[load] unsupported archive: {e}") from None
+        except (AttributeError, MemoryError, IndexError) as e:
+            # A malformed pickle (an opcode applied to the wrong object, a huge length): under
+            # weights_only nothing of the caller's ran, so it is the file's fault.
+            if not weights_only:
+                raise
+            raise pickle.UnpicklingError(
+                f"[load] malformed archive ({type(e).__name__}: {e})"
+            ) from None
