@@ -22,6 +22,7 @@ import copy
 import io
 import os
 import pickle
+import struct
 import weakref
 import zipfile
 from typing import IO, Any, Callable, Union, cast
@@ -434,6 +435,21 @@ def load(
                 dispatch[pickle.NEWOBJ[0]] = load_newobj
                 dispatch[pickle.NEWOBJ_EX[0]] = load_newobj_ex
 
+                # BYTEARRAY8 allocates its stated length before reading it: a 14-byte pickle
+                # could ask for 2**62 bytes. No item can be longer than the pickle itself.
+                def load_bytearray8(self) -> None:
+                    (n,) = struct.unpack("<Q", self.read(8))
+                    if n > self.payload_size:
+                        raise pickle.UnpicklingError(
+                            f"[load] malformed archive: a bytearray of {n} bytes in a pickle "
+                            f"of {self.payload_size} bytes"
+                        )
+                    b = bytearray(n)
+                    self.readinto(b)
+                    self.append(b)
+
+                dispatch[pickle.BYTEARRAY8[0]] = load_bytearray8
+
             def persistent_load(self, pid: Any) -> Any:
                 return storage_of(pid)
 
@@ -454,7 +470,10 @@ def load(
 
         try:
             with zf.open(pickles[0]) as pkl:
-                return _Unpickler(io.BytesIO(pkl.read())).load()
+                payload = pkl.read()
+            unpickler = _Unpickler(io.BytesIO(payload))
+            unpickler.payload_size = len(payload)
+            return unpickler.load()
         except NotImplementedError as e:  # a zip feature zipfile lacks (patched data, ...)
             raise ValueError(f"[load] unsupported archive: {e}") from None
         except (AttributeError, MemoryError, IndexError) as e:

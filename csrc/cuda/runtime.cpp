@@ -74,6 +74,14 @@ int device_count() {
   return count;
 }
 
+void bind_thread_context() {
+  // Errors are left to the call that follows (a forked child's, say, raises there with its own
+  // message): binding is only a head start for the runtime.
+  int index = 0;
+  if (cudaGetDevice(&index) != cudaSuccess || cudaSetDevice(index) != cudaSuccess)
+    cudaGetLastError();
+}
+
 int current_device() {
   if (forked_after_cuda_started()) forked_child_error();
   if (device_count() == 0) no_device();
