@@ -18,6 +18,29 @@ no_cuda = pytest.mark.skipif(HAS_CUDA, reason="a CUDA device is available")
 
 DEVICES = ["cpu", pytest.param("cuda", marks=requires_cuda)]
 
+
+def under_compute_sanitizer():
+    """Whether this process runs under compute-sanitizer (its CUDA injection library, named in
+    CUDA_INJECTION64_PATH or mapped into the process). Its host backtraces keep the Python
+    frames of CUDA calls alive, and with them their locals: tests of when Python objects are
+    freed check that only outside it."""
+    import os
+
+    if "sanitizer" in os.environ.get("CUDA_INJECTION64_PATH", "").lower():
+        return True
+    try:
+        with open("/proc/self/maps") as maps:
+            return any("sanitizer" in line.lower() for line in maps)
+    except OSError:
+        return False
+
+
+def skip_lifetime_check_under_sanitizer(device):
+    """Skips a test of object lifetimes on CUDA under compute-sanitizer (see above)."""
+    if device == "cuda" and under_compute_sanitizer():
+        pytest.skip("compute-sanitizer keeps the frames of CUDA calls, and their locals, alive")
+
+
 DTYPES = [
     genesis.bool,
     genesis.uint8,

@@ -53,6 +53,7 @@ Tensor nansum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<Sca
 Tensor nanmean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
 Tensor cumsum(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype);
 Tensor cumprod(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype);
+Tensor logcumsumexp(const Tensor& t, int64_t dim);
 
 // Values picked from the input: extremes, sorting, selection (autograd/selection.cpp). Each
 // pair is (values, indices); the gradient goes back to the picked places.
@@ -133,6 +134,16 @@ Tensor linalg_cholesky(const Tensor& a, bool upper);
 Tensor linalg_svdvals(const Tensor& a);
 Tensor linalg_eigvalsh(const Tensor& a, const std::string& uplo);
 std::pair<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode);
+// (sign, logabsdet): the gradient reaches A through logabsdet; sign has none (as in PyTorch).
+std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& a);
+// ops::matrix_norm, and under grad PyTorch's composition of differentiable ops: the vector
+// 2-norm ("fro"), abs sums then their max/min (1, inf, -1, -inf), the singular values' sum or
+// max/min ("nuc", 2, -2).
+Tensor matrix_norm(const Tensor& t, const std::string& ord, const Shape& dims, bool keepdim);
+
+// The cross product and pairwise distances (autograd/distances.cpp).
+Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const char* op);
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, const std::string& compute_mode);
 
 // Products (autograd/products.cpp).
 Tensor matmul(const Tensor& a, const Tensor& b);

@@ -1,6 +1,7 @@
 // Backward formulas of softmax, logsumexp, prod, var/std, the vector norms, the NaN-ignoring
 // reductions and the cumulative sum and product.
 #include <cmath>
+#include <limits>
 
 #include "autograd/formula_helpers.h"
 #include "ops/convert.h"
@@ -221,6 +222,55 @@ Tensor cumsum(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype) {
     return Grads{flip(cumsum(flip(g[0], d), dim, std::nullopt), d)};
   });
   if (!r) return out;
+  set_history(r, {&out});
+  return out;
+}
+
+namespace {
+// The most negative finite value of a floating dtype.
+double lowest_finite(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::Float64:
+      return std::numeric_limits<double>::lowest();
+    case ScalarType::Float16:
+      return -65504.0;
+    case ScalarType::BFloat16:
+      return -3.3895313892515355e38;
+    default:
+      return std::numeric_limits<float>::lowest();
+  }
+}
+}  // namespace
+
+Tensor logcumsumexp(const Tensor& t, int64_t dim) {
+  if (!autograd::any_requires_grad({&t})) return ops::logcumsumexp(t, dim);
+  Tensor out = ops::logcumsumexp(t, dim);
+  if (t.ndim() == 0) return pass_through("LogcumsumexpBackward0", t, out);
+  Recorder r =
+      record("LogcumsumexpBackward0", {&t}, [dim](const FormulaNode&, const Grads& g, S s) {
+        // y_j = log sum_{i<=j} exp(x_i), so dy_j/dx_i = exp(x_i - y_j) for i <= j and
+        // grad_i = sum_{j>=i} g_j exp(x_i - y_j). Summed in log space, one sign of g at a time:
+        // exp(x_i + reversed logcumsumexp(log|g_j| - y_j)_i) over the j where g_j > 0, minus the
+        // same where g_j < 0, so no exp(x) or exp(-y) overflows. Left-out places take the dtype's
+        // lowest finite value (not -inf: under create_graph, log|g|'s derivative is then only ever
+        // taken where g is non-zero).
+        const Tensor& x = s[0];
+        const Tensor& y = s[1];
+        Shape d{dim};
+        Scalar lowest = num(lowest_finite(g[0].dtype()));
+        Tensor log_abs = ag::unary(UnaryOp::Log, ag::unary(UnaryOp::Abs, g[0], "abs"), "log");
+        auto part = [&](BinaryOp sign_test) {
+          Tensor keep = ops::binary(sign_test, g[0], num(0.0), "logcumsumexp");
+          Tensor l = sub(ag::where(keep, log_abs, lowest), y);
+          Tensor later = flip(logcumsumexp(flip(l, d), dim), d);
+          return ag::unary(UnaryOp::Exp, add(x, later), "exp");
+        };
+        Tensor gp = part(BinaryOp::Gt), gn = part(BinaryOp::Lt);
+        return Grads{sub(gp, gn)};
+      });
+  if (!r) return out;
+  r.save(t);
+  r.save_output(out);
   set_history(r, {&out});
   return out;
 }

@@ -187,7 +187,8 @@ Tensor kron(const Tensor& a, const Tensor& b) {
   return reshape(product, out);
 }
 
-Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const char* op) {
+int64_t cross_dim(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const char* op,
+                  Shape& shape) {
   GENESIS_CHECK(a.device() == b.device(), op, "expected both tensors on the same device, got ",
                 a.device().str(), " and ", b.device().str());
   GENESIS_CHECK(a.dtype() == b.dtype(), op, "expected both tensors to have the same dtype, got ",
@@ -195,7 +196,7 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const
   GENESIS_CHECK_TYPE(a.dtype() != ScalarType::Bool, op, "bool tensors are not supported");
   GENESIS_CHECK(a.ndim() == b.ndim(), op, "inputs must have the same number of dims, got ",
                 a.ndim(), " and ", b.ndim());
-  Shape shape = broadcast_shapes(a.sizes(), b.sizes(), op);
+  shape = broadcast_shapes(a.sizes(), b.sizes(), op);
   int64_t d = 0;
   if (dim) {
     d = wrap_dim(*dim, static_cast<int64_t>(shape.size()), op);
@@ -206,6 +207,12 @@ Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const
   }
   GENESIS_CHECK(shape[d] == 3 && a.sizes()[d] == 3 && b.sizes()[d] == 3, op, "dim ", d,
                 " must have size 3 in both inputs, got ", a.sizes()[d], " and ", b.sizes()[d]);
+  return d;
+}
+
+Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const char* op) {
+  Shape shape;
+  int64_t d = cross_dim(a, b, dim, op, shape);
   Tensor ea = expand(a, shape), eb = expand(b, shape);
   // out[i] = a[i+1] * b[i+2] - a[i+2] * b[i+1], indices mod 3: four rolled copies.
   auto rolled = [d](const Tensor& t, int64_t s) { return roll(t, {s}, {d}); };

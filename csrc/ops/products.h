@@ -49,6 +49,9 @@ Tensor kron(const Tensor& a, const Tensor& b);
 // linalg.cross passes -1). Same ndim, broadcasting sizes.
 Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim,
              const char* op = "cross");
+// cross's checks: the dim it takes (wrapped), and the broadcast shape of a and b in `shape`.
+int64_t cross_dim(const Tensor& a, const Tensor& b, std::optional<int64_t> dim, const char* op,
+                  Shape& shape);
 // p-norm distances between the rows of x1 (..., P, M) and x2 (..., R, M) -> (..., P, R).
 // compute_mode: "use_mm_for_euclid_dist_if_necessary" (p == 2 and P or R > 25),
 // "use_mm_for_euclid_dist" or "donot_use_mm_for_euclid_dist".

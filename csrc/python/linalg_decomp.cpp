@@ -83,7 +83,7 @@ void init_linalg_decomp(py::module_& m) {
   linalg.def(
       "slogdet",
       [](const Tensor& a, py::handle out) {
-        auto [sign, logabsdet] = ops::linalg_slogdet(a);
+        auto [sign, logabsdet] = ag::linalg_slogdet(a);
         return finish_tuple_out(slogdet_type(), py::make_tuple(sign, logabsdet), out,
                                 "linalg.slogdet");
       },

@@ -257,20 +257,20 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
   }
 
   auto cross = [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim, py::handle out) {
-    return finish_out(ops::cross(a, b, dim, "cross"), out, "cross");
+    return finish_out(ag::cross(a, b, dim, "cross"), out, "cross");
   };
   m.def("cross", cross, py::arg("input"), py::arg("other"), py::arg("dim") = py::none(),
         py::kw_only(), py::arg("out") = py::none(), d::kCross);
   cls.def(
       "cross",
       [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
-        return ops::cross(a, b, dim, "cross");
+        return ag::cross(a, b, dim, "cross");
       },
       py::arg("other"), py::arg("dim") = py::none(), d::kCross);
   m.def(
       "cdist",
       [](const Tensor& x1, const Tensor& x2, double p, const std::string& mode) {
-        return ops::cdist(x1, x2, p, mode);
+        return ag::cdist(x1, x2, p, mode);
       },
       py::arg("x1"), py::arg("x2"), py::arg("p") = 2.0,
       py::arg("compute_mode") = "use_mm_for_euclid_dist_if_necessary", d::kCdist);
@@ -286,7 +286,7 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
   linalg.def(
       "cross",
       [](const Tensor& a, const Tensor& b, int64_t dim, py::handle out) {
-        return finish_out(ops::cross(a, b, dim, "linalg.cross"), out, "linalg.cross");
+        return finish_out(ag::cross(a, b, dim, "linalg.cross"), out, "linalg.cross");
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("dim") = -1,
       py::arg("out") = py::none(), d::kLinalgCross);

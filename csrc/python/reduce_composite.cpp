@@ -63,7 +63,7 @@ Tensor vector_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim
 Tensor matrix_norm_as(const Tensor& t, const std::string& ord, const Shape& dims, bool keepdim,
                       std::optional<ScalarType> dtype) {
   Tensor x = dtype && *dtype != t.dtype() ? ag::to(t, *dtype, t.device(), false) : t;
-  return ops::matrix_norm(x, ord, dims, keepdim);
+  return ag::matrix_norm(x, ord, dims, keepdim);
 }
 
 Tensor matrix_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim,

@@ -94,7 +94,7 @@ void init_scan(py::module_& m, py::class_<Tensor>& cls) {
   }
   auto logcumsumexp = [](const Tensor& t, int64_t dim, py::handle out) {
     check_out(out, "logcumsumexp");
-    return finish_out(ops::logcumsumexp(t, dim), out, "logcumsumexp");
+    return finish_out(ag::logcumsumexp(t, dim), out, "logcumsumexp");
   };
   m.def("logcumsumexp", logcumsumexp, py::arg("input"), py::arg("dim"), py::kw_only(),
         py::arg("out") = py::none(), d::kLogcumsumexp);

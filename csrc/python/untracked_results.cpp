@@ -27,7 +27,9 @@ bool outside_the_graph(std::string_view name) {
   if (starts("new_") || ends("_like")) return true;
   for (std::string_view n :
        {"detach", "detach_", "data", "grad", "requires_grad_", "tensor", "__deepcopy__", "__copy__",
-        "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__"})
+        "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__",
+        // slogdet's sign: no gradient by definition (its logabsdet records its own node)
+        "slogdet"})
     if (name == n) return true;
   return false;
 }
