@@ -1133,6 +1133,44 @@ MORE.append(
 )
 MORE.append(case("norm_nuc", lambda m, a: m.linalg.norm(a, "nuc"), X34, needs="linalg.norm"))
 
+WEIGHTS = rand((6, 6), 160)
+
+
+def _weights(m, x, rows, cols):
+    return m.tensor(WEIGHTS[:rows, :cols], dtype=m.float64, device=x.device)
+
+
+def _eigh(m, x):
+    """Eigenvalues and vectors, through a function the vectors' signs do not change."""
+    w, v = m.linalg.eigh(x + x.mT)
+    return (v * v * _weights(m, x, v.shape[-2], v.shape[-1])).sum(-1) + w * w
+
+
+def _svd(full_matrices):
+    def fn(m, x):
+        u, s, vh = m.linalg.svd(x, full_matrices=full_matrices)
+        k = s.shape[-1]
+        u, vh = u[..., :k], vh[..., :k, :]
+        cu, cv = _weights(m, x, u.shape[-2], k), _weights(m, x, k, vh.shape[-1])
+        return (u * u * cu).sum(-2) + (vh * vh * cv).sum(-1) + s * s * s
+
+    return fn
+
+
+for _id, _fn, _a in [
+    ("eigh", _eigh, rand((4, 4), 161)),
+    ("eigh_batched", _eigh, rand((2, 3, 3), 162)),
+    ("svd_square", _svd(False), rand((4, 4), 163)),
+    ("svd_tall", _svd(False), rand((5, 3), 164)),
+    ("svd_wide", _svd(False), rand((3, 5), 165)),
+    ("svd_batched", _svd(False), rand((2, 5, 3), 166)),
+    ("svd_full_square", _svd(True), rand((3, 3), 167)),
+]:
+    MORE.append(case(_id, _fn, _a))
+MORE.append(  # full_matrices with only S used: S's gradient alone
+    case("svd_full_values", lambda m, x: m.linalg.svd(x)[1], rand((5, 3), 168))
+)
+
 
 @pytest.mark.parametrize("fn, arrays", MORE)
 def test_scans_cross_distances_norms(fn, arrays, device):
@@ -1219,8 +1257,6 @@ def test_double_backward(fn, arrays, device):
 WITHOUT_FORMULA = [
     ("histc", lambda m, x: m.histc(x, bins=4, min=-2.0, max=2.0)),
     ("heaviside", lambda m, x: m.heaviside(x, m.zeros_like(x))),
-    ("linalg.svd", lambda m, x: m.linalg.svd(x, full_matrices=False)[0]),
-    ("linalg.eigh", lambda m, x: m.linalg.eigh(x @ x.mT)[1]),
 ]
 
 

@@ -8,6 +8,7 @@
 #include "autograd/formula_helpers.h"
 #include "core/errors.h"
 #include "core/shape.h"
+#include "ops/creation.h"
 #include "ops/linalg_decomp.h"
 #include "ops/matmul.h"
 #include "ops/reduce_composite.h"
@@ -172,6 +173,68 @@ Tensor matrix_norm(const Tensor& t, const std::string& ord, const Shape& dims, b
   Tensor sums = sum(ag::unary(UnaryOp::Abs, t, op), Shape{summed}, true, std::nullopt);
   Tensor out = amax(sums, Shape{extreme}, true, is_max);
   return keepdim ? out : squeeze(out, Shape{rows, cols});
+}
+
+namespace {
+
+// 1 / (w_j - w_i) off the diagonal and 0 on it, for w (..., k): eigh's and svd's coupling of
+// each pair of values (equal values make it infinite: distinct ones are assumed).
+Tensor pair_inverse_gaps(const Tensor& w) {
+  Tensor gaps = sub(unsqueeze(w, -2), unsqueeze(w, -1));  // [i, j] = w_j - w_i
+  int64_t k = w.sizes().empty() ? 0 : w.sizes().back();
+  Tensor eye = ops::eye(k, k, w.dtype(), w.device());
+  Tensor off = sub(num(1.0), eye);
+  return mul(div(off, add(gaps, eye)), off);
+}
+
+}  // namespace
+
+std::pair<Tensor, Tensor> linalg_eigh(const Tensor& a, const std::string& uplo) {
+  auto [w, v] = ops::linalg_eigh(a, uplo);
+  Recorder r = record("LinalgEighBackward0", {&a}, [](const FormulaNode&, const Grads& g, S s) {
+    // A = V diag(w) V^T: dA = V (diag(gw) + F o (V^T gV)) V^T, F_ij = 1 / (w_j - w_i).
+    const Tensor& w = s[0];
+    const Tensor& v = s[1];
+    Tensor inner = mul(pair_inverse_gaps(w), matmul(mT(v), g[1]));
+    inner = add(inner, diag_embed(g[0], 0, -2, -1));
+    return Grads{matmul(matmul(v, inner), mT(v))};
+  });
+  if (!r) return {w, v};
+  r.save_output(w, 0);
+  r.save_output(v, 1);
+  set_history(r, {&w, &v});
+  return {w, v};
+}
+
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices) {
+  auto [u, sv, vh] = ops::linalg_svd(a, full_matrices);
+  Recorder r = record("LinalgSvdBackward0", {&a}, [](const FormulaNode&, const Grads& g, S s) {
+    // A = U diag(S) Vh, reduced to k = min(m, n) (with full_matrices, the columns of U and
+    // rows of Vh past k are any orthonormal completion: no gradient goes through them).
+    // With J = skew(U^T gU), K = skew(V^T gV), E_ij = S_j^2 - S_i^2:
+    // dA = U ((J S + S K) / E + diag(gS)) Vh + (I - U U^T) gU S^-1 Vh + U S^-1 gV^T (I - V V^T).
+    int64_t k = s[1].sizes().back();
+    Tensor u = narrow(s[0], -1, 0, k), vh = narrow(s[2], -2, 0, k), sv = s[1];
+    Tensor gu = narrow(g[0], -1, 0, k), gvh = narrow(g[2], -2, 0, k);
+    Tensor v = mT(vh), gv = mT(gvh);
+    auto skew = [](const Tensor& x) { return sub(x, mT(x)); };
+    Tensor utgu = matmul(mT(u), gu), vtgv = matmul(mT(v), gv);
+    Tensor sq = mul(sv, sv);
+    Tensor inner = add(mul(skew(utgu), unsqueeze(sv, -2)), mul(unsqueeze(sv, -1), skew(vtgv)));
+    inner = add(mul(inner, pair_inverse_gaps(sq)), diag_embed(g[1], 0, -2, -1));
+    Tensor ga = matmul(matmul(u, inner), vh);
+    int64_t m = u.sizes()[u.ndim() - 2], n = vh.sizes().back();
+    Tensor inv_s = unsqueeze(div(num(1.0), sv), -2);  // scales columns
+    if (m > k) ga = add(ga, matmul(mul(sub(gu, matmul(u, utgu)), inv_s), vh));
+    if (n > k) ga = add(ga, matmul(mul(u, inv_s), mT(sub(gv, matmul(v, vtgv)))));
+    return Grads{ga};
+  });
+  if (!r) return {u, sv, vh};
+  r.save_output(u, 0);
+  r.save_output(sv, 1);
+  r.save_output(vh, 2);
+  set_history(r, {&u, &sv, &vh});
+  return {u, sv, vh};
 }
 
 std::pair<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode) {

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -134,6 +135,10 @@ Tensor linalg_cholesky(const Tensor& a, bool upper);
 Tensor linalg_svdvals(const Tensor& a);
 Tensor linalg_eigvalsh(const Tensor& a, const std::string& uplo);
 std::pair<Tensor, Tensor> linalg_qr(const Tensor& a, const std::string& mode);
+// Eigenvalues and vectors of a symmetric matrix, and the SVD, differentiable in all their
+// results (distinct eigenvalues and singular values assumed).
+std::pair<Tensor, Tensor> linalg_eigh(const Tensor& a, const std::string& uplo);
+std::tuple<Tensor, Tensor, Tensor> linalg_svd(const Tensor& a, bool full_matrices);
 // (sign, logabsdet): the gradient reaches A through logabsdet; sign has none (as in PyTorch).
 std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& a);
 // ops::matrix_norm, and under grad PyTorch's composition of differentiable ops: the vector

@@ -106,7 +106,7 @@ void init_linalg_decomp(py::module_& m) {
   linalg.def(
       "svd",
       [](const Tensor& a, bool full_matrices, py::handle out) {
-        auto [u, s, vh] = ops::linalg_svd(a, full_matrices);
+        auto [u, s, vh] = ag::linalg_svd(a, full_matrices);
         return finish_tuple_out(svd_type(), py::make_tuple(u, s, vh), out, "linalg.svd");
       },
       py::arg("A"), py::arg("full_matrices") = true, py::kw_only(), py::arg("out") = py::none(),
@@ -120,7 +120,7 @@ void init_linalg_decomp(py::module_& m) {
   linalg.def(
       "eigh",
       [](const Tensor& a, const std::string& uplo, py::handle out) {
-        auto [values, vectors] = ops::linalg_eigh(a, uplo);
+        auto [values, vectors] = ag::linalg_eigh(a, uplo);
         return finish_tuple_out(eigh_type(), py::make_tuple(values, vectors), out, "linalg.eigh");
       },
       py::arg("A"), py::arg("UPLO") = "L", py::kw_only(), py::arg("out") = py::none(),
