@@ -1173,6 +1173,7 @@ MORE.append(  # full_matrices with only S used: S's gradient alone
 
 
 @pytest.mark.parametrize("fn, arrays", MORE)
+@pytest.mark.filterwarnings("ignore:Using torch.cross without specifying the dim")
 def test_scans_cross_distances_norms(fn, arrays, device):
     check_grads(fn, arrays, device, **LOOSE)
 
