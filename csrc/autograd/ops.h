@@ -99,6 +99,16 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
 Tensor scatter(const Tensor& self, int64_t dim, const Tensor& index, const Operand& src);
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                    const char* op);
+// The reducing and scattering writers (autograd/index_reduce.cpp): out-of-place forms.
+Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                      const std::string& reduce, bool include_self, const char* op);
+Tensor index_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                    const std::string& reduce, bool include_self, const char* op);
+Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                 bool accumulate, const char* op);
+Tensor put(const Tensor& self, const Tensor& index, const Tensor& source, bool accumulate,
+           const char* op);
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source);
 // An in-place op on self through its out-of-place form `op` (Note [In-place ops and autograd]):
 // runs `op_` directly when autograd is not involved.
 void apply_inplace(const Tensor& self, std::initializer_list<const Tensor*> others,

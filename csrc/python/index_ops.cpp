@@ -23,11 +23,6 @@ const char* index_ops_doc(const char* name) { return docs::find(docs::kIndexOps,
 
 // The copy the out-of-place masked ops write into: input broadcast with the mask, as PyTorch
 // (masked_fill(zeros(3, 1), mask of (3, 4), v) has shape (3, 4)).
-Tensor broadcast_copy(const Tensor& input, const Tensor& mask, const char* op) {
-  Shape shape = broadcast_shapes(input.sizes(), mask.sizes(), op);
-  return ag::clone(shape == input.sizes() ? input : ag::expand(input, shape));
-}
-
 // A value argument: a Python number or a 0-d tensor.
 void masked_fill_any(const Tensor& self, const Tensor& mask, py::handle value, const char* op) {
   if (py::isinstance<Tensor>(value))
@@ -160,9 +155,9 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("mask"), py::arg("value"), index_ops_doc("masked_fill_"));
 
   auto masked_scatter = [](const Tensor& input, const Tensor& mask, const Tensor& source) {
-    Tensor r = broadcast_copy(input, mask, "masked_scatter");
-    ops::masked_scatter_(r, mask, source);
-    return r;
+    Shape shape = broadcast_shapes(input.sizes(), mask.sizes(), "masked_scatter");
+    return ag::masked_scatter(shape == input.sizes() ? input : ag::expand(input, shape), mask,
+                              source);
   };
   m.def("masked_scatter", masked_scatter, py::arg("input"), py::arg("mask"), py::arg("source"),
         index_ops_doc("masked_scatter"));
@@ -171,7 +166,11 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
   cls.def(
       "masked_scatter_",
       [](py::object self, const Tensor& mask, const Tensor& source) {
-        ops::masked_scatter_(self.cast<const Tensor&>(), mask, source);
+        const Tensor& t = self.cast<const Tensor&>();
+        ag::apply_inplace(
+            t, {&source}, "masked_scatter_",
+            [&](const Tensor& old) { return ag::masked_scatter(old, mask, source); },
+            [&] { ops::masked_scatter_(t, mask, source); });
         return self;
       },
       py::arg("mask"), py::arg("source"), index_ops_doc("masked_scatter_"));

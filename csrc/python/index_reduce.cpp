@@ -53,9 +53,9 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "scatter_reduce",
       [](const Tensor& input, int64_t dim, const Tensor& index, const Tensor& src,
          const std::string& reduce, bool include_self, py::handle out) {
-        Tensor r = ag::clone(input);
-        ops::scatter_reduce_(r, dim, index, src, reduce, include_self, "scatter_reduce");
-        return finish_out(r, out, "scatter_reduce");
+        return finish_out(
+            ag::scatter_reduce(input, dim, index, src, reduce, include_self, "scatter_reduce"), out,
+            "scatter_reduce");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"),
       py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(),
@@ -64,9 +64,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "scatter_reduce",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
          const std::string& reduce, bool include_self) {
-        Tensor r = ag::clone(self);
-        ops::scatter_reduce_(r, dim, index, src, reduce, include_self, "scatter_reduce");
-        return r;
+        return ag::scatter_reduce(self, dim, index, src, reduce, include_self, "scatter_reduce");
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
       py::arg("include_self") = true, index_reduce_doc("scatter_reduce"));
@@ -74,7 +72,14 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "scatter_reduce_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& src,
          const std::string& reduce, bool include_self) {
-        ops::scatter_reduce_(self.cast<const Tensor&>(), dim, index, src, reduce, include_self);
+        const Tensor& t = self.cast<const Tensor&>();
+        ag::apply_inplace(
+            t, {&src}, "scatter_reduce_",
+            [&](const Tensor& old) {
+              return ag::scatter_reduce(old, dim, index, src, reduce, include_self,
+                                        "scatter_reduce_");
+            },
+            [&] { ops::scatter_reduce_(t, dim, index, src, reduce, include_self); });
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
@@ -121,9 +126,9 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "index_reduce",
       [](const Tensor& input, int64_t dim, const Tensor& index, const Tensor& source,
          const std::string& reduce, bool include_self, py::handle out) {
-        Tensor r = ag::clone(input);
-        ops::index_reduce_(r, dim, index, source, reduce, include_self, "index_reduce");
-        return finish_out(r, out, "index_reduce");
+        return finish_out(
+            ag::index_reduce(input, dim, index, source, reduce, include_self, "index_reduce"), out,
+            "index_reduce");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"),
       py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(),
@@ -132,9 +137,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "index_reduce",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
          const std::string& reduce, bool include_self) {
-        Tensor r = ag::clone(self);
-        ops::index_reduce_(r, dim, index, source, reduce, include_self, "index_reduce");
-        return r;
+        return ag::index_reduce(self, dim, index, source, reduce, include_self, "index_reduce");
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"), py::kw_only(),
       py::arg("include_self") = true, index_reduce_doc("index_reduce"));
@@ -142,7 +145,14 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "index_reduce_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& source,
          const std::string& reduce, bool include_self) {
-        ops::index_reduce_(self.cast<const Tensor&>(), dim, index, source, reduce, include_self);
+        const Tensor& t = self.cast<const Tensor&>();
+        ag::apply_inplace(
+            t, {&source}, "index_reduce_",
+            [&](const Tensor& old) {
+              return ag::index_reduce(old, dim, index, source, reduce, include_self,
+                                      "index_reduce_");
+            },
+            [&] { ops::index_reduce_(t, dim, index, source, reduce, include_self); });
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"), py::kw_only(),
@@ -150,9 +160,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
 
   // put
   auto put = [](const Tensor& input, const Tensor& index, const Tensor& source, bool accumulate) {
-    Tensor r = ag::clone(input);
-    ops::put_(r, index, source, accumulate, "put");
-    return r;
+    return ag::put(input, index, source, accumulate, "put");
   };
   m.def("put", put, py::arg("input"), py::arg("index"), py::arg("source"),
         py::arg("accumulate") = false, index_reduce_doc("put"));
@@ -161,7 +169,11 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
   cls.def(
       "put_",
       [](py::object self, const Tensor& index, const Tensor& source, bool accumulate) {
-        ops::put_(self.cast<const Tensor&>(), index, source, accumulate);
+        const Tensor& t = self.cast<const Tensor&>();
+        ag::apply_inplace(
+            t, {&source}, "put_",
+            [&](const Tensor& old) { return ag::put(old, index, source, accumulate, "put_"); },
+            [&] { ops::put_(t, index, source, accumulate); });
         return self;
       },
       py::arg("index"), py::arg("source"), py::arg("accumulate") = false, index_reduce_doc("put_"));
@@ -169,9 +181,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
   // index_put
   auto index_put = [](const Tensor& input, const std::vector<Tensor>& indices, const Tensor& values,
                       bool accumulate) {
-    Tensor r = ag::clone(input);
-    ops::index_put_(r, indices, values, accumulate, "index_put");
-    return r;
+    return ag::index_put(input, indices, values, accumulate, "index_put");
   };
   m.def("index_put", index_put, py::arg("input"), py::arg("indices"), py::arg("values"),
         py::arg("accumulate") = false, index_reduce_doc("index_put"));
@@ -181,7 +191,13 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
       "index_put_",
       [](py::object self, const std::vector<Tensor>& indices, const Tensor& values,
          bool accumulate) {
-        ops::index_put_(self.cast<const Tensor&>(), indices, values, accumulate);
+        const Tensor& t = self.cast<const Tensor&>();
+        ag::apply_inplace(
+            t, {&values}, "index_put_",
+            [&](const Tensor& old) {
+              return ag::index_put(old, indices, values, accumulate, "index_put_");
+            },
+            [&] { ops::index_put_(t, indices, values, accumulate); });
         return self;
       },
       py::arg("indices"), py::arg("values"), py::arg("accumulate") = false,
