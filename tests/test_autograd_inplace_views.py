@@ -245,3 +245,37 @@ def test_saved_view_written_raises_at_backward(device):
     h[0, 1] = 3.0
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda v: v.mul_(2.0),
+        lambda v: v.__setitem__(0, 1.0),
+        lambda v: v[0:1].add_(1.0),  # a view of the view, made with grad mode on
+        lambda v: v.copy_(v * 0.0),
+    ],
+    ids=["mul_", "setitem", "view_of_view", "copy_"],
+)
+def test_in_place_on_a_view_made_under_no_grad_raises(write, device):
+    """As PyTorch: the view is not recorded, so writing it with grad mode on would leave the
+    base's history wrong; under no_grad the write is fine."""
+    for lib in (genesis, torch):
+        x = lib.tensor(np.ones((2, 3)), device=device if lib is genesis else "cpu")
+        x.requires_grad_()
+        y = x * 1.0
+        with lib.no_grad():
+            v = y[0]
+        # genesis: outside the graph; torch: a leaf that requires grad but passes nothing on
+        assert v.requires_grad == (lib is torch) and v.grad_fn is None
+        with pytest.raises(
+            RuntimeError, match="created in no_grad mode and is being modified inplace"
+        ):
+            write(v)
+        with lib.no_grad():
+            write(v)  # allowed: nothing is recorded
+    plain = genesis.ones(3, device=device)  # a base outside any graph: no restriction
+    with genesis.no_grad():
+        w = plain[:2]
+    w.add_(1.0)
+    assert plain.tolist() == [2.0, 2.0, 1.0]

@@ -30,6 +30,9 @@ inline Scalar num(double v) { return Scalar(v); }
 // Marks `out` as a view of `base` when they share memory; `again` makes the same view of any
 // tensor shaped as base, with recorded ops (Note [Views and autograd]).
 void mark_view(const Tensor& out, const Tensor& base, std::function<Tensor(const Tensor&)> again);
+// Flags `out`, a view of `base` made while nothing was recorded, when base is part of a graph
+// (or is such a view itself): Note [Views made under no_grad].
+void note_view_without_grad(const Tensor& out, const Tensor& base);
 // The reduced dims of a tensor of `ndim` dims as flags (dims absent or empty: all of them).
 std::vector<bool> reduced_dims(const Dims& dims, int64_t ndim);
 // How many elements each result of a reduction over `dims` combines.

@@ -49,7 +49,11 @@ const char* index_node_name(const IndexList& key) {
 }  // namespace
 
 Tensor index_get(const Tensor& x, const IndexList& key) {
-  if (!autograd::any_requires_grad({&x})) return ops::index_get(x, key);
+  if (!autograd::any_requires_grad({&x})) {
+    Tensor out = ops::index_get(x, key);
+    note_view_without_grad(out, x);
+    return out;
+  }
   Tensor out = ops::index_get(x, key);
   Shape in_sizes = x.sizes();
   Recorder r =

@@ -22,9 +22,10 @@ namespace genesis::ag {
 //   view's place of a copy of the root, a CopySlices node puts the result back into that copy
 //   (its gradient: the view's place of g to the op, the rest to the root's old history), the
 //   root takes the result and that history, and the view a fresh grad_fn from the root's;
-// - an error for a view autograd did not record (made while nothing required grad), and for
-//   the in-place ops without a formula. Those are caught where every write is checked,
-//   check_writable (core/tensor.h), through the write guard install_write_guard() puts there.
+// - an error for a view autograd did not record (made while nothing required grad, or under
+//   no_grad: Note [Views made under no_grad]), and for the in-place ops without a formula. Those
+//   are caught where every write is checked, check_writable (core/tensor.h), through the write
+//   guard install_write_guard() puts there.
 // The root is copied whole once per in-place op on a view: correct first, a narrower copy is
 // possible later. Under no_grad every in-place op runs as before (`w -= lr * w.grad`).
 
@@ -36,7 +37,18 @@ bool may_be_view(const Tensor& t) {
   return t.storage_offset() != 0 || !t.is_contiguous() || t.nbytes() != t.storage().nbytes();
 }
 
+void check_not_a_no_grad_view(const Tensor& self, const char* op) {
+  const auto& m = self.autograd_meta();
+  GENESIS_CHECK(m == nullptr || !m->view_made_without_grad, op,
+                "a view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                "You can clarify your code by moving both the view and the inplace either both "
+                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                "outside (if you want the inplace to be tracked).");
+}
+
 void check(const Tensor& self, bool other_requires_grad, bool has_formula, const char* op) {
+  check_not_a_no_grad_view(self, op);
   bool self_rg = autograd::requires_grad(self);
   GENESIS_CHECK(!(self_rg && autograd::is_leaf(self)), op,
                 "a leaf Variable that requires grad is being used in an in-place operation.");
@@ -141,7 +153,9 @@ void rebase(const Tensor& self, bool other_rg, const char* name,
 }  // namespace
 
 void check_inplace(const Tensor& self, const char* op) {
-  if (!autograd::GradMode::is_enabled() || !autograd::requires_grad(self)) return;
+  if (!autograd::GradMode::is_enabled()) return;
+  check_not_a_no_grad_view(self, op);
+  if (!autograd::requires_grad(self)) return;
   check(self, false, false, op);
 }
 

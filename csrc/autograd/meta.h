@@ -42,6 +42,9 @@ struct AutogradMeta {
   Tensor view_base;
   std::function<Tensor(const Tensor&)> view_fn;
   uint64_t view_version = 0;
+  // A view made under no_grad of a tensor in a graph (or a view of such a view): an in-place
+  // op on it with grad mode on is refused (Note [Views made under no_grad]).
+  bool view_made_without_grad = false;
   std::mutex mutex;  // guards grad while backward passes in several threads accumulate
 };
 

@@ -33,7 +33,11 @@ using ViewFn = std::function<Tensor(const Tensor&)>;
 template <typename Forward, typename Backward>
 Tensor view_op(const Tensor& t, const char* name, const Forward& forward, Backward backward,
                ViewFn again) {
-  if (!autograd::any_requires_grad({&t})) return forward();
+  if (!autograd::any_requires_grad({&t})) {
+    Tensor out = forward();
+    note_view_without_grad(out, t);
+    return out;
+  }
   Tensor out = forward();
   Recorder r = record(name, {&t},
                       [backward](const FormulaNode&, const Grads& g, const std::vector<Tensor>&) {
@@ -93,6 +97,22 @@ void mark_view(const Tensor& out, const Tensor& base, ViewFn again) {
     m.view_fn = std::move(again);
   }
   m.view_version = out.storage().write_version();
+}
+
+// Note [Views made under no_grad]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A view made under no_grad of a tensor in a graph is not recorded: it has no view_fn, so an
+// in-place op on it could not rebase its base's history, and the base would keep a history
+// that no longer describes its values (a silently wrong gradient). As PyTorch does, such a
+// view (and any view of it) is flagged, and an in-place op on it with grad mode on raises
+// (check_inplace, through the write guard); under no_grad it writes as usual.
+void note_view_without_grad(const Tensor& out, const Tensor& base) {
+  const auto& bm = base.autograd_meta();
+  if (bm == nullptr || out.autograd_meta() != nullptr) return;
+  bool flag = bm->view_made_without_grad ||
+              (!autograd::GradMode::is_enabled() && (bm->requires_grad || bm->grad_fn != nullptr));
+  if (flag && out.storage().is_same(base.storage()))
+    autograd::meta_of(out).view_made_without_grad = true;
 }
 
 void refresh_view(const Tensor& view) {
