@@ -20,6 +20,7 @@ from __future__ import annotations
 import _compat_pickle
 import copy
 import io
+import mmap as _mmap
 import os
 import pickle
 import struct
@@ -31,6 +32,7 @@ from genesis._C import (
     Tensor,
     UntypedStorage,
     _storage_from_bytes,
+    _storage_over_buffer,
     _tensor_on_storage,
 )
 from genesis._C import device as _device
@@ -201,7 +203,13 @@ UntypedStorage.__deepcopy__ = _storage_deepcopy  # type: ignore[attr-defined]
 # ("storage", key, device, nbytes)), data/<key> (the storage's bytes, stored uncompressed) and
 # version. load reads data.pkl with persistent_load building each storage once from its entry:
 # the entry must be stored (not compressed: its size is bounded by the file's) and hold exactly
-# nbytes bytes; every tensor's layout is checked against its storage in C++.
+# nbytes bytes; every tensor's layout is checked against its storage in C++. Each data entry's
+# bytes start at a multiple of 64 bytes in the file (ALIGNMENT; the local header's extra field
+# is padded, as PyTorch pads it), so load(mmap=True) can lay storages over a copy-on-write map
+# of the file, aligned for every dtype; an entry that is not aligned (another writer's) is read.
+ALIGNMENT = 64
+_PAD_FIELD = 0x4246  # the extra field's id ("FB", as PyTorch's)
+_LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")  # a zip local file header's fixed 30 bytes
 _DTYPE_NAMES = {
     "bool",
     "uint8",
@@ -295,7 +303,36 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_protocol: int = 2) -
         zf.writestr(f"{stem}/data.pkl", data.getvalue())
         zf.writestr(f"{stem}/version", FORMAT_VERSION + "\n")
         for key, s in storages.items():
-            zf.writestr(f"{stem}/data/{key}", s._to_bytes())
+            _write_aligned(zf, f"{stem}/data/{key}", s._to_bytes())
+
+
+def _write_aligned(zf: zipfile.ZipFile, name: str, data: bytes) -> None:
+    """Writes a stored entry whose bytes start at a multiple of ALIGNMENT in the file."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    info.external_attr = 0o600 << 16
+    start = zf.start_dir  # where zipfile writes the next local header
+    # zipfile appends a 20-byte zip64 field to the local header of a large entry.
+    zip64 = len(data) * 1.05 > zipfile.ZIP64_LIMIT
+    fixed = _LOCAL_HEADER.size + len(name.encode()) + 4 + (20 if zip64 else 0)
+    pad = -(start + fixed) % ALIGNMENT
+    info.extra = struct.pack("<HH", _PAD_FIELD, pad) + b"Z" * pad
+    zf.writestr(info, data)
+
+
+def _aligned_data_start(mapped: _mmap.mmap, info: zipfile.ZipInfo) -> int | None:
+    """Where a stored entry's bytes start in the mapped file, when that is a multiple of
+    ALIGNMENT (None otherwise: the entry is read instead of mapped)."""
+    at = info.header_offset
+    if at + _LOCAL_HEADER.size > len(mapped):
+        return None
+    fields = _LOCAL_HEADER.unpack_from(mapped, at)
+    if fields[0] != 0x04034B50:  # not a local file header
+        return None
+    start = at + _LOCAL_HEADER.size + fields[9] + fields[10]
+    if start % ALIGNMENT or start + info.file_size > len(mapped):
+        return None
+    return start
 
 
 def _target_device(map_location: _MapLocation, saved: str) -> str | None:
@@ -325,8 +362,10 @@ def load(
         map_location: Where storages go: None (where they were saved), a device or its name
             (all of them there), a dict from saved device names to devices, or a function
             ``(cpu_storage, saved_device_name) -> storage``. Default: None.
-        mmap: Map storages from the file instead of reading them (not implemented yet: True
-            raises NotImplementedError). Default: False.
+        mmap: Lay CPU storages over a copy-on-write map of the file instead of reading them
+            (``f`` must be a path): loading costs no copy, pages are read when touched, and
+            writes to the tensors stay in this process. Storages bound elsewhere than the CPU
+            are read and copied as usual. Default: False.
         weights_only: Refuse anything but tensors, dtypes, devices and plain values. Default:
             True.
 
@@ -344,8 +383,14 @@ def load(
         >>> b.tolist(), a.untyped_storage()._cdata == b.untyped_storage()._cdata
         ([2.0, 3.0], True)
     """
+    mapped: _mmap.mmap | None = None
     if mmap:
-        raise NotImplementedError("[load] mmap=True is not implemented yet in genesis")
+        if not isinstance(f, (str, os.PathLike)):
+            raise ValueError("[load] mmap=True needs a file path (a file object cannot be mapped)")
+        with open(f, "rb") as raw:
+            size = os.fstat(raw.fileno()).st_size
+            if size > 0:  # (an empty file is refused below, as not a zip archive)
+                mapped = _mmap.mmap(raw.fileno(), 0, access=_mmap.ACCESS_COPY)
     try:
         zf = zipfile.ZipFile(f, "r")
     except zipfile.BadZipFile as e:
@@ -383,11 +428,21 @@ def load(
                     f"[load] entry {name!r} is not {nbytes} stored bytes "
                     f"({info.file_size} bytes, compression {info.compress_type})"
                 )
-            data = zf.read(name)
             target = _target_device(map_location, saved_device)
+            start = _aligned_data_start(mapped, info) if mapped is not None else None
+            if start is not None and (target is None or target == "cpu"):
+                # Over the file's copy-on-write map: writes reach this process's pages only.
+                cpu = _storage_over_buffer(memoryview(mapped)[start : start + nbytes])
+            else:
+                cpu = None
+                data = zf.read(name)
             if target is None:
                 place = cast(Callable[[UntypedStorage, str], UntypedStorage], map_location)
-                storage = place(_storage_from_bytes(data, "cpu"), saved_device)
+                storage = place(
+                    cpu if cpu is not None else _storage_from_bytes(data, "cpu"), saved_device
+                )
+            elif cpu is not None:
+                storage = cpu
             else:
                 storage = _storage_from_bytes(data, target)
             built[key] = storage

@@ -575,12 +575,88 @@ def test_map_location_cuda_to_cpu_and_back():
     assert str(c.device).startswith("cuda")
 
 
-def test_load_mmap_not_implemented(tmp_path):
-    path = tmp_path / "x.pt"
-    genesis.save(genesis.ones(2), path)
-    with pytest.raises(NotImplementedError) as e:
-        genesis.load(path, mmap=True)
+def _data_starts(path):
+    """{entry name: where its bytes start in the file} for a zip archive's entries."""
+    starts = {}
+    with zipfile.ZipFile(path) as zf, open(path, "rb") as raw:
+        for info in zf.infolist():
+            raw.seek(info.header_offset)
+            fields = struct.unpack("<IHHHHHIIIHH", raw.read(30))
+            starts[info.filename] = info.header_offset + 30 + fields[9] + fields[10]
+    return starts
+
+
+def test_saved_data_entries_are_aligned(tmp_path):
+    path = tmp_path / "a.pt"
+    big = genesis.arange(float(1 << 16))  # past a page: alignment must hold for any size
+    genesis.save([genesis.ones(3), genesis.tensor([1, 2, 3], dtype=genesis.int8), big], path)
+    starts = _data_starts(path)
+    data = [n for n in starts if "/data/" in n]
+    assert len(data) == 3 and all(starts[n] % 64 == 0 for n in data)
+
+
+def test_load_mmap_lays_storages_over_the_file(tmp_path):
+    path = tmp_path / "m.pt"
+    x = genesis.arange(12.0).reshape(3, 4)
+    obj = {"x": x, "xt": x.t(), "y": genesis.tensor([1, 2, 3], dtype=genesis.int16)}
+    obj["empty"] = genesis.ones(0)
+    genesis.save(obj, path)
+    got = genesis.load(path, mmap=True)
+    assert got["x"].tolist() == x.tolist() and got["xt"].tolist() == x.t().tolist()
+    assert sid(got["x"]) == sid(got["xt"]) and got["y"].tolist() == [1, 2, 3]
+    assert got["empty"].shape == (0,)
+    # No copy: the storages sit in one map of the file, as far apart as their entries.
+    starts = _data_starts(path)
+    entry = {n.split("/")[-1]: s for n, s in starts.items() if "/data/" in n}
+    keys = sorted(entry)
+    ptrs = {"0": got["x"].data_ptr(), "1": got["y"].data_ptr()}
+    assert ptrs["1"] - ptrs["0"] == entry["1"] - entry["0"], (ptrs, entry, keys)
+    assert ptrs["0"] % 64 == 0
+    # Copy-on-write: the tensors are writable, the file is unchanged.
+    before = path.read_bytes()
+    got["x"].add_(1.0)
+    assert got["x"][0, 0].item() == 1.0 and path.read_bytes() == before
+    assert genesis.load(path)["x"].tolist() == x.tolist()
+
+
+def test_load_mmap_reads_entries_it_cannot_map(tmp_path):
+    # An archive written without the padding (stock zipfile): its entries are read instead.
+    path = tmp_path / "plain.pt"
+    buf = io.BytesIO()
+    genesis.save([genesis.arange(5.0), genesis.ones(2, dtype=genesis.float64)], buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src:
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as dst:
+            dst.writestr("plain/data.pkl", src.read("archive/data.pkl"))
+            dst.writestr("plain/x", b"1")  # shifts the data entries off alignment
+            for n in src.namelist():
+                if "/data/" in n:
+                    dst.writestr("plain/data/" + n.split("/")[-1], src.read(n))
+    a, b = genesis.load(path, mmap=True)
+    assert a.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0] and b.tolist() == [1.0, 1.0]
+
+
+def test_load_mmap_with_map_location_and_errors(tmp_path):
+    path = tmp_path / "w.pt"
+    genesis.save({"w": genesis.ones(2)}, path)
+    seen = []
+    got = genesis.load(path, mmap=True, map_location=lambda s, loc: seen.append(loc) or s)
+    assert got["w"].tolist() == [1.0, 1.0] and seen == ["cpu"]
+    with pytest.raises(ValueError) as e:
+        genesis.load(io.BytesIO(path.read_bytes()), mmap=True)
     check_message(e, "load")
+    empty = tmp_path / "empty.pt"
+    empty.write_bytes(b"")
+    with pytest.raises(ValueError) as e:
+        genesis.load(empty, mmap=True)
+    check_message(e, "load")
+
+
+@requires_cuda
+def test_load_mmap_to_cuda_copies(tmp_path):
+    path = tmp_path / "c.pt"
+    genesis.save(genesis.arange(4.0), path)
+    got = genesis.load(path, mmap=True, map_location="cuda")
+    assert str(got.device).startswith("cuda") and got.tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
 # ---------------------------------------------------------------------------------------------

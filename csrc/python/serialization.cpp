@@ -4,6 +4,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/allocator.h"
 #include "core/errors.h"
 #include "core/shape.h"
 #include "ops/convert.h"
@@ -49,6 +50,38 @@ Storage storage_from_bytes(const py::object& data, py::handle device) {
   return ops::to(as_bytes(host), ScalarType::UInt8, d, false).storage();
 }
 
+// A buffer's memory, held by its Py_buffer (released with the GIL, on any thread; after
+// interpreter shutdown it leaks).
+void release_buffer(void*, void* context) {
+  auto* view = static_cast<Py_buffer*>(context);
+  if (!Py_IsInitialized()) return;
+  py::gil_scoped_acquire gil;
+  PyBuffer_Release(view);
+  delete view;
+}
+
+// A CPU storage over a C-contiguous buffer's own memory (no copy): load(mmap=True)'s storages
+// over a copy-on-write map of the file. Writable when the buffer is.
+Storage storage_over_buffer(const py::object& data) {
+  const char* op = "load";
+  GENESIS_CHECK_TYPE(PyObject_CheckBuffer(data.ptr()), op, "expected a bytes-like object, got ",
+                     type_name(data));
+  auto view = std::make_unique<Py_buffer>();
+  bool writable = PyObject_GetBuffer(data.ptr(), view.get(), PyBUF_WRITABLE) == 0;
+  if (!writable) {
+    PyErr_Clear();
+    if (PyObject_GetBuffer(data.ptr(), view.get(), PyBUF_SIMPLE) != 0) {
+      PyErr_Clear();
+      GENESIS_CHECK_VALUE(false, op, "expected a C-contiguous buffer of bytes, got a ",
+                          type_name(data), " that is not");
+    }
+  }
+  void* ptr = view->buf;
+  size_t n = static_cast<size_t>(view->len);
+  Py_buffer* raw = view.release();
+  return Storage::wrap(DataPtr(ptr, raw, &release_buffer, kCPU), n, writable);
+}
+
 // A tensor over `storage`: the layout a file or a pickle describes, refused unless every
 // element it can reach lies inside the storage.
 Tensor tensor_on_storage(const Storage& storage, int64_t offset, const Shape& sizes,
@@ -88,6 +121,8 @@ void init_serialization(py::module_& m) {
   storage.def("_to_bytes", &storage_bytes, "The storage's bytes, on the host");
   m.def("_storage_from_bytes", &storage_from_bytes, py::arg("data"), py::arg("device"),
         "A storage holding a copy of the buffer's bytes, on device");
+  m.def("_storage_over_buffer", &storage_over_buffer, py::arg("data"),
+        "A CPU storage over the buffer's memory, without a copy");
   m.def("_tensor_on_storage", &tensor_on_storage, py::arg("storage"), py::arg("offset"),
         py::arg("sizes"), py::arg("strides"), py::arg("dtype"),
         "A tensor laid over the storage, every element checked to lie inside it");
