@@ -11,6 +11,7 @@
 #include "ops/creation.h"
 #include "ops/linalg_decomp.h"
 #include "ops/matmul.h"
+#include "ops/matrix_norm_composed.h"
 #include "ops/reduce_composite.h"
 
 namespace genesis::ag {
@@ -136,43 +137,31 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
   return {sign, logabsdet};
 }
 
+namespace {
+
+// The differentiable ops matrix_norm is composed of (ops/matrix_norm_composed.h).
+struct DifferentiableNormOps {
+  static Tensor abs(const Tensor& t) { return ag::unary(UnaryOp::Abs, t, "matrix_norm"); }
+  static Tensor sum(const Tensor& t, const Shape& dims, bool keepdim) {
+    return ag::sum(t, dims, keepdim, std::nullopt);
+  }
+  static Tensor amax(const Tensor& t, const Shape& dims, bool keepdim, bool is_max) {
+    return ag::amax(t, dims, keepdim, is_max);
+  }
+  static Tensor norm2(const Tensor& t, const Shape& dims, bool keepdim) {
+    return vector_norm(t, 2.0, dims, keepdim, std::nullopt);
+  }
+  static Tensor permute(const Tensor& t, const Shape& dims) { return ag::permute(t, dims); }
+  static Tensor svdvals(const Tensor& t) { return linalg_svdvals(t); }
+  static Tensor squeeze(const Tensor& t, const Shape& dims) { return ag::squeeze(t, dims); }
+  static Tensor unsqueeze(const Tensor& t, int64_t dim) { return ag::unsqueeze(t, dim); }
+};
+
+}  // namespace
+
 Tensor matrix_norm(const Tensor& t, const std::string& ord, const Shape& dims, bool keepdim) {
   if (!autograd::any_requires_grad({&t})) return ops::matrix_norm(t, ord, dims, keepdim);
-  // The same checks and errors as ops::matrix_norm (t requires grad, so it is floating).
-  const char* op = "matrix_norm";
-  GENESIS_CHECK_VALUE(t.ndim() >= 2, op, "expects a tensor with at least 2 dimensions, got ",
-                      t.ndim());
-  GENESIS_CHECK_VALUE(dims.size() == 2, op, "dim must be a pair of dims, got ", shape_str(dims));
-  int64_t rows = wrap_dim(dims[0], t.ndim(), op), cols = wrap_dim(dims[1], t.ndim(), op);
-  GENESIS_CHECK_VALUE(rows != cols, op, "the two dims must differ, got ", shape_str(dims));
-  if (ord == "fro") return vector_norm(t, 2.0, Shape{rows, cols}, keepdim, std::nullopt);
-  if (ord == "2" || ord == "-2" || ord == "nuc") {
-    Shape order;
-    for (int64_t d = 0; d < t.ndim(); ++d)
-      if (d != rows && d != cols) order.push_back(d);
-    order.push_back(rows);
-    order.push_back(cols);
-    Tensor values = linalg_svdvals(permute(t, order));  // (..., min(m, n))
-    Tensor out;
-    if (ord == "nuc" || (ord == "2" && values.sizes().back() == 0)) {
-      out = sum(values, Shape{-1}, false, std::nullopt);
-    } else {
-      GENESIS_CHECK_KIND_(ErrorKind::Index, values.sizes().back() > 0, op,
-                          "ord -2 of an empty matrix: the smallest of no singular values");
-      out = amax(values, Shape{-1}, false, ord == "2");
-    }
-    if (!keepdim) return out;
-    for (int64_t d : {std::min(rows, cols), std::max(rows, cols)}) out = unsqueeze(out, d);
-    return out;
-  }
-  bool by_columns = ord == "1" || ord == "-1";  // sum over rows, then max/min over columns
-  GENESIS_CHECK_VALUE(by_columns || ord == "inf" || ord == "-inf", op,
-                      "ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got ", ord);
-  bool is_max = ord == "1" || ord == "inf";
-  int64_t summed = by_columns ? rows : cols, extreme = by_columns ? cols : rows;
-  Tensor sums = sum(ag::unary(UnaryOp::Abs, t, op), Shape{summed}, true, std::nullopt);
-  Tensor out = amax(sums, Shape{extreme}, true, is_max);
-  return keepdim ? out : squeeze(out, Shape{rows, cols});
+  return ops::compose_matrix_norm<DifferentiableNormOps>(t, ord, dims, keepdim);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include "ops/elementwise.h"
 #include "ops/join.h"
 #include "ops/linalg_decomp.h"
+#include "ops/matrix_norm_composed.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -100,56 +101,28 @@ Tensor vector_norm(const Tensor& t, double ord, const Dims& dims, bool keepdim,
 
 namespace {
 
-// Note [Norms from singular values]: ord 2 is the largest singular value, -2 the smallest and
-// 'nuc' their sum. The two matrix dims move to the end (a view) for linalg_svdvals, which
-// factors the batch with LAPACK or cuSOLVER; keepdim puts size-1 dims back where they were.
-// As in PyTorch, an empty matrix has norm 0 for 2 and 'nuc', and -2 (a minimum of nothing)
-// raises.
-Tensor singular_value_norm(const Tensor& t, const std::string& ord, int64_t rows, int64_t cols,
-                           bool keepdim) {
-  const char* op = "matrix_norm";
-  Shape order;
-  for (int64_t d = 0; d < t.ndim(); ++d)
-    if (d != rows && d != cols) order.push_back(d);
-  order.push_back(rows);
-  order.push_back(cols);
-  Tensor values = linalg_svdvals(permute(t, order));  // (..., min(m, n))
-  Tensor out;
-  if (ord == "nuc" || (ord == "2" && values.sizes().back() == 0)) {
-    out = sum(values, Shape{-1}, false, std::nullopt);
-  } else {
-    GENESIS_CHECK_KIND_(ErrorKind::Index, values.sizes().back() > 0, op,
-                        "ord -2 of an empty matrix: the smallest of no singular values");
-    out = amax(values, Shape{-1}, false, ord == "2");
+// The plain ops matrix_norm is composed of (ops/matrix_norm_composed.h).
+struct PlainNormOps {
+  static Tensor abs(const Tensor& t) { return unary(UnaryOp::Abs, t, "matrix_norm"); }
+  static Tensor sum(const Tensor& t, const Shape& dims, bool keepdim) {
+    return ops::sum(t, dims, keepdim, std::nullopt);
   }
-  if (!keepdim) return out;
-  for (int64_t d : {std::min(rows, cols), std::max(rows, cols)}) out = unsqueeze(out, d);
-  return out;
-}
+  static Tensor amax(const Tensor& t, const Shape& dims, bool keepdim, bool is_max) {
+    return ops::amax(t, dims, keepdim, is_max);
+  }
+  static Tensor norm2(const Tensor& t, const Shape& dims, bool keepdim) {
+    return ops::norm2(t, dims, keepdim);
+  }
+  static Tensor permute(const Tensor& t, const Shape& dims) { return ops::permute(t, dims); }
+  static Tensor svdvals(const Tensor& t) { return linalg_svdvals(t); }
+  static Tensor squeeze(const Tensor& t, const Shape& dims) { return ops::squeeze(t, dims); }
+  static Tensor unsqueeze(const Tensor& t, int64_t dim) { return ops::unsqueeze(t, dim); }
+};
 
 }  // namespace
 
 Tensor matrix_norm(const Tensor& t, const std::string& ord, const Shape& dims, bool keepdim) {
-  const char* op = "matrix_norm";
-  GENESIS_CHECK_VALUE(t.ndim() >= 2, op, "expects a tensor with at least 2 dimensions, got ",
-                      t.ndim());
-  GENESIS_CHECK_VALUE(dims.size() == 2, op, "dim must be a pair of dims, got ", shape_str(dims));
-  int64_t rows = wrap_dim(dims[0], t.ndim(), op), cols = wrap_dim(dims[1], t.ndim(), op);
-  GENESIS_CHECK_VALUE(rows != cols, op, "the two dims must differ, got ", shape_str(dims));
-  GENESIS_CHECK_TYPE(is_floating_point(t.dtype()), op,
-                     "expected a floating point tensor as input, got ",
-                     scalar_type_name(t.dtype()));
-  if (ord == "fro") return norm2(t, Shape{rows, cols}, keepdim);
-  if (ord == "2" || ord == "-2" || ord == "nuc")
-    return singular_value_norm(t, ord, rows, cols, keepdim);
-  bool by_columns = ord == "1" || ord == "-1";  // sum over rows, then max/min over columns
-  GENESIS_CHECK_VALUE(by_columns || ord == "inf" || ord == "-inf", op,
-                      "ord must be one of 'fro', 'nuc', 1, -1, 2, -2, inf or -inf, got ", ord);
-  bool is_max = ord == "1" || ord == "inf";
-  int64_t summed = by_columns ? rows : cols, extreme = by_columns ? cols : rows;
-  Tensor sums = sum(unary(UnaryOp::Abs, t, op), Shape{summed}, true, std::nullopt);
-  Tensor out = amax(sums, Shape{extreme}, true, is_max);
-  return keepdim ? out : squeeze(out, Shape{rows, cols});
+  return compose_matrix_norm<PlainNormOps>(t, ord, dims, keepdim);
 }
 
 Tensor diff(const Tensor& t, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
