@@ -337,6 +337,7 @@ from ._C import (  # noqa: E402
 )
 from ._C._nn import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus
 from ._dtype_info import finfo, iinfo
+from ._mapped_file import from_file  # noqa: E402
 from ._memory_stats import memory_stats
 from ._random import fork_rng
 from ._tensor_str import (
@@ -777,6 +778,7 @@ __all__ = [
     "fork_rng",
     "save",
     "load",
+    "from_file",
 ]
 
 

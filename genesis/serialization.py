@@ -430,7 +430,7 @@ def load(
                 )
             target = _target_device(map_location, saved_device)
             start = _aligned_data_start(mapped, info) if mapped is not None else None
-            if start is not None and (target is None or target == "cpu"):
+            if mapped is not None and start is not None and target in (None, "cpu"):
                 # Over the file's copy-on-write map: writes reach this process's pages only.
                 cpu = _storage_over_buffer(memoryview(mapped)[start : start + nbytes])
             else:
