@@ -8,10 +8,10 @@
 #include "autograd/formula_helpers.h"
 #include "core/errors.h"
 #include "core/shape.h"
+#include "ops/composed.h"
 #include "ops/creation.h"
 #include "ops/linalg_decomp.h"
 #include "ops/matmul.h"
-#include "ops/matrix_norm_composed.h"
 #include "ops/reduce_composite.h"
 
 namespace genesis::ag {
@@ -139,7 +139,7 @@ std::pair<Tensor, Tensor> linalg_slogdet(const Tensor& a) {
 
 namespace {
 
-// The differentiable ops matrix_norm is composed of (ops/matrix_norm_composed.h).
+// The differentiable ops matrix_norm is composed of (ops/composed.h).
 struct DifferentiableNormOps {
   static Tensor abs(const Tensor& t) { return ag::unary(UnaryOp::Abs, t, "matrix_norm"); }
   static Tensor sum(const Tensor& t, const Shape& dims, bool keepdim) {

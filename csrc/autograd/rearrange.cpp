@@ -4,6 +4,7 @@
 #include "ops/rearrange.h"
 #include "autograd/formula_helpers.h"
 #include "core/errors.h"
+#include "ops/composed.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
@@ -186,29 +187,24 @@ Tensor unfold(const Tensor& t, int64_t dim, int64_t size, int64_t step) {
   return out;
 }
 
+namespace {
+// The recorded ops diff is composed of (ops/composed.h): its gradient comes with them.
+struct DifferentiableDiffOps {
+  static Tensor cat(const std::vector<Tensor>& parts, int64_t dim) { return ag::cat(parts, dim); }
+  static Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+    return ag::narrow(t, dim, start, length);
+  }
+  static Tensor subtract(const Tensor& later, const Tensor& earlier) { return sub(later, earlier); }
+};
+}  // namespace
+
 Tensor diff(const Tensor& t, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
             const std::optional<Tensor>& append) {
   bool tracked = autograd::any_requires_grad({&t}) ||
                  (prepend && autograd::any_requires_grad({&*prepend})) ||
                  (append && autograd::any_requires_grad({&*append}));
-  if (!tracked || t.ndim() < 1 || n < 0) return ops::diff(t, n, dim, prepend, append);
-  // The same steps as ops::diff, with the recorded ops: its gradient comes with them.
-  int64_t d = dim < 0 ? dim + t.ndim() : dim;
-  GENESIS_CHECK_INDEX(d >= 0 && d < t.ndim(), "diff", "dim ", dim, " is out of range for ",
-                      t.ndim(), " dims");
-  Tensor x = t;
-  if (prepend || append) {
-    std::vector<Tensor> parts;
-    if (prepend) parts.push_back(*prepend);
-    parts.push_back(t);
-    if (append) parts.push_back(*append);
-    x = cat(parts, d);
-  }
-  for (int64_t i = 0; i < n && x.sizes()[d] > 0; ++i) {
-    int64_t size = x.sizes()[d];
-    x = sub(narrow(x, d, 1, size - 1), narrow(x, d, 0, size - 1));
-  }
-  return x;
+  if (!tracked) return ops::diff(t, n, dim, prepend, append);
+  return ops::compose_diff<DifferentiableDiffOps>(t, n, dim, prepend, append);
 }
 
 }  // namespace genesis::ag

@@ -4,11 +4,11 @@
 #include <limits>
 
 #include "core/errors.h"
+#include "ops/composed.h"
 #include "ops/convert.h"
 #include "ops/elementwise.h"
 #include "ops/join.h"
 #include "ops/linalg_decomp.h"
-#include "ops/matrix_norm_composed.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -101,7 +101,7 @@ Tensor vector_norm(const Tensor& t, double ord, const Dims& dims, bool keepdim,
 
 namespace {
 
-// The plain ops matrix_norm is composed of (ops/matrix_norm_composed.h).
+// The plain ops matrix_norm is composed of (ops/composed.h).
 struct PlainNormOps {
   static Tensor abs(const Tensor& t) { return unary(UnaryOp::Abs, t, "matrix_norm"); }
   static Tensor sum(const Tensor& t, const Shape& dims, bool keepdim) {
@@ -125,27 +125,22 @@ Tensor matrix_norm(const Tensor& t, const std::string& ord, const Shape& dims, b
   return compose_matrix_norm<PlainNormOps>(t, ord, dims, keepdim);
 }
 
+namespace {
+struct PlainDiffOps {
+  static Tensor cat(const std::vector<Tensor>& parts, int64_t dim) { return ops::cat(parts, dim); }
+  static Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
+    return ops::narrow(t, dim, start, length);
+  }
+  static Tensor subtract(const Tensor& later, const Tensor& earlier) {
+    BinaryOp op = later.dtype() == ScalarType::Bool ? BinaryOp::Ne : BinaryOp::Sub;
+    return binary(op, later, earlier, "diff");
+  }
+};
+}  // namespace
+
 Tensor diff(const Tensor& t, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
             const std::optional<Tensor>& append) {
-  const char* op = "diff";
-  GENESIS_CHECK_VALUE(t.ndim() >= 1, op, "expects a tensor with at least 1 dimension");
-  GENESIS_CHECK_VALUE(n >= 0, op, "order must be non-negative, got ", n);
-  int64_t d = wrap_dim(dim, t.ndim(), op);
-  Tensor x = t;
-  if (prepend || append) {
-    std::vector<Tensor> parts;
-    if (prepend) parts.push_back(*prepend);
-    parts.push_back(t);
-    if (append) parts.push_back(*append);
-    x = cat(parts, d);
-  }
-  for (int64_t i = 0; i < n && x.sizes()[d] > 0; ++i) {
-    int64_t size = x.sizes()[d];
-    Tensor later = narrow(x, d, 1, size - 1), earlier = narrow(x, d, 0, size - 1);
-    // bool: "changed", as PyTorch (logical xor); the rest subtract.
-    x = binary(x.dtype() == ScalarType::Bool ? BinaryOp::Ne : BinaryOp::Sub, later, earlier, op);
-  }
-  return x;
+  return compose_diff<PlainDiffOps>(t, n, dim, prepend, append);
 }
 
 }  // namespace genesis::ops

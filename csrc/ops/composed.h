@@ -1,9 +1,11 @@
 #pragma once
-// matrix_norm as a composition of a few ops, written once for two sets of them: ops::matrix_norm
-// composes it of the plain ops, ag::matrix_norm of the differentiable ones (so its gradient is
-// theirs, as PyTorch composes it).
+// matrix_norm and diff as compositions of a few ops, written once for two sets of them: ops::
+// composes them of the plain ops, ag:: of the differentiable ones (so their gradients are the
+// parts', as PyTorch composes them).
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/errors.h"
 #include "core/shape.h"
@@ -60,6 +62,31 @@ Tensor compose_matrix_norm(const Tensor& t, const std::string& ord, const Shape&
   Tensor sums = Ops::sum(Ops::abs(t), Shape{summed}, true);
   Tensor out = Ops::amax(sums, Shape{extreme}, true, is_max);
   return keepdim ? out : Ops::squeeze(out, Shape{rows, cols});
+}
+
+// The n-th forward difference along dim, after joining prepend and append along it. Ops
+// provides cat(parts, dim), narrow(t, dim, start, length) and subtract(later, earlier) (bool:
+// "changed", as PyTorch's logical xor).
+template <typename Ops>
+Tensor compose_diff(const Tensor& t, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
+                    const std::optional<Tensor>& append) {
+  const char* op = "diff";
+  GENESIS_CHECK_VALUE(t.ndim() >= 1, op, "expects a tensor with at least 1 dimension");
+  GENESIS_CHECK_VALUE(n >= 0, op, "order must be non-negative, got ", n);
+  int64_t d = wrap_dim(dim, t.ndim(), op);
+  Tensor x = t;
+  if (prepend || append) {
+    std::vector<Tensor> parts;
+    if (prepend) parts.push_back(*prepend);
+    parts.push_back(t);
+    if (append) parts.push_back(*append);
+    x = Ops::cat(parts, d);
+  }
+  for (int64_t i = 0; i < n && x.sizes()[d] > 0; ++i) {
+    int64_t size = x.sizes()[d];
+    x = Ops::subtract(Ops::narrow(x, d, 1, size - 1), Ops::narrow(x, d, 0, size - 1));
+  }
+  return x;
 }
 
 }  // namespace genesis::ops
