@@ -20,12 +20,17 @@ negative dims, keepdim True/False, and a 0-d or zero-size input where PyTorch al
 - flip, roll, tril/triu, repeat, tile, repeat_interleave, rot90, diff, diag, diag_embed,
   Tensor.unfold (overlapping windows), nan_to_num;
 - linalg: inv, det, solve, cholesky, svdvals, eigvalsh, qr (symmetric/SPD inputs are built
-  inside the function, so the gradient does not depend on a symmetrization convention).
+  inside the function, so the gradient does not depend on a symmetrization convention);
+- logcumsumexp, cross, cdist (every p, zero distances), slogdet, matrix_norm (every order),
+  eigh and svd with their vectors (through functions the vectors' signs do not change), and
+  the reducing writers scatter_reduce/index_reduce (every reduction, ties, zeros), index_put,
+  put, masked_scatter, out of place and in place; these also pass gradcheck.
 
 Then: the values of ops that also return indices require grad and the indices do not; second
 derivatives (create_graph=True) of softmax, log_softmax, logsumexp, prod, var/std, norm, cat,
-gather, einsum and cumsum; and ops of no derivative in genesis (histc, heaviside, ...) keep the
-graph and raise "... not implemented" at backward.
+gather, einsum, cumsum, logcumsumexp, cross, cdist, slogdet, matrix_norm, eigh, svd and the
+writers; and ops of no derivative (histc, heaviside, as in PyTorch) keep the graph and raise
+"... not implemented" at backward.
 """
 
 import math
@@ -1418,6 +1423,27 @@ DOUBLE = [
     ),
     case("slogdet", lambda m, a: m.linalg.slogdet(a * 1.5)[1], WELL, needs="linalg.slogdet"),
     case("matrix_norm", lambda m, a: m.linalg.matrix_norm(a * a), WELL),
+    case("eigh", _eigh, rand((3, 3), 190)),
+    case("svd", _svd(False), rand((4, 3), 191)),
+    case(
+        "scatter_reduce_mean",
+        lambda m, x, s: _scatter_reduce("mean", True)(m, x * x, s * s),
+        X34,
+        rand((3, 4), 192),
+    ),
+    case("scatter_reduce_prod", _scatter_reduce("prod", False), X34, rand((3, 4), 193)),
+    case(
+        "index_put_accumulate",
+        lambda m, x, v: (x * x).index_put((idx(m, x, [0, 0]),), v * v, True),
+        X34,
+        rand((2, 4), 194),
+    ),
+    case(
+        "masked_scatter",
+        lambda m, x, s: (x * x).masked_scatter(x > 0.2, s * s),
+        X34,
+        rand((4, 4), 195),
+    ),
 ]
 
 
