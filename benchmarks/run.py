@@ -29,6 +29,7 @@ from benchmarks import (  # noqa: E402
     creation,
     dlpack,
     everyday,
+    files,
     indexing,
     memory,
     multigpu,
@@ -52,6 +53,7 @@ AREAS = (
     ("sorting", sorting),
     ("everyday", everyday),
     ("autograd", autograd),
+    ("files", files),
     ("multigpu", multigpu),
 )
 

@@ -7,20 +7,27 @@ the buffer. Files written here load in the ``safetensors`` package (NumPy and Py
 ends) and theirs load here. Every header is checked before any tensor is built: its length
 against the file, the JSON, each dtype, shape and byte range (inside the buffer, the right
 length, no overlaps, no holes), so a crafted file raises ``ValueError`` instead of reading out
-of bounds or allocating without bound. ``safe_open`` reads each tensor's bytes only when it is
-asked for. Tensors are read into memory (not yet mapped: Note [Saved archives]'s mmap is
-future work too).
+of bounds or allocating without bound. On the CPU, ``safe_open`` lays each tensor over a
+copy-on-write map of the file when it is asked for (no copy; pages are read when touched);
+for another device it reads the tensor's bytes then.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import mmap
 import os
 import struct
 from typing import Any, Union
 
-from genesis._C import Tensor, _storage_from_bytes, _tensor_on_storage
+from genesis._C import (
+    Tensor,
+    UntypedStorage,
+    _storage_from_bytes,
+    _storage_over_buffer,
+    _tensor_on_storage,
+)
 
 __all__ = ["save_file", "load_file", "save", "load", "safe_open"]
 
@@ -207,12 +214,16 @@ def _parse_header(read: Any, file_size: int) -> tuple[dict[str, Any], dict[str, 
 
 
 def _build(info: dict[str, Any], data: bytes | bytearray, device: Any) -> Tensor:
+    return _over(info, _storage_from_bytes(data, str(device)))
+
+
+def _over(info: dict[str, Any], storage: UntypedStorage) -> Tensor:
+    """The header entry's tensor (C order) laid over a storage of its bytes."""
     shape = list(info["shape"])
     strides, step = [0] * len(shape), 1
     for d in reversed(range(len(shape))):
         strides[d] = step
         step *= max(shape[d], 1)
-    storage = _storage_from_bytes(data, str(device))
     return _tensor_on_storage(storage, 0, shape, strides, _CODES[info["dtype"]])
 
 
@@ -365,6 +376,14 @@ class safe_open:  # noqa: N801  (the safetensors package's name)
             self._file.close()
             raise
         self._device = device
+        # CPU tensors are laid over a copy-on-write map of the file, as the safetensors package
+        # maps it: nothing is read until touched, and writes stay in this process. The map
+        # lives while any tensor over it does (closing the file does not unmap it). As with any
+        # map, the file must not shrink under a tensor already built (a read past its end is
+        # SIGBUS); get_tensor checks the file's size first.
+        self._map: mmap.mmap | None = None
+        if str(device) == "cpu" and size > 0:
+            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_COPY)
 
     def _read(self, n: int, at: int) -> bytearray:
         # An unbuffered read may return less than asked (a large tensor): read until done.
@@ -382,6 +401,7 @@ class safe_open:  # noqa: N801  (the safetensors package's name)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._map = None  # (tensors over it keep it mapped)
         self._file.close()
 
     def keys(self) -> list[str]:
@@ -421,7 +441,7 @@ class safe_open:  # noqa: N801  (the safetensors package's name)
         return None if self._metadata is None else dict(self._metadata)
 
     def get_tensor(self, name: str) -> Tensor:
-        """Reads one tensor (its bytes only).
+        """One tensor: laid over the file's map (CPU), or its bytes read (another device).
 
         Args:
             name: The tensor's name.
@@ -443,7 +463,13 @@ class safe_open:  # noqa: N801  (the safetensors package's name)
             raise KeyError(f"[safetensors] no tensor named {name!r}")
         info = self._header[name]
         begin, end = info["data_offsets"]
-        return _build(info, self._read(end - begin, self._start + begin), self._device)
+        at, stop = self._start + begin, self._start + end
+        if self._map is not None and at % _ITEMSIZE[info["dtype"]] == 0:
+            if os.fstat(self._file.fileno()).st_size < stop:
+                raise ValueError("[safetensors] the file is shorter than its header says")
+            return _over(info, _storage_over_buffer(memoryview(self._map)[at:stop]))
+        # Another device, or bytes not aligned to their item size: read them.
+        return _build(info, self._read(end - begin, at), self._device)
 
     def get_slice(self, name: str) -> _Slice:
         """A handle on one tensor, read when indexed.

@@ -368,10 +368,30 @@ def lazy_file(path):
     return header, start
 
 
+def test_safe_open_maps_cpu_tensors(tmp_path):
+    """On the CPU, tensors are laid over a copy-on-write map of the file: no copy (two tensors
+    sit as far apart as their bytes in the file), writable, the file unchanged."""
+    path = tmp_path / "mapped.safetensors"
+    header, start = lazy_file(path)
+    before = path.read_bytes()
+    with gst.safe_open(path) as f:
+        a, z = f.get_tensor("a"), f.get_tensor("z")
+    offsets = header["z"]["data_offsets"][0] - header["a"]["data_offsets"][0]
+    assert z.data_ptr() - a.data_ptr() == offsets
+    assert a.tolist() == [0, 1, 2]  # still mapped after the file is closed
+    a.add_(1)
+    assert a.tolist() == [1, 2, 3] and path.read_bytes() == before
+    state = gst.load_file(path)
+    assert state["a"].tolist() == [0, 1, 2]
+
+
 def test_safe_open_reads_each_tensor_when_asked(tmp_path):
+    """Where tensors are read instead of mapped (another device, unaligned bytes), each is read
+    when asked for, only its bytes."""
     path = tmp_path / "lazy.safetensors"
     header, start = lazy_file(path)
     with gst.safe_open(path) as f:
+        f._map = None  # the read path, as for a CUDA device
         reads, real = [], f._read
 
         def spy(n, at):
