@@ -68,6 +68,24 @@ def set_printoptions(
         >>> genesis.tensor([3.14159])
         tensor([3.1416])
     """
+    for name, value in (
+        ("precision", precision),
+        ("threshold", threshold),
+        ("edgeitems", edgeitems),
+        ("linewidth", linewidth),
+    ):
+        # threshold may also be float("inf") (never summarize), as PyTorch users write it.
+        kinds = (int, float) if name == "threshold" else (int,)
+        if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+            raise TypeError(f"[set_printoptions] {name} must be an int, got {type(value).__name__}")
+    if sci_mode is not None and not isinstance(sci_mode, bool):
+        raise TypeError(
+            f"[set_printoptions] sci_mode must be a bool, got {type(sci_mode).__name__}"
+        )
+    if profile is not None and profile not in _PROFILES:
+        raise ValueError(
+            f"[set_printoptions] profile must be one of {sorted(_PROFILES)}, got {profile!r}"
+        )
     if profile is not None:
         base = _PROFILES[profile]
         for name in ("precision", "threshold", "edgeitems", "linewidth"):

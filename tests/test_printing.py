@@ -1,10 +1,13 @@
 """Printing: repr(genesis tensor) must read like repr(torch tensor), with 'torch.' -> 'genesis.'."""
 
 import math
+import subprocess
+import sys
 import types
 
 import numpy as np
 import pytest
+from conftest import check_message
 
 import genesis
 from genesis._tensor_str import get_printoptions, printoptions, tensor_repr
@@ -389,3 +392,48 @@ def test_randomized(torch):
         if shape and shape[0] > 2:
             g, t = g[1::2], t[1::2]
         check_pair(g, t)
+
+
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"precision": genesis.ones(2)}, TypeError),
+        ({"precision": 2.5}, TypeError),
+        ({"threshold": "10"}, TypeError),
+        ({"edgeitems": True}, TypeError),
+        ({"linewidth": None, "sci_mode": 1}, TypeError),
+        ({"profile": "tiny"}, ValueError),
+    ],
+)
+def test_set_printoptions_refuses_bad_values(kwargs, error):
+    before = genesis.get_printoptions()
+    with pytest.raises(error) as e:
+        genesis.set_printoptions(**kwargs)
+    check_message(e, "set_printoptions")
+    assert genesis.get_printoptions() == before  # nothing half-set
+
+
+def test_threshold_inf_never_summarizes():
+    try:
+        genesis.set_printoptions(threshold=float("inf"))
+        assert "..." not in repr(genesis.arange(2000))
+    finally:
+        genesis.set_printoptions(profile="default")
+
+
+def test_an_error_inside_a_binding_call_is_raised_not_fatal():
+    """A RecursionError raised by Python code a binding runs (here: printing with a tensor as
+    the precision, set behind set_printoptions' back) reaches the caller as an exception; the
+    bindings' entry point lets no C++ exception end the process."""
+    code = (
+        "import genesis, genesis._tensor_str as s\n"
+        "x = (genesis.rand(3, 4, dtype=genesis.float64) + 0.5).requires_grad_()\n"
+        "s.PRINT_OPTS.precision = x\n"
+        "try:\n"
+        "    print({'precision': x})\n"
+        "except RecursionError:\n"
+        "    print('raised')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "raised"

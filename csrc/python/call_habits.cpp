@@ -321,9 +321,19 @@ PyObject* on_no_match(PyObject* self, PyObject* const* args, size_t nargsf, PyOb
 PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   PyObject* r = pybind_dispatch(self, args, nargsf, kwnames);
   if (r != nullptr) return track_untracked_results(self, args, nargsf, kwnames, r);
-  const py::detail::function_record* rec = py::detail::function_record_ptr_from_PyObject(self);
-  if (rec == nullptr || !no_overload_matched(rec)) return nullptr;
-  r = on_no_match(self, args, nargsf, kwnames, rec);
+  // CPython called this function pointer: no C++ exception may leave it (a RecursionError
+  // raised by a Python call in here would otherwise end the process).
+  try {
+    const py::detail::function_record* rec = py::detail::function_record_ptr_from_PyObject(self);
+    if (rec == nullptr || !no_overload_matched(rec)) return nullptr;
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+  r = on_no_match(self, args, nargsf, kwnames, py::detail::function_record_ptr_from_PyObject(self));
   // The rewritten call's arguments are the caller's, renamed: the inputs are still here.
   return r == nullptr ? nullptr : track_untracked_results(self, args, nargsf, kwnames, r);
 }

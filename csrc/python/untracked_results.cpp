@@ -58,17 +58,19 @@ void add_tracked(py::handle arg, std::vector<Tensor>& found) {
 
 PyObject* track_untracked_results(PyObject* self, PyObject* const* args, size_t nargsf,
                                   PyObject* kwnames, PyObject* result) {
-  if (!au::grad_ever_required() || !au::GradMode::is_enabled()) return result;
-  py::handle r(result);
-  std::vector<Tensor*> outputs;
-  if (Tensor* t = untracked(r)) {
-    outputs.push_back(t);
-  } else if (PyTuple_Check(result) || PyList_Check(result)) {
-    for (py::handle item : py::reinterpret_borrow<py::sequence>(r))
-      if (Tensor* t = untracked(item)) outputs.push_back(t);
-  }
-  if (outputs.empty()) return result;
+  // Called from CPython's call of the bindings' entry point: every C++ exception is caught here
+  // (the result is dropped and the error raised in Python), none may leave.
   try {
+    if (!au::grad_ever_required() || !au::GradMode::is_enabled()) return result;
+    py::handle r(result);
+    std::vector<Tensor*> outputs;
+    if (Tensor* t = untracked(r)) {
+      outputs.push_back(t);
+    } else if (PyTuple_Check(result) || PyList_Check(result)) {
+      for (py::handle item : py::reinterpret_borrow<py::sequence>(r))
+        if (Tensor* t = untracked(item)) outputs.push_back(t);
+    }
+    if (outputs.empty()) return result;
     std::vector<Tensor> inputs;
     size_t nargs = PyVectorcall_NARGS(nargsf);
     size_t nkw = kwnames == nullptr ? 0 : static_cast<size_t>(PyTuple_GET_SIZE(kwnames));
@@ -84,6 +86,10 @@ PyObject* track_untracked_results(PyObject* self, PyObject* const* args, size_t 
     std::erase(outputs, nullptr);
     au::Recorder rec_node = au::record_not_implemented(rec->name, inputs);
     au::set_history(rec_node, outputs);
+  } catch (py::error_already_set& e) {
+    Py_DECREF(result);
+    e.restore();
+    return nullptr;
   } catch (...) {
     Py_DECREF(result);
     py::detail::try_translate_exceptions();
