@@ -428,23 +428,18 @@ def load(
                     f"[load] entry {name!r} is not {nbytes} stored bytes "
                     f"({info.file_size} bytes, compression {info.compress_type})"
                 )
-            target = _target_device(map_location, saved_device)
-            start = _aligned_data_start(mapped, info) if mapped is not None else None
-            if mapped is not None and start is not None and target in (None, "cpu"):
+            target = _target_device(map_location, saved_device)  # None: a callable places it
+            start = None
+            if mapped is not None and target in (None, "cpu"):
+                start = _aligned_data_start(mapped, info)
+            if mapped is not None and start is not None:
                 # Over the file's copy-on-write map: writes reach this process's pages only.
-                cpu = _storage_over_buffer(memoryview(mapped)[start : start + nbytes])
+                storage = _storage_over_buffer(memoryview(mapped)[start : start + nbytes])
             else:
-                cpu = None
-                data = zf.read(name)
+                storage = _storage_from_bytes(zf.read(name), target or "cpu")
             if target is None:
                 place = cast(Callable[[UntypedStorage, str], UntypedStorage], map_location)
-                storage = place(
-                    cpu if cpu is not None else _storage_from_bytes(data, "cpu"), saved_device
-                )
-            elif cpu is not None:
-                storage = cpu
-            else:
-                storage = _storage_from_bytes(data, target)
+                storage = place(storage, saved_device)
             built[key] = storage
             return storage
 

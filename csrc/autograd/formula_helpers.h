@@ -30,6 +30,10 @@ inline Scalar num(double v) { return Scalar(v); }
 // Marks `out` as a view of `base` when they share memory; `again` makes the same view of any
 // tensor shaped as base, with recorded ops (Note [Views and autograd]).
 void mark_view(const Tensor& out, const Tensor& base, std::function<Tensor(const Tensor&)> again);
+// Records `out` = self with value written (or added, `accumulate`) at key: index_put's node,
+// shared by x[key] = v and Tensor.index_put (autograd/indexing.cpp).
+void record_index_put(Tensor& out, const Tensor& self, const Tensor* value, const IndexList& key,
+                      bool accumulate);
 // Flags `out`, a view of `base` made while nothing was recorded, when base is part of a graph
 // (or is such a view itself): Note [Views made under no_grad].
 void note_view_without_grad(const Tensor& out, const Tensor& base);

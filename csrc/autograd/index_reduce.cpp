@@ -90,15 +90,6 @@ Grads reduce_grads(const FormulaNode& n, const Placement& p, const std::string& 
   return r;
 }
 
-IndexList key_of(const std::vector<Tensor>& indices) {
-  IndexList key;
-  for (const Tensor& index : indices)  // uint8 indices are masks, as in PyTorch
-    key.push_back(IndexItem::make_tensor(
-        index.dtype() == ScalarType::UInt8 ? ops::to(index, ScalarType::Bool, index.device(), false)
-                                           : index));
-  return key;
-}
-
 }  // namespace
 
 Tensor scatter_reduce(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -168,18 +159,8 @@ Tensor index_put(const Tensor& self, const std::vector<Tensor>& indices, const T
                  bool accumulate, const char* op) {
   Tensor out = ops::clone(self);
   ops::index_put_(out, indices, values, accumulate, op);
-  IndexList key = key_of(indices);
-  Recorder r = record("IndexPutBackward0", {&self, &values},
-                      [key, accumulate](const FormulaNode& n, const Grads& g, S) {
-                        // Written places: their gradient goes to values (summed to its shape
-                        // by the engine); without accumulate, self's is zero there.
-                        Grads r(2);
-                        if (n.needs_grad(0))
-                          r[0] = accumulate ? g[0] : ag::index_put(g[0], key, Scalar(0.0));
-                        if (n.needs_grad(1)) r[1] = index_get(g[0], key);
-                        return r;
-                      });
-  if (r) set_history(r, {&out});
+  if (autograd::any_requires_grad({&self, &values}))
+    record_index_put(out, self, &values, ops::index_put_key(indices, op), accumulate);
   return out;
 }
 

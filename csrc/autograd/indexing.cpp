@@ -66,22 +66,29 @@ Tensor index_get(const Tensor& x, const IndexList& key) {
   return out;
 }
 
+void record_index_put(Tensor& out, const Tensor& self, const Tensor* value, const IndexList& key,
+                      bool accumulate) {
+  // The written places take their gradient from value (summed to its shape by the engine);
+  // the rest of g goes to self (all of it when the values were added).
+  Recorder r =
+      record("IndexPutBackward0", {&self, value},
+             [key, accumulate](const FormulaNode& n, const Grads& g, const std::vector<Tensor>&) {
+               Grads r(2);
+               if (n.needs_grad(0))
+                 r[0] = accumulate ? g[0] : ag::index_put(g[0], key, Scalar(0.0));
+               if (n.needs_grad(1)) r[1] = index_get(g[0], key);
+               return r;
+             });
+  if (r) set_history(r, {&out});
+}
+
 Tensor index_put(const Tensor& self, const IndexList& key, const Operand& value) {
   Tensor out = ops::clone(self);
   if (value.is_scalar())
     ops::index_fill(out, key, value.scalar);
   else
     ops::index_put(out, key, value.tensor());
-  // The written places take their gradient from value (summed to its shape by the engine);
-  // the rest of g goes to self.
-  Recorder r = record("IndexPutBackward0", {&self, value.is_scalar() ? nullptr : &value.tensor()},
-                      [key](const FormulaNode& n, const Grads& g, const std::vector<Tensor>&) {
-                        Grads r(2);
-                        if (n.needs_grad(0)) r[0] = ag::index_put(g[0], key, Scalar(0.0));
-                        if (n.needs_grad(1)) r[1] = index_get(g[0], key);
-                        return r;
-                      });
-  if (r) set_history(r, {&out});
+  record_index_put(out, self, value.is_scalar() ? nullptr : &value.tensor(), key, false);
   return out;
 }
 

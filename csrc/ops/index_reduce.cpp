@@ -326,11 +326,7 @@ void put_(const Tensor& self, const Tensor& index, const Tensor& source, bool ac
   if (!direct) copy_(self, work);
 }
 
-void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
-                bool accumulate, const char* op) {
-  check_target(self, op);
-  check_same_dtype(self, values, "values", op);
-  check_same_device(self, values, "values", op);
+IndexList index_put_key(const std::vector<Tensor>& indices, const char* op) {
   IndexList key;
   for (const Tensor& index : indices) {
     ScalarType t = index.dtype();
@@ -342,6 +338,15 @@ void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Te
     key.push_back(IndexItem::make_tensor(
         t == ScalarType::UInt8 ? to(index, ScalarType::Bool, index.device(), false) : index));
   }
+  return key;
+}
+
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
+                bool accumulate, const char* op) {
+  check_target(self, op);
+  check_same_dtype(self, values, "values", op);
+  check_same_device(self, values, "values", op);
+  IndexList key = index_put_key(indices, op);
   renamed(op, [&] {
     index_put(self, key, values, accumulate ? ScatterReduce::Sum : ScatterReduce::None);
   });

@@ -8,6 +8,7 @@
 
 #include "core/scalar.h"
 #include "core/tensor.h"
+#include "index/index_item.h"
 
 namespace genesis::ops {
 
@@ -32,5 +33,7 @@ void put_(const Tensor& self, const Tensor& index, const Tensor& source, bool ac
 // self[indices] = values (or += with accumulate): indices int64, int32, bool or uint8 (a mask).
 void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& values,
                 bool accumulate, const char* op = "index_put_");
+// index_put's indices as an index key (checked: int64, int32, bool, or uint8 taken as a mask).
+IndexList index_put_key(const std::vector<Tensor>& indices, const char* op);
 
 }  // namespace genesis::ops
