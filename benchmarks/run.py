@@ -34,6 +34,7 @@ from benchmarks import (  # noqa: E402
     memory,
     multigpu,
     sorting,
+    sweep,
 )
 from benchmarks.common import Case, Context, as_numpy  # noqa: E402
 from benchmarks.report import Result, render  # noqa: E402
@@ -52,6 +53,7 @@ AREAS = (
     ("compute", compute),
     ("sorting", sorting),
     ("everyday", everyday),
+    ("sweep", sweep),
     ("autograd", autograd),
     ("files", files),
     ("multigpu", multigpu),
