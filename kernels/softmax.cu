@@ -136,7 +136,8 @@ __device__ __forceinline__ C lanes_sum(C v) {
   return v;
 }
 
-template <typename T, int V, int Items, int Width, typename C, bool Log>
+// Reduce: out[r] = logsumexp of row r instead (Note [Fused row logsumexp]).
+template <typename T, int V, int Items, int Width, typename C, bool Log, bool Reduce>
 __global__ void softmax_warp_rows(const T* __restrict__ in, T* __restrict__ out, int64_t rows,
                                   int64_t cols) {
   constexpr int kPacks = Items / V, kRowsPerWarp = 32 / Width;
@@ -165,6 +166,7 @@ __global__ void softmax_warp_rows(const T* __restrict__ in, T* __restrict__ out,
     }
   }
   m = lanes_max<Width>(m);
+  if constexpr (Reduce) m = isinf(m) ? C(0) : m;  // an infinite max is not subtracted
   C s = 0;
 #pragma unroll
   for (int k = 0; k < kPacks; ++k)
@@ -173,6 +175,10 @@ __global__ void softmax_warp_rows(const T* __restrict__ in, T* __restrict__ out,
       for (int j = 0; j < V; ++j) s += exp_of(x[k * V + j] - m);  // all -inf: NaN, as wanted
     }
   s = lanes_sum<Width>(s);
+  if constexpr (Reduce) {
+    if (live && lane == 0) out[r] = convert<T>(log_of(s) + m);
+    return;
+  }
   C log_s = Log ? log_of(s) : C(0);
 #pragma unroll
   for (int k = 0; k < kPacks; ++k) {
@@ -257,13 +263,33 @@ __global__ void softmax_chunk_write(const T* __restrict__ in, T* __restrict__ ou
   write_row<T, V, C, Log>(in + at, out + at, len, threadIdx.x, kBlockRowThreads, total.m, total.s);
 }
 
-template <typename T, int V, int Items, int Width, bool Log>
+template <typename T, int V, int Items, int Width, bool Log, bool Reduce>
 void launch_warp_rows(const T* in, T* out, int64_t rows, int64_t cols, cudaStream_t stream) {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
   int64_t per_block = kWarpRowsThreads / Width;
   int64_t blocks = (rows + per_block - 1) / per_block;
-  softmax_warp_rows<T, V, Items, Width, C, Log>
+  softmax_warp_rows<T, V, Items, Width, C, Log, Reduce>
       <<<static_cast<unsigned>(blocks), kWarpRowsThreads, 0, stream>>>(in, out, rows, cols);
+}
+
+// Rows of up to kSoftmaxWarpRowMax items, in a warp's registers. Rows of up to 32 packs: a pack
+// per lane, as few lanes a row as cover it. Longer ones: a warp, Items (a power of two) a lane,
+// loaded in packs of min(V, Items) so that every lane has work.
+template <typename T, int V, bool Log, bool Reduce>
+void launch_warp_chain(const T* in, T* out, int64_t rows, int64_t cols, cudaStream_t stream) {
+  int64_t packs = (cols + V - 1) / V;
+  if (packs <= 1) return launch_warp_rows<T, V, V, 1, Log, Reduce>(in, out, rows, cols, stream);
+  if (packs <= 2) return launch_warp_rows<T, V, V, 2, Log, Reduce>(in, out, rows, cols, stream);
+  if (packs <= 4) return launch_warp_rows<T, V, V, 4, Log, Reduce>(in, out, rows, cols, stream);
+  if (packs <= 8) return launch_warp_rows<T, V, V, 8, Log, Reduce>(in, out, rows, cols, stream);
+  if (packs <= 16) return launch_warp_rows<T, V, V, 16, Log, Reduce>(in, out, rows, cols, stream);
+  if (packs <= 32) return launch_warp_rows<T, V, V, 32, Log, Reduce>(in, out, rows, cols, stream);
+  constexpr int V2 = V < 2 ? V : 2, V4 = V < 4 ? V : 4, V8 = V < 8 ? V : 8;
+  if (cols <= 64) return launch_warp_rows<T, V2, 2, 32, Log, Reduce>(in, out, rows, cols, stream);
+  if (cols <= 128) return launch_warp_rows<T, V4, 4, 32, Log, Reduce>(in, out, rows, cols, stream);
+  if (cols <= 256) return launch_warp_rows<T, V8, 8, 32, Log, Reduce>(in, out, rows, cols, stream);
+  if (cols <= 512) return launch_warp_rows<T, V, 16, 32, Log, Reduce>(in, out, rows, cols, stream);
+  launch_warp_rows<T, V, 32, 32, Log, Reduce>(in, out, rows, cols, stream);
 }
 
 // V: items per load (1 unless every row is a whole number of aligned 16-byte packs).
@@ -271,23 +297,8 @@ template <typename T, int V, bool Log>
 void launch_typed(const T* in, T* out, int64_t rows, int64_t cols, int64_t chunks, void* workspace,
                   cudaStream_t stream) {
   using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  // Rows of up to 32 packs: a pack per lane, as few lanes a row as cover it.
-  int64_t packs = (cols + V - 1) / V;
-  if (packs <= 1) return launch_warp_rows<T, V, V, 1, Log>(in, out, rows, cols, stream);
-  if (packs <= 2) return launch_warp_rows<T, V, V, 2, Log>(in, out, rows, cols, stream);
-  if (packs <= 4) return launch_warp_rows<T, V, V, 4, Log>(in, out, rows, cols, stream);
-  if (packs <= 8) return launch_warp_rows<T, V, V, 8, Log>(in, out, rows, cols, stream);
-  if (packs <= 16) return launch_warp_rows<T, V, V, 16, Log>(in, out, rows, cols, stream);
-  if (packs <= 32) return launch_warp_rows<T, V, V, 32, Log>(in, out, rows, cols, stream);
-  // Longer rows up to kSoftmaxWarpRowMax: a warp, Items (a power of two) a lane, loaded in
-  // packs of min(V, Items) so that every lane has work.
-  constexpr int V2 = V < 2 ? V : 2, V4 = V < 4 ? V : 4, V8 = V < 8 ? V : 8;
-  if (cols <= 64) return launch_warp_rows<T, V2, 2, 32, Log>(in, out, rows, cols, stream);
-  if (cols <= 128) return launch_warp_rows<T, V4, 4, 32, Log>(in, out, rows, cols, stream);
-  if (cols <= 256) return launch_warp_rows<T, V8, 8, 32, Log>(in, out, rows, cols, stream);
-  if (cols <= 512) return launch_warp_rows<T, V, 16, 32, Log>(in, out, rows, cols, stream);
   if (cols <= kSoftmaxWarpRowMax)
-    return launch_warp_rows<T, V, 32, 32, Log>(in, out, rows, cols, stream);
+    return launch_warp_chain<T, V, Log, false>(in, out, rows, cols, stream);
   if (chunks <= 1) {
     softmax_block_rows<T, V, C, Log>
         <<<static_cast<unsigned>(rows), kBlockRowThreads, 0, stream>>>(in, out, cols);
@@ -316,6 +327,39 @@ void launch_packed(const void* in, void* out, int64_t rows, int64_t cols, int64_
 }
 
 }  // namespace
+
+// Note [Fused row logsumexp]: logsumexp over rows of up to kSoftmaxWarpRowMax items is the
+// fused softmax's first half (Note [Fused softmax]): each row read once into a warp's registers,
+// its max m, and log(sum(exp(x - m))) + m written per row. As in the composite (Note [Fused
+// logsumexp] in ops/reduce_composite.cpp) an infinite max is not subtracted, so a row of -inf
+// gives -inf, one holding +inf gives +inf, and a NaN gives NaN.
+void launch_logsumexp_rows(int dtype, const void* in, void* out, int64_t rows, int64_t cols,
+                           void* stream_ptr) {
+  if (rows == 0 || cols == 0 || cols > kSoftmaxWarpRowMax) return;
+  cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    constexpr int V = 16 / sizeof(T);
+    const T* x = static_cast<const T*>(in);
+    T* y = static_cast<T*>(out);
+    if (cols % V == 0 && reinterpret_cast<uintptr_t>(in) % 16 == 0)  // every row on a pack
+      launch_warp_chain<T, V, false, true>(x, y, rows, cols, stream);
+    else
+      launch_warp_chain<T, 1, false, true>(x, y, rows, cols, stream);
+  };
+  switch (dtype) {
+    case kFloat16:
+      return run(__half{});
+    case kBFloat16:
+      return run(__nv_bfloat16{});
+    case kFloat32:
+      return run(float{});
+    case kFloat64:
+      return run(double{});
+    default:
+      return;
+  }
+}
 
 void launch_softmax_rows(int dtype, const void* in, void* out, int64_t rows, int64_t cols, bool log,
                          int64_t chunks, void* workspace, void* stream_ptr) {

@@ -1,5 +1,5 @@
 #pragma once
-// Host launcher for the fused row softmax (device code in softmax.cu).
+// Host launchers for the fused row softmax and row logsumexp (device code in softmax.cu).
 #include <cstdint>
 
 namespace genesis::kernels {
@@ -13,5 +13,10 @@ constexpr int64_t kSoftmaxWarpRowMax = 1024;  // longer rows take a block, or se
 // type (double for float64, else float).
 void launch_softmax_rows(int dtype, const void* in, void* out, int64_t rows, int64_t cols, bool log,
                          int64_t chunks, void* workspace, void* stream);
+
+// out[r] = log(sum(exp(in[r, :]))) for `rows` contiguous rows of `cols` <= kSoftmaxWarpRowMax
+// items (Note [Fused row logsumexp]); `out` holds `rows` items of the same dtype.
+void launch_logsumexp_rows(int dtype, const void* in, void* out, int64_t rows, int64_t cols,
+                           void* stream);
 
 }  // namespace genesis::kernels

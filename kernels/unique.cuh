@@ -1,6 +1,6 @@
 #pragma once
-// Host launcher for unique() of integers with CUB (device code in unique.cu, Note [Unique of
-// integers]).
+// Host launchers for unique() of integers and of floats with CUB (device code in unique.cu, Note [Unique of
+// integers], Note [Unique of floats]).
 #include <cstddef>
 #include <cstdint>
 
@@ -15,5 +15,10 @@ namespace genesis::kernels {
 int unique_integers(int dtype, const void* values, int64_t n, int end_bit, void* unique_out,
                     int64_t* counts_out, int64_t* num_out, void* scratch, size_t* scratch_bytes,
                     void* stream);
+
+// The same for floats (dtype code float16, bfloat16, float32 or float64), without counts (Note
+// [Unique of floats]): every NaN is kept, a run of zeros comes out as +0.0.
+int unique_floats(int dtype, const void* values, int64_t n, void* unique_out, int64_t* num_out,
+                  void* scratch, size_t* scratch_bytes, void* stream);
 
 }  // namespace genesis::kernels

@@ -176,6 +176,32 @@ def test_nan_handling(device):
     )
 
 
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_logsumexp_of_rows(device, dtype):
+    """logsumexp over the last dim of contiguous rows (on CUDA one kernel up to 1024 items a row,
+    Note [Fused row logsumexp]): every row length around the kernel's lane and pack widths, large
+    values, rows of -inf, rows holding +inf or NaN, keepdim, 1-d input, an unaligned start, and
+    rows too long for the kernel, against torch."""
+    rng = np.random.default_rng(3)
+    for cols in (1, 3, 8, 17, 33, 64, 100, 256, 513, 1000, 1024, 1025, 3000):
+        a = rng.standard_normal((5, cols)) * 4 + 50
+        a[1] = -math.inf
+        a[2, cols // 2] = math.inf
+        a[3, cols - 1] = math.nan
+        t = torch.from_numpy(a).to(TORCH[dtype])
+        x = genesis.tensor(a, dtype=dtype, device=device)
+        for keepdim in (False, True):
+            _close(x.logsumexp(-1, keepdim), torch.logsumexp(t, -1, keepdim), dtype)
+        _close(x[4].logsumexp(0), torch.logsumexp(t[4], 0), dtype)
+        flat = genesis.tensor(a.reshape(-1), dtype=dtype, device=device)
+        shifted = flat[1:].reshape(-1)[: 4 * cols].reshape(4, cols)  # starts one item in
+        _close(
+            shifted.logsumexp(1),
+            torch.logsumexp(t.reshape(-1)[1 : 4 * cols + 1].reshape(4, cols), 1),
+            dtype,
+        )
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_count_nonzero_and_diff(device, dtype):
     x, t = _pair((4, 5), dtype, device, seed=3)

@@ -318,6 +318,34 @@ def test_unique_matches_torch(device, dtype):
             _same(g, w)
 
 
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
+def test_unique_of_floats_without_the_inverse(device, dtype):
+    """unique() of floats without the inverse or counts (on CUDA a sort of keys alone, Note
+    [Unique of floats]): many repeats, every NaN kept, -0.0 and +0.0 one value, +-inf, long and
+    non-contiguous inputs, one item; the same values as torch (zeros compared by value)."""
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 1000, 70000):
+        a = np.round(rng.standard_normal(n) * 8) / 4
+        if n >= 8:
+            a[rng.choice(n, 8, replace=False)] = [
+                np.nan,
+                np.nan,
+                -np.nan,
+                0.0,
+                -0.0,
+                -0.0,
+                np.inf,
+                -np.inf,
+            ]
+        t = torch.from_numpy(a).to(TORCH[dtype])
+        x = genesis.tensor(a, dtype=dtype, device=device)
+        _same(x.unique(), torch.unique(t))
+        _same(genesis.unique(x.reshape(-1, 1)[::3]), torch.unique(t.reshape(-1, 1)[::3]))
+        _same(x.unique(sorted=True, return_counts=True)[1], torch.unique(t, return_counts=True)[1])
+    empty = genesis.tensor([], dtype=dtype, device=device)
+    assert empty.unique().shape == (0,) and empty.unique().dtype == dtype
+
+
 INTEGER_DTYPES = [d for d in DTYPES if d not in FLOAT_DTYPES]  # bool too
 
 

@@ -10,5 +10,6 @@ bool select_top_row(const Tensor&, int64_t, bool, const Tensor&) { no_device(); 
 void unique_integers(const Tensor&, int, const Tensor&, const Tensor*, const Tensor&) {
   no_device();
 }
+void unique_floats(const Tensor&, const Tensor&, const Tensor&) { no_device(); }
 
 }  // namespace genesis::cuda

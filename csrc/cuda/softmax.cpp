@@ -48,4 +48,21 @@ void softmax_last_dim(const Tensor& in, const Tensor& out, bool log) {
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
+bool logsumexp_rows_fit(int64_t cols) { return cols <= kernels::kSoftmaxWarpRowMax; }
+
+void logsumexp_last_dim(const Tensor& in, const Tensor& out) {
+  GENESIS_CHECK(in.is_contiguous() && out.is_contiguous() && in.is_cuda() && in.ndim() > 0 &&
+                    in.dtype() == out.dtype() && in.sizes().back() <= kernels::kSoftmaxWarpRowMax &&
+                    (in.numel() == 0 || out.numel() == in.numel() / in.sizes().back()),
+                "logsumexp", "expected contiguous CUDA rows of at most ",
+                kernels::kSoftmaxWarpRowMax, " items and one output item a row");
+  if (in.numel() == 0) return;
+  int64_t cols = in.sizes().back(), rows = in.numel() / cols;
+  int device = in.device().index;
+  DeviceGuard guard(device);
+  kernels::launch_logsumexp_rows(static_cast<int>(in.dtype()), in.data(), out.mutable_data(), rows,
+                                 cols, reinterpret_cast<void*>(current_stream(device)));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace genesis::cuda

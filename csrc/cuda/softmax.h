@@ -6,5 +6,10 @@
 namespace genesis::cuda {
 
 void softmax_last_dim(const Tensor& in, const Tensor& out, bool log);
+// out (one item a row, `in`'s dtype) = logsumexp over the last dim of `in`, whose rows hold at most
+// kernels::kSoftmaxWarpRowMax items (Note [Fused row logsumexp] in kernels/softmax.cu).
+void logsumexp_last_dim(const Tensor& in, const Tensor& out);
+// Whether logsumexp_last_dim takes rows of `cols` items.
+bool logsumexp_rows_fit(int64_t cols);
 
 }  // namespace genesis::cuda

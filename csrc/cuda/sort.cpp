@@ -103,4 +103,25 @@ void unique_integers(const Tensor& values, int end_bit, const Tensor& unique_out
       num_out.mutable_data_as<int64_t>(), scratch.mutable_data(), &bytes, stream)));
 }
 
+void unique_floats(const Tensor& values, const Tensor& unique_out, const Tensor& num_out) {
+  int64_t n = values.numel();
+  GENESIS_CHECK(values.is_contiguous() && values.is_cuda() && unique_out.is_contiguous() &&
+                    unique_out.dtype() == values.dtype() && unique_out.numel() == n &&
+                    num_out.dtype() == ScalarType::Int64 && num_out.numel() == 1,
+                "unique", "expected contiguous CUDA floats and outputs of their size");
+  int device = values.device().index;
+  DeviceGuard guard(device);
+  void* stream = reinterpret_cast<void*>(current_stream(device));
+  int dtype = static_cast<int>(values.dtype());
+  size_t bytes = 0;
+  GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::unique_floats(
+      dtype, values.data(), n, unique_out.mutable_data(), num_out.mutable_data_as<int64_t>(),
+      nullptr, &bytes, stream)));
+  Tensor scratch =
+      Tensor::empty(Shape{static_cast<int64_t>(bytes)}, ScalarType::UInt8, values.device());
+  GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::unique_floats(
+      dtype, values.data(), n, unique_out.mutable_data(), num_out.mutable_data_as<int64_t>(),
+      scratch.mutable_data(), &bytes, stream)));
+}
+
 }  // namespace genesis::cuda

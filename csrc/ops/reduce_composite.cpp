@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "core/errors.h"
+#include "cuda/softmax.h"
 #include "ops/composed.h"
 #include "ops/convert.h"
 #include "ops/elementwise.h"
@@ -31,6 +32,26 @@ Tensor drop_reduced(const Tensor& kept, const Tensor& t, const Dims& dims) {
 
 Tensor is_nan(const Tensor& t) { return binary(BinaryOp::Ne, t, t, "isnan"); }
 
+// A CUDA logsumexp over the last dim of contiguous rows short enough for a warp takes one
+// kernel (Note [Fused row logsumexp] in kernels/softmax.cu).
+bool fused_logsumexp_fits(const Tensor& x, const Dims& dims) {
+  if (!x.is_cuda() || !x.is_contiguous() || x.ndim() == 0 || x.numel() == 0 ||
+      !cuda::logsumexp_rows_fit(x.sizes().back()))
+    return false;
+  if (!dims || dims->empty()) return x.ndim() == 1;
+  return dims->size() == 1 && wrap_dim((*dims)[0], x.ndim(), "logsumexp") == x.ndim() - 1;
+}
+
+Tensor fused_logsumexp(const Tensor& x, bool keepdim) {
+  Shape kept = x.sizes();
+  kept.back() = 1;
+  Tensor out = Tensor::empty(kept, x.dtype(), x.device());
+  cuda::logsumexp_last_dim(x, out);
+  if (keepdim) return out;
+  kept.pop_back();
+  return reshape(out, kept);
+}
+
 }  // namespace
 
 Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) {
@@ -38,6 +59,10 @@ Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) {
   if (x.numel() == 0) {  // log(0): -inf everywhere, as PyTorch
     Tensor s = sum(x, dims, keepdim, std::nullopt);
     return binary(BinaryOp::Add, s, Scalar(-kInf), "logsumexp");
+  }
+  if (fused_logsumexp_fits(x, dims)) {
+    // keepdim over all dims of a 1-d tensor keeps its one dim, as over dim 0.
+    return fused_logsumexp(x, keepdim);
   }
   Tensor m = amax(x, dims, true, true);
   // An infinite max is not subtracted: -inf - -inf would be NaN (all -inf gives -inf, +inf wins).

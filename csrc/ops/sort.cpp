@@ -351,15 +351,20 @@ int differing_bits(const Tensor& flat) {
   return std::max(static_cast<int>(std::bit_width(differ)), 1);
 }
 
-// unique() of CUDA integers without the inverse: a sort of the keys alone and one CUB pass
-// (Note [Unique of integers]) instead of a sort that carries positions and a compaction.
-UniqueResult unique_cuda_integers(const Tensor& flat, bool want_counts) {
+// unique() on CUDA without the inverse (of integers, also with counts): a sort of the keys
+// alone and one CUB pass (Note [Unique of integers], Note [Unique of floats] in
+// kernels/unique.cu) instead of a sort that carries positions and a compaction.
+UniqueResult unique_cuda_values(const Tensor& flat, bool want_counts) {
   int64_t n = flat.numel();
   Tensor values = Tensor::empty(Shape{n}, flat.dtype(), flat.device());
   Tensor counts =
       want_counts ? Tensor::empty(Shape{n}, ScalarType::Int64, flat.device()) : Tensor();
   Tensor found = Tensor::empty(Shape{1}, ScalarType::Int64, flat.device());
-  cuda::unique_integers(flat, differing_bits(flat), values, want_counts ? &counts : nullptr, found);
+  if (is_integral(flat.dtype(), true))
+    cuda::unique_integers(flat, differing_bits(flat), values, want_counts ? &counts : nullptr,
+                          found);
+  else
+    cuda::unique_floats(flat, values, found);
   int64_t m = to(found, ScalarType::Int64, Device{}, false).data_as<int64_t>()[0];
   UniqueResult r;
   // A copy of the first m, so the room for n is given back.
@@ -380,8 +385,9 @@ UniqueResult unique_flat(const Tensor& t, bool sort_first, UniqueParts parts) {
     r.counts = Tensor::empty(Shape{0}, ScalarType::Int64, t.device());
     return r;
   }
-  if (sort_first && !parts.inverse && flat.is_cuda() && is_integral(flat.dtype(), true))
-    return unique_cuda_integers(contiguous(flat), parts.counts);
+  if (sort_first && !parts.inverse && flat.is_cuda() &&
+      (is_integral(flat.dtype(), true) || !parts.counts))
+    return unique_cuda_values(contiguous(flat), parts.counts);
   Tensor values = flat, order;
   if (sort_first) std::tie(values, order) = sorted_rows(flat, 0, false);
   Tensor mask = run_starts(values);
