@@ -29,8 +29,8 @@ negative dims, keepdim True/False, and a 0-d or zero-size input where PyTorch al
 Then: the values of ops that also return indices require grad and the indices do not; second
 derivatives (create_graph=True) of softmax, log_softmax, logsumexp, prod, var/std, norm, cat,
 gather, einsum, cumsum, logcumsumexp, cross, cdist, slogdet, matrix_norm, eigh, svd and the
-writers; and ops of no derivative (histc, heaviside, as in PyTorch) keep the graph and raise
-"... not implemented" at backward.
+writers; and ops of no derivative (heaviside, as in PyTorch) keep the graph and raise
+"... not implemented" at backward. The ops of issue 16 are in test_autograd_ops_issue16.py.
 """
 
 import math
@@ -1456,10 +1456,10 @@ def test_double_backward(fn, arrays, device):
 # Ops of no derivative
 # ----------------------------------------------------------------------------------------------
 
-# (op, fn(lib, x)) of no derivative in genesis yet: histc and heaviside have none in PyTorch
-# either; the others have one in PyTorch, and are skipped here once they have one in genesis.
+# (op, fn(lib, x)) of no derivative in genesis yet: heaviside has none in PyTorch either (histc's
+# result requires no grad, as PyTorch's: test_autograd_ops_issue16.py); the others have one in
+# PyTorch, and are skipped here once they have one in genesis.
 WITHOUT_FORMULA = [
-    ("histc", lambda m, x: m.histc(x, bins=4, min=-2.0, max=2.0)),
     ("heaviside", lambda m, x: m.heaviside(x, m.zeros_like(x))),
 ]
 

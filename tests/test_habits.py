@@ -362,6 +362,7 @@ OUT_CALLS = (
         ("kthvalue", lambda m, **o: m.kthvalue(_v(m), 2, 1, **o)),
         ("topk", lambda m, **o: m.topk(_v(m), 2, **o)),
         ("aminmax", lambda m, **o: m.aminmax(_v(m), dim=0, **o)),
+        ("polygamma", lambda m, **o: m.polygamma(2, _u(m) + 0.5, **o)),
         ("norm", lambda m, **o: m.norm(_v(m), dim=1, **o)),
         ("linalg.vector_norm", lambda m, **o: m.linalg.vector_norm(_v(m), dim=1, **o)),
         ("linalg.matrix_norm", lambda m, **o: m.linalg.matrix_norm(_v(m), **o)),

@@ -44,7 +44,9 @@ const char* binary_node_name(BinaryOp op) {
     case BinaryOp::Fmod:
       return "FmodBackward0";
     case BinaryOp::Heaviside:
-      return "HeavisideBackward0";
+      return "NotImplemented";  // PyTorch has no formula either
+    case BinaryOp::Polygamma:
+      return "PolygammaBackward0";
     case BinaryOp::Atan2:
       return "Atan2Backward0";
     case BinaryOp::Copysign:
@@ -62,6 +64,14 @@ Tensor extreme_grad(const Tensor& g, const Operand& self, const Operand& other, 
   Tensor ties = ops::binary(BinaryOp::Eq, self, other, "maximum");
   Tensor half = ag::where(ties, mul(g, num(0.5)), num(0.0));
   return ag::where(wins, g, half);
+}
+
+// polygamma(n + more, x), recorded (Note [Polygamma]); n the operand of polygamma(n, x).
+Tensor polygamma_of(const Tensor& x, const Operand& n, int64_t more) {
+  Operand order = n.is_scalar()
+                      ? Operand(Scalar(n.scalar.to_int() + more))
+                      : Operand(ops::binary(BinaryOp::Add, n.tensor(), Scalar(more), "polygamma"));
+  return ag::binary(BinaryOp::Polygamma, x, order, "polygamma");
 }
 
 // Formula of z = op(a, b); A, B are the operands (saved tensors or the numbers).
@@ -156,6 +166,17 @@ Grads binary_formula(BinaryOp op, const FormulaNode& n, const Tensor& g, const O
       }
       if (nb) r[1] = zeros(1);
       break;
+    case BinaryOp::Polygamma:
+      // d/dx polygamma(n, x) = polygamma(n + 1, x); n is an integer, outside the graph.
+      GENESIS_CHECK(!nb, "backward",
+                    "the derivative for 'polygamma' with respect to n is not "
+                    "implemented");
+      if (na) r[0] = mul(g, polygamma_of(A.tensor(), B, 1));
+      break;
+    case BinaryOp::Heaviside:  // a RuntimeError, as PyTorch's for heaviside
+      GENESIS_FAIL(ErrorKind::Runtime, "backward",
+                   "the derivative for 'heaviside' is not "
+                   "implemented");
     default:
       GENESIS_FAIL(ErrorKind::NotImplemented, "backward", "the derivative for '",
                    binary_node_name(op), "' is not implemented");
@@ -372,6 +393,8 @@ Tensor unary_formula(UnaryOp op, const FormulaNode& n, const Tensor& g, const Te
       return mul(g, mul(u(UnaryOp::Exp, mul(z, z)), num(std::sqrt(kPi) / 2.0)));
     case UnaryOp::Lgamma:
       return mul(g, u(UnaryOp::Digamma, x));
+    case UnaryOp::Digamma:  // trigamma: polygamma(1, x)
+      return mul(g, polygamma_of(x, Operand(Scalar(int64_t{0})), 1));
     case UnaryOp::Sinh:
       return mul(g, u(UnaryOp::Cosh, x));
     case UnaryOp::Cosh:

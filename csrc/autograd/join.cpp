@@ -1,6 +1,6 @@
 // Backward formulas of joining (cat, stack and the *stack family) and splitting (split, chunk,
-// unbind): a joined result's gradient is cut back into the pieces; the pieces of a split are
-// views (narrow, select) of their input, with the views' formulas.
+// tensor_split, unbind): a joined result's gradient is cut back into the pieces; the pieces of a
+// split are views (narrow, select) of their input, with the views' formulas.
 #include "ops/join.h"
 #include "autograd/formula_helpers.h"
 #include "ops/split.h"
@@ -129,6 +129,22 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
   std::vector<Tensor> pieces = ops::chunk(t, chunks, dim);
   if (!autograd::any_requires_grad({&t})) return pieces;
   return as_views(t, pieces, dim);
+}
+
+std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim) {
+  std::vector<Tensor> pieces = ops::tensor_split(t, sections, dim);
+  if (!autograd::any_requires_grad({&t})) return pieces;
+  return as_views(t, pieces, dim);
+}
+
+std::vector<Tensor> tensor_split_at(const Tensor& t, const Shape& indices, int64_t dim) {
+  std::vector<Tensor> pieces = ops::tensor_split_at(t, indices, dim);  // checks dim
+  if (!autograd::any_requires_grad({&t})) return pieces;
+  int64_t d = wrap(dim, t.ndim());
+  std::vector<Tensor> views;
+  for (auto [start, length] : ops::tensor_split_ranges(t.sizes()[d], indices))
+    views.push_back(narrow(t, d, start, length));  // the ranges may overlap: not as_views
+  return views;
 }
 
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {

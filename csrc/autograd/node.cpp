@@ -186,10 +186,11 @@ Recorder record(const char* name, const std::vector<Tensor>& inputs, FormulaNode
   return Recorder{std::move(node)};
 }
 
-Recorder record_not_implemented(const std::string& op, const std::vector<Tensor>& inputs) {
+Recorder record_not_implemented(const std::string& op, const std::vector<Tensor>& inputs,
+                                ErrorKind kind) {
   return record("NotImplemented", inputs,
-                [op](const FormulaNode&, const Grads&, const std::vector<Tensor>&) -> Grads {
-                  GENESIS_FAIL(ErrorKind::Runtime, "backward", "the derivative for '", op,
+                [op, kind](const FormulaNode&, const Grads&, const std::vector<Tensor>&) -> Grads {
+                  GENESIS_FAIL(kind, "backward", "the derivative for '", op,
                                "' is not implemented");
                 });
 }

@@ -10,6 +10,7 @@
 
 #include "autograd/meta.h"
 #include "core/device.h"
+#include "core/errors.h"
 #include "core/tensor.h"
 
 namespace genesis::autograd {
@@ -168,6 +169,9 @@ void set_history(const std::shared_ptr<Node>& node, const std::vector<Tensor*>& 
 // requires grad, and backward through it raises "the derivative for 'op' is not implemented".
 // Tensors that never required grad cost nothing: the check starts only once some tensor of
 // the process has been made to require grad.
-Recorder record_not_implemented(const std::string& op, const std::vector<Tensor>& inputs);
+// kind: the error backward raises (RuntimeError, or NotImplementedError where PyTorch declares
+// the op's derivative not implemented, as for unique).
+Recorder record_not_implemented(const std::string& op, const std::vector<Tensor>& inputs,
+                                ErrorKind kind = ErrorKind::Runtime);
 
 }  // namespace genesis::autograd

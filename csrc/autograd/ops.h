@@ -36,6 +36,10 @@ Tensor gelu(const Tensor& t, const std::string& approximate);
 Tensor softplus(const Tensor& t, double beta, double threshold);
 Tensor elu(const Tensor& t, double alpha, double scale, double input_scale);
 Tensor round(const Tensor& t, int64_t decimals, const char* name);
+// from_result: the node of the in-place form, whose formula reads the result (Note
+// [Piecewise-linear activations] in autograd/activation.cpp).
+Tensor leaky_relu(const Tensor& t, double negative_slope, bool from_result);
+Tensor hardtanh(const Tensor& t, const Scalar& min_val, const Scalar& max_val, bool from_result);
 
 // Reductions (autograd/reduce.cpp).
 Tensor sum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
@@ -61,6 +65,8 @@ Tensor logcumsumexp(const Tensor& t, int64_t dim);
 Tensor extreme(const Tensor& t, bool is_max);
 std::pair<Tensor, Tensor> extreme_dim(const Tensor& t, int64_t dim, bool keepdim, bool is_max);
 Tensor amax(const Tensor& t, const Dims& dims, bool keepdim, bool is_max);
+// (amin, amax) as one node: each output's gradient shared evenly by its ties, then added.
+std::pair<Tensor, Tensor> aminmax(const Tensor& t, const Dims& dims, bool keepdim);
 std::pair<Tensor, Tensor> sort(const Tensor& t, int64_t dim, bool descending);
 std::pair<Tensor, Tensor> topk(const Tensor& t, int64_t k, int64_t dim, bool largest);
 std::pair<Tensor, Tensor> kthvalue(const Tensor& t, int64_t k, int64_t dim, bool keepdim);
@@ -68,6 +74,9 @@ std::pair<Tensor, Tensor> median(const Tensor& t, int64_t dim, bool keepdim, boo
 Tensor median_all(const Tensor& t, bool ignore_nan);
 std::pair<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim);
 std::pair<Tensor, Tensor> cummax(const Tensor& t, int64_t dim, bool is_max);
+// quantile/nanquantile, differentiable in t and q (autograd/quantile.cpp).
+Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                const std::string& interpolation, bool ignore_nan, const char* op);
 // zeros of `in_sizes` with `g` added at `index` along dim (gather's gradient; recorded).
 Tensor scatter_add_into_zeros(const Tensor& g, int64_t dim, const Tensor& index,
                               const Shape& in_sizes);
@@ -82,6 +91,8 @@ Tensor column_stack(const std::vector<Tensor>& tensors);
 std::vector<Tensor> split_with_sizes(const Tensor& t, const Shape& sizes, int64_t dim);
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim);
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim);
+std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim);
+std::vector<Tensor> tensor_split_at(const Tensor& t, const Shape& indices, int64_t dim);
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim);
 
 // The index family (autograd/index_family.cpp).
@@ -190,6 +201,10 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index);
 Tensor diagonal(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start,
              std::optional<int64_t> stop, int64_t step);
+// The input itself when it has at least N dims, else a recorded reshape/unsqueeze view.
+Tensor atleast_1d(const Tensor& t);
+Tensor atleast_2d(const Tensor& t);
+Tensor atleast_3d(const Tensor& t);
 
 // A recorded view's grad_fn made again from its root's current history (the root was
 // written since it was set: Note [Views and autograd]).
@@ -198,6 +213,11 @@ void refresh_view(const Tensor& view);
 // x[key], and a copy of x with x[key] = value (autograd/indexing.cpp).
 Tensor index_get(const Tensor& x, const IndexList& key);
 Tensor index_put(const Tensor& self, const IndexList& key, const Operand& value);
+
+// `out`, drawn from a distribution with the tensor parameters `params` (null: a number),
+// recorded with PyTorch's zero gradients (autograd/random.cpp, Note [Gradients of random
+// draws]). name: PyTorch's node (NormalBackward3, BernoulliBackward0 ...).
+Tensor random_draw(const char* name, std::initializer_list<const Tensor*> params, Tensor out);
 
 // Copies and casts (autograd/convert.cpp).
 Tensor to(const Tensor& t, ScalarType dtype, Device device, bool copy, bool non_blocking = false);

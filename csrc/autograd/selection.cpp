@@ -8,6 +8,7 @@
 #include "ops/index_ops.h"
 #include "ops/index_reduce.h"
 #include "ops/reduce.h"
+#include "ops/reduce_composite.h"
 #include "ops/scan.h"
 #include "ops/sort.h"
 #include "ops/views.h"
@@ -102,6 +103,22 @@ Tensor amax(const Tensor& t, const Dims& dims, bool keepdim, bool is_max) {
   Tensor out = ops::amax(t, dims, keepdim, is_max);
   if (!autograd::any_requires_grad({&t})) return out;
   return evenly_recorded(is_max ? "AmaxBackward0" : "AminBackward0", t, out, dims, keepdim);
+}
+
+Pair aminmax(const Tensor& t, const Dims& dims, bool keepdim) {
+  Pair r = ops::aminmax(t, dims, keepdim);
+  if (!autograd::any_requires_grad({&t}) || !autograd::is_differentiable_dtype(r.first.dtype()))
+    return r;
+  Recorder rec =
+      record("AminmaxBackward0", {&t}, [dims, keepdim](const FormulaNode&, const Grads& g, S s) {
+        return Grads{
+            add(evenly(g[0], s[0], s[1], dims, keepdim), evenly(g[1], s[0], s[2], dims, keepdim))};
+      });
+  rec.save(t);
+  rec.save_output(r.first, 0);
+  rec.save_output(r.second, 1);
+  set_history(rec, {&r.first, &r.second});
+  return r;
 }
 
 Tensor median_all(const Tensor& t, bool ignore_nan) {

@@ -234,4 +234,23 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start,
       [dim, start, stop, step](const Tensor& z) { return slice(z, dim, start, stop, step); });
 }
 
+// As PyTorch composes them: the input itself, or reshape (0-d) and unsqueeze views.
+Tensor atleast_1d(const Tensor& x) { return x.ndim() >= 1 ? x : reshape(x, {1}); }
+Tensor atleast_2d(const Tensor& x) {
+  if (x.ndim() >= 2) return x;
+  return x.ndim() == 0 ? reshape(x, {1, 1}) : unsqueeze(x, 0);
+}
+Tensor atleast_3d(const Tensor& x) {
+  switch (x.ndim()) {
+    case 0:
+      return reshape(x, {1, 1, 1});
+    case 1:
+      return unsqueeze(unsqueeze(x, 0), 2);
+    case 2:
+      return unsqueeze(x, 2);
+    default:
+      return x;
+  }
+}
+
 }  // namespace genesis::ag

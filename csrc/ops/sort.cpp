@@ -210,8 +210,8 @@ std::pair<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim) {
   return {reduced_from_rows(v, t, d, keepdim), reduced_from_rows(i, t, d, keepdim)};
 }
 
-Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
-                const std::string& interpolation, bool ignore_nan, const char* op) {
+int64_t check_quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim,
+                       const std::string& interpolation, const char* op) {
   GENESIS_CHECK_TYPE(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64, op,
                      "expected a float32 or float64 input, but got ", scalar_type_name(t.dtype()));
   GENESIS_CHECK_TYPE(q.dtype() == t.dtype(), op, "expected q of the input's dtype ",
@@ -231,10 +231,17 @@ Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bo
                           std::nullopt, false);
     GENESIS_CHECK(scalar_of(in_range, op).to_int() != 0, op, "q must be in the range [0, 1]");
   }
-  Tensor input = dim ? t : reshape(t, Shape{-1});
   int64_t d = dim ? dim_of(t, *dim, op) : 0;
-  int64_t n = size_along(input, d);
+  int64_t n = dim ? size_along(t, d) : t.numel();
   GENESIS_CHECK_INDEX(n > 0, op, "expected reduction dim ", d, " to have non-zero size");
+  return d;
+}
+
+Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
+                const std::string& interpolation, bool ignore_nan, const char* op) {
+  int64_t d = check_quantile(t, q, dim, interpolation, op);
+  Tensor input = dim ? t : reshape(t, Shape{-1});
+  int64_t n = size_along(input, d);
   Tensor values = sorted_rows(input, d, false).first;
   Shape rows_shape = values.sizes();  // [..., n]
   rows_shape.pop_back();
@@ -279,7 +286,7 @@ Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bo
     result =
         where(binary(BinaryOp::Gt, nans, Scalar(int64_t{0}), op), Scalar(std::nan("")), result);
   // [..., Q] -> [Q, ...] with the reduced dim dropped (or kept as 1).
-  if (keepdim) {
+  if (keepdim && t.ndim() > 0) {  // a 0-d input gives a 0-d result (per q), as PyTorch
     if (dim) {
       result = movedim(unsqueeze(result, -2), Shape{-2}, Shape{d});  // [..., 1@d, ..., Q]
     } else {

@@ -29,6 +29,10 @@ std::pair<Tensor, Tensor> mode(const Tensor& t, int64_t dim, bool keepdim);
 // interpolation: linear, lower, higher, midpoint, nearest.
 Tensor quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                 const std::string& interpolation, bool ignore_nan, const char* op);
+// quantile's checks (dtypes, q's shape, device and range, the mode, a non-empty reduced dim);
+// returns the reduced dim, wrapped (0 when dim is absent: all elements).
+int64_t check_quantile(const Tensor& t, const Tensor& q, std::optional<int64_t> dim,
+                       const std::string& interpolation, const char* op);
 
 struct UniqueResult {
   Tensor values, inverse, counts;

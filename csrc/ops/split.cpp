@@ -78,22 +78,28 @@ std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim)
   return out;
 }
 
-std::vector<Tensor> tensor_split_at(const Tensor& t, const Shape& indices, int64_t dim) {
-  int64_t d = split_dim(t, dim, "tensor_split");
-  int64_t size = t.sizes()[d];
+std::vector<std::pair<int64_t, int64_t>> tensor_split_ranges(int64_t size, const Shape& indices) {
   auto clamp_index = [size](int64_t i) {
     if (i < 0) i = std::max<int64_t>(i + size, 0);  // i + size cannot overflow: size >= 0 > i
     return std::min(i, size);
   };
-  std::vector<Tensor> out;
+  std::vector<std::pair<int64_t, int64_t>> out;
   out.reserve(indices.size() + 1);
   int64_t start = 0;
   for (int64_t index : indices) {
     int64_t stop = clamp_index(index);
-    out.push_back(narrow(t, d, std::min(start, size), std::max<int64_t>(stop - start, 0)));
+    out.emplace_back(std::min(start, size), std::max<int64_t>(stop - start, 0));
     start = stop;
   }
-  out.push_back(narrow(t, d, start, size - start));
+  out.emplace_back(start, size - start);
+  return out;
+}
+
+std::vector<Tensor> tensor_split_at(const Tensor& t, const Shape& indices, int64_t dim) {
+  int64_t d = split_dim(t, dim, "tensor_split");
+  std::vector<Tensor> out;
+  for (auto [start, length] : tensor_split_ranges(t.sizes()[d], indices))
+    out.push_back(narrow(t, d, start, length));
   return out;
 }
 

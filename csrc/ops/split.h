@@ -1,6 +1,7 @@
 #pragma once
 // Splitting a tensor into views along one dim (PyTorch's split, chunk, tensor_split, unbind).
 // Every piece is a view of the input: no copy.
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -17,6 +18,8 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim);
 std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim);
 // Pieces between the given indices, each range clamped as a Python slice is.
 std::vector<Tensor> tensor_split_at(const Tensor& t, const Shape& indices, int64_t dim);
+// tensor_split_at's pieces as (start, length) along a dim of `size`.
+std::vector<std::pair<int64_t, int64_t>> tensor_split_ranges(int64_t size, const Shape& indices);
 // The slices select(dim, i) for every i.
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim);
 

@@ -28,6 +28,17 @@ py::object maybe_inplace(py::handle input, Tensor result, bool inplace, const ch
   return py::reinterpret_borrow<py::object>(input);
 }
 
+// An activation written back into input, recorded through its out-of-place form with the
+// in-place node (`f(x, true)`) when autograd is involved (Note [In-place ops and autograd]).
+template <typename F>
+py::object activation_inplace(py::handle input, const char* name, const F& f) {
+  const Tensor& t = input.cast<const Tensor&>();
+  ag::apply_inplace(
+      t, {}, name, [&](const Tensor& old) { return f(old, true); },
+      [&] { ops::assign_(t, f(t, false), name); });
+  return py::reinterpret_borrow<py::object>(input);
+}
+
 std::optional<double> optional_double(py::handle obj, const char* op) {
   if (obj.is_none()) return std::nullopt;
   return to_scalar(obj, op).to_double();
@@ -72,8 +83,11 @@ void bind_activations(py::module_& m) {
       py::arg("input"), py::arg("alpha") = 1.0, activation_doc("elu_"));
 
   auto leaky = [](py::handle input, double slope, bool inplace) {
-    Tensor r = ops::leaky_relu(input.cast<const Tensor&>(), slope);
-    return maybe_inplace(input, std::move(r), inplace, inplace ? "leaky_relu_" : "leaky_relu");
+    const Tensor& t = input.cast<const Tensor&>();
+    if (!inplace) return py::cast(ag::leaky_relu(t, slope, false));
+    return activation_inplace(input, "leaky_relu_", [slope](const Tensor& x, bool from_result) {
+      return ag::leaky_relu(x, slope, from_result);
+    });
   };
   m.def("leaky_relu", leaky, py::arg("input"), py::arg("negative_slope") = 0.01,
         py::arg("inplace") = false, activation_doc("leaky_relu"));
@@ -83,9 +97,12 @@ void bind_activations(py::module_& m) {
 
   auto hardtanh = [](py::handle input, py::handle min_val, py::handle max_val, bool inplace) {
     const char* name = inplace ? "hardtanh_" : "hardtanh";
-    Tensor r = ops::hardtanh(input.cast<const Tensor&>(), to_scalar(min_val, name),
-                             to_scalar(max_val, name));
-    return maybe_inplace(input, std::move(r), inplace, name);
+    Scalar lo = to_scalar(min_val, name), hi = to_scalar(max_val, name);
+    const Tensor& t = input.cast<const Tensor&>();
+    if (!inplace) return py::cast(ag::hardtanh(t, lo, hi, false));
+    return activation_inplace(input, name, [lo, hi](const Tensor& x, bool from_result) {
+      return ag::hardtanh(x, lo, hi, from_result);
+    });
   };
   m.def("hardtanh", hardtanh, py::arg("input"), py::arg("min_val") = -1.0, py::arg("max_val") = 1.0,
         py::arg("inplace") = false, activation_doc("hardtanh"));

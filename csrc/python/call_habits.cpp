@@ -84,8 +84,8 @@ constexpr std::string_view kOutOps =
     " kthvalue le lerp lgamma linspace log log10 log1p log2 log_softmax logcumsumexp logical_and"
     " logical_not logical_or logical_xor logsumexp lt masked_select matmul matrix_norm max"
     " maximum mean median min minimum mm mode msort mul multinomial multiply mv nan_to_num"
-    " nanmean nanmedian nanquantile nansum ne neg negative nonzero norm normal ones outer pow"
-    " prod quantile rand randint randn randperm reciprocal remainder round rsqrt scatter"
+    " nanmean nanmedian nanquantile nansum ne neg negative nonzero norm normal ones outer polygamma"
+    " pow prod quantile rand randint randn randperm reciprocal remainder round rsqrt scatter"
     " scatter_add searchsorted sgn sigmoid sign sin sinh softmax sort sqrt square stack std sub"
     " subtract sum take take_along_dim tanh tensordot topk tril triu true_divide trunc var vdot"
     " vector_norm vstack where zeros ";

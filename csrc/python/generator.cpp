@@ -117,7 +117,8 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
   cls.def("multinomial", multinomial, py::arg("num_samples"), py::arg("replacement") = false,
           py::kw_only(), py::arg("generator") = py::none(), d::kMultinomial);
   auto bernoulli = [](const Tensor& t, py::handle generator) {
-    return ops::bernoulli(t, generator_of(generator, "bernoulli"));
+    return ag::random_draw("BernoulliBackward0", {&t},
+                           ops::bernoulli(t, generator_of(generator, "bernoulli")));
   };
   m.def("bernoulli", bernoulli, py::arg("input"), py::kw_only(), py::arg("generator") = py::none(),
         d::kBernoulli);
@@ -125,7 +126,8 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
   m.def(
       "poisson",
       [](const Tensor& t, py::handle generator) {
-        return ops::poisson(t, generator_of(generator, "poisson"));
+        return ag::random_draw("PoissonBackward0", {&t},
+                               ops::poisson(t, generator_of(generator, "poisson")));
       },
       py::arg("input"), py::arg("generator") = py::none(), d::kPoisson);
   m.def(
@@ -150,7 +152,11 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
         auto as_tensor = [&](py::handle obj, const Tensor* t) {
           return t ? *t : ops::full(Shape{}, to_scalar(obj, op), like.dtype(), like.device(), op);
         };
-        return ops::normal(as_tensor(mean, mt), as_tensor(std, st), g);
+        // PyTorch's nodes: NormalBackward1 (tensor mean), 2 (tensor std), 3 (both).
+        const char* node =
+            mt && st ? "NormalBackward3" : (mt ? "NormalBackward1" : "NormalBackward2");
+        return ag::random_draw(node, {mt, st},
+                               ops::normal(as_tensor(mean, mt), as_tensor(std, st), g));
       },
       py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("size") = py::none(), py::kw_only(),
       py::arg("generator") = py::none(), py::arg("dtype") = py::none(),

@@ -2,6 +2,7 @@
 // friends, logical and shift ops, the float-class predicates): genesis.X with out=, Tensor.X
 // and the in-place Tensor.X_. The operators and the older ops are in math.cpp.
 #include "autograd/ops.h"
+#include "core/errors.h"
 #include "ops/elementwise.h"
 #include "ops/elementwise_extra.h"
 #include "python/bindings.h"
@@ -157,6 +158,35 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
         },
         py::arg(spec.other), math_more_doc(stored));
   }
+
+  // polygamma(n, x): the binary op (x, n) with n a non-negative int (Note [Polygamma]).
+  auto order = [](int64_t n, const char* op) {
+    GENESIS_CHECK_VALUE(n >= 0, op, "does not support negative n, got ", n);
+    return ops::Operand(Scalar(n));
+  };
+  m.def(
+      "polygamma",
+      [order](int64_t n, const Tensor& input, py::handle out) {
+        return finish_out(
+            ag::binary(BinaryOp::Polygamma, input, order(n, "polygamma"), "polygamma"), out,
+            "polygamma");
+      },
+      py::arg("n"), py::arg("input"), py::kw_only(), py::arg("out") = py::none(),
+      math_more_doc("polygamma"));
+  cls.def(
+      "polygamma",
+      [order](const Tensor& self, int64_t n) {
+        return ag::binary(BinaryOp::Polygamma, self, order(n, "polygamma"), "polygamma");
+      },
+      py::arg("n"), math_more_doc("polygamma"));
+  cls.def(
+      "polygamma_",
+      [order](py::object self, int64_t n) {
+        ag::binary_(BinaryOp::Polygamma, self.cast<const Tensor&>(), order(n, "polygamma_"),
+                    "polygamma_");
+        return self;
+      },
+      py::arg("n"), math_more_doc("polygamma_"));
 
   for (const PredicateSpec& spec : kPredicates) {
     auto fn = spec.fn;

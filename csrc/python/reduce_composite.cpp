@@ -132,7 +132,7 @@ void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls) {
     cls.def(name, f, py::arg("dim") = py::tuple(), py::arg("keepdim") = false, doc);
   }
   auto aminmax = [](const Tensor& t, py::handle dim, bool keepdim) {
-    return min_max(ops::aminmax(t, dims_of(dim, "aminmax"), keepdim));
+    return min_max(ag::aminmax(t, dims_of(dim, "aminmax"), keepdim));
   };
   m.def("aminmax", aminmax, py::arg("input"), py::kw_only(), py::arg("dim") = py::none(),
         py::arg("keepdim") = false, d::kAminmax);

@@ -63,14 +63,14 @@ py::object tensor_split_any(const Tensor& t, py::handle what, int64_t dim) {
     GENESIS_CHECK_TYPE(i.dtype() == ScalarType::Int64 && i.ndim() <= 1 && !i.is_cuda(), op,
                        "indices_or_sections must be a 0-d or 1-d int64 CPU tensor");
     const int64_t* p = i.data_as<int64_t>();
-    if (i.ndim() == 0) return tensor_tuple(ops::tensor_split(t, p[0], dim));
+    if (i.ndim() == 0) return tensor_tuple(ag::tensor_split(t, p[0], dim));
     Shape indices(static_cast<size_t>(i.numel()));
     for (int64_t k = 0; k < i.numel(); ++k) indices[k] = p[k * i.strides()[0]];
-    return tensor_tuple(ops::tensor_split_at(t, indices, dim));
+    return tensor_tuple(ag::tensor_split_at(t, indices, dim));
   }
   if (PyIndex_Check(what.ptr()))
-    return tensor_tuple(ops::tensor_split(t, to_int(what, op, "sections"), dim));
-  return tensor_tuple(ops::tensor_split_at(t, to_shape(what, op), dim));
+    return tensor_tuple(ag::tensor_split(t, to_int(what, op, "sections"), dim));
+  return tensor_tuple(ag::tensor_split_at(t, to_shape(what, op), dim));
 }
 
 Tensor roll_any(const Tensor& t, py::handle shifts, py::handle dims) {
@@ -226,13 +226,13 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
 
   // Joins of at-least-N-d views.
   m.def(
-      "atleast_1d", [](const py::args& a) { return atleast(a, ops::atleast_1d, "atleast_1d"); },
+      "atleast_1d", [](const py::args& a) { return atleast(a, ag::atleast_1d, "atleast_1d"); },
       d::kAtleast1d);
   m.def(
-      "atleast_2d", [](const py::args& a) { return atleast(a, ops::atleast_2d, "atleast_2d"); },
+      "atleast_2d", [](const py::args& a) { return atleast(a, ag::atleast_2d, "atleast_2d"); },
       d::kAtleast2d);
   m.def(
-      "atleast_3d", [](const py::args& a) { return atleast(a, ops::atleast_3d, "atleast_3d"); },
+      "atleast_3d", [](const py::args& a) { return atleast(a, ag::atleast_3d, "atleast_3d"); },
       d::kAtleast3d);
   m.def(
       "hstack", [](py::handle s) { return ag::hstack(tensor_list(s, "hstack")); },

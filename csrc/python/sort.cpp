@@ -190,7 +190,7 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
                                 const std::string& interpolation, py::handle out) {
       Tensor qs = tensor_arg(q, t, name);
       return single_result(
-          ops::quantile(t, qs, optional_dim(dim, name), keepdim, interpolation, ignore_nan, name),
+          ag::quantile(t, qs, optional_dim(dim, name), keepdim, interpolation, ignore_nan, name),
           out, name);
     };
     m.def(name, f, py::arg("input"), py::arg("q"), py::arg("dim") = py::none(),

@@ -29,7 +29,9 @@ bool outside_the_graph(std::string_view name) {
        {"detach", "detach_", "data", "grad", "requires_grad_", "tensor", "__deepcopy__", "__copy__",
         "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__",
         // slogdet's sign: no gradient by definition (its logabsdet records its own node)
-        "slogdet"})
+        "slogdet",
+        // counts: PyTorch's histc result does not require grad (histogram's does, and raises)
+        "histc"})
     if (name == n) return true;
   return false;
 }
@@ -84,7 +86,12 @@ PyObject* track_untracked_results(PyObject* self, PyObject* const* args, size_t 
         if (out->autograd_meta() != nullptr && out->autograd_meta() == in.autograd_meta())
           out = nullptr;
     std::erase(outputs, nullptr);
-    au::Recorder rec_node = au::record_not_implemented(rec->name, inputs);
+    // PyTorch declares unique's derivatives not implemented (NotImplementedError); the ops it
+    // has no entry for raise a RuntimeError.
+    std::string_view name = rec->name;
+    ErrorKind kind = name == "unique" || name == "unique_consecutive" ? ErrorKind::NotImplemented
+                                                                      : ErrorKind::Runtime;
+    au::Recorder rec_node = au::record_not_implemented(rec->name, inputs, kind);
     au::set_history(rec_node, outputs);
   } catch (py::error_already_set& e) {
     Py_DECREF(result);

@@ -500,6 +500,82 @@ GENESIS_HD T digamma_impl(T x) {
   return result + m_log(x) - T(0.5) / x - series;
 }
 
+// Note [Polygamma]
+// polygamma(n, x), the n-th derivative of digamma, is a binary op on (x, n) so that n travels
+// as a scalar operand: n = 0 is digamma, n = 1 trigamma (digamma's derivative, which its
+// backward needs), and n >= 2 (-1)^(n+1) n! zeta(n + 1, x) with the Hurwitz zeta below. The
+// poles (x = 0, -1, -2, ...) give +inf for odd n (the limit from both sides), and for even n
+// the -inf that (-1)^(n+1) n! times zeta's +inf gives.
+//
+// trigamma: the reflection psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x) below 1/2, the
+// recurrence psi1(x) = psi1(x + 1) + 1 / x^2 up to x >= 10, then the asymptotic series
+// 1/x + 1/(2x^2) + sum B2k / x^(2k+1) (B2..B14: 1/6, -1/30, 1/42, -1/30, 5/66, -691/2730, 7/6).
+template <typename T>
+GENESIS_HD T trigamma_impl(T x) {
+  const T pi = T(3.14159265358979323846);
+  if (x <= T(0) && x == m_floor(x)) return T(INFINITY);
+  T result = T(0), sign = T(1);
+  if (x < T(0.5)) {
+    T s = m_sin(pi * x);
+    result = -pi * pi / (s * s);
+    sign = T(-1);
+    x = T(1) - x;
+  }
+  while (x < T(10)) {
+    result += T(1) / (x * x);
+    x += T(1);
+  }
+  if (x != x) return x;
+  T r = T(1) / x, z = r * r;
+  T series =
+      T(1.0 / 6) -
+      z * (T(1.0 / 30) -
+           z * (T(1.0 / 42) -
+                z * (T(1.0 / 30) - z * (T(5.0 / 66) - z * (T(691.0 / 2730) - z * T(7.0 / 6))))));
+  return sign * (result + r + T(0.5) * z + r * z * series);
+}
+
+// zeta(s, q) = sum over k >= 0 of (q + k)^-s, for integer s >= 2: the first terms summed until
+// a = q + k is past max(12, s) (the pole at q = 0, -1, ... is +inf; q below -2^20 gives NaN
+// rather than a million-step shift), then Euler-Maclaurin's tail a^(1-s)/(s-1) + a^-s/2 + sum
+// B2j/(2j)! s(s+1)...(s+2j-2) a^(-s-2j+1), j = 1..7.
+template <typename T>
+GENESIS_HD T hurwitz_zeta_impl(T s, T q) {
+  if (q <= T(0) && q == m_floor(q)) return T(INFINITY);
+  if (q != q || q < T(-1048576)) return T(NAN);
+  T sum = T(0), a = q;
+  T start = s > T(12) ? s : T(12);
+  while (a < start) {
+    sum += m_pow(a, -s);
+    a += T(1);
+  }
+  const T c[7] = {T(1.0 / 12),           T(-1.0 / 720),     T(1.0 / 30240),
+                  T(-1.0 / 1209600),     T(1.0 / 47900160), T(-691.0 / 1307674368000.0),
+                  T(1.0 / 74724249600.0)};
+  T power = m_pow(a, -s);  // a^-s
+  T tail = power * a / (s - T(1)) + T(0.5) * power;
+  T rising = s * power / a;  // s a^(-s-1)
+  for (int j = 0; j < 7; ++j) {
+    tail += c[j] * rising;
+    T k = T(2 * j + 1);
+    rising *= (s + k) * (s + k + T(1)) / (a * a);
+  }
+  return sum + tail;
+}
+
+struct Polygamma {
+  template <typename T>
+  GENESIS_HD T operator()(T x, T order) const {
+    int n = static_cast<int>(order);
+    if (n == 0) return digamma_impl(x);
+    if (n == 1) return trigamma_impl(x);
+    T factorial = T(1);
+    for (int k = 2; k <= n; ++k) factorial *= T(k);
+    T sign = (n % 2 == 1) ? T(1) : T(-1);
+    return sign * factorial * hurwitz_zeta_impl(T(n + 1), x);
+  }
+};
+
 #define GENESIS_FLOAT_UNARY_(Name, expr) \
   struct Name {                          \
     template <typename T>                \

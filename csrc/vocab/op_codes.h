@@ -18,9 +18,10 @@ enum class BinaryOp : int {
   Minimum,
   Fmod,       // the sign of the dividend (C's fmod); x fmod 0 is 0 for integers, as Rem
   Heaviside,  // same dtypes only, as PyTorch
-  Atan2,      // Atan2 .. Hypot: floating results (Atan2, Copysign promote integers to float32)
+  Atan2,      // Atan2 .. Polygamma: floating results (Atan2, Copysign promote integers to float32)
   Copysign,
-  Hypot,  // floating dtypes only
+  Hypot,      // floating dtypes only
+  Polygamma,  // polygamma(n, x) as (x, n): n a non-negative integer (Note [Polygamma])
   Eq,
   Ne,
   Lt,
@@ -86,7 +87,9 @@ enum class UnaryOp : int {
 
 // Ops with a bool result (the comparisons and the logical ops).
 inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::LogicalXor; }
-inline bool is_float_result(BinaryOp op) { return op >= BinaryOp::Atan2 && op <= BinaryOp::Hypot; }
+inline bool is_float_result(BinaryOp op) {
+  return op >= BinaryOp::Atan2 && op <= BinaryOp::Polygamma;
+}
 inline bool is_bitwise(BinaryOp op) { return op >= BinaryOp::BitAnd; }
 inline bool is_floating_only(UnaryOp op) { return op >= UnaryOp::Exp; }
 inline bool refuses_integers(UnaryOp op) { return op >= UnaryOp::Frac; }

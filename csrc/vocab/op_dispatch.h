@@ -42,6 +42,8 @@ decltype(auto) visit_binary(BinaryOp op, F&& f) {
       return f(math::Copysign{});
     case BinaryOp::Hypot:
       return f(math::Hypot{});
+    case BinaryOp::Polygamma:
+      return f(math::Polygamma{});
     case BinaryOp::Eq:
       return f(math::Eq{});
     case BinaryOp::Ne:
@@ -183,7 +185,8 @@ constexpr bool binary_supports() {
   constexpr bool is_bool = std::is_same_v<C, bool>;
   constexpr bool is_float = std::is_floating_point_v<C>;
   if constexpr (std::is_same_v<Op, math::Div> || std::is_same_v<Op, math::Atan2> ||
-                std::is_same_v<Op, math::Copysign> || std::is_same_v<Op, math::Hypot>)
+                std::is_same_v<Op, math::Copysign> || std::is_same_v<Op, math::Hypot> ||
+                std::is_same_v<Op, math::Polygamma>)
     return is_float;
   if constexpr (std::is_same_v<Op, math::BitAnd> || std::is_same_v<Op, math::BitOr> ||
                 std::is_same_v<Op, math::BitXor>)

@@ -651,6 +651,49 @@ Example::
     tensor([-0.5772, -1.9635,  0.7032])
 )doc";
 
+inline constexpr const char* kPolygamma =
+    R"doc(Returns the n-th derivative of the digamma function at each element: ``polygamma(0, x)`` is
+``digamma(x)``, ``polygamma(1, x)`` the trigamma function. Integer and bool input gives float32;
+floating point input keeps its dtype (16-bit floats compute in float32 and round once). At the
+poles (0, -1, -2, ...) odd n gives inf and even n -inf. Differentiable: the derivative of
+``polygamma(n, x)`` is ``polygamma(n + 1, x)``. ``genesis.polygamma(n, x)`` and
+``x.polygamma(n)`` are the same.
+
+Args:
+    n (int): the order of the derivative, at least 0 (a negative n raises ValueError).
+    input (Tensor): the input tensor (``self`` for the method).
+    out (Tensor, optional): keyword-only tensor to write the result into (Note [out=
+        arguments]: same device and shape; the result dtype must cast to its dtype).
+        Default: None (a new tensor).
+
+Returns:
+    Tensor: a new tensor of the input's shape, or ``out``.
+
+Example::
+
+    >>> genesis.polygamma(1, genesis.tensor([1.0, 0.5, 2.0]))
+    tensor([1.6449, 4.9348, 0.6449])
+    >>> genesis.tensor([1.0, 0.5, 2.0]).polygamma(2)
+    tensor([ -2.4041, -16.8288,  -0.4041])
+)doc";
+
+inline constexpr const char* kPolygammaInplace =
+    R"doc(Replaces each element x by ``polygamma(n, x)``; returns this tensor (the in-place
+``polygamma``). The result must be castable to this tensor's dtype (a float result cannot be
+written into an integer tensor: RuntimeError).
+
+Args:
+    n (int): the order of the derivative, at least 0.
+
+Returns:
+    Tensor: this tensor.
+
+Example::
+
+    >>> genesis.tensor([1.0, 0.5, 2.0]).polygamma_(1)
+    tensor([1.6449, 4.9348, 0.6449])
+)doc";
+
 inline constexpr const char* kSinh =
     R"doc(Returns the hyperbolic sine of each element. Integer and bool input gives float32; floating
 point input keeps its dtype (16-bit floats compute in float32 and round once).
@@ -1716,6 +1759,8 @@ inline constexpr NamedDoc kMathMore[] = {
     {"lgamma_", kLgammaInplace},
     {"digamma", kDigamma},
     {"digamma_", kDigammaInplace},
+    {"polygamma", kPolygamma},
+    {"polygamma_", kPolygammaInplace},
     {"sinh", kSinh},
     {"sinh_", kSinhInplace},
     {"cosh", kCosh},
