@@ -45,6 +45,7 @@ from . import (
     autograd,  # noqa: E402
     cuda,  # noqa: E402
     linalg,  # noqa: E402
+    multiprocessing,  # noqa: E402  (sends CPU tensors between processes as shared memory)
     nn,  # noqa: E402
     safetensors,  # noqa: E402
     serialization,  # noqa: E402  (also makes tensors picklable)

@@ -74,8 +74,7 @@ int unique_sorted(const T* values, int64_t n, int end_bit, T* unique_out, int64_
 template <typename U>
 __global__ void float_keys(const U* values, U* keys, int64_t n, KeyFormat<U> format) {
   int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += stride)
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
     keys[i] = key_of(values[i], format);
 }
 
@@ -95,8 +94,7 @@ __global__ void decode_runs(const U* sorted, U* values, uint8_t* starts, int64_t
 
 template <typename U>
 int unique_float_keys(const U* values, int64_t n, KeyFormat<U> format, U* unique_out,
-                      int64_t* num_out, void* scratch, size_t* scratch_bytes,
-                      cudaStream_t stream) {
+                      int64_t* num_out, void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
   size_t sort_bytes = 0, pass_bytes = 0;
   cudaError_t err = cub::DeviceRadixSort::SortKeys(
       nullptr, sort_bytes, static_cast<const U*>(nullptr), static_cast<U*>(nullptr), n, 0,

@@ -1,6 +1,6 @@
 #pragma once
-// Host launchers for unique() of integers and of floats with CUB (device code in unique.cu, Note [Unique of
-// integers], Note [Unique of floats]).
+// Host launchers for unique() of integers and of floats with CUB (device code in unique.cu, Note
+// [Unique of integers], Note [Unique of floats]).
 #include <cstddef>
 #include <cstdint>
 

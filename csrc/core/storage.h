@@ -72,6 +72,13 @@ class StorageImpl {
   uint64_t write_version() const { return version_.load(std::memory_order_relaxed); }
   void mark_shared() { shared_.store(true, std::memory_order_relaxed); }
   bool is_shared() const { return shared_.load(std::memory_order_relaxed); }
+  // Puts the same bytes (nbytes() of them, copied by the caller) at a new address, e.g. in shared
+  // memory (share_memory_), and hands the old memory back. No other thread may be using the
+  // storage meanwhile (as torch's share_memory_).
+  DataPtr replace_data(DataPtr data) {
+    std::swap(data_, data);
+    return data;
+  }
 
   // Whether there is a remembered fact and `test` holds for it (tested under the lock).
   template <typename Test>
@@ -128,6 +135,9 @@ class Storage {
   bool is_writable() const { return impl_->is_writable(); }
   void mark_shared() const { impl_->mark_shared(); }
   bool is_shared() const { return impl_->is_shared(); }
+  DataPtr replace_data(DataPtr data) const { return impl_->replace_data(std::move(data)); }
+  // The shared owner of the storage, for caches that must not keep it alive (weak_ptr).
+  const std::shared_ptr<StorageImpl>& impl() const { return impl_; }
   template <typename Test>
   bool memo_holds(const Test& test) const {
     return impl_->memo_holds(test);

@@ -114,9 +114,9 @@ void unique_floats(const Tensor& values, const Tensor& unique_out, const Tensor&
   void* stream = reinterpret_cast<void*>(current_stream(device));
   int dtype = static_cast<int>(values.dtype());
   size_t bytes = 0;
-  GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::unique_floats(
-      dtype, values.data(), n, unique_out.mutable_data(), num_out.mutable_data_as<int64_t>(),
-      nullptr, &bytes, stream)));
+  GENESIS_CUDA_CHECK(static_cast<cudaError_t>(
+      kernels::unique_floats(dtype, values.data(), n, unique_out.mutable_data(),
+                             num_out.mutable_data_as<int64_t>(), nullptr, &bytes, stream)));
   Tensor scratch =
       Tensor::empty(Shape{static_cast<int64_t>(bytes)}, ScalarType::UInt8, values.device());
   GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::unique_floats(

@@ -121,6 +121,9 @@ void init_autograd(py::module_& m, py::class_<Tensor>& cls);  // autograd.cpp
 // Storage identity and bytes, tensors over storages: for pickling and genesis.save/load
 // (serialization.cpp; after init_tensor, which binds UntypedStorage).
 void init_serialization(py::module_& m);
+// share_memory_/is_shared and the descriptors of shared storages (shared_memory.cpp; after
+// init_tensor).
+void init_shared_memory(py::module_& m, py::class_<Tensor>& cls);
 // genesis._C._autograd's custom Function support (autograd_function.cpp).
 void init_autograd_function(py::module_& autograd);
 // `result` of a bound call, with a NotImplemented node for floating results that an input

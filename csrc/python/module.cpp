@@ -41,6 +41,7 @@ PYBIND11_MODULE(_C, m) {
   gp::install_tensor_new(tensor);
   gp::init_tensor(m, tensor);
   gp::init_serialization(m);
+  gp::init_shared_memory(m, tensor);
   gp::init_autograd(m, tensor);
   gp::init_linalg(m, tensor);
   gp::init_convert(m, tensor);
