@@ -33,6 +33,7 @@ from benchmarks import (  # noqa: E402
     indexing,
     memory,
     multigpu,
+    processes,
     sorting,
     sweep,
 )
@@ -56,6 +57,7 @@ AREAS = (
     ("sweep", sweep),
     ("autograd", autograd),
     ("files", files),
+    ("processes", processes),
     ("multigpu", multigpu),
 )
 
