@@ -1,4 +1,5 @@
-"""Loading checkpoints from files (issue 17), on the CPU: what a mapped load costs.
+"""Loading checkpoints from files (issue 17): what a mapped load costs on the CPU, and a load
+onto CUDA (the last row, --device cuda).
 
 ``genesis.load(path, mmap=True)`` against ``torch.load(path, mmap=True)`` (the NumPy column:
 ``np.load`` of one of the arrays with ``mmap_mode="c"``), and ``genesis.safetensors.load_file``
@@ -97,4 +98,36 @@ def safetensors_load_file(ctx: Context) -> Case | None:
         goal=Goal(">= 1x numpy", min_speedup=1.0, versus="numpy"),
         info="the whole file loaded, its first tensor returned; numpy and torch: the "
         "safetensors package's front ends",
+    )
+
+
+@register(name="load to CUDA")
+def load_to_cuda(ctx: Context) -> Case | None:
+    """A 4 GiB checkpoint (8 float32 tensors; 16 MiB with --quick) loaded onto the GPU:
+    genesis.load(map_location="cuda") against torch.load(map_location="cuda"), each from its own
+    file in the page cache. Each call loads every tensor and waits for the device."""
+    if not ctx.on_cuda:
+        return None
+    total = ctx.pick(4 << 30, 16 << 20)
+    per = total // TENSORS // 4
+    folder = tempfile.mkdtemp(prefix="genesis-bench-files-")
+    atexit.register(shutil.rmtree, folder, True)
+    first = ctx.rng.standard_normal(per, dtype=np.float32)
+    ours, theirs = os.path.join(folder, "genesis.pt"), os.path.join(folder, "torch.pt")
+    genesis.save({f"w{i}": genesis.from_numpy(first) for i in range(TENSORS)}, ours)
+    T = ctx.torch
+    fns: dict[str, Any] = {"genesis": lambda: genesis.load(ours, map_location="cuda")["w0"]}
+    if T is not None:
+        # Separate tensors of the same values (torch would save one shared storage otherwise).
+        T.save({f"w{i}": T.from_numpy(first.copy()) for i in range(TENSORS)}, theirs)
+        fns["torch"] = lambda: T.load(theirs, map_location="cuda", weights_only=True)["w0"]
+    return Case(
+        "load to CUDA",
+        f"{TENSORS} f32 tensors, {total >> 20} MiB",
+        fns,
+        reference=lambda: first,
+        nbytes=total,
+        goal=None if ctx.quick else Goal(">= 1x torch", min_speedup=1.0),
+        info="load(path, map_location='cuda') of the whole checkpoint (8 storages of the same "
+        "values), its first tensor returned",
     )

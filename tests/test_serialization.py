@@ -659,6 +659,35 @@ def test_load_mmap_to_cuda_copies(tmp_path):
     assert str(got.device).startswith("cuda") and got.tolist() == [0.0, 1.0, 2.0, 3.0]
 
 
+@requires_cuda
+def test_load_to_cuda_through_pinned_memory(tmp_path):
+    """Storages sent to CUDA are read into pinned memory and copied without waiting (Note
+    [Loading onto CUDA]): many storages, views of one storage, an empty one, every dtype's bytes,
+    used at once on the device and read back equal."""
+    rng = np.random.default_rng(5)
+    big = genesis.tensor(rng.standard_normal((1 << 20) + 3).astype(np.float32))
+    state = {
+        "big": big,
+        "view": big[7:1000:3],
+        "empty": genesis.zeros(0),
+        "half": genesis.tensor(rng.standard_normal(1001).astype(np.float16)),
+        "ints": genesis.arange(-50, 50, dtype=genesis.int64).reshape(10, 10).t(),
+        "flags": genesis.tensor(rng.random(77) < 0.5),
+    }
+    path = tmp_path / "pinned.pt"
+    genesis.save(state, path)
+    for where in ("cuda", {"cpu": "cuda:0"}):
+        for source in (path, io.BytesIO(path.read_bytes())):
+            got = genesis.load(source, map_location=where)
+            assert all(str(v.device).startswith("cuda") for v in got.values())
+            doubled = got["big"] * 2  # queued right behind the copies
+            assert np.array_equal(doubled.cpu().numpy(), big.numpy() * 2)
+            assert got["view"].untyped_storage()._cdata == got["big"].untyped_storage()._cdata
+            for key, value in state.items():
+                assert got[key].dtype == value.dtype and got[key].shape == value.shape
+                assert np.array_equal(got[key].cpu().numpy(), value.numpy()), key
+
+
 # ---------------------------------------------------------------------------------------------
 # 6. compared with PyTorch
 # ---------------------------------------------------------------------------------------------
