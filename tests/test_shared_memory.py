@@ -186,3 +186,94 @@ def test_a_pool_maps_over_shared_tensors():
     assert [p.tolist() for p in parts] == [[float(i + 1)] * 3 for i in range(4)]
     assert [d.tolist() for d in doubled] == [[float(2 * (i + 1))] * 3 for i in range(4)]
     assert all(d.is_shared() for d in doubled)
+
+
+# CUDA tensors between processes (Note [CUDA storages between processes]).
+
+
+def _cuda_worker(inbox, outbox):
+    """Takes (x, view) (CUDA), writes through the view, reports x's values, then waits for
+    "drop" (releasing x) or "hold" (keeping it until killed)."""
+    x, view = inbox.get(timeout=TIMEOUT)
+    view.fill_(5.0)
+    genesis.cuda.synchronize()
+    outbox.put((str(x.device), x.cpu().tolist(), x.is_shared()))
+    order = inbox.get(timeout=TIMEOUT)
+    if order == "drop":
+        del x, view
+        outbox.put("dropped")
+        inbox.get(timeout=TIMEOUT)  # stays alive until told: its pid must look alive
+    else:
+        import time
+
+        time.sleep(TIMEOUT)
+
+
+def _start_cuda_worker():
+    ctx = gmp.get_context("spawn")  # a forked child cannot use CUDA
+    inbox, outbox = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=_cuda_worker, args=(inbox, outbox))
+    p.start()
+    return p, inbox, outbox
+
+
+def _sent_count():
+    from genesis.multiprocessing import reductions
+
+    gmp.release_sent_cuda()
+    return len(reductions._sent)
+
+
+def test_a_cuda_tensor_travels_by_ipc_and_is_released(device):
+    if device == "cpu":
+        pytest.skip("CUDA IPC")
+    before = _sent_count()
+    x = genesis.arange(8.0, device=device)
+    p, inbox, outbox = _start_cuda_worker()
+    try:
+        inbox.put((x, x[2:4]))
+        where, values, shared = outbox.get(timeout=TIMEOUT)
+        assert where.startswith("cuda") and shared
+        assert values == [0.0, 1.0, 5.0, 5.0, 4.0, 5.0, 6.0, 7.0]
+        assert x.tolist() == values  # the worker wrote this process's memory
+        assert _sent_count() == before + 1  # kept while the worker holds it
+        inbox.put("drop")
+        assert outbox.get(timeout=TIMEOUT) == "dropped"
+        assert _sent_count() == before  # let go once the worker's storage is gone
+        inbox.put("exit")
+    finally:
+        p.join(TIMEOUT)
+        if p.is_alive():
+            p.kill()
+    assert p.exitcode == 0
+
+
+def test_a_killed_receiver_does_not_keep_cuda_memory(device):
+    if device == "cpu":
+        pytest.skip("CUDA IPC")
+    before = _sent_count()
+    x = genesis.zeros(1000, device=device)
+    p, inbox, outbox = _start_cuda_worker()
+    try:
+        inbox.put((x, x[:10]))
+        outbox.get(timeout=TIMEOUT)
+        inbox.put("hold")
+        assert _sent_count() == before + 1
+    finally:
+        p.kill()
+        p.join(TIMEOUT)
+    assert _sent_count() == before  # its process is gone: the memory is let go
+    assert x[:10].tolist() == [5.0] * 10
+
+
+def test_a_cuda_tensor_sent_to_its_own_process_arrives_as_itself(device):
+    if device == "cpu":
+        pytest.skip("CUDA IPC")
+    x = genesis.ones(4, device=device)
+    sender, receiver = gmp.Pipe()
+    sender.send(x[1:])
+    y = receiver.recv()
+    assert y.untyped_storage()._cdata == x.untyped_storage()._cdata
+    y.fill_(3.0)
+    assert x.tolist() == [1.0, 3.0, 3.0, 3.0]
+    assert gmp.release_sent_cuda() == 0

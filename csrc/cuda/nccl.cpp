@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/driver_entry.h"
 #include "cuda/memory.h"
 
 #if __has_include(<nccl.h>)
@@ -189,16 +190,6 @@ size_t element_scale(const Tensor& t) { return t.dtype() == ScalarType::Int16 ? 
 // libcuda); the runtime's own cudaGetDevice/cudaSetDevice would not see NCCL's change.
 using GetContext = int (*)(void**);  // cuCtxGetCurrent
 using SetContext = int (*)(void*);   // cuCtxSetCurrent
-
-template <typename Fn>
-Fn driver_entry(const char* name) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult status{};
-  if (cudaGetDriverEntryPointByVersion(name, &p, 4000, cudaEnableDefault, &status) != cudaSuccess ||
-      status != cudaDriverEntryPointSuccess)
-    return nullptr;
-  return reinterpret_cast<Fn>(p);
-}
 
 class KeepCurrentDevice {
  public:

@@ -3,6 +3,18 @@
 
 import typing
 
+import genesis._C
+
+def _ipc_destroy_event(event_id: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+def _ipc_export(storage: genesis._C.UntypedStorage) -> tuple[bytes, int, bytes, int]: ...
+def _ipc_import(
+    memory: bytes,
+    offset: typing.SupportsInt | typing.SupportsIndex,
+    nbytes: typing.SupportsInt | typing.SupportsIndex,
+    device: typing.SupportsInt | typing.SupportsIndex,
+    event: bytes,
+    counter: genesis._C.UntypedStorage,
+) -> genesis._C.UntypedStorage: ...
 def architectures() -> str: ...
 def can_access_peer(
     arg0: typing.SupportsInt | typing.SupportsIndex,

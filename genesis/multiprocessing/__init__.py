@@ -7,7 +7,9 @@ the same memory: its storage moves into shared memory the first time it is sent
 (``share_memory_()``), and writes on either side are seen by the other. With the ``fork`` start
 method a child also shares what was in shared memory before it was forked (other tensors are
 copied on write, as any memory of a forked process). The sender must stay alive until the
-receiver has taken the tensor. CUDA tensors are copied (CUDA IPC is not built yet).
+receiver has taken the tensor. CUDA tensors travel by CUDA IPC handle (use a start method other
+than ``fork`` once CUDA is in use): the receiver works on the sender's memory, and the sender
+keeps it from its pool until the receiver has dropped it or died (``release_sent_cuda()``).
 Note [Storages between processes] in reductions.py says how.
 """
 
@@ -16,11 +18,12 @@ from __future__ import annotations
 import multiprocessing
 from multiprocessing import *  # noqa: F401,F403
 
-from .reductions import init_reductions
+from .reductions import init_reductions, release_sent_cuda
 
 __all__ = list(multiprocessing.__all__) + [
     "get_all_sharing_strategies",
     "get_sharing_strategy",
+    "release_sent_cuda",
     "set_sharing_strategy",
 ]
 
