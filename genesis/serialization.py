@@ -341,8 +341,8 @@ def _read_to_cuda(zf: zipfile.ZipFile, info: zipfile.ZipInfo, device: str) -> Un
     from genesis._C import empty, uint8
 
     host = empty(info.file_size, dtype=uint8, pin_memory=True)
-    view = memoryview(host.numpy()).cast("B") if info.file_size else memoryview(b"")
-    with zf.open(info) as entry:
+    view = host.numpy().data.cast("B") if info.file_size else memoryview(bytearray())
+    with cast(io.BufferedIOBase, zf.open(info)) as entry:
         got = 0
         while got < info.file_size:
             n = entry.readinto(view[got:])

@@ -44,7 +44,12 @@ ALLOWED = {
 CUDA_FOLDERS = {"cuda", "kernels"}
 # The helpers of csrc/cuda's implementation files (error checks, device guards, kernel
 # geometry): only CUDA implementation files include them, never a header the rest sees.
-CUDA_INTERNAL_HEADERS = {"cuda/check.h", "cuda/device_guard.h", "cuda/geometry.h"}
+CUDA_INTERNAL_HEADERS = {
+    "cuda/check.h",
+    "cuda/device_guard.h",
+    "cuda/driver_entry.h",
+    "cuda/geometry.h",
+}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.MULTILINE)
 CUDA_HEADER = re.compile(r"^(cuda|cublas|cusolver|cub/|curand|cufft|nccl|nvrtc|library_types)")

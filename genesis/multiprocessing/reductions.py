@@ -28,7 +28,7 @@ import itertools
 import os
 import threading
 from multiprocessing.reduction import DupFd, ForkingPickler
-from typing import Any
+from typing import Any, cast
 
 from genesis._C import UntypedStorage, _cuda, _storage_from_share_fd, _tensor_on_storage, int64
 
@@ -119,7 +119,7 @@ def _rebuild_cuda_storage(
 def _reduce_cuda_storage(storage: UntypedStorage) -> tuple[Any, ...]:
     release_sent_cuda()
     if storage.nbytes() == 0:
-        return storage.__reduce__()  # nothing to share
+        return cast(tuple[Any, ...], storage.__reduce__())  # nothing to share
     from genesis._C import tensor
 
     memory, offset, event, event_id = _cuda._ipc_export(storage)
