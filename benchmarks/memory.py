@@ -6,6 +6,9 @@ this area has one informational row, the host pool's allocate+free pair.
 
 from __future__ import annotations
 
+import gc
+import time
+
 import numpy as np
 
 import genesis
@@ -79,6 +82,61 @@ def empty_host_time(ctx: Context) -> Case | None:
         sync=False,
         goal=Goal(">= 2x torch", min_speedup=2.0),
     )
+
+
+def _profiled_empty(ctx: Context, stacks: str | None, label: str) -> Case:
+    """Host time of empty(1024) on ctx's device with the memory profiler in one mode."""
+    mp = genesis.memory_profiler
+    dev, n, calls = ctx.device, 1024, ctx.pick(20_000, 2_000)
+
+    def loop() -> float:
+        enabled = gc.isenabled()
+        gc.disable()  # as timing.measure does
+        try:
+            start = time.perf_counter()
+            for _ in range(calls):
+                genesis.empty(n, device=dev)
+            return (time.perf_counter() - start) / calls
+        finally:
+            if enabled:
+                gc.enable()
+
+    def timer() -> float:
+        if label == "off":
+            return loop()
+        with mp.record(stacks=stacks, max_events=1 << 16):  # wraps: the steady state
+            return loop()
+
+    return Case(
+        f"empty(1024) host time, profiling {label}",
+        size_str(n, "float32"),
+        {},
+        timer=timer,
+        timer_calls=calls,
+        info=None
+        if label != "off"
+        else (
+            "issue 18's cost rows (this and the next two): one alloc and one free event per "
+            "call, ring of 2^16 events; compare the rows of one run. Goals: off within noise "
+            "of before, no stacks <= +0.6 us per call, Python stacks <= +10 us per call "
+            "(0.3 us and 5 us per event)"
+        ),
+    )
+
+
+@register(name="empty(1024) host time, profiling off")
+def empty_profiling_off(ctx: Context) -> Case:
+    return _profiled_empty(ctx, None, "off")
+
+
+@register(name="empty(1024) host time, profiling on")
+def empty_profiling_on(ctx: Context) -> Case:
+    return _profiled_empty(ctx, None, "on")
+
+
+@register(name="empty(1024) host time, profiling python stacks")
+def empty_profiling_stacks(ctx: Context) -> Case:
+    return _profiled_empty(ctx, "python", "python stacks")
 
 
 @register(name="H2D pinned .to(cuda, non_blocking)")

@@ -356,6 +356,11 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .memory_profiler import (  # noqa: E402
+    check_memory_leaks,
+    enable_memory_debugging,
+    enable_memory_profiling,
+)
 from .serialization import load, save  # noqa: E402
 
 __version__ = _C.__version__
@@ -745,6 +750,9 @@ __all__ = [
     "inspect_storage",
     "is_tensor",
     "memory_stats",
+    "check_memory_leaks",
+    "enable_memory_debugging",
+    "enable_memory_profiling",
     "printoptions",
     "set_printoptions",
     "tensor_repr",

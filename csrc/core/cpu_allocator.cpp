@@ -5,6 +5,7 @@
 
 #include "core/allocator.h"
 #include "core/errors.h"
+#include "core/memory_events.h"
 
 namespace genesis {
 
@@ -17,9 +18,26 @@ namespace {
 constexpr size_t kMapThreshold = 1 << 20;
 constexpr size_t kHugePage = 2 << 20;
 
-void free_heap(void* ptr, void*) { std::free(ptr); }
+constexpr MemoryEventSource kCpuSource{MemoryPoolKind::Cpu, -1};
 
-void free_mapped(void* ptr, void* context) { munmap(ptr, reinterpret_cast<size_t>(context)); }
+// Both deleters find the size they set aside in their context, for the profiler's free event.
+void free_heap(void* ptr, void* context) {
+  report_memory_event(MemoryEventKind::Free, kCpuSource, 0, ptr, reinterpret_cast<size_t>(context),
+                      0);
+  std::free(ptr);
+}
+
+void free_mapped(void* ptr, void* context) {
+  size_t nbytes = reinterpret_cast<size_t>(context);
+  report_memory_event(MemoryEventKind::Free, kCpuSource, 0, ptr, nbytes, 0);
+  munmap(ptr, nbytes);
+}
+
+[[noreturn]] void cpu_oom(size_t nbytes) {
+  report_memory_event(MemoryEventKind::Oom, kCpuSource, 0, nullptr, nbytes, nbytes);
+  GENESIS_FAIL(ErrorKind::OutOfMemory, "empty", "CPU out of memory: tried to allocate ", nbytes,
+               " bytes");
+}
 
 void* map_aligned(size_t nbytes) {
   size_t span = nbytes + kHugePage;
@@ -47,16 +65,16 @@ class CpuAllocator final : public Allocator {
     if (nbytes >= kMapThreshold) {
       size_t rounded = (nbytes + kHugePage - 1) / kHugePage * kHugePage;
       void* ptr = map_aligned(rounded);
-      GENESIS_CHECK_KIND_(ErrorKind::OutOfMemory, ptr != nullptr, "empty",
-                          "CPU out of memory: tried to allocate ", nbytes, " bytes");
+      if (ptr == nullptr) cpu_oom(nbytes);
+      report_memory_event(MemoryEventKind::Alloc, kCpuSource, 0, ptr, rounded, nbytes);
       return DataPtr(ptr, reinterpret_cast<void*>(rounded), &free_mapped, kCPU);
     }
     size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
     void* ptr = std::aligned_alloc(kCpuAlignment, rounded);
-    GENESIS_CHECK_KIND_(ErrorKind::OutOfMemory, ptr != nullptr, "empty",
-                        "CPU out of memory: tried to allocate ", nbytes, " bytes");
+    if (ptr == nullptr) cpu_oom(nbytes);
     if (zeroed) std::memset(ptr, 0, rounded);
-    return DataPtr(ptr, nullptr, &free_heap, kCPU);
+    report_memory_event(MemoryEventKind::Alloc, kCpuSource, 0, ptr, rounded, nbytes);
+    return DataPtr(ptr, reinterpret_cast<void*>(rounded), &free_heap, kCPU);
   }
 };
 

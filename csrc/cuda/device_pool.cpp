@@ -69,7 +69,10 @@ void free_block(void* ptr, void* context) {
 
 class DeviceAllocator final : public Allocator {
  public:
-  explicit DeviceAllocator(int index) : index_(index), backend_(index), pool_(&backend_) {}
+  explicit DeviceAllocator(int index)
+      : index_(index),
+        backend_(index),
+        pool_(&backend_, {MemoryPoolKind::Cuda, static_cast<int16_t>(index)}) {}
   DataPtr allocate(size_t nbytes) override {
     Device device{DeviceType::CUDA, index_};
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, device);

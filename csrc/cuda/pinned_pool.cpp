@@ -58,7 +58,7 @@ void free_pinned(void* ptr, void* context) {
 
 class PinnedAllocator final : public Allocator {
  public:
-  PinnedAllocator() : pool_(&backend_) {}
+  PinnedAllocator() : pool_(&backend_, {MemoryPoolKind::Pinned, -1}) {}
   DataPtr allocate(size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, kCPU);
     if (device_count() == 0) no_device();  // pinned memory needs the driver of a GPU

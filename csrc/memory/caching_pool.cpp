@@ -108,6 +108,7 @@ Block* CachingPool::new_segment(size_t rounded, StreamId stream, bool small, siz
     ptr = may_reserve(seg) ? backend_->raw_alloc(seg) : nullptr;
   }
   if (ptr == nullptr) raise_oom(nbytes, seg);
+  report_memory_event(MemoryEventKind::SegmentMap, source_, stream, ptr, seg, seg);
   Block* block = new_block();
   block->pool = this;
   block->stream = stream;
@@ -122,6 +123,7 @@ Block* CachingPool::new_segment(size_t rounded, StreamId stream, bool small, siz
 
 void CachingPool::raise_oom(size_t nbytes, size_t segment) {
   ++stats_.num_ooms;
+  report_memory_event(MemoryEventKind::Oom, source_, 0, nullptr, segment, nbytes);
   size_t total = backend_->total_bytes(), free_now = backend_->free_bytes();
   std::string cap =
       fraction_ < 1.0 ? str_cat(" (capped by a memory fraction of ", fraction_, ")") : "";
@@ -177,6 +179,8 @@ Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
 Block* CachingPool::hand_out(Block* block, size_t nbytes) {
   block->allocated = true;
   block->requested = nbytes;
+  report_memory_event(MemoryEventKind::Alloc, source_, block->stream, block->ptr, block->size,
+                      nbytes);
   int64_t size = static_cast<int64_t>(block->size);
   stats_.allocated_bytes.increase(size);
   stats_.active_bytes.increase(size);
@@ -189,6 +193,8 @@ Block* CachingPool::hand_out(Block* block, size_t nbytes) {
 void CachingPool::free(Block* block) {
   std::lock_guard<std::mutex> lock(mutex_);
   unpark();  // merged while this block still reads as allocated to it
+  report_memory_event(MemoryEventKind::Free, source_, block->stream, block->ptr, block->size,
+                      block->requested);
   block->allocated = false;
   stats_.allocated_bytes.decrease(static_cast<int64_t>(block->size));
   stats_.requested_bytes.decrease(static_cast<int64_t>(block->requested));
@@ -298,6 +304,8 @@ void CachingPool::release_cached_segments() {
       }
       it = set.erase(it);
       segments_.erase(b->ptr);
+      report_memory_event(MemoryEventKind::SegmentUnmap, source_, b->stream, b->ptr, b->size,
+                          b->size);
       backend_->raw_free(b->ptr, b->size);
       stats_.reserved_bytes.decrease(static_cast<int64_t>(b->size));
       stats_.segment.decrease(1);
@@ -308,7 +316,10 @@ void CachingPool::release_cached_segments() {
 
 void CachingPool::empty_cache() {
   std::lock_guard<std::mutex> lock(mutex_);
+  int64_t before = stats_.reserved_bytes.current;
   release_cached_segments();
+  auto released = static_cast<size_t>(before - stats_.reserved_bytes.current);
+  report_memory_event(MemoryEventKind::EmptyCache, source_, 0, nullptr, released, 0);
 }
 
 void CachingPool::set_memory_fraction(double fraction) {

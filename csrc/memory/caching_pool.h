@@ -13,6 +13,12 @@
 //    every event has completed. Nothing waits for the device.
 //  - When the backend cannot grow, the pool returns its cached whole segments, retries once, and
 //    only then reports out of memory; the pool stays consistent, so later requests work.
+//  - Every allocation, free, segment taken or given back, out-of-memory and empty_cache is
+//    reported to the memory profiler (Note [Memory events when profiling is off]) as `source`
+//    (which device or pinned memory this pool serves). A free is reported when the caller frees
+//    the block, which is also when allocated_bytes drops, even if the block then waits for other
+//    streams' events before it can be reused; so the live allocations rebuilt from the events
+//    always equal the pool's allocated counters.
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -22,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/memory_events.h"
 #include "memory/raw_backend.h"
 #include "memory/stats.h"
 
@@ -67,7 +74,8 @@ constexpr size_t kLargeRounding = 2 << 20;  // bigger ones get their own, rounde
 
 class CachingPool {
  public:
-  explicit CachingPool(RawBackend* backend) : backend_(backend) {}
+  explicit CachingPool(RawBackend* backend, MemoryEventSource source = {})
+      : backend_(backend), source_(source) {}
   ~CachingPool();  // returns every segment; blocks still allocated are abandoned
   CachingPool(const CachingPool&) = delete;
   CachingPool& operator=(const CachingPool&) = delete;
@@ -121,6 +129,7 @@ class CachingPool {
   [[noreturn]] void raise_oom(size_t nbytes, size_t segment);
 
   RawBackend* backend_;
+  MemoryEventSource source_;
   mutable std::mutex mutex_;
   FreeSet small_free_, large_free_;
   std::vector<Block*> spare_blocks_;            // retired Block structs, ready for reuse

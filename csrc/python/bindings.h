@@ -133,6 +133,8 @@ void init_autograd_function(py::module_& autograd);
 PyObject* track_untracked_results(PyObject* self, PyObject* const* args, size_t nargsf,
                                   PyObject* kwnames, PyObject* result);
 void init_pool_testing(py::module_& testing);
+// genesis._C._memory_profiler: the recorder and the stack capture (memory_profiler.cpp).
+void init_memory_profiler(py::module_& m);
 // help(genesis) without "method of ... instance" on every function (Note [pydoc label]).
 void hide_pydoc_method_label(py::module_& m, const char* any_function);
 

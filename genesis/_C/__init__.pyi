@@ -11,6 +11,7 @@ from . import _autograd as _autograd
 from . import _cuda as _cuda
 from . import _distributed as _distributed
 from . import _linalg as _linalg
+from . import _memory_profiler as _memory_profiler
 from . import _nn as _nn
 from . import _testing as _testing
 
