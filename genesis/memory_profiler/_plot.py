@@ -11,7 +11,7 @@ from ._timeline import check_by
 
 def _matplotlib(op):
     try:
-        import matplotlib
+        import matplotlib  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         raise ImportError(
             f"[{op}] drawing the memory timeline needs matplotlib, which is not installed: "
@@ -50,10 +50,10 @@ def _draw(timeline, ax, by, op):
 
 
 def plot(timeline, ax, by):
+    check_by(by, "plot")  # the arguments first, then whether matplotlib is there
     _matplotlib("plot")
-    check_by(by, "plot")
     if ax is None:
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # type: ignore[import-not-found, unused-ignore]
 
         _, ax = plt.subplots(figsize=(10, 4))
     return _draw(timeline, ax, by, "plot")
@@ -61,7 +61,7 @@ def plot(timeline, ax, by):
 
 def _figure(timeline, by, op):
     _matplotlib(op)
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # type: ignore[import-not-found, unused-ignore]
 
     fig = Figure(figsize=(10, 4))  # no pyplot: nothing opens a window
     _draw(timeline, fig.add_subplot(), by, op)
