@@ -11,6 +11,12 @@ are torch's random numbers made on the device, genesis gets a copy of them throu
 on CUDA torch's result is the reference (each result is still checked, exactly or within the
 row's tolerance). NumPy makes the inputs and references only on the CPU or without torch.
 
+Note [NumPy's float16 sort]: NumPy 2.4.6's default np.sort of float16 on the 2-core VM (an
+AVX-512 machine) returns values out of order (about 0.07% of 2^24 normals), and np.unique, which
+sorts the same way, finds too many values; kind="stable" sorts them right. The CPU references of
+sort and unique are therefore the stable sort and unique in float32 (the timed NumPy call stays
+NumPy's default).
+
 Goals (full size only): >= 1x torch on CUDA, and for the elementwise and reducing rows (cumsum,
 masked_fill, norm, logsumexp) also >= 90% of the bandwidth of clone() at the same size and dtype
 in the same run; on the CPU >= 1x NumPy (torch for topk, which NumPy lacks).
@@ -121,13 +127,14 @@ def _case(
     **kwargs: Any,
 ) -> Case:
     cuda_reference = kwargs.pop("cuda_reference", torch_fn)
+    cpu_reference = kwargs.pop("cpu_reference", None)
     fns: dict[str, Callable[[], Any]] = {"genesis": genesis_fn}
     if inputs.numpy_side and numpy_fn is not None:
         fns["numpy"] = numpy_fn
     if inputs.torch is not None and torch_fn is not None:
         fns["torch"] = torch_fn
     # On CUDA the reference is torch's result when torch is there (Note [The sweep's inputs]).
-    reference = cuda_reference if ctx.on_cuda and inputs.torch is not None else None
+    reference = cuda_reference if ctx.on_cuda and inputs.torch is not None else cpu_reference
     return Case(name, size, fns, reference=reference, **kwargs)
 
 
@@ -142,7 +149,7 @@ def _sort(ctx, inp, n, dtype):
     return _case(
         ctx, inp, "sort", size_str(n, np.dtype(dtype).name),
         lambda: x.sort().values, lambda: t.sort().values, lambda: np.sort(a),
-        nbytes=n * (2 * es + 8), goal=_goal(ctx),
+        nbytes=n * (2 * es + 8), goal=_goal(ctx), cpu_reference=lambda: np.sort(a, kind="stable"),
     )  # fmt: skip
 
 
@@ -177,6 +184,7 @@ def _unique(ctx, inp, n, dtype):
         lambda: x.unique(), lambda: t.unique(), lambda: np.unique(a),
         nbytes=2 * n * x.element_size(), goal=_goal(ctx),
         info="normals: float16 has many repeats, float32 few",
+        cpu_reference=lambda: np.unique(a.astype(np.float32)).astype(a.dtype),
     )  # fmt: skip
 
 

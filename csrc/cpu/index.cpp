@@ -34,10 +34,19 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
 }
 
 namespace {
+// Note [Gathering whole rows]: where a run's offset does not change (the offsets broadcast along
+// it: x[rows], index_select of rows) and both sides are dense, the run is one block of the source
+// (no word of it needs its own offset) and is copied with memcpy.
 template <typename Word>
 void gather_words(const LoopPlan& plan, const Tensor& out, const Tensor& src, const Tensor& off) {
   for_each_run<3>(plan, {written_base(out), read_base(src), read_base(off)},
                   [](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
+                    constexpr int64_t w = sizeof(Word);
+                    if (st[2] == 0 && st[0] == w && st[1] == w) {
+                      int64_t o = *reinterpret_cast<const int64_t*>(p[2]);
+                      std::memcpy(p[0], p[1] + o, static_cast<size_t>(n * w));
+                      return;
+                    }
                     for (int64_t i = 0; i < n; ++i) {
                       int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
                       *reinterpret_cast<Word*>(p[0] + i * st[0]) =
