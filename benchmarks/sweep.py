@@ -31,6 +31,7 @@ import numpy as np
 
 import genesis
 from benchmarks.common import Case, Context, Goal, Registry, size_str
+from benchmarks.sorting import _goal  # >= 1x torch on CUDA, NumPy (or torch) on the CPU
 from benchmarks.timing import FULL, measure
 
 register = Registry()
@@ -106,14 +107,6 @@ def _copy_goal(ctx: Context, x: genesis.Tensor, nbytes: int) -> Goal | None:
         _copy_seconds_per_byte[key] = timing.median / (2 * x.numel() * x.element_size())
     limit = nbytes * _copy_seconds_per_byte[key] / COPY_SHARE
     return Goal(">= 1x torch, 90% copy", max_seconds=limit, min_speedup=1.0, versus="torch")
-
-
-def _goal(ctx: Context, versus: str = "numpy") -> Goal | None:
-    if ctx.quick:
-        return None
-    if ctx.on_cuda:
-        return Goal(">= 1x torch", min_speedup=1.0, versus="torch")
-    return Goal(f">= 1x {versus}", min_speedup=1.0, versus=versus)
 
 
 def _case(
