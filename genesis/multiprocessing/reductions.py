@@ -30,7 +30,7 @@ import threading
 from multiprocessing.reduction import DupFd, ForkingPickler
 from typing import Any, cast
 
-from genesis._C import UntypedStorage, _cuda, _storage_from_share_fd, _tensor_on_storage, int64
+from genesis._C import UntypedStorage, _cuda, _storage_from_share_fd, int64, tensor
 
 
 def _rebuild_shared_storage(fd_holder: Any, nbytes: int) -> UntypedStorage:
@@ -89,10 +89,6 @@ def release_sent_cuda() -> int:
     return len(finished)
 
 
-def _counter_of(storage: UntypedStorage) -> Any:
-    return _tensor_on_storage(storage, 0, [2], [1], int64)
-
-
 def _rebuild_cuda_storage(
     pid: int,
     key: int,
@@ -120,8 +116,6 @@ def _reduce_cuda_storage(storage: UntypedStorage) -> tuple[Any, ...]:
     release_sent_cuda()
     if storage.nbytes() == 0:
         return cast(tuple[Any, ...], storage.__reduce__())  # nothing to share
-    from genesis._C import tensor
-
     memory, offset, event, event_id = _cuda._ipc_export(storage)
     counter = tensor([1, 0], dtype=int64).share_memory_()
     with _sent_lock:
