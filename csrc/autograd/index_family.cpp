@@ -142,11 +142,8 @@ Tensor masked_select(const Tensor& input, const Tensor& mask) {
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Operand& value) {
-  Tensor out = ops::clone(self);
-  if (value.is_scalar())
-    ops::masked_fill_(out, mask, value.scalar);
-  else
-    ops::masked_fill_(out, mask, value.tensor());
+  Tensor out = value.is_scalar() ? ops::masked_fill(self, mask, value.scalar)
+                                 : ops::masked_fill(self, mask, value.tensor());
   Recorder r = record("MaskedFillBackward0", {&self, tracked(value)},
                       [](const FormulaNode& n, const Grads& g, S s) {
                         Grads r(2);

@@ -18,6 +18,10 @@ Tensor take_along_dim(const Tensor& input, const Tensor& indices, std::optional<
 Tensor take(const Tensor& input, const Tensor& index);
 Tensor masked_select(const Tensor& input, const Tensor& mask);
 
+// A new tensor: self with value where mask is true (Note [masked_fill out of place]).
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);  // 0-d value
+
 // The in-place writers; each returns nothing (the caller returns self).
 void masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value);
 void masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value);  // 0-d value
