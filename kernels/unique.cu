@@ -2,13 +2,15 @@
 // of integers], Note [Unique of floats]).
 #include <cuda_runtime.h>
 
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <cstdint>
+
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_select.cuh>
 
 #include "kernels/dtype_traits.cuh"
-#include "kernels/sort_keys.cuh"
 #include "kernels/unique.cuh"
 
 namespace genesis::kernels {
@@ -64,73 +66,100 @@ int unique_sorted(const T* values, int64_t n, int end_bit, T* unique_out, int64_
 }
 
 // Note [Unique of floats]
-// Floats are sorted by their keys of Note [Sort keys] (every NaN has one key, the largest, and
-// -0.0 and +0.0 share one), as unsigned integers, with no positions. One pass then decodes each
-// sorted key back into its value and flags the first of each run of equal values; a NaN key
-// always starts a run of its own, since NaN equals nothing (torch keeps every NaN too). CUB's
-// DeviceSelect::Flagged keeps the flagged values. A run of zeros comes out as +0.0 and a NaN
-// as the canonical quiet NaN: the sorted keys no longer say which zero or payload was there.
-
-template <typename U>
-__global__ void float_keys(const U* values, U* keys, int64_t n, KeyFormat<U> format) {
-  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n; i += stride)
-    keys[i] = key_of(values[i], format);
+// Floats are sorted as themselves by CUB's radix sort of keys alone (no positions, no pass that
+// makes keys first): CUB orders by the sign-flipped bits, so the sorted run is: NaNs with the
+// sign bit set, -inf, the negatives, -0.0, +0.0, the positives, +inf, NaNs without it. One
+// lookup counts the leading NaNs (a binary search, one thread); DeviceSelect::Flagged then reads
+// the sorted values rotated by that count, so every NaN comes last, as torch puts them, through
+// transform iterators: the values themselves, and as the flags whether each begins a run of
+// equal values, so nothing is decoded or flagged into memory first. -0.0 equals +0.0, so a run
+// of zeros is one value (its first, -0.0 when the input holds one), and a NaN equals nothing,
+// so every NaN is kept (torch keeps every NaN too), its bits as they were.
+template <typename T>
+__device__ __forceinline__ float as_float(T v) {
+  return convert<float>(v);
 }
+__device__ __forceinline__ double as_float(double v) { return v; }
 
-// values[i] = the value of sorted key i; starts[i] = whether it begins a run of equal values.
-template <typename U>
-__global__ void decode_runs(const U* sorted, U* values, uint8_t* starts, int64_t n) {
-  constexpr U sign = U(1) << (sizeof(U) * 8 - 1);
-  constexpr U nan_key = U(~U(0));
-  int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
-       i += stride) {
-    U key = sorted[i];
-    starts[i] = i == 0 || key == nan_key || key != sorted[i - 1];
-    values[i] = (key & sign) ? static_cast<U>(key & ~sign) : static_cast<U>(~key);
+// The number of NaNs before the first number in sorted[0, n): 0 when sorted[0] is a number.
+template <typename T>
+__global__ void count_leading_nans(const T* sorted, int64_t n, int64_t* lead) {
+  int64_t lo = 0, hi = n;  // the answer lies in [lo, hi]
+  if (n == 0 || !(as_float(sorted[0]) != as_float(sorted[0]))) hi = 0;
+  while (lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    auto v = as_float(sorted[mid]);
+    // The leading NaNs are negative, the trailing ones positive: a NaN at mid is leading while
+    // its sign bit is set.
+    if (v != v && signbit(v))
+      lo = mid + 1;
+    else
+      hi = mid;
   }
+  *lead = lo;
 }
 
-template <typename U>
-int unique_float_keys(const U* values, int64_t n, KeyFormat<U> format, U* unique_out,
-                      int64_t* num_out, void* scratch, size_t* scratch_bytes, cudaStream_t stream) {
+template <typename T>
+struct Rotated {
+  const T* sorted;
+  const int64_t* lead;  // device memory, written by count_leading_nans
+  int64_t n;
+  __device__ __forceinline__ int64_t at(int64_t i) const {
+    int64_t j = i + *lead;
+    return j < n ? j : j - n;
+  }
+};
+
+template <typename T>
+struct RotatedValue : Rotated<T> {
+  __device__ T operator()(int64_t i) const { return this->sorted[this->at(i)]; }
+};
+
+template <typename T>
+struct RotatedRunStart : Rotated<T> {
+  __device__ uint8_t operator()(int64_t i) const {
+    if (i == 0) return 1;
+    auto v = as_float(this->sorted[this->at(i)]);
+    auto before = as_float(this->sorted[this->at(i - 1)]);
+    return v != before;  // a NaN differs from everything
+  }
+};
+
+template <typename T>
+int unique_float_values(const T* values, int64_t n, T* unique_out, int64_t* num_out, void* scratch,
+                        size_t* scratch_bytes, cudaStream_t stream) {
+  auto index = thrust::make_counting_iterator<int64_t>(0);
+  auto rotated = thrust::make_transform_iterator(index, RotatedValue<T>{{nullptr, nullptr, n}});
+  auto starts = thrust::make_transform_iterator(index, RotatedRunStart<T>{{nullptr, nullptr, n}});
   size_t sort_bytes = 0, pass_bytes = 0;
-  cudaError_t err = cub::DeviceRadixSort::SortKeys(
-      nullptr, sort_bytes, static_cast<const U*>(nullptr), static_cast<U*>(nullptr), n, 0,
-      static_cast<int>(8 * sizeof(U)), stream);
+  cudaError_t err =
+      cub::DeviceRadixSort::SortKeys(nullptr, sort_bytes, values, static_cast<T*>(nullptr), n, 0,
+                                     static_cast<int>(8 * sizeof(T)), stream);
   if (err != cudaSuccess) return err;
-  err = cub::DeviceSelect::Flagged(nullptr, pass_bytes, static_cast<const U*>(nullptr),
-                                   static_cast<const uint8_t*>(nullptr), unique_out, num_out, n,
+  err = cub::DeviceSelect::Flagged(nullptr, pass_bytes, rotated, starts, unique_out, num_out, n,
                                    stream);
   if (err != cudaSuccess) return err;
-  // Scratch: the keys (then the decoded values) | the sorted keys | the run starts | CUB's.
-  size_t off_sorted = align_up(static_cast<size_t>(n) * sizeof(U));
-  size_t off_starts = off_sorted + off_sorted;
-  size_t off_temp = off_starts + align_up(static_cast<size_t>(n));
+  // Scratch: the sorted values | the leading NaN count | CUB's storage.
+  size_t off_lead = align_up(static_cast<size_t>(n) * sizeof(T));
+  size_t off_temp = off_lead + align_up(sizeof(int64_t));
   size_t temp_bytes = sort_bytes > pass_bytes ? sort_bytes : pass_bytes;
   if (scratch == nullptr) {
     *scratch_bytes = off_temp + temp_bytes;
     return cudaSuccess;
   }
   char* base = static_cast<char*>(scratch);
-  U* keys = reinterpret_cast<U*>(base);
-  U* sorted = reinterpret_cast<U*>(base + off_sorted);
-  uint8_t* starts = reinterpret_cast<uint8_t*>(base + off_starts);
+  T* sorted = reinterpret_cast<T*>(base);
+  int64_t* lead = reinterpret_cast<int64_t*>(base + off_lead);
   void* temp = base + off_temp;
-  constexpr int kThreads = 256;
-  int64_t blocks64 = (n + kThreads - 1) / kThreads;
-  int blocks = static_cast<int>(blocks64 < 65536 ? blocks64 : 65536);
-  float_keys<<<blocks, kThreads, 0, stream>>>(values, keys, n, format);
   size_t bytes = temp_bytes;
-  err = cub::DeviceRadixSort::SortKeys(temp, bytes, keys, sorted, n, 0,
-                                       static_cast<int>(8 * sizeof(U)), stream);
+  err = cub::DeviceRadixSort::SortKeys(temp, bytes, values, sorted, n, 0,
+                                       static_cast<int>(8 * sizeof(T)), stream);
   if (err != cudaSuccess) return err;
-  decode_runs<<<blocks, kThreads, 0, stream>>>(sorted, keys, starts, n);
+  count_leading_nans<<<1, 1, 0, stream>>>(sorted, n, lead);
+  rotated = thrust::make_transform_iterator(index, RotatedValue<T>{{sorted, lead, n}});
+  starts = thrust::make_transform_iterator(index, RotatedRunStart<T>{{sorted, lead, n}});
   bytes = temp_bytes;
-  return cub::DeviceSelect::Flagged(temp, bytes, static_cast<const U*>(keys),
-                                    static_cast<const uint8_t*>(starts), unique_out, num_out, n,
-                                    stream);
+  return cub::DeviceSelect::Flagged(temp, bytes, rotated, starts, unique_out, num_out, n, stream);
 }
 
 }  // namespace
@@ -164,13 +193,23 @@ int unique_integers(int dtype, const void* values, int64_t n, int end_bit, void*
 
 int unique_floats(int dtype, const void* values, int64_t n, void* unique_out, int64_t* num_out,
                   void* scratch, size_t* scratch_bytes, void* stream) {
-  if (dtype != kFloat16 && dtype != kBFloat16 && dtype != kFloat32 && dtype != kFloat64)
-    return cudaErrorInvalidValue;
-  return with_key_format(dtype, [&](auto format) -> int {
-    using U = decltype(format.inf_bits);
-    return unique_float_keys(static_cast<const U*>(values), n, format, static_cast<U*>(unique_out),
-                             num_out, scratch, scratch_bytes, static_cast<cudaStream_t>(stream));
-  });
+  auto run = [&](auto zero) -> int {
+    using T = decltype(zero);
+    return unique_float_values(static_cast<const T*>(values), n, static_cast<T*>(unique_out),
+                               num_out, scratch, scratch_bytes, static_cast<cudaStream_t>(stream));
+  };
+  switch (dtype) {
+    case kFloat16:
+      return run(__half{});
+    case kBFloat16:
+      return run(__nv_bfloat16{});
+    case kFloat32:
+      return run(float{});
+    case kFloat64:
+      return run(double{});
+    default:
+      return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace genesis::kernels

@@ -322,6 +322,25 @@ def test_where_non_contiguous_nan_and_large(device):
     assert_close(got, np.where(c, p, np.float32(0)), F32, rtol=0.0)
 
 
+@pytest.mark.parametrize("dtype", [B, I8, I16, F16, F32, F64], ids=str)
+def test_where_vectors_offsets_and_tails(device, dtype):
+    # CUDA moves 16 bytes of each operand per thread where every pointer is aligned to its
+    # vector (Note [Vector where]): lengths around a vector, operands one item off alignment,
+    # and a scalar on either side.
+    for n in (1, 15, 16, 17, 1000, 4099):
+        c = random_array((n + 1,), B, seed=n)
+        a = random_array((n + 1,), dtype, seed=n + 1)
+        b = random_array((n + 1,), dtype, seed=n + 2)
+        cond, x, y = make(c, B, device), make(a, dtype, device), make(b, dtype, device)
+        for s in (slice(0, n), slice(1, n + 1)):
+            for t in (slice(0, n), slice(1, n + 1)):
+                got = genesis.where(cond[s], x[t], y[s])
+                assert_close(got, np.where(c[s], a[t], b[s]), dtype, rtol=0.0)
+        one = a[0].item()
+        assert_close(genesis.where(cond, one, y), np.where(c, a[0], b), dtype, rtol=0.0)
+        assert_close(genesis.where(cond, x, one), np.where(c, a, a[0]), dtype, rtol=0.0)
+
+
 def test_where_condition_must_be_bool(device):
     x = make(np.array([1.0, 2.0]), F32, device)
     for cond in [

@@ -173,6 +173,24 @@ def test_long_rows_and_many_rows(device):
         _check(r.indices, w.indices)
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_row_lengths_around_the_warp_scan_steps(device, dtype):
+    # On CUDA, rows of up to 4096 items are scanned a row per warp, 512 items a step, with
+    # 16-byte loads where the rows are aligned to them (Note [Warp row scans]): lengths around
+    # the steps and the limit, and rows that start off a 16-byte boundary (a 1-item offset).
+    if dtype is genesis.bool:
+        pytest.skip("cumsum of bool promotes to int64 before scanning")
+    kw = {} if dtype.is_floating_point else {"low": 0 if dtype is genesis.uint8 else -3, "high": 3}
+    for i, n in enumerate((1, 3, 31, 33, 511, 512, 513, 1000, 1024, 4095, 4096, 4097)):
+        flat = make_tensor((3 * n + 1,), dtype, device, seed=i, **kw)[0]
+        for x in (flat[: 3 * n].reshape(3, n), flat[1:].reshape(3, n)):
+            _check(genesis.cumsum(x, 1), torch.cumsum(_torch(x), 1))
+            if dtype.is_floating_point:
+                _check(genesis.logcumsumexp(x, 1), torch.logcumsumexp(_torch(x), 1))
+                p = (x * 0.01 + 1).to(dtype)
+                _check(genesis.cumprod(p, 1), torch.cumprod(_torch(p), 1))
+
+
 @pytest.mark.parametrize("op", ["cumsum", "cumprod", "logcumsumexp", "cummax", "cummin"])
 def test_zero_d_and_zero_size(device, op):
     dtype = genesis.float32

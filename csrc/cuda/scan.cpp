@@ -40,6 +40,13 @@ void scan_rows(ops::ScanOp op, const Tensor& rows, const Tensor& out, int64_t le
   int device = rows.device().index;
   DeviceGuard guard(device);
   void* stream = reinterpret_cast<void*>(current_stream(device));
+  if (kernels::warp_scan_fits(len)) {  // Note [Warp row scans]
+    GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::launch_warp_scan_rows(
+        static_cast<int>(op), static_cast<int>(rows.dtype()), rows.data(), out.mutable_data(),
+        rows.numel(), len, stream)));
+    GENESIS_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
   with_scratch(rows, [&](void* temp, size_t* bytes) {
     return kernels::launch_scan_rows(static_cast<int>(op), static_cast<int>(rows.dtype()),
                                      rows.data(), out.mutable_data(), rows.numel(), len, temp,

@@ -216,7 +216,9 @@ void masked_fill_(const Tensor& self, const Tensor& mask, const Scalar& value) {
 // Note [masked_fill out of place]: the result is one where() pass, which reads the tensor and
 // the mask and writes the result once (9 bytes per float32 item), instead of a clone and a fill
 // in place (17). It is taken where where() gives the same result: a contiguous tensor (a
-// clone keeps other layouts) whose dtype the value does not promote.
+// clone keeps other layouts) whose dtype the value does not promote. On CUDA it pays only with
+// where()'s vector loads (Note [Vector where]): item by item, it measured no faster than the
+// clone and fill (2^28 float32 on an H100: 1.62 against 1.52 ms).
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   const char* op = "masked_fill";
   Tensor m = self_mask(self, mask, op);
