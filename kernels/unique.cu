@@ -5,6 +5,8 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
@@ -81,6 +83,15 @@ __device__ __forceinline__ float as_float(T v) {
 }
 __device__ __forceinline__ double as_float(double v) { return v; }
 
+template <typename T>
+__device__ __forceinline__ bool sign_bit(T v) {
+  using Bits = std::conditional_t<sizeof(T) == 2, uint16_t,
+                                  std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>;
+  Bits bits;
+  memcpy(&bits, &v, sizeof(T));
+  return (bits >> (8 * sizeof(T) - 1)) != 0;
+}
+
 // The number of NaNs before the first number in sorted[0, n): 0 when sorted[0] is a number.
 template <typename T>
 __global__ void count_leading_nans(const T* sorted, int64_t n, int64_t* lead) {
@@ -90,8 +101,9 @@ __global__ void count_leading_nans(const T* sorted, int64_t n, int64_t* lead) {
     int64_t mid = lo + (hi - lo) / 2;
     auto v = as_float(sorted[mid]);
     // The leading NaNs are negative, the trailing ones positive: a NaN at mid is leading while
-    // its sign bit is set.
-    if (v != v && signbit(v))
+    // its sign bit is set. The bit is read from the stored bits: converting a float16 NaN to
+    // float (cvt) gives the canonical NaN, whose sign bit is clear.
+    if (v != v && sign_bit(sorted[mid]))
       lo = mid + 1;
     else
       hi = mid;
