@@ -562,3 +562,8 @@ def load(
             raise pickle.UnpicklingError(
                 f"[load] malformed archive ({type(e).__name__}: {e})"
             ) from None
+        finally:
+            # The unpickler class and its closures form a reference cycle that holds `built`:
+            # without this, the loaded storages (gigabytes on a GPU) would stay alive until the
+            # garbage collector ran, after the caller had dropped them.
+            built.clear()
