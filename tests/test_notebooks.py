@@ -13,7 +13,8 @@ that directory. The kernel's PYTHONPATH starts with the directory the tests' gen
 imported from (the repository root under `python -m pytest`, as for the other tests), and a
 cell appended to the in-memory notebook prints sys.executable and genesis.__file__, which the
 tests compare with their own. The kernel runs in a temporary directory, so nothing a notebook
-writes lands in the checkout.
+writes lands in the checkout, and IPYTHONDIR is one too, so a user's IPython profile (startup
+files, configuration) does not run in it.
 
 Note [Pictures without a display]: the kernel draws with matplotlib's inline backend, which
 renders with Agg and sends each figure as an image/png output at the end of its cell; nothing
@@ -76,7 +77,8 @@ def _kernel_manager(tmp):
         "env": {
             "PYTHONPATH": pythonpath,
             "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-            "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+            "IPYTHONDIR": str(tmp / "ipython"),  # no user profile, startup files or history
+            "PYDEVD_DISABLE_FILE_VALIDATION": "1",  # debugpy's warning about frozen modules
         },
     }
     (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
