@@ -55,8 +55,10 @@ import nbformat  # noqa: E402
 from jupyter_client.kernelspec import KernelSpecManager  # noqa: E402
 from jupyter_client.manager import KernelManager  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
+from nbclient.exceptions import CellExecutionError  # noqa: E402
 
 KERNEL_NAME = "genesis-notebook-tests"
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # Appended to each notebook in memory: which interpreter and which genesis the kernel runs.
 _WHOAMI = (
     "import sys, genesis\nprint('kernel:', sys.executable)\nprint('genesis:', genesis.__file__)\n"
@@ -97,18 +99,27 @@ def _execute(name, tmp):
         timeout=CELL_TIMEOUT_S,
         resources={"metadata": {"path": str(workdir)}},
     )
-    client.execute()  # raises CellExecutionError, with the cell and its traceback, on a failure
+    try:
+        client.execute()
+    except CellExecutionError as e:  # the failing cell and its traceback, without colour codes
+        raise AssertionError(f"{name}: {_ANSI.sub('', str(e))}") from None
     return nb
 
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
-    """name -> the executed notebook; each runs once, the first time a test asks for it."""
+    """name -> the executed notebook; each runs once, the first time a test asks for it (a
+    failure too: the tests after the first get the same error without running it again)."""
     done = {}
 
     def get(name):
         if name not in done:
-            done[name] = _execute(name, tmp_path_factory.mktemp(name.replace(".", "_")))
+            try:
+                done[name] = _execute(name, tmp_path_factory.mktemp(name.replace(".", "_")))
+            except Exception as e:
+                done[name] = e
+        if isinstance(done[name], Exception):
+            raise done[name]
         return done[name]
 
     return get
