@@ -10,6 +10,7 @@
 #include "core/caller_lock.h"
 #include "core/errors.h"
 #include "core/loop_plan.h"
+#include "core/sync_debug.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
 #include "cuda/geometry.h"
@@ -103,12 +104,14 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
   int index = dst_device.is_cuda() ? dst_device.index : src_device.index;
   // A copy that touches the host waits (for staging or for the stream): other Python threads run
   // meanwhile (Note [Releasing the caller's lock] in core/caller_lock.h).
+  bool waits = dst_device.is_cpu() || is_pinned(src);
+  if (waits) note_implicit_sync("copy", index);  // Note [Sync debug mode]
   std::optional<UnlockedRegion> unlocked;
   if (dst_device.is_cpu() || src_device.is_cpu()) unlocked.emplace();
   DeviceGuard guard(index);
   auto stream = reinterpret_cast<cudaStream_t>(current_stream(index));
   GENESIS_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, stream));
-  if (dst_device.is_cpu() || is_pinned(src)) GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (waits) GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 void copy_bytes_async(void* dst, const void* src, size_t nbytes, StreamId stream,

@@ -11,6 +11,7 @@
 #include "core/caller_lock.h"
 #include "core/errors.h"
 #include "core/loop_plan.h"
+#include "core/sync_debug.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
 #include "cuda/geometry.h"
@@ -61,6 +62,7 @@ int64_t count_mask(const Tensor& mask, Tensor* block_offsets, bool with_offsets 
   kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, stream, with_offsets);
   GENESIS_CUDA_CHECK(cudaGetLastError());
   int64_t count = 0;
+  note_implicit_sync("mask count", mask.device().index);  // Note [Sync debug mode]
   {
     UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
     GENESIS_CUDA_CHECK(cudaMemcpyAsync(&count, counts + blocks, sizeof(count),
@@ -93,6 +95,7 @@ void check_index_offsets(const Tensor& offsets) {
   kernels::IndexError* record = error_record(device);
   kernels::IndexError host{};
   auto stream = reinterpret_cast<cudaStream_t>(current_stream(device));
+  note_implicit_sync("index bounds check", device);  // Note [Sync debug mode]
   {
     UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
     GENESIS_CUDA_CHECK(

@@ -2,6 +2,7 @@
 // genesis.cuda package. Devices are indices (-1: the current device); streams and events are
 // integer handles.
 #include "core/errors.h"
+#include "core/sync_debug.h"
 #include "cuda/copy.h"
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
@@ -30,11 +31,22 @@ memory::CachingPool* pool_for(int device) {
   return cuda::device_pool(index);
 }
 
+// Note [Sync debug mode]: "warn" becomes a UserWarning; a filter that makes it an error raises
+// from the waiting op, before it waits.
+void warn_about_sync(const char* message) {
+  py::gil_scoped_acquire gil;
+  if (PyErr_WarnEx(PyExc_UserWarning, message, 1) < 0) throw py::error_already_set();
+}
+
 }  // namespace
 
 void init_cuda(py::module_& m) {
   py::module_ c = m.def_submodule("_cuda", "CUDA runtime bindings");
   c.def("is_compiled", &cuda::compiled);
+  set_sync_warning_hook(&warn_about_sync);
+  c.def("set_sync_debug_mode",
+        [](int mode) { set_sync_debug_mode(static_cast<SyncDebugMode>(mode)); });
+  c.def("get_sync_debug_mode", [] { return static_cast<int>(sync_debug_mode()); });
   c.def("is_available", [] { return cuda::device_count() > 0; });
   c.def("device_count", &cuda::device_count);
   c.def("current_device", &cuda::current_device);

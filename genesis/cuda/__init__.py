@@ -4,7 +4,8 @@ Devices: ``is_available``, ``is_compiled``, ``device_count``, ``current_device``
 ``set_device``, ``device`` (a context manager), ``get_device_name``, ``get_device_capability``,
 ``get_device_properties``, ``mem_get_info``, ``synchronize``, ``can_device_access_peer``.
 Streams and events: ``Stream``, ``Event``, ``stream`` (a context manager),
-``current_stream``, ``default_stream``, ``set_stream``. Memory: ``memory_allocated``,
+``current_stream``, ``default_stream``, ``set_stream``. Finding waits for the GPU:
+``set_sync_debug_mode``, ``get_sync_debug_mode``. Memory: ``memory_allocated``,
 ``memory_reserved``, their maxima,
 ``memory_stats``, ``memory_summary``, ``memory_snapshot``, ``empty_cache``, the reset and
 fraction controls, the pinned host pool's ``host_memory_stats`` and ``host_empty_cache``, and
@@ -59,6 +60,7 @@ from .memory import (
     set_per_process_memory_fraction,
 )
 from .streams import Event, Stream, current_stream, default_stream, set_stream, stream
+from .sync_debug import get_sync_debug_mode, set_sync_debug_mode
 
 
 def manual_seed(seed):
@@ -90,6 +92,8 @@ __all__ = [
     "OutOfMemoryError",
     "Stream",
     "can_device_access_peer",
+    "get_sync_debug_mode",
+    "set_sync_debug_mode",
     "current_device",
     "current_stream",
     "default_stream",
