@@ -27,7 +27,15 @@ import gc
 import os
 
 from .._C import _memory_profiler as _recorder
-from ._events import Frame, MemoryEvent, StackTable, location, read_events, read_live
+from ._events import (
+    Frame,
+    MemoryEvent,
+    ShapeTable,
+    StackTable,
+    location,
+    read_events,
+    read_live,
+)
 from ._report import Report
 from ._timeline import Timeline
 
@@ -164,7 +172,7 @@ def get_timeline():
         24
     """
     data, dropped = read_events()
-    return Timeline(data, dropped, StackTable())
+    return Timeline(data, dropped, StackTable(), ShapeTable())
 
 
 def get_report():
