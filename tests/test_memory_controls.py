@@ -177,8 +177,16 @@ def test_cache_hits_are_counted():
 
 
 def test_pool_invariants_while_recording_from_threads():
+    # Four C++ threads hammer one pool (recorded without stacks: they hold no interpreter lock)
+    # while this thread checks another pool's snapshot against its counters after each step.
+    result = {}
+
+    def stress():
+        result["stress"] = _testing.pool_thread_stress(threads=4, iterations=1500)
+
     with mp.record(stacks="python", max_events=1 << 18):
-        corrupted, allocated, reserved = _testing.pool_thread_stress(threads=4, iterations=1500)
+        worker = threading.Thread(target=stress)
+        worker.start()
         pool = _testing.HostPool(1 << 30)
         pool.set_max_cached_bytes(4 * MiB)
         rng = np.random.default_rng(3)
@@ -189,6 +197,8 @@ def test_pool_invariants_while_recording_from_threads():
             else:
                 live.append(pool.allocate(int(rng.integers(1, 13 * MiB))))
             _check_invariants(pool)
+        worker.join()
+    corrupted, allocated, _ = result["stress"]
     assert corrupted == 0 and allocated == 0
     events = [e for e in mp.get_timeline().events if e.device == "host"]
     sequences = [e.sequence for e in events]
@@ -307,14 +317,14 @@ def test_large_allocations_with_debugging():
     genesis.enable_memory_debugging(True)
     small = genesis.empty(10)
     big = genesis.zeros(2, MiB // 2)  # 4 MiB, float32
-    line = big_line = _line() - 1
+    big_line = _line() - 1
     bigger = genesis.empty(3 * MiB, dtype=genesis.float64)  # 24 MiB
     found = genesis.detailed_memory_stats("cpu").get_large_allocations(MiB)
     assert [a.size for a in found] == [24 * MiB, 4 * MiB]
     assert found[0].address == bigger.data_ptr() and found[1].address == big.data_ptr()
     assert found[1].shape == (2, MiB // 2) and found[1].dtype == genesis.float32
     assert found[0].shape == (3 * MiB,) and found[0].dtype == genesis.float64
-    assert found[1].location == f"{__file__}:{big_line}" and line == big_line
+    assert found[1].location == f"{__file__}:{big_line}"
     assert found[1].device == "cpu" and found[1].stream == 0 and found[1].requested == 4 * MiB
     assert found[1].stack[0].line == big_line
     del big
@@ -436,12 +446,11 @@ def test_compact_and_empty_cache_on_devices():
     name = f"cuda:{cuda.current_device()}"
     assert set(report.released) == {f"cuda:{i}" for i in range(cuda.device_count())} | {"pinned"}
     assert report.released[name].bytes > 0 and report.released[name].segments > 0
-    assert report.released["pinned"].segments >= 1
-    if cuda.memory_allocated() == 0:  # nothing else lives on the device
-        assert cuda.memory_reserved() == 0
-    assert cuda.host_memory_stats()["reserved_bytes.all.current"] == 0 or (
-        cuda.host_memory_stats()["allocated_bytes.all.current"] > 0
-    )
+    assert isinstance(report.released["pinned"], genesis.memory_manager.Released)
+    # With nothing live (nor waiting for another stream), nothing stays reserved.
+    for stats in (cuda.memory_stats(), cuda.host_memory_stats()):
+        if stats["active_bytes.all.current"] == 0:
+            assert stats["reserved_bytes.all.current"] == 0
     ys = [genesis.empty(3 * MiB, device="cuda") for _ in range(2)]
     del ys
     before = cuda.memory_reserved()
