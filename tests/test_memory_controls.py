@@ -616,6 +616,18 @@ def test_export_carries_shapes(tmp_path):
     assert x.shape == (4, 8)
 
 
+def test_report_names_the_tensors():
+    with mp.record():
+        big = genesis.empty(2, 1 << 17, dtype=genesis.float64)
+    report = mp.get_report()
+    assert (report.largest[0]["shape"], report.largest[0]["dtype"]) == (
+        (2, 1 << 17),
+        genesis.float64,
+    )
+    assert "float64[2, 131072]" in report.summary() and "float64[2, 131072]" in report._repr_html_()
+    assert big.numel() == 1 << 18
+
+
 def test_no_shape_bookkeeping_when_off():
     # While nothing listens, allocating leaves the recorder untouched.
     seq = recorder.sequence()

@@ -361,8 +361,9 @@ def set_cache_size(size, device=None):
     that still holds a live tensor is never returned (live memory never moves), so its free part
     can keep the cache above the cap until that tensor goes. The cap applies at once, to what
     is cached now. It does not limit what live tensors use (see
-    ``set_per_process_memory_fraction``). Without a GPU the size is checked and nothing else
-    happens.
+    ``set_per_process_memory_fraction``). Giving memory back to the driver waits for the device
+    (``cudaFree`` does), so a small cap makes the frees that cross it slow. Without a GPU the
+    size is checked and nothing else happens.
 
     Args:
         size (int, float, str or None): bytes, or a string: a number and a unit among B, KB,
