@@ -68,8 +68,8 @@ Allocator* allocator_for(Device device);
 // genesis.cpu.enable_pinned_memory(True) makes new CPU tensors come from the pinned host pool,
 // so that their copies to a GPU can run asynchronously. Core knows no CUDA: the CUDA layer
 // installs its allocator here, and allocator_for(kCPU) hands it out while it is set (one relaxed
-// load). Memory that must be plain heap (the zeroed large maps of zeros(), the profiler's test
-// threads) asks cpu_allocator() directly. Null restores the heap.
+// load). zeros() asks it for zeroed memory, which the pinned one has none of, and fills instead;
+// code that needs the heap itself asks cpu_allocator(). Null restores the heap.
 void set_cpu_tensor_allocator(Allocator* allocator);
 Allocator* cpu_tensor_allocator();  // the one allocator_for(kCPU) returns
 

@@ -3,9 +3,10 @@
 Every allocator reports to a recorder in C++: the CPU heap, each CUDA device's caching pool and
 the pinned host pool. ``record()`` (or ``genesis.enable_memory_profiling(True)``) keeps their
 allocations, frees, segment maps and unmaps, out-of-memory errors and empty_cache calls in a
-preallocated ring buffer, each with time, device, stream, sizes, address and, when asked, the
-Python stack that caused it. ``get_timeline()`` reads them (events, NumPy columns, a plot, an
-export for PyTorch's memory viewer) and ``get_report()`` summarises them.
+preallocated ring buffer, each with time, device, stream, sizes, address, the shape and dtype of
+the tensor it is for where known and, when asked, the Python stack that caused it.
+``get_timeline()`` reads them (events, NumPy columns, a plot, an export for PyTorch's memory
+viewer) and ``get_report()`` summarises them.
 ``genesis.enable_memory_debugging(True)`` tracks live allocations by call site, for
 ``genesis.check_memory_leaks()``; ``mark_baseline()`` hides what is live at that point.
 
