@@ -43,8 +43,10 @@ _load_core(__name__, _dirname(__file__))
 from . import (
     _C,  # noqa: E402
     autograd,  # noqa: E402
+    cpu,  # noqa: E402  (enable_pinned_memory)
     cuda,  # noqa: E402
     linalg,  # noqa: E402
+    memory_manager,  # noqa: E402  (empty_cache, collect_garbage, compact)
     multiprocessing,  # noqa: E402  (sends CPU tensors between processes as shared memory)
     nn,  # noqa: E402
     safetensors,  # noqa: E402
@@ -340,7 +342,7 @@ from ._C import (  # noqa: E402
 from ._C._nn import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus
 from ._dtype_info import finfo, iinfo
 from ._mapped_file import from_file  # noqa: E402
-from ._memory_stats import memory_stats
+from ._memory_stats import detailed_memory_stats, memory_stats
 from ._random import fork_rng
 from ._tensor_str import (
     get_printoptions,
@@ -356,6 +358,7 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .memory_manager import empty_cache  # noqa: E402
 from .memory_profiler import (  # noqa: E402
     check_memory_leaks,
     enable_memory_debugging,
@@ -750,6 +753,8 @@ __all__ = [
     "inspect_storage",
     "is_tensor",
     "memory_stats",
+    "detailed_memory_stats",
+    "empty_cache",
     "check_memory_leaks",
     "enable_memory_debugging",
     "enable_memory_profiling",

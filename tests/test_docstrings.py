@@ -21,9 +21,11 @@ import genesis
 
 MODULES = [
     genesis,
+    genesis.cpu,
     genesis.cuda,
     genesis.distributed,
     genesis.linalg,
+    genesis.memory_manager,
     genesis.nn.functional,
     genesis.safetensors,
 ]

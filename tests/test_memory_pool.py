@@ -1,7 +1,8 @@
 """The caching pool's rules (Note [Caching pool]), on the plain host backend (no GPU needed):
 rounding and segment sizes, best fit, split and merge, per-stream caching, record_stream,
 out of memory and retries, the memory fraction, statistics, threads, and a state machine of
-random allocate/free sequences checked against the snapshot."""
+random allocate/free/record_stream/cache-cap sequences checked against the snapshot (the cache
+cap's own tests are in test_memory_controls.py)."""
 
 import pytest
 from hypothesis import settings
@@ -99,9 +100,30 @@ class PoolMachine(RuleBasedStateMachine):
     def empty_cache(self):
         self.pool.empty_cache()
 
+    @rule(cap=st.sampled_from([-1, 0, 2 * MiB, 20 * MiB, 64 * MiB]))
+    def set_cache_cap(self, cap):
+        self.pool.set_max_cached_bytes(cap)
+
+    @rule()
+    def process_pending_frees(self):
+        self.pool.process_pending_frees()
+
     @invariant()
     def consistent(self):
         check_consistent(self.pool, [h for h, _, _ in self.live.values()])
+
+    @invariant()
+    def cache_within_its_cap(self):
+        # Note [Cache cap]: over the cap only while no whole free segment is left to return.
+        cap = self.pool.max_cached_bytes()
+        stats = self.pool.stats()
+        cached = stats["reserved_bytes.all.current"] - stats["active_bytes.all.current"]
+        whole_free = [
+            s
+            for s in self.pool.snapshot()
+            if len(s["blocks"]) == 1 and s["blocks"][0]["state"] == "inactive"
+        ]
+        assert cap < 0 or cached <= cap or not whole_free
 
     def teardown(self):
         for h, _, _ in self.live.values():

@@ -60,7 +60,17 @@ class Allocator {
 constexpr size_t kCpuAlignment = 64;
 Allocator* cpu_allocator();
 
-// The allocator for a device: the CPU heap, or the CUDA backend for that device.
+// The allocator for a device: the CPU heap (or what replaces it, below), or the CUDA backend
+// for that device.
 Allocator* allocator_for(Device device);
+
+// Note [Pinned CPU tensors]
+// genesis.cpu.enable_pinned_memory(True) makes new CPU tensors come from the pinned host pool,
+// so that their copies to a GPU can run asynchronously. Core knows no CUDA: the CUDA layer
+// installs its allocator here, and allocator_for(kCPU) hands it out while it is set (one relaxed
+// load). zeros() asks it for zeroed memory, which the pinned one has none of, and fills instead;
+// code that needs the heap itself asks cpu_allocator(). Null restores the heap.
+void set_cpu_tensor_allocator(Allocator* allocator);
+Allocator* cpu_tensor_allocator();  // the one allocator_for(kCPU) returns
 
 }  // namespace genesis

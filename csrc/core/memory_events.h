@@ -45,6 +45,53 @@ extern std::atomic<MemoryEventSink> memory_event_sink;
 // Null turns reporting off.
 void set_memory_event_sink(MemoryEventSink sink);
 
+// Note [Tensor shapes of memory events]
+// An allocator sees bytes, not tensors; the shape and dtype of what the memory is for are known
+// a few frames up, where a factory or an op allocates the storage of a result (Tensor::empty).
+// There a ScopedTensorAllocation names them in a thread-local for the allocation inside its
+// scope, and the profiler reads it when it records an allocation. It costs the same relaxed
+// load of the sink as a report while nobody listens: the thread-local is only written when a
+// sink is installed. Scopes nest (the innermost one counts), and memory allocated outside any
+// (a copy's staging buffer, memory from NumPy) is recorded with no shape. The sizes are
+// borrowed: the scope must not outlive them.
+struct TensorAllocation {
+  const int64_t* sizes = nullptr;
+  size_t ndim = 0;
+  int8_t dtype = -1;  // a ScalarType
+};
+
+namespace detail {
+extern thread_local const TensorAllocation* current_tensor_allocation;
+}
+
+class ScopedTensorAllocation {
+ public:
+  ScopedTensorAllocation(const int64_t* sizes, size_t ndim, int8_t dtype) {
+    if (detail::memory_event_sink.load(std::memory_order_relaxed) == nullptr) [[likely]]
+      return;
+    info_ = {sizes, ndim, dtype};
+    previous_ = detail::current_tensor_allocation;
+    detail::current_tensor_allocation = &info_;
+    active_ = true;
+  }
+  ~ScopedTensorAllocation() {
+    if (active_) detail::current_tensor_allocation = previous_;
+  }
+  ScopedTensorAllocation(const ScopedTensorAllocation&) = delete;
+  ScopedTensorAllocation& operator=(const ScopedTensorAllocation&) = delete;
+
+ private:
+  TensorAllocation info_;
+  const TensorAllocation* previous_ = nullptr;
+  bool active_ = false;
+};
+
+// The tensor the calling thread allocates for, or nullptr (Note [Tensor shapes of memory
+// events]); for the profiler's sink.
+inline const TensorAllocation* current_tensor_allocation() {
+  return detail::current_tensor_allocation;
+}
+
 // Note [Memory events when profiling is off]: one relaxed load and a branch when off.
 inline void report_memory_event(MemoryEventKind kind, MemoryEventSource source, uint64_t stream,
                                 const void* address, size_t size, size_t requested) {

@@ -4,6 +4,7 @@
 
 #include "core/device_backend.h"
 #include "core/errors.h"
+#include "core/memory_events.h"
 
 namespace genesis {
 
@@ -17,7 +18,12 @@ Tensor Tensor::empty(Shape&& sizes, ScalarType dtype, Device device) {
   auto bytes = static_cast<size_t>(
       checked_nbytes(n, static_cast<int64_t>(genesis::itemsize(dtype)), "empty"));
   Shape strides = contiguous_strides(sizes);
-  return Tensor(Storage::allocate(bytes, device), std::move(sizes), std::move(strides), 0, dtype);
+  Storage storage = [&] {
+    // Note [Tensor shapes of memory events]
+    ScopedTensorAllocation named(sizes.data(), sizes.size(), static_cast<int8_t>(dtype));
+    return Storage::allocate(bytes, device);
+  }();
+  return Tensor(std::move(storage), std::move(sizes), std::move(strides), 0, dtype);
 }
 
 int64_t Tensor::size(int64_t dim) const {

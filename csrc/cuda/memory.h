@@ -14,6 +14,10 @@ Allocator* allocator(int device_index);
 memory::CachingPool* device_pool(int device_index);  // nullptr before the device is used
 memory::CachingPool* pinned_pool();                  // nullptr without CUDA
 Allocator* pinned_allocator();
+// CPU tensors' memory while genesis.cpu.enable_pinned_memory is on (Note [Pinned CPU tensors]
+// in core/allocator.h): the pinned pool, or the heap in a forked child or when pinned memory
+// runs out. nullptr without CUDA.
+Allocator* pinned_cpu_tensor_allocator();
 bool is_pinned(const void* ptr);
 // Marks that `stream` uses the memory of `data` (a pool block), for record_stream.
 void record_stream(const DataPtr& data, StreamId stream);

@@ -6,6 +6,7 @@
 
 #include <mutex>
 
+#include "core/errors.h"
 #include "cuda/check.h"
 #include "cuda/copy.h"
 #include "cuda/memory.h"
@@ -77,9 +78,30 @@ PinnedAllocator* instance() {
   return a;
 }
 
+// Note [Pinned CPU tensors] in core/allocator.h. Pinned memory is a convenience here, not a
+// promise: a forked child (whose driver state is the parent's) and a request the pinned pool
+// cannot serve get ordinary heap memory.
+class PinnedCpuTensorAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override {
+    if (nbytes == 0 || forked_after_cuda_started()) return cpu_allocator()->allocate(nbytes);
+    try {
+      return instance()->allocate(nbytes);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::OutOfMemory) throw;
+      return cpu_allocator()->allocate(nbytes);
+    }
+  }
+};
+
 }  // namespace
 
 Allocator* pinned_allocator() { return instance(); }
+
+Allocator* pinned_cpu_tensor_allocator() {
+  static auto* a = new PinnedCpuTensorAllocator();
+  return a;
+}
 memory::CachingPool* pinned_pool() { return instance()->pool(); }
 
 bool is_pinned(const void* ptr) {

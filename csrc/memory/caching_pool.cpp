@@ -70,6 +70,8 @@ void CachingPool::insert_free(Block* block, FreeSet::node_type node) {
   if (is_split(block)) {
     stats_.inactive_split_bytes.increase(static_cast<int64_t>(block->size));
     stats_.inactive_split.increase(1);
+  } else {
+    ++whole_free_segments_;
   }
 }
 
@@ -78,6 +80,8 @@ CachingPool::FreeSet::node_type CachingPool::remove_free(Block* block) {
   if (is_split(block)) {
     stats_.inactive_split_bytes.decrease(static_cast<int64_t>(block->size));
     stats_.inactive_split.decrease(1);
+  } else if (node) {  // a parked block is in no set, and never a whole segment anyway
+    --whole_free_segments_;
   }
   return node;
 }
@@ -138,6 +142,12 @@ void CachingPool::raise_oom(size_t nbytes, size_t segment) {
 Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   process_events();
+  Block* block = allocate_locked(nbytes, stream);
+  if (over_cap()) trim_cache();  // completed cross-stream frees may have filled the cache
+  return block;
+}
+
+Block* CachingPool::allocate_locked(size_t nbytes, StreamId stream) {
   size_t rounded = round_size(nbytes);
   bool small = rounded <= kSmallRequest;
   Block* block = parked_;
@@ -147,6 +157,7 @@ Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
       stats_.inactive_split_bytes.decrease(static_cast<int64_t>(block->size));
       stats_.inactive_split.decrease(1);
     }
+    ++stats_.num_cache_hits;
     return hand_out(block, nbytes);
   }
   unpark();
@@ -154,6 +165,7 @@ Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
   FreeSet::node_type node;
   if (block != nullptr) {
     node = remove_free(block);
+    ++stats_.num_cache_hits;
   } else {
     block = new_segment(rounded, stream, small, nbytes);
   }
@@ -208,15 +220,16 @@ void CachingPool::free(Block* block) {
   }
   if (!block->small) {
     free_block(block);
-    return;
+  } else {
+    stats_.active_bytes.decrease(static_cast<int64_t>(block->size));
+    stats_.active.decrease(1);
+    if (is_split(block)) {  // counted as free, as insert_free would
+      stats_.inactive_split_bytes.increase(static_cast<int64_t>(block->size));
+      stats_.inactive_split.increase(1);
+    }
+    parked_ = block;
   }
-  stats_.active_bytes.decrease(static_cast<int64_t>(block->size));
-  stats_.active.decrease(1);
-  if (is_split(block)) {  // counted as free, as insert_free would
-    stats_.inactive_split_bytes.increase(static_cast<int64_t>(block->size));
-    stats_.inactive_split.increase(1);
-  }
-  parked_ = block;
+  if (over_cap()) trim_cache();
 }
 
 void CachingPool::unpark() {
@@ -278,7 +291,8 @@ void CachingPool::record_stream(Block* block, StreamId stream) {
     block->stream_uses.push_back(stream);
 }
 
-void CachingPool::process_events() {
+size_t CachingPool::process_events() {
+  size_t freed = 0;
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (!backend_->query_event(it->event)) {
       ++it;
@@ -287,13 +301,27 @@ void CachingPool::process_events() {
     backend_->release_event(it->event);
     Block* block = it->block;
     it = pending_.erase(it);
-    if (--block->pending_events == 0) free_block(block);
+    if (--block->pending_events == 0) {
+      freed += block->size;
+      free_block(block);
+    }
   }
+  return freed;
 }
 
-void CachingPool::release_cached_segments() {
+void CachingPool::release_segment(Block* b) {
+  segments_.erase(b->ptr);
+  report_memory_event(MemoryEventKind::SegmentUnmap, source_, b->stream, b->ptr, b->size, b->size);
+  backend_->raw_free(b->ptr, b->size);
+  stats_.reserved_bytes.decrease(static_cast<int64_t>(b->size));
+  stats_.segment.decrease(1);
+  retire_block(b);
+}
+
+ReleaseReport CachingPool::release_cached_segments() {
   process_events();
   unpark();
+  ReleaseReport report;
   for (bool small : {true, false}) {
     FreeSet& set = free_set(small);
     for (auto it = set.begin(); it != set.end();) {
@@ -303,23 +331,56 @@ void CachingPool::release_cached_segments() {
         continue;
       }
       it = set.erase(it);
-      segments_.erase(b->ptr);
-      report_memory_event(MemoryEventKind::SegmentUnmap, source_, b->stream, b->ptr, b->size,
-                          b->size);
-      backend_->raw_free(b->ptr, b->size);
-      stats_.reserved_bytes.decrease(static_cast<int64_t>(b->size));
-      stats_.segment.decrease(1);
-      retire_block(b);
+      --whole_free_segments_;
+      report.bytes += b->size;
+      ++report.segments;
+      release_segment(b);
     }
+  }
+  return report;
+}
+
+void CachingPool::trim_cache() {
+  unpark();  // a parked block merged may complete a whole free segment
+  if (!over_cap() || whole_free_segments_ == 0) return;
+  std::vector<Block*> whole;
+  for (bool small : {true, false})
+    for (Block* b : free_set(small))
+      if (!is_split(b)) whole.push_back(b);
+  std::sort(whole.begin(), whole.end(), [](const Block* a, const Block* b) {
+    return a->size != b->size ? a->size > b->size : a->ptr < b->ptr;
+  });
+  for (Block* b : whole) {
+    if (!over_cap()) break;
+    free_set(b->small).erase(b);
+    --whole_free_segments_;
+    release_segment(b);
   }
 }
 
-void CachingPool::empty_cache() {
+ReleaseReport CachingPool::empty_cache() {
   std::lock_guard<std::mutex> lock(mutex_);
-  int64_t before = stats_.reserved_bytes.current;
-  release_cached_segments();
-  auto released = static_cast<size_t>(before - stats_.reserved_bytes.current);
-  report_memory_event(MemoryEventKind::EmptyCache, source_, 0, nullptr, released, 0);
+  ReleaseReport report = release_cached_segments();
+  report_memory_event(MemoryEventKind::EmptyCache, source_, 0, nullptr, report.bytes, 0);
+  return report;
+}
+
+size_t CachingPool::process_pending_frees() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t freed = process_events();
+  if (over_cap()) trim_cache();
+  return freed;
+}
+
+void CachingPool::set_max_cached_bytes(size_t nbytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  max_cached_ = nbytes;
+  if (over_cap()) trim_cache();
+}
+
+size_t CachingPool::max_cached_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return max_cached_;
 }
 
 void CachingPool::set_memory_fraction(double fraction) {

@@ -19,6 +19,18 @@
 //    the block, which is also when allocated_bytes drops, even if the block then waits for other
 //    streams' events before it can be reused; so the live allocations rebuilt from the events
 //    always equal the pool's allocated counters.
+//
+// Note [Cache cap]
+// set_max_cached_bytes caps the bytes the pool keeps free: reserved minus active, the free
+// blocks (the parked one included) that only this pool can use. When a free, or a cross-stream
+// free completing, takes the cache over the cap, whole free segments go back to the backend,
+// largest first (fewest driver calls to get under the cap), until it is under again. Only whole
+// segments can go: the free pieces of a segment that still holds a live block stay, since live
+// blocks never move; so the cache can stay over the cap by such pieces, and the pool tries
+// again at the next free. The check costs one comparison while no cap is set, and the pool
+// counts its whole free segments so that an over-cap pool with none of them returns at once.
+// Each allocation served from the cache (a cached block, split or not) counts in
+// num_cache_hits; one that maps a new segment does not.
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -71,6 +83,13 @@ constexpr size_t kSmallSegment = 2 << 20;   // ... carved from 2 MiB segments
 constexpr size_t kLargeSegment = 20 << 20;  // requests under 10 MiB share 20 MiB segments
 constexpr size_t kLargeShareLimit = 10 << 20;
 constexpr size_t kLargeRounding = 2 << 20;  // bigger ones get their own, rounded to 2 MiB
+constexpr size_t kNoCacheCap = SIZE_MAX;    // set_max_cached_bytes: keep every free segment
+
+// What a release of cached memory gave back to the backend.
+struct ReleaseReport {
+  size_t bytes = 0;
+  size_t segments = 0;
+};
 
 class CachingPool {
  public:
@@ -85,8 +104,14 @@ class CachingPool {
   void free(Block* block);
   // Marks that `stream` uses the block, so freeing it waits for that stream's work.
   void record_stream(Block* block, StreamId stream);
-  // Returns every whole free segment to the backend.
-  void empty_cache();
+  // Returns every whole free segment to the backend, and says how much that was.
+  ReleaseReport empty_cache();
+  // Returns the blocks whose cross-stream frees have completed to the cache; says how many
+  // bytes that was.
+  size_t process_pending_frees();
+  // Note [Cache cap]: the most bytes kept free (kNoCacheCap: no cap). Applies at once.
+  void set_max_cached_bytes(size_t nbytes);
+  size_t max_cached_bytes() const;
   // Caps reserved bytes at fraction * backend total (1.0 = no cap beyond the device).
   void set_memory_fraction(double fraction);
   double memory_fraction() const;
@@ -123,8 +148,17 @@ class CachingPool {
   void merge_free(Block* block);  // merged with free neighbours and put in the free set
   void unpark();                  // the parked block, if any, merged back
   Block* hand_out(Block* block, size_t nbytes);  // marks it allocated, counts it
-  void process_events();
-  void release_cached_segments();
+  Block* allocate_locked(size_t nbytes, StreamId stream);
+  size_t process_events();  // bytes of blocks that went back to the cache
+  ReleaseReport release_cached_segments();
+  void release_segment(Block* block);  // a whole free segment, out of its free set already
+  int64_t cached_bytes() const {
+    return stats_.reserved_bytes.current - stats_.active_bytes.current;
+  }
+  bool over_cap() const {
+    return max_cached_ != kNoCacheCap && cached_bytes() > static_cast<int64_t>(max_cached_);
+  }
+  void trim_cache();  // Note [Cache cap]
   bool may_reserve(size_t nbytes) const;
   [[noreturn]] void raise_oom(size_t nbytes, size_t segment);
 
@@ -137,6 +171,8 @@ class CachingPool {
   std::deque<PendingFree> pending_;
   PoolStats stats_;
   double fraction_ = 1.0;
+  size_t max_cached_ = kNoCacheCap;  // Note [Cache cap]
+  size_t whole_free_segments_ = 0;   // free blocks in the free sets that span a segment
   // Note [Parked block]: a small op's result is freed and the next op asks for the same size
   // on the same stream. The last small block freed is parked, counted as free but not yet
   // merged, and handed straight back to such a request: no split, no merge, no free-set

@@ -1,8 +1,12 @@
 #include "memory/event_recorder.h"
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/errors.h"
@@ -23,7 +27,30 @@ struct Recorder {
   std::atomic<bool> debugging{false};
   std::atomic<StackMode> stacks{StackMode::None};
   std::atomic<StackCapture> capture{nullptr};
+  // Note [Recorded shapes]: under the mutex; never cleared, so ids stay valid across sessions.
+  std::vector<std::vector<int64_t>> shapes{{}};
+  std::unordered_map<std::string, uint32_t> shape_ids;
+  uint32_t last_shape = 0;
 };
+
+uint32_t intern_shape(Recorder& r, const TensorAllocation& t) {
+  const std::vector<int64_t>& last = r.shapes[r.last_shape];
+  if (r.last_shape != 0 && last.size() == t.ndim && std::equal(last.begin(), last.end(), t.sizes))
+    return r.last_shape;
+  std::string key(reinterpret_cast<const char*>(t.sizes), t.ndim * sizeof(int64_t));
+  key.push_back('s');  // a 0-d shape's key is not empty
+  auto it = r.shape_ids.find(key);
+  uint32_t id = 0;
+  if (it != r.shape_ids.end()) {
+    id = it->second;
+  } else {
+    id = static_cast<uint32_t>(r.shapes.size());
+    r.shapes.emplace_back(t.sizes, t.sizes + t.ndim);
+    r.shape_ids.emplace(std::move(key), id);
+  }
+  r.last_shape = id;
+  return id;
+}
 
 Recorder& recorder() {
   static auto* r = new Recorder();
@@ -57,16 +84,24 @@ void record(MemoryEventKind kind, MemoryEventSource source, uint64_t stream, con
   e.kind = static_cast<uint8_t>(kind);
   e.pool = static_cast<uint8_t>(source.pool);
   e.device_index = source.device_index;
+  e.shape_id = 0;
+  e.dtype = -1;
+  const TensorAllocation* tensor =
+      kind == MemoryEventKind::Alloc ? current_tensor_allocation() : nullptr;
   std::lock_guard<std::mutex> lock(r.mutex);
   e.sequence = ++r.sequence;
+  if (tensor != nullptr) {  // Note [Recorded shapes]
+    e.shape_id = intern_shape(r, *tensor);
+    e.dtype = tensor->dtype;
+  }
   if (recording && r.capacity > 0) {
     r.ring[r.written % r.capacity] = e;
     ++r.written;
   }
   if (debugging) {
     if (kind == MemoryEventKind::Alloc) {
-      r.live[e.address] = {e.address, e.size,     e.requested, e.sequence,
-                           e.time_ns, e.stack_id, e.pool,      e.device_index};
+      r.live[e.address] = {e.address,  e.size,     e.requested, e.sequence,     e.time_ns,
+                           e.stack_id, e.shape_id, e.pool,      e.device_index, e.dtype};
     } else if (kind == MemoryEventKind::Free) {
       r.live.erase(e.address);
     }
@@ -113,12 +148,30 @@ bool is_recording() { return recorder().recording.load(); }
 
 std::vector<RecordedEvent> recorded_events(uint64_t* dropped) {
   Recorder& r = recorder();
-  std::lock_guard<std::mutex> lock(r.mutex);
+  std::unique_lock<std::mutex> lock(r.mutex);
   uint64_t kept = r.written < r.capacity ? r.written : r.capacity;
   if (dropped != nullptr) *dropped = r.written - kept;
   std::vector<RecordedEvent> out;
   out.reserve(kept);
   for (uint64_t i = r.written - kept; i < r.written; ++i) out.push_back(r.ring[i % r.capacity]);
+  lock.unlock();
+  // Note [Recorded shapes]: a free takes the shape of the allocation it frees.
+  auto key = [](const RecordedEvent& e) {
+    return std::tuple<uint8_t, int16_t, uint64_t>(e.pool, e.device_index, e.address);
+  };
+  std::map<std::tuple<uint8_t, int16_t, uint64_t>, std::pair<uint32_t, int8_t>> live;
+  for (RecordedEvent& e : out) {
+    if (e.kind == static_cast<uint8_t>(MemoryEventKind::Alloc)) {
+      if (e.shape_id != 0) live[key(e)] = {e.shape_id, e.dtype};
+    } else if (e.kind == static_cast<uint8_t>(MemoryEventKind::Free)) {
+      auto it = live.find(key(e));
+      if (it != live.end()) {
+        e.shape_id = it->second.first;
+        e.dtype = it->second.second;
+        live.erase(it);
+      }
+    }
+  }
   return out;
 }
 
@@ -139,6 +192,12 @@ std::vector<LiveAllocation> live_allocations(uint64_t since_sequence) {
   for (const auto& [address, a] : r.live)
     if (a.sequence > since_sequence) out.push_back(a);
   return out;
+}
+
+std::vector<std::vector<int64_t>> recorded_shapes() {
+  Recorder& r = recorder();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.shapes;
 }
 
 uint64_t current_sequence() {

@@ -16,6 +16,15 @@
 // ring has overwritten. A free removes the entry; an allocation made before debugging started
 // has none, so its free changes nothing. Each allocation carries the sequence number of its
 // event, so a baseline (a sequence number) hides what was live before it.
+//
+// Note [Recorded shapes]
+// An allocation made for a tensor of known shape and dtype (Note [Tensor shapes of memory
+// events] in core/memory_events.h) records them: the dtype as its ScalarType code (-1: unknown)
+// and the shape as an id into a table of interned shapes (0: unknown), so an event stays a fixed
+// size and a loop allocating one shape interns it once (the last shape is compared first). A
+// free names what it frees by address only; recorded_events gives it the shape of the
+// allocation at that address earlier in the ring (unknown when that allocation is older than
+// the ring).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -32,9 +41,11 @@ struct RecordedEvent {
   uint64_t requested;  // bytes asked for
   uint64_t stream;     // 0 where there is none
   uint32_t stack_id;   // 0: no stack
+  uint32_t shape_id;   // Note [Recorded shapes]; 0: unknown
   uint8_t kind;        // MemoryEventKind
   uint8_t pool;        // MemoryPoolKind
   int16_t device_index;
+  int8_t dtype;  // a ScalarType; -1: unknown
 };
 
 struct LiveAllocation {
@@ -44,8 +55,10 @@ struct LiveAllocation {
   uint64_t sequence;
   int64_t time_ns;
   uint32_t stack_id;
+  uint32_t shape_id;
   uint8_t pool;
   int16_t device_index;
+  int8_t dtype;
 };
 
 enum class StackMode : uint8_t { None = 0, Python = 1, All = 2 };
@@ -67,5 +80,7 @@ void set_debugging(bool on);
 bool is_debugging();
 std::vector<LiveAllocation> live_allocations(uint64_t since_sequence);
 uint64_t current_sequence();  // the sequence number of the latest event
+// Note [Recorded shapes]: every shape interned so far; entry 0 is the unknown shape (empty).
+std::vector<std::vector<int64_t>> recorded_shapes();
 
 }  // namespace genesis::memory

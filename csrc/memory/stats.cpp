@@ -31,6 +31,7 @@ std::map<std::string, int64_t> PoolStats::flatten() const {
   put(out, "inactive_split", inactive_split);
   out["num_alloc_retries"] = num_alloc_retries;
   out["num_ooms"] = num_ooms;
+  out["num_cache_hits"] = num_cache_hits;
   return out;
 }
 
@@ -40,7 +41,7 @@ void PoolStats::reset_peaks() {
 
 void PoolStats::reset_accumulated() {
   each(*this, [](Stat& s) { s.reset_accumulated(); });
-  num_alloc_retries = num_ooms = 0;
+  num_alloc_retries = num_ooms = num_cache_hits = 0;
 }
 
 }  // namespace genesis::memory

@@ -34,6 +34,7 @@ struct PoolStats {
   Stat inactive_split;        // number of free blocks in split segments
   int64_t num_alloc_retries = 0;
   int64_t num_ooms = 0;
+  int64_t num_cache_hits = 0;  // allocations served without a new segment (Note [Cache cap])
 
   // "allocated_bytes.all.current" -> value, as torch.cuda.memory_stats() lays it out.
   std::map<std::string, int64_t> flatten() const;

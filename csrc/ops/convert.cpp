@@ -1,6 +1,7 @@
 #include "ops/convert.h"
 
 #include "core/errors.h"
+#include "core/memory_events.h"
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
 #include "ops/copy.h"
@@ -28,6 +29,7 @@ Tensor contiguous(const Tensor& t) { return t.is_contiguous() ? t : clone(t); }
 Tensor empty_pinned(const Shape& sizes, ScalarType dtype) {
   int64_t n = checked_numel(sizes, "empty");
   size_t bytes = static_cast<size_t>(n) * itemsize(dtype);
+  ScopedTensorAllocation named(sizes.data(), sizes.size(), static_cast<int8_t>(dtype));
   Storage storage = Storage::wrap(cuda::pinned_allocator()->allocate(bytes), bytes);
   return Tensor(storage, sizes, contiguous_strides(sizes), 0, dtype);
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/errors.h"
+#include "core/memory_events.h"
 #include "cpu/parallel.h"
 #include "cuda/fill.h"
 #include "cuda/runtime.h"
@@ -18,7 +19,12 @@ Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device de
     // All-zero bits: the allocator may hand out memory that is zero already.
     int64_t n = checked_numel(sizes, op);
     auto bytes = static_cast<size_t>(checked_nbytes(n, static_cast<int64_t>(itemsize(dtype)), op));
-    DataPtr zeroed = cpu_allocator()->allocate_zeroed(bytes);
+    DataPtr zeroed = [&] {
+      // Note [Tensor shapes of memory events]; pinned tensors have no zeroed memory (an empty
+      // DataPtr), so they take the fill below (Note [Pinned CPU tensors]).
+      ScopedTensorAllocation named(sizes.data(), sizes.size(), static_cast<int8_t>(dtype));
+      return allocator_for(kCPU)->allocate_zeroed(bytes);
+    }();
     if (zeroed.get() != nullptr)
       return Tensor(Storage::wrap(std::move(zeroed), bytes), sizes, contiguous_strides(sizes), 0,
                     dtype);

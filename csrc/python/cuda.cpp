@@ -1,6 +1,7 @@
 // genesis._C._cuda: devices, streams, events and the memory pools, as thin handles for the
 // genesis.cuda package. Devices are indices (-1: the current device); streams and events are
 // integer handles.
+#include "core/allocator.h"
 #include "core/errors.h"
 #include "core/sync_debug.h"
 #include "cuda/copy.h"
@@ -129,10 +130,36 @@ void init_cuda(py::module_& m) {
         return pool ? snapshot_list(pool->snapshot()) : py::list();
       },
       py::arg("device") = -1);
+  // empty_cache and the pending frees say what they released: (bytes, segments), bytes.
   c.def(
       "empty_cache",
       [](int device) {
-        if (memory::CachingPool* pool = pool_or_null(device)) pool->empty_cache();
+        memory::ReleaseReport r;
+        if (memory::CachingPool* pool = pool_or_null(device)) r = pool->empty_cache();
+        return py::make_tuple(r.bytes, r.segments);
+      },
+      py::arg("device") = -1);
+  c.def(
+      "process_pending_frees",
+      [](int device) -> size_t {
+        memory::CachingPool* pool = pool_or_null(device);
+        return pool ? pool->process_pending_frees() : 0;
+      },
+      py::arg("device") = -1);
+  // Note [Cache cap] in memory/caching_pool.h; -1: no cap.
+  c.def(
+      "set_cache_size",
+      [](int64_t nbytes, int device) {
+        pool_for(device)->set_max_cached_bytes(nbytes < 0 ? memory::kNoCacheCap
+                                                          : static_cast<size_t>(nbytes));
+      },
+      py::arg("nbytes"), py::arg("device") = -1);
+  c.def(
+      "get_cache_size",
+      [](int device) -> int64_t {
+        memory::CachingPool* pool = pool_or_null(device);
+        size_t cap = pool ? pool->max_cached_bytes() : memory::kNoCacheCap;
+        return cap == memory::kNoCacheCap ? -1 : static_cast<int64_t>(cap);
       },
       py::arg("device") = -1);
   c.def(
@@ -163,8 +190,24 @@ void init_cuda(py::module_& m) {
     return pool ? pool->stats().flatten() : memory::PoolStats{}.flatten();
   });
   c.def("host_empty_cache", [] {
-    if (cuda::device_count() > 0) cuda::pinned_pool()->empty_cache();
+    memory::ReleaseReport r;
+    if (cuda::device_count() > 0) r = cuda::pinned_pool()->empty_cache();
+    return py::make_tuple(r.bytes, r.segments);
   });
+  c.def("host_process_pending_frees", []() -> size_t {
+    return cuda::device_count() > 0 ? cuda::pinned_pool()->process_pending_frees() : 0;
+  });
+  // Note [Pinned CPU tensors] in core/allocator.h: returns whether CPU tensors now come from
+  // the pinned pool (never without a GPU).
+  c.def(
+      "set_pinned_cpu_tensors",
+      [](bool on) {
+        Allocator* pinned =
+            on && cuda::device_count() > 0 ? cuda::pinned_cpu_tensor_allocator() : nullptr;
+        set_cpu_tensor_allocator(pinned);
+        return pinned != nullptr;
+      },
+      py::arg("on"));
 }
 
 }  // namespace genesis::python

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/allocator.h"
+#include "core/scalar_type.h"
 #include "memory/event_recorder.h"
 #include "python/bindings.h"
 
@@ -224,19 +225,32 @@ py::dict layout(const std::vector<std::pair<const char*, std::pair<const char*, 
 
 py::dict event_layout() {
   using E = memory::RecordedEvent;
-  return layout<E>({GENESIS_FIELD(E, time_ns, "<i8"), GENESIS_FIELD(E, sequence, "<u8"),
-                    GENESIS_FIELD(E, address, "<u8"), GENESIS_FIELD(E, size, "<u8"),
-                    GENESIS_FIELD(E, requested, "<u8"), GENESIS_FIELD(E, stream, "<u8"),
-                    GENESIS_FIELD(E, stack_id, "<u4"), GENESIS_FIELD(E, kind, "u1"),
-                    GENESIS_FIELD(E, pool, "u1"), GENESIS_FIELD(E, device_index, "<i2")});
+  return layout<E>({GENESIS_FIELD(E, time_ns, "<i8"),
+                    GENESIS_FIELD(E, sequence, "<u8"),
+                    GENESIS_FIELD(E, address, "<u8"),
+                    GENESIS_FIELD(E, size, "<u8"),
+                    GENESIS_FIELD(E, requested, "<u8"),
+                    GENESIS_FIELD(E, stream, "<u8"),
+                    GENESIS_FIELD(E, stack_id, "<u4"),
+                    GENESIS_FIELD(E, shape_id, "<u4"),
+                    GENESIS_FIELD(E, kind, "u1"),
+                    GENESIS_FIELD(E, pool, "u1"),
+                    GENESIS_FIELD(E, device_index, "<i2"),
+                    {"dtype_code", {"i1", offsetof(E, dtype)}}});
 }
 
 py::dict live_layout() {
   using L = memory::LiveAllocation;
-  return layout<L>({GENESIS_FIELD(L, address, "<u8"), GENESIS_FIELD(L, size, "<u8"),
-                    GENESIS_FIELD(L, requested, "<u8"), GENESIS_FIELD(L, sequence, "<u8"),
-                    GENESIS_FIELD(L, time_ns, "<i8"), GENESIS_FIELD(L, stack_id, "<u4"),
-                    GENESIS_FIELD(L, pool, "u1"), GENESIS_FIELD(L, device_index, "<i2")});
+  return layout<L>({GENESIS_FIELD(L, address, "<u8"),
+                    GENESIS_FIELD(L, size, "<u8"),
+                    GENESIS_FIELD(L, requested, "<u8"),
+                    GENESIS_FIELD(L, sequence, "<u8"),
+                    GENESIS_FIELD(L, time_ns, "<i8"),
+                    GENESIS_FIELD(L, stack_id, "<u4"),
+                    GENESIS_FIELD(L, shape_id, "<u4"),
+                    GENESIS_FIELD(L, pool, "u1"),
+                    GENESIS_FIELD(L, device_index, "<i2"),
+                    {"dtype_code", {"i1", offsetof(L, dtype)}}});
 }
 
 #undef GENESIS_FIELD
@@ -292,6 +306,24 @@ void init_memory_profiler(py::module_& m) {
   p.def(
       "live_allocations", [](uint64_t since) { return as_bytes(memory::live_allocations(since)); },
       py::arg("since"));
+  p.def("shapes", [] {
+    // Note [Recorded shapes]: entry 0 (unknown) is None.
+    std::vector<std::vector<int64_t>> shapes = memory::recorded_shapes();
+    py::list out;
+    out.append(py::none());
+    for (size_t i = 1; i < shapes.size(); ++i) {
+      py::tuple t(shapes[i].size());
+      for (size_t k = 0; k < shapes[i].size(); ++k) t[k] = shapes[i][k];
+      out.append(t);
+    }
+    return out;
+  });
+  p.def("dtype_names", [] {
+    py::list out;
+    for (int i = 0; i < kNumScalarTypes; ++i)
+      out.append(scalar_type_name(static_cast<ScalarType>(i)));
+    return out;
+  });
   p.def(
       "set_package_dir",
       [](const std::string& dir) {

@@ -187,7 +187,23 @@ void init_pool_testing(py::module_& t) {
       .def("write", &HostPool::write)
       .def("check", &HostPool::check)
       .def("block_size", &HostPool::block_size)
-      .def("empty_cache", [](HostPool& p) { p.pool().empty_cache(); })
+      .def("empty_cache",
+           [](HostPool& p) {
+             memory::ReleaseReport r = p.pool().empty_cache();
+             return py::make_tuple(r.bytes, r.segments);
+           })
+      .def("process_pending_frees", [](HostPool& p) { return p.pool().process_pending_frees(); })
+      .def(
+          "set_max_cached_bytes",
+          [](HostPool& p, int64_t n) {
+            p.pool().set_max_cached_bytes(n < 0 ? memory::kNoCacheCap : static_cast<size_t>(n));
+          },
+          py::arg("nbytes"))
+      .def("max_cached_bytes",
+           [](HostPool& p) -> int64_t {
+             size_t cap = p.pool().max_cached_bytes();
+             return cap == memory::kNoCacheCap ? -1 : static_cast<int64_t>(cap);
+           })
       .def("set_memory_fraction", [](HostPool& p, double f) { p.pool().set_memory_fraction(f); })
       .def("complete_stream",
            [](HostPool& p, memory::StreamId s) { p.backend().complete_stream(s); })

@@ -7,9 +7,10 @@ Streams and events: ``Stream``, ``Event``, ``stream`` (a context manager),
 ``current_stream``, ``default_stream``, ``set_stream``. Finding waits for the GPU:
 ``set_sync_debug_mode``, ``get_sync_debug_mode``. Memory: ``memory_allocated``,
 ``memory_reserved``, their maxima,
-``memory_stats``, ``memory_summary``, ``memory_snapshot``, ``empty_cache``, the reset and
-fraction controls, the pinned host pool's ``host_memory_stats`` and ``host_empty_cache``, and
-``OutOfMemoryError``.
+``memory_stats``, ``memory_summary`` (a ``MemorySummary``: text, an HTML table in Jupyter),
+``memory_snapshot``, ``empty_cache``, the reset and fraction controls, the cache cap
+``set_cache_size`` / ``get_cache_size``, the pinned host pool's ``host_memory_stats`` and
+``host_empty_cache``, and ``OutOfMemoryError``.
 
 Without a GPU, ``is_available()`` is False, ``device_count()`` is 0, the memory queries report an
 empty pool and the memory controls do nothing, so code that logs memory use runs unchanged on a
@@ -40,8 +41,10 @@ from .devices import (
     synchronize,
 )
 from .memory import (
+    MemorySummary,
     OutOfMemoryError,
     empty_cache,
+    get_cache_size,
     get_per_process_memory_fraction,
     host_empty_cache,
     host_memory_stats,
@@ -56,6 +59,7 @@ from .memory import (
     memory_summary,
     reset_accumulated_memory_stats,
     reset_peak_memory_stats,
+    set_cache_size,
     set_memory_fraction,
     set_per_process_memory_fraction,
 )
@@ -89,6 +93,7 @@ manual_seed_all = manual_seed
 __all__ = [
     "DeviceProperties",
     "Event",
+    "MemorySummary",
     "OutOfMemoryError",
     "Stream",
     "can_device_access_peer",
@@ -100,6 +105,7 @@ __all__ = [
     "device",
     "device_count",
     "empty_cache",
+    "get_cache_size",
     "get_device_capability",
     "get_device_name",
     "get_device_properties",
@@ -122,6 +128,7 @@ __all__ = [
     "memory_summary",
     "reset_accumulated_memory_stats",
     "reset_peak_memory_stats",
+    "set_cache_size",
     "set_device",
     "set_memory_fraction",
     "set_per_process_memory_fraction",

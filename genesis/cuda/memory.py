@@ -5,7 +5,11 @@ report an empty pool (zeros, [], a table of zeros) and the controls do nothing: 
 memory use runs unchanged on a CPU-only machine.
 """
 
+import html
+import math
+import re
 from collections import OrderedDict
+from fractions import Fraction
 
 from .. import _C
 from .devices import _index, _resolve, is_available
@@ -213,7 +217,7 @@ def empty_cache(device=None):
         >>> genesis.cuda.memory_reserved() >= genesis.cuda.memory_allocated()
         True
     """
-    _C._cuda.empty_cache(_index(device))
+    _C._cuda.empty_cache(_index(device))  # (bytes, segments) released: for memory_manager
 
 
 def set_per_process_memory_fraction(fraction, device=None):
@@ -300,6 +304,144 @@ def host_empty_cache():
     _C._cuda.host_empty_cache()
 
 
+# Note [Cache size strings]: decimal units are powers of 1000, binary (IEC) ones of 1024, as the
+# SI and IEC define them; "2GB" is 2 * 10**9 bytes and "2GiB" 2 * 2**30. Units are
+# case-insensitive and may follow the number after spaces; a bare number counts bytes.
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "byte": 1,
+    "bytes": 1,
+    "kb": 10**3,
+    "mb": 10**6,
+    "gb": 10**9,
+    "tb": 10**12,
+    "kib": 1 << 10,
+    "mib": 1 << 20,
+    "gib": 1 << 30,
+    "tib": 1 << 40,
+}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]*)\s*$", re.IGNORECASE)
+
+
+def _parse_size(size, op):
+    """Bytes of a size given as an int, a float or a string such as "512MB" or "1.5 GiB"."""
+    if isinstance(size, bool) or not isinstance(size, (int, float, str)):
+        raise TypeError(
+            f"[{op}] size must be an int of bytes, a string such as '512MB' or '2GiB', or None;"
+            f" got {type(size).__name__}"
+        )
+    if isinstance(size, float):
+        if not math.isfinite(size) or size < 0:
+            raise ValueError(
+                f"[{op}] size must be a finite, non-negative number of bytes, got {size}"
+            )
+        size = int(size)
+    if isinstance(size, str):
+        m = _SIZE.match(size)
+        unit = m.group(2).lower() if m else None
+        if m is None or unit not in _UNITS:
+            raise ValueError(
+                f"[{op}] cannot read {size!r} as a size: expected a number and a unit among"
+                " B, KB, MB, GB, TB (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024),"
+                " such as '512MB' or '2GiB'"
+            )
+        size = int(Fraction(m.group(1)) * _UNITS[unit])
+    if size < 0:
+        raise ValueError(f"[{op}] size must not be negative, got {size}")
+    return size
+
+
+def set_cache_size(size, device=None):
+    """Caps the bytes the caching pool keeps cached; frees beyond the cap go back to the driver.
+
+    The pool keeps a freed tensor's memory cached for the next allocation. With a cap, when a
+    free takes the cached (reserved but unused) bytes over it, the pool returns wholly free
+    segments to the driver, largest first, until the cache is under the cap again. A segment
+    that still holds a live tensor is never returned (live memory never moves), so its free part
+    can keep the cache above the cap until that tensor goes. The cap applies at once, to what
+    is cached now. It does not limit what live tensors use (see
+    ``set_per_process_memory_fraction``). Giving memory back to the driver waits for the device
+    (``cudaFree`` does), so a small cap makes the frees that cross it slow. Without a GPU the
+    size is checked and nothing else happens.
+
+    Args:
+        size (int, float, str or None): bytes, or a string: a number and a unit among B, KB,
+            MB, GB, TB (powers of 1000) and KiB, MiB, GiB, TiB (powers of 1024), such as
+            ``"512MB"``, ``"2GiB"`` or ``"1.5 GB"``. 0 caches nothing; None removes the cap.
+        device (int, str or genesis.device, optional): the CUDA device. Default: None (the
+            current device).
+
+    Returns:
+        None
+
+    Example::
+
+        >>> genesis.cuda.set_cache_size("2GiB")
+        >>> genesis.cuda.get_cache_size() == (2 << 30 if genesis.cuda.is_available() else None)
+        True
+        >>> genesis.cuda.set_cache_size(None)  # no cap: keep everything cached
+    """
+    op = "set_cache_size"
+    nbytes = -1 if size is None else _parse_size(size, op)
+    index = _index(device)
+    if is_available():
+        _C._cuda.set_cache_size(nbytes, index)
+
+
+def get_cache_size(device=None):
+    """Returns the cap that ``set_cache_size`` set on a device's caching pool.
+
+    Args:
+        device (int, str or genesis.device, optional): the CUDA device. Default: None (the
+            current device).
+
+    Returns:
+        int or None: bytes; None when there is no cap (the default, and always without a GPU).
+
+    Example::
+
+        >>> genesis.cuda.set_cache_size(None)
+        >>> genesis.cuda.get_cache_size() is None
+        True
+    """
+    nbytes = _C._cuda.get_cache_size(_index(device))
+    return None if nbytes < 0 else nbytes
+
+
+class MemorySummary(str):
+    """The text of ``memory_summary()``, which Jupyter shows as an HTML table.
+
+    It is the str itself (printing, comparing and slicing behave as for the text);
+    ``_repr_html_`` gives the same rows as an HTML table.
+
+    Example::
+
+        >>> summary = genesis.cuda.memory_summary()
+        >>> isinstance(summary, str), "<table" in summary._repr_html_()
+        (True, True)
+    """
+
+    def __new__(cls, text, html_text=""):
+        obj = super().__new__(cls, text)
+        obj._html = html_text
+        return obj
+
+    def _repr_html_(self):
+        return self._html
+
+
+def _html_table(title, subtitle, header, rows):
+    def cells(tag, values):
+        return "<tr>" + "".join(f"<{tag}>{html.escape(v)}</{tag}>" for v in values) + "</tr>"
+
+    out = [f"<p><b>{html.escape(title)}</b><br>{html.escape(subtitle)}</p>", "<table>"]
+    out.append(cells("th", header))
+    out.extend(cells("td", row) for row in rows)
+    out.append("</table>")
+    return "\n".join(out)
+
+
 # memory_summary(): its rows as (label, counter name), its columns as (title, counter suffix).
 _BYTE_ROWS = [
     ("Allocated memory", "allocated_bytes"),
@@ -347,7 +489,8 @@ def memory_summary(device=None, abbreviated=False):
         abbreviated (bool): leave out the count rows. Default: False.
 
     Returns:
-        str: the table, lines ending with a newline.
+        MemorySummary: the table as a str (lines ending with a newline), shown as an HTML table
+        in Jupyter.
 
     Example::
 
@@ -375,11 +518,25 @@ def memory_summary(device=None, abbreviated=False):
         _row("Metric", [title for title, _ in _COLUMNS]),
         line,
     ]
-    for label, key in _BYTE_ROWS:
-        out.append(_row(label, [_format_bytes(stats[f"{key}.all.{c}"]) for _, c in _COLUMNS]))
+    rows = [
+        [label, *[_format_bytes(stats[f"{key}.all.{c}"]) for _, c in _COLUMNS]]
+        for label, key in _BYTE_ROWS
+    ]
+    out.extend(_row(r[0], r[1:]) for r in rows)
     if not abbreviated:
+        counts = [
+            [label, *[str(stats[f"{key}.all.{c}"]) for _, c in _COLUMNS]]
+            for label, key in _COUNT_ROWS
+        ]
         out.append(line)
-        for label, key in _COUNT_ROWS:
-            out.append(_row(label, [str(stats[f"{key}.all.{c}"]) for _, c in _COLUMNS]))
+        out.extend(_row(r[0], r[1:]) for r in counts)
+        rows += counts
     out.append(double)
-    return "\n".join(out) + "\n"
+    subtitle = f"CUDA OOMs: {stats['num_ooms']}, cudaMalloc retries: {stats['num_alloc_retries']}"
+    table = _html_table(
+        f"genesis CUDA memory summary, {where}",
+        subtitle,
+        ["Metric", *[title for title, _ in _COLUMNS]],
+        rows,
+    )
+    return MemorySummary("\n".join(out) + "\n", table)

@@ -3,9 +3,10 @@
 Every allocator reports to a recorder in C++: the CPU heap, each CUDA device's caching pool and
 the pinned host pool. ``record()`` (or ``genesis.enable_memory_profiling(True)``) keeps their
 allocations, frees, segment maps and unmaps, out-of-memory errors and empty_cache calls in a
-preallocated ring buffer, each with time, device, stream, sizes, address and, when asked, the
-Python stack that caused it. ``get_timeline()`` reads them (events, NumPy columns, a plot, an
-export for PyTorch's memory viewer) and ``get_report()`` summarises them.
+preallocated ring buffer, each with time, device, stream, sizes, address, the shape and dtype of
+the tensor it is for where known and, when asked, the Python stack that caused it.
+``get_timeline()`` reads them (events, NumPy columns, a plot, an export for PyTorch's memory
+viewer) and ``get_report()`` summarises them.
 ``genesis.enable_memory_debugging(True)`` tracks live allocations by call site, for
 ``genesis.check_memory_leaks()``; ``mark_baseline()`` hides what is live at that point.
 
@@ -27,7 +28,15 @@ import gc
 import os
 
 from .._C import _memory_profiler as _recorder
-from ._events import Frame, MemoryEvent, StackTable, location, read_events, read_live
+from ._events import (
+    Frame,
+    MemoryEvent,
+    ShapeTable,
+    StackTable,
+    location,
+    read_events,
+    read_live,
+)
 from ._report import Report
 from ._timeline import Timeline
 
@@ -164,7 +173,7 @@ def get_timeline():
         24
     """
     data, dropped = read_events()
-    return Timeline(data, dropped, StackTable())
+    return Timeline(data, dropped, StackTable(), ShapeTable())
 
 
 def get_report():

@@ -1,9 +1,10 @@
 """The recorder's events as NumPy columns and small records, with their stacks resolved."""
 
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
+from .. import _C
 from .._C import _memory_profiler as _recorder
 
 KINDS = ("alloc", "free", "segment_map", "segment_unmap", "oom", "empty_cache")
@@ -46,7 +47,9 @@ class MemoryEvent(NamedTuple):
     """One recorded event; ``stack`` lists frames innermost first (empty without stacks).
 
     Fields: ``time_ns``, ``kind``, ``device``, ``stream``, ``size``, ``requested``,
-    ``address``, ``stack`` and ``sequence`` (see ``Timeline.events``).
+    ``address``, ``stack``, ``sequence``, and ``shape`` (a tuple) and ``dtype`` (a
+    genesis.dtype) of the tensor the memory is for, None where unknown (see
+    ``Timeline.events``).
 
     Example::
 
@@ -55,6 +58,8 @@ class MemoryEvent(NamedTuple):
         >>> event = genesis.memory_profiler.get_timeline().events[0]
         >>> event.kind, event.device, event.address == x.data_ptr()
         ('alloc', 'cpu', True)
+        >>> event.shape, event.dtype
+        ((2,), genesis.float32)
     """
 
     time_ns: int
@@ -66,6 +71,8 @@ class MemoryEvent(NamedTuple):
     address: int
     stack: tuple
     sequence: int
+    shape: Optional[tuple] = None
+    dtype: Optional[object] = None
 
 
 def device_name(pool, index):
@@ -84,6 +91,39 @@ class StackTable:
     def stack(self, stack_id):
         stack_id = int(stack_id)
         return self._stacks[stack_id] if stack_id < len(self._stacks) else ()
+
+
+_DTYPE_NAMES = list(_recorder.dtype_names())
+
+
+class ShapeTable:
+    """Note [Recorded shapes] (csrc/memory/event_recorder.h): shape ids and dtype codes of the
+    recorder's events as tuples and dtypes, each None where unknown."""
+
+    def __init__(self):
+        shapes = _recorder.shapes()
+        self.shapes = np.empty(len(shapes), dtype=object)
+        for i, shape in enumerate(shapes):  # element by element: NumPy would unpack tuples
+            self.shapes[i] = shape
+        names = np.empty(len(_DTYPE_NAMES) + 1, dtype=object)  # code -1 reads the last: None
+        names[: len(_DTYPE_NAMES)] = _DTYPE_NAMES
+        self.dtype_names = names
+
+    def shape(self, shape_id):
+        shape_id = int(shape_id)
+        return self.shapes[shape_id] if shape_id < len(self.shapes) else None
+
+    def dtype(self, code):
+        code = int(code)
+        return _C._dtype_from_name(_DTYPE_NAMES[code]) if 0 <= code < len(_DTYPE_NAMES) else None
+
+    def shape_column(self, ids):
+        ids = np.asarray(ids, dtype=np.int64)
+        ids = np.where(ids < len(self.shapes), ids, 0)
+        return self.shapes[ids]
+
+    def dtype_column(self, codes):
+        return self.dtype_names[np.asarray(codes, dtype=np.int64)]
 
 
 def location(stack):

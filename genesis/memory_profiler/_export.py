@@ -9,6 +9,9 @@ counters drop then), so each free becomes free_requested and free_completed at o
 segments describe the end of the trace: for a caching pool the segments mapped during the
 recording and not unmapped, with their live blocks; CPU memory has no segments, so each live
 CPU allocation is a segment of its own. memory_viz replays the trace against those segments.
+The format has no shape or dtype; where genesis knows them (Note [Recorded shapes]) they go into
+the "user_metadata" string of the trace entry and the block ("float32[3, 4]"), the field newer
+PyTorch versions fill from torch.cuda.memory._set_memory_metadata and the viewer shows.
 """
 
 import os
@@ -27,6 +30,13 @@ _ACTIONS = {
 
 def _frames(stack):
     return [{"filename": f.filename, "line": f.line, "name": f.name} for f in stack]
+
+
+def _metadata(e):
+    """'float32[3, 4]' for an event of known shape and dtype, else None."""
+    if e.shape is None or e.dtype is None:
+        return None
+    return repr(e.dtype).replace("genesis.", "") + "[" + ", ".join(map(str, e.shape)) + "]"
 
 
 def _pick_device(events, device):
@@ -69,6 +79,8 @@ def snapshot(timeline, device=None):
             }
             if e.kind == "oom":
                 entry["device_free"] = 0
+            if _metadata(e) is not None:
+                entry["user_metadata"] = _metadata(e)
             trace.append(entry)
         if e.kind == "alloc":
             live[e.address] = e
@@ -87,14 +99,17 @@ def snapshot(timeline, device=None):
     return {"segments": _segments(segments, live, index), "device_traces": traces}
 
 
-def _block(address, size, requested, state, frames):
-    return {
+def _block(address, size, requested, state, frames, event=None):
+    block = {
         "address": address,
         "size": size,
         "requested_size": requested,
         "state": state,
         "frames": frames,
     }
+    if event is not None and _metadata(event) is not None:
+        block["user_metadata"] = _metadata(event)
+    return block
 
 
 def _segments(mapped, live, index):
@@ -107,13 +122,13 @@ def _segments(mapped, live, index):
             e = unplaced.pop(a)
             if a > cursor:
                 blocks.append(_block(cursor, a - cursor, 0, "inactive", []))
-            blocks.append(_block(a, e.size, e.requested, "active_allocated", _frames(e.stack)))
+            blocks.append(_block(a, e.size, e.requested, "active_allocated", _frames(e.stack), e))
             cursor = a + e.size
         if cursor < end:
             blocks.append(_block(cursor, end - cursor, 0, "inactive", []))
         out.append(_segment(index, base, seg.size, seg.stream, blocks, _frames(seg.stack)))
     for a, e in sorted(unplaced.items()):  # CPU memory, or segments mapped before recording
-        block = _block(a, e.size, e.requested, "active_allocated", _frames(e.stack))
+        block = _block(a, e.size, e.requested, "active_allocated", _frames(e.stack), e)
         out.append(_segment(index, a, e.size, e.stream, [block], _frames(e.stack)))
     return out
 

@@ -16,13 +16,22 @@ def _bytes(n):
     return f"{n:.1f} GiB"
 
 
+def _tensor(row):
+    """'float32[3, 4]' where the shape and dtype are known, else '-'."""
+    if row["shape"] is None or row["dtype"] is None:
+        return "-"
+    name = repr(row["dtype"]).replace("genesis.", "")
+    return f"{name}[{', '.join(map(str, row['shape']))}]"
+
+
 class Report:
     """A summary of the last recording, as ``genesis.memory_profiler.get_report()`` makes it.
 
     ``summary()`` is a text table; in Jupyter the report shows as HTML tables. ``devices``,
-    ``largest`` and ``call_sites`` hold the rows. Peaks count only memory allocated during the
-    recording. The cache hit rate is the share of a caching pool's allocations that needed no
-    new segment; the CPU heap has no cache ('n/a'). A report of an empty recording says so.
+    ``largest`` (with the tensor's ``shape`` and ``dtype`` where known) and ``call_sites``
+    hold the rows. Peaks count only memory allocated during the recording. The cache hit rate
+    is the share of a caching pool's allocations that needed no new segment; the CPU heap has
+    no cache ('n/a'). A report of an empty recording says so.
 
     Args:
         timeline (Timeline): the recording to summarise.
@@ -49,6 +58,8 @@ class Report:
                 "device": e.device,
                 "location": location(e.stack),
                 "stack": e.stack,
+                "shape": e.shape,
+                "dtype": e.dtype,
             }
             for e in sorted(allocs, key=lambda e: -e.size)[:_TOP]
         ]
@@ -96,11 +107,11 @@ class Report:
             ]
             for r in self.devices
         ]
-        big = [[_bytes(r["size"]), r["device"], r["location"]] for r in self.largest]
+        big = [[_bytes(r["size"]), r["device"], _tensor(r), r["location"]] for r in self.largest]
         sites = [[r["location"], str(r["count"]), _bytes(r["bytes"])] for r in self.call_sites]
         return [
             ("Devices", ["device", "peak", "allocs", "frees", "allocs/s", "cache hit"], dev),
-            ("Largest allocations", ["size", "device", "call site"], big),
+            ("Largest allocations", ["size", "device", "tensor", "call site"], big),
             ("Allocations by call site", ["call site", "count", "bytes"], sites),
         ]
 

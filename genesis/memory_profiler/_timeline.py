@@ -9,6 +9,10 @@ _SIZE_BUCKETS = ((4 << 10, "< 4 KiB"), (1 << 20, "4 KiB - 1 MiB"), (64 << 20, "1
 _MAX_STACK_BANDS = 8
 
 
+def _dtype_name(dtype):
+    return repr(dtype).replace("genesis.", "")
+
+
 def check_by(by, op):
     if not isinstance(by, str) or by not in _BY:
         raise ValueError(f"[{op}] by must be 'category', 'stack' or 'size', got {by!r}")
@@ -26,6 +30,8 @@ class Timeline:
         data (numpy.ndarray): the recorder's events, a structured array.
         dropped (int): events overwritten before these. Default: ``0``.
         stacks (object): the table resolving stack ids, or None for none. Default: ``None``.
+        shapes (object): the table resolving shape ids and dtype codes, or None for none.
+            Default: ``None``.
 
     Example::
 
@@ -36,10 +42,11 @@ class Timeline:
         (['alloc'], 4096)
     """
 
-    def __init__(self, data, dropped=0, stacks=None):
+    def __init__(self, data, dropped=0, stacks=None, shapes=None):
         self._data = data
         self.dropped = int(dropped)
         self._stacks = stacks
+        self._shapes = shapes
         self._events = None
 
     def __len__(self):
@@ -52,6 +59,12 @@ class Timeline:
     def _stack(self, stack_id):
         return self._stacks.stack(stack_id) if self._stacks is not None else ()
 
+    def _shape(self, shape_id):
+        return self._shapes.shape(shape_id) if self._shapes is not None else None
+
+    def _dtype(self, code):
+        return self._shapes.dtype(code) if self._shapes is not None else None
+
     @property
     def events(self):
         """The events as a list of ``MemoryEvent`` records, oldest first.
@@ -59,7 +72,11 @@ class Timeline:
         Each has ``time_ns`` (steady clock), ``kind`` ('alloc', 'free', 'segment_map',
         'segment_unmap', 'oom', 'empty_cache'), ``device`` ('cpu', 'cuda:N', 'pinned'),
         ``stream``, ``size`` (bytes set aside), ``requested`` (bytes asked for), ``address``,
-        ``stack`` (frames innermost first) and ``sequence``.
+        ``stack`` (frames innermost first), ``sequence``, and ``shape`` (a tuple) and ``dtype``
+        (a genesis.dtype) of the tensor the memory is for. Shape and dtype are known for
+        allocations of tensor storage made by factories and ops (and for the frees of those
+        allocations while the allocation is in the recording); they are None for other memory
+        (a copy's staging buffer, segments, memory from NumPy) and for non-allocation events.
 
         Example::
 
@@ -81,6 +98,8 @@ class Timeline:
                     int(d["address"][i]),
                     self._stack(d["stack_id"][i]),
                     int(d["sequence"][i]),
+                    self._shape(d["shape_id"][i]),
+                    self._dtype(d["dtype_code"][i]),
                 )
                 for i in range(len(d))
             ]
@@ -90,8 +109,10 @@ class Timeline:
         """Returns the events as a NumPy structured array, one row per event.
 
         Its fields: ``time_ns``, ``sequence``, ``address``, ``size``, ``requested``,
-        ``stream``, ``stack_id``, ``kind`` (an index into ``KINDS``), ``pool`` and
-        ``device_index``.
+        ``stream``, ``stack_id``, ``shape_id`` (0: unknown), ``kind`` (an index into
+        ``KINDS``), ``pool``, ``device_index`` and ``dtype_code`` (-1: unknown), the recorder's
+        own columns, then two object columns: ``shape`` (a tuple) and ``dtype`` (a name such as
+        'float32'), None where unknown.
 
         Returns:
             numpy.ndarray: a copy of the columns.
@@ -103,15 +124,24 @@ class Timeline:
             >>> int(genesis.memory_profiler.get_timeline().to_numpy()["size"][0])
             1024
         """
-        return self._data.copy()
+        d = self._data
+        fields = [(name, d.dtype.fields[name][0]) for name in d.dtype.names]
+        out = np.empty(len(d), dtype=fields + [("shape", object), ("dtype", object)])
+        for name in d.dtype.names:
+            out[name] = d[name]
+        if self._shapes is not None:
+            out["shape"] = self._shapes.shape_column(d["shape_id"])
+            out["dtype"] = self._shapes.dtype_column(d["dtype_code"])
+        return out
 
     def to_dict(self):
         """Returns the events as columns of plain Python values, ready for JSON or pandas.
 
         Returns:
             dict: lists under ``time_ns``, ``kind``, ``device``, ``stream``, ``size``,
-            ``requested``, ``address``, ``sequence`` and ``location`` ('file:line' of the
-            innermost frame, or '<unknown>').
+            ``requested``, ``address``, ``sequence``, ``location`` ('file:line' of the
+            innermost frame, or '<unknown>'), ``shape`` (a tuple or None) and ``dtype`` (a
+            name such as 'float32', or None).
 
         Example::
 
@@ -132,11 +162,18 @@ class Timeline:
                 "address",
                 "sequence",
                 "location",
+                "shape",
+                "dtype",
             )
         }
         for e in self.events:
             for k in columns:
-                columns[k].append(location(e.stack) if k == "location" else getattr(e, k))
+                if k == "location":
+                    columns[k].append(location(e.stack))
+                elif k == "dtype":
+                    columns[k].append(None if e.dtype is None else _dtype_name(e.dtype))
+                else:
+                    columns[k].append(getattr(e, k))
         return columns
 
     def memory_over_time(self, by="category"):
