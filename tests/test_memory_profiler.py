@@ -367,3 +367,12 @@ def test_recording_survives_gc_during_capture():
         gc.collect()
     kinds = mp.get_timeline().to_numpy()["kind"]
     assert (kinds == 0).sum() == (kinds == 1).sum() == 2000
+
+
+def test_a_report_shown_at_a_prompt_is_its_table():
+    with genesis.memory_profiler.record(stacks=None):
+        x = genesis.empty(1024)
+        del x
+    report = genesis.memory_profiler.get_report()
+    assert repr(report) == str(report) == report.summary()
+    assert repr(report).startswith("genesis memory report: 2 events")

@@ -150,6 +150,9 @@ class Report:
     def __str__(self):
         return self.summary()
 
+    # A report shown at a prompt (or as a notebook's plain-text output) is its table.
+    __repr__ = __str__
+
     def _repr_html_(self):
         if len(self.timeline) == 0:
             return "<p>genesis memory report: nothing was recorded</p>"
