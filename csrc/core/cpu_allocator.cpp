@@ -1,4 +1,5 @@
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -14,7 +15,9 @@ namespace {
 // Note [Large host allocations]
 // Buffers from 1 MiB up are mapped directly, 2 MiB aligned, and advised to use transparent huge
 // pages: touching a fresh 1 GiB tensor then takes 512 page faults instead of 262144. Mapped
-// memory also arrives zeroed, which zeros() uses instead of writing every byte.
+// memory also arrives zeroed, which zeros() uses instead of writing every byte. The length is
+// rounded to small pages only: the kernel backs the whole 2 MiB ranges with huge pages and the
+// tail with small ones, so a 1 MiB tensor holds 1 MiB, not a 2 MiB huge page.
 constexpr size_t kMapThreshold = 1 << 20;
 constexpr size_t kHugePage = 2 << 20;
 
@@ -37,6 +40,11 @@ void free_mapped(void* ptr, void* context) {
   report_memory_event(MemoryEventKind::Oom, kCpuSource, 0, nullptr, nbytes, nbytes);
   GENESIS_FAIL(ErrorKind::OutOfMemory, "empty", "CPU out of memory: tried to allocate ", nbytes,
                " bytes");
+}
+
+size_t small_page() {
+  static const size_t size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  return size;
 }
 
 void* map_aligned(size_t nbytes) {
@@ -63,7 +71,7 @@ class CpuAllocator final : public Allocator {
   DataPtr allocate_impl(size_t nbytes, bool zeroed) {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, kCPU);
     if (nbytes >= kMapThreshold) {
-      size_t rounded = (nbytes + kHugePage - 1) / kHugePage * kHugePage;
+      size_t rounded = (nbytes + small_page() - 1) / small_page() * small_page();
       void* ptr = map_aligned(rounded);
       if (ptr == nullptr) cpu_oom(nbytes);
       report_memory_event(MemoryEventKind::Alloc, kCpuSource, 0, ptr, rounded, nbytes);
