@@ -17,7 +17,9 @@ int unique_integers(int dtype, const void* values, int64_t n, int end_bit, void*
                     void* stream);
 
 // The same for floats (dtype code float16, bfloat16, float32 or float64), without counts (Note
-// [Unique of floats]): every NaN is kept, last; -0.0 and +0.0 are one value.
+// [Unique of floats]): every NaN is kept; -0.0 and +0.0 are one value. `num_out` has room for
+// two: the number of values, then how many NaNs with the sign bit set lead them, which the
+// caller moves last.
 int unique_floats(int dtype, const void* values, int64_t n, void* unique_out, int64_t* num_out,
                   void* scratch, size_t* scratch_bytes, void* stream);
 

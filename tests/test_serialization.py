@@ -17,6 +17,7 @@ import os
 import pickle
 import struct
 import subprocess
+import tempfile
 import zipfile
 
 import numpy as np
@@ -1354,3 +1355,56 @@ def test_loaded_tensors_are_freed_without_the_garbage_collector(tmp_path, device
     finally:
         gc.enable()
     assert kinds.count("alloc") == 3 and kinds.count("free") == 3, kinds
+
+
+@settings(max_examples=50, deadline=None, derandomize=True)
+@given(flips=mutations, cut=st.none() | st.integers(0, 2**20))
+def test_fuzz_archive_file(flips, cut):
+    # The same damage through a file: entries are read with positioned reads there (Note
+    # [Reading stored entries]), not through zipfile.
+    raw = bytearray(FUZZ_ARCHIVE)
+    for at, bits in flips:
+        raw[at % len(raw)] ^= bits
+    if cut is not None:
+        raw = raw[: cut % (len(raw) + 1)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "damaged.pt")
+        with open(path, "wb") as f:
+            f.write(raw)
+        try:
+            genesis.load(path)
+        except FUZZ_ERRORS:
+            pass
+
+
+@pytest.mark.parametrize("threaded", [False, True])
+@pytest.mark.parametrize("source", ["path", "bytesio"])
+def test_a_damaged_data_entry_fails_its_crc(tmp_path, monkeypatch, source, threaded):
+    if threaded:  # the check of large entries runs in a thread (Note [Reading stored entries])
+        monkeypatch.setattr(genesis.serialization._CrcChecks, "THREADED_FROM", 0)
+    path = tmp_path / "a.pt"
+    genesis.save({"w": genesis.arange(1000.0)}, path)
+    (name,) = [n for n in _data_starts(path) if "/data/" in n]
+    raw = bytearray(path.read_bytes())
+    raw[_data_starts(path)[name] + 123] ^= 0x10  # one bit of one float
+    path.write_bytes(raw)
+    with pytest.raises(ValueError, match=r"\[load\] entry .* is damaged"):
+        genesis.load(path if source == "path" else io.BytesIO(bytes(raw)))
+
+
+def test_reading_from_a_file_and_from_memory_agree(tmp_path, device):
+    path = tmp_path / "a.pt"
+    rng = np.random.default_rng(5)
+    obj = {
+        "big": genesis.from_numpy(rng.standard_normal(300_000).astype(np.float32)),
+        "small": genesis.tensor([1, 2, 3], dtype=genesis.int8),
+        "empty": genesis.empty(0),
+        "half": genesis.from_numpy(rng.standard_normal((7, 9)).astype(np.float16)),
+    }
+    genesis.save(obj, path)
+    a = genesis.load(path, map_location=device)
+    b = genesis.load(io.BytesIO(path.read_bytes()), map_location=device)
+    for k, v in obj.items():
+        assert str(a[k].device).startswith(device) and str(b[k].device).startswith(device)
+        np.testing.assert_array_equal(a[k].cpu().numpy(), v.numpy())
+        np.testing.assert_array_equal(b[k].cpu().numpy(), v.numpy())

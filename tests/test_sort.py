@@ -346,6 +346,25 @@ def test_unique_of_floats_without_the_inverse(device, dtype):
     assert empty.unique().shape == (0,) and empty.unique().dtype == dtype
 
 
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES + [genesis.int32], ids=dtype_id)
+def test_unique_of_mostly_distinct_values_and_only_nans(device, dtype):
+    """A result that uses most of its room keeps it (Note [Room of unique's results]); negative
+    NaNs lead the sorted floats and still come last; inputs of NaNs alone."""
+    rng = np.random.default_rng(8)
+    a = rng.permutation(3000).astype(np.float64)[:2500]
+    a[::10] = a[1::10]  # every tenth repeats its neighbour: 2250 distinct of 2500
+    if dtype.is_floating_point:
+        a[[3, 700, 1400]] = [-np.nan, np.nan, -np.nan]
+    t = torch.from_numpy(a).to(TORCH[dtype])
+    got = genesis.tensor(a, dtype=dtype, device=device).unique()
+    _same(got, torch.unique(t))
+    assert got.is_contiguous() and got.shape == (torch.unique(t).numel(),)
+    if dtype.is_floating_point:
+        nans = np.array([-np.nan, np.nan, -np.nan, np.nan])
+        got = genesis.tensor(nans, dtype=dtype, device=device).unique()
+        assert got.shape == (4,) and np.isnan(got.float().cpu().numpy()).all()
+
+
 INTEGER_DTYPES = [d for d in DTYPES if d not in FLOAT_DTYPES]  # bool too
 
 

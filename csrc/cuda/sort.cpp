@@ -107,7 +107,7 @@ void unique_floats(const Tensor& values, const Tensor& unique_out, const Tensor&
   int64_t n = values.numel();
   GENESIS_CHECK(values.is_contiguous() && values.is_cuda() && unique_out.is_contiguous() &&
                     unique_out.dtype() == values.dtype() && unique_out.numel() == n &&
-                    num_out.dtype() == ScalarType::Int64 && num_out.numel() == 1,
+                    num_out.dtype() == ScalarType::Int64 && num_out.numel() == 2,
                 "unique", "expected contiguous CUDA floats and outputs of their size");
   int device = values.device().index;
   DeviceGuard guard(device);

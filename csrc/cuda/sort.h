@@ -21,7 +21,8 @@ bool select_top_row(const Tensor& row, int64_t k, bool largest, const Tensor& po
 void unique_integers(const Tensor& values, int end_bit, const Tensor& unique_out,
                      const Tensor* counts_out, const Tensor& num_out);
 // The same for contiguous 1-d floats, without counts (Note [Unique of floats] in
-// kernels/unique.cu): every NaN is kept; a run of zeros gives +0.0.
+// kernels/unique.cu): every NaN is kept; a run of zeros is one value. `num_out` holds two int64:
+// the count, then how many NaNs with the sign bit set lead the values (to be moved last).
 void unique_floats(const Tensor& values, const Tensor& unique_out, const Tensor& num_out);
 
 }  // namespace genesis::cuda

@@ -366,17 +366,29 @@ UniqueResult unique_cuda_values(const Tensor& flat, bool want_counts) {
   Tensor values = Tensor::empty(Shape{n}, flat.dtype(), flat.device());
   Tensor counts =
       want_counts ? Tensor::empty(Shape{n}, ScalarType::Int64, flat.device()) : Tensor();
-  Tensor found = Tensor::empty(Shape{1}, ScalarType::Int64, flat.device());
-  if (is_integral(flat.dtype(), true))
+  bool integral = is_integral(flat.dtype(), true);
+  Tensor found = Tensor::empty(Shape{2}, ScalarType::Int64, flat.device());
+  if (integral)
     cuda::unique_integers(flat, differing_bits(flat), values, want_counts ? &counts : nullptr,
-                          found);
+                          narrow(found, 0, 0, 1));
   else
     cuda::unique_floats(flat, values, found);
-  int64_t m = to(found, ScalarType::Int64, Device{}, false).data_as<int64_t>()[0];
+  Tensor host = to(found, ScalarType::Int64, Device{}, false);
+  int64_t m = host.data_as<int64_t>()[0];
+  int64_t leading_nans = integral ? 0 : host.data_as<int64_t>()[1];
+  // Note [Room of unique's results]: like torch, the result keeps the room for n when most of it
+  // is used (no copy of a result of nearly n values); a copy of the first m gives the room back
+  // when less than half of it is used (a copy of at most n / 2).
+  auto first = [&](const Tensor& t) {
+    return 2 * m >= n ? narrow(t, 0, 0, m) : clone(narrow(t, 0, 0, m));
+  };
   UniqueResult r;
-  // A copy of the first m, so the room for n is given back.
-  r.values = m == n ? values : clone(narrow(values, 0, 0, m));
-  if (want_counts) r.counts = m == n ? counts : clone(narrow(counts, 0, 0, m));
+  r.values = first(values);
+  if (want_counts) r.counts = first(counts);
+  if (leading_nans > 0)  // Note [Unique of floats]: every NaN goes last
+    r.values = cat(
+        {narrow(r.values, 0, leading_nans, m - leading_nans), narrow(r.values, 0, 0, leading_nans)},
+        0);
   return r;
 }
 
