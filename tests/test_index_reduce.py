@@ -734,3 +734,38 @@ def test_read_only_targets(device):
         3,
         4,
     ]
+
+
+@pytest.mark.parametrize("dtype", [F32, F16, BF16], ids=str)
+@pytest.mark.parametrize(
+    "shape, dim, cut",
+    [
+        ((300, 64), 0, None),  # whole rows: one vector atomic per 4 (2) items
+        ((50, 7, 1028), 1, None),  # a middle dim, rows of 1028
+        ((40, 12), 0, (slice(None), slice(1, None))),  # rows one item off alignment
+        ((40, 13), 0, None),  # a row length no vector divides
+        ((40, 16), 0, (slice(None), slice(None, None, 2))),  # strided rows
+        ((20, 24), -1, None),  # along the innermost dim: item at a time
+    ],
+)
+def test_index_add_of_rows_with_duplicates(device, dtype, shape, dim, cut):
+    """Sums along a dim move whole rows (Note [Vector scatter sums] on CUDA): duplicates all
+    count, aligned or not; small integers keep every sum exact in any order."""
+    rng = np.random.default_rng(11)
+    base = rng.integers(-4, 5, shape).astype(np.float32)
+    x, tx = G(base, dtype, device), T(base, dtype)
+    if cut is not None:
+        x, tx = x[cut], tx[cut]
+    d = dim % x.ndim
+    i = rng.integers(0, x.shape[d], 3 * x.shape[d])  # every row several times
+    sshape = list(x.shape)
+    sshape[d] = len(i)
+    s = rng.integers(-3, 4, sshape).astype(np.float32)
+    for alpha in (1, 2):
+        want = tx.clone().index_add_(d, T(i), T(s, dtype), alpha=alpha)
+        got = x.clone().index_add_(d, GI(i, device), G(s, dtype, device), alpha=alpha)
+        assert_same(got, want)
+    if d == 0:
+        want = tx.clone().index_put_((T(i),), T(s, dtype), accumulate=True)
+        got = x.clone().index_put_((GI(i, device),), G(s, dtype, device), accumulate=True)
+        assert_same(got, want)
