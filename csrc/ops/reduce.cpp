@@ -219,8 +219,9 @@ Tensor norm2(const Tensor& t, const Dims& dims, bool keepdim) {
   // 16-bit floats are read as they are: the kernels square and sum them in float (CPU: double)
   // and round once, so no converted copy of the input is made.
   Layout l = layout(t, dims, keepdim, "norm");
-  Tensor out = filled(l.out_sizes, 0.0, t.dtype(), t.device());
-  if (l.shape.reduce > 0) run(ReduceOp::SumSquares, l, out, Tensor(), Tensor(), {false, 1, true});
+  if (l.shape.reduce == 0) return filled(l.out_sizes, 0.0, t.dtype(), t.device());
+  Tensor out = Tensor::empty(l.out_sizes, t.dtype(), t.device());  // every item is written
+  run(ReduceOp::SumSquares, l, out, Tensor(), Tensor(), {false, 1, true});
   return out;
 }
 
