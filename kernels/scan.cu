@@ -264,60 +264,66 @@ void warp_scan_typed(const T* in, T* out, int64_t n, int64_t len, cudaStream_t s
 
 bool warp_scan_fits(int64_t len) { return len >= 1 && len <= kWarpScanMaxLen; }
 
-int launch_warp_scan_rows(int op, int dtype, const void* in, void* out, int64_t n, int64_t len,
-                          void* stream) {
+namespace {
+
+template <template <typename> class Scan>
+struct ScanTag {};
+
+// run(T{}, ScanTag<Scan>{}) for the dtype code and scan op; cudaErrorInvalidValue where there is
+// no such scan (bool, the log-sum-exp of integers).
+template <typename Run>
+cudaError_t visit_scan(int op, int dtype, const Run& run) {
   cudaError_t err = cudaErrorInvalidValue;
-  auto s = static_cast<cudaStream_t>(stream);
   dispatch_dtype(dtype, [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {
-      const T* src = static_cast<const T*>(in);
-      T* dst = static_cast<T*>(out);
       switch (static_cast<ops::ScanOp>(op)) {
         case ops::ScanOp::Sum:
-          warp_scan_typed<T, ops::SumScan>(src, dst, n, len, s);
-          err = cudaSuccess;
+          err = run(tag, ScanTag<ops::SumScan>{});
           break;
         case ops::ScanOp::Prod:
-          warp_scan_typed<T, ops::ProdScan>(src, dst, n, len, s);
-          err = cudaSuccess;
+          err = run(tag, ScanTag<ops::ProdScan>{});
           break;
         case ops::ScanOp::LogSumExp:
-          if constexpr (is_half_v<T> || std::is_floating_point_v<T>) {
-            warp_scan_typed<T, ops::LogAddExpScan>(src, dst, n, len, s);
-            err = cudaSuccess;
-          }
+          if constexpr (is_half_v<T> || std::is_floating_point_v<T>)
+            err = run(tag, ScanTag<ops::LogAddExpScan>{});
           break;
       }
     }
   });
-  return static_cast<int>(err);
+  return err;
+}
+
+template <typename T, template <typename> class Scan>
+cudaError_t warp_scan_with(ScanTag<Scan>, const void* in, void* out, int64_t n, int64_t len,
+                           cudaStream_t s) {
+  warp_scan_typed<T, Scan>(static_cast<const T*>(in), static_cast<T*>(out), n, len, s);
+  return cudaSuccess;
+}
+
+template <typename T, template <typename> class Scan>
+cudaError_t scan_with(ScanTag<Scan>, const void* in, void* out, int64_t n, int64_t len, void* temp,
+                      size_t* temp_bytes, cudaStream_t s) {
+  return scan_typed<T, Scan>(static_cast<const T*>(in), static_cast<T*>(out), n, len, temp,
+                             temp_bytes, s);
+}
+
+}  // namespace
+
+int launch_warp_scan_rows(int op, int dtype, const void* in, void* out, int64_t n, int64_t len,
+                          void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  return static_cast<int>(visit_scan(op, dtype, [&](auto t, auto scan) {
+    return warp_scan_with<decltype(t)>(scan, in, out, n, len, s);
+  }));
 }
 
 int launch_scan_rows(int op, int dtype, const void* in, void* out, int64_t n, int64_t len,
                      void* temp, size_t* temp_bytes, void* stream) {
-  cudaError_t err = cudaErrorInvalidValue;
   auto s = static_cast<cudaStream_t>(stream);
-  dispatch_dtype(dtype, [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (!std::is_same_v<T, bool>) {
-      const T* src = static_cast<const T*>(in);
-      T* dst = static_cast<T*>(out);
-      switch (static_cast<ops::ScanOp>(op)) {
-        case ops::ScanOp::Sum:
-          err = scan_typed<T, ops::SumScan>(src, dst, n, len, temp, temp_bytes, s);
-          break;
-        case ops::ScanOp::Prod:
-          err = scan_typed<T, ops::ProdScan>(src, dst, n, len, temp, temp_bytes, s);
-          break;
-        case ops::ScanOp::LogSumExp:
-          if constexpr (is_half_v<T> || std::is_floating_point_v<T>)
-            err = scan_typed<T, ops::LogAddExpScan>(src, dst, n, len, temp, temp_bytes, s);
-          break;
-      }
-    }
-  });
-  return static_cast<int>(err);
+  return static_cast<int>(visit_scan(op, dtype, [&](auto t, auto scan) {
+    return scan_with<decltype(t)>(scan, in, out, n, len, temp, temp_bytes, s);
+  }));
 }
 
 int launch_scan_extreme_rows(bool is_max, int dtype, const void* in, void* values, int64_t* indices,
