@@ -417,7 +417,8 @@ __global__ void expand_offsets_kernel(int64_t* tile_counts, int64_t tiles,
 // a block: the block scans its groups' counts (packed: 16 bits per q), stages its selected
 // values in shared memory in order, then writes them out contiguously. A group's values are
 // read only when one of its mask bytes is set. Vec: mask 4-byte and src 4-item aligned.
-template <typename W, bool Vec>
+// kPositions: the values are the positions i themselves (nonzero of a 1-d mask; src unused).
+template <typename W, bool Vec, bool kPositions = false>
 __global__ void __launch_bounds__(kSelectThreads)
     select_kernel(const unsigned char* mask, const W* src, int64_t n, const int64_t* block_offsets,
                   W* out) {
@@ -438,7 +439,10 @@ __global__ void __launch_bounds__(kSelectThreads)
   for (int q = 0; q < kGroups; ++q) {
     int64_t i = base + 4 * (q * kSelectThreads + threadIdx.x);
     if (bits[q] == 0) continue;
-    if (Vec && i + 4 <= n) {
+    if constexpr (kPositions) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) vals[q].v[e] = static_cast<W>(i + e);
+    } else if (Vec && i + 4 <= n) {
       vals[q] = *reinterpret_cast<const Quad<W>*>(src + i);
     } else {
 #pragma unroll
@@ -678,6 +682,20 @@ void launch_gather_rows(char* out, const char* src, const int64_t* index, int64_
     launch(uint16_t{});
   else
     launch(uint8_t{});
+}
+
+void launch_select_positions(const bool* mask, int64_t n, const int64_t* block_offsets,
+                             int64_t* out, void* stream) {
+  auto m = reinterpret_cast<const unsigned char*>(mask);
+  auto o = reinterpret_cast<unsigned long long*>(out);
+  auto blocks = static_cast<unsigned>(nonzero_blocks(n));
+  auto s = static_cast<cudaStream_t>(stream);
+  if (reinterpret_cast<uintptr_t>(mask) % 4 == 0)
+    select_kernel<unsigned long long, true, true>
+        <<<blocks, kSelectThreads, 0, s>>>(m, nullptr, n, block_offsets, o);
+  else
+    select_kernel<unsigned long long, false, true>
+        <<<blocks, kSelectThreads, 0, s>>>(m, nullptr, n, block_offsets, o);
 }
 
 void launch_select(const bool* mask, const char* src, int64_t n, const int64_t* block_offsets,

@@ -88,6 +88,11 @@ void launch_nonzero_count(const bool* mask, int64_t n, int64_t* slots, void* str
 void launch_nonzero_write(const bool* mask, int64_t n, const int64_t* block_offsets, int ndim,
                           const int64_t* sizes, int64_t* coords, int64_t count, void* stream);
 
+// After launch_nonzero_count over a contiguous mask: out[k] = i for the k-th true mask[i], the
+// positions of a 1-d nonzero (the select below with the positions for values).
+void launch_select_positions(const bool* mask, int64_t n, const int64_t* block_offsets,
+                             int64_t* out, void* stream);
+
 // After launch_nonzero_count over a contiguous mask: out[k] = src[i] for the k-th true mask[i]
 // (src contiguous, same length as the mask).
 void launch_select(const bool* mask, const char* src, int64_t n, const int64_t* block_offsets,

@@ -287,6 +287,22 @@ def test_nonzero_of_chunks_ending_in_false(device):
     )
 
 
+@pytest.mark.parametrize("n", [1, 3, 4095, 4096, 4097, 3 * 4096 + 5, 70_001])
+@pytest.mark.parametrize("offset", [0, 1, 2])
+def test_nonzero_of_1d_masks_around_tiles(device, n, offset):
+    # On CUDA a 1-d mask's positions are a select over tiles of 4096 (Note [Positions of a 1-d
+    # mask]): lengths around a tile, masks starting 1 and 2 bytes past an alignment, and every
+    # density from none to all.
+    rng = np.random.default_rng(n + offset)
+    for density in (0.0, 0.3, 1.0):
+        a = rng.random(n + offset) < density
+        x = genesis.tensor(a, device=device)[offset:]
+        assert x.is_contiguous()
+        np.testing.assert_array_equal(to_numpy(x.nonzero()).ravel(), np.flatnonzero(a[offset:]))
+        (col,) = genesis.nonzero(x, as_tuple=True)
+        np.testing.assert_array_equal(to_numpy(col), np.flatnonzero(a[offset:]))
+
+
 # ---- writers over every dtype -------------------------------------------------------------
 
 

@@ -17,7 +17,6 @@
 #include "cuda/geometry.h"
 #include "cuda/stream.h"
 #include "kernels/index.cuh"
-#include "kernels/nonzero.cuh"
 
 namespace genesis::cuda {
 
@@ -254,28 +253,21 @@ std::vector<Tensor> nonzero(const Tensor& mask) {
   DeviceGuard guard(device.index);
   int ndim = static_cast<int>(mask.ndim());
   void* stream = stream_of(mask);
-  // A 1-d mask's positions come from one CUB flagged select. Its storage is sized and taken
-  // before the wait for the count, so the host work overlaps the counting instead of
-  // following it while the device idles.
-  Tensor scratch;
-  if (ndim == 1 && mask.numel() > 0) {
-    size_t bytes = 0;
-    GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::select_true_positions(
-        mask.data_as<bool>(), mask.numel(), nullptr, nullptr, &bytes, stream)));
-    scratch = Tensor::empty({static_cast<int64_t>(bytes)}, ScalarType::UInt8, device);
-  }
+  // Note [Positions of a 1-d mask]: a 1-d mask's positions are the select of x[mask] with the
+  // positions for values (no values read): the mask is read twice (count, write) and the
+  // positions written once, staged per tile in shared memory so the stores are contiguous.
+  // CUB's flagged select over a counting iterator, used before, needs no count pass but ran at
+  // 1.6 TB/s (0.96-0.99x torch's, which also counts first).
   Tensor offsets;
-  int64_t count = count_mask(mask, &offsets, ndim != 1);  // CUB's select needs only the count
+  int64_t count = count_mask(mask, &offsets);
   Tensor coords = Tensor::empty({count, ndim}, ScalarType::Int64, device);
-  if (count > 0 && ndim == 1) {
-    size_t bytes = static_cast<size_t>(scratch.numel());
-    GENESIS_CUDA_CHECK(static_cast<cudaError_t>(kernels::select_true_positions(
-        mask.data_as<bool>(), mask.numel(), coords.mutable_data_as<int64_t>(),
-        scratch.mutable_data(), &bytes, stream)));
-  } else if (count > 0)
+  if (count > 0 && ndim == 1)
+    kernels::launch_select_positions(mask.data_as<bool>(), mask.numel(), offsets.data_as<int64_t>(),
+                                     coords.mutable_data_as<int64_t>(), stream);
+  else if (count > 0)
     kernels::launch_nonzero_write(mask.data_as<bool>(), mask.numel(), offsets.data_as<int64_t>(),
                                   ndim, mask.sizes().data(), coords.mutable_data_as<int64_t>(),
-                                  count, stream_of(mask));
+                                  count, stream);
   GENESIS_CUDA_CHECK(cudaGetLastError());
   std::vector<Tensor> out;
   // Columns of one [count, ndim] tensor: nonzero()'s result is that tensor, not a stack.
