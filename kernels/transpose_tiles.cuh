@@ -29,7 +29,8 @@
 //    the batch dims are every dim of the plan besides r and c, unravelled once per block. Byte
 //    offsets are 64-bit per block and column, 32-bit inside a tile.
 // One __syncthreads separates the tile's writes from its reads; a block handles one tile, so no
-// second barrier is needed.
+// second barrier is needed. tools/transpose_sim runs this kernel on the host (no GPU needed) over
+// the edge cases and counts its bank wavefronts; run it after changing anything here.
 #include <cuda_runtime.h>
 
 #include <cstdint>

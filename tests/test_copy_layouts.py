@@ -3,7 +3,7 @@ paths, with and without casts, against NumPy."""
 
 import numpy as np
 import pytest
-from conftest import assert_equal, random_array, to_numpy
+from conftest import assert_equal, dtype_id, random_array, to_numpy
 
 import genesis
 
@@ -116,3 +116,11 @@ def test_transpose_into_offset_destination(device, dtype, m, n):
     expected = np.zeros((n, m + 16), a.dtype)
     expected[:, 1 : m + 1] = a.T
     np.testing.assert_array_equal(to_numpy(big), expected)
+
+
+@pytest.mark.parametrize("dtype", [genesis.uint8, genesis.float64], ids=dtype_id)
+def test_tile_batches_beyond_one_launch(device, dtype):
+    # More matrices than one CUDA launch's grid holds (65535 a launch).
+    a = random_array((70000, 2, 3), dtype, seed=9)
+    got = genesis.tensor(a, device=device).permute(0, 2, 1).contiguous()
+    np.testing.assert_array_equal(to_numpy(got), a.transpose(0, 2, 1))
