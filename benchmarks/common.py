@@ -214,6 +214,7 @@ def size_str(shape: tuple[int, ...] | int, dtype: str) -> str:
         "float64": "f64",
         "int32": "i32",
         "int64": "i64",
+        "int8": "i8",
         "uint8": "u8",
     }.get(dtype, dtype)
     if isinstance(shape, int):

@@ -2,14 +2,15 @@
 //  - contiguous on both sides with a cast: each thread converts 4 consecutive elements;
 //  - strided (any layout, after the loop planner merged what it could): per element, the flat
 //    index is unravelled over at most kMaxKernelDims dims, in 32-bit arithmetic when it fits;
-//  - a transpose (the destination's innermost dim is strided in the source, and the source's
-//    innermost is strided in the destination): 32x32 tiles staged in shared memory, so both the
-//    reads and the writes are coalesced. Same-dtype copies use item-sized words, whatever the
-//    dtype, so they need no per-dtype instantiation.
+//  - a same-dtype transpose (the destination is dense along one dim, the source along another):
+//    tiles staged in shared memory, 16-byte vectors on both sides, Note [Tiled transposes] in
+//    kernels/transpose_tiles.cuh. Same-dtype copies use item-sized words, whatever the dtype,
+//    so they need no per-dtype instantiation.
 #include <cuda_runtime.h>
 
 #include "kernels/copy.cuh"
 #include "kernels/dtype_traits.cuh"
+#include "kernels/transpose_tiles.cuh"
 
 namespace genesis::kernels {
 
@@ -89,53 +90,25 @@ __global__ void copy_strided(char* __restrict__ dst, const char* __restrict__ sr
   }
 }
 
-constexpr int kTile = 32;
-constexpr int kTileRows = 8;
-
-// dst is [batch][rows][cols] with cols innermost (stride 1 item); src reaches the same element
-// with src_row / src_col strides where src_row is the contiguous one. Threads read a tile along
-// src's contiguous dim, then write it along dst's.
-template <typename W>
-__global__ void transpose_tiles(char* __restrict__ dst, const char* __restrict__ src, int64_t rows,
-                                int64_t cols, int64_t dst_row, int64_t src_col, int64_t dst_batch,
-                                int64_t src_batch) {
-  __shared__ W tile[kTile][kTile + 1];
-  int64_t b = blockIdx.z;
-  const char* s = src + b * src_batch;
-  char* d = dst + b * dst_batch;
-  int64_t row0 = static_cast<int64_t>(blockIdx.y) * kTile,
-          col0 = static_cast<int64_t>(blockIdx.x) * kTile;
-  // Read: consecutive threads take consecutive rows (contiguous in src).
-  for (int j = threadIdx.y; j < kTile; j += kTileRows) {
-    int64_t col = col0 + j, row = row0 + threadIdx.x;
-    if (row < rows && col < cols)
-      tile[j][threadIdx.x] = *reinterpret_cast<const W*>(s + row * sizeof(W) + col * src_col);
-  }
-  __syncthreads();
-  // Write: consecutive threads take consecutive columns (contiguous in dst).
-  for (int j = threadIdx.y; j < kTile; j += kTileRows) {
-    int64_t row = row0 + j, col = col0 + threadIdx.x;
-    if (row < rows && col < cols)
-      *reinterpret_cast<W*>(d + row * dst_row + col * sizeof(W)) = tile[threadIdx.x][j];
-  }
-}
-
-template <typename W>
+// A batch of transposes in tiles (Note [Tiled transposes]), or false when `g` is none.
+template <int E>
 bool try_transpose(void* dst, const void* src, const Geometry& g, cudaStream_t stream) {
-  // Plans of 2 dims (or 3 with an outer batch dim): dst innermost contiguous, src contiguous
-  // along dst's second dim.
-  int64_t w = sizeof(W);
-  if (g.ndim != 2 && g.ndim != 3) return false;
-  if (g.strides[0][0] != w || g.strides[1][1] != w || g.strides[1][0] == w) return false;
-  if (g.strides[1][0] <= 0 || g.strides[0][1] <= 0) return false;
-  int64_t cols = g.sizes[0], rows = g.sizes[1], batch = g.ndim == 3 ? g.sizes[2] : 1;
-  if (batch > 65535 || (rows + kTile - 1) / kTile > 65535) return false;
-  if (g.ndim == 3 && (g.strides[0][2] < 0 || g.strides[1][2] < 0)) return false;
-  dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile),
-            static_cast<unsigned>((rows + kTile - 1) / kTile), static_cast<unsigned>(batch));
-  transpose_tiles<W><<<grid, dim3(kTile, kTileRows), 0, stream>>>(
-      static_cast<char*>(dst), static_cast<const char*>(src), rows, cols, g.strides[0][1],
-      g.strides[1][0], g.ndim == 3 ? g.strides[0][2] : 0, g.ndim == 3 ? g.strides[1][2] : 0);
+  TransposeTilesArgs a;
+  int64_t batches = 0;
+  if (!plan_transpose_tiles(g, E, dst, src, &a, &batches)) return false;
+  bool vec_load = tiles_aligned(src, a.src_col, a.src_batch, a.nbatch);
+  bool vec_store = tiles_aligned(dst, a.dst_row, a.dst_batch, a.nbatch);
+  auto kernel = vec_load
+                    ? (vec_store ? transpose_tiles<E, true, true> : transpose_tiles<E, true, false>)
+                : vec_store ? transpose_tiles<E, false, true>
+                            : transpose_tiles<E, false, false>;
+  unsigned tiles =
+      static_cast<unsigned>((a.rows + kTileRows - 1) / kTileRows * static_cast<int64_t>(a.tiles_c));
+  for (int64_t b0 = 0; b0 < batches; b0 += 65535) {
+    a.batch0 = b0;
+    unsigned n = static_cast<unsigned>(batches - b0 < 65535 ? batches - b0 : 65535);
+    kernel<<<dim3(tiles, n), kTileThreads, 0, stream>>>(a);
+  }
   return true;
 }
 
@@ -193,7 +166,7 @@ void launch_typed(void* dst, const void* src, int64_t numel, const Geometry& g,
 template <typename W>
 void launch_same(void* dst, const void* src, int64_t numel, const Geometry& g,
                  cudaStream_t stream) {
-  if (try_transpose<W>(dst, src, g, stream)) return;
+  if (try_transpose<sizeof(W)>(dst, src, g, stream)) return;
   launch_typed<W, W>(dst, src, numel, g, stream);
 }
 

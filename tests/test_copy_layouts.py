@@ -3,7 +3,7 @@ paths, with and without casts, against NumPy."""
 
 import numpy as np
 import pytest
-from conftest import assert_equal, random_array
+from conftest import assert_equal, dtype_id, random_array, to_numpy
 
 import genesis
 
@@ -58,3 +58,69 @@ def test_copy_into_permuted_destination(device, shape, view):
     expected = np.zeros(shape, np.float32)
     view(expected)[...] = src_np  # only the viewed elements change
     assert_equal(dst, expected)
+
+
+# Sizes around the multiples of the CUDA tiles (128 rows by 128 bytes, 16-byte vectors; Note
+# [Tiled transposes] in kernels/transpose_tiles.cuh): with both sizes here, each side's rows are
+# 16-byte aligned for some pairs and not for others.
+EDGE_SIZES = (1, 31, 32, 33, 63, 64, 65, 127, 128, 129)
+
+
+def test_tile_edge_sizes(device, dtype):
+    for m in EDGE_SIZES:
+        for n in EDGE_SIZES:
+            a = random_array((m, n), dtype, seed=1000 * m + n)
+            got = genesis.tensor(a, dtype=dtype, device=device).t().contiguous()
+            assert got.dtype is dtype and got.shape == (n, m), (m, n)
+            assert got.is_contiguous(), (m, n)
+            np.testing.assert_array_equal(to_numpy(got), a.T, err_msg=f"{m}x{n}")
+
+
+def flip(dim):
+    """x reversed along dim, for a genesis tensor and a NumPy array alike."""
+    return lambda x: x[(slice(None),) * dim + (slice(None, None, -1),)]
+
+
+TILE_LAYOUTS = {
+    # name: (shape, view applied to the source; the copy of the view is compared with NumPy's)
+    "batched": ((3, 65, 130), permute(0, 2, 1)),
+    "two_batch_dims": ((2, 33, 3, 64), permute(2, 0, 3, 1)),
+    "rows_outermost": ((40, 6, 50), permute(2, 1, 0)),
+    "negative_column_stride": ((129, 64), lambda x: flip(0)(x).T),
+    "reversed_rows": ((64, 129), lambda x: flip(1)(x).T),
+    "source_offset_by_one": ((64, 128), lambda x: x[:, 1:].T),
+    "source_offset_by_a_row": ((65, 64), lambda x: x[1:].T),
+    "padded_source_rows": ((130, 128), lambda x: x[:, :100].T),
+    "strided_batch": ((6, 40, 48), lambda x: permute(0, 2, 1)(x[::2])),
+}
+
+
+@pytest.mark.parametrize("layout", list(TILE_LAYOUTS))
+def test_transpose_tile_layouts(device, dtype, layout):
+    shape, view = TILE_LAYOUTS[layout]
+    a = random_array(shape, dtype, seed=3)
+    got = view(genesis.tensor(a, dtype=dtype, device=device)).contiguous()
+    expected = view(a)
+    assert got.dtype is dtype and got.shape == expected.shape
+    assert got.is_contiguous()
+    np.testing.assert_array_equal(to_numpy(got), expected)
+
+
+@pytest.mark.parametrize("m, n", [(64, 64), (33, 130), (128, 31)])
+def test_transpose_into_offset_destination(device, dtype, m, n):
+    # The destination's rows start one item past 16-byte alignment (its row stride is aligned
+    # where m is a multiple of 16).
+    a = random_array((m, n), dtype, seed=7)
+    big = genesis.zeros(n, m + 16, dtype=dtype, device=device)
+    big[:, 1 : m + 1].copy_(genesis.tensor(a, dtype=dtype, device=device).t())
+    expected = np.zeros((n, m + 16), a.dtype)
+    expected[:, 1 : m + 1] = a.T
+    np.testing.assert_array_equal(to_numpy(big), expected)
+
+
+@pytest.mark.parametrize("dtype", [genesis.uint8, genesis.float64], ids=dtype_id)
+def test_tile_batches_beyond_one_launch(device, dtype):
+    # More matrices than one CUDA launch's grid holds (65535 a launch).
+    a = random_array((70000, 2, 3), dtype, seed=9)
+    got = genesis.tensor(a, device=device).permute(0, 2, 1).contiguous()
+    np.testing.assert_array_equal(to_numpy(got), a.transpose(0, 2, 1))
