@@ -4,6 +4,7 @@ genesis.backends.cuda (those tests run on the CPU too)."""
 
 import numpy as np
 import pytest
+import torch
 from conftest import check_message, dtype_id, random_array, requires_cuda, to_numpy
 
 import genesis
@@ -134,6 +135,53 @@ def test_addmm_bias_forms(device, bias_shape, expand, alpha, beta):
     want = beta * np.broadcast_to(cn, (4, 5)) + alpha * (an.astype(np.float64) @ bn)
     assert got.shape == (4, 5) and got.device.type == device
     np.testing.assert_allclose(to_numpy(got), want, rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=requires_cuda)])
+@pytest.mark.parametrize(
+    "x_shape, w_shape, b_shape",
+    [
+        ((6, 4), (5, 4), (5,)),
+        ((2, 3, 4), (5, 4), (5,)),
+        ((2, 0, 4), (5, 4), (5,)),
+        ((3, 0), (5, 0), (5,)),
+        ((4,), (5, 4), (5,)),
+        ((3, 4), (5, 4), ()),
+        ((2, 3, 4), (5, 4), None),
+        ((2, 3, 4), (5, 4), (3, 5)),
+    ],
+)
+def test_linear_matches_torch(device, x_shape, w_shape, b_shape):
+    import genesis.nn.functional as F
+
+    xn, wn = data(x_shape, genesis.float32, 1), data(w_shape, genesis.float32, 2)
+    bn = None if b_shape is None else data(b_shape, genesis.float32, 3)
+    tensors = [genesis.tensor(a, device=device, requires_grad=True) for a in (xn, wn)]
+    refs = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in (xn, wn)]
+    if bn is not None:
+        tensors.append(genesis.tensor(bn, device=device, requires_grad=True))
+        refs.append(torch.tensor(bn, dtype=torch.float64, requires_grad=True))
+    got, want = F.linear(*tensors), torch.nn.functional.linear(*refs)
+    assert got.shape == tuple(want.shape)
+    np.testing.assert_allclose(to_numpy(got), want.detach().numpy(), rtol=1e-5, atol=1e-4)
+    got.sum().backward()
+    want.sum().backward()
+    for t, r in zip(tensors, refs):
+        np.testing.assert_allclose(to_numpy(t.grad), r.grad.numpy(), rtol=1e-5, atol=1e-4)
+
+
+def test_linear_errors():
+    import genesis.nn.functional as F
+
+    with pytest.raises(RuntimeError) as e:
+        F.linear(genesis.ones(2, 3), genesis.ones(1, 4, 3))
+    check_message(e, "linear")
+    with pytest.raises(TypeError) as e:
+        F.linear(genesis.ones(2, 3), [[1.0, 2.0, 3.0]])
+    check_message(e, "linear")
+    with pytest.raises(RuntimeError) as e:
+        F.linear(genesis.ones(2, 3), genesis.ones(4, 2), genesis.ones(4))
+    check_message(e)
 
 
 # --- CUDA ------------------------------------------------------------------------------------
@@ -383,6 +431,21 @@ def test_two_streams_at_once(library):
     genesis.cuda.synchronize()
     for got, x, y in results:
         check(got, *product(x, y), genesis.float32)
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", LT_DTYPES, ids=dtype_id)
+def test_linear_bias_is_one_cublaslt_call(dtype):
+    import genesis.nn.functional as F
+
+    xn, wn, bn = data((4, 16, 64), dtype, 1), data((48, 64), dtype, 2), data((48,), dtype, 3)
+    before = genesis._C._cuda.blaslt_stats()
+    got = F.linear(cuda_tensor(xn, dtype), cuda_tensor(wn, dtype), cuda_tensor(bn, dtype))
+    after = genesis._C._cuda.blaslt_stats()
+    want, scale = product(xn, wn.T)
+    check(got, want + bn, scale + np.abs(bn), dtype)
+    if after["available"]:
+        assert (after["calls"], after["fallbacks"]) == (before["calls"] + 1, before["fallbacks"])
 
 
 @requires_cuda
