@@ -58,6 +58,10 @@ class Case:
     # without synchronising; the device is synchronised before and after each burst, outside
     # the timed region (a burst shorter than the launch queue measures the host cost alone).
     burst: int | None = None
+    # Rounds in which the libraries take turns (each timed to its budget once a round; the
+    # median of its round medians is reported), so slow drift (clocks, heat) hits all of them.
+    # Burst cases always take turns (BURST_ROUNDS in run.py).
+    rounds: int = 1
     # Measured elsewhere (C++): returns genesis's seconds per operation, averaged over
     # ``timer_calls`` operations; called once per sample instead of timing fns["genesis"],
     # and the case is not verified (fns may be empty).

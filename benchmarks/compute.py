@@ -1,20 +1,22 @@
 """Compute: element-wise arithmetic, reductions, matmul, einsum, activations, randn, cat, linalg.
 
 Element-wise cases use 2^24 elements on the CPU and 2^28 on CUDA, matrices 4096x4096 on the CPU
-and 16384x16384 on CUDA (1 GiB in float32). matmul: float32 1024^3 on the CPU, bfloat16 8192^3
-and float32 4096^3 on CUDA (torch with ``allow_tf32 = False``: both do full float32), reported
-in TFLOP/s. One host-time case, ``a + b`` on 1-element tensors, timed in bursts of 100 calls
-with the device synchronised between bursts, outside the timed region.
+and 16384x16384 on CUDA (1 GiB in float32). matmul: float32 1024^3 on the CPU; on CUDA issue 19's
+grid, 1024^3, 4096^3 and 8192^3 in bfloat16, float16 and float32 and bmm of 64 x 512^3 in each
+(torch with ``allow_tf32 = False``: both do full float32), genesis and torch taking turns five
+times; reported in TFLOP/s. One host-time case, ``a + b`` on 1-element tensors, timed in bursts
+of 100 calls with the device synchronised between bursts, outside the timed region.
 
 Goals (full size only): >= 0.97x torch on CUDA, >= 1x NumPy on the CPU, for add, mul, exp, the
-broadcast add, the reductions and matmul on CUDA; the 1-element add's host time <= 0.6x torch's
-on CUDA (also with --quick). relu, sigmoid, softmax, cumsum, randn, cat, linalg.solve,
-linalg.cholesky and linalg.eigvalsh (batches of 64 x 64 float32 matrices) are informational.
+broadcast add and the reductions; >= 1x torch for every matmul and bmm row on CUDA; the
+1-element add's host time <= 0.6x torch's on CUDA (also with --quick). relu, sigmoid, softmax,
+cumsum, randn, cat, linalg.solve, linalg.cholesky and linalg.eigvalsh (batches of 64 x 64
+float32 matrices) are informational.
 
 Results are checked once against NumPy: exactly where the result is exactly defined (add, mul
 by 2, max, relu, cat), within a tolerance (check column ``close``) against a float64 reference
-for exp, the reductions, sigmoid and softmax, against an emulated bfloat16 / float32 matmul for
-matmul; randn's moments (``stats``).
+for exp, the reductions, sigmoid and softmax, against an emulated bfloat16 / float16 / float32
+matmul for matmul; randn's moments (``stats``).
 """
 
 from __future__ import annotations
@@ -378,30 +380,49 @@ def linalg_eigvalsh(ctx: Context) -> Case:
 
 # --- matmul ---------------------------------------------------------------------------------
 
+# Issue 19's grid on CUDA: these sizes (n^3) in these dtypes, and bmm of 64 x 512^3; each row
+# alternates genesis and torch MATMUL_ROUNDS times, so clock drift over the run hits both.
+MATMUL_SIZES = (1024, 4096, 8192)
+MATMUL_DTYPES = ("bfloat16", "float16", "float32")
+MATMUL_ROUNDS = 5
 
-def _matmul(ctx: Context, n: int, dtype: str) -> Case:
-    """n x n @ n x n. bfloat16: inputs rounded to bfloat16 first (the same values in every
-    library), reference NumPy's float32 product rounded to bfloat16."""
-    T = ctx.torch
-    a, b = _normal(ctx, (n, n)), _normal(ctx, (n, n))
+
+def _round_to(a: np.ndarray, dtype: str) -> np.ndarray:
+    """float32 values rounded to dtype's precision, kept in float32."""
     if dtype == "bfloat16":
-        a, b = bfloat16_reference(a), bfloat16_reference(b)
-        x, y = ctx.to_genesis(a).to(genesis.bfloat16), ctx.to_genesis(b).to(genesis.bfloat16)
+        return bfloat16_reference(a)
+    if dtype == "float16":
+        return a.astype(np.float16).astype(np.float32)
+    return a
+
+
+def _matmul(ctx: Context, n: int, dtype: str, batch: int | None = None) -> Case:
+    """n x n @ n x n (a batch of them with ``batch``: bmm). 16-bit dtypes: inputs rounded to the
+    dtype first (the same values in every library), reference NumPy's float32 product rounded
+    to the dtype."""
+    T = ctx.torch
+    shape = (n, n) if batch is None else (batch, n, n)
+    a, b = _round_to(_normal(ctx, shape), dtype), _round_to(_normal(ctx, shape), dtype)
+    x, y = ctx.to_genesis(a), ctx.to_genesis(b)
+    if T is not None:
+        t, u = ctx.to_torch(a), ctx.to_torch(b)
+        if ctx.on_cuda:
+            T.backends.cuda.matmul.allow_tf32 = False  # torch in full float32 too
+    if dtype != "float32":
+        x, y = x.to(getattr(genesis, dtype)), y.to(getattr(genesis, dtype))
         if T is not None:
-            t, u = ctx.to_torch(a).to(T.bfloat16), ctx.to_torch(b).to(T.bfloat16)
+            t, u = t.to(getattr(T, dtype)), u.to(getattr(T, dtype))
 
         def reference() -> np.ndarray:
-            return bfloat16_reference(a @ b)
+            return _round_to(a @ b, dtype)
 
-        # Both round float32 sums to bfloat16: one ulp apart at most (<= 2^-7 relative), plus
-        # the float32 accumulation-order difference near zero.
-        rtol, atol, info = 2.0**-7, 1e-2, "bfloat16 in and out"
+        # Both round float32 sums to the dtype: one ulp apart at most (2^-7 relative in
+        # bfloat16, 2^-10 in float16; float16's split-K sums may round in float16 too), plus the
+        # float32 accumulation-order difference near zero.
+        rtol = 2.0**-7 if dtype == "bfloat16" else 2.0**-9
+        atol = 1e-2 if dtype == "bfloat16" else 5e-2
+        info = f"{dtype} in and out"
     else:
-        x, y = ctx.to_genesis(a), ctx.to_genesis(b)
-        if T is not None:
-            t, u = ctx.to_torch(a), ctx.to_torch(b)
-            if ctx.on_cuda:
-                T.backends.cuda.matmul.allow_tf32 = False  # torch in full float32 too
 
         def reference() -> np.ndarray:
             return a @ b
@@ -409,35 +430,55 @@ def _matmul(ctx: Context, n: int, dtype: str) -> Case:
         # float32 accumulation differs by about K * eps (3e-4 at K = 4096); TF32 products
         # would be off by about 0.03 there, so this tolerance tells them apart.
         rtol, atol = 1e-5, 2e-6 * n
-        info = "float32 (torch: allow_tf32 = False)" if ctx.on_cuda else "informational"
+        info = "float32 (both allow_tf32 = False)" if ctx.on_cuda else "informational"
+    count = 1 if batch is None else batch
+    matmul = genesis.matmul if batch is None else genesis.bmm
+    torch_matmul = (T.matmul if batch is None else T.bmm) if T is not None else None
+    size = f"{n}^3" if batch is None else f"{batch}x{n}^3"
     return Case(
-        "matmul",
-        f"{n}^3 {size_str(1, dtype).split()[1]}",
+        "matmul" if batch is None else "bmm",
+        f"{size} {size_str(1, dtype).split()[1]}",
         ctx.fns(
-            genesis=lambda: genesis.matmul(x, y),
+            genesis=lambda: matmul(x, y),
             numpy=lambda: a @ b,  # float32 (not timed on CUDA)
-            torch=lambda: T.matmul(t, u),
+            torch=lambda: torch_matmul(t, u),
         ),
-        flops=2 * n**3,
+        flops=2 * count * n**3,
         reference=reference,
         dtype=dtype,
         rtol=rtol,
         atol=atol,
-        goal=_goal(ctx) if ctx.on_cuda else None,
-        info=info + f"; TFLOP/s = 2*{n}^3 / median; checked within rtol={rtol:g} atol={atol:g}",
+        rounds=MATMUL_ROUNDS if ctx.on_cuda else 1,
+        goal=Goal(">= 1x torch", min_speedup=1.0) if ctx.on_cuda and not ctx.quick else None,
+        info=info + f"; TFLOP/s = 2*{size} / median; checked within rtol={rtol:g} atol={atol:g}",
     )
 
 
-@register(name="matmul")
-def matmul_bf16(ctx: Context) -> Case | None:
-    if not ctx.on_cuda:
-        return None  # NumPy has no bfloat16 matmul to compare with
-    return _matmul(ctx, ctx.pick(0, 256, cuda=8192), "bfloat16")
+def _matmul_row(n: int, dtype: str, batch: int | None = None) -> Callable[[Context], Case | None]:
+    """The builder of one CUDA row of the grid; --quick keeps the 1024 rows, at 256^3."""
+
+    def build(ctx: Context) -> Case | None:
+        if not ctx.on_cuda or (ctx.quick and n != MATMUL_SIZES[0] and batch is None):
+            return None
+        side = ctx.pick(n, 256 if batch is None else 64, cuda=n)
+        return _matmul(ctx, side, dtype, ctx.pick(batch, 8, cuda=batch) if batch else None)
+
+    build.__name__ = f"matmul_{n}_{dtype}" if batch is None else f"bmm_{batch}x{n}_{dtype}"
+    return build
+
+
+for _dtype in MATMUL_DTYPES:
+    for _n in MATMUL_SIZES:
+        register(name="matmul")(_matmul_row(_n, _dtype))
+    register(name="bmm")(_matmul_row(512, _dtype, batch=64))
 
 
 @register(name="matmul")
-def matmul_f32(ctx: Context) -> Case:
-    return _matmul(ctx, ctx.pick(1024, 128, cuda=4096), "float32")
+def matmul_f32(ctx: Context) -> Case | None:
+    """On the CPU (the grid above is CUDA's): float32 1024^3 against NumPy."""
+    if ctx.on_cuda:
+        return None
+    return _matmul(ctx, ctx.pick(1024, 128), "float32")
 
 
 @register(name="einsum('bij,bjk->bik')")

@@ -214,9 +214,10 @@ def run_case(area: str, case: Case, libraries: list[str], syncs: dict, budget: B
             result.check, result.note = "ERROR", f"genesis raised {_short(exc)}"
     else:
         verify(case, result, _sync_all(syncs))
-    # Host-time cases (bursts) swing with the machine's state over seconds: the libraries take
-    # turns, BURST_ROUNDS rounds each, and each keeps the median of its round medians.
-    rounds = BURST_ROUNDS if case.burst is not None else 1
+    # Host-time cases (bursts) swing with the machine's state over seconds, and long GPU cases
+    # (matmul) with its clocks: the libraries take turns, BURST_ROUNDS (or case.rounds) rounds
+    # each, and each keeps the median of its round medians.
+    rounds = BURST_ROUNDS if case.burst is not None else case.rounds
     timings: dict[str, list[Timing]] = {}
     for _ in range(rounds):
         for lib in libraries:

@@ -43,6 +43,7 @@ _load_core(__name__, _dirname(__file__))
 from . import (
     _C,  # noqa: E402
     autograd,  # noqa: E402
+    backends,  # noqa: E402  (backends.cuda.matmul.allow_tf32)
     cpu,  # noqa: E402  (enable_pinned_memory)
     cuda,  # noqa: E402
     linalg,  # noqa: E402
@@ -762,6 +763,7 @@ __all__ = [
     "set_printoptions",
     "tensor_repr",
     # submodules
+    "backends",
     "cuda",
     "linalg",
     "nn",

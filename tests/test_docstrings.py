@@ -21,6 +21,7 @@ import genesis
 
 MODULES = [
     genesis,
+    genesis.backends.cuda,
     genesis.cpu,
     genesis.cuda,
     genesis.distributed,
@@ -264,7 +265,12 @@ def test_all_lists_the_public_names():
     # The dtypes named like Python's types stay out of `from genesis import *`, which would
     # otherwise replace bool, int and float (genesis.bool ... remain attributes).
     builtin_types = {"bool", "int", "float"}
-    assert set(genesis.__all__) == exported | (dtypes - builtin_types) | {"cuda", "linalg", "nn"}
+    assert set(genesis.__all__) == exported | (dtypes - builtin_types) | {
+        "backends",
+        "cuda",
+        "linalg",
+        "nn",
+    }
     assert len(genesis.__all__) == len(set(genesis.__all__))
 
 

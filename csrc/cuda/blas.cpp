@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
 #include <cstdlib>
 #include <mutex>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "cuda/blas_lt.h"
 #include "cuda/check.h"
 #include "cuda/copy.h"
 #include "cuda/device_guard.h"
@@ -33,6 +35,9 @@
 // constants are written here from the cuBLAS documentation (enums are ints in the C ABI), so the
 // build needs no cuBLAS headers either; where the headers exist, static_asserts check them.
 //
+// Products of float16, bfloat16 and float32 go to cuBLASLt first (Note [cuBLASLt matmul] in
+// blas_lt.cpp, loaded the same way); this is where they go when it declines.
+//
 // One handle per device, never destroyed (at exit the CUDA context may already be gone), shared
 // by matmul and the LU routines. Each call (a Session) takes the handle's lock, points it at the
 // current stream and at a workspace taken from
@@ -49,6 +54,7 @@ constexpr BlasStatus kSuccess = 0;
 constexpr int kOpN = 0, kOpT = 1;                  // cublasOperation_t
 constexpr int kDefaultMath = 0;                    // cublasMath_t: no TF32 for float32
 constexpr int kCompute32F = 68, kCompute64F = 70;  // cublasComputeType_t
+constexpr int kCompute32FFastTF32 = 77;            // TF32 tensor cores for float32
 constexpr int kGemmDefault = -1;                   // cublasGemmAlgo_t
 // The workspace PyTorch gives cuBLAS on Hopper; smaller ones rule out some split-K kernels.
 constexpr size_t kWorkspaceBytes = size_t{32} << 20;
@@ -57,7 +63,10 @@ constexpr size_t kWorkspaceBytes = size_t{32} << 20;
 static_assert(CUBLAS_STATUS_SUCCESS == kSuccess && CUBLAS_OP_N == kOpN && CUBLAS_OP_T == kOpT);
 static_assert(CUBLAS_DEFAULT_MATH == kDefaultMath && CUBLAS_GEMM_DEFAULT == kGemmDefault);
 static_assert(CUBLAS_COMPUTE_32F == kCompute32F && CUBLAS_COMPUTE_64F == kCompute64F);
+static_assert(CUBLAS_COMPUTE_32F_FAST_TF32 == kCompute32FFastTF32);
 #endif
+
+std::atomic<bool> g_allow_tf32{false}, g_prefer_lt{true};
 
 struct Api {
   BlasStatus (*create)(BlasHandle*);
@@ -277,6 +286,45 @@ cudaDataType data_type(ScalarType t) {
 
 }  // namespace
 
+void set_allow_tf32(bool allow) { g_allow_tf32.store(allow, std::memory_order_relaxed); }
+bool allow_tf32() { return g_allow_tf32.load(std::memory_order_relaxed); }
+void set_prefer_cublaslt(bool prefer) { g_prefer_lt.store(prefer, std::memory_order_relaxed); }
+bool prefer_cublaslt() { return g_prefer_lt.load(std::memory_order_relaxed); }
+LtStats lt_stats() { return lt::stats(); }
+
+namespace {
+
+lt::Matrix lt_matrix(const Operand& o) { return {o.data, o.col_major, o.ld, o.batch_stride}; }
+
+// The product as cuBLASLt takes it (Note [cuBLASLt matmul] in blas_lt.cpp).
+lt::Gemm lt_gemm(const Tensor& out, const Operand& oa, const Operand& ob, int64_t k) {
+  lt::Gemm g;
+  g.device = out.device().index;
+  g.dtype = out.dtype();
+  g.batch = out.sizes()[0];
+  g.m = out.sizes()[1];
+  g.n = out.sizes()[2];
+  g.k = k;
+  g.a = lt_matrix(oa);
+  g.b = lt_matrix(ob);
+  g.out = out.mutable_data();
+  g.tf32 = allow_tf32();
+  return g;
+}
+
+}  // namespace
+
+bool gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
+               double alpha) {
+  if (out.dtype() == ScalarType::Float64 || !prefer_cublaslt() || out.numel() == 0) return false;
+  DeviceGuard guard(out.device().index);
+  Operand oa = operand(a), ob = operand(b);
+  lt::Gemm g = lt_gemm(out, oa, ob, a.sizes()[2]);
+  g.alpha = alpha;
+  g.bias = bias.data();
+  return lt::matmul(g);
+}
+
 void gemm_strided_batched(const Tensor& out, const Tensor& a, const Tensor& b) {
   const int64_t batch = out.sizes()[0], m = out.sizes()[1], n = out.sizes()[2], k = a.sizes()[2];
   if (out.numel() == 0) return;
@@ -284,17 +332,19 @@ void gemm_strided_batched(const Tensor& out, const Tensor& a, const Tensor& b) {
   GENESIS_CHECK(fits_int(m) && fits_int(n) && fits_int(k), "matmul",
                 "cuBLAS takes matrix sizes up to 2^31 - 1, got m=", m, ", n=", n, ", k=", k);
   DeviceGuard guard(out.device().index);
-  const Api& blas = api();
   Operand oa = operand(a), ob = operand(b);
+  const bool f64 = out.dtype() == ScalarType::Float64;
+  if (!f64 && prefer_cublaslt() && lt::matmul(lt_gemm(out, oa, ob, k))) return;
+  const Api& blas = api();
   // Row-major C (m x n) is column-major C^T (n x m) = B^T A^T: cuBLAS's first operand is our b,
   // its second our a. A row-major matrix read column-major is already the transpose (op N).
   const int trans_b = ob.col_major ? kOpT : kOpN, trans_a = oa.col_major ? kOpT : kOpN;
-  const bool f64 = out.dtype() == ScalarType::Float64;
   const float one_f = 1.0f, zero_f = 0.0f;
   const double one_d = 1.0, zero_d = 0.0;
   const void* alpha = f64 ? static_cast<const void*>(&one_d) : &one_f;
   const void* beta = f64 ? static_cast<const void*>(&zero_d) : &zero_f;
-  const int compute = f64 ? kCompute64F : kCompute32F;
+  const bool tf32 = out.dtype() == ScalarType::Float32 && allow_tf32();
+  const int compute = f64 ? kCompute64F : tf32 ? kCompute32FFastTF32 : kCompute32F;
   Session session(out.device(), "matmul");
   const BlasHandle handle = session.handle();
   char* c = static_cast<char*>(out.mutable_data());

@@ -1,16 +1,43 @@
 #pragma once
-// Matrix products through cuBLAS, as the rest of genesis sees them: plain C++, no CUDA headers.
-// csrc/cuda/blas.cpp loads cuBLAS at run time (Note [Loading cuBLAS]); csrc/cuda/no_cuda_blas.cpp
+// Matrix products through cuBLAS and cuBLASLt, as the rest of genesis sees them: plain C++, no
+// CUDA headers. csrc/cuda/blas.cpp loads cuBLAS at run time (Note [Loading cuBLAS]) and tries
+// cuBLASLt first (csrc/cuda/blas_lt.cpp, Note [cuBLASLt matmul]); csrc/cuda/no_cuda_blas.cpp
 // stands in for CPU-only builds.
 #include "core/tensor.h"
 
 namespace genesis::cuda {
 
 // out = a @ b on out's device and current stream, for float16, bfloat16 (float32 accumulation),
-// float32 (no TF32) and float64. out is contiguous (batch, m, n); a is (batch, m, k) and b
-// (batch, k, n), each with any strides: a matrix that is row- or column-major goes to cuBLAS as
-// it is (any batch stride, 0 included), any other is copied first. k > 0.
+// float32 (TF32 only when allow_tf32()) and float64. out is contiguous (batch, m, n); a is
+// (batch, m, k) and b (batch, k, n), each with any strides: a matrix that is row- or
+// column-major goes to the library as it is (any batch stride, 0 included), any other is copied
+// first. k > 0. cuBLASLt when it has an algorithm (and prefer_cublaslt()), else cuBLAS.
 void gemm_strided_batched(const Tensor& out, const Tensor& a, const Tensor& b);
+
+// out = alpha * (a @ b) + bias in one cuBLASLt call (its bias epilogue), shapes and strides as
+// gemm_strided_batched's, bias a contiguous (n,) vector of out's dtype added to every row of
+// every matrix. Returns false, having queued nothing, when cuBLASLt cannot do it (not loaded, no
+// algorithm, float64, prefer_cublaslt() off): the caller composes it from other ops.
+bool gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
+               double alpha);
+
+// genesis.backends.cuda.matmul.allow_tf32: float32 products may round their inputs to TF32
+// (tensor cores, about 10 bits of mantissa). Off by default, as in PyTorch; read at each call.
+void set_allow_tf32(bool allow);
+bool allow_tf32();
+// genesis.backends.cuda.preferred_blas_library: cuBLASLt first (true, the default) or cuBLAS
+// only.
+void set_prefer_cublaslt(bool prefer);
+bool prefer_cublaslt();
+
+// What cuBLASLt did since the process started: for tests and for checking a GPU run.
+struct LtStats {
+  bool available = false;  // cuBLASLt loads (asking tries to load it)
+  int64_t calls = 0;       // products it ran
+  int64_t fallbacks = 0;   // products it declined (no algorithm or not loaded): cuBLAS ran them
+  int64_t cached = 0;      // (shape, dtype, layout, alignment, epilogue) keys in its caches
+};
+LtStats lt_stats();
 
 // The batched LU of Note [Batched small matrices] (csrc/cuda/solver.cpp): cublas<S|D>getrfBatched
 // and cublas<S|D>getrsBatched (dtype float32 or float64) over `batch` column-major n x n

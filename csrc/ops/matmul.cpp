@@ -137,6 +137,19 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   return batched_matmul(a, b, {});
 }
 
+std::optional<Tensor> mm_bias(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha) {
+  const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
+  if (!a.is_cuda() || a.dtype() == ScalarType::Float64 || m == 0 || n == 0 || k == 0)
+    return std::nullopt;
+  // cuBLASLt reads the bias packed.
+  Tensor vec = n == 1 || bias.strides()[0] == 1 ? bias : contiguous(bias);
+  Tensor out = Tensor::empty({m, n}, a.dtype(), a.device());
+  Tensor out3 = out.as_strided({1, m, n}, {m * n, n, 1}, 0);
+  if (!cuda::gemm_bias(out3, as_batched(a, {}, 1), as_batched(b, {}, 1), vec, alpha))
+    return std::nullopt;
+  return out;
+}
+
 Tensor bmm(const Tensor& a, const Tensor& b) {
   GENESIS_CHECK(a.ndim() == 3 && b.ndim() == 3, "bmm", "expected 3-D tensors, got ", a.ndim(),
                 "-D and ", b.ndim(), "-D");

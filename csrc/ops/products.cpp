@@ -1,6 +1,7 @@
 #include "ops/products.h"
 
 #include <cmath>
+#include <optional>
 
 #include "core/errors.h"
 #include "core/shape.h"
@@ -53,6 +54,15 @@ Tensor scaled_sum(const Tensor& input, const Tensor& product, const Scalar& beta
   if (beta.to_double() == 0.0) return scaled;
   Tensor in = is_one(beta) ? input : binary(BinaryOp::Mul, input, coefficient(beta, dt), op);
   return binary(BinaryOp::Add, in, scaled, op);
+}
+
+// input as the (n,) row that broadcasts down every row of an (m, n) product: a 1-D (n,) tensor,
+// or a 2-D one of one row or of rows that repeat (stride 0); nothing for any other shape.
+std::optional<Tensor> bias_row(const Tensor& input, int64_t n) {
+  if (input.ndim() == 0 || input.ndim() > 2 || input.sizes().back() != n) return std::nullopt;
+  if (input.ndim() == 1) return input;
+  if (input.sizes()[0] != 1 && input.strides()[0] != 0) return std::nullopt;
+  return input.as_strided({n}, {input.strides()[1]}, input.storage_offset());
 }
 
 // The sizes of a's dims listed in `dims`, in order.
@@ -116,6 +126,14 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
   check_product_operands(mat1, mat2, op);
   GENESIS_CHECK(mat1.sizes()[1] == mat2.sizes()[0], op, "shapes ", shape_str(mat1.sizes()), " and ",
                 shape_str(mat2.sizes()), " cannot be multiplied");
+  // A bias row added once (beta == 1) is cuBLASLt's bias epilogue: one call, no second pass
+  // (Note [cuBLASLt matmul]). alpha == 0 is left to the composition, whose 0 * product keeps a
+  // NaN or inf of the operands, as PyTorch's result does.
+  if (is_one(beta) && alpha.to_double() != 0.0 && input.device() == mat1.device() &&
+      input.dtype() == mat1.dtype()) {
+    if (std::optional<Tensor> row = bias_row(input, mat2.sizes()[1]))
+      if (std::optional<Tensor> fused = mm_bias(*row, mat1, mat2, alpha.to_double())) return *fused;
+  }
   return scaled_sum(input, mm(mat1, mat2), beta, alpha, op);
 }
 

@@ -4,6 +4,7 @@
 #include "core/allocator.h"
 #include "core/errors.h"
 #include "core/sync_debug.h"
+#include "cuda/blas.h"
 #include "cuda/copy.h"
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
@@ -208,6 +209,21 @@ void init_cuda(py::module_& m) {
         return pinned != nullptr;
       },
       py::arg("on"));
+  // genesis.backends.cuda (Note [cuBLASLt matmul] in csrc/cuda/blas_lt.cpp).
+  c.def("set_allow_tf32", &cuda::set_allow_tf32, py::arg("allow"));
+  c.def("allow_tf32", &cuda::allow_tf32);
+  c.def("set_prefer_cublaslt", &cuda::set_prefer_cublaslt, py::arg("prefer"));
+  c.def("prefer_cublaslt", &cuda::prefer_cublaslt);
+  // What cuBLASLt did: {"available", "calls", "fallbacks", "cached"} (csrc/cuda/blas.h).
+  c.def("blaslt_stats", [] {
+    cuda::LtStats s = cuda::lt_stats();
+    py::dict d;
+    d["available"] = s.available;
+    d["calls"] = s.calls;
+    d["fallbacks"] = s.fallbacks;
+    d["cached"] = s.cached;
+    return d;
+  });
 }
 
 }  // namespace genesis::python

@@ -1,5 +1,5 @@
 """Neural-network helpers with torch.nn's names. So far ``genesis.nn.functional``: the
-pointwise activations and softmax (no layers or modules yet).
+pointwise activations, softmax and ``linear`` (no layers or modules yet).
 
 Example::
 

@@ -88,7 +88,8 @@ inline constexpr const char* kAddmm =
 
 ``input`` broadcasts to the product's shape (n, p). With ``beta`` 0 its values are ignored
 (a NaN in it does not reach the result). All three tensors need one dtype; integer tensors take
-the integer part of ``beta`` and ``alpha``.
+the integer part of ``beta`` and ``alpha``. On CUDA, a bias row (``input`` of shape (p,) or
+(1, p)) with ``beta`` 1 is added by cuBLASLt as it writes the product: one call, no second pass.
 
 Args:
     input (Tensor): the tensor added, broadcastable to (n, p).

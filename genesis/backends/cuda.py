@@ -1,0 +1,113 @@
+"""genesis.backends.cuda: how matrix products run on CUDA, as ``torch.backends.cuda``.
+
+``matmul.allow_tf32`` lets float32 products use TF32 tensor cores (off by default, as in
+PyTorch); ``preferred_blas_library()`` picks cuBLASLt (the default) or cuBLAS. Both are
+process-wide, read by the C++ core at each product, and can be set without a GPU (they then
+change nothing).
+
+Example::
+
+    >>> genesis.backends.cuda.matmul.allow_tf32 = True  # float32 matmul may use TF32
+    >>> genesis.backends.cuda.matmul.allow_tf32
+    True
+    >>> genesis.backends.cuda.matmul.allow_tf32 = False
+    >>> genesis.backends.cuda.preferred_blas_library()
+    'cublaslt'
+"""
+
+from __future__ import annotations
+
+from .. import _C
+
+__all__ = ["MatmulSettings", "matmul", "preferred_blas_library"]
+
+_LIBRARIES = {"cublaslt": True, "cublas": False}
+
+
+class MatmulSettings:
+    """The settings of CUDA matrix products; ``genesis.backends.cuda.matmul`` is the one
+    instance (PyTorch's ``torch.backends.cuda.matmul``).
+
+    Its one attribute is ``allow_tf32``; setting any other raises ``AttributeError``, so a
+    misspelt setting is not silently ignored.
+
+    Example::
+
+        >>> genesis.backends.cuda.matmul
+        MatmulSettings(allow_tf32=False)
+    """
+
+    __slots__ = ()
+
+    @property
+    def allow_tf32(self) -> bool:
+        """Whether float32 matrix products on CUDA may round their inputs to TF32 (10 bits of
+        mantissa) to run on tensor cores: several times faster, with a relative error near
+        1e-3 instead of float32's 1e-6. Applies to ``matmul``, ``@``, ``mm``, ``bmm``, the
+        ``add*`` products and ``einsum``'s contractions; float16, bfloat16 and float64 are not
+        affected. Default: ``False``, as in PyTorch. Setting it takes effect at the next product.
+
+        Example::
+
+            >>> genesis.backends.cuda.matmul.allow_tf32 = True
+            >>> genesis.backends.cuda.matmul.allow_tf32
+            True
+            >>> genesis.backends.cuda.matmul.allow_tf32 = False
+        """
+        return _C._cuda.allow_tf32()
+
+    @allow_tf32.setter
+    def allow_tf32(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"[allow_tf32] expected a bool, got {type(value).__name__}")
+        _C._cuda.set_allow_tf32(value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name != "allow_tf32":
+            raise AttributeError(
+                f"[backends.cuda.matmul] unknown setting {name!r}; the one setting is allow_tf32"
+            )
+        object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        return f"MatmulSettings(allow_tf32={self.allow_tf32})"
+
+
+matmul = MatmulSettings()
+
+
+def preferred_blas_library(backend: str | None = None) -> str:
+    """Sets (or only reads, without an argument) the library CUDA matrix products go through.
+
+    ``"cublaslt"`` (the default; ``"default"`` means it too): cuBLASLt with an algorithm chosen
+    once per shape, dtype and layout and kept, falling back to cuBLAS where it has none (and for
+    float64); only cuBLASLt fuses ``addmm``'s bias into the product. ``"cublas"``: cuBLAS only.
+    Unlike PyTorch, which returns an enum, the name is returned as a string.
+
+    Args:
+        backend (str, optional): ``"cublaslt"``, ``"cublas"`` or ``"default"``; None leaves
+            the setting as it is. Default: ``None``.
+
+    Returns:
+        str: the library in force after the call, ``"cublaslt"`` or ``"cublas"``.
+
+    Example::
+
+        >>> genesis.backends.cuda.preferred_blas_library("cublas")
+        'cublas'
+        >>> genesis.backends.cuda.preferred_blas_library("default")
+        'cublaslt'
+    """
+    if backend is not None:
+        if not isinstance(backend, str):
+            raise TypeError(
+                f"[preferred_blas_library] backend must be a str, got {type(backend).__name__}"
+            )
+        name = "cublaslt" if backend.lower() == "default" else backend.lower()
+        if name not in _LIBRARIES:
+            raise ValueError(
+                f"[preferred_blas_library] unknown library {backend!r}; expected 'cublaslt', "
+                "'cublas' or 'default'"
+            )
+        _C._cuda.set_prefer_cublaslt(_LIBRARIES[name])
+    return "cublaslt" if _C._cuda.prefer_cublaslt() else "cublas"
