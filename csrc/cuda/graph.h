@@ -17,7 +17,10 @@
 //  - order: capture happens on a side stream (CUDA cannot capture the legacy default stream);
 //    warming up first (cuBLAS handles, the index error record, first-use setup) is the
 //    caller's job, as in PyTorch.
-// The capture mode (global, thread_local, relaxed) is CUDA's cudaStreamCaptureMode.
+// The capture mode (global, thread_local, relaxed) is CUDA's cudaStreamCaptureMode; genesis's
+// own refusal of waits stays process-wide whatever the mode. Not handled yet: random ops
+// replay the numbers drawn during the capture (the Philox seed and offset are kernel
+// arguments, not device state), and autograd through graphed callables.
 #include <cstdint>
 #include <memory>
 
