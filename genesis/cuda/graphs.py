@@ -12,12 +12,13 @@ csrc/memory/caching_pool.h), and anything that would make the host wait during a
 import gc
 
 from .. import _C
-from .devices import synchronize
+from .devices import current_device, synchronize
 from .memory import empty_cache as _empty_cache
 from .streams import Stream, current_stream
 from .streams import stream as _stream_scope
 
 _CAPTURE_MODES = ("global", "thread_local", "relaxed")
+_capture_streams: dict[int, Stream] = {}  # device -> the side stream graphs capture on
 
 
 def _pool_id(pool, op):
@@ -221,8 +222,8 @@ class graph:
         cuda_graph (CUDAGraph): the graph to capture into.
         pool (tuple, optional): a pool handle to share (``graph_pool_handle()``, another
             graph's ``pool()``). Default: None (a new private pool).
-        stream (Stream, optional): the stream to capture on. Default: None (a side stream that
-            every ``graph`` shares, ``graph.default_capture_stream``).
+        stream (Stream, optional): the stream to capture on. Default: None (a side stream of
+            the current device that every ``graph`` shares).
         capture_error_mode (str): ``"global"``, ``"thread_local"`` or ``"relaxed"``, as in
             ``CUDAGraph.capture_begin``. Default: ``"global"``.
 
@@ -234,8 +235,6 @@ class graph:
         ...     y = (x * 2).relu().sum()
         >>> g.replay()  # doctest: +SKIP
     """
-
-    default_capture_stream = None
 
     def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode="global"):
         if not isinstance(cuda_graph, CUDAGraph):
@@ -254,9 +253,10 @@ class graph:
 
     def __enter__(self):
         if self.capture_stream is None:
-            if graph.default_capture_stream is None:
-                graph.default_capture_stream = Stream()
-            self.capture_stream = graph.default_capture_stream
+            device = current_device()
+            if device not in _capture_streams:
+                _capture_streams[device] = Stream(device)
+            self.capture_stream = _capture_streams[device]
         synchronize()
         gc.collect()
         _empty_cache()
