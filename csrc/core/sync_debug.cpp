@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/graph_capture.h"
 
 namespace genesis {
 
@@ -27,6 +28,7 @@ void set_sync_warning_hook(SyncWarningHook hook) {
 }
 
 void note_implicit_sync(const char* op, int device) {
+  check_not_capturing(op);  // Note [Syncs during capture]
   auto m = static_cast<SyncDebugMode>(mode.load(std::memory_order_relaxed));
   if (m == SyncDebugMode::Default) return;
   std::string what =

@@ -19,7 +19,8 @@ using SyncWarningHook = void (*)(const char* message);
 void set_sync_warning_hook(SyncWarningHook hook);
 
 // `op` is about to wait for CUDA device `device`: raises RuntimeError under "error", warns under
-// "warn", does nothing under "default".
+// "warn", does nothing under "default"; raises during a graph capture whatever the mode (Note
+// [Syncs during capture] in core/graph_capture.h).
 void note_implicit_sync(const char* op, int device);
 
 }  // namespace genesis

@@ -9,6 +9,7 @@
 
 #include "core/caller_lock.h"
 #include "core/errors.h"
+#include "core/graph_capture.h"
 #include "core/loop_plan.h"
 #include "core/sync_debug.h"
 #include "cuda/check.h"
@@ -106,6 +107,8 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
   // meanwhile (Note [Releasing the caller's lock] in core/caller_lock.h).
   bool waits = dst_device.is_cpu() || is_pinned(src);
   if (waits) note_implicit_sync("copy", index);  // Note [Sync debug mode]
+  // A copy from pageable host memory is staged by the host: CUDA cannot capture it.
+  if (src_device.is_cpu()) check_not_capturing("copy");
   std::optional<UnlockedRegion> unlocked;
   if (dst_device.is_cpu() || src_device.is_cpu()) unlocked.emplace();
   DeviceGuard guard(index);

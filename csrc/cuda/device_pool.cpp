@@ -7,8 +7,10 @@
 #include <memory>
 #include <mutex>
 
+#include "core/graph_capture.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/graph.h"
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
@@ -24,6 +26,7 @@ class DeviceBackend final : public memory::RawBackend {
   void* raw_alloc(size_t nbytes) override {
     DeviceGuard guard(index_);
     void* ptr = nullptr;
+    RelaxedCaptureMode relaxed;  // Note [CUDA graphs]: a segment mapped during a capture
     cudaError_t err = cudaMalloc(&ptr, nbytes);
     if (err == cudaErrorMemoryAllocation) {
       cudaGetLastError();  // out of memory is an answer here, not an error
@@ -54,6 +57,7 @@ class DeviceBackend final : public memory::RawBackend {
   bool query_event(memory::EventId event) override { return cuda::query_event(event); }
   void release_event(memory::EventId event) override { destroy_event(event); }
   std::string describe() override { return "CUDA device cuda:" + std::to_string(index_); }
+  bool capture_underway() const override { return graph_capture_underway(); }
 
  private:
   int index_;

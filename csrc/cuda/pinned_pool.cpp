@@ -7,8 +7,10 @@
 #include <mutex>
 
 #include "core/errors.h"
+#include "core/graph_capture.h"
 #include "cuda/check.h"
 #include "cuda/copy.h"
+#include "cuda/graph.h"
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
@@ -22,6 +24,7 @@ class PinnedBackend final : public memory::RawBackend {
  public:
   void* raw_alloc(size_t nbytes) override {
     void* ptr = nullptr;
+    RelaxedCaptureMode relaxed;  // Note [CUDA graphs]
     cudaError_t err = cudaHostAlloc(&ptr, nbytes, cudaHostAllocPortable);
     if (err == cudaErrorMemoryAllocation) {
       cudaGetLastError();
@@ -49,6 +52,7 @@ class PinnedBackend final : public memory::RawBackend {
   bool query_event(memory::EventId event) override { return cuda::query_event(event); }
   void release_event(memory::EventId event) override { destroy_event(event); }
   std::string describe() override { return "pinned host memory"; }
+  bool capture_underway() const override { return graph_capture_underway(); }
 };
 
 void free_pinned(void* ptr, void* context) {

@@ -10,6 +10,7 @@
 
 #include "core/caller_lock.h"
 #include "core/device_backend.h"
+#include "core/graph_capture.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
 #include "cuda/memory.h"
@@ -107,6 +108,7 @@ Device resolve(Device device) {
 }
 
 void synchronize_device(int device_index) {
+  check_not_capturing("synchronize");  // Note [Syncs during capture]
   DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
   UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
   GENESIS_CUDA_CHECK(cudaDeviceSynchronize());

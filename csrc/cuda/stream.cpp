@@ -5,6 +5,7 @@
 #include <atomic>
 
 #include "core/caller_lock.h"
+#include "core/graph_capture.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
 #include "cuda/runtime.h"
@@ -42,12 +43,14 @@ void destroy_stream(int device_index, StreamId stream) {
 }
 
 void synchronize_stream(int device_index, StreamId stream) {
+  check_not_capturing("Stream.synchronize");  // Note [Syncs during capture]
   DeviceGuard guard(device_index);
   UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
   GENESIS_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
 }
 
 bool query_stream(int device_index, StreamId stream) {
+  check_not_capturing("Stream.query");
   DeviceGuard guard(device_index);
   cudaError_t err = cudaStreamQuery(as_stream(stream));
   if (err == cudaErrorNotReady) {
@@ -77,6 +80,7 @@ void record_event(EventId event, StreamId stream, int device_index) {
 }
 
 bool query_event(EventId event) {
+  check_not_capturing("Event.query");  // the pools never ask during a capture
   cudaError_t err = cudaEventQuery(as_event(event));
   if (err == cudaErrorNotReady) {
     cudaGetLastError();
@@ -87,6 +91,7 @@ bool query_event(EventId event) {
 }
 
 void synchronize_event(EventId event) {
+  check_not_capturing("Event.synchronize");
   UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
   GENESIS_CUDA_CHECK(cudaEventSynchronize(as_event(event)));
 }

@@ -14,7 +14,8 @@ bool is_split(const Block* b) { return b->prev != nullptr || b->next != nullptr;
 }  // namespace
 
 bool CachingPool::BlockLess::operator()(const Block* a, const Block* b) const {
-  return std::tie(a->stream, a->size, a->ptr) < std::tie(b->stream, b->size, b->ptr);
+  return std::tie(a->pool_id, a->stream, a->size, a->ptr) <
+         std::tie(b->pool_id, b->stream, b->size, b->ptr);
 }
 
 CachingPool::~CachingPool() {
@@ -86,14 +87,21 @@ CachingPool::FreeSet::node_type CachingPool::remove_free(Block* block) {
   return node;
 }
 
-Block* CachingPool::find_free(size_t rounded, StreamId stream, bool small) {
+Block* CachingPool::find_free(size_t rounded, PoolId pool_id, StreamId stream, bool small) {
   FreeSet& set = free_set(small);
   Block key;
+  key.pool_id = pool_id;
   key.stream = stream;
   key.size = rounded;
   auto it = set.lower_bound(&key);
-  if (it == set.end() || (*it)->stream != stream) return nullptr;
+  if (it == set.end() || (*it)->pool_id != pool_id || (*it)->stream != stream) return nullptr;
   return *it;
+}
+
+PoolId CachingPool::route(StreamId stream) const {
+  for (const Route& r : routes_)
+    if (r.stream == stream) return r.pool_id;
+  return kDefaultPoolId;
 }
 
 bool CachingPool::may_reserve(size_t nbytes) const {
@@ -102,10 +110,11 @@ bool CachingPool::may_reserve(size_t nbytes) const {
   return static_cast<double>(stats_.reserved_bytes.current + static_cast<int64_t>(nbytes)) <= limit;
 }
 
-Block* CachingPool::new_segment(size_t rounded, StreamId stream, bool small, size_t nbytes) {
+Block* CachingPool::new_segment(size_t rounded, PoolId pool_id, StreamId stream, bool small,
+                                size_t nbytes) {
   size_t seg = segment_size(rounded);
   void* ptr = may_reserve(seg) ? backend_->raw_alloc(seg) : nullptr;
-  if (ptr == nullptr) {
+  if (ptr == nullptr && !capturing()) {  // nothing may be returned during a capture
     // Give back what is cached and try once more before calling it out of memory.
     ++stats_.num_alloc_retries;
     release_cached_segments();
@@ -115,6 +124,7 @@ Block* CachingPool::new_segment(size_t rounded, StreamId stream, bool small, siz
   report_memory_event(MemoryEventKind::SegmentMap, source_, stream, ptr, seg, seg);
   Block* block = new_block();
   block->pool = this;
+  block->pool_id = pool_id;
   block->stream = stream;
   block->size = seg;
   block->ptr = static_cast<char*>(ptr);
@@ -150,8 +160,10 @@ Block* CachingPool::allocate(size_t nbytes, StreamId stream) {
 Block* CachingPool::allocate_locked(size_t nbytes, StreamId stream) {
   size_t rounded = round_size(nbytes);
   bool small = rounded <= kSmallRequest;
+  PoolId pool_id = routes_.empty() ? kDefaultPoolId : route(stream);
   Block* block = parked_;
-  if (block != nullptr && block->stream == stream && block->size == rounded) {
+  if (block != nullptr && block->stream == stream && block->size == rounded &&
+      block->pool_id == pool_id) {
     parked_ = nullptr;
     if (is_split(block)) {  // counted as free while parked
       stats_.inactive_split_bytes.decrease(static_cast<int64_t>(block->size));
@@ -161,19 +173,20 @@ Block* CachingPool::allocate_locked(size_t nbytes, StreamId stream) {
     return hand_out(block, nbytes);
   }
   unpark();
-  block = find_free(rounded, stream, small);
+  block = find_free(rounded, pool_id, stream, small);
   FreeSet::node_type node;
   if (block != nullptr) {
     node = remove_free(block);
     ++stats_.num_cache_hits;
   } else {
-    block = new_segment(rounded, stream, small, nbytes);
+    block = new_segment(rounded, pool_id, stream, small, nbytes);
   }
   size_t rest = block->size - rounded;
   bool split = small ? rest >= kRoundBytes : rest > kSmallRequest;
   if (split) {
     Block* remainder = new_block();
     remainder->pool = this;
+    remainder->pool_id = block->pool_id;
     remainder->stream = stream;
     remainder->size = rest;
     remainder->ptr = block->ptr + rounded;
@@ -213,10 +226,23 @@ void CachingPool::free(Block* block) {
   stats_.allocation.decrease(1);
   block->requested = 0;
   if (!block->stream_uses.empty()) {
-    for (StreamId s : block->stream_uses) pending_.push_back({backend_->record_event(s), block});
+    // Still active until the events complete; during a capture the events wait too (Note
+    // [Graph private pools]), and the block counts as pending meanwhile.
     block->pending_events = static_cast<int>(block->stream_uses.size());
-    block->stream_uses.clear();
-    return;  // still active until the events complete
+    if (capturing())
+      deferred_frees_.push_back(block);
+    else
+      record_pending_events(block);
+    return;
+  }
+  if (block->pool_id != kDefaultPoolId && pool_users_.count(block->pool_id) == 0) {
+    free_block(block);  // a dead private pool: its memory is never handed out again
+    if (releasable(block) && !capturing()) {
+      free_set(block->small).erase(block);
+      --whole_free_segments_;
+      release_segment(block);
+    }
+    return;
   }
   if (!block->small) {
     free_block(block);
@@ -230,6 +256,11 @@ void CachingPool::free(Block* block) {
     parked_ = block;
   }
   if (over_cap()) trim_cache();
+}
+
+void CachingPool::record_pending_events(Block* block) {
+  for (StreamId s : block->stream_uses) pending_.push_back({backend_->record_event(s), block});
+  block->stream_uses.clear();
 }
 
 void CachingPool::unpark() {
@@ -292,6 +323,9 @@ void CachingPool::record_stream(Block* block, StreamId stream) {
 }
 
 size_t CachingPool::process_events() {
+  if (capturing()) return 0;  // Note [Graph private pools]: no event may be queried now
+  for (Block* b : deferred_frees_) record_pending_events(b);
+  deferred_frees_.clear();
   size_t freed = 0;
   for (auto it = pending_.begin(); it != pending_.end();) {
     if (!backend_->query_event(it->event)) {
@@ -319,14 +353,15 @@ void CachingPool::release_segment(Block* b) {
 }
 
 ReleaseReport CachingPool::release_cached_segments() {
+  ReleaseReport report;
+  if (capturing()) return report;  // cudaFree would end the capture
   process_events();
   unpark();
-  ReleaseReport report;
   for (bool small : {true, false}) {
     FreeSet& set = free_set(small);
     for (auto it = set.begin(); it != set.end();) {
       Block* b = *it;
-      if (is_split(b)) {
+      if (!releasable(b)) {
         ++it;
         continue;
       }
@@ -341,12 +376,13 @@ ReleaseReport CachingPool::release_cached_segments() {
 }
 
 void CachingPool::trim_cache() {
-  unpark();  // a parked block merged may complete a whole free segment
+  if (capturing()) return;  // cudaFree would end the capture
+  unpark();                 // a parked block merged may complete a whole free segment
   if (!over_cap() || whole_free_segments_ == 0) return;
   std::vector<Block*> whole;
   for (bool small : {true, false})
     for (Block* b : free_set(small))
-      if (!is_split(b)) whole.push_back(b);
+      if (releasable(b)) whole.push_back(b);
   std::sort(whole.begin(), whole.end(), [](const Block* a, const Block* b) {
     return a->size != b->size ? a->size > b->size : a->ptr < b->ptr;
   });
@@ -360,6 +396,8 @@ void CachingPool::trim_cache() {
 
 ReleaseReport CachingPool::empty_cache() {
   std::lock_guard<std::mutex> lock(mutex_);
+  GENESIS_CHECK(!capturing(), "empty_cache",
+                "cannot return cached memory while a CUDA graph is being captured");
   ReleaseReport report = release_cached_segments();
   report_memory_event(MemoryEventKind::EmptyCache, source_, 0, nullptr, report.bytes, 0);
   return report;
@@ -395,6 +433,71 @@ double CachingPool::memory_fraction() const {
   return fraction_;
 }
 
+void CachingPool::retain_pool(PoolId id) {
+  GENESIS_CHECK_VALUE(id != kDefaultPoolId, "graph pool", "pool id 0 is the ordinary pool");
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++pool_users_[id];
+}
+
+void CachingPool::release_pool(PoolId id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = pool_users_.find(id);
+  GENESIS_CHECK(it != pool_users_.end(), "graph pool", "private pool ", id, " is not in use");
+  if (--it->second > 0) return;
+  pool_users_.erase(it);  // the pool is dead: its memory only goes back to the backend
+  if (capturing()) return;
+  unpark();
+  std::vector<Block*> whole;
+  for (auto& [base, head] : segments_)
+    if (head->pool_id == id && !is_split(head) && !head->allocated && head->pending_events == 0)
+      whole.push_back(head);
+  for (Block* b : whole) {
+    free_set(b->small).erase(b);
+    --whole_free_segments_;
+    release_segment(b);
+  }
+}
+
+bool CachingPool::releasable(const Block* block) const {
+  if (is_split(block) || block->allocated || block->pending_events > 0) return false;
+  return block->pool_id == kDefaultPoolId || pool_users_.count(block->pool_id) == 0;
+}
+
+void CachingPool::begin_allocate_to_pool(PoolId id, StreamId stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  GENESIS_CHECK(pool_users_.count(id) != 0, "graph pool", "private pool ", id,
+                " must be retained before allocating into it");
+  GENESIS_CHECK(route(stream) == kDefaultPoolId, "graph pool", "stream ", stream,
+                " already allocates into private pool ", route(stream));
+  routes_.push_back({stream, id});
+}
+
+void CachingPool::end_allocate_to_pool(PoolId id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  routes_.erase(std::remove_if(routes_.begin(), routes_.end(),
+                               [id](const Route& r) { return r.pool_id == id; }),
+                routes_.end());
+}
+
+int CachingPool::pool_use_count(PoolId id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = pool_users_.find(id);
+  return it == pool_users_.end() ? 0 : it->second;
+}
+
+std::pair<size_t, size_t> CachingPool::private_pool_bytes(PoolId id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t reserved = 0, allocated = 0;
+  for (const auto& [base, head] : segments_) {
+    if (head->pool_id != id) continue;
+    for (const Block* b = head; b != nullptr; b = b->next) {
+      reserved += b->size;
+      if (b->allocated) allocated += b->size;
+    }
+  }
+  return {reserved, allocated};
+}
+
 PoolStats CachingPool::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   const_cast<CachingPool*>(this)->unpark();  // Note [Parked block]: report the merged state
@@ -416,7 +519,8 @@ std::vector<SegmentSnapshot> CachingPool::snapshot() const {
   const_cast<CachingPool*>(this)->unpark();  // Note [Parked block]: report the merged state
   std::vector<SegmentSnapshot> out;
   for (const auto& [base, head] : segments_) {
-    SegmentSnapshot seg{reinterpret_cast<uintptr_t>(base), 0, head->stream, head->small, {}};
+    SegmentSnapshot seg{
+        reinterpret_cast<uintptr_t>(base), 0, head->stream, head->small, head->pool_id, {}};
     for (const Block* b = head; b != nullptr; b = b->next) {
       const char* state = b->allocated            ? "active_allocated"
                           : b->pending_events > 0 ? "active_pending_free"

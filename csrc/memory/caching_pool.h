@@ -31,6 +31,28 @@
 // counts its whole free segments so that an over-cap pool with none of them returns at once.
 // Each allocation served from the cache (a cached block, split or not) counts in
 // num_cache_hits; one that maps a new segment does not.
+//
+// Note [Graph private pools]
+// A CUDA graph replays the addresses it was captured with, so the memory its kernels touch must
+// not be handed to anyone else while the graph can still be replayed (Note [CUDA graphs] in
+// cuda/graph.h). The pool therefore tags every segment, and every block in it, with a pool id:
+// 0 is the ordinary pool, any other id a private pool. begin_allocate_to_pool(id, stream) routes
+// the allocations made on `stream` into private pool `id` (new segments are tagged with it) until
+// end_allocate_to_pool(id); the free sets are ordered by (pool id, stream, size, address), so a
+// best-fit search, and the parked block, only ever hand out blocks of the caller's own pool.
+// Blocks freed inside a private pool, during the capture or after it, stay in that pool: only a
+// later capture into the same id (pool sharing between graphs) reuses them. Private pools are
+// counted by retain_pool/release_pool (one per graph that captured into it). When the count
+// drops to 0 the pool is dead: a replay launched before the reset may still be running in its
+// memory, so that memory is never handed out again but only returned to the backend (cudaFree
+// waits for the device): its wholly free segments at once, each other one when its last block
+// is freed (or at the next empty_cache, if that happens during a capture). Every private block
+// is an ordinary block for the statistics: allocated, reserved and segment counts include
+// them, and snapshots name each segment's pool id.
+// While a capture is underway (routes are active, or the backend says one is underway in the
+// process) the pool queries no events, records none for cross-stream frees (they wait in a
+// list until the capture ends), and returns no memory to the backend: cudaEventQuery and
+// cudaFree are illegal during a capture and would invalidate it.
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -38,6 +60,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "core/memory_events.h"
@@ -48,8 +71,12 @@ namespace genesis::memory {
 
 class CachingPool;
 
+using PoolId = uint64_t;  // Note [Graph private pools]: 0 is the ordinary pool
+constexpr PoolId kDefaultPoolId = 0;
+
 struct Block {
   CachingPool* pool = nullptr;
+  PoolId pool_id = kDefaultPoolId;
   StreamId stream = 0;
   size_t size = 0;       // bytes this block spans
   size_t requested = 0;  // bytes the caller asked for (while allocated)
@@ -74,6 +101,7 @@ struct SegmentSnapshot {
   size_t total_size;
   StreamId stream;
   bool small;
+  PoolId pool_id;
   std::vector<BlockSnapshot> blocks;
 };
 
@@ -116,6 +144,17 @@ class CachingPool {
   void set_memory_fraction(double fraction);
   double memory_fraction() const;
 
+  // Note [Graph private pools]. retain_pool makes private pool `id` (> 0) or counts one more
+  // user; release_pool counts one fewer and, at 0, gives its memory back to the ordinary pool.
+  void retain_pool(PoolId id);
+  void release_pool(PoolId id);
+  // Allocations on `stream` come from private pool `id` (retained) until end_allocate_to_pool.
+  void begin_allocate_to_pool(PoolId id, StreamId stream);
+  void end_allocate_to_pool(PoolId id);
+  int pool_use_count(PoolId id) const;  // 0 for an id the pool does not know
+  // Reserved and allocated bytes of private pool `id` (0, 0 for an unknown id).
+  std::pair<size_t, size_t> private_pool_bytes(PoolId id) const;
+
   PoolStats stats() const;
   void reset_peak_stats();
   void reset_accumulated_stats();
@@ -142,11 +181,14 @@ class CachingPool {
   FreeSet::node_type remove_free(Block* block);
   Block* new_block();
   void retire_block(Block* block);
-  Block* find_free(size_t rounded, StreamId stream, bool small);
-  Block* new_segment(size_t rounded, StreamId stream, bool small, size_t nbytes);
-  void free_block(Block* block);  // back to the pool, merged with free neighbours
-  void merge_free(Block* block);  // merged with free neighbours and put in the free set
-  void unpark();                  // the parked block, if any, merged back
+  Block* find_free(size_t rounded, PoolId pool_id, StreamId stream, bool small);
+  Block* new_segment(size_t rounded, PoolId pool_id, StreamId stream, bool small, size_t nbytes);
+  PoolId route(StreamId stream) const;  // the pool id allocations on `stream` come from
+  bool capturing() const { return !routes_.empty() || backend_->capture_underway(); }
+  void record_pending_events(Block* block);  // a cross-stream free starts waiting
+  void free_block(Block* block);             // back to the pool, merged with free neighbours
+  void merge_free(Block* block);             // merged with free neighbours and put in the free set
+  void unpark();                             // the parked block, if any, merged back
   Block* hand_out(Block* block, size_t nbytes);  // marks it allocated, counts it
   Block* allocate_locked(size_t nbytes, StreamId stream);
   size_t process_events();  // bytes of blocks that went back to the cache
@@ -159,6 +201,8 @@ class CachingPool {
     return max_cached_ != kNoCacheCap && cached_bytes() > static_cast<int64_t>(max_cached_);
   }
   void trim_cache();  // Note [Cache cap]
+  // A whole free segment that may go back to the backend: of pool 0 or of a dead private pool.
+  bool releasable(const Block* block) const;
   bool may_reserve(size_t nbytes) const;
   [[noreturn]] void raise_oom(size_t nbytes, size_t segment);
 
@@ -179,6 +223,14 @@ class CachingPool {
   // search. Any other request, and everything that reports the pool's state, unparks it first,
   // so what callers see (stats, snapshots, best fit) is as if it had been merged at once.
   Block* parked_ = nullptr;
+  // Note [Graph private pools]
+  struct Route {
+    StreamId stream;
+    PoolId pool_id;
+  };
+  std::vector<Route> routes_;                   // streams being captured into private pools
+  std::unordered_map<PoolId, int> pool_users_;  // live private pool id -> graphs using it
+  std::vector<Block*> deferred_frees_;          // cross-stream frees made during a capture
 };
 
 }  // namespace genesis::memory

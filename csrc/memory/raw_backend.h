@@ -26,6 +26,9 @@ class RawBackend {
   virtual bool query_event(EventId event) = 0;
   virtual void release_event(EventId event) = 0;
   virtual std::string describe() = 0;  // "cuda:0", "host"
+  // True while a CUDA graph capture is underway in the process: events must not be queried and
+  // memory must not be returned then (Note [Graph private pools] in memory/caching_pool.h).
+  virtual bool capture_underway() const { return false; }
 };
 
 }  // namespace genesis::memory

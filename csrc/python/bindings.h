@@ -126,6 +126,8 @@ void init_serialization(py::module_& m);
 void init_shared_memory(py::module_& m, py::class_<Tensor>& cls);
 // CUDA IPC export and import on _C._cuda (cuda_ipc.cpp; after init_cuda).
 void init_cuda_ipc(py::module_& m);
+// CUDA graphs on _C._cuda (cuda_graph.cpp; after init_cuda).
+void init_cuda_graph(py::module_& m);
 // genesis._C._autograd's custom Function support (autograd_function.cpp).
 void init_autograd_function(py::module_& autograd);
 // `result` of a bound call, with a NotImplemented node for floating results that an input

@@ -71,6 +71,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_resize(tensor);
   gp::init_cuda(m);
   gp::init_cuda_ipc(m);
+  gp::init_cuda_graph(m);
   gp::init_memory_profiler(m);
   gp::init_distributed(m);
   gp::init_testing(m);

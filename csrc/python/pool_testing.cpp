@@ -138,6 +138,8 @@ py::list snapshot_list(const std::vector<memory::SegmentSnapshot>& segments) {
     sd["size"] = s.total_size;  // the memory guide's examples read entry['size']
     sd["stream"] = s.stream;
     sd["segment_type"] = s.small ? "small" : "large";
+    // torch's (owner, id) pair: (0, 0) is the ordinary pool (Note [Graph private pools])
+    sd["segment_pool_id"] = py::make_tuple(0, s.pool_id);
     sd["allocated_size"] = [&] {
       size_t n = 0;
       for (const auto& b : s.blocks)
@@ -210,6 +212,18 @@ void init_pool_testing(py::module_& t) {
       .def("backend_used_bytes", [](HostPool& p) { return p.backend().used_bytes(); })
       .def("live_events", [](HostPool& p) { return p.backend().live_events(); })
       .def("stats", [](HostPool& p) { return p.pool().stats().flatten(); })
+      .def("retain_pool", [](HostPool& p, memory::PoolId id) { p.pool().retain_pool(id); })
+      .def("release_pool", [](HostPool& p, memory::PoolId id) { p.pool().release_pool(id); })
+      .def("begin_allocate_to_pool",
+           [](HostPool& p, memory::PoolId id, memory::StreamId s) {
+             p.pool().begin_allocate_to_pool(id, s);
+           })
+      .def("end_allocate_to_pool",
+           [](HostPool& p, memory::PoolId id) { p.pool().end_allocate_to_pool(id); })
+      .def("pool_use_count",
+           [](HostPool& p, memory::PoolId id) { return p.pool().pool_use_count(id); })
+      .def("private_pool_bytes",
+           [](HostPool& p, memory::PoolId id) { return p.pool().private_pool_bytes(id); })
       .def("reset_peak_stats", [](HostPool& p) { p.pool().reset_peak_stats(); })
       .def("snapshot", [](HostPool& p) { return snapshot_list(p.pool().snapshot()); });
   t.def("round_size", &CachingPool::round_size);

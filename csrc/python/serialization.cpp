@@ -15,13 +15,13 @@ namespace genesis::python {
 
 namespace {
 
-Tensor as_bytes(const Storage& s) {
+Tensor serialized_bytes(const Storage& s) {
   return Tensor(s, {static_cast<int64_t>(s.nbytes())}, {1}, 0, ScalarType::UInt8);
 }
 
 // The bytes of a storage, copied to the host (one wait for a CUDA storage).
 py::bytes storage_bytes(const Storage& s) {
-  Tensor host = as_bytes(s);
+  Tensor host = serialized_bytes(s);
   if (!s.device().is_cpu()) host = ops::to(host, ScalarType::UInt8, kCPU, false);
   const char* data = static_cast<const char*>(host.storage().data());
   return py::bytes(data, s.nbytes());
@@ -47,7 +47,7 @@ Storage storage_from_bytes(const py::object& data, py::handle device) {
   if (n > 0) std::memcpy(host.mutable_data(), view.buf, n);
   Device d = to_device(device, op);
   if (d.is_cpu()) return host;
-  return ops::to(as_bytes(host), ScalarType::UInt8, d, false).storage();
+  return ops::to(serialized_bytes(host), ScalarType::UInt8, d, false).storage();
 }
 
 // A buffer's memory, held by its Py_buffer (released with the GIL, on any thread; after

@@ -10,7 +10,9 @@ Streams and events: ``Stream``, ``Event``, ``stream`` (a context manager),
 ``memory_stats``, ``memory_summary`` (a ``MemorySummary``: text, an HTML table in Jupyter),
 ``memory_snapshot``, ``empty_cache``, the reset and fraction controls, the cache cap
 ``set_cache_size`` / ``get_cache_size``, the pinned host pool's ``host_memory_stats`` and
-``host_empty_cache``, and ``OutOfMemoryError``.
+``host_empty_cache``, and ``OutOfMemoryError``. CUDA graphs: ``CUDAGraph``, ``graph`` (a
+context manager), ``graph_pool_handle``, ``make_graphed_callables``,
+``is_current_stream_capturing``.
 
 Without a GPU, ``is_available()`` is False, ``device_count()`` is 0, the memory queries report an
 empty pool and the memory controls do nothing, so code that logs memory use runs unchanged on a
@@ -39,6 +41,13 @@ from .devices import (
     mem_get_info,
     set_device,
     synchronize,
+)
+from .graphs import (
+    CUDAGraph,
+    graph,
+    graph_pool_handle,
+    is_current_stream_capturing,
+    make_graphed_callables,
 )
 from .memory import (
     MemorySummary,
@@ -91,6 +100,7 @@ def manual_seed(seed):
 manual_seed_all = manual_seed
 
 __all__ = [
+    "CUDAGraph",
     "DeviceProperties",
     "Event",
     "MemorySummary",
@@ -110,10 +120,14 @@ __all__ = [
     "get_device_name",
     "get_device_properties",
     "get_per_process_memory_fraction",
+    "graph",
+    "graph_pool_handle",
     "host_empty_cache",
     "host_memory_stats",
     "is_available",
     "is_compiled",
+    "is_current_stream_capturing",
+    "make_graphed_callables",
     "manual_seed",
     "manual_seed_all",
     "max_memory_allocated",

@@ -177,7 +177,9 @@ def memory_snapshot(device=None):
     """Returns the caching pool's segments and their blocks, as ``torch.cuda.memory_snapshot``.
 
     Each segment is a dict ``{address, total_size, size (= total_size), stream, segment_type,
-    allocated_size, blocks}``, each block ``{address, size, requested_size, state}``. A block's
+    segment_pool_id, allocated_size, blocks}``, each block ``{address, size, requested_size,
+    state}``; ``segment_pool_id`` is ``(0, 0)`` for the ordinary pool and a CUDA graph's pool
+    handle for its private pool (see ``genesis.cuda.graph``). A block's
     state is ``'active_allocated'``, ``'active_pending_free'`` (freed, waiting for the streams
     it was used on, see ``Tensor.record_stream``) or ``'inactive'`` (cached, free). The
     segments' sizes add up to ``memory_reserved()``.

@@ -1,0 +1,88 @@
+"""CUDA graphs (issue 19): the host cost of replaying a captured chain of small ops.
+
+A chain of 100 elementwise ops on 1024 float32 elements (``* 1.01``, ``+ 0.5``, ``relu()``,
+``- 0.25`` in turn) is warmed up on a side stream and captured once, by
+``genesis.cuda.graph`` and by ``torch.cuda.graph``; the case times ``replay()`` in bursts
+of a few back-to-back calls, the device synchronised between bursts outside the timed region,
+so the time is the host's. Goal on CUDA (also with --quick): genesis <= 0.5x torch's host
+time. Runs only with ``--device cuda``. The result (the chain's output after a replay) is
+checked against the chain in NumPy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import genesis
+from benchmarks.common import Case, Context, Goal, Registry
+
+register = Registry()
+cases = register.cases
+
+OPS = 100  # ops in the captured chain
+N = 1024  # elements: small ops, so the launches, not the kernels, are the cost
+BURST = 10  # replays per burst: far fewer than the launch queue holds
+GOAL = 0.5  # replay host time: at most this fraction of torch's
+
+
+def _chain(y: Any) -> Any:
+    for i in range(OPS):
+        k = i % 4
+        if k == 0:
+            y = y * 1.01
+        elif k == 1:
+            y = y + 0.5
+        elif k == 2:
+            y = y.relu() if not isinstance(y, np.ndarray) else np.maximum(y, 0)
+        else:
+            y = y - 0.25
+    return y
+
+
+def _captured(lib: Any, x: Any) -> tuple[Any, Any]:
+    """(graph, output) of the chain on x, warmed up on a side stream and captured."""
+    c = lib.cuda
+    side = c.Stream()
+    side.wait_stream(c.current_stream())
+    with c.stream(side):
+        _chain(x)
+    c.current_stream().wait_stream(side)
+    g = c.CUDAGraph()
+    with c.graph(g):
+        y = _chain(x)
+    c.synchronize()
+    return g, y
+
+
+def _replay(g: Any, y: Any) -> Any:
+    g.replay()
+    return y
+
+
+@register(name=f"{OPS}-op chain graph replay host time")
+def chain_replay(ctx: Context) -> Case | None:
+    if not ctx.on_cuda:
+        return None
+    a = ctx.rng.standard_normal(N, dtype=np.float32)
+    g, y = _captured(genesis, ctx.to_genesis(a))
+    fns: dict[str, Any] = {"genesis": lambda: _replay(g, y), "numpy": lambda: _chain(a)}
+    if ctx.torch is not None:
+        tg, ty = _captured(ctx.torch, ctx.to_torch(a))
+        fns["torch"] = lambda: _replay(tg, ty)
+    return Case(
+        f"{OPS}-op chain graph replay host time",
+        f"{N} f32",
+        fns,
+        rtol=1e-5,
+        atol=1e-5,
+        burst=BURST,
+        goal=Goal(f">= {1 / GOAL:.2f}x torch", min_speedup=1 / GOAL),
+        info=(
+            f"{OPS} elementwise ops captured once (genesis.cuda.graph / torch.cuda.graph), "
+            f"g.replay() timed in bursts of {BURST} on the host, the device synchronised "
+            f"between bursts outside the timed region; median per call (goal: genesis <= "
+            f"{GOAL}x torch's time)"
+        ),
+    )

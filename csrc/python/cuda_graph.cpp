@@ -1,0 +1,71 @@
+// CUDA graphs on genesis._C._cuda (Note [CUDA graphs] in cuda/graph.h): the _CUDAGraph handle
+// that genesis.cuda.CUDAGraph wraps, private pool ids and what the tests read of the pools.
+#include <utility>
+
+#include "core/errors.h"
+#include "cuda/graph.h"
+#include "cuda/memory.h"
+#include "cuda/runtime.h"
+#include "cuda/stream.h"
+#include "memory/caching_pool.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+namespace {
+
+cuda::CaptureMode capture_mode(const std::string& mode) {
+  if (mode == "global") return cuda::CaptureMode::Global;
+  if (mode == "thread_local") return cuda::CaptureMode::ThreadLocal;
+  if (mode == "relaxed") return cuda::CaptureMode::Relaxed;
+  GENESIS_FAIL(ErrorKind::Value, "CUDAGraph.capture_begin",
+               "capture_error_mode must be 'global', 'thread_local' or 'relaxed', got '", mode,
+               "'");
+}
+
+memory::CachingPool* graph_device_pool(int device) {
+  int index = cuda::resolve(Device{DeviceType::CUDA, device}).index;
+  cuda::allocator(index);
+  return cuda::device_pool(index);
+}
+
+}  // namespace
+
+void init_cuda_graph(py::module_& m) {
+  py::module_ c = m.attr("_cuda").cast<py::module_>();
+  py::class_<cuda::Graph>(c, "_CUDAGraph")
+      .def(py::init<>())
+      .def(
+          "capture_begin",
+          [](cuda::Graph& g, cuda::GraphPoolId pool, const std::string& mode) {
+            g.capture_begin(pool, capture_mode(mode));
+          },
+          py::arg("pool") = 0, py::arg("capture_error_mode") = "global")
+      .def("capture_end", &cuda::Graph::capture_end)
+      .def("replay", &cuda::Graph::replay)
+      .def("reset", &cuda::Graph::reset)
+      .def("pool", &cuda::Graph::pool)
+      .def("capturing", &cuda::Graph::capturing)
+      .def("captured", &cuda::Graph::captured)
+      .def("device", &cuda::Graph::device);
+  c.def("graph_pool_id", &cuda::new_graph_pool_id);
+  c.def("is_current_stream_capturing", [] {
+    if (cuda::device_count() == 0) return false;
+    int device = cuda::current_device();
+    return cuda::is_stream_capturing(device, cuda::current_stream(device));
+  });
+  c.def(
+      "graph_pool_bytes",
+      [](cuda::GraphPoolId pool, int device) {
+        return graph_device_pool(device)->private_pool_bytes(pool);
+      },
+      py::arg("pool"), py::arg("device") = -1);
+  c.def(
+      "graph_pool_use_count",
+      [](cuda::GraphPoolId pool, int device) {
+        return graph_device_pool(device)->pool_use_count(pool);
+      },
+      py::arg("pool"), py::arg("device") = -1);
+}
+
+}  // namespace genesis::python
