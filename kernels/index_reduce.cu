@@ -121,8 +121,8 @@ __device__ __forceinline__ void atomic_combine(T* addr, T v) {
 template <typename T, ScatterReduce R, bool kIndex>
 __global__ void scatter_reduce_kernel(const char* values, char* dst, const char* where, int64_t n,
                                       Geometry g, int64_t size, int64_t byte_stride,
-                                      const IndexError* error) {
-  if (kIndex && __ldg(&error->flag)) return;
+                                      IndexSite error) {
+  if (kIndex && own_error(error)) return;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
@@ -132,6 +132,8 @@ __global__ void scatter_reduce_kernel(const char* values, char* dst, const char*
       if (!in_range(o, size)) continue;  // recorded by the check already
       if (o < 0) o += size;
       o *= byte_stride;
+    } else if (poisoned(o)) {
+      continue;  // an out-of-range index: never written
     }
     T v = *reinterpret_cast<const T*>(values + off[0]);
     atomic_combine<R>(reinterpret_cast<T*>(dst + off[1] + o), v);
@@ -140,7 +142,7 @@ __global__ void scatter_reduce_kernel(const char* values, char* dst, const char*
 
 template <typename T, ScatterReduce R>
 void launch_typed(const char* values, char* dst, const char* where, int64_t n, const Geometry& g,
-                  bool by_index, int64_t size, int64_t byte_stride, const IndexError* error,
+                  bool by_index, int64_t size, int64_t byte_stride, IndexSite error,
                   cudaStream_t s) {
   if (by_index)
     scatter_reduce_kernel<T, R, true>
@@ -154,8 +156,7 @@ void launch_typed(const char* values, char* dst, const char* where, int64_t n, c
 
 void launch_scatter_reduce(const char* values, char* dst, const char* where, int64_t numel,
                            const Geometry& g, int dtype, ops::ScatterReduce reduce, bool by_index,
-                           int64_t size, int64_t byte_stride, const IndexError* error,
-                           void* stream) {
+                           int64_t size, int64_t byte_stride, IndexSite error, void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
   dispatch_dtype(dtype, [&](auto t) {
     using T = decltype(t);

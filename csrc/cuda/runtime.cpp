@@ -12,6 +12,7 @@
 #include "core/device_backend.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/index_errors.h"
 #include "cuda/memory.h"
 
 #ifndef GENESIS_CUDA_ARCHS
@@ -108,8 +109,11 @@ Device resolve(Device device) {
 
 void synchronize_device(int device_index) {
   DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
-  UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
-  GENESIS_CUDA_CHECK(cudaDeviceSynchronize());
+  {
+    UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
+    GENESIS_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  raise_index_error(current_device(), "synchronize");  // Note [Deferred index errors]
 }
 
 DeviceProperties device_properties(int device_index) {

@@ -7,6 +7,7 @@
 #include "core/caller_lock.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/index_errors.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
 
@@ -43,8 +44,11 @@ void destroy_stream(int device_index, StreamId stream) {
 
 void synchronize_stream(int device_index, StreamId stream) {
   DeviceGuard guard(device_index);
-  UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
-  GENESIS_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
+  {
+    UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
+    GENESIS_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
+  }
+  raise_index_error(device_index, "Stream.synchronize");  // Note [Deferred index errors]
 }
 
 bool query_stream(int device_index, StreamId stream) {
@@ -87,8 +91,11 @@ bool query_event(EventId event) {
 }
 
 void synchronize_event(EventId event) {
-  UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
-  GENESIS_CUDA_CHECK(cudaEventSynchronize(as_event(event)));
+  {
+    UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
+    GENESIS_CUDA_CHECK(cudaEventSynchronize(as_event(event)));
+  }
+  raise_index_errors("Event.synchronize");  // Note [Deferred index errors]
 }
 
 float elapsed_ms(EventId start, EventId end) {

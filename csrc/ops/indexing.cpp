@@ -193,16 +193,17 @@ Tensor view_in_result(const IndexPlan& p, const Layout& l) {
 }
 
 // Runs `launch(check)`, the kernels of a gather or scatter through one int64 index tensor on the
-// GPU for a dim of `size`, then waits for their bounds check and raises, unless the index is
-// known in range (Note [Validated index memo]); `check` tells whether a check is wanted.
+// GPU for a dim of `size`, then checks their bounds (waiting under the immediate index check,
+// Note [Deferred index errors]), unless the index is known in range (Note [Validated index
+// memo]); `check` tells whether a check is wanted.
 template <typename Launch>
 void launch_index_checked(const Tensor& index, int64_t size, const Launch& launch) {
   uint64_t version = index.storage().write_version();
   bool known = index_known_in_range(index, size);
   launch(/*check=*/!known);
   if (known) return;
-  cuda::check_index_offsets(index);
-  remember_index_in_range(index, size, version);
+  // A deferred check proves nothing yet (Note [Deferred index errors]): nothing to remember.
+  if (cuda::check_index_offsets(index)) remember_index_in_range(index, size, version);
 }
 
 // out(i) = src(i) at index_view(i) along dim `dim` of `size` elements, `byte_stride` apart,
@@ -278,7 +279,9 @@ Tensor gather(const IndexPlan& p) {
     cuda::gather(out, src, off);
   else
     cpu::gather(out, src, off);
-  // Out-of-range indices contributed 0, so the gather stayed in bounds; the result is dropped.
+  // Out-of-range indices poisoned their offsets, read as 0 (Note [Poisoned offsets] in
+  // kernels/index_loops.cuh), so the gather stayed in bounds; the check raises now, or at the
+  // next wait (Note [Deferred index errors]).
   if (!checked) cuda::check_index_offsets(offsets);
   return out;
 }
@@ -334,7 +337,9 @@ void scatter(const IndexPlan& p, const Tensor& value, ScatterReduce reduce = Sca
   }
   bool checked = false;
   Tensor offsets = byte_offsets(p, r, &checked);
-  if (!checked) cuda::check_index_offsets(offsets);  // before scattering
+  // Raises before scattering under the immediate check; a deferred one lets the scatter run,
+  // which skips the poisoned offsets of out-of-range indices (Note [Poisoned offsets]).
+  if (!checked) cuda::check_index_offsets(offsets);
   if (numel_of(l.result) == 0) return;
   Tensor dense = dense_values(p, l, v);
   Tensor dst = view_in_result(p, l), off = offsets_in_result(offsets, l);
