@@ -111,7 +111,8 @@ __global__ void gather_rows_kernel(V* out, const char* src, const int64_t* index
 
 template <typename W>
 __global__ void scatter_kernel(const char* values, char* dst, const char* offsets, int64_t n,
-                               Geometry g) {
+                               Geometry g, IndexSite error) {
+  if (own_error(error)) return;  // an index of this op was out of range: write nothing
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
@@ -567,8 +568,8 @@ struct Select {
 template <typename W>
 struct Scatter {
   static void run(const char* values, char* dst, const char* off, int64_t n, Geometry g,
-                  cudaStream_t s) {
-    scatter_kernel<W><<<grid_for(n), kThreads, 0, s>>>(values, dst, off, n, g);
+                  IndexSite error, cudaStream_t s) {
+    scatter_kernel<W><<<grid_for(n), kThreads, 0, s>>>(values, dst, off, n, g, error);
   }
 };
 template <typename W>
@@ -706,8 +707,9 @@ void launch_select(const bool* mask, const char* src, int64_t n, const int64_t* 
 }
 
 void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,
-                    const Geometry& g, int itemsize, void* stream) {
-  by_itemsize<Scatter>(itemsize, values, dst, offsets, numel, g, static_cast<cudaStream_t>(stream));
+                    const Geometry& g, int itemsize, IndexSite error, void* stream) {
+  by_itemsize<Scatter>(itemsize, values, dst, offsets, numel, g, error,
+                       static_cast<cudaStream_t>(stream));
 }
 
 void launch_check_index(const char* index, int64_t numel, const Geometry& g, int64_t size,

@@ -55,9 +55,10 @@ bool launch_gather_last(char* out, const char* src, const int64_t* index, int64_
 void launch_gather_rows(char* out, const char* src, const int64_t* index, int64_t rows,
                         int64_t row_bytes, int64_t src_row_bytes, int64_t size, IndexSite error,
                         void* stream);
-// Operands: values, dst, int64 offsets. *(dst(i) + offsets(i)) = values(i).
+// Operands: values, dst, int64 offsets. *(dst(i) + offsets(i)) = values(i), poisoned offsets
+// skipped, and nothing written when `error` records an error of its own sequence number.
 void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,
-                    const Geometry& g, int itemsize, void* stream);
+                    const Geometry& g, int itemsize, IndexSite error, void* stream);
 // Records the first out-of-range value of an int64 index tensor (one operand) like
 // add_index_offsets, writing nothing else (Note [Fused scatter] in index.cu).
 void launch_check_index(const char* index, int64_t numel, const Geometry& g, int64_t size,
@@ -70,7 +71,8 @@ void launch_scatter_index(const char* values, char* dst, const char* index, int6
 // The accumulating scatter (index_reduce.cu, Note [Accumulating scatters] in
 // vocab/scatter_reduce.h). Operands: values, dst, and `where`: int64 byte offsets, or with
 // `by_index` one int64 index along a dim of `size` elements `byte_stride` apart (wrapped; out of
-// range skipped, and nothing written when `error` records one, as launch_scatter_index).
+// range skipped); poisoned offsets skipped, and nothing written when `error` records an error of
+// its own sequence number, as launch_scatter_index.
 // *(dst(i) + offset(i)) = combine(itself, values(i)), atomically; `dtype` is a DtypeCode.
 void launch_scatter_reduce(const char* values, char* dst, const char* where, int64_t numel,
                            const Geometry& g, int dtype, ops::ScatterReduce reduce, bool by_index,

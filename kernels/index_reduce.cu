@@ -116,13 +116,14 @@ __device__ __forceinline__ void atomic_combine(T* addr, T v) {
 }
 
 // Operands: values, dst, and either int64 byte offsets (kIndex false) or one int64 index along
-// a dim of `size` elements `byte_stride` apart (kIndex true: wrapped, out-of-range ones skipped,
-// nothing written once `error` records one; Note [Fused scatter] in index.cu).
+// a dim of `size` elements `byte_stride` apart (kIndex true: wrapped, out-of-range ones skipped);
+// poisoned offsets skipped (Note [Poisoned offsets]), nothing written when `error` records this
+// launch's error (Note [Fused scatter] in index.cu).
 template <typename T, ScatterReduce R, bool kIndex>
 __global__ void scatter_reduce_kernel(const char* values, char* dst, const char* where, int64_t n,
                                       Geometry g, int64_t size, int64_t byte_stride,
                                       IndexSite error) {
-  if (kIndex && own_error(error)) return;
+  if (own_error(error)) return;  // this op's check recorded an error: write nothing
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];

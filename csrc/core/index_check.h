@@ -12,8 +12,8 @@
 // size 5 (recorded on cuda:0, raised at ...)", clearing it. So each error is raised once, by
 // the first wait that sees it, in whichever thread; a stream destroyed before anyone waited for
 // it leaves its error for the device's next wait; an event's wait checks every device (its
-// device is not known below Python). The CUDA context stays usable. A one-index scatter writes
-// nothing when its own check recorded the error (Note [Fused scatter]): the check and the
+// device is not known below Python). The CUDA context stays usable. A scatter writes nothing
+// when one of its own checks recorded the error (Note [Fused scatter]): its checks and its
 // scatter share a launch sequence number, which the record keeps. While an earlier error is
 // pending a later bad op cannot record its own: it still skips its bad indices (writing the
 // good ones), and only the first error is raised. The cost when nothing is wrong: no wait, one

@@ -61,11 +61,11 @@ int64_t count_mask(const Tensor& mask, Tensor* block_offsets, bool with_offsets 
 }  // namespace
 
 void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
-                       int64_t byte_stride, int64_t dim, bool assign) {
+                       int64_t byte_stride, int64_t dim, bool assign, unsigned seq) {
   if (offsets.numel() == 0) return;
   int device = offsets.device().index;
   DeviceGuard guard(device);
-  kernels::IndexSite error = index_site(device);
+  kernels::IndexSite error = index_site(device, seq);
   for_each_geometry(plan_operands(offsets, {&offsets, &index}),
                     {written_base(offsets), read_base(index)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
@@ -193,17 +193,17 @@ Tensor masked_select(const Tensor& src, const Tensor& mask) {
 }
 
 void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values,
-             ops::ScatterReduce reduce) {
+             ops::ScatterReduce reduce, unsigned seq) {
   int device = dst.device().index;
   DeviceGuard guard(device);
-  // Byte offsets are checked already: the accumulating kernel records nothing here.
-  kernels::IndexSite error{nullptr, nullptr, 0, 0};
+  kernels::IndexSite error = index_site(device, seq);  // only read: Note [Poisoned offsets]
   for_each_geometry(plan_operands(values, {&values, &dst, &offsets}),
                     {read_base(values), written_base(dst), read_base(offsets)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
                       if (reduce == ops::ScatterReduce::None)
                         kernels::launch_scatter(b[0], b[1], b[2], g.numel, g,
-                                                static_cast<int>(dst.itemsize()), stream_of(dst));
+                                                static_cast<int>(dst.itemsize()), error,
+                                                stream_of(dst));
                       else
                         kernels::launch_scatter_reduce(
                             b[0], b[1], b[2], g.numel, g, static_cast<int>(dst.dtype()), reduce,

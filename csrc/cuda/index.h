@@ -13,15 +13,18 @@ namespace genesis::cuda {
 // in bounds). check_index_offsets does nothing under the deferred index check (the error is
 // raised at the device's next wait, Note [Deferred index errors] in core/index_check.h) and
 // returns false; under the immediate one it waits for the stream, raises IndexError for the
-// first error recorded, and returns true (every index seen was in range).
+// first error recorded, and returns true (every index seen was in range). `seq` (0: a fresh one,
+// next_index_seq() in cuda/index_errors.h) ties the checks to the scatter that uses the offsets.
 void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
-                       int64_t byte_stride, int64_t dim, bool assign);
+                       int64_t byte_stride, int64_t dim, bool assign, unsigned seq = 0);
 bool check_index_offsets(const Tensor& offsets);
 void gather(const Tensor& out, const Tensor& src, const Tensor& offsets);
 // With an accumulating `reduce`, values combine into dst atomically (Note [Accumulating
-// scatters] in vocab/scatter_reduce.h).
+// scatters] in vocab/scatter_reduce.h). Poisoned offsets are skipped (Note [Poisoned offsets]
+// in kernels/index_loops.cuh), and nothing is written when the offsets' add_index_offsets of
+// the same nonzero `seq` recorded the device's error.
 void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values,
-             ops::ScatterReduce reduce = ops::ScatterReduce::None);
+             ops::ScatterReduce reduce = ops::ScatterReduce::None, unsigned seq = 0);
 // out(i) = src(i) at index(i) along one dim of `byte_stride`, checked like add_index_offsets
 // (check_index_offsets raises afterwards); no offsets tensor in between.
 void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int64_t size,

@@ -56,10 +56,15 @@ Record* record_of(int device) {
 
 }  // namespace
 
-kernels::IndexSite index_site(int device) {
+unsigned next_index_seq() {
+  unsigned seq = next_seq.fetch_add(1, std::memory_order_relaxed);
+  return seq != 0 ? seq : next_seq.fetch_add(1, std::memory_order_relaxed);  // 0 means "fresh"
+}
+
+kernels::IndexSite index_site(int device, unsigned seq) {
   Record* r = record_of(device);
   return kernels::IndexSite{r->device, r->mirror, index_op_code(current_index_op()),
-                            next_seq.fetch_add(1, std::memory_order_relaxed)};
+                            seq != 0 ? seq : next_index_seq()};
 }
 
 void raise_index_error(int device, const char* where) {
