@@ -42,7 +42,7 @@ int index_op_code(const char* name) {
   code = find(name, n);
   if (code >= 0) return code;
   if (n == kMaxNames) return 0;
-  names[n] = name;
+  names[n] = strdup(name);  // kept for the process: a name may outlive its caller's string
   count.store(n + 1, std::memory_order_release);
   return n;
 }

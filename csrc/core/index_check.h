@@ -38,7 +38,7 @@ IndexCheckMode index_check_mode();
 int index_op_code(const char* name);
 const char* index_op_name(int code);
 
-// Names the index op the calling thread runs until destroyed (`op` a string literal); the
+// Names the index op the calling thread runs until destroyed (`op` must outlive it); the
 // outermost scope wins, so an op built on another (take_along_dim on gather) reports its own
 // name, as its immediate errors do (ops/index_common.h's renamed()).
 class IndexOpScope {
