@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import genesis
 from benchmarks.common import Case, Context, Goal, Registry, size_str
 
 register = Registry()
@@ -68,10 +69,11 @@ def basic_slice(ctx: Context) -> Case:
 
 def _small_gather(ctx: Context, rewrite: bool) -> Case:
     """A 4-row gather with an int64 index tensor on x's device: host cost per call. genesis
-    checks index bounds (on CUDA it waits for the device, only the first time while the index is
-    unchanged: Note [Validated index memo]), so each sample makes ``min_calls`` calls and
-    synchronises once at its end (both libraries). With ``rewrite`` both libraries write the
-    index (``idx.add_(0)``) before every call, so genesis's check waits every time."""
+    checks index bounds (on CUDA without waiting: Note [Deferred index errors]; under
+    set_index_check("immediate") it waits, only the first time while the index is unchanged:
+    Note [Validated index memo]), so each sample makes ``min_calls`` calls and synchronises once
+    at its end (both libraries). With ``rewrite`` both libraries write the index
+    (``idx.add_(0)``) before every call, which made the immediate check wait every time."""
     a = ctx.rng.random(HOST_SHAPE, dtype=np.float32)
     idx = ctx.rng.integers(0, HOST_SHAPE[0], 4, dtype=np.int64)
     x, gi = ctx.to_genesis(a), ctx.to_genesis(idx)
@@ -328,3 +330,135 @@ def mask_fill(ctx: Context) -> Case:
         nbytes=mask.nbytes + 4 * count,  # mask read, selected elements written
         goal=_goal(ctx, ">= 1x torch", 1.0),
     )
+
+
+# --- issue 19: no hidden synchronization (Note [Deferred index errors]) -------------------------
+
+
+def _in_unit_interval(r: np.ndarray) -> str | None:
+    """Gathered values of ``rng.random`` data all lie in [0, 1)."""
+    return None if r.size == 0 or (r.min() >= 0 and r.max() < 1) else "values outside [0, 1)"
+
+
+@register(name="randint + a[idx] gather")
+def randint_gather(ctx: Context) -> Case:
+    """Fresh random indices every call (a new tensor, so no memo of an earlier check applies):
+    genesis's CUDA gather never waits for its bounds check (deferred index errors)."""
+    n = ctx.pick(1 << 24, 1 << 16, cuda=1 << 28)
+    k = ctx.pick(1 << 20, 1 << 12, cuda=1 << 24)
+    a = ctx.rng.random(n, dtype=np.float32)
+    x = ctx.to_genesis(a)
+    rng = np.random.default_rng(ctx.seed)
+    t, T = None, ctx.torch
+    if T is not None:
+        t = ctx.to_torch(a)
+    return Case(
+        "randint + a[idx] gather",
+        f"{_p2(k)} of {size_str(n, 'float32')}",
+        ctx.fns(
+            genesis=lambda: x[genesis.randint(0, n, (k,), device=ctx.device)],
+            numpy=lambda: a[rng.integers(0, n, k)],
+            torch=lambda: t[T.randint(0, n, (k,), device=ctx.device)],
+        ),
+        reference=lambda: np.zeros(k, np.float32),
+        values=False,
+        validate=_in_unit_interval,
+        nbytes=k * (8 + 8 + 4 + 4),  # indices written and read, element read and written
+        goal=_goal(ctx, ">= 1x torch", 1.0),
+        info="random values: dtype, shape and range checked",
+    )
+
+
+@register(name="randint(4) + x[idx] host time")
+def randint_small_gather(ctx: Context) -> Case:
+    """randint(4) then a 4-row gather: the host cost of a fresh small index each call, which the
+    immediate check paid as one wait per call (Note [Deferred index errors])."""
+    a = ctx.rng.random(HOST_SHAPE, dtype=np.float32)
+    x = ctx.to_genesis(a)
+    rng = np.random.default_rng(ctx.seed)
+    rows = HOST_SHAPE[0]
+    t, T = None, ctx.torch
+    if T is not None:
+        t = ctx.to_torch(a)
+    calls = ctx.pick(1000, 100)
+    return Case(
+        "randint(4) + x[idx] host time",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: x[genesis.randint(0, rows, (4,), device=ctx.device)],
+            numpy=lambda: a[rng.integers(0, rows, 4)],
+            torch=lambda: t[T.randint(0, rows, (4,), device=ctx.device)],
+        ),
+        reference=lambda: np.zeros((4, HOST_SHAPE[1]), np.float32),
+        values=False,
+        validate=_in_unit_interval,
+        min_calls=calls,
+        goal=_goal(ctx, ">= 1x torch", 1.0, host=True),
+        info=f"{calls} calls per sample, one synchronize at the end of each sample (CUDA)",
+    )
+
+
+def _training_loop(ctx: Context, immediate: bool) -> Case:
+    """Issue 19's training-loop shape: each step gathers a batch of embedding rows with fresh
+    random indices, multiplies by a weight and reduces a loss; the loss is read with item()
+    every 100 steps (the only waits the loop asks for). With ``immediate`` genesis runs it under
+    set_index_check("immediate"), which waits for every gather's bounds check."""
+    vocab = ctx.pick(1 << 14, 1 << 10, cuda=1 << 16)
+    width = ctx.pick(128, 32, cuda=256)
+    batch = ctx.pick(1024, 64, cuda=4096)
+    steps = ctx.pick(100, 20, cuda=1000)
+    every = min(100, steps)
+    e = ctx.rng.random((vocab, width), dtype=np.float32)
+    w = (ctx.rng.random((width, width), dtype=np.float32) - 0.5) / width
+    E, W = ctx.to_genesis(e), ctx.to_genesis(w)
+    dev = ctx.device
+
+    def genesis_loop():
+        mode = genesis.cuda.get_index_check()
+        genesis.cuda.set_index_check("immediate" if immediate else "deferred")
+        try:
+            total = 0.0
+            for s in range(steps):
+                h = E[genesis.randint(0, vocab, (batch,), device=dev)] @ W
+                loss = (h * h).mean()
+                if (s + 1) % every == 0:
+                    total += loss.item()
+            return loss
+        finally:
+            genesis.cuda.set_index_check(mode)
+
+    fns = {"genesis": genesis_loop}
+    T = ctx.torch
+    if T is not None and not immediate:
+        te, tw = ctx.to_torch(e), ctx.to_torch(w)
+
+        def torch_loop():
+            total = 0.0
+            for s in range(steps):
+                h = te[T.randint(0, vocab, (batch,), device=dev)] @ tw
+                loss = (h * h).mean()
+                if (s + 1) % every == 0:
+                    total += loss.item()
+            return loss
+
+        fns["torch"] = torch_loop
+    name = "training loop, immediate index check" if immediate else "training loop"
+    return Case(
+        name,
+        f"{steps} steps: [{batch}] of [{vocab}, {width}] @ [{width}, {width}] f32",
+        fns,
+        reference=lambda: np.zeros((), np.float32),
+        values=False,
+        goal=None if immediate else _goal(ctx, ">= 1x torch", 1.0),
+        info=f"time of the whole loop; loss.item() every {every} steps",
+    )
+
+
+@register(name="training loop")
+def training_loop(ctx: Context) -> Case:
+    return _training_loop(ctx, immediate=False)
+
+
+@register(name="training loop, immediate index check")
+def training_loop_immediate(ctx: Context) -> Case:
+    return _training_loop(ctx, immediate=True)

@@ -11,14 +11,28 @@ namespace genesis::kernels {
 namespace {
 
 // An index wrapped into [0, size); one out of range is recorded (the first wins) and read as 0,
-// so the kernel using it stays inside the tensor.
+// so the kernel using it stays inside the tensor. The winner also fills the host's mapped copy,
+// its flag last, so a host that sees the flag after a wait sees the rest (Note [Deferred index
+// errors] in core/index_check.h).
 __device__ __forceinline__ int64_t checked_index(int64_t v, int64_t size, int64_t dim,
-                                                 IndexError* error) {
+                                                 IndexSite error) {
   if (v < -size || v >= size) {
-    if (atomicCAS(&error->flag, 0, 1) == 0) {
-      error->value = v;
-      error->dim = dim;
-      error->size = size;
+    IndexError* r = error.record;
+    if (atomicCAS(&r->flag, 0, 1) == 0) {
+      r->op = error.op;
+      r->seq = error.seq;
+      r->value = v;
+      r->dim = dim;
+      r->size = size;
+      __threadfence();  // the scatter of the same op reads seq after flag
+      volatile IndexError* m = error.mirror;
+      m->op = error.op;
+      m->seq = error.seq;
+      m->value = v;
+      m->dim = dim;
+      m->size = size;
+      __threadfence_system();
+      m->flag = 1;
     }
     return 0;
   }
@@ -27,15 +41,16 @@ __device__ __forceinline__ int64_t checked_index(int64_t v, int64_t size, int64_
 
 __global__ void add_index_offsets_kernel(char* offsets, const char* index, int64_t n, Geometry g,
                                          int64_t size, int64_t byte_stride, int64_t dim,
-                                         bool assign, IndexError* error) {
+                                         bool assign, IndexSite error) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[2];
     offsets_of<2>(i, g, off);
     int64_t v = *reinterpret_cast<const int64_t*>(index + off[1]);
+    bool bad = !in_range(v, size);
     v = checked_index(v, size, dim, error);
     int64_t* out = reinterpret_cast<int64_t*>(offsets + off[0]);
-    *out = (assign ? 0 : *out) + v * byte_stride;
+    *out = bad ? kPoisonedOffset : (assign ? 0 : *out) + v * byte_stride;
   }
 }
 
@@ -47,6 +62,7 @@ __global__ void gather_kernel(char* out, const char* src, const char* offsets, i
     int64_t off[3];
     offsets_of<3>(i, g, off);
     int64_t o = *reinterpret_cast<const int64_t*>(offsets + off[2]);
+    if (poisoned(o)) o = 0;
     *reinterpret_cast<W*>(out + off[0]) = *reinterpret_cast<const W*>(src + off[1] + o);
   }
 }
@@ -56,7 +72,7 @@ __global__ void gather_kernel(char* out, const char* src, const char* offsets, i
 template <typename W>
 __global__ void gather_index_kernel(char* out, const char* src, const char* index, int64_t n,
                                     Geometry g, int64_t size, int64_t byte_stride, int64_t dim,
-                                    IndexError* error) {
+                                    IndexSite error) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
@@ -74,7 +90,7 @@ __global__ void gather_index_kernel(char* out, const char* src, const char* inde
 template <typename V>
 __global__ void gather_rows_kernel(V* out, const char* src, const int64_t* index, int64_t rows,
                                    int64_t row_pieces, int64_t src_row_bytes, int64_t size,
-                                   IndexError* error) {
+                                   IndexSite error) {
   const int64_t n = rows * row_pieces;
   const bool small = n <= 0x7fffffff;
   for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < n;
@@ -95,12 +111,14 @@ __global__ void gather_rows_kernel(V* out, const char* src, const int64_t* index
 
 template <typename W>
 __global__ void scatter_kernel(const char* values, char* dst, const char* offsets, int64_t n,
-                               Geometry g) {
+                               Geometry g, IndexSite error) {
+  if (own_error(error)) return;  // an index of this op was out of range: write nothing
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
     offsets_of<3>(i, g, off);
     int64_t o = *reinterpret_cast<const int64_t*>(offsets + off[2]);
+    if (poisoned(o)) continue;  // an out-of-range index: never written
     *reinterpret_cast<W*>(dst + off[1] + o) = *reinterpret_cast<const W*>(values + off[0]);
   }
 }
@@ -108,14 +126,16 @@ __global__ void scatter_kernel(const char* values, char* dst, const char* offset
 // Note [Fused scatter]: x[index] = values through one integer index runs two kernels and no
 // offsets tensor. check_index_kernel reads every index once and records the first out-of-range
 // one (checked_index); scatter_index_kernel then reads the index again and writes the values, but
-// only when nothing was recorded: it returns at once otherwise, so a setitem that raises
-// IndexError leaves the destination untouched (as NumPy does), while the host waits just once,
-// after both kernels (check_index_offsets). Stream order makes the check's record visible to the
-// scatter. The check costs one read of the index (about 3% of a 2^24-into-2^28 float scatter on
-// an H200, whose time is the random writes'); writing before every index is known to be in
-// range would break that guarantee.
+// only when the record holds no error of this launch (own_error: the check and the scatter share
+// a sequence number): it returns at once otherwise, so a setitem that raises IndexError leaves
+// the destination untouched (as NumPy does), and the host never waits in between; it learns of
+// the error at its next wait, or at once under the immediate check (Note [Deferred index
+// errors] in core/index_check.h). Stream order makes the check's record visible to the scatter. The
+// check costs one read of the index (about 3% of a 2^24-into-2^28 float scatter on an H200, whose
+// time is the random writes'); writing before every index is known to be in range would break that
+// guarantee.
 __global__ void check_index_kernel(const char* index, int64_t n, Geometry g, int64_t size,
-                                   int64_t dim, IndexError* error) {
+                                   int64_t dim, IndexSite error) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[1];
@@ -126,7 +146,7 @@ __global__ void check_index_kernel(const char* index, int64_t n, Geometry g, int
 
 // A contiguous, 16-byte aligned index: eight indices a thread (four 16-byte loads), in octets.
 __global__ void check_index_flat_kernel(const longlong2* index, int64_t octets, int64_t size,
-                                        int64_t dim, IndexError* error) {
+                                        int64_t dim, IndexSite error) {
   for (int64_t o = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; o < octets;
        o += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     longlong2 v[4];
@@ -144,8 +164,8 @@ __global__ void check_index_flat_kernel(const longlong2* index, int64_t octets, 
 template <typename W>
 __global__ void scatter_index_kernel(const char* values, char* dst, const char* index, int64_t n,
                                      Geometry g, int64_t size, int64_t byte_stride,
-                                     const IndexError* error) {
-  if (__ldg(&error->flag)) return;
+                                     IndexSite error) {
+  if (own_error(error)) return;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
@@ -170,7 +190,7 @@ struct alignas(sizeof(W) * 4) Quad {
 template <typename W>
 __global__ void gather_last_kernel(Quad<W>* out, const W* src, const longlong2* index,
                                    int64_t quads, int64_t quads_per_row, int64_t src_row,
-                                   int64_t size, int64_t dim, IndexError* error) {
+                                   int64_t size, int64_t dim, IndexSite error) {
   const bool small = quads <= 0x7fffffff;
   for (int64_t q = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; q < quads;
        q += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -195,8 +215,8 @@ __global__ void gather_last_kernel(Quad<W>* out, const W* src, const longlong2* 
 template <typename W>
 __global__ void scatter_index_flat_kernel(const Quad<W>* values, char* dst, int64_t dst_stride,
                                           const longlong2* index, int64_t quads, int64_t size,
-                                          int64_t byte_stride, const IndexError* error) {
-  if (__ldg(&error->flag)) return;
+                                          int64_t byte_stride, IndexSite error) {
+  if (own_error(error)) return;
   for (int64_t q = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; q < quads;
        q += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     longlong2 a = index[2 * q], b = index[2 * q + 1];
@@ -527,7 +547,7 @@ template <typename W>
 struct GatherIndex {
   // Small gathers are host-bound: the driver launch saves a share of their time.
   static void run(char* out, const char* src, const char* index, int64_t n, Geometry g,
-                  int64_t size, int64_t byte_stride, int64_t dim, IndexError* error, cudaStream_t s,
+                  int64_t size, int64_t byte_stride, int64_t dim, IndexSite error, cudaStream_t s,
                   int device) {
     launch_kernel<gather_index_kernel<W>>(device, static_cast<unsigned>(grid_for(n)), kThreads, s,
                                           out, src, index, n, g, size, byte_stride, dim, error);
@@ -552,14 +572,14 @@ struct Select {
 template <typename W>
 struct Scatter {
   static void run(const char* values, char* dst, const char* off, int64_t n, Geometry g,
-                  cudaStream_t s) {
-    scatter_kernel<W><<<grid_for(n), kThreads, 0, s>>>(values, dst, off, n, g);
+                  IndexSite error, cudaStream_t s) {
+    scatter_kernel<W><<<grid_for(n), kThreads, 0, s>>>(values, dst, off, n, g, error);
   }
 };
 template <typename W>
 struct ScatterIndex {
   static void run(const char* values, char* dst, const char* index, int64_t n, Geometry g,
-                  int64_t size, int64_t byte_stride, const IndexError* error, cudaStream_t s) {
+                  int64_t size, int64_t byte_stride, IndexSite error, cudaStream_t s) {
     // Flat: one dim, values dense, index dense (Note [Fused scatter]).
     bool flat = g.ndim == 1 && g.strides[0][0] == sizeof(W) && g.strides[2][0] == 8 &&
                 reinterpret_cast<uintptr_t>(values) % (4 * sizeof(W)) == 0 &&
@@ -607,7 +627,7 @@ struct MaskedFill {
 
 void launch_add_index_offsets(char* offsets, const char* index, int64_t numel, const Geometry& g,
                               int64_t size, int64_t byte_stride, int64_t dim, bool assign,
-                              IndexError* error, void* stream) {
+                              IndexSite error, void* stream) {
   add_index_offsets_kernel<<<grid_for(numel), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(
       offsets, index, numel, g, size, byte_stride, dim, assign, error);
 }
@@ -619,14 +639,14 @@ void launch_gather(char* out, const char* src, const char* offsets, int64_t nume
 
 void launch_gather_index(char* out, const char* src, const char* index, int64_t numel,
                          const Geometry& g, int itemsize, int64_t size, int64_t byte_stride,
-                         int64_t dim, IndexError* error, void* stream, int device) {
+                         int64_t dim, IndexSite error, void* stream, int device) {
   by_itemsize<GatherIndex>(itemsize, out, src, index, numel, g, size, byte_stride, dim, error,
                            static_cast<cudaStream_t>(stream), device);
 }
 
 bool launch_gather_last(char* out, const char* src, const int64_t* index, int64_t numel,
                         int64_t cols, int64_t src_row_items, int64_t size, int itemsize,
-                        int64_t dim, IndexError* error, void* stream) {
+                        int64_t dim, IndexSite error, void* stream) {
   if (cols % 4 != 0 || reinterpret_cast<uintptr_t>(index) % 16 != 0 ||
       reinterpret_cast<uintptr_t>(out) % (4 * itemsize) != 0 ||
       reinterpret_cast<uintptr_t>(src) % itemsize != 0)
@@ -658,7 +678,7 @@ bool launch_gather_last(char* out, const char* src, const int64_t* index, int64_
 }
 
 void launch_gather_rows(char* out, const char* src, const int64_t* index, int64_t rows,
-                        int64_t row_bytes, int64_t src_row_bytes, int64_t size, IndexError* error,
+                        int64_t row_bytes, int64_t src_row_bytes, int64_t size, IndexSite error,
                         void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
   auto fits = [&](int width) {
@@ -705,12 +725,13 @@ void launch_select(const bool* mask, const char* src, int64_t n, const int64_t* 
 }
 
 void launch_scatter(const char* values, char* dst, const char* offsets, int64_t numel,
-                    const Geometry& g, int itemsize, void* stream) {
-  by_itemsize<Scatter>(itemsize, values, dst, offsets, numel, g, static_cast<cudaStream_t>(stream));
+                    const Geometry& g, int itemsize, IndexSite error, void* stream) {
+  by_itemsize<Scatter>(itemsize, values, dst, offsets, numel, g, error,
+                       static_cast<cudaStream_t>(stream));
 }
 
 void launch_check_index(const char* index, int64_t numel, const Geometry& g, int64_t size,
-                        int64_t dim, IndexError* error, void* stream) {
+                        int64_t dim, IndexSite error, void* stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   if (g.ndim == 1 && g.strides[0][0] == 8 && reinterpret_cast<uintptr_t>(index) % 16 == 0 &&
       numel >= 8) {
@@ -727,7 +748,7 @@ void launch_check_index(const char* index, int64_t numel, const Geometry& g, int
 
 void launch_scatter_index(const char* values, char* dst, const char* index, int64_t numel,
                           const Geometry& g, int itemsize, int64_t size, int64_t byte_stride,
-                          const IndexError* error, void* stream) {
+                          IndexSite error, void* stream) {
   by_itemsize<ScatterIndex>(itemsize, values, dst, index, numel, g, size, byte_stride, error,
                             static_cast<cudaStream_t>(stream));
 }

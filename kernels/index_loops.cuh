@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/geometry.h"
+#include "kernels/index.cuh"
 
 namespace genesis::kernels {
 
@@ -47,6 +48,21 @@ __device__ __forceinline__ void offsets_of(int64_t i, const Geometry& g, int64_t
 #pragma unroll
     for (int k = 0; k < N; ++k) off[k] += idx * g.strides[k][d];
   }
+}
+
+// Note [Poisoned offsets]: an out-of-range index makes its element's byte offset (the OFFSETS
+// path's add_index_offsets) this value, which adding the other index tensors' in-range offsets
+// (each under 2^48 bytes) keeps below kPoisonedBelow. Gathers read offset 0 there instead,
+// scatters skip the element: with the bounds check deferred (Note [Deferred index errors] in
+// core/index_check.h) the scatter runs before anyone knows, and must not write element 0.
+constexpr int64_t kPoisonedOffset = -(int64_t{1} << 62);
+constexpr int64_t kPoisonedBelow = -(int64_t{1} << 61);
+__device__ __forceinline__ bool poisoned(int64_t offset) { return offset < kPoisonedBelow; }
+
+// Whether the record holds an error of this very launch's check (Note [Fused scatter]): a
+// checked scatter then writes nothing. An earlier op's pending error does not stop it.
+__device__ __forceinline__ bool own_error(const IndexSite& site) {
+  return __ldg(&site.record->flag) && __ldg(&site.record->seq) == site.seq;
 }
 
 __device__ __forceinline__ bool in_range(int64_t v, int64_t size) { return v >= -size && v < size; }

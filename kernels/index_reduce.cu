@@ -116,13 +116,14 @@ __device__ __forceinline__ void atomic_combine(T* addr, T v) {
 }
 
 // Operands: values, dst, and either int64 byte offsets (kIndex false) or one int64 index along
-// a dim of `size` elements `byte_stride` apart (kIndex true: wrapped, out-of-range ones skipped,
-// nothing written once `error` records one; Note [Fused scatter] in index.cu).
+// a dim of `size` elements `byte_stride` apart (kIndex true: wrapped, out-of-range ones skipped);
+// poisoned offsets skipped (Note [Poisoned offsets]), nothing written when `error` records this
+// launch's error (Note [Fused scatter] in index.cu).
 template <typename T, ScatterReduce R, bool kIndex>
 __global__ void scatter_reduce_kernel(const char* values, char* dst, const char* where, int64_t n,
                                       Geometry g, int64_t size, int64_t byte_stride,
-                                      const IndexError* error) {
-  if (kIndex && __ldg(&error->flag)) return;
+                                      IndexSite error) {
+  if (own_error(error)) return;  // this op's check recorded an error: write nothing
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
@@ -132,6 +133,8 @@ __global__ void scatter_reduce_kernel(const char* values, char* dst, const char*
       if (!in_range(o, size)) continue;  // recorded by the check already
       if (o < 0) o += size;
       o *= byte_stride;
+    } else if (poisoned(o)) {
+      continue;  // an out-of-range index: never written
     }
     T v = *reinterpret_cast<const T*>(values + off[0]);
     atomic_combine<R>(reinterpret_cast<T*>(dst + off[1] + o), v);
@@ -234,7 +237,7 @@ bool vector_geometry(const char* values, const char* dst, const Geometry& g, int
 
 template <typename T, ScatterReduce R>
 void launch_typed(const char* values, char* dst, const char* where, int64_t n, const Geometry& g,
-                  bool by_index, int64_t size, int64_t byte_stride, const IndexError* error,
+                  bool by_index, int64_t size, int64_t byte_stride, IndexSite error,
                   cudaStream_t s) {
   if constexpr (R == ScatterReduce::Sum && VectorSum<T>::V > 1) {
     Geometry vectors;
@@ -256,8 +259,7 @@ void launch_typed(const char* values, char* dst, const char* where, int64_t n, c
 
 void launch_scatter_reduce(const char* values, char* dst, const char* where, int64_t numel,
                            const Geometry& g, int dtype, ops::ScatterReduce reduce, bool by_index,
-                           int64_t size, int64_t byte_stride, const IndexError* error,
-                           void* stream) {
+                           int64_t size, int64_t byte_stride, IndexSite error, void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
   dispatch_dtype(dtype, [&](auto t) {
     using T = decltype(t);

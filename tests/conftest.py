@@ -4,6 +4,8 @@ Test modules import the helpers directly (``from conftest import ...``); pytest 
 directory on sys.path because tests/ is not a package.
 """
 
+import contextlib
+
 import numpy as np
 import pytest
 from hypothesis_constants import use_no_local_constants
@@ -17,6 +19,29 @@ requires_cuda = pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device availabl
 no_cuda = pytest.mark.skipif(HAS_CUDA, reason="a CUDA device is available")
 
 DEVICES = ["cpu", pytest.param("cuda", marks=requires_cuda)]
+
+
+@contextlib.contextmanager
+def raises_index_error(match=None):
+    """pytest.raises(IndexError) for index ops on any device: with a GPU, the block ends with a
+    synchronize(), where a CUDA index op's out-of-range index is raised (Note [Deferred index
+    errors] in csrc/core/index_check.h)."""
+    with pytest.raises(IndexError, match=match) as info:
+        yield info
+        if HAS_CUDA:
+            genesis.cuda.synchronize()
+
+
+@pytest.fixture(autouse=True)
+def _no_pending_index_error():
+    """Fails a test that leaves a deferred CUDA index error unraised, instead of letting it
+    surface in whichever test waits for the device next."""
+    yield
+    if HAS_CUDA:
+        try:
+            genesis.cuda.synchronize()
+        except IndexError as e:
+            pytest.fail(f"the test left a deferred CUDA index error unraised: {e}")
 
 
 def under_compute_sanitizer():

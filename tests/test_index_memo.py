@@ -1,7 +1,8 @@
 """Note [Write versions] and Note [Validated index memo]: a CUDA gather or scatter through a GPU
 index tensor waits for the device's bounds check only until a check of the same, unwritten view
-has passed; every way of writing the index (or handing its memory out) must bring the check
-back, so an out-of-range value written later still raises IndexError."""
+has passed (under the immediate index check: a deferred one never waits); every way of writing
+the index (or handing its memory out) must bring the check back, so an out-of-range value
+written later still raises IndexError."""
 
 import numpy as np
 import pytest
@@ -10,6 +11,15 @@ from conftest import DEVICES, requires_cuda
 import genesis
 
 testing = genesis._C._testing
+
+
+@pytest.fixture(autouse=True)
+def _immediate_index_check():
+    """The memo saves the waits of immediate checks; deferred ones never wait (Note [Deferred
+    index errors] in csrc/core/index_check.h)."""
+    genesis.cuda.set_index_check("immediate")
+    yield
+    genesis.cuda.set_index_check("deferred")
 
 
 def version(t):

@@ -12,6 +12,7 @@ from conftest import (
     assert_same_storage,
     check_message,
     make_tensor,
+    raises_index_error,
     random_array,
     round_to_bfloat16,
 )
@@ -283,10 +284,10 @@ def test_setitem_bad_shape(device):
 )
 def test_index_out_of_range(device, key):
     x, _ = base(device)
-    with pytest.raises(IndexError) as e:
+    with raises_index_error() as e:
         x[key]
     check_message(e, "index")
-    with pytest.raises(IndexError):
+    with raises_index_error():
         x[key] = 1.0
 
 
@@ -297,13 +298,13 @@ def test_index_out_of_range(device, key):
 )
 def test_too_many_indices(device, key):
     x, _ = base(device)
-    with pytest.raises(IndexError) as e:
+    with raises_index_error() as e:
         x[key]
     check_message(e, "index")
 
 
 def test_index_0d_tensor_with_int():
-    with pytest.raises(IndexError) as e:
+    with raises_index_error() as e:
         genesis.tensor(1.0)[0]
     check_message(e)
 
@@ -311,7 +312,7 @@ def test_index_0d_tensor_with_int():
 @pytest.mark.parametrize("key", [1.0, (0, 1.5), "a", (Ellipsis, 2.0)], ids=key_id)
 def test_non_integer_index(device, key):
     x, _ = base(device)
-    with pytest.raises(IndexError) as e:
+    with raises_index_error() as e:
         x[key]
     check_message(e)
 
@@ -453,7 +454,7 @@ def test_integer_setitem_out_of_range_writes_nothing(device, k, where, bad):
     idx = np.arange(k) % n
     pos = k // 2 if where == "middle" else where
     idx[pos] = n if bad > 0 else -n - 1
-    with pytest.raises(IndexError) as e:
+    with raises_index_error() as e:
         x[genesis.tensor(idx, device=device)] = genesis.zeros(k, device=device)
     check_message(e, "index")
     assert_equal(x, a)  # unchanged, also where the indices were in range

@@ -56,13 +56,17 @@ def _waits():
 @requires_cuda
 def test_error_mode_raises_before_each_wait(mode):
     names = []
-    for name, call in _waits():
-        mode("error")
-        with pytest.raises(RuntimeError, match=r"synchronizes the host with cuda:\d+"):
-            call()
-        mode("default")
-        call()  # still works afterwards: nothing was left half done
-        names.append(name)
+    genesis.cuda.set_index_check("immediate")  # an index tensor's check waits only then
+    try:
+        for name, call in _waits():
+            mode("error")
+            with pytest.raises(RuntimeError, match=r"synchronizes the host with cuda:\d+"):
+                call()
+            mode("default")
+            call()  # still works afterwards: nothing was left half done
+            names.append(name)
+    finally:
+        genesis.cuda.set_index_check("deferred")
     assert len(names) == 7
 
 
@@ -85,6 +89,9 @@ def test_queued_work_and_explicit_waits_never_report(mode):
     y = (x * 2 + 1).sum(0)
     z = genesis.where(x > 3, x, 0.0).cumsum(0)
     x.add_(1)
+    idx = genesis.arange(3, device="cuda")
+    w = x[idx]  # the deferred index check (Note [Deferred index errors]) never waits
+    x[idx] = w
     genesis.cuda.synchronize()
     genesis.cuda.current_stream().synchronize()
     e = genesis.cuda.Event()

@@ -15,6 +15,7 @@
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
 #include "cuda/geometry.h"
+#include "cuda/index_errors.h"
 #include "cuda/memory.h"
 #include "cuda/stream.h"
 #include "kernels/copy.cuh"
@@ -114,7 +115,12 @@ void copy_bytes(void* dst, Device dst_device, const void* src, Device src_device
   DeviceGuard guard(index);
   auto stream = reinterpret_cast<cudaStream_t>(current_stream(index));
   GENESIS_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDefault, stream));
-  if (waits) GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (!waits) return;
+  GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+  unlocked.reset();
+  raise_index_error(index, dst_device.is_cpu()
+                               ? "a copy to the host"
+                               : "a copy from pinned memory");  // Note [Deferred index errors]
 }
 
 void copy_bytes_async(void* dst, const void* src, size_t nbytes, StreamId stream,

@@ -10,11 +10,13 @@
 
 #include "core/caller_lock.h"
 #include "core/errors.h"
+#include "core/index_check.h"
 #include "core/loop_plan.h"
 #include "core/sync_debug.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
 #include "cuda/geometry.h"
+#include "cuda/index_errors.h"
 #include "cuda/stream.h"
 #include "kernels/index.cuh"
 
@@ -29,23 +31,6 @@ const char* read_ptr(const Tensor& t) { return static_cast<const char*>(t.data()
 std::atomic<int64_t> check_waits{0};
 void* stream_of(const Tensor& t) {
   return reinterpret_cast<void*>(current_stream(t.device().index));
-}
-
-// One error record per device, in device memory, cleared after each check; made once (under
-// the lock), then read without it.
-kernels::IndexError* error_record(int device) {
-  static std::array<std::atomic<kernels::IndexError*>, kMaxCudaDevices> records{};
-  static std::mutex mutex;
-  if (kernels::IndexError* r = records[device].load(std::memory_order_acquire)) return r;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (records[device].load(std::memory_order_relaxed) == nullptr) {
-    DeviceGuard guard(device);
-    kernels::IndexError* r = nullptr;
-    GENESIS_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&r), sizeof(kernels::IndexError)));
-    GENESIS_CUDA_CHECK(cudaMemset(r, 0, sizeof(kernels::IndexError)));
-    records[device].store(r, std::memory_order_release);
-  }
-  return records[device].load(std::memory_order_relaxed);
 }
 
 // Counts a contiguous mask's true elements on the device; `block_offsets` receives each block's
@@ -68,17 +53,18 @@ int64_t count_mask(const Tensor& mask, Tensor* block_offsets, bool with_offsets 
                                        cudaMemcpyDeviceToHost, static_cast<cudaStream_t>(stream)));
     GENESIS_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
   }
+  raise_index_error(mask.device().index, "mask count");  // Note [Deferred index errors]
   return count;
 }
 
 }  // namespace
 
 void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
-                       int64_t byte_stride, int64_t dim, bool assign) {
+                       int64_t byte_stride, int64_t dim, bool assign, unsigned seq) {
   if (offsets.numel() == 0) return;
   int device = offsets.device().index;
   DeviceGuard guard(device);
-  kernels::IndexError* error = error_record(device);
+  kernels::IndexSite error = index_site(device, seq);
   for_each_geometry(plan_operands(offsets, {&offsets, &index}),
                     {written_base(offsets), read_base(index)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
@@ -88,25 +74,19 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
-void check_index_offsets(const Tensor& offsets) {
+bool check_index_offsets(const Tensor& offsets) {
+  if (index_check_mode() == IndexCheckMode::Deferred) return false;  // Note [Deferred index errors]
   int device = offsets.device().index;
   DeviceGuard guard(device);
-  kernels::IndexError* record = error_record(device);
-  kernels::IndexError host{};
   auto stream = reinterpret_cast<cudaStream_t>(current_stream(device));
   note_implicit_sync("index bounds check", device);  // Note [Sync debug mode]
   {
     UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
-    GENESIS_CUDA_CHECK(
-        cudaMemcpyAsync(&host, record, sizeof(host), cudaMemcpyDeviceToHost, stream));
     GENESIS_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
   check_waits.fetch_add(1, std::memory_order_relaxed);
-  if (host.flag) {
-    GENESIS_CUDA_CHECK(cudaMemsetAsync(record, 0, sizeof(host), stream));
-    GENESIS_FAIL(ErrorKind::Index, "index", "index ", host.value,
-                 " is out of bounds for dimension ", host.dim, " with size ", host.size);
-  }
+  raise_index_error(device, nullptr);
+  return true;
 }
 
 void gather(const Tensor& out, const Tensor& src, const Tensor& offsets) {
@@ -124,7 +104,7 @@ void gather_index(const Tensor& out, const Tensor& src, const Tensor& index, int
                   int64_t byte_stride, int64_t dim) {
   int device = out.device().index;
   DeviceGuard guard(device);
-  kernels::IndexError* error = error_record(device);
+  kernels::IndexSite error = index_site(device);
   for_each_geometry(plan_operands(out, {&out, &src, &index}),
                     {written_base(out), read_base(src), read_base(index)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
@@ -142,8 +122,7 @@ bool gather_last(const Tensor& out, const Tensor& src, const Tensor& index) {
   bool launched = kernels::launch_gather_last(
       static_cast<char*>(out.mutable_data()), static_cast<const char*>(src.data()),
       index.data_as<int64_t>(), index.numel(), index.sizes()[dim], src.sizes()[dim],
-      src.sizes()[dim], static_cast<int>(src.itemsize()), dim, error_record(device),
-      stream_of(out));
+      src.sizes()[dim], static_cast<int>(src.itemsize()), dim, index_site(device), stream_of(out));
   GENESIS_CUDA_CHECK(cudaGetLastError());
   return launched;
 }
@@ -157,7 +136,7 @@ void gather_rows(const Tensor& out, const Tensor& src, const Tensor& index, int6
   kernels::launch_gather_rows(static_cast<char*>(out.mutable_data()),
                               static_cast<const char*>(src.data()), index.data_as<int64_t>(), rows,
                               row_bytes, src.strides()[0] * static_cast<int64_t>(src.itemsize()),
-                              size, error_record(device), stream_of(out));
+                              size, index_site(device), stream_of(out));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -173,7 +152,7 @@ void scatter_index(const Tensor& dst, const Tensor& values, const Tensor& index_
   LoopPlan check_plan, write_plan;
   if (check) check_plan = plan_operands(index, {&index});
   if (write) write_plan = plan_operands(values, {&values, &dst, &index_view});
-  kernels::IndexError* error = error_record(device);
+  kernels::IndexSite error = index_site(device);
   void* stream = stream_of(dst);
   if (check)
     for_each_geometry(check_plan, {read_base(index)},
@@ -213,17 +192,17 @@ Tensor masked_select(const Tensor& src, const Tensor& mask) {
 }
 
 void scatter(const Tensor& dst, const Tensor& offsets, const Tensor& values,
-             ops::ScatterReduce reduce) {
+             ops::ScatterReduce reduce, unsigned seq) {
   int device = dst.device().index;
   DeviceGuard guard(device);
-  const kernels::IndexError* error =
-      reduce == ops::ScatterReduce::None ? nullptr : error_record(device);
+  kernels::IndexSite error = index_site(device, seq);  // only read: Note [Poisoned offsets]
   for_each_geometry(plan_operands(values, {&values, &dst, &offsets}),
                     {read_base(values), written_base(dst), read_base(offsets)},
                     [&](const kernels::Geometry& g, const KernelBases& b) {
                       if (reduce == ops::ScatterReduce::None)
                         kernels::launch_scatter(b[0], b[1], b[2], g.numel, g,
-                                                static_cast<int>(dst.itemsize()), stream_of(dst));
+                                                static_cast<int>(dst.itemsize()), error,
+                                                stream_of(dst));
                       else
                         kernels::launch_scatter_reduce(
                             b[0], b[1], b[2], g.numel, g, static_cast<int>(dst.dtype()), reduce,

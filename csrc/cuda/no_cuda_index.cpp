@@ -4,12 +4,14 @@
 
 namespace genesis::cuda {
 
-void add_index_offsets(const Tensor&, const Tensor&, int64_t, int64_t, int64_t, bool) {
+void add_index_offsets(const Tensor&, const Tensor&, int64_t, int64_t, int64_t, bool, unsigned) {
   no_device();
 }
-void check_index_offsets(const Tensor&) { no_device(); }
+bool check_index_offsets(const Tensor&) { no_device(); }
 void gather(const Tensor&, const Tensor&, const Tensor&) { no_device(); }
-void scatter(const Tensor&, const Tensor&, const Tensor&, ops::ScatterReduce) { no_device(); }
+void scatter(const Tensor&, const Tensor&, const Tensor&, ops::ScatterReduce, unsigned) {
+  no_device();
+}
 void gather_index(const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, int64_t) {
   no_device();
 }

@@ -13,6 +13,7 @@
 #include "core/graph_capture.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/index_errors.h"
 #include "cuda/memory.h"
 
 #ifndef GENESIS_CUDA_ARCHS
@@ -110,8 +111,11 @@ Device resolve(Device device) {
 void synchronize_device(int device_index) {
   check_not_capturing("synchronize");  // Note [Syncs during capture]
   DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
-  UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
-  GENESIS_CUDA_CHECK(cudaDeviceSynchronize());
+  {
+    UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
+    GENESIS_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  raise_index_error(current_device(), "synchronize");  // Note [Deferred index errors]
 }
 
 DeviceProperties device_properties(int device_index) {

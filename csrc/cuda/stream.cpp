@@ -8,6 +8,7 @@
 #include "core/graph_capture.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/index_errors.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
 
@@ -45,8 +46,11 @@ void destroy_stream(int device_index, StreamId stream) {
 void synchronize_stream(int device_index, StreamId stream) {
   check_not_capturing("Stream.synchronize");  // Note [Syncs during capture]
   DeviceGuard guard(device_index);
-  UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
-  GENESIS_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
+  {
+    UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
+    GENESIS_CUDA_CHECK(cudaStreamSynchronize(as_stream(stream)));
+  }
+  raise_index_error(device_index, "Stream.synchronize");  // Note [Deferred index errors]
 }
 
 bool query_stream(int device_index, StreamId stream) {
@@ -92,8 +96,11 @@ bool query_event(EventId event) {
 
 void synchronize_event(EventId event) {
   check_not_capturing("Event.synchronize");
-  UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
-  GENESIS_CUDA_CHECK(cudaEventSynchronize(as_event(event)));
+  {
+    UnlockedRegion unlocked;  // Note [Releasing the caller's lock]
+    GENESIS_CUDA_CHECK(cudaEventSynchronize(as_event(event)));
+  }
+  raise_index_errors("Event.synchronize");  // Note [Deferred index errors]
 }
 
 float elapsed_ms(EventId start, EventId end) {

@@ -4,14 +4,17 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/index_check.h"
 #include "core/tensor.h"
 #include "index/index_item.h"
 
 namespace genesis::ops::detail {
 
-// Runs f, renaming a genesis error raised inside it after `op` ("[setitem] ..." -> "[op] ...").
+// Runs f, renaming a genesis error raised inside it after `op` ("[setitem] ..." -> "[op] ..."),
+// and a deferred CUDA index error too (Note [Deferred index errors] in core/index_check.h).
 template <typename F>
 decltype(auto) renamed(const char* op, F&& f) {
+  IndexOpScope scope(op);
   try {
     return f();
   } catch (const Error& e) {

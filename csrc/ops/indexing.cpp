@@ -9,6 +9,7 @@
 #include "core/errors.h"
 #include "cpu/index.h"
 #include "cuda/index.h"
+#include "cuda/index_errors.h"
 #include "index/index_memo.h"
 #include "index/plan.h"
 #include "ops/convert.h"
@@ -138,9 +139,9 @@ Layout layout(const IndexPlan& p, const ResolvedIndices& r) {
 // Byte offsets (int64, shape r.shape) of the indexed elements relative to the view's data, on
 // the view's device. When every index lives on the host (lists, NumPy arrays, CPU tensors) they
 // are computed and bounds-checked there and moved once, so a CUDA getitem need not wait for
-// the device. Otherwise they are computed on the device, and `checked` tells whether the
-// bounds check (which waits) still has to run.
-Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r, bool* checked) {
+// the device. Otherwise they are computed on the device (their checks recorded with `seq`, 0 for
+// fresh ones), and `checked` tells whether the bounds check still has to run.
+Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r, bool* checked, unsigned seq = 0) {
   Device device = p.view.device();
   bool on_host =
       std::none_of(r.indices.begin(), r.indices.end(), [](const Tensor& t) { return t.is_cuda(); });
@@ -155,7 +156,7 @@ Tensor byte_offsets(const IndexPlan& p, const ResolvedIndices& r, bool* checked)
     if (on_host)
       cpu::add_index_offsets(offsets, idx, size, stride, d);
     else
-      cuda::add_index_offsets(offsets, idx, size, stride, d, /*assign=*/k == 0);
+      cuda::add_index_offsets(offsets, idx, size, stride, d, /*assign=*/k == 0, seq);
   }
   if (offsets.numel() == 0) {
     // Nothing to index, but NumPy still rejects out-of-range values of the index tensors when
@@ -193,16 +194,17 @@ Tensor view_in_result(const IndexPlan& p, const Layout& l) {
 }
 
 // Runs `launch(check)`, the kernels of a gather or scatter through one int64 index tensor on the
-// GPU for a dim of `size`, then waits for their bounds check and raises, unless the index is
-// known in range (Note [Validated index memo]); `check` tells whether a check is wanted.
+// GPU for a dim of `size`, then checks their bounds (waiting under the immediate index check,
+// Note [Deferred index errors]), unless the index is known in range (Note [Validated index
+// memo]); `check` tells whether a check is wanted.
 template <typename Launch>
 void launch_index_checked(const Tensor& index, int64_t size, const Launch& launch) {
   uint64_t version = index.storage().write_version();
   bool known = index_known_in_range(index, size);
   launch(/*check=*/!known);
   if (known) return;
-  cuda::check_index_offsets(index);
-  remember_index_in_range(index, size, version);
+  // A deferred check proves nothing yet (Note [Deferred index errors]): nothing to remember.
+  if (cuda::check_index_offsets(index)) remember_index_in_range(index, size, version);
 }
 
 // out(i) = src(i) at index_view(i) along dim `dim` of `size` elements, `byte_stride` apart,
@@ -278,7 +280,9 @@ Tensor gather(const IndexPlan& p) {
     cuda::gather(out, src, off);
   else
     cpu::gather(out, src, off);
-  // Out-of-range indices contributed 0, so the gather stayed in bounds; the result is dropped.
+  // Out-of-range indices poisoned their offsets, read as 0 (Note [Poisoned offsets] in
+  // kernels/index_loops.cuh), so the gather stayed in bounds; the check raises now, or at the
+  // next wait (Note [Deferred index errors]).
   if (!checked) cuda::check_index_offsets(offsets);
   return out;
 }
@@ -333,13 +337,18 @@ void scatter(const IndexPlan& p, const Tensor& value, ScatterReduce reduce = Sca
     return;
   }
   bool checked = false;
-  Tensor offsets = byte_offsets(p, r, &checked);
-  if (!checked) cuda::check_index_offsets(offsets);  // before scattering
+  // The offsets' checks and the scatter share a sequence number: the scatter writes nothing
+  // when one of them recorded the device's error (Note [Deferred index errors]).
+  unsigned seq = p.view.is_cuda() ? cuda::next_index_seq() : 0;
+  Tensor offsets = byte_offsets(p, r, &checked, seq);
+  // Raises before scattering under the immediate check; a deferred one lets the scatter run,
+  // which skips the poisoned offsets of out-of-range indices (Note [Poisoned offsets]).
+  if (!checked) cuda::check_index_offsets(offsets);
   if (numel_of(l.result) == 0) return;
   Tensor dense = dense_values(p, l, v);
   Tensor dst = view_in_result(p, l), off = offsets_in_result(offsets, l);
   if (dst.is_cuda())
-    cuda::scatter(dst, off, dense, reduce);
+    cuda::scatter(dst, off, dense, reduce, seq);
   else
     cpu::scatter(dst, off, dense, reduce);
 }

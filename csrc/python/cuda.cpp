@@ -3,6 +3,7 @@
 // integer handles.
 #include "core/allocator.h"
 #include "core/errors.h"
+#include "core/index_check.h"
 #include "core/sync_debug.h"
 #include "cuda/blas.h"
 #include "cuda/copy.h"
@@ -49,6 +50,10 @@ void init_cuda(py::module_& m) {
   c.def("set_sync_debug_mode",
         [](int mode) { set_sync_debug_mode(static_cast<SyncDebugMode>(mode)); });
   c.def("get_sync_debug_mode", [] { return static_cast<int>(sync_debug_mode()); });
+  c.def("set_index_check", [](bool immediate) {
+    set_index_check_mode(immediate ? IndexCheckMode::Immediate : IndexCheckMode::Deferred);
+  });
+  c.def("get_index_check", [] { return index_check_mode() == IndexCheckMode::Immediate; });
   c.def("is_available", [] { return cuda::device_count() > 0; });
   c.def("device_count", &cuda::device_count);
   c.def("current_device", &cuda::current_device);

@@ -5,7 +5,8 @@ Devices: ``is_available``, ``is_compiled``, ``device_count``, ``current_device``
 ``get_device_properties``, ``mem_get_info``, ``synchronize``, ``can_device_access_peer``.
 Streams and events: ``Stream``, ``Event``, ``stream`` (a context manager),
 ``current_stream``, ``default_stream``, ``set_stream``. Finding waits for the GPU:
-``set_sync_debug_mode``, ``get_sync_debug_mode``. Memory: ``memory_allocated``,
+``set_sync_debug_mode``, ``get_sync_debug_mode``; when index errors are raised:
+``set_index_check``, ``get_index_check``. Memory: ``memory_allocated``,
 ``memory_reserved``, their maxima,
 ``memory_stats``, ``memory_summary`` (a ``MemorySummary``: text, an HTML table in Jupyter),
 ``memory_snapshot``, ``empty_cache``, the reset and fraction controls, the cache cap
@@ -49,6 +50,7 @@ from .graphs import (
     is_current_stream_capturing,
     make_graphed_callables,
 )
+from .index_check import get_index_check, set_index_check
 from .memory import (
     MemorySummary,
     OutOfMemoryError,
@@ -109,6 +111,8 @@ __all__ = [
     "can_device_access_peer",
     "get_sync_debug_mode",
     "set_sync_debug_mode",
+    "get_index_check",
+    "set_index_check",
     "current_device",
     "current_stream",
     "default_stream",

@@ -256,7 +256,8 @@ def synchronize(device=None):
 
     genesis queues GPU work without waiting for it; reading a result (``item()``, ``tolist()``,
     ``cpu()``) waits for what it needs, so an explicit synchronize is mainly for timing and for
-    non-blocking copies. Raises RuntimeError without a GPU.
+    non-blocking copies. Raises RuntimeError without a GPU, and IndexError for an out-of-range
+    index that an earlier index op of the device recorded (``set_index_check``).
 
     Args:
         device (int, str or genesis.device, optional): the device. Default: None (the current

@@ -99,6 +99,9 @@ class Stream:
     def synchronize(self):
         """Waits until all work queued on this stream so far has finished.
 
+        Then raises IndexError for an out-of-range index recorded on the stream's device by an
+        earlier index op (``set_index_check``).
+
         Returns:
             None
 
@@ -279,6 +282,9 @@ class Event:
 
     def synchronize(self):
         """Waits until the work before the last ``record()`` has finished.
+
+        Then raises IndexError for an out-of-range index recorded by an earlier index op on any
+        device (``set_index_check``).
 
         Returns:
             None
