@@ -199,9 +199,9 @@ __device__ __forceinline__ void atomic_add_vector(typename VectorSum<T>::Vec* ad
 template <typename T>
 __global__ void scatter_add_vectors_kernel(const char* values, char* dst, const char* where,
                                            int64_t n, Geometry g, int64_t size, int64_t byte_stride,
-                                           const IndexError* error) {
+                                           IndexSite error) {
   using Vec = typename VectorSum<T>::Vec;
-  if (__ldg(&error->flag)) return;
+  if (own_error(error)) return;  // this op's check recorded an error: write nothing
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     int64_t off[3];
