@@ -193,7 +193,10 @@ def test_private_pool_accounting():
     eager = [genesis.empty(1 << 16, device="cuda") for _ in range(8)]
     for t in eager:
         assert not any(lo <= t.data_ptr() < hi for lo, hi in spans)
-    # reset(): the pool dies; its free memory goes back, y keeps its values.
+    # reset(): the pool dies; its free memory goes back, y keeps the values of the last replay
+    # (a capture runs nothing: y holds them only once replayed).
+    g.replay()
+    cuda.synchronize()
     g.reset()
     assert _C._cuda.graph_pool_use_count(pid) == 0
     assert host(y)[0] == pytest.approx(np.exp(2.0) + 1)

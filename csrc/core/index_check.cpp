@@ -11,6 +11,8 @@ namespace {
 
 std::atomic<int> mode{static_cast<int>(IndexCheckMode::Deferred)};
 thread_local const char* current_op = nullptr;
+thread_local unsigned current_seq = 0;  // the outermost scope's sequence number; 0 outside
+std::atomic<unsigned> next_seq{1};
 
 constexpr int kMaxNames = 64;
 // Appended under the lock, read without it: a slot is published by the release store of `count`.
@@ -51,12 +53,23 @@ const char* index_op_name(int code) {
   return code >= 0 && code < count.load(std::memory_order_acquire) ? names[code] : "index";
 }
 
+unsigned fresh_index_seq() {
+  unsigned seq = next_seq.fetch_add(1, std::memory_order_relaxed);
+  return seq != 0 ? seq : next_seq.fetch_add(1, std::memory_order_relaxed);  // 0 means "fresh"
+}
+
+unsigned current_index_seq() { return current_seq; }
+
 IndexOpScope::IndexOpScope(const char* op) : outermost_(current_op == nullptr) {
-  if (outermost_) current_op = op;
+  if (!outermost_) return;
+  current_op = op;
+  current_seq = fresh_index_seq();
 }
 
 IndexOpScope::~IndexOpScope() {
-  if (outermost_) current_op = nullptr;
+  if (!outermost_) return;
+  current_op = nullptr;
+  current_seq = 0;
 }
 
 const char* current_index_op() { return current_op != nullptr ? current_op : "index"; }

@@ -14,7 +14,9 @@
 // it leaves its error for the device's next wait; an event's wait checks every device (its
 // device is not known below Python). The CUDA context stays usable. A scatter writes nothing
 // when one of its own checks recorded the error (Note [Fused scatter]): its checks and its
-// scatter share a launch sequence number, which the record keeps. While an earlier error is
+// scatter share a sequence number, which the record keeps. Every launch of one op shares its
+// IndexOpScope's number, so an op made of several scatters (scatter_reduce's "mean" and
+// include_self=False, the widened 16-bit sums) writes nothing once any of its checks fails. While an earlier error is
 // pending a later bad op cannot record its own: it still skips its bad indices (writing the
 // good ones), and only the first error is raised. The cost when nothing is wrong: no wait, one
 // sequence number per launch, one host load after each wait. Making a device's record (at its
@@ -52,5 +54,10 @@ class IndexOpScope {
   bool outermost_;
 };
 const char* current_index_op();  // "index" outside every scope
+
+// A new sequence number (never 0), and the outermost scope's on this thread (0 outside every
+// scope): the launches of one op share it (Note [Deferred index errors]).
+unsigned fresh_index_seq();
+unsigned current_index_seq();
 
 }  // namespace genesis

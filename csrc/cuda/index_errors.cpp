@@ -28,7 +28,6 @@ struct Record {
 
 std::array<std::atomic<Record*>, kMaxCudaDevices> records{};
 std::mutex mutex;  // making records, and clearing one that holds an error
-std::atomic<unsigned> next_seq{1};
 
 // Made once per device under the lock, then read without it; never freed (the process keeps
 // its devices' records, as it keeps their contexts). Nothing here waits for the device: the
@@ -57,8 +56,8 @@ Record* record_of(int device) {
 }  // namespace
 
 unsigned next_index_seq() {
-  unsigned seq = next_seq.fetch_add(1, std::memory_order_relaxed);
-  return seq != 0 ? seq : next_seq.fetch_add(1, std::memory_order_relaxed);  // 0 means "fresh"
+  unsigned scope = current_index_seq();  // the launches of one op share its number
+  return scope != 0 ? scope : fresh_index_seq();
 }
 
 kernels::IndexSite index_site(int device, unsigned seq) {

@@ -7,8 +7,9 @@ struct IndexSite;
 
 namespace genesis::cuda {
 
-// A fresh launch sequence number: kernels that share one (an op's checks and its scatter) know
-// whether the recorded error is their own (Note [Deferred index errors] in core/index_check.h).
+// A launch sequence number: the calling op's (its IndexOpScope's) inside one, else a fresh one.
+// Kernels that share one (an op's checks and its scatters) know whether the recorded error is
+// their own (Note [Deferred index errors] in core/index_check.h).
 unsigned next_index_seq();
 // The record of `device` (made at the first use) with the calling thread's index op and `seq`
 // (0: a fresh one), for one launch. Only CUDA .cpp files call it (kernels/index.cuh defines the
