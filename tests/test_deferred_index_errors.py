@@ -337,3 +337,14 @@ def test_many_errors_in_a_row_keep_the_device_usable(deferred):
         with pytest.raises(IndexError, match=rf"index {v} is out of bounds"):
             genesis.cuda.synchronize()
     assert x[genesis.tensor([4, 0], device="cuda")].tolist() == [4.0, 0.0]
+
+
+@pytest.mark.skipif(genesis.cuda.device_count() < 2, reason="needs two CUDA devices")
+def test_each_device_keeps_its_own_record(deferred):
+    x = genesis.arange(5.0, device="cuda:1")
+    x[genesis.tensor([1, 7], device="cuda:1")]
+    genesis.cuda.synchronize(0)  # another device: nothing to raise
+    genesis.zeros(2, device="cuda:0").tolist()
+    with pytest.raises(IndexError, match=r"index 7 .* \(recorded on cuda:1, raised at synchronize"):
+        genesis.cuda.synchronize(1)
+    genesis.cuda.synchronize(1)
