@@ -16,9 +16,9 @@
 // when one of its own checks recorded the error (Note [Fused scatter]): its checks and its
 // scatter share a sequence number, which the record keeps. Every launch of one op shares its
 // IndexOpScope's number, so an op made of several scatters (scatter_reduce's "mean" and
-// include_self=False, the widened 16-bit sums) writes nothing once any of its checks fails. While an earlier error is
-// pending a later bad op cannot record its own: it still skips its bad indices (writing the
-// good ones), and only the first error is raised. The cost when nothing is wrong: no wait, one
+// include_self=False, the widened 16-bit sums) writes nothing once any of its checks fails.
+// While an earlier error is pending a later bad op cannot record its own: it still skips its
+// bad indices (writing the good ones), and only the first error is raised. The cost when nothing is wrong: no wait, one
 // sequence number per launch, one host load after each wait. Making a device's record (at its
 // first index op) zeroes it on the current stream; cudaHostAlloc may serialise with the device
 // that once.
