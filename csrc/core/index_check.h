@@ -18,10 +18,10 @@
 // IndexOpScope's number, so an op made of several scatters (scatter_reduce's "mean" and
 // include_self=False, the widened 16-bit sums) writes nothing once any of its checks fails.
 // While an earlier error is pending a later bad op cannot record its own: it still skips its
-// bad indices (writing the good ones), and only the first error is raised. The cost when nothing is wrong: no wait, one
-// sequence number per launch, one host load after each wait. Making a device's record (at its
-// first index op) zeroes it on the current stream; cudaHostAlloc may serialise with the device
-// that once.
+// bad indices (writing the good ones), and only the first error is raised. The cost when
+// nothing is wrong: no wait, one sequence number per op, one host load after each wait. Making
+// a device's record (at its first index op) zeroes it on the current stream; cudaHostAlloc may
+// serialise with the device that once.
 // set_index_check_mode(Immediate) restores the old behaviour: each such op waits for its check
 // and raises before returning (reported by the sync debug mode as "index bounds check"), and
 // Note [Validated index memo] saves the waits of unchanged index tensors. The CPU always raises
