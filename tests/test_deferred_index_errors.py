@@ -348,3 +348,28 @@ def test_each_device_keeps_its_own_record(deferred):
     with pytest.raises(IndexError, match=r"index 7 .* \(recorded on cuda:1, raised at synchronize"):
         genesis.cuda.synchronize(1)
     genesis.cuda.synchronize(1)
+
+
+@requires_cuda
+def test_the_memo_of_deferred_checks_lapses_when_an_error_is_raised(deferred):
+    # Note [Validated index memo]: a view whose deferred check was launched is remembered in range
+    # provisionally, until an index error is raised; a bad one is reported, then checked again.
+    known = genesis._C._testing.index_known_in_range
+    x = genesis.arange(5.0, device="cuda")
+    good = genesis.tensor([4, 0, -5], device="cuda")
+    assert not known(good, 5)
+    np.testing.assert_array_equal(x[good].cpu().numpy(), [4.0, 0.0, 0.0])
+    assert known(good, 5) and known(good, 6) and not known(good, 4)
+    np.testing.assert_array_equal(x[good].cpu().numpy(), [4.0, 0.0, 0.0])  # skips the check
+    bad = genesis.tensor([1, 7], device="cuda")
+    for _ in range(3):  # reported at every wait after a use, the memo notwithstanding
+        x[bad]
+        assert known(bad, 5)  # provisional: the check has been launched
+        x[bad]
+        with expect_deferred():
+            genesis.cuda.synchronize()
+        assert not known(bad, 5) and not known(good, 5)  # every provisional memo lapsed
+    good[0] = 9  # a write brings the check back, deferred or not
+    x[good]
+    with pytest.raises(IndexError, match=r"index 9 is out of bounds"):
+        genesis.cuda.synchronize()

@@ -13,6 +13,7 @@ std::atomic<int> mode{static_cast<int>(IndexCheckMode::Deferred)};
 thread_local const char* current_op = nullptr;
 thread_local unsigned current_seq = 0;  // the outermost scope's sequence number; 0 outside
 std::atomic<unsigned> next_seq{1};
+std::atomic<uint64_t> error_epoch{0};
 
 constexpr int kMaxNames = 64;
 // Appended under the lock, read without it: a slot is published by the release store of `count`.
@@ -59,6 +60,10 @@ unsigned fresh_index_seq() {
 }
 
 unsigned current_index_seq() { return current_seq; }
+
+uint64_t index_error_epoch() { return error_epoch.load(std::memory_order_acquire); }
+
+void note_index_error_raised() { error_epoch.fetch_add(1, std::memory_order_acq_rel); }
 
 IndexOpScope::IndexOpScope(const char* op) : outermost_(current_op == nullptr) {
   if (!outermost_) return;

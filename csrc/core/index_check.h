@@ -60,4 +60,10 @@ const char* current_index_op();  // "index" outside every scope
 unsigned fresh_index_seq();
 unsigned current_index_seq();
 
+// Counts the deferred index errors raised so far: a memo of an index remembered in range before
+// its deferred check had run holds only while no error was raised since (Note [Validated index
+// memo] in index/index_memo.h).
+uint64_t index_error_epoch();
+void note_index_error_raised();
+
 }  // namespace genesis

@@ -31,6 +31,7 @@ struct ContentMemo {
   Shape sizes, strides;
   ScalarType dtype = ScalarType::Bool;
   int64_t value = 0;
+  uint64_t epoch = 0;  // the index-error epoch it was made in (Note [Validated index memo])
 };
 
 // Note [Read-only storages]: memory wrapped from a read-only buffer (a NumPy array whose

@@ -66,6 +66,12 @@ kernels::IndexSite index_site(int device, unsigned seq) {
                             seq != 0 ? seq : next_index_seq()};
 }
 
+bool index_error_pending(int device) {
+  if (device < 0 || device >= kMaxCudaDevices) return false;
+  Record* r = records[device].load(std::memory_order_acquire);
+  return r != nullptr && r->host->flag != 0;
+}
+
 void raise_index_error(int device, const char* where) {
   if (device < 0 || device >= kMaxCudaDevices) return;
   Record* r = records[device].load(std::memory_order_acquire);
@@ -80,6 +86,7 @@ void raise_index_error(int device, const char* where) {
     e.dim = r->host->dim;
     e.size = r->host->size;
     r->host->flag = 0;
+    note_index_error_raised();  // Note [Validated index memo]: provisional memos lapse
     // The device record last, in stream order: until it is clear no kernel writes the host copy.
     DeviceGuard guard(device);
     GENESIS_CUDA_CHECK(cudaMemsetAsync(r->device, 0, sizeof(kernels::IndexError),

@@ -16,6 +16,8 @@ unsigned next_index_seq();
 // type).
 kernels::IndexSite index_site(int device, unsigned seq = 0);
 
+// Whether `device` holds a recorded index error not yet raised (one host load).
+bool index_error_pending(int device);
 // After a wait for `device`: raises IndexError for the error recorded there since the last
 // check and clears it; nothing (one host load) when none is. `where` names the wait in the
 // message ("synchronize", "copy", ...); nullptr gives the plain message of an immediate check.

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "core/errors.h"
+#include "core/index_check.h"
 #include "cpu/index.h"
 #include "cuda/index.h"
 #include "cuda/index_errors.h"
@@ -200,11 +201,16 @@ Tensor view_in_result(const IndexPlan& p, const Layout& l) {
 template <typename Launch>
 void launch_index_checked(const Tensor& index, int64_t size, const Launch& launch) {
   uint64_t version = index.storage().write_version();
-  bool known = index_known_in_range(index, size);
+  uint64_t epoch = index_error_epoch();
+  bool known =
+      index_known_in_range(index, size) && !cuda::index_error_pending(index.device().index);
   launch(/*check=*/!known);
   if (known) return;
-  // A deferred check proves nothing yet (Note [Deferred index errors]): nothing to remember.
-  if (cuda::check_index_offsets(index)) remember_index_in_range(index, size, version);
+  // Waits under the immediate check; under the deferred one the memo is provisional until the
+  // next wait (Note [Validated index memo]).
+  bool waited = cuda::check_index_offsets(index);
+  if (waited || index_check_mode() == IndexCheckMode::Deferred)
+    remember_index_in_range(index, size, version, epoch);
 }
 
 // out(i) = src(i) at index_view(i) along dim `dim` of `size` elements, `byte_stride` apart,

@@ -8,6 +8,7 @@
 #include "core/errors.h"
 #include "cuda/elementwise.h"
 #include "cuda/index.h"
+#include "index/index_memo.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
 #include "python/tensor_object.h"
@@ -58,6 +59,7 @@ void init_testing(py::module_& m) {
   t.def("mutable_data_ptr",
         [](const Tensor& x) { return reinterpret_cast<uintptr_t>(x.mutable_data()); });
   t.def("index_check_waits", &cuda::index_check_waits);
+  t.def("index_known_in_range", &index_known_in_range);  // Note [Validated index memo]
   t.def("same_storage",
         [](const Tensor& a, const Tensor& b) { return a.storage().is_same(b.storage()); });
 }
