@@ -49,6 +49,7 @@ CUDA_INTERNAL_HEADERS = {
     "cuda/device_guard.h",
     "cuda/driver_entry.h",
     "cuda/geometry.h",
+    "cuda/library_path.h",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.MULTILINE)

@@ -19,6 +19,7 @@
 #include "cuda/check.h"
 #include "cuda/copy.h"
 #include "cuda/device_guard.h"
+#include "cuda/library_path.h"
 #include "cuda/stream.h"
 
 #if __has_include(<cublas_v2.h>)
@@ -90,22 +91,6 @@ struct Api {
                                double* const*, int, int*, int);
 };
 
-std::vector<std::string> library_candidates() {
-  std::vector<std::string> names;
-  if (const char* path = std::getenv("GENESIS_CUBLAS_PATH"); path && *path) names.push_back(path);
-  for (const char* soname : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"})
-    names.push_back(soname);
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    const char* home = std::getenv(var);
-    if (!home || !*home) continue;
-    for (const char* suffix : {".13", ".12", ""})
-      names.push_back(str_cat(home, "/lib64/libcublas.so", suffix));
-  }
-  names.push_back("/usr/local/cuda/lib64/libcublas.so.13");
-  names.push_back("/usr/local/cuda/lib64/libcublas.so.12");
-  return names;
-}
-
 template <typename Fn>
 void find_symbol(void* lib, const char* name, Fn* fn, bool required, const char* op) {
   *fn = reinterpret_cast<Fn>(dlsym(lib, name));
@@ -118,7 +103,8 @@ void find_symbol(void* lib, const char* name, Fn* fn, bool required, const char*
 Api load_api(const char* op) {
   void* lib = nullptr;
   std::string first_error, tried;
-  for (const std::string& name : library_candidates()) {
+  for (const std::string& name :
+       library_candidates("GENESIS_CUBLAS_PATH", "libcublas.so", {"13", "12"})) {
     lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (lib) break;
     const char* err = dlerror();

@@ -18,6 +18,7 @@
 
 #include "core/errors.h"
 #include "cuda/device_guard.h"
+#include "cuda/library_path.h"
 #include "cuda/stream.h"
 
 #if __has_include(<cublasLt.h>)
@@ -131,22 +132,6 @@ struct Api {
                    cudaStream_t);
 };
 
-std::vector<std::string> library_candidates() {
-  std::vector<std::string> names;
-  if (const char* path = std::getenv("GENESIS_CUBLASLT_PATH"); path && *path) names.push_back(path);
-  for (const char* soname : {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"})
-    names.push_back(soname);
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    const char* home = std::getenv(var);
-    if (!home || !*home) continue;
-    for (const char* suffix : {".13", ".12", ""})
-      names.push_back(str_cat(home, "/lib64/libcublasLt.so", suffix));
-  }
-  names.push_back("/usr/local/cuda/lib64/libcublasLt.so.13");
-  names.push_back("/usr/local/cuda/lib64/libcublasLt.so.12");
-  return names;
-}
-
 template <typename Fn>
 bool find_symbol(void* lib, const char* name, Fn* fn) {
   *fn = reinterpret_cast<Fn>(dlsym(lib, name));
@@ -157,7 +142,8 @@ bool find_symbol(void* lib, const char* name, Fn* fn) {
 // product goes to cuBLAS.
 const Api* load_api() {
   void* lib = nullptr;
-  for (const std::string& name : library_candidates())
+  for (const std::string& name :
+       library_candidates("GENESIS_CUBLASLT_PATH", "libcublasLt.so", {"13", "12"}))
     if ((lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
   if (!lib) return nullptr;
   static Api loaded{};

@@ -17,6 +17,7 @@
 #include "cuda/blas.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/library_path.h"
 #include "cuda/stream.h"
 #include "kernels/batch_pointers.cuh"
 #include "vocab/limits.h"
@@ -120,22 +121,6 @@ struct Api {
   Routines<double> d;
 };
 
-std::vector<std::string> library_candidates() {
-  std::vector<std::string> names;
-  if (const char* path = std::getenv("GENESIS_CUSOLVER_PATH"); path && *path) names.push_back(path);
-  for (const char* soname : {"libcusolver.so.12", "libcusolver.so.11", "libcusolver.so"})
-    names.push_back(soname);
-  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    const char* home = std::getenv(var);
-    if (!home || !*home) continue;
-    for (const char* suffix : {".12", ".11", ""})
-      names.push_back(str_cat(home, "/lib64/libcusolver.so", suffix));
-  }
-  names.push_back("/usr/local/cuda/lib64/libcusolver.so.12");
-  names.push_back("/usr/local/cuda/lib64/libcusolver.so.11");
-  return names;
-}
-
 template <typename Fn>
 void find_symbol(void* lib, const std::string& name, Fn* fn, const char* op) {
   *fn = reinterpret_cast<Fn>(dlsym(lib, name.c_str()));
@@ -168,7 +153,8 @@ void find_routines(void* lib, const char* p, Routines<T>& r, const char* op) {
 Api load_api(const char* op) {
   void* lib = nullptr;
   std::string first_error, tried;
-  for (const std::string& name : library_candidates()) {
+  for (const std::string& name :
+       library_candidates("GENESIS_CUSOLVER_PATH", "libcusolver.so", {"12", "11"})) {
     lib = dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (lib) break;
     const char* err = dlerror();
