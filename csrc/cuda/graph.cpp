@@ -94,6 +94,7 @@ void Graph::capture_begin(GraphPoolId pool, CaptureMode mode) {
 void Graph::capture_end() {
   State& s = *state_;
   const char* op = "CUDAGraph.capture_end";
+  if (!s.capturing && device_count() == 0) no_device();  // as the CPU-only build's stand-in
   GENESIS_CHECK(s.capturing, op, "no capture is underway: call capture_begin first");
   DeviceGuard guard(s.device);
   cudaGraph_t graph = nullptr;
@@ -118,6 +119,7 @@ void Graph::capture_end() {
 void Graph::replay() {
   State& s = *state_;
   const char* op = "CUDAGraph.replay";
+  if (s.exec == nullptr && device_count() == 0) no_device();  // as the CPU-only build's stand-in
   GENESIS_CHECK(!s.capturing, op, "the graph is still capturing: call capture_end first");
   GENESIS_CHECK(s.exec != nullptr, op,
                 "nothing was captured: call capture_begin and capture_end (or use "
