@@ -415,14 +415,22 @@ def _read_stored_into(
     checks.add(info, view)
 
 
-def _read_to_cpu(zf: zipfile.ZipFile, info: zipfile.ZipInfo, checks: _CrcChecks) -> UntypedStorage:
-    """A stored entry's bytes as a new CPU storage, read into it directly."""
+def _read_to_host(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, checks: _CrcChecks, pinned: bool
+) -> Tensor:
+    """A stored entry's bytes in a new uint8 CPU tensor (page-locked when ``pinned``), read into
+    it directly."""
     from genesis._C import empty, uint8
 
-    host = empty(info.file_size, dtype=uint8)
+    host = empty(info.file_size, dtype=uint8, pin_memory=pinned)
     view = host.numpy().data.cast("B") if info.file_size else memoryview(bytearray())
     _read_stored_into(zf, info, view, checks)
-    return host.untyped_storage()
+    return host
+
+
+def _read_to_cpu(zf: zipfile.ZipFile, info: zipfile.ZipInfo, checks: _CrcChecks) -> UntypedStorage:
+    """A stored entry's bytes as a new CPU storage."""
+    return _read_to_host(zf, info, checks, pinned=False).untyped_storage()
 
 
 def _read_to_cuda(
@@ -430,11 +438,7 @@ def _read_to_cuda(
 ) -> UntypedStorage:
     """A stored entry's bytes on a CUDA device, read into pinned host memory and copied from there
     without waiting (Note [Loading onto CUDA])."""
-    from genesis._C import empty, uint8
-
-    host = empty(info.file_size, dtype=uint8, pin_memory=True)
-    view = host.numpy().data.cast("B") if info.file_size else memoryview(bytearray())
-    _read_stored_into(zf, info, view, checks)
+    host = _read_to_host(zf, info, checks, pinned=True)
     return host.to(device, non_blocking=True).untyped_storage()
 
 

@@ -770,8 +770,7 @@ int64_t nonzero_count_slots(int64_t n) {
   return tiles + 1 + count_groups(tiles);
 }
 
-void launch_nonzero_count(const bool* mask, int64_t n, int64_t* slots, void* stream,
-                          bool with_offsets) {
+void launch_nonzero_count(const bool* mask, int64_t n, int64_t* slots, void* stream) {
   cudaStream_t s = static_cast<cudaStream_t>(stream);
   int64_t tiles = nonzero_blocks(n), groups = count_groups(tiles);
   int64_t* total = slots + tiles;
@@ -786,7 +785,6 @@ void launch_nonzero_count(const bool* mask, int64_t n, int64_t* slots, void* str
   else
     count_kernel<1><<<grid, kSelectThreads, 0, s>>>(m, n, tiles, slots, group_counts);
   scan_counts_kernel<<<1, 1024, 0, s>>>(group_counts, groups, total);
-  if (!with_offsets) return;
   expand_offsets_kernel<<<static_cast<unsigned>((groups + kThreads - 1) / kThreads), kThreads, 0,
                           s>>>(slots, tiles, group_counts, groups);
 }

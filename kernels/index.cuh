@@ -94,12 +94,10 @@ void launch_masked_fill(char* dst, const char* mask, int64_t numel, const Geomet
 // and the values once (groups without a set byte are skipped), and the result written once:
 // for 2^28 float32 at density 0.5 on an H200, about 80 us counting and 470 us writing.
 // `slots` needs nonzero_count_slots(n) int64s: it receives the nonzero_blocks(n) tile offsets
-// (the `block_offsets` below; left unwritten when `with_offsets` is false, for a caller that
-// needs only the total), then the total, then scratch.
+// (the `block_offsets` below), then the total, then scratch.
 int64_t nonzero_blocks(int64_t n);
 int64_t nonzero_count_slots(int64_t n);
-void launch_nonzero_count(const bool* mask, int64_t n, int64_t* slots, void* stream,
-                          bool with_offsets = true);
+void launch_nonzero_count(const bool* mask, int64_t n, int64_t* slots, void* stream);
 // coords: ndim columns of int64, column d at coords + d * count; sizes: the mask's shape.
 void launch_nonzero_write(const bool* mask, int64_t n, const int64_t* block_offsets, int ndim,
                           const int64_t* sizes, int64_t* coords, int64_t count, void* stream);

@@ -34,16 +34,16 @@ void* stream_of(const Tensor& t) {
 }
 
 // Counts a contiguous mask's true elements on the device; `block_offsets` receives each block's
-// output offset for the compaction kernels (when `with_offsets`). Returns the total: the one
+// output offset for the compaction kernels. Returns the total: the one
 // wait of a mask getitem.
-int64_t count_mask(const Tensor& mask, Tensor* block_offsets, bool with_offsets = true) {
+int64_t count_mask(const Tensor& mask, Tensor* block_offsets) {
   int64_t n = mask.numel();
   int64_t blocks = kernels::nonzero_blocks(n);
   *block_offsets =
       Tensor::empty({kernels::nonzero_count_slots(n)}, ScalarType::Int64, mask.device());
   int64_t* counts = block_offsets->mutable_data_as<int64_t>();
   void* stream = stream_of(mask);
-  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, stream, with_offsets);
+  kernels::launch_nonzero_count(mask.data_as<bool>(), n, counts, stream);
   GENESIS_CUDA_CHECK(cudaGetLastError());
   int64_t count = 0;
   note_implicit_sync("mask count", mask.device().index);  // Note [Sync debug mode]
