@@ -28,10 +28,10 @@ _OP = "make_graphed_callables"
 # aliases of the static outputs (new tensors each call, which the Function's node owns);
 # backward copies the incoming grads into the static grad_outputs, replays and returns aliases
 # of the static input grads. The engine then adds them into .grad outside the graph, as for any
-# node: AccumulateGrad clones a grad whose storage someone else holds (Note [Saved tensors]
-# has the rule), so .grad never aliases graph memory. Otherwise (no_grad, or no argument
-# requiring grad) only the forward graph is replayed and the static outputs themselves are
-# returned.
+# node: AccumulateGrad copies a grad whose storage someone else holds (can_take in
+# csrc/autograd/node.cpp), so .grad never aliases graph memory. Otherwise (no_grad, or no
+# argument requiring grad) only the forward graph is replayed and the static outputs
+# themselves are returned.
 #
 # Several functions share one private pool: forward graphs are captured in order, backward
 # graphs in reverse order, so memory one capture freed (a temporary, or the saved tensors the
