@@ -295,3 +295,20 @@ def test_sgd_training_loop_matches_eager(device):
                 p.grad = pe.grad = None
     for p, pe in ((w, we), (b, be), (w2, w2e)):
         np.testing.assert_array_equal(p.detach().cpu().numpy(), pe.detach().cpu().numpy())
+
+
+@requires_cuda
+def test_graphed_training_steps_never_wait_for_the_device():
+    w, b = params("cuda", 7)
+    graphed = cuda.make_graphed_callables(mlp, (genesis.randn(64, 32, device="cuda"), w, b))
+    xs = [genesis.randn(64, 32, device="cuda") for _ in range(3)]
+    cuda.set_sync_debug_mode("error")  # any implicit wait raises RuntimeError
+    try:
+        for x in xs:
+            graphed(x, w, b).backward()
+            with genesis.no_grad():
+                w -= 0.01 * w.grad
+                b -= 0.01 * b.grad
+            w.grad = b.grad = None
+    finally:
+        cuda.set_sync_debug_mode("default")
