@@ -6,8 +6,7 @@ csrc/cuda/graph.h). A replay runs the same kernels on the same memory: new input
 into the tensors the capture read, and results are read from the tensors it wrote. Memory the
 capture allocates comes from a private pool that the graph owns (Note [Graph private pools] in
 csrc/memory/caching_pool.h), and anything that would make the host wait during a capture raises
-(Note [Syncs during capture] in csrc/core/graph_capture.h). make_graphed_callables, built on
-these, is in graphed_callables.py.
+(Note [Syncs during capture] in csrc/core/graph_capture.h).
 """
 
 import gc
