@@ -1,4 +1,5 @@
-"""CUDA graphs (issue 19): the host cost of replaying a captured chain of small ops.
+"""CUDA graphs (issue 19): the host cost of replaying a captured chain of small ops, and of a
+training step through make_graphed_callables.
 
 A chain of 100 elementwise ops on 1024 float32 elements (``* 1.01``, ``+ 0.5``, ``relu()``,
 ``- 0.25`` in turn) is warmed up on a side stream and captured once, by
@@ -59,6 +60,84 @@ def _captured(lib: Any, x: Any) -> tuple[Any, Any]:
 def _replay(g: Any, y: Any) -> Any:
     g.replay()
     return y
+
+
+LAYERS = 4  # training step: layers of the MLP
+WIDTH = 64  # units per layer: small, so the host cost dominates
+BATCH = 32
+
+
+def _mlp_loss(x: Any, *weights: Any) -> Any:
+    h = x
+    for w in weights:
+        h = (h @ w).relu()
+    return h.sum()
+
+
+def _numpy_first_grad(x: np.ndarray, weights: list[np.ndarray]) -> np.ndarray:
+    """The first weight's gradient of sum(MLP(x)), in float64."""
+    hs, pre = [x.astype(np.float64)], []
+    ws = [w.astype(np.float64) for w in weights]
+    for w in ws:
+        pre.append(hs[-1] @ w)
+        hs.append(np.maximum(pre[-1], 0.0))
+    g = np.ones_like(hs[-1])
+    for i in reversed(range(len(ws))):
+        g = g * (pre[i] > 0)
+        if i == 0:
+            return (hs[0].T @ g).astype(np.float32)
+        g = g @ ws[i].T
+    raise AssertionError("no layers")
+
+
+def _graphed_step(lib: Any, x: Any, weights: list[Any]) -> Any:
+    """A no-argument training step through lib's make_graphed_callables."""
+    graphed = lib.cuda.make_graphed_callables(_mlp_loss, (x, *weights))
+    lib.cuda.synchronize()
+
+    def step() -> Any:
+        for w in weights:
+            w.grad = None
+        graphed(x, *weights).backward()
+        return weights[0].grad
+
+    return step
+
+
+@register(name="graphed MLP training step host time")
+def graphed_training_step(ctx: Context) -> Case | None:
+    """An MLP of LAYERS layers ``(h @ w).relu()`` of WIDTH units on BATCH rows, loss ``sum()``,
+    captured forward and backward by genesis's and torch's make_graphed_callables; each call
+    clears the weights' grads, replays the forward graph and calls ``loss.backward()`` (the
+    backward graph, then autograd's accumulation into ``.grad``), in bursts. The result (the
+    first weight's grad) is checked against NumPy in float64. Informational: no goal."""
+    if not ctx.on_cuda:
+        return None
+    x = ctx.rng.standard_normal((BATCH, WIDTH), dtype=np.float32)
+    ws = [
+        ctx.rng.standard_normal((WIDTH, WIDTH), dtype=np.float32) / np.float32(np.sqrt(WIDTH))
+        for _ in range(LAYERS)
+    ]
+    g_step = _graphed_step(
+        genesis, ctx.to_genesis(x), [ctx.to_genesis(w).requires_grad_() for w in ws]
+    )
+    fns: dict[str, Any] = {"genesis": g_step, "numpy": lambda: _numpy_first_grad(x, ws)}
+    if ctx.torch is not None:
+        t_weights = [ctx.to_torch(w).requires_grad_() for w in ws]
+        fns["torch"] = _graphed_step(ctx.torch, ctx.to_torch(x), t_weights)
+    return Case(
+        "graphed MLP training step host time",
+        f"{LAYERS}x{WIDTH} f32, batch {BATCH}",
+        fns,
+        rtol=1e-4,
+        atol=1e-4,
+        burst=BURST,
+        info=(
+            f"make_graphed_callables of a {LAYERS}-layer ReLU MLP (genesis / torch): grads "
+            f"cleared, forward replay, loss.backward() (backward replay and .grad), timed in "
+            f"bursts of {BURST} on the host; median per call; informational"
+        ),
+    )
 
 
 @register(name=f"{OPS}-op chain graph replay host time")

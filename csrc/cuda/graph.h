@@ -20,7 +20,8 @@
 // The capture mode (global, thread_local, relaxed) is CUDA's cudaStreamCaptureMode; genesis's
 // own refusal of waits stays process-wide whatever the mode. Not handled yet: random ops
 // replay the numbers drawn during the capture (the Philox seed and offset are kernel
-// arguments, not device state), and autograd through graphed callables.
+// arguments, not device state). Autograd through graphed callables captures the engine's
+// backward pass as a second graph (Note [Graphed callables] in genesis/cuda/graphed_callables.py).
 #include <cstdint>
 #include <memory>
 

@@ -43,12 +43,12 @@ from .devices import (
     set_device,
     synchronize,
 )
+from .graphed_callables import make_graphed_callables
 from .graphs import (
     CUDAGraph,
     graph,
     graph_pool_handle,
     is_current_stream_capturing,
-    make_graphed_callables,
 )
 from .index_check import get_index_check, set_index_check
 from .memory import (

@@ -1,4 +1,4 @@
-"""CUDA graphs with torch.cuda's names: CUDAGraph, graph, graph_pool_handle, make_graphed_callables.
+"""CUDA graphs with torch.cuda's names: CUDAGraph, graph, graph_pool_handle.
 
 A graph records the GPU work of a block of code once and replays all of it with one launch, so a
 chain of small ops costs one launch of host time instead of one per op (Note [CUDA graphs] in
@@ -14,7 +14,7 @@ import gc
 from .. import _C
 from .devices import current_device, synchronize
 from .memory import empty_cache as _empty_cache
-from .streams import Stream, current_stream
+from .streams import Stream
 from .streams import stream as _stream_scope
 
 _CAPTURE_MODES = ("global", "thread_local", "relaxed")
@@ -282,145 +282,3 @@ class graph:
         finally:
             self._stream_scope.__exit__(None, None, None)
         return False
-
-
-def _flatten_outputs(out, op):
-    if isinstance(out, _C.Tensor):
-        return (out,), "tensor"
-    if isinstance(out, (tuple, list)) and all(isinstance(o, _C.Tensor) for o in out):
-        return tuple(out), type(out).__name__
-    raise TypeError(
-        f"[{op}] a graphed callable must return a tensor or a tuple or list of tensors, "
-        f"got {type(out).__name__}"
-    )
-
-
-def _describe(t):
-    return f"a {t.device} {t.dtype} tensor of shape {tuple(t.shape)}"
-
-
-def _check_inputs(args, op, what):
-    if not isinstance(args, tuple):
-        raise TypeError(f"[{op}] {what} must be a tuple of tensors, got {type(args).__name__}")
-    for i, a in enumerate(args):
-        if not isinstance(a, _C.Tensor):
-            raise TypeError(f"[{op}] {what}[{i}] must be a tensor, got {type(a).__name__}")
-        if a.device.type != "cuda":
-            raise ValueError(f"[{op}] {what}[{i}] must be a CUDA tensor, got {_describe(a)}")
-        if a.requires_grad:
-            raise NotImplementedError(
-                f"[{op}] {what}[{i}] requires grad: autograd through graphed callables is not "
-                "supported yet; pass a detached tensor"
-            )
-
-
-class _GraphedCallable:
-    """A captured function: copies its arguments into the static inputs and replays."""
-
-    def __init__(self, graph_, static_inputs, static_outputs, kind, name):
-        self.graph = graph_
-        self.static_inputs = static_inputs
-        self.static_outputs = static_outputs
-        self._kind = kind
-        self.__name__ = name
-
-    def __call__(self, *args):
-        op = "make_graphed_callables"
-        if len(args) != len(self.static_inputs):
-            raise TypeError(
-                f"[{op}] {self.__name__} was captured with {len(self.static_inputs)} "
-                f"argument(s), got {len(args)}"
-            )
-        for i, (a, s) in enumerate(zip(args, self.static_inputs)):
-            if not isinstance(a, _C.Tensor):
-                raise TypeError(f"[{op}] argument {i} must be a tensor, got {type(a).__name__}")
-            if a.shape != s.shape or a.dtype != s.dtype or a.device != s.device:
-                raise ValueError(
-                    f"[{op}] argument {i} must be {_describe(s)} as captured, got {_describe(a)}"
-                )
-            if a.requires_grad:
-                raise NotImplementedError(
-                    f"[{op}] argument {i} requires grad: autograd through graphed callables "
-                    "is not supported yet; pass a detached tensor"
-                )
-            if a is not s:
-                s.copy_(a)
-        self.graph.replay()
-        if self._kind == "tensor":
-            return self.static_outputs[0]
-        return list(self.static_outputs) if self._kind == "list" else self.static_outputs
-
-
-def make_graphed_callables(
-    callables, sample_args, num_warmup_iters=3, allow_unused_input=False, pool=None
-):
-    """Captures plain functions of tensors into CUDA graphs and returns replaying versions.
-
-    Each function is warmed up ``num_warmup_iters`` times on a side stream with its sample
-    arguments, then captured (the functions in order, into one shared private pool). The
-    returned callable copies its arguments into the captured inputs, replays the graph and
-    returns the captured outputs: the same tensors on every call, overwritten by the next call
-    (clone them to keep a result). Arguments must match the samples' shapes, dtypes and devices.
-    Forward only: autograd through graphed callables is not supported yet, so an argument that
-    requires grad raises NotImplementedError, and warm-up and capture run under
-    ``genesis.no_grad()``.
-
-    Args:
-        callables (callable or tuple of callables): the functions; each takes tensors and
-            returns a tensor or a tuple or list of tensors.
-        sample_args (tuple of tensors, or a tuple of such tuples for several callables): CUDA
-            tensors with the shapes, dtypes and devices of the real arguments.
-        num_warmup_iters (int): warm-up runs of each function before its capture. Default: 3.
-        allow_unused_input (bool): accepted for PyTorch compatibility; without autograd every
-            input may be unused. Default: False.
-        pool (tuple, optional): a pool handle to capture into. Default: None (a new pool).
-
-    Returns:
-        callable or tuple of callables: the graphed versions, one per function.
-
-    Example::
-
-        >>> def step(x, w):  # doctest: +SKIP
-        ...     return (x @ w).relu().sum(0)
-        >>> x = genesis.randn(64, 32, device="cuda")  # doctest: +SKIP
-        >>> w = genesis.randn(32, 16, device="cuda")  # doctest: +SKIP
-        >>> graphed = genesis.cuda.make_graphed_callables(step, (x, w))  # doctest: +SKIP
-        >>> out = graphed(genesis.randn(64, 32, device="cuda"), w)  # doctest: +SKIP
-    """
-    op = "make_graphed_callables"
-    just_one = callable(callables)
-    if just_one:
-        callables, sample_args = (callables,), (sample_args,)
-    if not isinstance(callables, tuple) or not all(callable(c) for c in callables):
-        raise TypeError(f"[{op}] callables must be a callable or a tuple of callables")
-    if not isinstance(sample_args, tuple) or len(sample_args) != len(callables):
-        raise TypeError(
-            f"[{op}] sample_args must hold one tuple of tensors per callable ({len(callables)})"
-        )
-    if isinstance(num_warmup_iters, bool) or not isinstance(num_warmup_iters, int):
-        raise TypeError(f"[{op}] num_warmup_iters must be an int, got {num_warmup_iters!r}")
-    if num_warmup_iters < 0:
-        raise ValueError(f"[{op}] num_warmup_iters must be >= 0, got {num_warmup_iters}")
-    for i, args in enumerate(sample_args):
-        _check_inputs(args, op, f"sample_args[{i}]" if not just_one else "sample_args")
-    _pool_id(pool, op)
-
-    from ..autograd.grad_mode import no_grad
-
-    with no_grad():
-        side = Stream()
-        side.wait_stream(current_stream())
-        with _stream_scope(side):
-            for fn, args in zip(callables, sample_args):
-                for _ in range(num_warmup_iters):
-                    _flatten_outputs(fn(*args), op)
-        current_stream().wait_stream(side)
-        mempool = graph_pool_handle() if pool is None else pool
-        graphed = []
-        for fn, args in zip(callables, sample_args):
-            g = CUDAGraph()
-            with graph(g, pool=mempool):
-                outputs, kind = _flatten_outputs(fn(*args), op)
-            name = getattr(fn, "__name__", "callable")
-            graphed.append(_GraphedCallable(g, args, outputs, kind, name))
-    return graphed[0] if just_one else tuple(graphed)
