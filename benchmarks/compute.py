@@ -553,6 +553,7 @@ def _epilogue(ctx: Context, dtype: str, use_gelu: bool, fused: bool) -> Case | N
     else:
         rtol, atol = 1e-5, 2e-6 * n
     name = f"_addmm_activation {act_name}" if fused else f"addmm + {act_name} (unfused)"
+    gelu_info = f"; GELU approximate={approx!r}" if use_gelu else ""
     what = (
         "genesis._addmm_activation vs torch._addmm_activation"
         if fused
@@ -568,7 +569,7 @@ def _epilogue(ctx: Context, dtype: str, use_gelu: bool, fused: bool) -> Case | N
         rtol=rtol,
         atol=atol,
         rounds=MATMUL_ROUNDS if ctx.on_cuda else 1,
-        info=f"{what}; GELU {approx}; TFLOP/s = 2*{n}^3 / median; informational",
+        info=f"{what}{gelu_info}; TFLOP/s = 2*{n}^3 / median; informational",
     )
 
 
