@@ -445,3 +445,23 @@ def test_no_grad_and_partial_requires_grad():
         out.sum().backward()
         assert b.grad is None and c.grad is None and a.grad is not None
         a.grad = None
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", [genesis.bfloat16, genesis.float32], ids=dtype_id)
+@USE_GELU
+def test_cuda_training_forward_is_one_cublaslt_call(dtype, use_gelu):
+    # With a gradient wanted, ReLU still runs the RELU_BIAS epilogue (its backward reads the
+    # output), GELU the BIAS epilogue then a GELU pass (its backward reads the kept
+    # pre-activation): one cuBLASLt call in the forward either way; the gradients are checked
+    # in test_gradients_match_torch.
+    an, bn, cn = data((64, 32), dtype, 70), data((32, 48), dtype, 71), data((48,), dtype, 72)
+    ts = [genesis.tensor(x, dtype=dtype, device="cuda", requires_grad=True) for x in (cn, an, bn)]
+    genesis.cuda.synchronize()
+    before = lt_calls()
+    out = genesis._addmm_activation(*ts, use_gelu=use_gelu)
+    genesis.cuda.synchronize()
+    assert lt_calls() == before + 1
+    assert out.grad_fn.name() == ("GeluBackward0" if use_gelu else "AddmmActivationBackward0")
+    want, scale = reference(np.broadcast_to(cn, (64, 48)), an, bn, 1, 1, use_gelu, "cuda")
+    check_close(out.detach(), want, scale, dtype, slack("cuda", use_gelu))

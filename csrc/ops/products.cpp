@@ -165,7 +165,9 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
 // is one cuBLASLt call with RELU_BIAS or GELU_BIAS; anything else (CPU, float64, other input
 // shapes, beta != 1, alpha == 0, k == 0, no algorithm) is addmm and then the activation, the
 // very ops genesis.addmm and relu/gelu run. Unlike PyTorch's CUDA kernel, k == 0 still applies
-// the activation (act(beta * input), as on CPU; PyTorch's CUDA returns beta * input).
+// the activation (act(beta * input), as on CPU; PyTorch's CUDA returns beta * input). A NaN
+// pre-activation keeps NaN through the composed ReLU; cuBLASLt does not document what its ReLU
+// epilogue makes of one (PyTorch's fused CUDA op has the same caveat).
 // Autograd (PyTorch's op has no derivative; genesis gives it one, autograd/products.cpp): ReLU's
 // backward needs only the output's sign, so a ReLU forward is fused even when a gradient is
 // wanted; GELU's needs the pre-activation, so then the forward is addmm (the bias epilogue,
