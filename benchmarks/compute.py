@@ -11,7 +11,10 @@ Goals (full size only): >= 0.97x torch on CUDA, >= 1x NumPy on the CPU, for add,
 broadcast add and the reductions; >= 1x torch for every matmul and bmm row on CUDA; the
 1-element add's host time <= 0.6x torch's on CUDA (also with --quick). relu, sigmoid, softmax,
 cumsum, randn, cat, linalg.solve, linalg.cholesky and linalg.eigvalsh (batches of 64 x 64
-float32 matrices) are informational.
+float32 matrices) are informational, as are the fused epilogue rows: ``_addmm_activation`` relu
+and gelu (bias + activation in one cuBLASLt call on CUDA) against torch._addmm_activation, and
+genesis's unfused ``addmm`` + activation, 4096^3 in bfloat16, float16 and float32 on CUDA
+(float32 512^3 on the CPU).
 
 Results are checked once against NumPy: exactly where the result is exactly defined (add, mul
 by 2, max, relu, cat), within a tolerance (check column ``close``) against a float64 reference
@@ -479,6 +482,111 @@ def matmul_f32(ctx: Context) -> Case | None:
     if ctx.on_cuda:
         return None
     return _matmul(ctx, ctx.pick(1024, 128), "float32")
+
+
+# --- fused matmul epilogues (issue 19) ----------------------------------------------------------
+
+# _addmm_activation(bias, a, b) against torch._addmm_activation and against genesis's own
+# unfused addmm + activation (the "unfused" rows, whose torch column is torch's addmm +
+# activation): on CUDA 4096^3 in each dtype, where the fused rows are one cuBLASLt call with
+# RELU_BIAS / GELU_BIAS (Note [Fused matmul epilogues]).
+EPILOGUE_SIZE = 4096
+
+
+def _gelu_tanh(z: np.ndarray) -> np.ndarray:
+    return 0.5 * z * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (z + 0.044715 * z**3)))
+
+
+def _gelu_exact(z: np.ndarray) -> np.ndarray:
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    return (0.5 * z * (1.0 + erf(z / math.sqrt(2.0)))).astype(z.dtype)
+
+
+def _epilogue(ctx: Context, dtype: str, use_gelu: bool, fused: bool) -> Case | None:
+    """act(a @ b + bias), n x n x n: genesis._addmm_activation (fused) or genesis.addmm then
+    relu/gelu (unfused), torch likewise. The GELU is the op's on the device: tanh on CUDA,
+    exact on the CPU. 16-bit inputs are rounded to the dtype first; the reference is NumPy's
+    float32 result rounded to it."""
+    if not ctx.on_cuda and dtype != "float32":
+        return None  # the CPU rows: float32 only, informational
+    T = ctx.torch
+    n = ctx.pick(512, 64, cuda=EPILOGUE_SIZE)
+    a, b = _round_to(_normal(ctx, (n, n)), dtype), _round_to(_normal(ctx, (n, n)), dtype)
+    c = _round_to(_normal(ctx, n), dtype)
+    gdt = getattr(genesis, dtype)
+    x, y, bias = (ctx.to_genesis(v).to(gdt) for v in (a, b, c))
+    approx = "tanh" if ctx.on_cuda else "none"
+    act_name = "gelu" if use_gelu else "relu"
+    gelu = genesis.nn.functional.gelu
+    if fused:
+        run = lambda: genesis._addmm_activation(bias, x, y, use_gelu=use_gelu)  # noqa: E731
+    elif use_gelu:
+        run = lambda: gelu(genesis.addmm(bias, x, y), approximate=approx)  # noqa: E731
+    else:
+        run = lambda: genesis.relu(genesis.addmm(bias, x, y))  # noqa: E731
+    torch_run: Callable[[], Any] = lambda: None  # noqa: E731
+    if T is not None:
+        if ctx.on_cuda:
+            T.backends.cuda.matmul.allow_tf32 = False
+        tdt = getattr(T, dtype)
+        t, u, tb = (ctx.to_torch(v).to(tdt) for v in (a, b, c))
+        tgelu = T.nn.functional.gelu
+        if fused:
+            torch_run = lambda: T._addmm_activation(tb, t, u, use_gelu=use_gelu)  # noqa: E731
+        elif use_gelu:
+            torch_run = lambda: tgelu(T.addmm(tb, t, u), approximate=approx)  # noqa: E731
+        else:
+            torch_run = lambda: T.relu(T.addmm(tb, t, u))  # noqa: E731
+
+    def act(z: np.ndarray, exact: bool) -> np.ndarray:
+        if not use_gelu:
+            return np.maximum(z, 0)
+        return _gelu_exact(z) if exact else _gelu_tanh(z)
+
+    def reference() -> np.ndarray:
+        return _round_to(act(a @ b + c, exact=not ctx.on_cuda).astype(np.float32), dtype)
+
+    if dtype == "bfloat16":
+        rtol, atol = 2.0**-7, 1e-2
+    elif dtype == "float16":
+        rtol, atol = 2.0**-9, 5e-2
+    else:
+        rtol, atol = 1e-5, 2e-6 * n
+    name = f"_addmm_activation {act_name}" if fused else f"addmm + {act_name} (unfused)"
+    gelu_info = f"; GELU approximate={approx!r}" if use_gelu else ""
+    what = (
+        "genesis._addmm_activation vs torch._addmm_activation"
+        if fused
+        else ("genesis.addmm then " + act_name + " vs torch likewise")
+    )
+    return Case(
+        name,
+        f"{n}^3 {size_str(1, dtype).split()[1]}",
+        ctx.fns(genesis=run, numpy=lambda: act(a @ b + c, exact=False), torch=torch_run),
+        flops=2 * n**3,
+        reference=reference,
+        dtype=dtype,
+        rtol=rtol,
+        atol=atol,
+        rounds=MATMUL_ROUNDS if ctx.on_cuda else 1,
+        info=f"{what}{gelu_info}; TFLOP/s = 2*{n}^3 / median; informational",
+    )
+
+
+def _epilogue_row(dtype: str, use_gelu: bool, fused: bool) -> Callable[[Context], Case | None]:
+    def build(ctx: Context) -> Case | None:
+        return _epilogue(ctx, dtype, use_gelu, fused)
+
+    act_name = "gelu" if use_gelu else "relu"
+    build.__name__ = f"{'fused' if fused else 'unfused'}_{act_name}_{dtype}"
+    return build
+
+
+for _use_gelu in (False, True):
+    _act = "gelu" if _use_gelu else "relu"
+    for _dtype in MATMUL_DTYPES:
+        register(name=f"_addmm_activation {_act}")(_epilogue_row(_dtype, _use_gelu, True))
+        register(name=f"addmm + {_act} (unfused)")(_epilogue_row(_dtype, _use_gelu, False))
 
 
 @register(name="einsum('bij,bjk->bik')")

@@ -340,6 +340,9 @@ from ._C import (  # noqa: E402
     zeros,
     zeros_like,
 )
+from ._C import (
+    _addmm_activation as _addmm_activation,  # PyTorch's private name; not in __all__
+)
 from ._C._nn import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus
 from ._dtype_info import finfo, iinfo
 from ._mapped_file import from_file  # noqa: E402

@@ -182,6 +182,11 @@ Tensor product_as_einsum(const char* name, Tensor out, const std::string& equati
                          const std::vector<Tensor>& operands, const Scalar& alpha = Scalar(1.0),
                          const Tensor* added = nullptr, const Scalar& beta = Scalar(1.0));
 
+// _addmm_activation: ReLU as one node that reads the fused forward's output, GELU as addmm's
+// node then gelu's (Note [Fused matmul epilogues] in ops/products.cpp).
+Tensor addmm_activation(const Tensor& input, const Tensor& mat1, const Tensor& mat2,
+                        const Scalar& beta, const Scalar& alpha, bool use_gelu);
+
 // Views (autograd/views.cpp; Note [Views and autograd]).
 Tensor view(const Tensor& t, const Shape& shape);
 Tensor reshape(const Tensor& t, const Shape& shape);

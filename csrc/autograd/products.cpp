@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "ops/einsum.h"
 #include "ops/matmul.h"
+#include "ops/products.h"
 
 namespace genesis::ag {
 
@@ -257,6 +258,43 @@ Tensor product_as_einsum(const char* name, Tensor out, const std::string& equati
   if (!r) return out;
   r.save_none();
   for (const Tensor& t : operands) r.save(t);
+  set_history(r, {&out});
+  return out;
+}
+
+Tensor addmm_activation(const Tensor& input, const Tensor& mat1, const Tensor& mat2,
+                        const Scalar& beta, const Scalar& alpha, bool use_gelu) {
+  const bool wanted = autograd::any_requires_grad({&input, &mat1, &mat2}) &&
+                      autograd::is_differentiable_dtype(mat1.dtype());
+  if (!wanted) return ops::addmm_activation(input, mat1, mat2, beta, alpha, use_gelu);
+  // GELU's derivative reads the pre-activation: addmm (recorded), then gelu (recorded). Note
+  // [Fused matmul epilogues] in ops/products.cpp.
+  if (use_gelu) {
+    Tensor z = product_as_einsum("AddmmBackward0",
+                                 ops::addmm_preactivation(input, mat1, mat2, beta, alpha),
+                                 "ij,jk->ik", {mat1, mat2}, alpha, &input, beta);
+    return gelu(z, ops::addmm_gelu_approximate(z));
+  }
+  // ReLU's reads the output's sign only: the fused forward, and addmm's gradient of
+  // g * (out > 0) (what relu's backward passes; differentiable in g for a double backward).
+  Tensor out = ops::addmm_activation(input, mat1, mat2, beta, alpha, false);
+  const double a = alpha.to_double(), b = beta.to_double();
+  Recorder r = record("AddmmActivationBackward0", {&input, &mat1, &mat2},
+                      [a, b](const FormulaNode& n, const Grads& g, const std::vector<Tensor>& s) {
+                        Tensor mask =
+                            ops::binary(BinaryOp::Gt, s[0], num(0.0), "_addmm_activation");
+                        Tensor gz = ag::where(mask, g[0], num(0.0));
+                        Grads r(3);
+                        if (n.needs_grad(0)) r[0] = b == 1.0 ? gz : mul(gz, num(b));
+                        Tensor ga = a == 1.0 ? gz : mul(gz, num(a));
+                        if (n.needs_grad(1)) r[1] = mm(ga, t(s[2]));
+                        if (n.needs_grad(2)) r[2] = mm(t(s[1]), ga);
+                        return r;
+                      });
+  if (!r) return out;
+  r.save_output(out);
+  r.save(mat1);
+  r.save(mat2);
   set_history(r, {&out});
   return out;
 }

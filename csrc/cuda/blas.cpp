@@ -301,13 +301,14 @@ lt::Gemm lt_gemm(const Tensor& out, const Operand& oa, const Operand& ob, int64_
 }  // namespace
 
 bool gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
-               double alpha) {
+               double alpha, BiasActivation act) {
   if (out.dtype() == ScalarType::Float64 || !prefer_cublaslt() || out.numel() == 0) return false;
   DeviceGuard guard(out.device().index);
   Operand oa = operand(a), ob = operand(b);
   lt::Gemm g = lt_gemm(out, oa, ob, a.sizes()[2]);
   g.alpha = alpha;
   g.bias = bias.data();
+  g.activation = act;
   return lt::matmul(g);
 }
 

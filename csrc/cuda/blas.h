@@ -14,12 +14,17 @@ namespace genesis::cuda {
 // first. k > 0. cuBLASLt when it has an algorithm (and prefer_cublaslt()), else cuBLAS.
 void gemm_strided_batched(const Tensor& out, const Tensor& a, const Tensor& b);
 
-// out = alpha * (a @ b) + bias in one cuBLASLt call (its bias epilogue), shapes and strides as
-// gemm_strided_batched's, bias a contiguous (n,) vector of out's dtype added to every row of
-// every matrix. Returns false, having queued nothing, when cuBLASLt cannot do it (not loaded, no
-// algorithm, float64, prefer_cublaslt() off): the caller composes it from other ops.
+// What cuBLASLt's epilogue does after adding the bias: nothing, ReLU, or the tanh-approximated
+// GELU (the only GELU it has).
+enum class BiasActivation { None, Relu, GeluTanh };
+
+// out = act(alpha * (a @ b) + bias) in one cuBLASLt call (its bias epilogue, with ReLU or GELU
+// when act asks), shapes and strides as gemm_strided_batched's, bias a contiguous (n,) vector of
+// out's dtype added to every row of every matrix. Returns false, having queued nothing, when
+// cuBLASLt cannot do it (not loaded, no algorithm, float64, prefer_cublaslt() off): the caller
+// composes it from other ops.
 bool gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
-               double alpha);
+               double alpha, BiasActivation act = BiasActivation::None);
 
 // genesis.backends.cuda.matmul.allow_tf32: float32 products may round their inputs to TF32
 // (tensor cores, about 10 bits of mantissa). Off by default, as in PyTorch; read at each call.

@@ -42,9 +42,10 @@
 //   key, the descriptors and the algorithm the heuristic chose. The key is everything the choice
 //   depends on: dtype, batch, m, n, k, each operand's order, leading dimension and batch stride,
 //   the alignment of every pointer (up to 256 bytes; the heuristic rules kernels out by it, so a
-//   view at an odd offset gets other kernels than the pool's 512-byte-aligned blocks), the bias
-//   epilogue and TF32. A key with no algorithm (or whose call failed) is remembered as such and
-//   goes to cuBLAS without asking again. Past kMaxPlans keys the cache starts over.
+//   view at an odd offset gets other kernels than the pool's 512-byte-aligned blocks), the
+//   epilogue (bias, and its activation) and TF32. A key with no algorithm (or whose call
+//   failed) is remembered as such and goes to cuBLAS without asking again. Past kMaxPlans keys
+//   the cache starts over.
 // - Workspace: the heuristic may use up to 32 MiB (what PyTorch gives cuBLAS on Hopper; less
 //   rules out some split-K kernels); the chosen algorithm says how much it needs, and that much
 //   is taken from the caching pool on the current stream for the call (nothing when it needs
@@ -54,12 +55,18 @@
 // - TF32: float32 uses CUBLAS_COMPUTE_32F_FAST_TF32 when genesis.backends.cuda.matmul.allow_tf32
 //   is on (one relaxed atomic load a call), else CUBLAS_COMPUTE_32F; float16 and bfloat16
 //   accumulate in float32 either way. TF32 is part of the key.
-// - Epilogue: addmm's bias (a row vector of the output's columns, beta == 1) is Lt's BIAS
+// - Epilogues: addmm's bias (a row vector of the output's columns, beta == 1) is Lt's BIAS
 //   epilogue. Lt's D has our columns as its rows, and Lt adds the bias along D's rows, so it
 //   lands on our columns, in the same pass that writes the product; alpha scales the product
-//   only, as in addmm. ReLU/GELU epilogues are not used: genesis has no fused
-//   linear + activation op, and Lt's GELU is the tanh approximation while F.gelu's default is
-//   the exact one.
+//   only, as in addmm. genesis._addmm_activation asks for RELU_BIAS or GELU_BIAS instead: the
+//   activation is applied to alpha * product + bias in the same pass, before the store (so a
+//   16-bit output is rounded once, after the activation). Lt's GELU is the tanh approximation
+//   (x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))), which is why _addmm_activation's use_gelu
+//   on CUDA is the tanh GELU everywhere, fused or not, as PyTorch's is; F.gelu's default, the
+//   exact erf GELU, never goes through this epilogue. The activation is part of the key. The
+//   AUX epilogues (keeping the pre-activation for the backward) are not used: a GELU forward
+//   that needs its gradient keeps the pre-activation from a BIAS call and applies GELU after
+//   (Note [Fused matmul epilogues] in ops/products.cpp).
 // - float64 stays on cuBLAS (nothing to fuse, and issue 19's goals are 16- and 32-bit), as do
 //   batches of more than 2^31 - 1 matrices (cuBLAS's path splits them) and sizes past int32.
 
@@ -84,11 +91,12 @@ struct HeuristicResult {  // cublasLtMatmulHeuristicResult_t
 };
 
 constexpr Status kSuccess = 0;
-constexpr int kOpN = 0, kOpT = 1;                             // cublasOperation_t
-constexpr int kCompute32F = 68, kCompute32FFastTF32 = 77;     // cublasComputeType_t
-constexpr int kDescTransA = 3, kDescTransB = 4;               // cublasLtMatmulDescAttributes_t
-constexpr int kDescEpilogue = 7, kDescBiasPointer = 8;        // ...
-constexpr uint32_t kEpilogueDefault = 1, kEpilogueBias = 4;   // cublasLtEpilogue_t
+constexpr int kOpN = 0, kOpT = 1;                                  // cublasOperation_t
+constexpr int kCompute32F = 68, kCompute32FFastTF32 = 77;          // cublasComputeType_t
+constexpr int kDescTransA = 3, kDescTransB = 4;                    // cublasLtMatmulDescAttributes_t
+constexpr int kDescEpilogue = 7, kDescBiasPointer = 8;             // ...
+constexpr uint32_t kEpilogueDefault = 1, kEpilogueBias = 4;        // cublasLtEpilogue_t
+constexpr uint32_t kEpilogueReluBias = 6, kEpilogueGeluBias = 36;  // ...
 constexpr int kLayoutBatchCount = 5, kLayoutBatchStride = 6;  // cublasLtMatrixLayoutAttribute_t
 constexpr int kPrefMaxWorkspace = 1;  // cublasLtMatmulPreferenceAttributes_t
 constexpr int kPrefAlignA = 5, kPrefAlignB = 6, kPrefAlignC = 7, kPrefAlignD = 8;
@@ -105,7 +113,9 @@ static_assert(CUBLASLT_MATMUL_DESC_TRANSA == kDescTransA &&
 static_assert(CUBLASLT_MATMUL_DESC_EPILOGUE == kDescEpilogue &&
               CUBLASLT_MATMUL_DESC_BIAS_POINTER == kDescBiasPointer);
 static_assert(CUBLASLT_EPILOGUE_DEFAULT == kEpilogueDefault &&
-              CUBLASLT_EPILOGUE_BIAS == kEpilogueBias);
+              CUBLASLT_EPILOGUE_BIAS == kEpilogueBias &&
+              CUBLASLT_EPILOGUE_RELU_BIAS == kEpilogueReluBias &&
+              CUBLASLT_EPILOGUE_GELU_BIAS == kEpilogueGeluBias);
 static_assert(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT == kLayoutBatchCount &&
               CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET == kLayoutBatchStride);
 static_assert(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES == kPrefMaxWorkspace &&
@@ -187,7 +197,7 @@ int64_t alignment(const void* p) {
   return v == 0 ? 256 : static_cast<int64_t>(std::min<uintptr_t>(256, v & (~v + 1)));
 }
 
-using Key = std::array<int64_t, 16>;
+using Key = std::array<int64_t, 17>;
 
 struct KeyHash {
   size_t operator()(const Key& key) const {
@@ -212,8 +222,23 @@ Key key_of(const Gemm& g) {
           alignment(g.a.data),
           alignment(g.b.data),
           alignment(g.out),
-          g.bias ? alignment(g.bias) : 0,             // 0: no bias epilogue
+          g.bias ? alignment(g.bias) : 0,  // 0: no bias epilogue
+          static_cast<int64_t>(g.bias ? g.activation : BiasActivation::None),
           g.dtype == ScalarType::Float32 && g.tf32};  // 16-bit types: one plan either way
+}
+
+// The epilogue of g: the bias alone, or with the activation after it (Lt has no activation
+// epilogue that we use without a bias).
+uint32_t epilogue_of(const Gemm& g) {
+  if (!g.bias) return kEpilogueDefault;
+  switch (g.activation) {
+    case BiasActivation::Relu:
+      return kEpilogueReluBias;
+    case BiasActivation::GeluTanh:
+      return kEpilogueGeluBias;
+    default:
+      return kEpilogueBias;
+  }
 }
 
 // The descriptors and algorithm of one key; usable false: go to cuBLAS.
@@ -277,7 +302,7 @@ std::unique_ptr<Plan> make_plan(const Api& lt, LtHandle handle, const Gemm& g) {
     return plan;
   }
   const int32_t trans_a = g.b.col_major ? kOpT : kOpN, trans_b = g.a.col_major ? kOpT : kOpN;
-  const uint32_t epilogue = g.bias ? kEpilogueBias : kEpilogueDefault;
+  const uint32_t epilogue = epilogue_of(g);
   bool ok = lt.desc_set(plan->desc, kDescTransA, &trans_a, sizeof(trans_a)) == kSuccess &&
             lt.desc_set(plan->desc, kDescTransB, &trans_b, sizeof(trans_b)) == kSuccess &&
             lt.desc_set(plan->desc, kDescEpilogue, &epilogue, sizeof(epilogue)) == kSuccess;

@@ -18,9 +18,9 @@ struct Matrix {
   int64_t batch_stride = 0;
 };
 
-// out (batch, m, n), contiguous = alpha * (a (batch, m, k) @ b (batch, k, n)) [+ bias (n,),
-// contiguous, out's dtype, added to each row], on `device`'s current stream; dtype float16,
-// bfloat16 or float32 (TF32 when tf32). k > 0.
+// out (batch, m, n), contiguous = act(alpha * (a (batch, m, k) @ b (batch, k, n)) [+ bias (n,),
+// contiguous, out's dtype, added to each row]), on `device`'s current stream; dtype float16,
+// bfloat16 or float32 (TF32 when tf32). k > 0. act (ReLU or tanh GELU) only with a bias.
 struct Gemm {
   int device = 0;
   ScalarType dtype = ScalarType::Float32;
@@ -29,6 +29,7 @@ struct Gemm {
   void* out = nullptr;
   double alpha = 1.0;
   const void* bias = nullptr;
+  BiasActivation activation = BiasActivation::None;
   bool tf32 = false;
 };
 

@@ -137,7 +137,8 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   return batched_matmul(a, b, {});
 }
 
-std::optional<Tensor> mm_bias(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha) {
+std::optional<Tensor> mm_bias(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha,
+                              cuda::BiasActivation act) {
   const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
   if (!a.is_cuda() || a.dtype() == ScalarType::Float64 || m == 0 || n == 0 || k == 0)
     return std::nullopt;
@@ -145,7 +146,7 @@ std::optional<Tensor> mm_bias(const Tensor& bias, const Tensor& a, const Tensor&
   Tensor vec = n == 1 || bias.strides()[0] == 1 ? bias : contiguous(bias);
   Tensor out = Tensor::empty({m, n}, a.dtype(), a.device());
   Tensor out3 = out.as_strided({1, m, n}, {m * n, n, 1}, 0);
-  if (!cuda::gemm_bias(out3, as_batched(a, {}, 1), as_batched(b, {}, 1), vec, alpha))
+  if (!cuda::gemm_bias(out3, as_batched(a, {}, 1), as_batched(b, {}, 1), vec, alpha, act))
     return std::nullopt;
   return out;
 }

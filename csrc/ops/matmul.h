@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "core/tensor.h"
+#include "cuda/blas.h"
 
 namespace genesis::ops {
 
@@ -16,10 +17,12 @@ Tensor mm(const Tensor& a, const Tensor& b);
 // 3-D @ 3-D with equal batch sizes (no broadcasting).
 Tensor bmm(const Tensor& a, const Tensor& b);
 
-// alpha * (a @ b) + bias for 2-D a (m, k) and b (k, n) and a 1-D bias (n,), all of one dtype and
-// device (checked by the caller), in one cuBLASLt call with the bias as its epilogue (Note
-// [cuBLASLt matmul] in csrc/cuda/blas_lt.cpp); nothing when that path does not apply (CPU,
-// float64, an empty product or k == 0, no cuBLASLt or no algorithm): the caller composes it.
-std::optional<Tensor> mm_bias(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha);
+// act(alpha * (a @ b) + bias) for 2-D a (m, k) and b (k, n) and a 1-D bias (n,), all of one
+// dtype and device (checked by the caller), in one cuBLASLt call with the bias (and act) as its
+// epilogue (Note [cuBLASLt matmul] in csrc/cuda/blas_lt.cpp); nothing when that path does not
+// apply (CPU, float64, an empty product or k == 0, no cuBLASLt or no algorithm): the caller
+// composes it.
+std::optional<Tensor> mm_bias(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha,
+                              cuda::BiasActivation act = cuda::BiasActivation::None);
 
 }  // namespace genesis::ops

@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/shape.h"
+#include "ops/activation.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "ops/matmul.h"
@@ -118,9 +119,12 @@ Tensor inner(const Tensor& a, const Tensor& b) {
   return tensordot(a, b, Shape{a.ndim() - 1}, Shape{b.ndim() - 1});
 }
 
-Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
-             const Scalar& alpha) {
-  const char* op = "addmm";
+namespace {
+
+// addmm with errors named after op; `act` asks the fused path to apply that activation too, and
+// `activated` says whether it did (otherwise the result is the plain addmm).
+Tensor addmm_impl(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                  const Scalar& alpha, const char* op, cuda::BiasActivation act, bool* activated) {
   check_ndim(mat1, 2, op, "mat1");
   check_ndim(mat2, 2, op, "mat2");
   check_product_operands(mat1, mat2, op);
@@ -132,9 +136,64 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
   if (is_one(beta) && alpha.to_double() != 0.0 && input.device() == mat1.device() &&
       input.dtype() == mat1.dtype()) {
     if (std::optional<Tensor> row = bias_row(input, mat2.sizes()[1]))
-      if (std::optional<Tensor> fused = mm_bias(*row, mat1, mat2, alpha.to_double())) return *fused;
+      if (std::optional<Tensor> fused = mm_bias(*row, mat1, mat2, alpha.to_double(), act)) {
+        *activated = act != cuda::BiasActivation::None;
+        return *fused;
+      }
   }
   return scaled_sum(input, mm(mat1, mat2), beta, alpha, op);
+}
+
+constexpr const char* kAddmmActivation = "_addmm_activation";
+
+}  // namespace
+
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+             const Scalar& alpha) {
+  bool activated = false;
+  return addmm_impl(input, mat1, mat2, beta, alpha, "addmm", cuda::BiasActivation::None,
+                    &activated);
+}
+
+// Note [Fused matmul epilogues]
+// _addmm_activation(input, mat1, mat2, beta, alpha, use_gelu) is act(addmm(...)), PyTorch's
+// private op behind fused linear + activation layers. Which GELU: PyTorch's CPU kernel applies
+// gelu() (the exact erf GELU) after addmm, and its CUDA kernel the tanh approximation, both
+// when cuBLASLt's GELU_BIAS epilogue runs (that epilogue has only the tanh form) and when it
+// falls back to gemm + gelu_(approximate="tanh"). genesis does the same per device, so results
+// match torch._addmm_activation on each. On CUDA a bias row with beta == 1 (addmm's fused case)
+// is one cuBLASLt call with RELU_BIAS or GELU_BIAS; anything else (CPU, float64, other input
+// shapes, beta != 1, alpha == 0, k == 0, no algorithm) is addmm and then the activation, the
+// very ops genesis.addmm and relu/gelu run. Unlike PyTorch's CUDA kernel, k == 0 still applies
+// the activation (act(beta * input), as on CPU; PyTorch's CUDA returns beta * input). A NaN
+// pre-activation keeps NaN through the composed ReLU; cuBLASLt does not document what its ReLU
+// epilogue makes of one (PyTorch's fused CUDA op has the same caveat).
+// Autograd (PyTorch's op has no derivative; genesis gives it one, autograd/products.cpp): ReLU's
+// backward needs only the output's sign, so a ReLU forward is fused even when a gradient is
+// wanted; GELU's needs the pre-activation, so then the forward is addmm (the bias epilogue,
+// fused) and a separate GELU, the pre-activation kept. Lt's GELU_AUX_BIAS could write it in the
+// same pass; not used yet.
+const char* addmm_gelu_approximate(const Tensor& t) { return t.is_cuda() ? "tanh" : "none"; }
+
+Tensor addmm_preactivation(const Tensor& input, const Tensor& mat1, const Tensor& mat2,
+                           const Scalar& beta, const Scalar& alpha) {
+  bool activated = false;
+  return addmm_impl(input, mat1, mat2, beta, alpha, kAddmmActivation, cuda::BiasActivation::None,
+                    &activated);
+}
+
+Tensor addmm_activation(const Tensor& input, const Tensor& mat1, const Tensor& mat2,
+                        const Scalar& beta, const Scalar& alpha, bool use_gelu) {
+  using cuda::BiasActivation;
+  const ScalarType dt = mat1.dtype();
+  GENESIS_CHECK_TYPE(!use_gelu || dt == ScalarType::Bool || is_floating_point(dt), kAddmmActivation,
+                     "GELU needs floating-point tensors, got ",
+                     scalar_type_name(dt));  // bool: the product's own error
+  bool activated = false;
+  Tensor z = addmm_impl(input, mat1, mat2, beta, alpha, kAddmmActivation,
+                        use_gelu ? BiasActivation::GeluTanh : BiasActivation::Relu, &activated);
+  if (activated) return z;
+  return use_gelu ? gelu(z, addmm_gelu_approximate(z)) : unary(UnaryOp::Relu, z, kAddmmActivation);
 }
 
 Tensor addbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,

@@ -27,6 +27,17 @@ Tensor inner(const Tensor& a, const Tensor& b);
 // ignores input's values (NaN included), as PyTorch.
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
              const Scalar& alpha);
+// torch._addmm_activation: relu(addmm(...)), or gelu(addmm(...)) with the GELU PyTorch's op
+// computes on the device (addmm_gelu_approximate). One cuBLASLt call on CUDA when addmm would
+// fuse its bias (Note [Fused matmul epilogues] in ops/products.cpp); errors named
+// [_addmm_activation].
+Tensor addmm_activation(const Tensor& input, const Tensor& mat1, const Tensor& mat2,
+                        const Scalar& beta, const Scalar& alpha, bool use_gelu);
+// _addmm_activation's pre-activation: addmm with its errors named [_addmm_activation].
+Tensor addmm_preactivation(const Tensor& input, const Tensor& mat1, const Tensor& mat2,
+                           const Scalar& beta, const Scalar& alpha);
+// The approximate= of _addmm_activation's GELU for tensors like t: "none" on CPU, "tanh" on CUDA.
+const char* addmm_gelu_approximate(const Tensor& t);
 // beta * input + alpha * sum over the batch of batch1[b] @ batch2[b].
 Tensor addbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
               const Scalar& alpha);

@@ -1,4 +1,5 @@
-// genesis.outer/dot/vdot/inner/addmm/addbmm/baddbmm/addmv/mv/kron/cross/cdist/tensordot/einsum
+// genesis.outer/dot/vdot/inner/addmm/_addmm_activation/addbmm/baddbmm/addmv/mv/kron/cross/cdist/
+// tensordot/einsum
 // with out= where PyTorch has it, the Tensor methods, the in-place add*_ forms, and
 // genesis.linalg.cross (in the _C._linalg submodule).
 #include <string>
@@ -255,6 +256,18 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
         py::arg(s.first), py::arg(s.second), py::kw_only(), py::arg("beta") = 1,
         py::arg("alpha") = 1, s.doc_);
   }
+
+  m.def(
+      "_addmm_activation",
+      [](const Tensor& input, const Tensor& x, const Tensor& y, py::handle beta, py::handle alpha,
+         bool use_gelu, py::handle out) {
+        const char* name = "_addmm_activation";
+        Scalar b = to_scalar(beta, name), a = to_scalar(alpha, name);
+        return finish_out(ag::addmm_activation(input, x, y, b, a, use_gelu), out, name);
+      },
+      py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
+      py::arg("alpha") = 1, py::arg("use_gelu") = false, py::arg("out") = py::none(),
+      d::kAddmmActivation);
 
   auto cross = [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim, py::handle out) {
     return finish_out(ag::cross(a, b, dim, "cross"), out, "cross");

@@ -1034,6 +1034,16 @@ class dtype:
     @property
     def name(self) -> str: ...
 
+def _addmm_activation(
+    input: Tensor,
+    mat1: Tensor,
+    mat2: Tensor,
+    *,
+    beta: object = 1,
+    alpha: object = 1,
+    use_gelu: builtins.bool = False,
+    out: object = None,
+) -> typing.Any: ...
 def _dtype_from_name(arg0: str, /) -> typing.Any: ...
 def _set_grad_enabled(enabled: builtins.bool) -> None: ...
 def _storage_from_bytes(data: object, device: object) -> UntypedStorage: ...

@@ -110,6 +110,43 @@ Example::
             [ 9.5000, 13.0000]])
 )doc";
 
+inline constexpr const char* kAddmmActivation =
+    R"doc(Returns ``relu(beta * input + alpha * (mat1 @ mat2))``, or its GELU with ``use_gelu``.
+
+PyTorch's ``torch._addmm_activation``, the fused linear + activation of its layers; like
+PyTorch, genesis has no Tensor method for it and leaves it out of ``__all__``. ``input``,
+``beta`` and ``alpha`` are as in ``addmm``. The GELU is PyTorch's for the device: the exact
+(erf) GELU on CPU, the tanh approximation on CUDA (what cuBLASLt's epilogue computes), so
+results match ``torch._addmm_activation`` on both. On CUDA, a bias row (``input`` of shape (p,)
+or (1, p)) with ``beta`` 1 is one cuBLASLt call that adds the bias and applies the activation
+as it writes the product; any other case is ``addmm`` followed by ``relu`` or ``gelu``. Unlike
+PyTorch's op it is differentiable (in input, mat1 and mat2), and an empty inner dimension still
+applies the activation (to ``beta * input``).
+
+Args:
+    input (Tensor): the tensor added, broadcastable to (n, p).
+    mat1 (Tensor): an (n, m) matrix.
+    mat2 (Tensor): an (m, p) matrix.
+    beta (Number): the factor of input. Default: 1.
+    alpha (Number): the factor of the product. Default: 1.
+    use_gelu (bool): GELU instead of ReLU. Default: False.
+    out (Tensor, optional): the tensor to write the result into. Default: None.
+
+Returns:
+    Tensor: an (n, p) tensor.
+
+Example::
+
+    >>> m = genesis.tensor([[1.0, -2.0], [3.0, 4.0]])
+    >>> genesis._addmm_activation(genesis.tensor([0.0, -1.0]), m, m)
+    tensor([[ 0.,  0.],
+            [15.,  9.]])
+    >>> w = genesis.tensor([[0.0, 1.0], [-1.0, 2.0]])
+    >>> genesis._addmm_activation(genesis.zeros(2), genesis.eye(2), w, use_gelu=True)
+    tensor([[ 0.0000,  0.8413],
+            [-0.1587,  1.9545]])
+)doc";
+
 inline constexpr const char* kAddmm_ =
     R"doc(In-place ``addmm``: ``self = beta * self + alpha * (mat1 @ mat2)``.
 
