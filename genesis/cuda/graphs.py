@@ -6,7 +6,8 @@ csrc/cuda/graph.h). A replay runs the same kernels on the same memory: new input
 into the tensors the capture read, and results are read from the tensors it wrote. Memory the
 capture allocates comes from a private pool that the graph owns (Note [Graph private pools] in
 csrc/memory/caching_pool.h), and anything that would make the host wait during a capture raises
-(Note [Syncs during capture] in csrc/core/graph_capture.h).
+(Note [Syncs during capture] in csrc/core/graph_capture.h). Random ops draw new numbers at each
+replay (Note [Random ops in graphs] in csrc/cuda/graph_random.h).
 """
 
 import gc
@@ -148,6 +149,10 @@ class CUDAGraph:
 
     def replay(self):
         """Runs the captured work again, on the current stream.
+
+        Captured random ops draw new numbers at each replay: the generators they drew from
+        advance by what the capture drew, so replay k gives what the k-th eager run of the
+        captured code would give from the same generator state (Note [Random ops in graphs]).
 
         Returns:
             None
