@@ -91,6 +91,11 @@ PhiloxArgs GraphRandom::draw(CounterStream& source, int device, uint64_t n) {
 }
 
 void GraphRandom::prologue(StreamId stream) {
+  // Inside another capture the generators would advance once, at that capture, and its
+  // replays would repeat these draws; PyTorch refuses this too.
+  GENESIS_CHECK(!graph_capture_underway() || capture_id(stream) == 0, "CUDAGraph.replay",
+                "a graph with random ops cannot be replayed while the current stream is being "
+                "captured");
   std::lock_guard<std::mutex> lock(mutex_);
   for (Entry& e : entries_) {
     auto [seed, offset] = e.source->advance(e.consumed);

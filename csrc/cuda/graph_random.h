@@ -23,9 +23,12 @@
 //    relaxed atomic load (graph_capture_underway, core/graph_capture.h) and a null pointer.
 //  - reading or changing a generator's state (manual_seed, seed, initial_seed, get_state,
 //    set_state, hence fork_rng) while the current stream is being captured raises, as in
-//    PyTorch: the captured draws would not see it.
-// Random ops whose CUDA path waits for the host (poisson and multinomial validate their inputs
-// with one) already raise during a capture (Note [Syncs during capture]).
+//    PyTorch: the captured draws would not see it. So does replaying a graph that drew random
+//    numbers while the current stream is being captured (its generators would advance once).
+// poisson and multinomial validate their inputs with a wait for the device, which a capture
+// cannot hold (Note [Syncs during capture]): on CUDA they raise "[op] cannot be captured in a
+// CUDA graph" up front (ops/distributions.cpp). Random fills of CPU tensors inside a capture
+// run at once and advance their generator, as in PyTorch.
 // Unlike PyTorch, generators need no register_generator_state: the first captured draw of a
 // generator registers it with the graph, which keeps it alive until reset().
 #include <cstdint>
