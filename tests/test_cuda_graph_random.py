@@ -39,6 +39,13 @@ def test_generator_state_calls_work_outside_a_capture():
     assert genesis.multinomial(genesis.ones(4), 2).shape == (2,)
 
 
+def test_register_generator_state_is_accepted():
+    g = cuda.CUDAGraph()
+    assert g.register_generator_state(genesis.Generator()) is None
+    with pytest.raises(TypeError, match=r"^\[CUDAGraph.register_generator_state\] expected"):
+        g.register_generator_state(3)
+
+
 # ---- on a GPU ------------------------------------------------------------------------------
 
 

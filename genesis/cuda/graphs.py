@@ -163,6 +163,30 @@ class CUDAGraph:
         """
         self._graph.replay()
 
+    def register_generator_state(self, generator):
+        """Accepted for PyTorch's API: genesis registers generators by itself.
+
+        PyTorch asks for every generator other than the default one to be registered before a
+        capture draws from it; in genesis the first captured draw of a generator registers it
+        with the graph (Note [Random ops in graphs]), so this only checks the argument.
+
+        Args:
+            generator (Generator): the generator the capture will draw from.
+
+        Returns:
+            None
+
+        Example::
+
+            >>> g = genesis.cuda.CUDAGraph()
+            >>> g.register_generator_state(genesis.Generator())
+        """
+        if not isinstance(generator, _C.Generator):
+            raise TypeError(
+                "[CUDAGraph.register_generator_state] expected a genesis.Generator, got "
+                f"{type(generator).__name__}"
+            )
+
     def reset(self):
         """Drops the captured graph and its hold on the private pool.
 
