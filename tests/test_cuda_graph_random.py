@@ -11,7 +11,7 @@ import gc
 
 import numpy as np
 import pytest
-from conftest import requires_cuda
+from conftest import HAS_CUDA, requires_cuda
 
 import genesis
 
@@ -115,6 +115,17 @@ CASES = {
     "randperm": lambda s: genesis.randperm(N, device="cuda"),
     "two_ops": lambda s: genesis.rand(N, device="cuda") + genesis.randn(7, device="cuda").sum(),
 }
+
+
+@pytest.fixture(scope="module", autouse=True)
+def warm_kernels():
+    """Runs every case once eagerly, so no kernel is first loaded inside a capture."""
+    if HAS_CUDA:
+        statics = Statics()
+        for fn in CASES.values():
+            fn(statics)
+        (statics.x * 2 + 1).relu()
+        cuda.synchronize()
 
 
 @requires_cuda
