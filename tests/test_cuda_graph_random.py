@@ -253,6 +253,20 @@ def test_the_graph_keeps_its_generators_alive():
 
 
 @requires_cuda
+def test_reset_frees_the_generator_buffers():
+    cuda.synchronize()
+    before = cuda.memory_allocated()
+    g, out = capture(lambda: genesis.rand(N, device="cuda"))
+    g.replay()
+    del out
+    cuda.synchronize()
+    assert cuda.memory_allocated() > before  # the buffer {seed, offset}
+    g.reset()
+    gc.collect()
+    assert cuda.memory_allocated() == before
+
+
+@requires_cuda
 def test_a_side_stream_joined_to_the_capture_draws_fresh_numbers():
     side = cuda.Stream()
     g = cuda.CUDAGraph()
