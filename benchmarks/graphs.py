@@ -8,6 +8,10 @@ of a few back-to-back calls, the device synchronised between bursts outside the 
 so the time is the host's. Goal on CUDA (also with --quick): genesis <= 0.5x torch's host
 time. Runs only with ``--device cuda``. The result (the chain's output after a replay) is
 checked against the chain in NumPy.
+
+The second case captures the same chain with a random op every 25 ops (``+ rand_like(y)``), so
+each replay first refreshes the generator's state on the device (Note [Random ops in graphs]):
+same goal, the result checked for shape, dtype and range only (the numbers are new each time).
 """
 
 from __future__ import annotations
@@ -42,17 +46,32 @@ def _chain(y: Any) -> Any:
     return y
 
 
-def _captured(lib: Any, x: Any) -> tuple[Any, Any]:
-    """(graph, output) of the chain on x, warmed up on a side stream and captured."""
+RANDOM_EVERY = 25  # the random chain's ops: + rand_like(y) at every 25th
+
+
+def _random_chain(lib: Any, y: Any) -> Any:
+    for i in range(OPS):
+        y = y + lib.rand_like(y) if i % RANDOM_EVERY == 0 else _chain_step(y, i)
+    return y
+
+
+def _chain_step(y: Any, i: int) -> Any:
+    k = i % 4
+    return y * 1.01 if k == 0 else y + 0.5 if k == 1 else y.relu() if k == 2 else y - 0.25
+
+
+def _captured(lib: Any, x: Any, fn: Any = None) -> tuple[Any, Any]:
+    """(graph, output) of fn (the chain) on x, warmed up on a side stream and captured."""
+    fn = fn or _chain
     c = lib.cuda
     side = c.Stream()
     side.wait_stream(c.current_stream())
     with c.stream(side):
-        _chain(x)
+        fn(x)
     c.current_stream().wait_stream(side)
     g = c.CUDAGraph()
     with c.graph(g):
-        y = _chain(x)
+        y = fn(x)
     c.synchronize()
     return g, y
 
@@ -162,6 +181,38 @@ def chain_replay(ctx: Context) -> Case | None:
             f"{OPS} elementwise ops captured once (genesis.cuda.graph / torch.cuda.graph), "
             f"g.replay() timed in bursts of {BURST} on the host, the device synchronised "
             f"between bursts outside the timed region; median per call (goal: genesis <= "
+            f"{GOAL}x torch's time)"
+        ),
+    )
+
+
+@register(name=f"{OPS}-op chain with random ops graph replay host time")
+def random_chain_replay(ctx: Context) -> Case | None:
+    if not ctx.on_cuda:
+        return None
+    a = ctx.rng.standard_normal(N, dtype=np.float32)
+    g, y = _captured(genesis, ctx.to_genesis(a), lambda x: _random_chain(genesis, x))
+    fns: dict[str, Any] = {"genesis": lambda: _replay(g, y)}
+    if ctx.torch is not None:
+        torch = ctx.torch
+        tg, ty = _captured(torch, ctx.to_torch(a), lambda x: _random_chain(torch, x))
+        fns["torch"] = lambda: _replay(tg, ty)
+
+    def finite(out: np.ndarray) -> str | None:
+        return None if np.isfinite(out).all() else "non-finite values"
+
+    return Case(
+        f"{OPS}-op chain with random ops graph replay host time",
+        f"{N} f32",
+        fns,
+        values=False,
+        validate=finite,
+        burst=BURST,
+        goal=Goal(f">= {1 / GOAL:.2f}x torch", min_speedup=1 / GOAL),
+        info=(
+            f"the {OPS}-op chain with y + rand_like(y) at every {RANDOM_EVERY}th op, captured "
+            f"once; each replay first writes the default generator's seed and offset to the "
+            f"device (Note [Random ops in graphs]); timed as the plain chain (goal: genesis <= "
             f"{GOAL}x torch's time)"
         ),
     )

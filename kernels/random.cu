@@ -40,7 +40,8 @@ __device__ __forceinline__ T sample(uint64_t seed, uint64_t counter, int64_t low
 
 template <typename T, int Kind>
 __global__ void random_kernel(T* __restrict__ out, int64_t n, uint64_t seed, uint64_t offset,
-                              int64_t low, uint64_t range) {
+                              const uint64_t* __restrict__ state, int64_t low, uint64_t range) {
+  if (state) seed = state[0], offset += state[1];  // a graph's draw (Note [Random ops in graphs])
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
     out[i] = sample<T, Kind>(seed, offset + static_cast<uint64_t>(i), low, range);
@@ -54,8 +55,9 @@ struct alignas(4 * sizeof(T)) Vec4 {
 };
 
 template <typename T>
-__global__ void normal_float_kernel(T* __restrict__ out, int64_t n, uint64_t seed,
-                                    uint64_t offset) {
+__global__ void normal_float_kernel(T* __restrict__ out, int64_t n, uint64_t seed, uint64_t offset,
+                                    const uint64_t* __restrict__ state) {
+  if (state) seed = state[0], offset += state[1];
   int64_t groups = (n + 3) / 4;
   bool aligned = reinterpret_cast<uintptr_t>(out) % sizeof(Vec4<T>) == 0;
   for (int64_t g = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; g < groups;
@@ -74,21 +76,26 @@ __global__ void normal_float_kernel(T* __restrict__ out, int64_t n, uint64_t see
 }
 
 template <typename T, int Kind>
-void launch_typed(void* out, int64_t n, uint64_t seed, uint64_t offset, int64_t low, uint64_t range,
-                  cudaStream_t stream) {
+void launch_typed(void* out, int64_t n, uint64_t seed, uint64_t offset, const uint64_t* state,
+                  int64_t low, uint64_t range, cudaStream_t stream) {
   if constexpr (Kind == philox::kNormal && !std::is_same_v<T, double>) {
-    normal_float_kernel<T>
-        <<<grid_for((n + 3) / 4), kThreads, 0, stream>>>(static_cast<T*>(out), n, seed, offset);
+    normal_float_kernel<T><<<grid_for((n + 3) / 4), kThreads, 0, stream>>>(static_cast<T*>(out), n,
+                                                                           seed, offset, state);
   } else {
-    random_kernel<T, Kind>
-        <<<grid_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), n, seed, offset, low, range);
+    random_kernel<T, Kind><<<grid_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), n, seed,
+                                                                 offset, state, low, range);
   }
+}
+
+__global__ void write_philox_state_kernel(uint64_t* state, uint64_t seed, uint64_t offset) {
+  state[0] = seed;
+  state[1] = offset;
 }
 
 }  // namespace
 
-void launch_random(void* out, int dtype, int64_t numel, uint64_t seed, uint64_t offset, int kind,
-                   int64_t low, uint64_t range, void* stream_ptr) {
+void launch_random(void* out, int dtype, int64_t numel, uint64_t seed, uint64_t offset,
+                   const uint64_t* state, int kind, int64_t low, uint64_t range, void* stream_ptr) {
   if (numel == 0) return;
   cudaStream_t stream = static_cast<cudaStream_t>(stream_ptr);
   dispatch_dtype(dtype, [&](auto v) {
@@ -98,15 +105,19 @@ void launch_random(void* out, int dtype, int64_t numel, uint64_t seed, uint64_t 
     } else if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, __half> ||
                          std::is_same_v<T, __nv_bfloat16>) {
       if (kind == philox::kUniform)
-        launch_typed<T, philox::kUniform>(out, numel, seed, offset, low, range, stream);
+        launch_typed<T, philox::kUniform>(out, numel, seed, offset, state, low, range, stream);
       else if (kind == philox::kNormal)
-        launch_typed<T, philox::kNormal>(out, numel, seed, offset, low, range, stream);
+        launch_typed<T, philox::kNormal>(out, numel, seed, offset, state, low, range, stream);
       else
-        launch_typed<T, philox::kInteger>(out, numel, seed, offset, low, range, stream);
+        launch_typed<T, philox::kInteger>(out, numel, seed, offset, state, low, range, stream);
     } else {
-      launch_typed<T, philox::kInteger>(out, numel, seed, offset, low, range, stream);
+      launch_typed<T, philox::kInteger>(out, numel, seed, offset, state, low, range, stream);
     }
   });
+}
+
+void launch_write_philox_state(uint64_t* state, uint64_t seed, uint64_t offset, void* stream) {
+  write_philox_state_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(state, seed, offset);
 }
 
 }  // namespace genesis::kernels

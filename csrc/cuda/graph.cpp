@@ -9,6 +9,7 @@
 #include "core/graph_capture.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/graph_random.h"
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
 #include "memory/caching_pool.h"
@@ -36,6 +37,7 @@ struct Graph::State {
   GraphPoolId pool = 0;  // held (retained) while nonzero
   bool capturing = false;
   cudaGraphExec_t exec = nullptr;
+  GraphRandom random;  // Note [Random ops in graphs]
 };
 
 GraphPoolId new_graph_pool_id() {
@@ -79,12 +81,23 @@ void Graph::capture_begin(GraphPoolId pool, CaptureMode mode) {
   begin_graph_capture();
   DeviceGuard guard(device);
   cudaError_t err = cudaStreamBeginCapture(reinterpret_cast<cudaStream_t>(stream), to_cuda(mode));
+  unsigned long long capture_id = 0;  // random fills find the graph by it
+  if (err == cudaSuccess) {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    err = cudaStreamGetCaptureInfo(reinterpret_cast<cudaStream_t>(stream), &status, &capture_id);
+    if (err != cudaSuccess) {
+      cudaGraph_t dropped = nullptr;
+      cudaStreamEndCapture(reinterpret_cast<cudaStream_t>(stream), &dropped);
+      if (dropped != nullptr) cudaGraphDestroy(dropped);
+    }
+  }
   if (err != cudaSuccess) {
     end_graph_capture();
     p->end_allocate_to_pool(pool);
     p->release_pool(pool);
     GENESIS_CUDA_CHECK(err);
   }
+  s.random.begin(device, capture_id);
   s.device = device;
   s.stream = stream;
   s.pool = pool;
@@ -100,10 +113,12 @@ void Graph::capture_end() {
   cudaGraph_t graph = nullptr;
   cudaError_t err = cudaStreamEndCapture(reinterpret_cast<cudaStream_t>(s.stream), &graph);
   s.capturing = false;
+  s.random.end();
   end_graph_capture();
   device_pool(s.device)->end_allocate_to_pool(s.pool);
   if (err != cudaSuccess) {
     cudaGetLastError();  // the capture is over either way; what it wrote stays in the pool
+    s.random.clear();
     GENESIS_FAIL(ErrorKind::Runtime, op, "the capture failed (", cudaGetErrorString(err),
                  "): an operation CUDA cannot capture ran on the captured stream, or a "
                  "call CUDA forbids during a capture ran on another thread");
@@ -125,8 +140,9 @@ void Graph::replay() {
                 "nothing was captured: call capture_begin and capture_end (or use "
                 "genesis.cuda.graph) first");
   DeviceGuard guard(s.device);
-  GENESIS_CUDA_CHECK(
-      cudaGraphLaunch(s.exec, reinterpret_cast<cudaStream_t>(current_stream(s.device))));
+  StreamId stream = current_stream(s.device);
+  if (!s.random.empty()) s.random.prologue(stream);
+  GENESIS_CUDA_CHECK(cudaGraphLaunch(s.exec, reinterpret_cast<cudaStream_t>(stream)));
 }
 
 void Graph::reset() {
@@ -138,6 +154,7 @@ void Graph::reset() {
     cudaGraphExecDestroy(s.exec);
     s.exec = nullptr;
   }
+  s.random.clear();  // the generators and their buffers (before the pool goes)
   if (s.pool != 0) {
     GraphPoolId pool = s.pool;
     s.pool = 0;

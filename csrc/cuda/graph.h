@@ -18,10 +18,12 @@
 //    warming up first (cuBLAS handles, the index error record, first-use setup) is the
 //    caller's job, as in PyTorch.
 // The capture mode (global, thread_local, relaxed) is CUDA's cudaStreamCaptureMode; genesis's
-// own refusal of waits stays process-wide whatever the mode. Not handled yet: random ops
-// replay the numbers drawn during the capture (the Philox seed and offset are kernel
-// arguments, not device state). Autograd through graphed callables captures the engine's
-// backward pass as a second graph (Note [Graphed callables] in genesis/cuda/graphed_callables.py).
+// own refusal of waits stays process-wide whatever the mode. Random ops draw new numbers at
+// every replay, continuing their generators' streams as eager calls would: the captured fills
+// read the Philox key and base counter from a buffer the graph rewrites before each launch
+// (Note [Random ops in graphs] in cuda/graph_random.h). Autograd through graphed callables
+// captures the engine's backward pass as a second graph (Note [Graphed callables] in
+// genesis/cuda/graphed_callables.py).
 #include <cstdint>
 #include <memory>
 
@@ -46,7 +48,9 @@ class Graph {
   // pool, another id shares that pool.
   void capture_begin(GraphPoolId pool, CaptureMode mode);
   void capture_end();
-  void replay();             // on the current stream of the graph's device
+  // On the current stream of the graph's device; first advances the generators the capture
+  // drew from (Note [Random ops in graphs]).
+  void replay();
   void reset();              // drops the captured graph and this graph's hold on its pool
   GraphPoolId pool() const;  // 0 before capture_begin and after reset
   bool capturing() const;

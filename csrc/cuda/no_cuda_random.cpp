@@ -4,10 +4,8 @@
 
 namespace genesis::cuda {
 
-void random_fill(const Tensor&, philox::Kind, uint64_t, uint64_t, int64_t, uint64_t) {
-  no_device();
-}
+void random_fill(const Tensor&, philox::Kind, const PhiloxArgs&, int64_t, uint64_t) { no_device(); }
 
-void poisson_fill(const Tensor&, const Tensor&, uint64_t, uint64_t) { no_device(); }
+void poisson_fill(const Tensor&, const Tensor&, const PhiloxArgs&) { no_device(); }
 
 }  // namespace genesis::cuda

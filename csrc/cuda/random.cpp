@@ -8,20 +8,20 @@
 
 namespace genesis::cuda {
 
-void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t offset, int64_t low,
+void random_fill(const Tensor& out, philox::Kind kind, const PhiloxArgs& rng, int64_t low,
                  uint64_t range) {
   GENESIS_CHECK(out.is_contiguous() && out.is_cuda(), "random",
                 "expected a contiguous CUDA tensor");
   if (out.numel() == 0) return;
   int device = out.device().index;
   DeviceGuard guard(device);
-  kernels::launch_random(out.mutable_data(), static_cast<int>(out.dtype()), out.numel(), seed,
-                         offset, static_cast<int>(kind), low, range,
+  kernels::launch_random(out.mutable_data(), static_cast<int>(out.dtype()), out.numel(), rng.seed,
+                         rng.offset, rng.state, static_cast<int>(kind), low, range,
                          reinterpret_cast<void*>(current_stream(device)));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
-void poisson_fill(const Tensor& out, const Tensor& rates, uint64_t seed, uint64_t offset) {
+void poisson_fill(const Tensor& out, const Tensor& rates, const PhiloxArgs& rng) {
   GENESIS_CHECK(out.is_contiguous() && rates.is_contiguous() && out.is_cuda() &&
                     rates.device() == out.device() && out.dtype() == ScalarType::Float64 &&
                     rates.dtype() == ScalarType::Float64,
@@ -30,8 +30,8 @@ void poisson_fill(const Tensor& out, const Tensor& rates, uint64_t seed, uint64_
   int device = out.device().index;
   DeviceGuard guard(device);
   kernels::launch_poisson(static_cast<double*>(out.mutable_data()),
-                          static_cast<const double*>(rates.data()), out.numel(), seed, offset,
-                          reinterpret_cast<void*>(current_stream(device)));
+                          static_cast<const double*>(rates.data()), out.numel(), rng.seed,
+                          rng.offset, rng.state, reinterpret_cast<void*>(current_stream(device)));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 

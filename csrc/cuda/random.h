@@ -4,15 +4,17 @@
 #include <cstdint>
 
 #include "core/tensor.h"
+#include "cuda/graph_random.h"
 #include "vocab/philox.h"
 
 namespace genesis::cuda {
 
 // cpu::random_fill's twin (csrc/cpu/random.h) for a contiguous CUDA tensor; runs on the
-// current stream of the tensor's device.
-void random_fill(const Tensor& out, philox::Kind kind, uint64_t seed, uint64_t offset, int64_t low,
+// current stream of the tensor's device. `rng` holds the counters, by value or, during a
+// capture, in a graph's buffer (Note [Random ops in graphs] in cuda/graph_random.h).
+void random_fill(const Tensor& out, philox::Kind kind, const PhiloxArgs& rng, int64_t low,
                  uint64_t range);
 // cpu::poisson_fill's twin: float64 contiguous CUDA tensors on one device.
-void poisson_fill(const Tensor& out, const Tensor& rates, uint64_t seed, uint64_t offset);
+void poisson_fill(const Tensor& out, const Tensor& rates, const PhiloxArgs& rng);
 
 }  // namespace genesis::cuda

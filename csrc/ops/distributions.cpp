@@ -35,6 +35,14 @@ Tensor add(const Tensor& a, double b, const char* op) {
   return binary(BinaryOp::Add, a, Scalar(b), op);
 }
 
+// poisson and multinomial check their inputs with a wait for the device, which a capture cannot
+// hold (Note [Random ops in graphs]): refused up front, before anything is recorded.
+void check_not_captured(const Tensor& t, const char* op) {
+  GENESIS_CHECK(!t.is_cuda() || !cuda::current_stream_capturing(t.device().index), op,
+                "cannot be captured in a CUDA graph: it validates its input on the host "
+                "(call it outside the capture)");
+}
+
 void check_floating(const Tensor& self, const char* op) {
   GENESIS_CHECK_TYPE(is_floating_point(self.dtype()), op,
                      "expected a floating point tensor, but got ", scalar_type_name(self.dtype()));
@@ -188,6 +196,7 @@ Tensor normal(const Tensor& mean, const Tensor& std, Generator* gen) {
 Tensor poisson(const Tensor& rates, Generator* gen) {
   const char* op = "poisson";
   check_floating(rates, op);
+  check_not_captured(rates, op);
   // The sampler works in float64 on a contiguous copy; one wait for the device checks that
   // every rate is a finite, non-negative number (PyTorch raises for negative and NaN rates).
   Tensor r = contiguous(to(rates, ScalarType::Float64, rates.device(), false));
@@ -201,11 +210,13 @@ Tensor poisson(const Tensor& rates, Generator* gen) {
   }
   // Allocate before reserving: a failed allocation leaves the generator where it was.
   Tensor counts = Tensor::empty(r.sizes(), ScalarType::Float64, r.device());
-  Counters c = generator_or_default(gen).reserve(r.numel());
-  if (r.is_cuda())
-    cuda::poisson_fill(counts, r, c.seed, c.offset);
-  else
+  Generator& g = generator_or_default(gen);
+  if (r.is_cuda()) {
+    cuda::poisson_fill(counts, r, cuda_counters(g, r.device().index, r.numel()));
+  } else {
+    Counters c = g.reserve(r.numel());
     cpu::poisson_fill(counts, r, c.seed, c.offset);
+  }
   return rates.dtype() == ScalarType::Float64 ? counts
                                               : to(counts, rates.dtype(), rates.device(), false);
 }
@@ -226,6 +237,7 @@ Tensor randperm(int64_t n, ScalarType dtype, Device device, Generator* gen) {
 Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement, Generator* gen) {
   const char* op = "multinomial";
   check_floating(weights, op);
+  check_not_captured(weights, op);
   GENESIS_CHECK(weights.ndim() == 1 || weights.ndim() == 2, op,
                 "expected a 1-d or 2-d tensor of weights, but it has ", weights.ndim(), " dims");
   int64_t categories = weights.sizes().back();

@@ -4,12 +4,15 @@
 // them, so the numbers depend only on (seed, offset) and are the same on the CPU and on any GPU.
 // genesis.Generator objects are independent streams; the default generator serves every call
 // without generator=. A generator's device is recorded for PyTorch's API (Generator("cuda")),
-// but any generator may fill a tensor on any device, the same way.
+// but any generator may fill a tensor on any device, the same way. A fill captured into a CUDA
+// graph takes its counters from the graph at each replay instead (Note [Random ops in graphs]
+// in cuda/graph_random.h); the state calls below raise while the current stream is captured.
 #include <cstdint>
 #include <memory>
 #include <mutex>
 
 #include "core/device.h"
+#include "cuda/graph_random.h"
 
 namespace genesis::ops {
 
@@ -20,7 +23,8 @@ struct Counters {
   uint64_t seed, offset;
 };
 
-class Generator {
+// Always owned by a shared_ptr: a graph that captured its draws keeps it alive.
+class Generator final : public cuda::CounterStream {
  public:
   explicit Generator(Device device = Device{}) : device_(device) {}
 
@@ -31,6 +35,7 @@ class Generator {
   Counters reserve(int64_t n);
   Counters state() const;
   void set_state(Counters state);
+  std::pair<uint64_t, uint64_t> advance(uint64_t n) override;  // a graph's replay
   Device device() const { return device_; }
 
  private:
@@ -44,5 +49,9 @@ class Generator {
 const std::shared_ptr<Generator>& default_generator();
 // `gen`, or the default generator when null.
 Generator& generator_or_default(Generator* gen);
+
+// The counters of a CUDA fill of n items on `device` from `gen`: reserved now, or, while the
+// device's current stream is being captured, the capturing graph's (Note [Random ops in graphs]).
+cuda::PhiloxArgs cuda_counters(Generator& gen, int device, int64_t n);
 
 }  // namespace genesis::ops

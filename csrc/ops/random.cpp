@@ -15,11 +15,13 @@ Tensor fill(const Shape& sizes, ScalarType dtype, Device device, philox::Kind ki
   checked_numel(sizes, op);
   // Allocate first: a call that fails to allocate leaves the generator where it was.
   Tensor out = Tensor::empty(sizes, dtype, device);
-  Counters c = generator_or_default(gen).reserve(out.numel());
-  if (out.is_cuda())
-    cuda::random_fill(out, kind, c.seed, c.offset, low, range);
-  else
+  Generator& g = generator_or_default(gen);
+  if (out.is_cuda()) {
+    cuda::random_fill(out, kind, cuda_counters(g, out.device().index, out.numel()), low, range);
+  } else {
+    Counters c = g.reserve(out.numel());
     cpu::random_fill(out, kind, c.seed, c.offset, low, range);
+  }
   return out;
 }
 

@@ -6,7 +6,8 @@ csrc/cuda/graph.h). A replay runs the same kernels on the same memory: new input
 into the tensors the capture read, and results are read from the tensors it wrote. Memory the
 capture allocates comes from a private pool that the graph owns (Note [Graph private pools] in
 csrc/memory/caching_pool.h), and anything that would make the host wait during a capture raises
-(Note [Syncs during capture] in csrc/core/graph_capture.h).
+(Note [Syncs during capture] in csrc/core/graph_capture.h). Random ops draw new numbers at each
+replay (Note [Random ops in graphs] in csrc/cuda/graph_random.h).
 """
 
 import gc
@@ -149,6 +150,10 @@ class CUDAGraph:
     def replay(self):
         """Runs the captured work again, on the current stream.
 
+        Captured random ops draw new numbers at each replay: the generators they drew from
+        advance by what the capture drew, so replay k gives what the k-th eager run of the
+        captured code would give from the same generator state (Note [Random ops in graphs]).
+
         Returns:
             None
 
@@ -157,6 +162,30 @@ class CUDAGraph:
             >>> g.replay()  # doctest: +SKIP
         """
         self._graph.replay()
+
+    def register_generator_state(self, generator):
+        """Accepted for PyTorch's API: genesis registers generators by itself.
+
+        PyTorch asks for every generator other than the default one to be registered before a
+        capture draws from it; in genesis the first captured draw of a generator registers it
+        with the graph (Note [Random ops in graphs]), so this only checks the argument.
+
+        Args:
+            generator (Generator): the generator the capture will draw from.
+
+        Returns:
+            None
+
+        Example::
+
+            >>> g = genesis.cuda.CUDAGraph()
+            >>> g.register_generator_state(genesis.Generator())
+        """
+        if not isinstance(generator, _C.Generator):
+            raise TypeError(
+                "[CUDAGraph.register_generator_state] expected a genesis.Generator, got "
+                f"{type(generator).__name__}"
+            )
 
     def reset(self):
         """Drops the captured graph and its hold on the private pool.
