@@ -320,20 +320,20 @@ const char* unary_node_name(UnaryOp op) {
 
 Tensor u(UnaryOp op, const Tensor& x) { return ag::unary(op, x, "backward"); }
 
-// where(z > 0, g, 0), as PyTorch's threshold_backward: differentiable in g, and in z with a
-// zero gradient, so a double backward through relu keeps its graph (and gets zeros).
+// where(z > 0, g, 0), as PyTorch's threshold_backward, in one pass (BinaryOp::ReluBackward: no
+// bool mask written and read back): differentiable in g, and in z with a zero gradient, so a
+// double backward through relu keeps its graph (and gets zeros).
 Tensor relu_backward(const Tensor& g, const Tensor& z) {
-  Tensor mask = ops::binary(BinaryOp::Gt, z, num(0.0), "relu");
-  Tensor out = ops::where(mask, g, num(0.0));
+  Tensor out = ops::binary(BinaryOp::ReluBackward, g, z, "relu");
   Recorder r = record("ThresholdBackwardBackward0", {&g, &z},
                       [](const FormulaNode& n, const Grads& gg, const std::vector<Tensor>& s) {
                         Grads r(2);
-                        if (n.needs_grad(0)) r[0] = ag::where(s[0], gg[0], num(0.0));
+                        if (n.needs_grad(0)) r[0] = relu_backward(gg[0], s[0]);
                         if (n.needs_grad(1)) r[1] = zeros_like_info(n.input_info[1]);
                         return r;
                       });
   if (!r) return out;
-  r.save(mask);
+  r.save(z);
   set_history(r, {&out});
   return out;
 }

@@ -255,6 +255,14 @@ struct Heaviside {
     return static_cast<T>(a > T(0));
   }
 };
+// relu's backward, PyTorch's threshold_backward at 0 read the other way round: the gradient
+// `a` where the result `b` is positive, else 0 (so NaN results pass 0, as where(b > 0, a, 0)).
+struct ReluBackward {
+  template <typename T>
+  GENESIS_HD T operator()(T a, T b) const {
+    return b > T(0) ? a : T(0);
+  }
+};
 struct Atan2 {
   template <typename T>
   GENESIS_HD T operator()(T a, T b) const {

@@ -36,6 +36,7 @@ enum class BinaryOp : int {
   BitXor,
   ShiftLeft,  // shifts by a negative amount or past the width give 0 (or the sign, right)
   ShiftRight,
+  ReluBackward,  // internal (relu's backward in one pass): a where b > 0, else 0; floats only
 };
 
 enum class UnaryOp : int {
@@ -90,7 +91,9 @@ inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= Bina
 inline bool is_float_result(BinaryOp op) {
   return op >= BinaryOp::Atan2 && op <= BinaryOp::Polygamma;
 }
-inline bool is_bitwise(BinaryOp op) { return op >= BinaryOp::BitAnd; }
+inline bool is_bitwise(BinaryOp op) {
+  return op >= BinaryOp::BitAnd && op <= BinaryOp::ShiftRight;
+}
 inline bool is_floating_only(UnaryOp op) { return op >= UnaryOp::Exp; }
 inline bool refuses_integers(UnaryOp op) { return op >= UnaryOp::Frac; }
 inline bool is_rounding(UnaryOp op) { return op >= UnaryOp::Floor && op <= UnaryOp::Trunc; }

@@ -72,6 +72,8 @@ decltype(auto) visit_binary(BinaryOp op, F&& f) {
       return f(math::ShiftLeft{});
     case BinaryOp::ShiftRight:
       return f(math::ShiftRight{});
+    case BinaryOp::ReluBackward:
+      return f(math::ReluBackward{});
   }
   return f(math::Add{});
 }
@@ -186,7 +188,7 @@ constexpr bool binary_supports() {
   constexpr bool is_float = std::is_floating_point_v<C>;
   if constexpr (std::is_same_v<Op, math::Div> || std::is_same_v<Op, math::Atan2> ||
                 std::is_same_v<Op, math::Copysign> || std::is_same_v<Op, math::Hypot> ||
-                std::is_same_v<Op, math::Polygamma>)
+                std::is_same_v<Op, math::Polygamma> || std::is_same_v<Op, math::ReluBackward>)
     return is_float;
   if constexpr (std::is_same_v<Op, math::BitAnd> || std::is_same_v<Op, math::BitOr> ||
                 std::is_same_v<Op, math::BitXor>)
