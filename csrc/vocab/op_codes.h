@@ -91,9 +91,7 @@ inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= Bina
 inline bool is_float_result(BinaryOp op) {
   return op >= BinaryOp::Atan2 && op <= BinaryOp::Polygamma;
 }
-inline bool is_bitwise(BinaryOp op) {
-  return op >= BinaryOp::BitAnd && op <= BinaryOp::ShiftRight;
-}
+inline bool is_bitwise(BinaryOp op) { return op >= BinaryOp::BitAnd && op <= BinaryOp::ShiftRight; }
 inline bool is_floating_only(UnaryOp op) { return op >= UnaryOp::Exp; }
 inline bool refuses_integers(UnaryOp op) { return op >= UnaryOp::Frac; }
 inline bool is_rounding(UnaryOp op) { return op >= UnaryOp::Floor && op <= UnaryOp::Trunc; }
