@@ -677,41 +677,10 @@ bool launch_gather_last(char* out, const char* src, const int64_t* index, int64_
   return false;
 }
 
-namespace {
-
-// Rows of one item, as in x[index] of a 1-d x: src is one row for gather_last_kernel, four
-// items a thread, so each thread has four random reads in flight (a gather of 2^24 random
-// items is bound by them); the last rows % 4 go through gather_rows_kernel. False when index
-// or out is not aligned for the vector loads and stores.
-template <typename W>
-bool gather_items(char* out, const char* src, const int64_t* index, int64_t rows, int64_t size,
-                  IndexSite error, cudaStream_t s) {
-  if (reinterpret_cast<uintptr_t>(index) % 16 != 0 ||
-      reinterpret_cast<uintptr_t>(out) % sizeof(Quad<W>) != 0)
-    return false;
-  int64_t quads = rows / 4, rest = rows % 4;
-  if (quads > 0)
-    gather_last_kernel<W><<<grid_for(quads), kThreads, 0, s>>>(
-        reinterpret_cast<Quad<W>*>(out), reinterpret_cast<const W*>(src),
-        reinterpret_cast<const longlong2*>(index), quads, quads, 0, size, 0, error);
-  if (rest > 0)
-    gather_rows_kernel<W><<<1, kThreads, 0, s>>>(reinterpret_cast<W*>(out) + 4 * quads, src,
-                                                 index + 4 * quads, rest, 1, sizeof(W), size,
-                                                 error);
-  return true;
-}
-
-}  // namespace
-
 void launch_gather_rows(char* out, const char* src, const int64_t* index, int64_t rows,
                         int64_t row_bytes, int64_t src_row_bytes, int64_t size, IndexSite error,
                         void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
-  if (row_bytes == src_row_bytes && reinterpret_cast<uintptr_t>(src) % row_bytes == 0) {
-    if (row_bytes == 2 && gather_items<uint16_t>(out, src, index, rows, size, error, s)) return;
-    if (row_bytes == 4 && gather_items<uint32_t>(out, src, index, rows, size, error, s)) return;
-    if (row_bytes == 8 && gather_items<uint2>(out, src, index, rows, size, error, s)) return;
-  }
   auto fits = [&](int width) {
     return row_bytes % width == 0 && src_row_bytes % width == 0 &&
            reinterpret_cast<uintptr_t>(out) % width == 0 &&
