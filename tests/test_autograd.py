@@ -282,6 +282,19 @@ def test_rounding_ops_have_zero_gradient(case, device):
     assert not np.any(np_of(x.grad))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_relu_backward_at_special_values(dtype, device):
+    """relu's one-pass backward (BinaryOp::ReluBackward) is PyTorch's threshold_backward: 0
+    where the result is <= 0, the gradient elsewhere, so a NaN result passes the gradient."""
+    values = [float("nan"), -1.0, 0.0, -0.0, 2.0, float("inf"), -float("inf"), 1e-30, -3.5]
+    upstream = [3.0, -2.0, 5.0, 7.0, 0.5, -1.0, 4.0, 6.0, 8.0]
+    x = genesis.tensor(values, dtype=getattr(genesis, dtype), device=device, requires_grad=True)
+    x.relu().backward(genesis.tensor(upstream, dtype=x.dtype, device=device))
+    t = torch.tensor(values, dtype=getattr(torch, dtype), requires_grad=True)
+    t.relu().backward(torch.tensor(upstream, dtype=t.dtype))
+    np.testing.assert_array_equal(x.grad.float().cpu().numpy(), t.grad.float().numpy())
+
+
 @pytest.mark.parametrize("case", WITH_NUMBER, ids=fn_ids(WITH_NUMBER))
 def test_with_python_number(case, device):
     _, fn, domain = case

@@ -320,9 +320,9 @@ const char* unary_node_name(UnaryOp op) {
 
 Tensor u(UnaryOp op, const Tensor& x) { return ag::unary(op, x, "backward"); }
 
-// where(z > 0, g, 0), as PyTorch's threshold_backward, in one pass (BinaryOp::ReluBackward: no
-// bool mask written and read back): differentiable in g, and in z with a zero gradient, so a
-// double backward through relu keeps its graph (and gets zeros).
+// PyTorch's threshold_backward at 0 (0 where z <= 0, else g; a NaN z passes g) in one pass
+// (BinaryOp::ReluBackward: no bool mask written and read back): differentiable in g, and in z
+// with a zero gradient, so a double backward through relu keeps its graph (and gets zeros).
 Tensor relu_backward(const Tensor& g, const Tensor& z) {
   Tensor out = ops::binary(BinaryOp::ReluBackward, g, z, "relu");
   Recorder r = record("ThresholdBackwardBackward0", {&g, &z},

@@ -255,12 +255,12 @@ struct Heaviside {
     return static_cast<T>(a > T(0));
   }
 };
-// relu's backward, PyTorch's threshold_backward at 0 read the other way round: the gradient
-// `a` where the result `b` is positive, else 0 (so NaN results pass 0, as where(b > 0, a, 0)).
+// relu's backward, PyTorch's threshold_backward at 0: 0 where the result `b` is <= 0, else the
+// gradient `a` (so a NaN result passes the gradient, as in PyTorch).
 struct ReluBackward {
   template <typename T>
   GENESIS_HD T operator()(T a, T b) const {
-    return b > T(0) ? a : T(0);
+    return b <= T(0) ? T(0) : a;
   }
 };
 struct Atan2 {

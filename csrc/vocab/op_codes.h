@@ -36,7 +36,7 @@ enum class BinaryOp : int {
   BitXor,
   ShiftLeft,  // shifts by a negative amount or past the width give 0 (or the sign, right)
   ShiftRight,
-  ReluBackward,  // internal (relu's backward in one pass): a where b > 0, else 0; floats only
+  ReluBackward,  // internal (relu's backward in one pass): 0 where b <= 0, else a; floats only
 };
 
 enum class UnaryOp : int {
