@@ -283,15 +283,21 @@ def test_rounding_ops_have_zero_gradient(case, device):
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
-def test_relu_backward_at_special_values(dtype, device):
-    """relu's one-pass backward (BinaryOp::ReluBackward) is PyTorch's threshold_backward: 0
-    where the result is <= 0, the gradient elsewhere, so a NaN result passes the gradient."""
+def test_relu_at_special_values(dtype, device):
+    """relu is PyTorch's (0 below zero, else the input: NaN and -0.0 pass), and its one-pass
+    backward (BinaryOp::ReluBackward) is PyTorch's threshold_backward: 0 where the result is
+    <= 0, the gradient elsewhere, so a NaN result passes the gradient."""
     values = [float("nan"), -1.0, 0.0, -0.0, 2.0, float("inf"), -float("inf"), 1e-30, -3.5]
     upstream = [3.0, -2.0, 5.0, 7.0, 0.5, -1.0, 4.0, 6.0, 8.0]
     x = genesis.tensor(values, dtype=getattr(genesis, dtype), device=device, requires_grad=True)
-    x.relu().backward(genesis.tensor(upstream, dtype=x.dtype, device=device))
+    y = x.relu()
+    y.backward(genesis.tensor(upstream, dtype=x.dtype, device=device))
     t = torch.tensor(values, dtype=getattr(torch, dtype), requires_grad=True)
-    t.relu().backward(torch.tensor(upstream, dtype=t.dtype))
+    u = t.relu()
+    u.backward(torch.tensor(upstream, dtype=t.dtype))
+    got, want = y.detach().float().cpu().numpy(), u.detach().float().numpy()
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # -0.0 stays -0.0
     np.testing.assert_array_equal(x.grad.float().cpu().numpy(), t.grad.float().numpy())
 
 

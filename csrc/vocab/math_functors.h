@@ -364,11 +364,11 @@ struct Abs {
       return a;
   }
 };
+// PyTorch's: 0 below zero, else the input itself (so NaN stays NaN and -0.0 stays -0.0).
 struct Relu {
   template <typename T>
   GENESIS_HD T operator()(T a) const {
-    if (is_nan(a)) return a;
-    return a > T(0) ? a : T(0);
+    return a < T(0) ? T(0) : a;
   }
 };
 struct BitNot {
