@@ -545,6 +545,21 @@ def test_half_accumulates_in_float32(device):
         check(make(r, dt, device).var(dim=0), r, "var", dt, 0)
 
 
+def test_all_any_of_long_rows_split_over_threads():
+    """A long row is cut into pieces, one per thread, whose results were stored in a
+    vector<bool>: two threads writing bits of one byte could lose the deciding piece. Repeated
+    so that a race would show; the deciding element sits in the last piece."""
+    n = 1 << 20
+    zeros = np.zeros(n, np.int32)
+    zeros[-5] = 3
+    ones = np.ones(n, bool)
+    ones[-5] = False
+    x, y = genesis.tensor(zeros), genesis.tensor(ones)
+    for _ in range(200):
+        assert x.any().item() is True
+        assert y.all().item() is False
+
+
 def test_large_max_argmax_all_any(device):
     n = 100_003
     a = rand((n,), F32, seed=22, low=-1, high=1)

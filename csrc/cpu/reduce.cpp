@@ -114,7 +114,9 @@ struct Reduction {
       }
       for (int64_t j = 0; j < outputs; ++j) {  // few long rows: split each over the threads
         int64_t pieces = std::min<int64_t>(threads, s.reduce / kDefaultGrain);
-        std::vector<Acc> partial(static_cast<size_t>(pieces), Red::identity());
+        // Not std::vector: vector<bool> (all/any) packs the pieces' results into shared bytes,
+        // and two threads storing their bits would race.
+        std::unique_ptr<Acc[]> partial(new Acc[pieces]);
         int64_t per = (s.reduce + pieces - 1) / pieces;
         parallel_for(pieces, 1, [&](int64_t b, int64_t e) {
           for (int64_t p = b; p < e; ++p)
