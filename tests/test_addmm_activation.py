@@ -433,6 +433,25 @@ def test_gradients_match_torch(device, dtype, use_gelu, bias_shape):
         np.testing.assert_allclose(to_numpy(got_t.grad), ref.grad.numpy(), rtol=tol, atol=tol * 10)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_relu_gradient_at_nan_and_zero_follows_torch(device):
+    # The fused ReLU's backward is relu's (PyTorch's threshold_backward): the gradient passes
+    # where the output is NaN, and is 0 where it is 0, whether or not the bias made it so.
+    cn = np.array([np.nan, 0.0, -1.0, 2.0])
+    an = np.array([[1.0, 0.0], [0.0, 0.0], [np.nan, 1.0]])
+    bn = np.array([[0.5, 0.0, -2.0, 1.0], [1.0, 0.0, 3.0, -3.0]])
+    gn = np.arange(1.0, 13.0).reshape(3, 4)
+    ts = [genesis.tensor(x, device=device, requires_grad=True) for x in (cn, an, bn)]
+    out = genesis._addmm_activation(*ts)
+    out.backward(genesis.tensor(gn, device=device))
+    refs = [torch.tensor(x, requires_grad=True) for x in (cn, an, bn)]
+    torch.relu(torch.addmm(*refs)).backward(torch.tensor(gn))
+    np.testing.assert_array_equal(to_numpy(out), torch.relu(torch.addmm(*refs)).detach().numpy())
+    # the bias gradient is the upstream one where it passes; mat1/mat2 gradients carry NaN rows
+    for got_t, ref in zip(ts, refs):
+        np.testing.assert_array_equal(to_numpy(got_t.grad), ref.grad.numpy())
+
+
 def test_no_grad_and_partial_requires_grad():
     a = genesis.tensor(data((3, 4), genesis.float64, 60), dtype=genesis.float64, requires_grad=True)
     b = genesis.tensor(data((4, 2), genesis.float64, 61), dtype=genesis.float64)

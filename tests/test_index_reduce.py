@@ -298,16 +298,17 @@ def test_heavy_contention(device, dtype):
 
 @pytest.mark.parametrize("dt, big", [(F16, 2048.0), (BF16, 256.0)])
 def test_16_bit_accumulation_follows_pytorch(device, dt, big):
-    # Note [Wide scatter sums]: the scatter family sums and multiplies 16-bit floats in float32
-    # and rounds once (big + 1 + 1 keeps both ones); index_add, put and index_put round after
-    # each addition (each one is lost), as PyTorch's CPU does.
+    # Note [Wide scatter sums]: on the CPU the scatter family sums and multiplies 16-bit floats
+    # in float32 and rounds once (big + 1 + 1 keeps both ones), while index_add, put and
+    # index_put round after each addition (each one is lost), as PyTorch's CPU does. On CUDA
+    # all of them round after each addition, as PyTorch's CUDA atomics do.
     base, tb = (
         genesis.tensor([big], dtype=dt, device=device),
         torch.tensor([big]).to(TORCH_DTYPE[dt]),
     )
     i, ti = GI([0, 0], device), torch.tensor([0, 0])
     s, ts = genesis.ones(2, dtype=dt, device=device), torch.ones(2, dtype=TORCH_DTYPE[dt])
-    cases = [
+    scatter_cases = [
         (lambda x: x.scatter_add(0, i, s), lambda t: t.scatter_add(0, ti, ts)),
         (lambda x: x.scatter(0, i, s, reduce="add"), lambda t: t.scatter(0, ti, ts, reduce="add")),
         (
@@ -315,17 +316,27 @@ def test_16_bit_accumulation_follows_pytorch(device, dt, big):
             lambda t: t.scatter(0, ti, 1.0, reduce="add"),
         ),
         (lambda x: x.scatter_reduce(0, i, s, "sum"), lambda t: t.scatter_reduce(0, ti, ts, "sum")),
-        (
-            lambda x: x.scatter_reduce(0, i, s, "mean"),
-            lambda t: t.scatter_reduce(0, ti, ts, "mean"),
-        ),
+    ]
+    rounding_cases = [
         (lambda x: x.index_add(0, i, s), lambda t: t.index_add(0, ti, ts)),
         (lambda x: x.put(i, s, True), lambda t: t.put(ti, ts, True)),
         (lambda x: x.index_put((i,), s, True), lambda t: t.index_put((ti,), ts, True)),
     ]
-    for g, t in cases:
+    mean = (
+        lambda x: x.scatter_reduce(0, i, s, "mean"),
+        lambda t: t.scatter_reduce(0, ti, ts, "mean"),
+    )
+    for g, t in rounding_cases:
         assert_same(g(base), t(tb))
-    assert to_numpy(base.scatter_add(0, i, s)).tolist() == [big + 2]
+    if device == "cpu":
+        for g, t in [*scatter_cases, mean]:
+            assert_same(g(base), t(tb))
+        assert to_numpy(base.scatter_add(0, i, s)).tolist() == [big + 2]
+    else:
+        for g, _ in scatter_cases:
+            assert to_numpy(g(base)).tolist() == [big]
+        # the sum rounds to big at each addition, then divides by the count of 3
+        assert_same(mean[0](base), tb / 3)
     assert to_numpy(base.index_add(0, i, s)).tolist() == [big]
 
 

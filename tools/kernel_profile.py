@@ -1,6 +1,7 @@
 """Per-kernel CUDA times of genesis against torch for some issue-15 rows (GPU machine only).
 
-    python tools/kernel_profile.py [sort unique topk nonzero norm index_add scatter_add]
+    python tools/kernel_profile.py [sort unique topk nonzero norm index_add scatter_add
+                                    randint_gather]
 
 Times each case's call on the host (median of 20, synchronised), then lists the CUDA kernels
 both libraries launch per call, from torch.profiler: CUPTI sees every kernel of the process,
@@ -16,7 +17,7 @@ from torch.profiler import ProfilerActivity, profile
 
 import genesis
 
-AREAS = ["sort", "unique", "topk", "nonzero", "norm", "index_add", "scatter_add"]
+AREAS = ["sort", "unique", "topk", "nonzero", "norm", "index_add", "scatter_add", "randint_gather"]
 
 
 def _sync_genesis():
@@ -125,6 +126,22 @@ def cases_at(n, areas):
                 lambda x=x, gi=gi, v=v: x.scatter_add_(0, gi, v),
                 lambda t=t, ti=ti, tv=tv: t.scatter_add_(0, ti, tv),
             )
+        )
+    if "randint_gather" in areas and n == 1 << 24:
+        # the "randint + a[idx] gather" benchmark row, split into its two ops
+        table = 1 << 28
+        x, t = pair((table,), single)
+        ti = torch.randint(0, table, (n,), device="cuda")
+        gi = genesis.from_dlpack(ti.clone())
+        out.append(
+            (
+                f"randint {n} of {table}",
+                lambda: genesis.randint(0, table, (n,), device="cuda"),
+                lambda: torch.randint(0, table, (n,), device="cuda"),
+            )
+        )
+        out.append(
+            (f"gather f32 {n} of {table}", lambda x=x, gi=gi: x[gi], lambda t=t, ti=ti: t[ti])
         )
     return out
 

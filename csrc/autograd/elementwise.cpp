@@ -223,6 +223,24 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name)
   return out;
 }
 
+// PyTorch's threshold_backward at 0 (0 where z <= 0, else g; a NaN z passes g) in one pass
+// (BinaryOp::ReluBackward: no bool mask written and read back): differentiable in g, and in z
+// with a zero gradient, so a double backward through relu keeps its graph (and gets zeros).
+Tensor relu_backward(const Tensor& g, const Tensor& z) {
+  Tensor out = ops::binary(BinaryOp::ReluBackward, g, z, "relu");
+  Recorder r = record("ThresholdBackwardBackward0", {&g, &z},
+                      [](const FormulaNode& n, const Grads& gg, const std::vector<Tensor>& s) {
+                        Grads r(2);
+                        if (n.needs_grad(0)) r[0] = relu_backward(gg[0], s[0]);
+                        if (n.needs_grad(1)) r[1] = zeros_like_info(n.input_info[1]);
+                        return r;
+                      });
+  if (!r) return out;
+  r.save(z);
+  set_history(r, {&out});
+  return out;
+}
+
 namespace {
 
 const char* unary_node_name(UnaryOp op) {
@@ -319,24 +337,6 @@ const char* unary_node_name(UnaryOp op) {
 }
 
 Tensor u(UnaryOp op, const Tensor& x) { return ag::unary(op, x, "backward"); }
-
-// PyTorch's threshold_backward at 0 (0 where z <= 0, else g; a NaN z passes g) in one pass
-// (BinaryOp::ReluBackward: no bool mask written and read back): differentiable in g, and in z
-// with a zero gradient, so a double backward through relu keeps its graph (and gets zeros).
-Tensor relu_backward(const Tensor& g, const Tensor& z) {
-  Tensor out = ops::binary(BinaryOp::ReluBackward, g, z, "relu");
-  Recorder r = record("ThresholdBackwardBackward0", {&g, &z},
-                      [](const FormulaNode& n, const Grads& gg, const std::vector<Tensor>& s) {
-                        Grads r(2);
-                        if (n.needs_grad(0)) r[0] = relu_backward(gg[0], s[0]);
-                        if (n.needs_grad(1)) r[1] = zeros_like_info(n.input_info[1]);
-                        return r;
-                      });
-  if (!r) return out;
-  r.save(z);
-  set_history(r, {&out});
-  return out;
-}
 
 // d/dx of z = op(x), times g.
 Tensor unary_formula(UnaryOp op, const FormulaNode& n, const Tensor& g, const Tensor& x,

@@ -33,6 +33,8 @@ Tensor clamp(const Tensor& t, const std::optional<Operand>& min, const std::opti
 
 // Activations at any parameters and round(decimals) (autograd/activation.cpp).
 Tensor gelu(const Tensor& t, const std::string& approximate);
+// relu's backward: g where the result z > 0 or is NaN, else 0 (PyTorch's threshold_backward).
+Tensor relu_backward(const Tensor& g, const Tensor& z);
 Tensor softplus(const Tensor& t, double beta, double threshold);
 Tensor elu(const Tensor& t, double alpha, double scale, double input_scale);
 Tensor round(const Tensor& t, int64_t decimals, const char* name);

@@ -275,15 +275,13 @@ Tensor addmm_activation(const Tensor& input, const Tensor& mat1, const Tensor& m
                                  "ij,jk->ik", {mat1, mat2}, alpha, &input, beta);
     return gelu(z, ops::addmm_gelu_approximate(z));
   }
-  // ReLU's reads the output's sign only: the fused forward, and addmm's gradient of
-  // g * (out > 0) (what relu's backward passes; differentiable in g for a double backward).
+  // ReLU's reads the output only: the fused forward, and addmm's gradient of relu's one-pass
+  // backward of g (PyTorch's rule at NaN; differentiable in g for a double backward).
   Tensor out = ops::addmm_activation(input, mat1, mat2, beta, alpha, false);
   const double a = alpha.to_double(), b = beta.to_double();
   Recorder r = record("AddmmActivationBackward0", {&input, &mat1, &mat2},
                       [a, b](const FormulaNode& n, const Grads& g, const std::vector<Tensor>& s) {
-                        Tensor mask =
-                            ops::binary(BinaryOp::Gt, s[0], num(0.0), "_addmm_activation");
-                        Tensor gz = ag::where(mask, g[0], num(0.0));
+                        Tensor gz = relu_backward(g[0], s[0]);
                         Grads r(3);
                         if (n.needs_grad(0)) r[0] = b == 1.0 ? gz : mul(gz, num(b));
                         Tensor ga = a == 1.0 ? gz : mul(gz, num(a));

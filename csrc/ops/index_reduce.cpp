@@ -149,21 +149,24 @@ ScatterArgs scatter_args(const Tensor& self, int64_t dim, const Tensor& index, c
 }
 
 // Note [Wide scatter sums]
-// PyTorch's CPU scatter_add, scatter(reduce=) and scatter_reduce sum and multiply float16 and
-// bfloat16 in float32 and round once (256 + 1 + 1 is 258 in bfloat16, not 256), while its
-// index_add, put_ and index_put_ round after each addition. genesis does the same on every
-// device: the scatter family runs these modes on a float32 copy of the tensor (one cast there
-// and back, O(numel)) and writes it back once; amax/amin need no copy (exact in any type).
-// On CUDA this is more exact than PyTorch's own atomics on 16-bit floats, and slower where
-// those atomics stay in L2 (0.4-0.9x torch for 1-d float16 scatters of 2^24-2^26 items). A
-// sort-based sum (CUB radix sort of the destinations, reduce-by-key in float32, no copy) was
-// measured and rejected: 1.1-1.2x torch for random indices from 2^26 items up, but 2-6x slower
-// than atomics on sorted or segment indices at every size
-// (benchmarks/results/2026-11-27-h200-sorted-scatter-probe.txt).
+// Each device follows PyTorch's own rounding there. PyTorch's CPU scatter_add, scatter(reduce=)
+// and scatter_reduce sum and multiply float16 and bfloat16 in float32 and round once (256 + 1
+// + 1 is 258 in bfloat16, not 256), while its index_add, put_ and index_put_ round after each
+// addition: genesis's CPU does the same, running the scatter family's modes on a float32 copy
+// of the tensor (one cast there and back, O(numel)) written back once. PyTorch's CUDA kernels
+// combine 16-bit floats with 16-bit atomics (each addition rounded, 258 above is 256), and so
+// does genesis's CUDA. The float32 copy was genesis's CUDA rule before, more exact than
+// PyTorch's, and measured 0.40x torch at 2^24 float16 items and 0.90x at 2^28 (H200,
+// benchmarks/results/2026-11-27-h200-scatter-after-memo.txt): the float32 copy of a 32 MB
+// tensor no longer fits L2, where PyTorch's 16-bit atomics stay. A sort-based sum (CUB radix
+// sort of the destinations, reduce-by-key in float32, no copy) was measured and rejected too:
+// 1.1-1.2x torch for random indices from 2^26 items up, but 2-6x slower than atomics on sorted
+// or segment indices at every size (benchmarks/results/2026-11-27-h200-sorted-scatter-probe.txt).
+// amax/amin need no copy anywhere (exact in any type).
 template <typename F>
 void widened(const Tensor& target, const Tensor& values, bool wide_mode, const F& run) {
   ScalarType t = target.dtype();
-  if (!wide_mode || (t != ScalarType::Float16 && t != ScalarType::BFloat16))
+  if (!wide_mode || target.is_cuda() || (t != ScalarType::Float16 && t != ScalarType::BFloat16))
     return run(target, values);
   Tensor wide = to(target, ScalarType::Float32, target.device(), /*copy=*/true);
   run(wide, to(values, ScalarType::Float32, values.device(), false));
