@@ -74,6 +74,19 @@ __device__ __forceinline__ void atomic_cas_combine(T* addr, T v) {
   }
 }
 
+// Note [Paired 16-bit atomics]: a 16-bit float adds into its aligned 4-byte pair with the
+// 2-wide atomic (its neighbour gets -0.0, which leaves every value as it is, -0.0 too; a NaN
+// neighbour stays NaN). The 2-wide add is what the memory system does natively; the 16-bit
+// atomicAdd measured 497 us against PyTorch's 264 us (paired, as here) for 2^24 float16 items
+// into 2^24 (H200). The pair lies inside the allocation, whose granularity is far larger.
+template <typename Pair, typename T>
+__device__ __forceinline__ void atomic_add_in_pair(T* addr, T v) {
+  const auto address = reinterpret_cast<uintptr_t>(addr);
+  Pair* pair = reinterpret_cast<Pair*>(address & ~uintptr_t{3});
+  const T keep = convert<T>(-0.0f);
+  atomicAdd(pair, (address & 2) == 0 ? Pair{v, keep} : Pair{keep, v});
+}
+
 template <ScatterReduce R, typename T>
 __device__ __forceinline__ void atomic_combine(T* addr, T v) {
   if constexpr (R == ScatterReduce::Sum) {
@@ -87,12 +100,12 @@ __device__ __forceinline__ void atomic_combine(T* addr, T v) {
       return;
     } else if constexpr (std::is_same_v<T, __half>) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 700
-      atomicAdd(addr, v);
+      atomic_add_in_pair<__half2>(addr, v);
       return;
 #endif
     } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
-      atomicAdd(addr, v);
+      atomic_add_in_pair<__nv_bfloat162>(addr, v);
       return;
 #endif
     }

@@ -20,12 +20,51 @@ int grid_for(int64_t n) {
   return static_cast<int>(blocks < 65536 ? blocks : 65536);
 }
 
+// Note [Invariant modulo]: an integer draw is low + bits % range (philox::integer, the CPU's
+// formula) with one range per launch, so the 64-bit `%` (a long software division on the GPU)
+// becomes a multiply-high and a shift (Granlund and Montgomery, "Division by invariant integers
+// using multiplication", 1994, Figure 4.1): with l = ceil(log2 range) and
+// magic = floor(2^64 * (2^l - range) / range) + 1, t = mulhi(bits, magic) and
+// q = (t + (bits - t) / 2) >> (l - 1) is bits / range exactly for every 64-bit bits. Powers of
+// two take a mask; ranges above 2^63 keep `%`. The same numbers, and randint of 2^24 int64
+// items took 144 us against PyTorch's 112 us before (H200).
+struct Modulo {
+  uint64_t range = 1, magic = 0;
+  int shift = -1;  // -1: range is a power of two (mask with range - 1); -2: plain `%`
+
+  __device__ __forceinline__ uint64_t of(uint64_t bits) const {
+    if (shift == -1) return bits & (range - 1);
+    if (shift == -2) return bits % range;
+    uint64_t t = __umul64hi(bits, magic);
+    uint64_t q = (t + ((bits - t) >> 1)) >> shift;
+    return bits - q * range;
+  }
+};
+
+Modulo modulo_for(uint64_t range) {
+  Modulo m;
+  m.range = range;
+  if (range == 0 || (range & (range - 1)) == 0) {
+    m.shift = range == 0 ? -2 : -1;
+  } else if (range > (uint64_t{1} << 63)) {
+    m.shift = -2;
+  } else {
+    int l = 64 - __builtin_clzll(range - 1);  // ceil(log2 range), 2..63
+    unsigned __int128 scaled = static_cast<unsigned __int128>((uint64_t{1} << l) - range) << 64;
+    m.magic = static_cast<uint64_t>(scaled / range) + 1;
+    m.shift = l - 1;
+  }
+  return m;
+}
+
 // Conversions as the CPU side's cast_value: one correct rounding from double or float.
 template <typename T, int Kind>
-__device__ __forceinline__ T sample(uint64_t seed, uint64_t counter, int64_t low, uint64_t range) {
+__device__ __forceinline__ T sample(uint64_t seed, uint64_t counter, int64_t low, Modulo mod) {
   philox::Words r = philox::philox4x32_10(counter, seed);
   if constexpr (Kind == philox::kInteger) {
-    return convert<T>(philox::integer(r, low, range));
+    // philox::integer's value, with the modulo of Note [Invariant modulo]
+    uint64_t bits = (static_cast<uint64_t>(r.w[0]) << 32) | r.w[1];
+    return convert<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + mod.of(bits)));
   } else if constexpr (Kind == philox::kNormal) {
     return convert<T>(philox::normal(r));
   } else if constexpr (std::is_same_v<T, double>) {
@@ -40,11 +79,11 @@ __device__ __forceinline__ T sample(uint64_t seed, uint64_t counter, int64_t low
 
 template <typename T, int Kind>
 __global__ void random_kernel(T* __restrict__ out, int64_t n, uint64_t seed, uint64_t offset,
-                              const uint64_t* __restrict__ state, int64_t low, uint64_t range) {
+                              const uint64_t* __restrict__ state, int64_t low, Modulo mod) {
   if (state) seed = state[0], offset += state[1];  // a graph's draw (Note [Random ops in graphs])
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x)
-    out[i] = sample<T, Kind>(seed, offset + static_cast<uint64_t>(i), low, range);
+    out[i] = sample<T, Kind>(seed, offset + static_cast<uint64_t>(i), low, mod);
 }
 
 // The 4 outputs of one Philox call, stored together when they fit (16 bytes for float32, 8 for
@@ -82,8 +121,8 @@ void launch_typed(void* out, int64_t n, uint64_t seed, uint64_t offset, const ui
     normal_float_kernel<T><<<grid_for((n + 3) / 4), kThreads, 0, stream>>>(static_cast<T*>(out), n,
                                                                            seed, offset, state);
   } else {
-    random_kernel<T, Kind><<<grid_for(n), kThreads, 0, stream>>>(static_cast<T*>(out), n, seed,
-                                                                 offset, state, low, range);
+    random_kernel<T, Kind><<<grid_for(n), kThreads, 0, stream>>>(
+        static_cast<T*>(out), n, seed, offset, state, low, modulo_for(range));
   }
 }
 

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <cub/cub.cuh>
 
 #include "kernels/sort_keys.cuh"
@@ -24,7 +25,7 @@ namespace genesis::kernels {
 // items of sort() exactly, whatever order the atomics collected them in. Reads: one per key
 // byte, plus one or two; a sort of the whole row reads and writes it once per key byte, with
 // positions. The histogram passes are bound by instructions, not memory: a warp counts its
-// items with shared-memory atomics, one per warp when they share a digit (count_digit).
+// items with shared-memory atomics, one per warp when they share a digit (count_digits).
 
 namespace {
 
@@ -43,57 +44,106 @@ struct SelectState {
 };
 
 template <typename U>
-__device__ __forceinline__ uint32_t selection_key(const U* row, int64_t i, KeyFormat<U> format,
-                                                  bool largest) {
-  U key = key_of(row[i], format);
+__device__ __forceinline__ uint32_t selection_of(U bits, KeyFormat<U> format, bool largest) {
+  U key = key_of(bits, format);
   if (!largest) key = static_cast<U>(~key);
   return static_cast<uint32_t>(key) << (32 - 8 * sizeof(U));
 }
 
-// Adds one item of `digit` (256: none) per lane to the block's histogram. The warp must be
-// converged. A warp whose counted items share one digit (common in the top byte of floats, and
-// everywhere in sorted or constant rows) adds them with one atomic; otherwise each lane adds its
-// own, which the shared-memory atomics handle well for the few collisions of mixed digits.
-__device__ __forceinline__ void count_digit(uint32_t* hist, uint32_t digit, int lane) {
-  unsigned counted = __ballot_sync(0xffffffffu, digit < 256);
-  if (counted == 0) return;  // later passes: most warps hold no item of the prefix
-  int leader = __ffs(counted) - 1;
-  uint32_t first = __shfl_sync(0xffffffffu, digit, leader);
-  if (__all_sync(0xffffffffu, digit == first || digit == 256)) {
-    if (lane == leader) atomicAdd(&hist[first], __popc(counted));
-  } else if (digit < 256) {
-    atomicAdd(&hist[digit], 1u);
-  }
+template <typename U>
+__device__ __forceinline__ uint32_t selection_key(const U* row, int64_t i, KeyFormat<U> format,
+                                                  bool largest) {
+  return selection_of(row[i], format, largest);
 }
 
-constexpr int kHistUnroll = 4;  // items per thread per step, loaded before any is counted
+// Note [Vector loads in radix select]: the passes read the row 16 bytes at a time (8 float16,
+// 4 float32 items), which took the 2^24-item float16 passes from 41 + 29 (histograms), 19
+// (ties) and 31-37 us (collect) to 23-24 + 20-21, 13 and 22-24 us (H200, a probe of these
+// kernels). Items before the first 16-byte boundary and after the last whole vector, and
+// chunks of unaligned rows, are read one at a time.
+template <typename U>
+constexpr int kVec = 16 / static_cast<int>(sizeof(U));
 
-// Each block walks tiles of kThreads * kHistUnroll items (a grid of a few blocks per SM, so the
-// per-block histograms are few to add up); item j of a thread's tile is j * kThreads after its
-// first, so every load is coalesced.
+// The selection keys of the kVec items of one aligned 16-byte vector.
+template <typename U>
+__device__ __forceinline__ void vector_keys(const U* at, KeyFormat<U> format, bool largest,
+                                            uint32_t (&sel)[kVec<U>]) {
+  uint4 w = *reinterpret_cast<const uint4*>(at);
+  U items[kVec<U>];
+  memcpy(items, &w, sizeof(w));
+#pragma unroll
+  for (int e = 0; e < kVec<U>; ++e) sel[e] = selection_of(items[e], format, largest);
+}
+
+// A row's items as [0, head) one at a time, then `vectors` aligned vectors, then the rest.
+struct RowSplit {
+  int64_t head, vectors;
+};
+
+// One warp step of the histogram: each lane's vector of kVec digits (256: none). A warp whose
+// digits are all one (sorted or constant rows, the top byte of many floats, and in later passes
+// "none" almost everywhere) adds them with one atomic; otherwise each lane adds its runs of
+// equal digits, one atomic per run, which the shared-memory atomics handle well.
+template <int V>
+__device__ __forceinline__ void count_digits(uint32_t* hist, const uint32_t (&digit)[V], int lane) {
+  bool same = true;
+#pragma unroll
+  for (int e = 1; e < V; ++e) same = same && digit[e] == digit[0];
+  uint32_t first = __shfl_sync(0xffffffffu, digit[0], 0);
+  if (__all_sync(0xffffffffu, same && digit[0] == first)) {
+    if (lane == 0 && first < 256) atomicAdd(&hist[first], 32u * V);
+    return;
+  }
+  uint32_t run_digit = digit[0], run = 0;
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    if (digit[e] != run_digit) {
+      if (run_digit < 256) atomicAdd(&hist[run_digit], run);
+      run_digit = digit[e];
+      run = 0;
+    }
+    ++run;
+  }
+  if (run_digit < 256) atomicAdd(&hist[run_digit], run);
+}
+
+// Each warp walks steps of 32 vectors (a grid of a few blocks per SM, so the per-block
+// histograms are few to add up); block 0 also counts the items outside the vectors.
 template <typename U>
 __global__ void __launch_bounds__(kThreads)
-    histogram_kernel(const U* row, int64_t n, KeyFormat<U> format, bool largest, int shift,
-                     SelectState* state) {
+    histogram_kernel(const U* row, int64_t n, RowSplit split, KeyFormat<U> format, bool largest,
+                     int shift, SelectState* state) {
+  constexpr int V = kVec<U>;
   __shared__ uint32_t hist[256];
   for (int d = threadIdx.x; d < 256; d += blockDim.x) hist[d] = 0;
   __syncthreads();
-  uint32_t prefix = state->prefix, mask = state->mask;
-  int lane = threadIdx.x & 31;
-  constexpr int64_t tile = static_cast<int64_t>(kThreads) * kHistUnroll;
-  for (int64_t base = blockIdx.x * tile; base < n; base += static_cast<int64_t>(gridDim.x) * tile) {
-    uint32_t digit[kHistUnroll];
+  const uint32_t prefix = state->prefix, mask = state->mask;
+  const int lane = threadIdx.x & 31;
+  const U* vectors = row + split.head;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * kThreads;
+  for (int64_t q0 = blockIdx.x * static_cast<int64_t>(kThreads) + (threadIdx.x & ~31);
+       q0 < split.vectors; q0 += step) {  // warp-uniform: every lane takes each step
+    const int64_t q = q0 + lane;
+    uint32_t digit[V];
+    if (q < split.vectors) {
+      vector_keys(vectors + q * V, format, largest, digit);
 #pragma unroll
-    for (int j = 0; j < kHistUnroll; ++j) {
-      int64_t i = base + j * kThreads + threadIdx.x;
-      digit[j] = 256;  // no bucket
-      if (i < n) {
-        uint32_t sel = selection_key(row, i, format, largest);
-        if ((sel & mask) == prefix) digit[j] = (sel >> shift) & 255u;
-      }
+      for (int e = 0; e < V; ++e)
+        digit[e] = (digit[e] & mask) == prefix ? (digit[e] >> shift) & 255u : 256u;
+    } else {
+#pragma unroll
+      for (int e = 0; e < V; ++e) digit[e] = 256;
     }
-#pragma unroll
-    for (int j = 0; j < kHistUnroll; ++j) count_digit(hist, digit[j], lane);
+    count_digits(hist, digit, lane);
+  }
+  if (blockIdx.x == 0) {
+    const int64_t tail = split.head + split.vectors * V;
+    const int64_t loose = split.head + (n - tail);  // fewer than 2 * V
+    for (int64_t j = threadIdx.x; j < loose; j += blockDim.x) {
+      int64_t i = j < split.head ? j : tail + (j - split.head);
+      uint32_t sel = selection_key(row, i, format, largest);
+      if ((sel & mask) == prefix) atomicAdd(&hist[(sel >> shift) & 255u], 1u);
+    }
   }
   __syncthreads();
   for (int d = threadIdx.x; d < 256; d += blockDim.x)
@@ -118,6 +168,13 @@ __global__ void pick_digit_kernel(SelectState* state, int shift) {
   for (int d = 0; d < 256; ++d) state->hist[d] = 0;
 }
 
+// Whether the chunk at `base` lies inside the row and starts on a 16-byte boundary (so every
+// thread's items are whole vectors: kChunk and kItems are multiples of every kVec).
+template <typename U>
+__device__ __forceinline__ bool whole_aligned_chunk(const U* row, int64_t n, int64_t base) {
+  return base + kChunk <= n && (reinterpret_cast<uintptr_t>(row + base) & 15) == 0;
+}
+
 template <typename U>
 __global__ void count_ties_kernel(const U* row, int64_t n, KeyFormat<U> format, bool largest,
                                   const SelectState* state, uint32_t* chunk_ties) {
@@ -129,10 +186,21 @@ __global__ void count_ties_kernel(const U* row, int64_t n, KeyFormat<U> format, 
   }
   uint32_t t = state->prefix, count = 0;
   int64_t base = blockIdx.x * static_cast<int64_t>(kChunk);
+  if (whole_aligned_chunk(row, n, base)) {
+    constexpr int V = kVec<U>;
 #pragma unroll
-  for (int j = 0; j < kItems; ++j) {
-    int64_t i = base + j * kThreads + threadIdx.x;
-    if (i < n && selection_key(row, i, format, largest) == t) ++count;
+    for (int j = 0; j < kItems / V; ++j) {
+      uint32_t sel[V];
+      vector_keys(row + base + (j * kThreads + threadIdx.x) * V, format, largest, sel);
+#pragma unroll
+      for (int e = 0; e < V; ++e) count += sel[e] == t;
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      int64_t i = base + j * kThreads + threadIdx.x;
+      if (i < n && selection_key(row, i, format, largest) == t) ++count;
+    }
   }
   uint32_t total = Reduce(temp).Sum(count);
   if (threadIdx.x == 0) chunk_ties[blockIdx.x] = total;
@@ -149,11 +217,24 @@ __global__ void collect_kernel(const U* row, int64_t n, KeyFormat<U> format, boo
   int64_t base = blockIdx.x * static_cast<int64_t>(kChunk) + threadIdx.x * kItems;
   uint32_t sel[kItems];
   uint32_t ties = 0;
+  if (whole_aligned_chunk(row, n, blockIdx.x * static_cast<int64_t>(kChunk))) {
+    constexpr int V = kVec<U>;
 #pragma unroll
-  for (int j = 0; j < kItems; ++j) {
-    int64_t i = base + j;
-    sel[j] = i < n ? selection_key(row, i, format, largest) : 0u;
-    if (i < n && sel[j] == t) ++ties;
+    for (int v = 0; v < kItems / V; ++v) {
+      uint32_t part[V];
+      vector_keys(row + base + v * V, format, largest, part);
+#pragma unroll
+      for (int e = 0; e < V; ++e) sel[v * V + e] = part[e];
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) ties += sel[j] == t;
+  } else {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      int64_t i = base + j;
+      sel[j] = i < n ? selection_key(row, i, format, largest) : 0u;
+      if (i < n && sel[j] == t) ++ties;
+    }
   }
   bool all_ties = state->all_ties;  // the same in every thread
   uint32_t rank = 0;
@@ -230,11 +311,18 @@ int select_top(const U* row, int64_t n, int64_t k, KeyFormat<U> format, bool lar
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   if (err != cudaSuccess) return err;
-  int grid = blocks_for(n, static_cast<int64_t>(kThreads) * kHistUnroll);
-  if (grid > 8 * sms) grid = 8 * sms;
+  RowSplit split;
+  const int64_t misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(row) & 15);
+  split.head = misaligned == 0 ? 0 : (16 - misaligned) / static_cast<int64_t>(sizeof(U));
+  if (split.head > n) split.head = n;
+  split.vectors = (n - split.head) / kVec<U>;
+  int grid = blocks_for(split.vectors, kThreads);
+  if (grid > 16 * sms) grid = 16 * sms;
+  if (grid < 1) grid = 1;
   for (int pass = 0; pass < static_cast<int>(sizeof(U)); ++pass) {
     int shift = 24 - 8 * pass;
-    histogram_kernel<U><<<grid, kThreads, 0, stream>>>(row, n, format, largest, shift, state);
+    histogram_kernel<U>
+        <<<grid, kThreads, 0, stream>>>(row, n, split, format, largest, shift, state);
     pick_digit_kernel<<<1, 1, 0, stream>>>(state, shift);
   }
   count_ties_kernel<U><<<chunks, kThreads, 0, stream>>>(row, n, format, largest, state, chunk_ties);

@@ -170,7 +170,22 @@ def test_randn_groups_of_4_start_at_each_calls_offset(device):
 
 
 @pytest.mark.parametrize(
-    "low, high", [(0, 10), (-5, 3), (0, 2**62 + 1), (-(2**63), 2**63 - 1), (2**63 - 2, 2**63 - 1)]
+    "low, high",
+    [
+        (0, 10),
+        (-5, 3),
+        (0, 2**62 + 1),
+        (-(2**63), 2**63 - 1),
+        (2**63 - 2, 2**63 - 1),
+        # CUDA's modulo by multiply-high (Note [Invariant modulo] in kernels/random.cu): powers
+        # of two, odd and even ranges of every size, and the largest it takes (2^63 - 1)
+        (0, 2**28),
+        (7, 1_000_010),
+        (-3, 3 * 2**40 + 4),
+        (0, 2**63 - 1),
+        (-(2**62), 2**62 + 3),
+        (-(2**62), 2**62),
+    ],
 )
 def test_randint_matches_model(device, low, high):
     genesis.manual_seed(SEED)

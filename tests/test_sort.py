@@ -226,6 +226,30 @@ def test_topk_of_a_long_row(device, dtype):
             _same(got.indices, want.indices[:, :k])
 
 
+@pytest.mark.parametrize(
+    "dtype", [genesis.float16, genesis.float32, genesis.int8, genesis.uint8], ids=dtype_id
+)
+def test_topk_of_long_rows_at_any_offset(device, dtype):
+    """The radix select reads 16 bytes at a time (Note [Vector loads in radix select]): rows
+    that start off a 16-byte boundary, whose length leaves loose items at both ends, and
+    constant and sorted rows (one digit for a whole warp) give the stable sort's prefix."""
+    base, tbase = _pair((70_000 + 37,), dtype, device, seed=11)
+    rows = [(base[off : off + 70_003], tbase[off : off + 70_003]) for off in (0, 1, 3, 8, 17)]
+    const = np.full(65_541, 3, dtype=np.float64)
+    ramp = np.arange(65_541, dtype=np.float64) % 120 - (0 if dtype is genesis.uint8 else 60)
+    for a in (const, ramp):
+        rows.append(
+            (genesis.tensor(a, dtype=dtype, device=device), torch.from_numpy(a).to(TORCH[dtype]))
+        )
+    for x, t in rows:
+        for k in (1, 16, 300):
+            for largest in (True, False):
+                got = x.topk(k, largest=largest)
+                want = torch.sort(t, descending=largest, stable=True)
+                _same(got.values, want.values[:k])
+                _same(got.indices, want.indices[:k])
+
+
 @pytest.mark.parametrize("dtype", NOT_BOOL, ids=dtype_id)
 def test_kthvalue_median_mode(device, dtype):
     x, t = _pair((5, 8), dtype, device, seed=7)
