@@ -211,18 +211,28 @@ __global__ void gather_last_kernel(Quad<W>* out, const W* src, const longlong2* 
 
 // The flat case: values contiguous and 4-item aligned, index contiguous and 16-byte aligned,
 // dst at `dst_stride` bytes a step (usually 0: the index alone moves through the destination).
-// Four elements a thread: two 16-byte index loads, one vector value load, four stores.
+// Four elements a thread: two 16-byte index loads, one vector value load, four stores. Rows of
+// such (scatter_ along the last dim: values and index dense rows of a multiple of 4 items, dst
+// rows `dst_row_stride` bytes apart) take the same loop, `quads_per_row` quads a row (the
+// strided loop took 180 us to PyTorch's 173 us for a float16 scatter_(1) of 16384x1024, H200).
 template <typename W>
 __global__ void scatter_index_flat_kernel(const Quad<W>* values, char* dst, int64_t dst_stride,
-                                          const longlong2* index, int64_t quads, int64_t size,
-                                          int64_t byte_stride, IndexSite error) {
+                                          const longlong2* index, int64_t quads,
+                                          int64_t quads_per_row, int64_t dst_row_stride,
+                                          int64_t size, int64_t byte_stride, IndexSite error) {
   if (own_error(error)) return;
+  const bool one_row = quads_per_row >= quads, small = quads <= 0x7fffffff;
   for (int64_t q = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; q < quads;
        q += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     longlong2 a = index[2 * q], b = index[2 * q + 1];
     Quad<W> v = values[q];
     int64_t idx[4] = {a.x, a.y, b.x, b.y};
-    char* base = dst + 4 * q * dst_stride;
+    int64_t r =
+        one_row ? 0
+        : small
+            ? static_cast<int64_t>(static_cast<uint32_t>(q) / static_cast<uint32_t>(quads_per_row))
+            : q / quads_per_row;
+    char* base = dst + r * dst_row_stride + 4 * (q - r * quads_per_row) * dst_stride;
 #pragma unroll
     for (int k = 0; k < 4; ++k) {
       int64_t j = idx[k];
@@ -584,11 +594,25 @@ struct ScatterIndex {
     bool flat = g.ndim == 1 && g.strides[0][0] == sizeof(W) && g.strides[2][0] == 8 &&
                 reinterpret_cast<uintptr_t>(values) % (4 * sizeof(W)) == 0 &&
                 reinterpret_cast<uintptr_t>(index) % 16 == 0;
+    // Rows: two dims, values and index dense rows of a multiple of 4 items.
+    bool rows = g.ndim == 2 && g.sizes[0] % 4 == 0 && g.strides[0][0] == sizeof(W) &&
+                g.strides[0][1] == g.sizes[0] * static_cast<int64_t>(sizeof(W)) &&
+                g.strides[2][0] == 8 && g.strides[2][1] == g.sizes[0] * 8 &&
+                reinterpret_cast<uintptr_t>(values) % (4 * sizeof(W)) == 0 &&
+                reinterpret_cast<uintptr_t>(index) % 16 == 0;
+    if (rows) {
+      int64_t quads = n / 4;
+      scatter_index_flat_kernel<W><<<grid_for(quads), kThreads, 0, s>>>(
+          reinterpret_cast<const Quad<W>*>(values), dst, g.strides[1][0],
+          reinterpret_cast<const longlong2*>(index), quads, g.sizes[0] / 4, g.strides[1][1], size,
+          byte_stride, error);
+      return;
+    }
     if (flat && n >= 4) {
       int64_t quads = n / 4, dst_stride = g.strides[1][0];
       scatter_index_flat_kernel<W><<<grid_for(quads), kThreads, 0, s>>>(
           reinterpret_cast<const Quad<W>*>(values), dst, dst_stride,
-          reinterpret_cast<const longlong2*>(index), quads, size, byte_stride, error);
+          reinterpret_cast<const longlong2*>(index), quads, quads, 0, size, byte_stride, error);
       int64_t done = quads * 4;
       if (done == n) return;
       values += done * sizeof(W);

@@ -428,6 +428,35 @@ def test_scatter(device, dtype):
     assert_same(x, tx)
 
 
+@pytest.mark.parametrize("dtype", [U8, F16, F32, I64], ids=dtype_id)
+def test_scatter_along_the_last_dim_of_rows(device, dtype):
+    # Dense rows of index and src with a multiple of 4 columns take the CUDA rows kernel (Note
+    # at scatter_index_flat_kernel in kernels/index.cu): x wider than index, x a strided view,
+    # outer dims that merge, a shape that does not fit (7 columns), and an out-of-range index,
+    # which raises and writes nothing.
+    cases = [((6, 12), (6, 8)), ((2, 3, 16), (2, 3, 8)), ((5, 7), (5, 4)), ((4, 9), (4, 7))]
+    for k, (xshape, ishape) in enumerate(cases):
+        a = random_array(xshape, dtype, 300 + k)
+        i = unique_index(ishape, -1, xshape[-1], 310 + k)
+        src = random_array(ishape, dtype, 320 + k)
+        for view in (False, True):
+            if view:  # every other column of a wider tensor
+                wide = np.repeat(a, 2, axis=-1)
+                x = G(wide, dtype, device)[..., ::2]
+                assert not x.is_contiguous()
+            else:
+                x = G(a, dtype, device)
+            want = torch.scatter(T(a, dtype), -1, T(i), T(src, dtype))
+            assert_same(x.scatter_(-1, GI(i, device), G(src, dtype, device)), want)
+    x = G(random_array((4, 8), dtype, 330), dtype, device)
+    before = to_numpy(x).copy()
+    bad = np.tile(np.arange(4, dtype=np.int64), (4, 1))
+    bad[2, 3] = 8
+    with raises_index_error():
+        x.scatter_(1, GI(bad, device), G(random_array((4, 4), dtype, 331), dtype, device))
+    np.testing.assert_array_equal(to_numpy(x), before)
+
+
 def test_duplicate_indices_keep_one_of_the_values(device):
     # PyTorch documents scatter_ and index_copy_ with duplicate indices as keeping an
     # unspecified one of the written values.
