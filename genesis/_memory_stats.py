@@ -139,7 +139,8 @@ class DetailedMemoryStats(MemoryStats):
     ``MemoryStats.fragmentation_ratio()``), ``cache_hit_rate`` (the share of allocations
     served from cached blocks rather than new segments from the driver; 0.0 before any) and
     ``get_large_allocations(min_size)``. For the CPU (``device="cpu"``, or None without a GPU)
-    every counter is 0: CPU tensors come straight from the heap, which keeps no cache.
+    every counter is 0: CPU tensors come from the heap, which is not a pool (it only keeps
+    freed large blocks for reuse, Note [Host block cache]).
 
     Args:
         raw (dict): the counters, as ``genesis.cuda.memory_stats()`` returns them.

@@ -1,12 +1,15 @@
 """genesis.memory_manager: whole-process memory controls over every caching pool.
 
-The pools are each CUDA device's and the pinned host pool's; CPU tensors come straight from the
-heap, which caches nothing. ``empty_cache()`` (also ``genesis.empty_cache()``) returns the pools'
-wholly free segments, ``collect_garbage()`` runs Python's garbage collector and completes the
-frees that wait for other streams, and ``compact()`` returns every free segment and reports what
-it released. None of them moves live memory: a tensor's address never changes, so a segment
-that holds a live block stays, free parts and all. Without a GPU there are no pools: the
-calls do nothing (``collect_garbage()`` still runs the collector) and report zeros.
+The pools are each CUDA device's and the pinned host pool's; CPU tensors come from the heap,
+which keeps freed blocks of 1 MiB and more (up to 2 GiB of them) for reuse by tensors of the same
+size (Note [Host block cache] in csrc/core/cpu_allocator.cpp). ``empty_cache()`` (also
+``genesis.empty_cache()``) returns the pools' wholly free segments and the heap's kept blocks,
+``collect_garbage()`` runs Python's garbage collector and completes the frees that wait for
+other streams, and ``compact()`` returns every free segment and reports what it released. None
+of them moves live memory: a tensor's address never changes, so a segment that holds a live
+block stays, free parts and all. Without a GPU there are no pools: the calls report zeros
+(``empty_cache()`` still releases the heap's blocks, ``collect_garbage()`` still runs the
+collector).
 
 Example::
 
@@ -47,10 +50,11 @@ def _release(index):
 
 
 def empty_cache():
-    """Gives every caching pool's wholly free segments back: all CUDA devices and pinned memory.
+    """Gives every caching pool's wholly free segments back: all CUDA devices and pinned memory,
+    and the CPU heap's kept blocks.
 
-    ``genesis.cuda.empty_cache(device)`` does one device; this does every device and the pinned
-    host pool. Live tensors are untouched. Does nothing without a GPU.
+    ``genesis.cuda.empty_cache(device)`` does one device; this does every device, the pinned
+    host pool and the CPU heap. Live tensors are untouched.
 
     Returns:
         None
@@ -63,6 +67,7 @@ def empty_cache():
     """
     for _, index in _pools():
         _release(index)
+    _C._host_heap.empty_cache()
 
 
 class GarbageReport(NamedTuple):
@@ -72,7 +77,7 @@ class GarbageReport(NamedTuple):
     ``freed`` maps each pool ('cuda:N', 'pinned') to the bytes that became free in it: tensors
     the collector freed, and blocks whose frees waited for other streams' work and could
     complete. It is the drop in the pool's active bytes, so another thread allocating meanwhile
-    can hide part of it. Memory of CPU tensors goes straight back to the heap and is not counted.
+    can hide part of it. Memory of CPU tensors goes back to the heap and is not counted.
 
     Example::
 

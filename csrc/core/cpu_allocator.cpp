@@ -1,8 +1,14 @@
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "core/allocator.h"
 #include "core/errors.h"
@@ -30,10 +36,107 @@ void free_heap(void* ptr, void* context) {
   std::free(ptr);
 }
 
+// Note [Host block cache]
+// A fresh mapping is slow to touch: every page faults and the kernel zeros it, and on a virtual
+// machine whose host takes freed memory back, touching it can also wait for the host. On the
+// 2-core VM, x + 1.0 of a 64 MiB float32 tensor took 5-7 ms against 2 ms for x.add_(1.0), and
+// in bursts of half a second 70-100 ms, most often after torch had been imported and used (its
+// memory churn); the CPU sweep's cumsum(dim=1) row was bimodal from it (9 ms or 70-80 ms).
+// So freed mapped blocks are kept, by mapped length, and handed out again to allocations of the
+// same length (tensors of one shape and dtype always match; lengths stay rounded to small pages
+// only, Note [Large host allocations]).
+// The cache holds at most kHostCacheCap bytes (the oldest blocks are unmapped first, a block
+// larger than the cap is unmapped at once); genesis.empty_cache() unmaps them all. Zeroed
+// allocations (zeros()) still take fresh, already-zero mappings. After fork() the child keeps
+// the parent's cached blocks (private copies, as all its memory); atfork handlers hold the
+// lock across fork() so that a fork during another thread's free cannot leave it held.
+constexpr size_t kHostCacheCap = size_t{2} << 30;
+
+class HostBlockCache {
+ public:
+  HostBlockCache() {
+    // Held across fork() by the forking thread, then released on both sides.
+    pthread_atfork([] { cache().mutex_.lock(); }, [] { cache().mutex_.unlock(); },
+                   [] { cache().mutex_.unlock(); });
+  }
+
+  static HostBlockCache& cache() {
+    static HostBlockCache* instance = new HostBlockCache();  // never destroyed: frees at exit
+    return *instance;
+  }
+
+  // A cached block of exactly `length` bytes, or null.
+  void* take(size_t length) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = by_length_.find(length);
+    if (it == by_length_.end() || it->second.empty()) return nullptr;
+    auto entry = it->second.back();  // the most recently freed: likeliest still in the caches
+    it->second.pop_back();
+    void* ptr = entry->ptr;
+    order_.erase(entry);
+    cached_ -= length;
+    return ptr;
+  }
+
+  // Keeps a freed block (or unmaps it, and the oldest others, to stay within the cap).
+  void put(void* ptr, size_t length) {
+    std::vector<Block> unmap;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (length > kHostCacheCap) {
+        unmap.push_back({ptr, length});
+      } else {
+        while (cached_ + length > kHostCacheCap) unmap.push_back(pop_oldest());
+        order_.push_back({ptr, length});
+        by_length_[length].push_back(std::prev(order_.end()));
+        cached_ += length;
+      }
+    }
+    for (const Block& b : unmap) munmap(b.ptr, b.length);  // outside the lock: it can be slow
+  }
+
+  size_t release_all() {
+    std::vector<Block> unmap;
+    size_t released = 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      released = cached_;
+      while (!order_.empty()) unmap.push_back(pop_oldest());
+    }
+    for (const Block& b : unmap) munmap(b.ptr, b.length);
+    return released;
+  }
+
+  size_t cached_bytes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return cached_;
+  }
+
+ private:
+  struct Block {
+    void* ptr;
+    size_t length;
+  };
+
+  Block pop_oldest() {  // the lock held, order_ not empty
+    Block b = order_.front();
+    auto& same = by_length_[b.length];
+    same.erase(std::find(same.begin(), same.end(), order_.begin()));
+    order_.pop_front();
+    cached_ -= b.length;
+    return b;
+  }
+
+  std::mutex mutex_;
+  std::list<Block> order_;  // oldest first
+  std::unordered_map<size_t, std::vector<std::list<Block>::iterator>> by_length_;
+  size_t cached_ = 0;
+};
+
 void free_mapped(void* ptr, void* context) {
   size_t nbytes = reinterpret_cast<size_t>(context);
   report_memory_event(MemoryEventKind::Free, kCpuSource, 0, ptr, nbytes, 0);
-  munmap(ptr, nbytes);
+  HostBlockCache::cache().put(ptr, nbytes);
 }
 
 [[noreturn]] void cpu_oom(size_t nbytes) {
@@ -72,7 +175,9 @@ class CpuAllocator final : public Allocator {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, kCPU);
     if (nbytes >= kMapThreshold) {
       size_t rounded = (nbytes + small_page() - 1) / small_page() * small_page();
-      void* ptr = map_aligned(rounded);
+      void* ptr = zeroed ? nullptr : HostBlockCache::cache().take(rounded);
+      if (ptr == nullptr) ptr = map_aligned(rounded);
+      if (ptr == nullptr && HostBlockCache::cache().release_all() > 0) ptr = map_aligned(rounded);
       if (ptr == nullptr) cpu_oom(nbytes);
       report_memory_event(MemoryEventKind::Alloc, kCpuSource, 0, ptr, rounded, nbytes);
       return DataPtr(ptr, reinterpret_cast<void*>(rounded), &free_mapped, kCPU);
@@ -87,6 +192,10 @@ class CpuAllocator final : public Allocator {
 };
 
 }  // namespace
+
+size_t release_cached_host_blocks() { return HostBlockCache::cache().release_all(); }
+
+size_t cached_host_bytes() { return HostBlockCache::cache().cached_bytes(); }
 
 Allocator* cpu_allocator() {
   static CpuAllocator instance;

@@ -137,6 +137,8 @@ PyObject* track_untracked_results(PyObject* self, PyObject* const* args, size_t 
 void init_pool_testing(py::module_& testing);
 // genesis._C._memory_profiler: the recorder and the stack capture (memory_profiler.cpp).
 void init_memory_profiler(py::module_& m);
+// genesis._C._host_heap: the CPU heap's block cache (host_heap.cpp).
+void init_host_heap(py::module_& m);
 // help(genesis) without "method of ... instance" on every function (Note [pydoc label]).
 void hide_pydoc_method_label(py::module_& m, const char* any_function);
 

@@ -4,6 +4,7 @@
 // time next to the ~3 us kernel launch. The slots below read the Tensor straight out of the
 // Python object and call the op. The pybind11 methods (__add__, __radd__ ...) stay for explicit
 // calls and share the ops and the error messages.
+#include "autograd/ops.h"
 #include "core/errors.h"
 #include "python/operand.h"
 #include "python/tensor_object.h"
