@@ -1,15 +1,15 @@
 """genesis.memory_manager: whole-process memory controls over every caching pool.
 
 The pools are each CUDA device's and the pinned host pool's; CPU tensors come from the heap,
-which keeps freed blocks of 1 MiB and more (up to 2 GiB of them) for reuse by tensors of the same
-size (Note [Host block cache] in csrc/core/cpu_allocator.cpp). ``empty_cache()`` (also
-``genesis.empty_cache()``) returns the pools' wholly free segments and the heap's kept blocks,
-``collect_garbage()`` runs Python's garbage collector and completes the frees that wait for
-other streams, and ``compact()`` returns every free segment and reports what it released. None
-of them moves live memory: a tensor's address never changes, so a segment that holds a live
-block stays, free parts and all. Without a GPU there are no pools: the calls report zeros
-(``empty_cache()`` still releases the heap's blocks, ``collect_garbage()`` still runs the
-collector).
+which keeps freed blocks of 1 MiB and more (up to 2 GiB of them, or an eighth of the machine's
+memory if less) for reuse by tensors of the same size (Note [Host block cache] in
+csrc/core/cpu_allocator.cpp). ``empty_cache()`` (also ``genesis.empty_cache()``) returns the
+pools' wholly free segments and the heap's kept blocks, ``collect_garbage()`` runs Python's
+garbage collector and completes the frees that wait for other streams, and ``compact()``
+returns every free segment and reports what it released. None of them moves live memory: a
+tensor's address never changes, so a segment that holds a live block stays, free parts and all.
+Without a GPU there are no pools: the calls report zeros (``empty_cache()`` still releases the
+heap's blocks, ``collect_garbage()`` still runs the collector).
 
 Example::
 

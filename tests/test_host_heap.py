@@ -13,7 +13,7 @@ import genesis
 
 heap = genesis._C._host_heap
 MIB = 1 << 20
-CAP = 2 << 30
+CAP = heap.cap()
 
 
 @pytest.fixture(autouse=True)
@@ -79,19 +79,25 @@ def test_empty_cache_releases_the_blocks():
     assert heap.empty_cache() == 0
 
 
+def test_the_cap_is_two_gib_or_an_eighth_of_the_memory():
+    memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert CAP == min(2 << 30, memory // 8)
+
+
 def test_the_cap_holds():
     # Untouched mappings cost address space only. A block over the cap is unmapped at once;
     # others push the oldest out to stay within it.
     huge = genesis.empty(CAP + 2 * MIB, dtype=genesis.uint8)
     del huge
     assert heap.cached_bytes() == 0
-    old = genesis.empty(CAP // 2 + 2 * MIB, dtype=genesis.uint8)
-    new = genesis.empty(CAP // 2 + 4 * MIB, dtype=genesis.uint8)
+    half = CAP // 2 // MIB * MIB  # whole pages
+    old = genesis.empty(half + 2 * MIB, dtype=genesis.uint8)
+    new = genesis.empty(half + 4 * MIB, dtype=genesis.uint8)
     small = genesis.empty(2 * MIB, dtype=genesis.uint8)
     del old, small
-    assert heap.cached_bytes() == CAP // 2 + 4 * MIB
+    assert heap.cached_bytes() == half + 4 * MIB
     del new  # over the cap with old: the oldest (old) goes; small, newer, stays
-    assert heap.cached_bytes() == CAP // 2 + 6 * MIB
+    assert heap.cached_bytes() == half + 6 * MIB
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork")

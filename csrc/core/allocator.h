@@ -60,9 +60,10 @@ class Allocator {
 constexpr size_t kCpuAlignment = 64;
 Allocator* cpu_allocator();
 // The heap's cache of freed large blocks (Note [Host block cache] in core/cpu_allocator.cpp):
-// unmaps every cached block and returns their bytes; the bytes cached now.
+// unmaps every cached block and returns their bytes; the bytes cached now; the most it keeps.
 size_t release_cached_host_blocks();
 size_t cached_host_bytes();
+size_t host_cache_cap();
 
 // The allocator for a device: the CPU heap (or what replaces it, below), or the CUDA backend
 // for that device.

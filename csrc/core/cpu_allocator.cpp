@@ -45,12 +45,23 @@ void free_heap(void* ptr, void* context) {
 // So freed mapped blocks are kept, by mapped length, and handed out again to allocations of the
 // same length (tensors of one shape and dtype always match; lengths stay rounded to small pages
 // only, Note [Large host allocations]).
-// The cache holds at most kHostCacheCap bytes (the oldest blocks are unmapped first, a block
-// larger than the cap is unmapped at once); genesis.empty_cache() unmaps them all. Zeroed
-// allocations (zeros()) still take fresh, already-zero mappings. After fork() the child keeps
-// the parent's cached blocks (private copies, as all its memory); atfork handlers hold the
-// lock across fork() so that a fork during another thread's free cannot leave it held.
-constexpr size_t kHostCacheCap = size_t{2} << 30;
+// The cache holds at most host_cache_cap() bytes, 2 GiB or an eighth of the machine's memory if
+// that is less (the oldest blocks are unmapped first, a block larger than the cap is unmapped at
+// once, and a failed mapping empties the cache and tries again); genesis.empty_cache() unmaps
+// them all. Zeroed allocations (zeros()) still take fresh, already-zero mappings. After fork()
+// the child keeps the parent's cached blocks (private copies, as all its memory); atfork
+// handlers hold the lock across fork() so that a fork during another thread's free cannot
+// leave it held. Unlike the CUDA pool (Note [Caching pool]), there are no
+// streams to wait for and blocks are never split.
+size_t host_cache_cap_bytes() {
+  static const size_t cap = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const size_t most = size_t{2} << 30;
+    if (pages <= 0 || page <= 0) return most;
+    return std::min(most, static_cast<size_t>(pages) * static_cast<size_t>(page) / 8);
+  }();
+  return cap;
+}
 
 class HostBlockCache {
  public:
@@ -83,10 +94,10 @@ class HostBlockCache {
     std::vector<Block> unmap;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (length > kHostCacheCap) {
+      if (length > host_cache_cap_bytes()) {
         unmap.push_back({ptr, length});
       } else {
-        while (cached_ + length > kHostCacheCap) unmap.push_back(pop_oldest());
+        while (cached_ + length > host_cache_cap_bytes()) unmap.push_back(pop_oldest());
         order_.push_back({ptr, length});
         by_length_[length].push_back(std::prev(order_.end()));
         cached_ += length;
@@ -196,6 +207,8 @@ class CpuAllocator final : public Allocator {
 size_t release_cached_host_blocks() { return HostBlockCache::cache().release_all(); }
 
 size_t cached_host_bytes() { return HostBlockCache::cache().cached_bytes(); }
+
+size_t host_cache_cap() { return host_cache_cap_bytes(); }
 
 Allocator* cpu_allocator() {
   static CpuAllocator instance;

@@ -10,6 +10,8 @@ void init_host_heap(py::module_& m) {
   h.def("empty_cache", &release_cached_host_blocks,
         "Unmaps every cached block; returns their bytes.");
   h.def("cached_bytes", &cached_host_bytes, "Bytes of freed blocks the heap keeps for reuse.");
+  h.def("cap", &host_cache_cap,
+        "The most bytes it keeps: 2 GiB, or an eighth of the machine's memory if less.");
 }
 
 }  // namespace genesis::python
