@@ -32,7 +32,7 @@ struct Modulo {
   uint64_t range = 1, magic = 0;
   int shift = -1;  // -1: range is a power of two (mask with range - 1); -2: plain `%`
 
-  __device__ __forceinline__ uint64_t of(uint64_t bits) const {
+  __device__ __forceinline__ uint64_t operator()(uint64_t bits) const {
     if (shift == -1) return bits & (range - 1);
     if (shift == -2) return bits % range;
     uint64_t t = __umul64hi(bits, magic);
@@ -62,9 +62,7 @@ template <typename T, int Kind>
 __device__ __forceinline__ T sample(uint64_t seed, uint64_t counter, int64_t low, Modulo mod) {
   philox::Words r = philox::philox4x32_10(counter, seed);
   if constexpr (Kind == philox::kInteger) {
-    // philox::integer's value, with the modulo of Note [Invariant modulo]
-    uint64_t bits = (static_cast<uint64_t>(r.w[0]) << 32) | r.w[1];
-    return convert<T>(static_cast<int64_t>(static_cast<uint64_t>(low) + mod.of(bits)));
+    return convert<T>(philox::integer_with(r, low, mod));  // Note [Invariant modulo]
   } else if constexpr (Kind == philox::kNormal) {
     return convert<T>(philox::normal(r));
   } else if constexpr (std::is_same_v<T, double>) {

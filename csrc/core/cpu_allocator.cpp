@@ -36,6 +36,8 @@ void free_heap(void* ptr, void* context) {
   std::free(ptr);
 }
 
+}  // namespace
+
 // Note [Host block cache]
 // A fresh mapping is slow to touch: every page faults and the kernel zeros it, and on a virtual
 // machine whose host takes freed memory back, touching it can also wait for the host. On the
@@ -51,9 +53,10 @@ void free_heap(void* ptr, void* context) {
 // them all. Zeroed allocations (zeros()) still take fresh, already-zero mappings. After fork()
 // the child keeps the parent's cached blocks (private copies, as all its memory); atfork
 // handlers hold the lock across fork() so that a fork during another thread's free cannot
-// leave it held. Unlike the CUDA pool (Note [Caching pool]), there are no
-// streams to wait for and blocks are never split.
-size_t host_cache_cap_bytes() {
+// leave it held. Unlike the CUDA pool (Note [Caching pool]), there are no streams to wait for
+// and blocks are never split.
+
+size_t host_cache_cap() {
   static const size_t cap = [] {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     const size_t most = size_t{2} << 30;
@@ -62,6 +65,8 @@ size_t host_cache_cap_bytes() {
   }();
   return cap;
 }
+
+namespace {
 
 class HostBlockCache {
  public:
@@ -94,10 +99,10 @@ class HostBlockCache {
     std::vector<Block> unmap;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (length > host_cache_cap_bytes()) {
+      if (length > host_cache_cap()) {
         unmap.push_back({ptr, length});
       } else {
-        while (cached_ + length > host_cache_cap_bytes()) unmap.push_back(pop_oldest());
+        while (cached_ + length > host_cache_cap()) unmap.push_back(pop_oldest());
         order_.push_back({ptr, length});
         by_length_[length].push_back(std::prev(order_.end()));
         cached_ += length;
@@ -207,8 +212,6 @@ class CpuAllocator final : public Allocator {
 size_t release_cached_host_blocks() { return HostBlockCache::cache().release_all(); }
 
 size_t cached_host_bytes() { return HostBlockCache::cache().cached_bytes(); }
-
-size_t host_cache_cap() { return host_cache_cap_bytes(); }
 
 Allocator* cpu_allocator() {
   static CpuAllocator instance;

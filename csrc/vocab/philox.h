@@ -107,9 +107,15 @@ GENESIS_HD Floats4 normals_float(const Words& r) {
 
 // low + (64 random bits mod range); range = high - low as an unsigned 64-bit count, > 0. The
 // sum wraps in unsigned arithmetic, so ranges wider than int64 (low < 0 < high) stay exact.
-GENESIS_HD int64_t integer(const Words& r, int64_t low, uint64_t range) {
+// `mod(bits)` is bits % range, however the caller computes it (CUDA: Note [Invariant modulo]).
+template <typename Mod>
+GENESIS_HD int64_t integer_with(const Words& r, int64_t low, const Mod& mod) {
   uint64_t bits = (static_cast<uint64_t>(r.w[0]) << 32) | r.w[1];
-  return static_cast<int64_t>(static_cast<uint64_t>(low) + bits % range);
+  return static_cast<int64_t>(static_cast<uint64_t>(low) + mod(bits));
+}
+
+GENESIS_HD int64_t integer(const Words& r, int64_t low, uint64_t range) {
+  return integer_with(r, low, [range](uint64_t bits) { return bits % range; });
 }
 
 }  // namespace genesis::philox
