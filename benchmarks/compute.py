@@ -489,7 +489,9 @@ def matmul_f32(ctx: Context) -> Case | None:
 # _addmm_activation(bias, a, b) against torch._addmm_activation and against genesis's own
 # unfused addmm + activation (the "unfused" rows, whose torch column is torch's addmm +
 # activation): on CUDA 4096^3 in each dtype, where the fused rows are one cuBLASLt call with
-# RELU_BIAS / GELU_BIAS (Note [Fused matmul epilogues]).
+# RELU_BIAS / GELU_BIAS (Note [Fused matmul epilogues]). The "training forward" GELU rows time
+# the forward with inputs that require grad: genesis's one GELU_AUX_BIAS call, which also keeps
+# the pre-activation, against torch's addmm + gelu (torch's _addmm_activation has no gradient).
 EPILOGUE_SIZE = 4096
 
 
@@ -502,11 +504,14 @@ def _gelu_exact(z: np.ndarray) -> np.ndarray:
     return (0.5 * z * (1.0 + erf(z / math.sqrt(2.0)))).astype(z.dtype)
 
 
-def _epilogue(ctx: Context, dtype: str, use_gelu: bool, fused: bool) -> Case | None:
+def _epilogue(
+    ctx: Context, dtype: str, use_gelu: bool, fused: bool, grad: bool = False
+) -> Case | None:
     """act(a @ b + bias), n x n x n: genesis._addmm_activation (fused) or genesis.addmm then
     relu/gelu (unfused), torch likewise. The GELU is the op's on the device: tanh on CUDA,
     exact on the CPU. 16-bit inputs are rounded to the dtype first; the reference is NumPy's
-    float32 result rounded to it."""
+    float32 result rounded to it. grad: the fused GELU's forward with inputs that require grad,
+    against torch's addmm + gelu likewise."""
     if not ctx.on_cuda and dtype != "float32":
         return None  # the CPU rows: float32 only, informational
     T = ctx.torch
@@ -515,6 +520,8 @@ def _epilogue(ctx: Context, dtype: str, use_gelu: bool, fused: bool) -> Case | N
     c = _round_to(_normal(ctx, n), dtype)
     gdt = getattr(genesis, dtype)
     x, y, bias = (ctx.to_genesis(v).to(gdt) for v in (a, b, c))
+    if grad:
+        x, y, bias = (v.requires_grad_() for v in (x, y, bias))
     approx = "tanh" if ctx.on_cuda else "none"
     act_name = "gelu" if use_gelu else "relu"
     gelu = genesis.nn.functional.gelu
@@ -530,8 +537,10 @@ def _epilogue(ctx: Context, dtype: str, use_gelu: bool, fused: bool) -> Case | N
             T.backends.cuda.matmul.allow_tf32 = False
         tdt = getattr(T, dtype)
         t, u, tb = (ctx.to_torch(v).to(tdt) for v in (a, b, c))
+        if grad:
+            t, u, tb = (v.requires_grad_() for v in (t, u, tb))
         tgelu = T.nn.functional.gelu
-        if fused:
+        if fused and not grad:
             torch_run = lambda: T._addmm_activation(tb, t, u, use_gelu=use_gelu)  # noqa: E731
         elif use_gelu:
             torch_run = lambda: tgelu(T.addmm(tb, t, u), approximate=approx)  # noqa: E731
@@ -559,6 +568,12 @@ def _epilogue(ctx: Context, dtype: str, use_gelu: bool, fused: bool) -> Case | N
         if fused
         else ("genesis.addmm then " + act_name + " vs torch likewise")
     )
+    if grad:
+        name += ", training forward"
+        what = (
+            "inputs require grad: genesis._addmm_activation (GELU_AUX_BIAS on CUDA, keeping "
+            "the pre-activation) vs torch.addmm then gelu"
+        )
     return Case(
         name,
         f"{n}^3 {size_str(1, dtype).split()[1]}",
@@ -573,12 +588,16 @@ def _epilogue(ctx: Context, dtype: str, use_gelu: bool, fused: bool) -> Case | N
     )
 
 
-def _epilogue_row(dtype: str, use_gelu: bool, fused: bool) -> Callable[[Context], Case | None]:
+def _epilogue_row(
+    dtype: str, use_gelu: bool, fused: bool, grad: bool = False
+) -> Callable[[Context], Case | None]:
     def build(ctx: Context) -> Case | None:
-        return _epilogue(ctx, dtype, use_gelu, fused)
+        return _epilogue(ctx, dtype, use_gelu, fused, grad)
 
     act_name = "gelu" if use_gelu else "relu"
-    build.__name__ = f"{'fused' if fused else 'unfused'}_{act_name}_{dtype}"
+    build.__name__ = (
+        f"{'fused' if fused else 'unfused'}_{act_name}_{dtype}{'_grad' if grad else ''}"
+    )
     return build
 
 
@@ -587,6 +606,10 @@ for _use_gelu in (False, True):
     for _dtype in MATMUL_DTYPES:
         register(name=f"_addmm_activation {_act}")(_epilogue_row(_dtype, _use_gelu, True))
         register(name=f"addmm + {_act} (unfused)")(_epilogue_row(_dtype, _use_gelu, False))
+for _dtype in MATMUL_DTYPES:
+    register(name="_addmm_activation gelu, training forward")(
+        _epilogue_row(_dtype, True, True, grad=True)
+    )
 
 
 @register(name="einsum('bij,bjk->bik')")

@@ -1,8 +1,9 @@
 """genesis._addmm_activation (Note [Fused matmul epilogues] in csrc/ops/products.cpp): against
 torch._addmm_activation on the CPU, against its CUDA definition (addmm, then relu or the tanh
 GELU) in float64 on CUDA, bit-for-bit against genesis's own composition wherever nothing is
-fused, cuBLASLt's RELU_BIAS / GELU_BIAS epilogues taken when they should be, the errors, and the
-gradients (genesis's op is differentiable; PyTorch's is not)."""
+fused, cuBLASLt's RELU_BIAS / GELU_BIAS epilogues taken when they should be (GELU_AUX_BIAS when
+a gradient is wanted), the errors, and the gradients (genesis's op is differentiable; PyTorch's
+is not)."""
 
 import doctest
 
@@ -74,6 +75,21 @@ def lt_calls():
     return genesis._C._cuda.blaslt_stats()["calls"]
 
 
+def lt_counts():
+    """(calls, fallbacks, aux_calls) of cuBLASLt so far, after the queued work ran."""
+    genesis.cuda.synchronize()
+    s = genesis._C._cuda.blaslt_stats()
+    return s["calls"], s["fallbacks"], s["aux_calls"]
+
+
+def quarters(shape, seed):
+    """Multiples of 1/4 in [-1, 1] (float64 NumPy). With k <= 8 every partial sum of a product,
+    alpha = 0.5 times it and the bias added are exact in float32 and in the 16-bit types alike
+    (multiples of 1/32 below 6 in size: 8 significant bits), so the pre-activation has the same
+    bits whichever kernel or order computed it."""
+    return np.random.default_rng(seed).integers(-4, 5, size=shape) / 4.0
+
+
 def compose(c, a, b, beta, alpha, use_gelu):
     """genesis's own unfused composition: what _addmm_activation must equal bit for bit."""
     z = genesis.addmm(c, a, b, beta=beta, alpha=alpha)
@@ -83,7 +99,7 @@ def compose(c, a, b, beta, alpha, use_gelu):
 
 def assert_bitwise(got, want):
     assert got.dtype is want.dtype and got.shape == want.shape
-    g, w = to_numpy(got), to_numpy(want)
+    g, w = (np.ascontiguousarray(to_numpy(x)) for x in (got, want))  # a gradient may be a view
     np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
 
 
@@ -409,14 +425,20 @@ def test_gradcheck_float64(device, use_gelu, bias_shape, alpha, beta):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("dtype", [genesis.float32, genesis.bfloat16], ids=dtype_id)
+@pytest.mark.parametrize(
+    "dtype", [genesis.float16, genesis.bfloat16, genesis.float32], ids=dtype_id
+)
 @USE_GELU
-@pytest.mark.parametrize("bias_shape", [(6,), (5, 6)])
-def test_gradients_match_torch(device, dtype, use_gelu, bias_shape):
+@pytest.mark.parametrize("bias_kind", ["row", "full"])
+@pytest.mark.parametrize("n", [6, 16])
+def test_gradients_match_torch(device, dtype, use_gelu, bias_kind, n):
     # In the training dtypes, through the fused forward on CUDA (the ReLU mask read from the
-    # output; GELU from the kept pre-activation), against float64 torch with the device's GELU.
+    # output; GELU from the pre-activation GELU_AUX_BIAS kept for n = 16, or from the BIAS
+    # epilogue's addmm for n = 6, whose width Lt's aux rule refuses), against float64 torch with
+    # the device's GELU.
+    bias_shape = (n,) if bias_kind == "row" else (5, n)
     an, bn, cn, gn = (
-        data(s, dtype, 50 + i) for i, s in enumerate([(5, 7), (7, 6), bias_shape, (5, 6)])
+        data(s, dtype, 50 + i) for i, s in enumerate([(5, 7), (7, n), bias_shape, (5, n)])
     )
     ts = [genesis.tensor(x, dtype=dtype, device=device, requires_grad=True) for x in (cn, an, bn)]
     out = genesis._addmm_activation(*ts, alpha=0.5, use_gelu=use_gelu)
@@ -427,7 +449,7 @@ def test_gradients_match_torch(device, dtype, use_gelu, bias_shape):
     z = torch.addmm(*refs, alpha=0.5)
     want = torch.nn.functional.gelu(z, approximate=gelu_of(device)) if use_gelu else torch.relu(z)
     want.backward(torch.tensor(np.asarray(gn, dtype=np.float64)))
-    tol = 1e-4 if dtype is genesis.float32 else 5e-2
+    tol = 1e-4 if dtype is genesis.float32 else 5e-2 if dtype is genesis.bfloat16 else 1e-2
     for got_t, ref in zip(ts, refs):
         assert got_t.grad.dtype is dtype and got_t.grad.shape == tuple(ref.shape)
         np.testing.assert_allclose(to_numpy(got_t.grad), ref.grad.numpy(), rtol=tol, atol=tol * 10)
@@ -471,16 +493,97 @@ def test_no_grad_and_partial_requires_grad():
 @USE_GELU
 def test_cuda_training_forward_is_one_cublaslt_call(dtype, use_gelu):
     # With a gradient wanted, ReLU still runs the RELU_BIAS epilogue (its backward reads the
-    # output), GELU the BIAS epilogue then a GELU pass (its backward reads the kept
-    # pre-activation): one cuBLASLt call in the forward either way; the gradients are checked
-    # in test_gradients_match_torch.
+    # output), GELU the GELU_AUX_BIAS epilogue (its backward reads the pre-activation that the
+    # same call kept): one cuBLASLt call in the forward either way, nothing declined; the
+    # gradients are checked in test_gradients_match_torch.
     an, bn, cn = data((64, 32), dtype, 70), data((32, 48), dtype, 71), data((48,), dtype, 72)
     ts = [genesis.tensor(x, dtype=dtype, device="cuda", requires_grad=True) for x in (cn, an, bn)]
-    genesis.cuda.synchronize()
-    before = lt_calls()
+    calls, fallbacks, aux = lt_counts()
     out = genesis._addmm_activation(*ts, use_gelu=use_gelu)
-    genesis.cuda.synchronize()
-    assert lt_calls() == before + 1
+    assert lt_counts() == (calls + 1, fallbacks, aux + use_gelu)
     assert out.grad_fn.name() == ("GeluBackward0" if use_gelu else "AddmmActivationBackward0")
     want, scale = reference(np.broadcast_to(cn, (64, 48)), an, bn, 1, 1, use_gelu, "cuda")
     check_close(out.detach(), want, scale, dtype, slack("cuda", use_gelu))
+
+
+@requires_cuda
+@pytest.mark.parametrize(
+    "dtype", [genesis.float16, genesis.bfloat16, genesis.float32], ids=dtype_id
+)
+@pytest.mark.parametrize("bias_form", ["1d", "row", "expanded"])
+def test_cuda_gelu_training_forward_keeps_the_preactivation(dtype, bias_form):
+    # GELU_AUX_BIAS: one cuBLASLt call writes the output and the pre-activation z. On data whose
+    # z is exact (quarters), the output has the bits of the no-grad GELU_BIAS call (the same
+    # epilogue math on the same float32 z), and the graph is the composition's: GeluBackward0
+    # over AddmmBackward0, whose gradients, first and second order, have the bits of the
+    # composition's (addmm with cuBLAS alone, then a GELU pass), since both GELU nodes read the
+    # same z and the backward runs the same ops.
+    m, k, n = 64, 8, 48
+    an, bn, cn, gn = (quarters(s, 80 + i) for i, s in enumerate([(m, k), (k, n), (n,), (m, n)]))
+
+    def leaves():
+        c = genesis.tensor(cn, dtype=dtype, device="cuda", requires_grad=True)
+        a = genesis.tensor(an, dtype=dtype, device="cuda", requires_grad=True)
+        b = genesis.tensor(bn, dtype=dtype, device="cuda", requires_grad=True)
+        shaped = {"1d": c, "row": c.reshape(1, n), "expanded": c.expand(m, n)}[bias_form]
+        return [c, a, b], [shaped, a, b]
+
+    def gradients(out, leafs):
+        g = genesis.tensor(gn, dtype=dtype, device="cuda")
+        first = genesis.autograd.grad(out, leafs, g, create_graph=True)
+        # Second order: through GeluBackward0's own graph (its formula reads z) and addmm's.
+        total = (first[0] * first[0]).sum() + (first[1] * first[1]).sum()
+        total = total + (first[2] * first[2]).sum()
+        second = genesis.autograd.grad(total, leafs)
+        return list(first) + list(second)
+
+    with genesis.no_grad():
+        plain = genesis._addmm_activation(*leaves()[1], alpha=0.5, use_gelu=True)  # GELU_BIAS
+    leafs, args = leaves()
+    calls, fallbacks, aux = lt_counts()
+    out = genesis._addmm_activation(*args, alpha=0.5, use_gelu=True)
+    assert lt_counts() == (calls + 1, fallbacks, aux + 1), "expected one GELU_AUX_BIAS call"
+    assert out.grad_fn.name() == "GeluBackward0"
+    assert [f[0].name() for f in out.grad_fn.next_functions] == ["AddmmBackward0"]
+    assert_bitwise(out.detach(), plain)
+    want, scale = reference(np.broadcast_to(cn, (m, n)), an, bn, 1, 0.5, True, "cuda")
+    check_close(out.detach(), want, scale + np.abs(want), dtype, slack("cuda", True))
+
+    library = genesis.backends.cuda.preferred_blas_library()
+    genesis.backends.cuda.preferred_blas_library("cublas")
+    try:
+        leafs2, args2 = leaves()
+        composed = genesis._addmm_activation(*args2, alpha=0.5, use_gelu=True)
+    finally:
+        genesis.backends.cuda.preferred_blas_library(library)
+    assert composed.grad_fn.name() == "GeluBackward0"
+    # Both backwards with the library setting of the fused one.
+    for got, ref in zip(gradients(out, leafs), gradients(composed, leafs2)):
+        assert_bitwise(got.detach(), ref.detach())
+
+
+@requires_cuda
+@pytest.mark.parametrize("dtype", FLOATS, ids=dtype_id)
+@pytest.mark.parametrize("n", [6, 12, 20])
+def test_cuda_gelu_training_forward_falls_back(dtype, n):
+    # Widths that are not a multiple of 8 break Lt's rule for the kept pre-activation's leading
+    # dimension: the GELU_AUX_BIAS call is declined before Lt is asked (one fallback counted),
+    # and the forward is addmm (the BIAS epilogue) then a GELU pass, bit for bit the
+    # composition. float64 never reaches cuBLASLt.
+    an, bn, cn = data((16, 32), dtype, 90), data((32, n), dtype, 91), data((n,), dtype, 92)
+    ts = [genesis.tensor(x, dtype=dtype, device="cuda", requires_grad=True) for x in (cn, an, bn)]
+    calls, fallbacks, aux = lt_counts()
+    out = genesis._addmm_activation(*ts, use_gelu=True)
+    calls2, fallbacks2, aux2 = lt_counts()
+    assert aux2 == aux
+    if dtype is genesis.float64:
+        assert (calls2, fallbacks2) == (calls, fallbacks)
+    elif dtype is genesis.float32 and n % 4 == 0:
+        # Rows of 16-byte multiples, which every kernel takes: the BIAS call runs.
+        assert (calls2, fallbacks2) == (calls + 1, fallbacks + 1)
+    else:
+        # The declined GELU_AUX_BIAS; narrower rows may send the BIAS call to cuBLAS too.
+        assert fallbacks2 >= fallbacks + 1
+    assert out.grad_fn.name() == "GeluBackward0"
+    with genesis.no_grad():
+        assert_bitwise(out.detach(), compose(*ts, 1, 1, True))

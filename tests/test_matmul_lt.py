@@ -105,9 +105,15 @@ def test_preferred_blas_library(library):
 
 def test_stats_have_their_keys():
     stats = genesis._C._cuda.blaslt_stats()
-    assert set(stats) == {"available", "calls", "fallbacks", "cached"}
+    assert set(stats) == {"available", "calls", "fallbacks", "cached", "aux_calls"}
     if not genesis.cuda.is_available():
-        assert stats == {"available": False, "calls": 0, "fallbacks": 0, "cached": 0}
+        assert stats == {
+            "available": False,
+            "calls": 0,
+            "fallbacks": 0,
+            "cached": 0,
+            "aux_calls": 0,
+        }
 
 
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=requires_cuda)])

@@ -480,8 +480,12 @@ int unary_needs(UnaryOp op) {
 
 Tensor unary(UnaryOp op, const Tensor& a, const char* name) {
   if (!autograd::any_requires_grad({&a})) return ops::unary(op, a, name);
-  Tensor out = ops::unary(op, a, name);
-  if (!autograd::is_differentiable_dtype(out.dtype())) return out;
+  return unary_of_output(op, a, ops::unary(op, a, name));
+}
+
+Tensor unary_of_output(UnaryOp op, const Tensor& a, Tensor out) {
+  if (!autograd::any_requires_grad({&a}) || !autograd::is_differentiable_dtype(out.dtype()))
+    return out;
   Recorder r = record(unary_node_name(op), {&a},
                       [op](const FormulaNode& n, const Grads& g, const std::vector<Tensor>& s) {
                         return Grads{unary_formula(op, n, g[0], s[0], s[1])};

@@ -27,6 +27,9 @@ using ops::UnaryOp;
 Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name);
 void binary_(BinaryOp op, const Tensor& self, const Operand& other, const char* name);
 Tensor unary(UnaryOp op, const Tensor& a, const char* name);
+// unary's node for an output computed elsewhere (out holds op(a), e.g. from a fused matmul
+// epilogue): the node unary records, with its formula, on out; out is returned.
+Tensor unary_of_output(UnaryOp op, const Tensor& a, Tensor out);
 void unary_(UnaryOp op, const Tensor& self, const char* name);
 Tensor where(const Tensor& cond, const Operand& a, const Operand& b);
 Tensor clamp(const Tensor& t, const std::optional<Operand>& min, const std::optional<Operand>& max);

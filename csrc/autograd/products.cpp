@@ -267,9 +267,15 @@ Tensor addmm_activation(const Tensor& input, const Tensor& mat1, const Tensor& m
   const bool wanted = autograd::any_requires_grad({&input, &mat1, &mat2}) &&
                       autograd::is_differentiable_dtype(mat1.dtype());
   if (!wanted) return ops::addmm_activation(input, mat1, mat2, beta, alpha, use_gelu);
-  // GELU's derivative reads the pre-activation: addmm (recorded), then gelu (recorded). Note
-  // [Fused matmul epilogues] in ops/products.cpp.
+  // GELU's derivative reads the pre-activation: addmm (recorded), then gelu (recorded), both
+  // from one cuBLASLt call that keeps the pre-activation where it can. Note [Fused matmul
+  // epilogues] in ops/products.cpp.
   if (use_gelu) {
+    if (auto fused = ops::addmm_gelu_with_preactivation(input, mat1, mat2, beta, alpha)) {
+      Tensor z = product_as_einsum("AddmmBackward0", fused->second, "ij,jk->ik", {mat1, mat2},
+                                   alpha, &input, beta);
+      return unary_of_output(UnaryOp::GeluTanh, z, fused->first);  // CUDA's GELU, as gelu's node
+    }
     Tensor z = product_as_einsum("AddmmBackward0",
                                  ops::addmm_preactivation(input, mat1, mat2, beta, alpha),
                                  "ij,jk->ik", {mat1, mat2}, alpha, &input, beta);

@@ -301,7 +301,7 @@ lt::Gemm lt_gemm(const Tensor& out, const Operand& oa, const Operand& ob, int64_
 }  // namespace
 
 bool gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
-               double alpha, BiasActivation act) {
+               double alpha, BiasActivation act, const Tensor* preactivation) {
   if (out.dtype() == ScalarType::Float64 || !prefer_cublaslt() || out.numel() == 0) return false;
   DeviceGuard guard(out.device().index);
   Operand oa = operand(a), ob = operand(b);
@@ -309,6 +309,7 @@ bool gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor
   g.alpha = alpha;
   g.bias = bias.data();
   g.activation = act;
+  if (preactivation) g.aux = preactivation->mutable_data();
   return lt::matmul(g);
 }
 

@@ -20,11 +20,14 @@ enum class BiasActivation { None, Relu, GeluTanh };
 
 // out = act(alpha * (a @ b) + bias) in one cuBLASLt call (its bias epilogue, with ReLU or GELU
 // when act asks), shapes and strides as gemm_strided_batched's, bias a contiguous (n,) vector of
-// out's dtype added to every row of every matrix. Returns false, having queued nothing, when
-// cuBLASLt cannot do it (not loaded, no algorithm, float64, prefer_cublaslt() off): the caller
-// composes it from other ops.
+// out's dtype added to every row of every matrix. With `preactivation` (only for GeluTanh; a
+// contiguous tensor of out's shape and dtype) the same call also stores alpha * (a @ b) + bias
+// there, the GELU's input (GELU_AUX_BIAS), which needs n to be a multiple of 8. Returns false,
+// having queued nothing, when cuBLASLt cannot do it (not loaded, no algorithm, float64,
+// prefer_cublaslt() off, the aux rule unmet): the caller composes it from other ops.
 bool gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor& bias,
-               double alpha, BiasActivation act = BiasActivation::None);
+               double alpha, BiasActivation act = BiasActivation::None,
+               const Tensor* preactivation = nullptr);
 
 // genesis.backends.cuda.matmul.allow_tf32: float32 products may round their inputs to TF32
 // (tensor cores, about 10 bits of mantissa). Off by default, as in PyTorch; read at each call.
@@ -41,6 +44,7 @@ struct LtStats {
   int64_t calls = 0;       // products it ran
   int64_t fallbacks = 0;   // products it declined (no algorithm or not loaded): cuBLAS ran them
   int64_t cached = 0;      // (shape, dtype, layout, alignment, epilogue) keys in its caches
+  int64_t aux_calls = 0;   // of `calls`, those that also stored the pre-activation (GELU_AUX_BIAS)
 };
 LtStats lt_stats();
 

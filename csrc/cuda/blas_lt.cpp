@@ -63,10 +63,18 @@
 //   16-bit output is rounded once, after the activation). Lt's GELU is the tanh approximation
 //   (x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))), which is why _addmm_activation's use_gelu
 //   on CUDA is the tanh GELU everywhere, fused or not, as PyTorch's is; F.gelu's default, the
-//   exact erf GELU, never goes through this epilogue. The activation is part of the key. The
-//   AUX epilogues (keeping the pre-activation for the backward) are not used: a GELU forward
-//   that needs its gradient keeps the pre-activation from a BIAS call and applies GELU after
-//   (Note [Fused matmul epilogues] in ops/products.cpp).
+//   exact erf GELU, never goes through this epilogue. The activation is part of the key.
+// - GELU_AUX_BIAS: GELU_BIAS that also stores the GELU's input (alpha * product + bias, before
+//   the activation) in an aux matrix, for a GELU forward whose gradient is wanted (Note [Fused
+//   matmul epilogues] in ops/products.cpp). NVIDIA's cuBLAS guide (cublasLtEpilogue_t,
+//   cublasLtMatmulDescAttributes_t) sets the rules: the aux matrix has D's type when
+//   EPILOGUE_AUX_DATA_TYPE is unset (we leave it so: float16, bfloat16 or float32, as out), it is
+//   column-major like D with EPILOGUE_AUX_LD, which "must be divisible by 8 and be no less than
+//   the number of rows" of D, and a batch has EPILOGUE_AUX_BATCH_STRIDE (divisible by 8). Our aux
+//   is laid out as out, row-major (m, n), i.e. Lt's column-major (n, m) with ld n, as D: so n
+//   must be a multiple of 8, else the call is declined (counted as a fallback) before Lt is
+//   asked, and the caller composes. The heuristic reads the aux pointer's alignment (the guide
+//   says so), so it is part of the key, with the epilogue itself.
 // - float64 stays on cuBLAS (nothing to fuse, and issue 19's goals are 16- and 32-bit), as do
 //   batches of more than 2^31 - 1 matrices (cuBLAS's path splits them) and sizes past int32.
 
@@ -95,8 +103,12 @@ constexpr int kOpN = 0, kOpT = 1;                                  // cublasOper
 constexpr int kCompute32F = 68, kCompute32FFastTF32 = 77;          // cublasComputeType_t
 constexpr int kDescTransA = 3, kDescTransB = 4;                    // cublasLtMatmulDescAttributes_t
 constexpr int kDescEpilogue = 7, kDescBiasPointer = 8;             // ...
+constexpr int kDescAuxPointer = 11, kDescAuxLd = 12;               // ...
+constexpr int kDescAuxBatchStride = 13;                            // ...
 constexpr uint32_t kEpilogueDefault = 1, kEpilogueBias = 4;        // cublasLtEpilogue_t
 constexpr uint32_t kEpilogueReluBias = 6, kEpilogueGeluBias = 36;  // ...
+constexpr uint32_t kEpilogueGeluAuxBias = 164;                     // ...
+constexpr int64_t kAuxLdMultiple = 8;  // EPILOGUE_AUX_LD's rule for a GELU input matrix
 constexpr int kLayoutBatchCount = 5, kLayoutBatchStride = 6;  // cublasLtMatrixLayoutAttribute_t
 constexpr int kPrefMaxWorkspace = 1;  // cublasLtMatmulPreferenceAttributes_t
 constexpr int kPrefAlignA = 5, kPrefAlignB = 6, kPrefAlignC = 7, kPrefAlignD = 8;
@@ -112,10 +124,14 @@ static_assert(CUBLASLT_MATMUL_DESC_TRANSA == kDescTransA &&
               CUBLASLT_MATMUL_DESC_TRANSB == kDescTransB);
 static_assert(CUBLASLT_MATMUL_DESC_EPILOGUE == kDescEpilogue &&
               CUBLASLT_MATMUL_DESC_BIAS_POINTER == kDescBiasPointer);
+static_assert(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER == kDescAuxPointer &&
+              CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD == kDescAuxLd &&
+              CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE == kDescAuxBatchStride);
 static_assert(CUBLASLT_EPILOGUE_DEFAULT == kEpilogueDefault &&
               CUBLASLT_EPILOGUE_BIAS == kEpilogueBias &&
               CUBLASLT_EPILOGUE_RELU_BIAS == kEpilogueReluBias &&
-              CUBLASLT_EPILOGUE_GELU_BIAS == kEpilogueGeluBias);
+              CUBLASLT_EPILOGUE_GELU_BIAS == kEpilogueGeluBias &&
+              CUBLASLT_EPILOGUE_GELU_AUX_BIAS == kEpilogueGeluAuxBias);
 static_assert(CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT == kLayoutBatchCount &&
               CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET == kLayoutBatchStride);
 static_assert(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES == kPrefMaxWorkspace &&
@@ -178,7 +194,7 @@ const Api* api() {
   return loaded;
 }
 
-std::atomic<int64_t> g_calls{0}, g_fallbacks{0};
+std::atomic<int64_t> g_calls{0}, g_fallbacks{0}, g_aux_calls{0};
 
 cudaDataType data_type(ScalarType t) {
   switch (t) {
@@ -197,7 +213,21 @@ int64_t alignment(const void* p) {
   return v == 0 ? 256 : static_cast<int64_t>(std::min<uintptr_t>(256, v & (~v + 1)));
 }
 
-using Key = std::array<int64_t, 17>;
+// The epilogue of g: the bias alone, or with the activation after it (Lt has no activation
+// epilogue that we use without a bias), the GELU's with its input kept when g has aux.
+uint32_t epilogue_of(const Gemm& g) {
+  if (!g.bias) return kEpilogueDefault;
+  switch (g.activation) {
+    case BiasActivation::Relu:
+      return kEpilogueReluBias;
+    case BiasActivation::GeluTanh:
+      return g.aux ? kEpilogueGeluAuxBias : kEpilogueGeluBias;
+    default:
+      return kEpilogueBias;
+  }
+}
+
+using Key = std::array<int64_t, 18>;
 
 struct KeyHash {
   size_t operator()(const Key& key) const {
@@ -223,22 +253,9 @@ Key key_of(const Gemm& g) {
           alignment(g.b.data),
           alignment(g.out),
           g.bias ? alignment(g.bias) : 0,  // 0: no bias epilogue
-          static_cast<int64_t>(g.bias ? g.activation : BiasActivation::None),
+          g.aux ? alignment(g.aux) : 0,    // 0: no aux matrix
+          static_cast<int64_t>(epilogue_of(g)),
           g.dtype == ScalarType::Float32 && g.tf32};  // 16-bit types: one plan either way
-}
-
-// The epilogue of g: the bias alone, or with the activation after it (Lt has no activation
-// epilogue that we use without a bias).
-uint32_t epilogue_of(const Gemm& g) {
-  if (!g.bias) return kEpilogueDefault;
-  switch (g.activation) {
-    case BiasActivation::Relu:
-      return kEpilogueReluBias;
-    case BiasActivation::GeluTanh:
-      return kEpilogueGeluBias;
-    default:
-      return kEpilogueBias;
-  }
 }
 
 // The descriptors and algorithm of one key; usable false: go to cuBLAS.
@@ -306,9 +323,16 @@ std::unique_ptr<Plan> make_plan(const Api& lt, LtHandle handle, const Gemm& g) {
   bool ok = lt.desc_set(plan->desc, kDescTransA, &trans_a, sizeof(trans_a)) == kSuccess &&
             lt.desc_set(plan->desc, kDescTransB, &trans_b, sizeof(trans_b)) == kSuccess &&
             lt.desc_set(plan->desc, kDescEpilogue, &epilogue, sizeof(epilogue)) == kSuccess;
-  // The heuristic reads the bias pointer's alignment; each call sets its own pointer.
+  // The heuristic reads the bias and aux pointers' alignment; each call sets its own pointers.
   if (ok && g.bias)
     ok = lt.desc_set(plan->desc, kDescBiasPointer, &g.bias, sizeof(g.bias)) == kSuccess;
+  if (ok && g.aux) {  // laid out as D (Note [cuBLASLt matmul]: GELU_AUX_BIAS)
+    const int64_t aux_ld = g.n, aux_stride = g.m * g.n;
+    ok = lt.desc_set(plan->desc, kDescAuxPointer, &g.aux, sizeof(g.aux)) == kSuccess &&
+         lt.desc_set(plan->desc, kDescAuxLd, &aux_ld, sizeof(aux_ld)) == kSuccess &&
+         (g.batch == 1 || lt.desc_set(plan->desc, kDescAuxBatchStride, &aux_stride,
+                                      sizeof(aux_stride)) == kSuccess);
+  }
   // The stored matrices, column-major: a row-major (r, c) matrix is a column-major (c, r) one.
   ok = ok &&
        layout(lt, &plan->la, type, g.b.col_major ? g.k : g.n, g.b.col_major ? g.n : g.k, g.b.ld,
@@ -356,6 +380,9 @@ bool matmul(const Gemm& g) {
   if (!lt || !fits_int(g.batch) || !fits_int(g.m) || !fits_int(g.n) || !fits_int(g.k) ||
       g.a.batch_stride < 0 || g.b.batch_stride < 0 || g.device < 0 || g.device >= kMaxCudaDevices)
     return decline();
+  // The aux matrix only with GELU_AUX_BIAS, and its leading dimension (n) by Lt's rule.
+  if (g.aux && (!g.bias || g.activation != BiasActivation::GeluTanh || g.n % kAuxLdMultiple != 0))
+    return decline();
   DeviceGuard guard(g.device);
   DeviceState& ds = device_state(g.device);
   std::lock_guard<std::mutex> lock(ds.mutex);
@@ -377,6 +404,8 @@ bool matmul(const Gemm& g) {
   if (!plan.usable) return decline();
   if (g.bias && lt->desc_set(plan.desc, kDescBiasPointer, &g.bias, sizeof(g.bias)) != kSuccess)
     return decline();
+  if (g.aux && lt->desc_set(plan.desc, kDescAuxPointer, &g.aux, sizeof(g.aux)) != kSuccess)
+    return decline();
   // The workspace: from the pool on the current stream, back to it (on that stream) after the
   // call (Note [cuBLASLt matmul]).
   Tensor workspace;
@@ -395,6 +424,7 @@ bool matmul(const Gemm& g) {
     return decline();
   }
   g_calls.fetch_add(1, std::memory_order_relaxed);
+  if (g.aux) g_aux_calls.fetch_add(1, std::memory_order_relaxed);
   return true;
 }
 
@@ -403,6 +433,7 @@ LtStats stats() {
   s.available = api() != nullptr;
   s.calls = g_calls.load(std::memory_order_relaxed);
   s.fallbacks = g_fallbacks.load(std::memory_order_relaxed);
+  s.aux_calls = g_aux_calls.load(std::memory_order_relaxed);
   for (const auto& state : g_states) {
     DeviceState* ds = state.load(std::memory_order_acquire);
     if (!ds) continue;

@@ -20,7 +20,9 @@ struct Matrix {
 
 // out (batch, m, n), contiguous = act(alpha * (a (batch, m, k) @ b (batch, k, n)) [+ bias (n,),
 // contiguous, out's dtype, added to each row]), on `device`'s current stream; dtype float16,
-// bfloat16 or float32 (TF32 when tf32). k > 0. act (ReLU or tanh GELU) only with a bias.
+// bfloat16 or float32 (TF32 when tf32). k > 0. act (ReLU or tanh GELU) only with a bias. aux
+// (only with the bias and GeluTanh): also store the GELU's input, alpha * (a @ b) + bias, there,
+// laid out as out.
 struct Gemm {
   int device = 0;
   ScalarType dtype = ScalarType::Float32;
@@ -30,6 +32,7 @@ struct Gemm {
   double alpha = 1.0;
   const void* bias = nullptr;
   BiasActivation activation = BiasActivation::None;
+  void* aux = nullptr;
   bool tf32 = false;
 };
 

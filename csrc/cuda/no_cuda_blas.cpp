@@ -18,7 +18,8 @@ bool prefer_cublaslt() { return g_prefer_lt.load(std::memory_order_relaxed); }
 LtStats lt_stats() { return {}; }
 
 void gemm_strided_batched(const Tensor&, const Tensor&, const Tensor&) { no_device(); }
-bool gemm_bias(const Tensor&, const Tensor&, const Tensor&, const Tensor&, double, BiasActivation) {
+bool gemm_bias(const Tensor&, const Tensor&, const Tensor&, const Tensor&, double, BiasActivation,
+               const Tensor*) {
   no_device();
 }
 void getrf_batched(Device, ScalarType, int, void* const*, int, int*, int*, int, const char*) {

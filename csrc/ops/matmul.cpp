@@ -137,8 +137,11 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   return batched_matmul(a, b, {});
 }
 
-std::optional<Tensor> mm_bias(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha,
-                              cuda::BiasActivation act) {
+namespace {
+
+// mm_bias, and with `keep` (GELU only) the GELU's input stored there too: a fresh (m, n) tensor.
+std::optional<Tensor> bias_epilogue(const Tensor& bias, const Tensor& a, const Tensor& b,
+                                    double alpha, cuda::BiasActivation act, Tensor* keep) {
   const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
   if (!a.is_cuda() || a.dtype() == ScalarType::Float64 || m == 0 || n == 0 || k == 0)
     return std::nullopt;
@@ -146,9 +149,28 @@ std::optional<Tensor> mm_bias(const Tensor& bias, const Tensor& a, const Tensor&
   Tensor vec = n == 1 || bias.strides()[0] == 1 ? bias : contiguous(bias);
   Tensor out = Tensor::empty({m, n}, a.dtype(), a.device());
   Tensor out3 = out.as_strided({1, m, n}, {m * n, n, 1}, 0);
-  if (!cuda::gemm_bias(out3, as_batched(a, {}, 1), as_batched(b, {}, 1), vec, alpha, act))
+  if (keep) *keep = Tensor::empty({m, n}, a.dtype(), a.device());
+  if (!cuda::gemm_bias(out3, as_batched(a, {}, 1), as_batched(b, {}, 1), vec, alpha, act, keep))
     return std::nullopt;
   return out;
+}
+
+}  // namespace
+
+std::optional<Tensor> mm_bias(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha,
+                              cuda::BiasActivation act) {
+  return bias_epilogue(bias, a, b, alpha, act, nullptr);
+}
+
+std::optional<std::pair<Tensor, Tensor>> mm_bias_gelu_keep_input(const Tensor& bias,
+                                                                 const Tensor& a, const Tensor& b,
+                                                                 double alpha) {
+  // n's rule is checked by csrc/cuda/blas_lt.cpp, with Lt's others (Note [cuBLASLt matmul]).
+  Tensor input;
+  std::optional<Tensor> out =
+      bias_epilogue(bias, a, b, alpha, cuda::BiasActivation::GeluTanh, &input);
+  if (!out) return std::nullopt;
+  return std::make_pair(*out, input);
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {

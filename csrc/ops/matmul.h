@@ -2,6 +2,7 @@
 // Matrix products with PyTorch's shape rules. Both operands must have the same dtype and device
 // (no promotion); bool is not supported, nor integers on CUDA.
 #include <optional>
+#include <utility>
 
 #include "core/tensor.h"
 #include "cuda/blas.h"
@@ -24,5 +25,11 @@ Tensor bmm(const Tensor& a, const Tensor& b);
 // composes it.
 std::optional<Tensor> mm_bias(const Tensor& bias, const Tensor& a, const Tensor& b, double alpha,
                               cuda::BiasActivation act = cuda::BiasActivation::None);
+// mm_bias with the tanh GELU that also gives its input: (gelu(z), z) for z = alpha * (a @ b) +
+// bias, both (m, n) and contiguous, from one cuBLASLt call (GELU_AUX_BIAS); nothing where
+// mm_bias gives nothing, or where n is not a multiple of 8 (cuBLASLt's rule for the kept input).
+std::optional<std::pair<Tensor, Tensor>> mm_bias_gelu_keep_input(const Tensor& bias,
+                                                                 const Tensor& a, const Tensor& b,
+                                                                 double alpha);
 
 }  // namespace genesis::ops

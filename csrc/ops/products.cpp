@@ -121,26 +121,36 @@ Tensor inner(const Tensor& a, const Tensor& b) {
 
 namespace {
 
-// addmm with errors named after op; `act` asks the fused path to apply that activation too, and
-// `activated` says whether it did (otherwise the result is the plain addmm).
-Tensor addmm_impl(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
-                  const Scalar& alpha, const char* op, cuda::BiasActivation act, bool* activated) {
+void check_addmm(const Tensor& mat1, const Tensor& mat2, const char* op) {
   check_ndim(mat1, 2, op, "mat1");
   check_ndim(mat2, 2, op, "mat2");
   check_product_operands(mat1, mat2, op);
   GENESIS_CHECK(mat1.sizes()[1] == mat2.sizes()[0], op, "shapes ", shape_str(mat1.sizes()), " and ",
                 shape_str(mat2.sizes()), " cannot be multiplied");
-  // A bias row added once (beta == 1) is cuBLASLt's bias epilogue: one call, no second pass
-  // (Note [cuBLASLt matmul]). alpha == 0 is left to the composition, whose 0 * product keeps a
-  // NaN or inf of the operands, as PyTorch's result does.
-  if (is_one(beta) && alpha.to_double() != 0.0 && input.device() == mat1.device() &&
-      input.dtype() == mat1.dtype()) {
-    if (std::optional<Tensor> row = bias_row(input, mat2.sizes()[1]))
-      if (std::optional<Tensor> fused = mm_bias(*row, mat1, mat2, alpha.to_double(), act)) {
-        *activated = act != cuda::BiasActivation::None;
-        return *fused;
-      }
-  }
+}
+
+// input as the row of a fused bias epilogue: a bias row added once (beta == 1), of the mats'
+// device and dtype; nothing otherwise. alpha == 0 is left to the composition, whose 0 * product
+// keeps a NaN or inf of the operands, as PyTorch's result does.
+std::optional<Tensor> fusable_bias(const Tensor& input, const Tensor& mat1, const Tensor& mat2,
+                                   const Scalar& beta, const Scalar& alpha) {
+  if (!is_one(beta) || alpha.to_double() == 0.0 || input.device() != mat1.device() ||
+      input.dtype() != mat1.dtype())
+    return std::nullopt;
+  return bias_row(input, mat2.sizes()[1]);
+}
+
+// addmm with errors named after op; `act` asks the fused path to apply that activation too, and
+// `activated` says whether it did (otherwise the result is the plain addmm).
+Tensor addmm_impl(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                  const Scalar& alpha, const char* op, cuda::BiasActivation act, bool* activated) {
+  check_addmm(mat1, mat2, op);
+  // cuBLASLt's bias epilogue: one call, no second pass (Note [cuBLASLt matmul]).
+  if (std::optional<Tensor> row = fusable_bias(input, mat1, mat2, beta, alpha))
+    if (std::optional<Tensor> fused = mm_bias(*row, mat1, mat2, alpha.to_double(), act)) {
+      *activated = act != cuda::BiasActivation::None;
+      return *fused;
+    }
   return scaled_sum(input, mm(mat1, mat2), beta, alpha, op);
 }
 
@@ -170,10 +180,26 @@ Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, const 
 // epilogue makes of one (PyTorch's fused CUDA op has the same caveat).
 // Autograd (PyTorch's op has no derivative; genesis gives it one, autograd/products.cpp): ReLU's
 // backward needs only the output's sign, so a ReLU forward is fused even when a gradient is
-// wanted; GELU's needs the pre-activation, so then the forward is addmm (the bias epilogue,
-// fused) and a separate GELU, the pre-activation kept. Lt's GELU_AUX_BIAS could write it in the
-// same pass; not used yet.
+// wanted. GELU's needs the pre-activation z: in the fused case Lt's GELU_AUX_BIAS stores z
+// beside the output in the same pass (addmm_gelu_with_preactivation), and autograd records
+// addmm's node producing z and gelu's node whose output is the one already computed, the very
+// graph of the composition. The output is GELU_BIAS's, the same epilogue math (z in float32,
+// the GELU, one rounding), and z is kept in the output's dtype, as the bias epilogue's addmm
+// would store it. Where GELU_AUX_BIAS does not apply (a width that is not a multiple of 8, Lt's
+// rule for z's leading dimension, or no algorithm), the forward is addmm (the bias epilogue,
+// fused) and a separate GELU, as off the fused case.
 const char* addmm_gelu_approximate(const Tensor& t) { return t.is_cuda() ? "tanh" : "none"; }
+
+std::optional<std::pair<Tensor, Tensor>> addmm_gelu_with_preactivation(const Tensor& input,
+                                                                       const Tensor& mat1,
+                                                                       const Tensor& mat2,
+                                                                       const Scalar& beta,
+                                                                       const Scalar& alpha) {
+  check_addmm(mat1, mat2, kAddmmActivation);
+  std::optional<Tensor> row = fusable_bias(input, mat1, mat2, beta, alpha);
+  if (!row) return std::nullopt;
+  return mm_bias_gelu_keep_input(*row, mat1, mat2, alpha.to_double());
+}
 
 Tensor addmm_preactivation(const Tensor& input, const Tensor& mat1, const Tensor& mat2,
                            const Scalar& beta, const Scalar& alpha) {

@@ -8,6 +8,7 @@
 // (as matmul); outer and kron are products of broadcast tensors and promote like mul.
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/scalar.h"
 #include "core/tensor.h"
@@ -36,6 +37,15 @@ Tensor addmm_activation(const Tensor& input, const Tensor& mat1, const Tensor& m
 // _addmm_activation's pre-activation: addmm with its errors named [_addmm_activation].
 Tensor addmm_preactivation(const Tensor& input, const Tensor& mat1, const Tensor& mat2,
                            const Scalar& beta, const Scalar& alpha);
+// _addmm_activation(use_gelu=true) as (output, pre-activation) from one cuBLASLt call that keeps
+// the GELU's input (GELU_AUX_BIAS), both contiguous of the product's shape, where that applies
+// (CUDA, addmm's fused case, a width that is a multiple of 8, an algorithm); nothing elsewhere,
+// where the caller composes addmm_preactivation and the GELU. Errors named [_addmm_activation].
+std::optional<std::pair<Tensor, Tensor>> addmm_gelu_with_preactivation(const Tensor& input,
+                                                                       const Tensor& mat1,
+                                                                       const Tensor& mat2,
+                                                                       const Scalar& beta,
+                                                                       const Scalar& alpha);
 // The approximate= of _addmm_activation's GELU for tensors like t: "none" on CPU, "tanh" on CUDA.
 const char* addmm_gelu_approximate(const Tensor& t);
 // beta * input + alpha * sum over the batch of batch1[b] @ batch2[b].

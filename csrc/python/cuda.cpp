@@ -219,7 +219,8 @@ void init_cuda(py::module_& m) {
   c.def("allow_tf32", &cuda::allow_tf32);
   c.def("set_prefer_cublaslt", &cuda::set_prefer_cublaslt, py::arg("prefer"));
   c.def("prefer_cublaslt", &cuda::prefer_cublaslt);
-  // What cuBLASLt did: {"available", "calls", "fallbacks", "cached"} (csrc/cuda/blas.h).
+  // What cuBLASLt did: {"available", "calls", "fallbacks", "cached", "aux_calls"}
+  // (csrc/cuda/blas.h).
   c.def("blaslt_stats", [] {
     cuda::LtStats s = cuda::lt_stats();
     py::dict d;
@@ -227,6 +228,7 @@ void init_cuda(py::module_& m) {
     d["calls"] = s.calls;
     d["fallbacks"] = s.fallbacks;
     d["cached"] = s.cached;
+    d["aux_calls"] = s.aux_calls;
     return d;
   });
 }

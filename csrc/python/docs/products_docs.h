@@ -120,8 +120,9 @@ PyTorch, genesis has no Tensor method for it and leaves it out of ``__all__``. `
 results match ``torch._addmm_activation`` on both. On CUDA, a bias row (``input`` of shape (p,)
 or (1, p)) with ``beta`` 1 is one cuBLASLt call that adds the bias and applies the activation
 as it writes the product; any other case is ``addmm`` followed by ``relu`` or ``gelu``. Unlike
-PyTorch's op it is differentiable (in input, mat1 and mat2), and an empty inner dimension still
-applies the activation (to ``beta * input``).
+PyTorch's op it is differentiable (in input, mat1 and mat2; with a gradient wanted, that GELU
+call also keeps the pre-activation for the backward when p is a multiple of 8), and an empty
+inner dimension still applies the activation (to ``beta * input``).
 
 Args:
     input (Tensor): the tensor added, broadcastable to (n, p).
