@@ -101,7 +101,19 @@ def test_the_cap_holds():
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="fork")
-def test_a_forked_child_uses_the_parents_blocks():
+@pytest.mark.parametrize(
+    "cuda_started",
+    [
+        False,
+        pytest.param(
+            True,
+            marks=pytest.mark.skipif(not genesis.cuda.is_available(), reason="needs CUDA"),
+        ),
+    ],
+)
+def test_a_forked_child_uses_the_parents_blocks(cuda_started):
+    if cuda_started:  # the child then has no CUDA pools of its own: empty_cache skips them
+        genesis.ones(4, device="cuda").sum().item()
     x = genesis.ones(8 * MIB // 4)
     del x
     assert heap.cached_bytes() == 8 * MIB
@@ -114,7 +126,10 @@ def test_a_forked_child_uses_the_parents_blocks():
             ok = float(y.sum()) == 3.0 * (8 * MIB // 4)
             del y
             genesis.empty_cache()
+            genesis.cuda.empty_cache()
             code = 0 if ok and heap.cached_bytes() == 0 else 2
+        except BaseException as e:  # say why on the test's stderr
+            print(f"child: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)

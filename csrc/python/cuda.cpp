@@ -136,11 +136,14 @@ void init_cuda(py::module_& m) {
         return pool ? snapshot_list(pool->snapshot()) : py::list();
       },
       py::arg("device") = -1);
-  // empty_cache and the pending frees say what they released: (bytes, segments), bytes.
+  // empty_cache and the pending frees say what they released: (bytes, segments), bytes. A
+  // child forked after CUDA started has no pools of its own (the parent's memory means nothing
+  // there, Note [CUDA after fork] in cuda/runtime.h): they release nothing, as PyTorch's do.
   c.def(
       "empty_cache",
       [](int device) {
         memory::ReleaseReport r;
+        if (cuda::forked_after_cuda_started()) return py::make_tuple(r.bytes, r.segments);
         if (memory::CachingPool* pool = pool_or_null(device)) r = pool->empty_cache();
         return py::make_tuple(r.bytes, r.segments);
       },
@@ -148,6 +151,7 @@ void init_cuda(py::module_& m) {
   c.def(
       "process_pending_frees",
       [](int device) -> size_t {
+        if (cuda::forked_after_cuda_started()) return 0;
         memory::CachingPool* pool = pool_or_null(device);
         return pool ? pool->process_pending_frees() : 0;
       },
@@ -197,11 +201,14 @@ void init_cuda(py::module_& m) {
   });
   c.def("host_empty_cache", [] {
     memory::ReleaseReport r;
-    if (cuda::device_count() > 0) r = cuda::pinned_pool()->empty_cache();
+    if (cuda::device_count() > 0 && !cuda::forked_after_cuda_started())
+      r = cuda::pinned_pool()->empty_cache();
     return py::make_tuple(r.bytes, r.segments);
   });
   c.def("host_process_pending_frees", []() -> size_t {
-    return cuda::device_count() > 0 ? cuda::pinned_pool()->process_pending_frees() : 0;
+    return cuda::device_count() > 0 && !cuda::forked_after_cuda_started()
+               ? cuda::pinned_pool()->process_pending_frees()
+               : 0;
   });
   // Note [Pinned CPU tensors] in core/allocator.h: returns whether CPU tensors now come from
   // the pinned pool (never without a GPU).
