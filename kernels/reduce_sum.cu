@@ -11,7 +11,10 @@ size_t plan_reduce(ReduceLaunch& l, int sm_count) {
   int64_t chunks = 1;
   if (s.inner == 1) {
     int64_t blocks = s.reduce <= 512 ? (outputs + 7) / 8 : outputs;
-    int64_t target = static_cast<int64_t>(sm_count) * 16;  // two waves of 8 blocks per SM
+    // Four blocks per SM, each thread with tens of 16-byte loads: 16 blocks per SM left each
+    // thread a handful (a full sum of 2^24 float32 had 7952 items a block) and the blocks'
+    // start and final reductions showed (H100 probe: 29.8 -> 28.0 us, float16 12.9 -> 10.0).
+    int64_t target = static_cast<int64_t>(sm_count) * 4;
     if (blocks < target) chunks = std::min((target + blocks - 1) / blocks, s.reduce / 4096);
   } else {
     int64_t target = static_cast<int64_t>(sm_count) * 4096;  // two waves of full SMs
