@@ -20,6 +20,10 @@ struct ReduceLaunch {
   int64_t chunks = 1;  // > 1: partial results per chunk of the reduced dim first
   int64_t chunk_len = 0;
   void* workspace = nullptr;  // chunks * outputs accumulators
+  int64_t item_bytes = 4;     // of the input's dtype
+  // The final kernel may start while the chunks' kernel finishes (programmatic dependent
+  // launch, compute capability 9.0 and newer; Note [Reduction chunks] in kernels/reduce_sum.cu).
+  bool programmatic_final = false;
 };
 
 // Splits the reduced dim so that the GPU (sm_count multiprocessors) has enough parallel work;

@@ -97,6 +97,21 @@ __device__ __forceinline__ void store_or_stage(const ReduceArgs<Red, T>& a, int6
     a.workspace[c * a.outer * a.inner + j] = acc;
 }
 
+// Programmatic dependent launch (Note [Reduction chunks] in reduce_sum.cu): a chunk kernel's
+// thread says its partial is stored; the final kernel waits for every block's word before it
+// reads the partials. Both are no-ops where the launch was a plain one.
+__device__ __forceinline__ void partials_stored() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
+__device__ __forceinline__ void wait_for_partials() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
+
 template <typename Red, typename T>
 __device__ __forceinline__ typename Red::Acc load_one(const ReduceArgs<Red, T>& a, int64_t index,
                                                       int64_t k, int64_t j) {
@@ -162,6 +177,7 @@ __global__ void reduce_inner_kernel(ReduceArgs<Red, T> a) {
     acc = block_reduce<Red>(acc);
     if (threadIdx.x == 0 && row < a.outer) store_or_stage(a, row, c, acc);
   }
+  partials_stored();
 }
 
 // inner > 1: one thread per output (o, i), walking its chunk of the reduced dim.
@@ -180,12 +196,14 @@ __global__ void reduce_outer_kernel(ReduceArgs<Red, T> a) {
   for (int64_t k = begin; k < end; ++k)
     acc = Red::combine(acc, load_one(a, base + k * a.inner, k, j));
   store_or_stage(a, j, c, acc);
+  partials_stored();
 }
 
 template <typename Red, typename T>
 __global__ void reduce_final_kernel(ReduceArgs<Red, T> a) {
   using Acc = typename Red::Acc;
   const int64_t outputs = a.outer * a.inner;
+  wait_for_partials();
   for (int64_t j = static_cast<int64_t>(blockIdx.x) * kReduceThreads + threadIdx.x; j < outputs;
        j += static_cast<int64_t>(gridDim.x) * kReduceThreads) {
     Acc acc = Red::identity();
@@ -201,6 +219,7 @@ __global__ void reduce_final_block_kernel(ReduceArgs<Red, T> a) {
   using Acc = typename Red::Acc;
   const int64_t outputs = a.outer * a.inner;
   const int64_t j = blockIdx.x;
+  wait_for_partials();
   Acc acc = Red::identity();
   for (int64_t c = threadIdx.x; c < a.chunks; c += kReduceThreads)
     acc = Red::combine(acc, a.workspace[c * outputs + j]);
@@ -210,6 +229,27 @@ __global__ void reduce_final_block_kernel(ReduceArgs<Red, T> a) {
 
 inline unsigned grid_x(int64_t blocks) {
   return static_cast<unsigned>(blocks > 0 ? (blocks < 2147483647 ? blocks : 2147483647) : 1);
+}
+
+// The final kernel after the chunks' one: a programmatic dependent launch where the device has
+// it (Note [Reduction chunks] in reduce_sum.cu), else a plain one.
+template <typename Red, typename T>
+void launch_final(void (*kernel)(ReduceArgs<Red, T>), unsigned blocks, const ReduceArgs<Red, T>& a,
+                  bool programmatic, cudaStream_t stream) {
+  if (!programmatic) {
+    kernel<<<blocks, kReduceThreads, 0, stream>>>(a);
+    return;
+  }
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kReduceThreads);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  cudaLaunchKernelEx(&config, kernel, a);  // an error shows in the caller's cudaGetLastError
 }
 
 template <typename Red, typename T>
@@ -248,11 +288,12 @@ void run_reduce(const ReduceLaunch& l, cudaStream_t stream) {
   }
   (void)chunks_dim;
   if (l.chunks > 1 && outputs <= 1024 && l.chunks >= 64) {
-    reduce_final_block_kernel<Red, T><<<grid_x(outputs), kReduceThreads, 0, stream>>>(a);
+    launch_final(reduce_final_block_kernel<Red, T>, grid_x(outputs), a, l.programmatic_final,
+                 stream);
   } else if (l.chunks > 1) {
     int64_t blocks = (outputs + kReduceThreads - 1) / kReduceThreads;
-    reduce_final_kernel<Red, T>
-        <<<grid_x(blocks < 65536 ? blocks : 65536), kReduceThreads, 0, stream>>>(a);
+    launch_final(reduce_final_kernel<Red, T>, grid_x(blocks < 65536 ? blocks : 65536), a,
+                 l.programmatic_final, stream);
   }
 }
 

@@ -5,17 +5,33 @@ namespace genesis::kernels {
 
 void launch_reduce_extreme(const ReduceLaunch& l, cudaStream_t stream);  // reduce_extreme.cu
 
+// Note [Reduction chunks]: when the outputs alone leave the GPU idle (a full reduction, a few
+// long rows), each row is cut into chunks, a block each, whose partials a final kernel combines.
+// A chunk is at least 32 KiB of input: each thread then has eight 16-byte loads, most of them in
+// flight at once, and the blocks are many (2048 for a full sum of 2^24 float32). Fewer, longer
+// chunks (four blocks per SM, ~128 KiB each) and more, shorter ones (16 blocks per SM, ~8 KiB,
+// each thread waiting on a load or two at a time) both read slower: H200 probe of a 64 MiB sum of
+// squares, chunk kernel alone, 19.2 us (528 chunks) and 21.3 us (2112) against 18.1 us (2048 of
+// 32 KiB), where reading alone took 17.9 us. At most 16384 partials in all (a 1 GiB input:
+// 64 KiB chunks), so the final kernel's read stays short. On compute capability 9.0 the final
+// kernel is launched as a programmatic dependent of the chunks' kernel: it is scheduled while the
+// last chunks finish and waits for their partials in cudaGridDependencySynchronize, which hid
+// most of its 2.8 us launch gap in the probe (20.8 -> 19.1 us).
+constexpr int64_t kChunkBytes = 32 << 10, kMostPartials = 16384;
+
 size_t plan_reduce(ReduceLaunch& l, int sm_count) {
   const ops::ReduceShape& s = l.shape;
   const int64_t outputs = s.outputs();
   int64_t chunks = 1;
   if (s.inner == 1) {
     int64_t blocks = s.reduce <= 512 ? (outputs + 7) / 8 : outputs;
-    // Four blocks per SM, each thread with tens of 16-byte loads: 16 blocks per SM left each
-    // thread a handful (a full sum of 2^24 float32 had 7952 items a block) and the blocks'
-    // start and final reductions showed (H100 probe: 29.8 -> 28.0 us, float16 12.9 -> 10.0).
+    // enough blocks to fill the GPU, and chunks of 32 KiB (Note [Reduction chunks])
     int64_t target = static_cast<int64_t>(sm_count) * 4;
-    if (blocks < target) chunks = std::min((target + blocks - 1) / blocks, s.reduce / 4096);
+    if (blocks < target) {
+      int64_t spread = std::min((target + blocks - 1) / blocks, s.reduce / 4096);
+      int64_t tiles = s.reduce * l.item_bytes / kChunkBytes;
+      chunks = std::max(spread, std::min(tiles, std::max<int64_t>(1, kMostPartials / blocks)));
+    }
   } else {
     int64_t target = static_cast<int64_t>(sm_count) * 4096;  // two waves of full SMs
     if (outputs < target) chunks = std::min((target + outputs - 1) / outputs, s.reduce / 64);

@@ -560,6 +560,34 @@ def test_all_any_of_long_rows_split_over_threads():
         assert y.all().item() is False
 
 
+@pytest.mark.parametrize("dt", [F32, F16], ids=dtype_id)
+def test_long_reductions_cut_into_chunks(device, dt):
+    """Inputs long enough to be cut into hundreds of 32 KiB chunks and combined by a final kernel
+    (Note [Reduction chunks]; on CUDA 9.0+ a programmatic dependent launch): full reductions of
+    an odd length (a short last chunk), a few long rows, and the first index of a tie that spans
+    two chunks."""
+    n = (1 << 22) + 5
+    a = rand((n,), dt, seed=23, low=-1, high=1)
+    x = make(a, dt, device)
+    check(x.sum(), a, "sum", dt)
+    check(x.mean(), a, "mean", dt)
+    check(x.var(), a, "var", dt, rtol=1e-3 if dt is F16 else 1e-4)
+    want_norm = np.sqrt(np.sum(np.asarray(a, np.float64) ** 2))
+    np.testing.assert_allclose(float(x.norm()), want_norm, rtol=2e-3 if dt is F16 else 1e-5)
+    b = a.copy()
+    b[3_000_001] = 7.0
+    b[(1 << 22) + 4] = 7.0  # a later tie, in the last chunk
+    b[9_000] = -7.0
+    xb = make(b, dt, device)
+    assert float(xb.max()) == 7.0 and float(xb.min()) == -7.0
+    assert xb.argmax().item() == 3_000_001 and xb.argmin().item() == 9_000
+    rows = rand((3, (1 << 21) + 3), dt, seed=24, low=-1, high=1)
+    xr = make(rows, dt, device)
+    check(xr.sum(dim=1), rows, "sum", dt, 1)
+    assert_close(xr.amax(dim=1), np.max(rows, axis=1), dt, rtol=0.0)
+    assert_close(xr.argmin(dim=1), np.argmin(rows, axis=1), I64)
+
+
 def test_large_max_argmax_all_any(device):
     n = 100_003
     a = rand((n,), F32, seed=22, low=-1, high=1)

@@ -24,6 +24,7 @@ void synchronize_device(int) { no_device(); }
 Device resolve(Device) { no_device(); }
 DeviceProperties device_properties(int) { no_device(); }
 int multiprocessor_count(int) { no_device(); }
+int compute_capability_major(int) { no_device(); }
 void memory_info(int, size_t*, size_t*) { no_device(); }
 
 void register_backend() {

@@ -22,6 +22,8 @@ void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, c
   l.center = center.defined() ? center.data() : nullptr;
   l.shape = shape;
   l.finish = finish;
+  l.item_bytes = static_cast<int64_t>(in.itemsize());
+  l.programmatic_final = compute_capability_major(device) >= 9;
   size_t workspace_bytes = kernels::plan_reduce(l, multiprocessor_count(device));
   Tensor workspace;  // freed after the launch: the pool reuses it only in this stream's order
   if (workspace_bytes > 0) {

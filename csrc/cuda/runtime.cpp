@@ -136,6 +136,17 @@ int multiprocessor_count(int device_index) {
   return n;
 }
 
+int compute_capability_major(int device_index) {
+  static std::array<std::atomic<int>, kMaxCudaDevices> cached{};
+  int index = resolve(Device{DeviceType::CUDA, device_index}).index;
+  int major = cached[index].load(std::memory_order_relaxed);
+  if (major == 0) {
+    GENESIS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index));
+    cached[index].store(major, std::memory_order_relaxed);
+  }
+  return major;
+}
+
 void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes) {
   DeviceGuard guard(resolve(Device{DeviceType::CUDA, device_index}).index);
   GENESIS_CUDA_CHECK(cudaMemGetInfo(free_bytes, total_bytes));

@@ -38,7 +38,8 @@ struct DeviceProperties {
   int major = 0, minor = 0;
 };
 DeviceProperties device_properties(int device_index);
-int multiprocessor_count(int device_index);  // looked up once per device
+int multiprocessor_count(int device_index);      // looked up once per device
+int compute_capability_major(int device_index);  // likewise
 void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes);
 
 // Note [CUDA after fork]: the CUDA driver does not survive fork(): a child made after the
