@@ -125,26 +125,27 @@ DeviceProperties device_properties(int device_index) {
   return DeviceProperties{p.name, p.totalGlobalMem, p.multiProcessorCount, p.major, p.minor};
 }
 
-int multiprocessor_count(int device_index) {
+namespace {
+// A device attribute, looked up once per device (0 marks "not yet": neither attribute below is 0).
+template <cudaDeviceAttr Attribute>
+int cached_attribute(int device_index) {
   static std::array<std::atomic<int>, kMaxCudaDevices> cached{};
   int index = resolve(Device{DeviceType::CUDA, device_index}).index;
-  int n = cached[index].load(std::memory_order_relaxed);
-  if (n == 0) {
-    GENESIS_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, index));
-    cached[index].store(n, std::memory_order_relaxed);
+  int value = cached[index].load(std::memory_order_relaxed);
+  if (value == 0) {
+    GENESIS_CUDA_CHECK(cudaDeviceGetAttribute(&value, Attribute, index));
+    cached[index].store(value, std::memory_order_relaxed);
   }
-  return n;
+  return value;
+}
+}  // namespace
+
+int multiprocessor_count(int device_index) {
+  return cached_attribute<cudaDevAttrMultiProcessorCount>(device_index);
 }
 
 int compute_capability_major(int device_index) {
-  static std::array<std::atomic<int>, kMaxCudaDevices> cached{};
-  int index = resolve(Device{DeviceType::CUDA, device_index}).index;
-  int major = cached[index].load(std::memory_order_relaxed);
-  if (major == 0) {
-    GENESIS_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index));
-    cached[index].store(major, std::memory_order_relaxed);
-  }
-  return major;
+  return cached_attribute<cudaDevAttrComputeCapabilityMajor>(device_index);
 }
 
 void memory_info(int device_index, size_t* free_bytes, size_t* total_bytes) {
