@@ -27,6 +27,11 @@ memory::CachingPool* pool_or_null(int device) {
   return cuda::device_pool(device_index(device));
 }
 
+// Whether this process may release pooled memory: not a child forked after CUDA started, whose
+// pools are the parent's (Note [CUDA after fork] in cuda/runtime.h; PyTorch's empty_cache does
+// nothing there either), and not without a GPU.
+bool may_release() { return cuda::device_count() > 0 && !cuda::forked_after_cuda_started(); }
+
 // The device's pool, created if needed (setting a fraction before the first tensor is fine).
 memory::CachingPool* pool_for(int device) {
   int index = device_index(device);
@@ -136,23 +141,20 @@ void init_cuda(py::module_& m) {
         return pool ? snapshot_list(pool->snapshot()) : py::list();
       },
       py::arg("device") = -1);
-  // empty_cache and the pending frees say what they released: (bytes, segments), bytes. A
-  // child forked after CUDA started has no pools of its own (the parent's memory means nothing
-  // there, Note [CUDA after fork] in cuda/runtime.h): they release nothing, as PyTorch's do.
+  // empty_cache and the pending frees say what they released: (bytes, segments), bytes.
   c.def(
       "empty_cache",
       [](int device) {
         memory::ReleaseReport r;
-        if (cuda::forked_after_cuda_started()) return py::make_tuple(r.bytes, r.segments);
-        if (memory::CachingPool* pool = pool_or_null(device)) r = pool->empty_cache();
+        if (memory::CachingPool* pool = may_release() ? pool_or_null(device) : nullptr)
+          r = pool->empty_cache();
         return py::make_tuple(r.bytes, r.segments);
       },
       py::arg("device") = -1);
   c.def(
       "process_pending_frees",
       [](int device) -> size_t {
-        if (cuda::forked_after_cuda_started()) return 0;
-        memory::CachingPool* pool = pool_or_null(device);
+        memory::CachingPool* pool = may_release() ? pool_or_null(device) : nullptr;
         return pool ? pool->process_pending_frees() : 0;
       },
       py::arg("device") = -1);
@@ -201,14 +203,11 @@ void init_cuda(py::module_& m) {
   });
   c.def("host_empty_cache", [] {
     memory::ReleaseReport r;
-    if (cuda::device_count() > 0 && !cuda::forked_after_cuda_started())
-      r = cuda::pinned_pool()->empty_cache();
+    if (may_release()) r = cuda::pinned_pool()->empty_cache();
     return py::make_tuple(r.bytes, r.segments);
   });
   c.def("host_process_pending_frees", []() -> size_t {
-    return cuda::device_count() > 0 && !cuda::forked_after_cuda_started()
-               ? cuda::pinned_pool()->process_pending_frees()
-               : 0;
+    return may_release() ? cuda::pinned_pool()->process_pending_frees() : 0;
   });
   // Note [Pinned CPU tensors] in core/allocator.h: returns whether CPU tensors now come from
   // the pinned pool (never without a GPU).
