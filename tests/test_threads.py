@@ -94,11 +94,23 @@ CPU_OPS = {
 }
 
 
+def _stamps_in_some_try(fn, tries=3):
+    """_stamps_inside up to `tries` times, until a run has stamps in its middle half; returns
+    the last (stamps, duration). An op that holds the lock for its whole run has none in any
+    try, but one that lets it go can, rarely, see none once on a loaded 2-core machine (CI under
+    the sanitizers: the ticker thread got no core for half a second)."""
+    for _ in range(tries):
+        _, inside, seconds = _stamps_inside(fn)
+        if inside > 0:
+            break
+    return inside, seconds
+
+
 @pytest.mark.parametrize("name", sorted(CPU_OPS))
 def test_other_threads_run_while_a_cpu_op_computes(name):
     make, run, start = CPU_OPS[name]
     inputs = _sized(make, run, start)
-    _, inside, seconds = _stamps_inside(lambda: run(*inputs))
+    inside, seconds = _stamps_in_some_try(lambda: run(*inputs))
     assert inside > 0, f"{name}: no Python ran during {seconds * 1e3:.0f} ms of compute"
 
 
@@ -129,7 +141,7 @@ def test_other_threads_run_while_waiting_for_the_device(wait):
         return waits[wait](y)
 
     steps = _sized(lambda n: (n,), queue_and_wait, 4)
-    _, inside, seconds = _stamps_inside(lambda: queue_and_wait(*steps))
+    inside, seconds = _stamps_in_some_try(lambda: queue_and_wait(*steps))
     assert inside > 0, f"no Python ran during {seconds * 1e3:.0f} ms of waiting ({wait})"
 
 
