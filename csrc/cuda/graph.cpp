@@ -1,6 +1,7 @@
 // CUDA graphs (cuda/graph.h): capture, instantiate, replay; Note [CUDA graphs].
 #include "cuda/graph.h"
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <atomic>
@@ -9,6 +10,7 @@
 #include "core/graph_capture.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
+#include "cuda/driver_entry.h"
 #include "cuda/graph_random.h"
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
@@ -28,6 +30,20 @@ cudaStreamCaptureMode to_cuda(CaptureMode mode) {
     default:
       return cudaStreamCaptureModeGlobal;
   }
+}
+// Note [Driver graph launches]: a replay is host cost and little else (issue 19 times it), and
+// the driver's cuGraphLaunch skips the runtime's per-call work, as the flat kernels' launches
+// do (Note [Driver launches] in kernels/driver_launch.cuh). Standalone probe on an H100 host, a
+// captured chain of 100 one-block-sized kernels, median of 300 bursts of 10 launches: 1.92 us
+// through the driver against 2.27 and 2.30 us through cudaGraphLaunch (512-byte parameters:
+// 1.30 against 1.34 and 1.42 us). Where the driver lacks it or its launch fails, the runtime's
+// launch runs and reports.
+using GraphLaunchFn = CUresult (*)(CUgraphExec, CUstream);
+
+cudaError_t launch_graph(cudaGraphExec_t exec, cudaStream_t stream) {
+  static const GraphLaunchFn driver = driver_entry<GraphLaunchFn>("cuGraphLaunch");
+  if (driver != nullptr && driver(exec, stream) == CUDA_SUCCESS) return cudaSuccess;
+  return cudaGraphLaunch(exec, stream);
 }
 }  // namespace
 
@@ -142,7 +158,7 @@ void Graph::replay() {
   DeviceGuard guard(s.device);
   StreamId stream = current_stream(s.device);
   if (!s.random.empty()) s.random.prologue(stream);
-  GENESIS_CUDA_CHECK(cudaGraphLaunch(s.exec, reinterpret_cast<cudaStream_t>(stream)));
+  GENESIS_CUDA_CHECK(launch_graph(s.exec, reinterpret_cast<cudaStream_t>(stream)));
 }
 
 void Graph::reset() {
