@@ -33,21 +33,37 @@ memory::CachingPool* graph_device_pool(int device) {
 
 void init_cuda_graph(py::module_& m) {
   py::module_ c = m.attr("_cuda").cast<py::module_>();
+  // genesis.cuda.CUDAGraph subclasses this handle and takes `replay` from it as it is, so a
+  // replay (all host cost, Note [Driver graph launches]) runs no Python frame of its own; its
+  // docstring is written here for that reason. The other methods are wrapped in Python.
   py::class_<cuda::Graph>(c, "_CUDAGraph")
       .def(py::init<>())
       .def(
-          "capture_begin",
+          "_capture_begin",
           [](cuda::Graph& g, cuda::GraphPoolId pool, const std::string& mode) {
             g.capture_begin(pool, capture_mode(mode));
           },
           py::arg("pool") = 0, py::arg("capture_error_mode") = "global")
-      .def("capture_end", &cuda::Graph::capture_end)
-      .def("replay", &cuda::Graph::replay)
-      .def("reset", &cuda::Graph::reset)
-      .def("pool", &cuda::Graph::pool)
-      .def("capturing", &cuda::Graph::capturing)
-      .def("captured", &cuda::Graph::captured)
-      .def("device", &cuda::Graph::device);
+      .def("_capture_end", &cuda::Graph::capture_end)
+      .def("replay", &cuda::Graph::replay,
+           R"doc(Runs the captured work again, on the current stream.
+
+Captured random ops draw new numbers at each replay: the generators they drew from
+advance by what the capture drew, so replay k gives what the k-th eager run of the
+captured code would give from the same generator state (Note [Random ops in graphs]).
+
+Returns:
+    None
+
+Example::
+
+    >>> g.replay()  # doctest: +SKIP
+)doc")
+      .def("_reset", &cuda::Graph::reset)
+      .def("_pool", &cuda::Graph::pool)
+      .def("_capturing", &cuda::Graph::capturing)
+      .def("_captured", &cuda::Graph::captured)
+      .def("_device", &cuda::Graph::device);
   c.def("graph_pool_id", &cuda::new_graph_pool_id);
   c.def("is_current_stream_capturing", [] {
     if (cuda::device_count() == 0) return false;

@@ -84,7 +84,7 @@ def is_current_stream_capturing():
     return _C._cuda.is_current_stream_capturing()
 
 
-class CUDAGraph:
+class CUDAGraph(_C._cuda._CUDAGraph):
     """A CUDA graph: GPU work captured once and replayed with one launch.
 
     Most code captures with the ``genesis.cuda.graph`` context manager, which captures on a side
@@ -106,7 +106,7 @@ class CUDAGraph:
     """
 
     def __init__(self):
-        self._graph = _C._cuda._CUDAGraph()
+        super().__init__()
 
     def capture_begin(self, pool=None, capture_error_mode="global"):
         """Starts capturing the current stream (which must not be the default stream).
@@ -133,7 +133,7 @@ class CUDAGraph:
             ...     g.capture_end()
         """
         _check_mode(capture_error_mode, "CUDAGraph.capture_begin")
-        self._graph.capture_begin(_pool_id(pool, "CUDAGraph.capture_begin"), capture_error_mode)
+        self._capture_begin(_pool_id(pool, "CUDAGraph.capture_begin"), capture_error_mode)
 
     def capture_end(self):
         """Ends the capture that ``capture_begin`` started and makes the graph replayable.
@@ -145,23 +145,11 @@ class CUDAGraph:
 
             >>> g.capture_end()  # doctest: +SKIP
         """
-        self._graph.capture_end()
+        self._capture_end()
 
-    def replay(self):
-        """Runs the captured work again, on the current stream.
-
-        Captured random ops draw new numbers at each replay: the generators they drew from
-        advance by what the capture drew, so replay k gives what the k-th eager run of the
-        captured code would give from the same generator state (Note [Random ops in graphs]).
-
-        Returns:
-            None
-
-        Example::
-
-            >>> g.replay()  # doctest: +SKIP
-        """
-        self._graph.replay()
+    # The C++ handle's own method, docstring included: a replay is host cost and little else,
+    # and a Python wrapper would add a frame to each (Note [Driver graph launches]).
+    replay = _C._cuda._CUDAGraph.replay
 
     def register_generator_state(self, generator):
         """Accepted for PyTorch's API: genesis registers generators by itself.
@@ -201,7 +189,7 @@ class CUDAGraph:
             >>> g = genesis.cuda.CUDAGraph()
             >>> g.reset()
         """
-        self._graph.reset()
+        self._reset()
 
     def pool(self):
         """Returns the handle of this graph's private pool, to share it with another graph.
@@ -217,7 +205,7 @@ class CUDAGraph:
             >>> with genesis.cuda.graph(g2, pool=g1.pool()):  # doctest: +SKIP
             ...     z = y + 1
         """
-        pool = self._graph.pool()
+        pool = self._pool()
         if pool == 0:
             raise RuntimeError(
                 "[CUDAGraph.pool] this graph has no pool: it is made by capture_begin and "
@@ -226,13 +214,7 @@ class CUDAGraph:
         return (0, pool)
 
     def __repr__(self):
-        state = (
-            "capturing"
-            if self._graph.capturing()
-            else "captured"
-            if self._graph.captured()
-            else "empty"
-        )
+        state = "capturing" if self._capturing() else "captured" if self._captured() else "empty"
         return f"<genesis.cuda.CUDAGraph {state}>"
 
 
