@@ -34,7 +34,11 @@ GOAL = 0.5  # replay host time: at most this fraction of torch's
 # cudaGraphLaunch on a non-blocking stream) took 1.89 us against torch's replay 3.41 us and
 # genesis's 3.25 us (benchmarks/results/2026-11-27-h200-sorted-scatter-probe.txt), so a bare
 # launch is already 0.55x torch's time there: the 0.5x goal is below what one cudaGraphLaunch
-# costs, and the row reports how close genesis gets.
+# costs, and the row reports how close genesis gets. Since genesis replays through the driver's
+# cuGraphLaunch with no Python frame of its own (Note [Driver graph launches]), an H100 host
+# timed its replay at 2.0 and 2.6 us (torch 3.2 and 4.2 us, 1.57x and 1.63x) where a bare
+# launch of a 100-kernel chain from C++ took 2.56-2.69 us (.diag probe, same host, same call;
+# benchmarks/results/2026-11-27-h100-session8.txt): genesis adds nothing measurable to it.
 
 
 def _chain(y: Any) -> Any:
