@@ -259,11 +259,10 @@ constexpr int kStagedThreads = 256;
 constexpr int64_t kStagedRowBytes = 16384;  // the largest dst row staged
 constexpr int64_t kStagedMinRows = 512;     // fewer rows: the flat kernel spreads them wider
 
+// Writes a quad of values into the staged row at its four indices.
 template <typename W>
-__device__ __forceinline__ void stage_quad(W* row, const longlong2* index, const Quad<W>* values,
-                                           int64_t q, int64_t size) {
-  longlong2 a = index[2 * q], b = index[2 * q + 1];
-  Quad<W> v = values[q];
+__device__ __forceinline__ void put_quad(W* row, longlong2 a, longlong2 b, const Quad<W>& v,
+                                         int64_t size) {
   int64_t idx[4] = {a.x, a.y, b.x, b.y};
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
@@ -297,16 +296,9 @@ __global__ void __launch_bounds__(kStagedThreads)
     }
     for (int64_t k = t; k < vecs; k += blockDim.x) stage[k] = drow[k];
     __syncthreads();
-    if (first) {
-      int64_t idx[4] = {a.x, a.y, b.x, b.y};
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        int64_t j = idx[k];
-        if (in_range(j, size)) row[j < 0 ? j + size : j] = v.v[k];
-      }
-    }
+    if (first) put_quad(row, a, b, v, size);
     for (int64_t q = t + blockDim.x; q < quads_per_row; q += blockDim.x)
-      stage_quad(row, irow, vrow, q, size);
+      put_quad(row, irow[2 * q], irow[2 * q + 1], vrow[q], size);
     __syncthreads();
     for (int64_t k = t; k < vecs; k += blockDim.x) drow[k] = stage[k];
     __syncthreads();  // the row is stored before the next one is staged

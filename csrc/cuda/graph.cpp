@@ -181,7 +181,6 @@ void Graph::reset() {
 GraphPoolId Graph::pool() const { return state_->pool; }
 bool Graph::capturing() const { return state_->capturing; }
 bool Graph::captured() const { return state_->exec != nullptr; }
-int Graph::device() const { return state_->device; }
 
 bool is_stream_capturing(int device_index, StreamId stream) {
   DeviceGuard guard(device_index);

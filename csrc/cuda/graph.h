@@ -55,7 +55,6 @@ class Graph {
   GraphPoolId pool() const;  // 0 before capture_begin and after reset
   bool capturing() const;
   bool captured() const;
-  int device() const;  // -1 before capture_begin
 
  private:
   struct State;

@@ -17,7 +17,6 @@ void Graph::reset() {}
 GraphPoolId Graph::pool() const { return 0; }
 bool Graph::capturing() const { return false; }
 bool Graph::captured() const { return false; }
-int Graph::device() const { return -1; }
 bool is_stream_capturing(int, StreamId) { no_device(); }
 RelaxedCaptureMode::RelaxedCaptureMode() = default;
 RelaxedCaptureMode::~RelaxedCaptureMode() = default;

@@ -62,8 +62,7 @@ Example::
       .def("_reset", &cuda::Graph::reset)
       .def("_pool", &cuda::Graph::pool)
       .def("_capturing", &cuda::Graph::capturing)
-      .def("_captured", &cuda::Graph::captured)
-      .def("_device", &cuda::Graph::device);
+      .def("_captured", &cuda::Graph::captured);
   c.def("graph_pool_id", &cuda::new_graph_pool_id);
   c.def("is_current_stream_capturing", [] {
     if (cuda::device_count() == 0) return false;

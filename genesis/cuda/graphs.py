@@ -105,9 +105,6 @@ class CUDAGraph(_C._cuda._CUDAGraph):
         [7.0, 7.0, 7.0, 7.0]
     """
 
-    def __init__(self):
-        super().__init__()
-
     def capture_begin(self, pool=None, capture_error_mode="global"):
         """Starts capturing the current stream (which must not be the default stream).
 
