@@ -34,6 +34,19 @@ void add_index_offsets(const Tensor& offsets, const Tensor& index, int64_t size,
 }
 
 namespace {
+// Note [Prefetched gathers and scatters]: a gather or scatter of random offsets waits on memory
+// for each item it reads or read-modify-writes, and only the few items that fit the core's
+// window are in flight at once. So the loops prefetch the item kPrefetchAhead positions ahead
+// (its offset is read early for that): the misses, and the page walks, overlap far more.
+// 2-core VM, scatter_add_ of 2^24 random float32 values into 2^24 (one thread, Note
+// [Accumulating scatters]): 155 ms without, 128/108/83/59/58 ms prefetching 16/32/64/128/256
+// ahead; NumPy's np.add.at 120 ms. Cutting that scatter over two threads by destination cache
+// line instead (each thread walks every value and combines those in its own lines, keeping the
+// order) was slower than one thread: 169 ms without prefetching, 144 ms with. Prefetching 128
+// ahead also took gather(0, idx) of 2^24 float32 from 79 to 33 ms (two threads) and the
+// assigning scatter_ from 59 to 50 ms.
+constexpr int64_t kPrefetchAhead = 128;
+
 // Note [Gathering whole rows]: where a run's offset does not change (the offsets broadcast along
 // it: x[rows], index_select of rows) and both sides are dense, the run is one block of the source
 // (no word of it needs its own offset) and is copied with memcpy.
@@ -47,10 +60,13 @@ void gather_words(const LoopPlan& plan, const Tensor& out, const Tensor& src, co
                       std::memcpy(p[0], p[1] + o, static_cast<size_t>(n * w));
                       return;
                     }
-                    for (int64_t i = 0; i < n; ++i) {
-                      int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
+                    auto source = [&](int64_t i) {
+                      return p[1] + i * st[1] + *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
+                    };
+                    for (int64_t i = 0; i < n; ++i) {  // Note [Prefetched gathers and scatters]
+                      if (i + kPrefetchAhead < n) __builtin_prefetch(source(i + kPrefetchAhead));
                       *reinterpret_cast<Word*>(p[0] + i * st[0]) =
-                          *reinterpret_cast<const Word*>(p[1] + i * st[1] + o);
+                          *reinterpret_cast<const Word*>(source(i));
                     }
                   });
 }
@@ -61,9 +77,12 @@ void scatter_words(const LoopPlan& plan, const Tensor& dst, const Tensor& off, c
   for_each_run<3>(
       plan, {read_base(val), written_base(dst), read_base(off)},
       [](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-          int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
-          *reinterpret_cast<Word*>(p[1] + i * st[1] + o) =
+        auto destination = [&](int64_t i) {
+          return p[1] + i * st[1] + *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
+        };
+        for (int64_t i = 0; i < n; ++i) {  // Note [Prefetched gathers and scatters]
+          if (i + kPrefetchAhead < n) __builtin_prefetch(destination(i + kPrefetchAhead), 1);
+          *reinterpret_cast<Word*>(destination(i)) =
               *reinterpret_cast<const Word*>(p[0] + i * st[0]);
         }
       },
@@ -78,9 +97,12 @@ void scatter_combine_typed(const LoopPlan& plan, const Tensor& dst, const Tensor
   for_each_run<3>(
       plan, {read_base(val), written_base(dst), read_base(off)},
       [](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-          int64_t o = *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
-          T* d = reinterpret_cast<T*>(p[1] + i * st[1] + o);
+        auto destination = [&](int64_t i) {
+          return p[1] + i * st[1] + *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
+        };
+        for (int64_t i = 0; i < n; ++i) {  // Note [Prefetched gathers and scatters]
+          if (i + kPrefetchAhead < n) __builtin_prefetch(destination(i + kPrefetchAhead), 1);
+          T* d = reinterpret_cast<T*>(destination(i));
           C v = static_cast<C>(*reinterpret_cast<const T*>(p[0] + i * st[0]));
           *d = static_cast<T>(ops::scatter_combine<R, C>(static_cast<C>(*d), v));
         }
