@@ -118,6 +118,32 @@ def test_sort_paths(device, shape, dtype):
         _same(got.indices, want.indices)
 
 
+@pytest.mark.parametrize(
+    "dtype", [genesis.float32, genesis.float16, genesis.int32, genesis.int16], ids=dtype_id
+)
+def test_sort_of_a_long_row_of_spread_keys(device, dtype):
+    """A row of 2^20 + 3 spread keys: on the CPU the sort by prefix groups, whose groups write
+    their positions and values in runs (Note [Values from keys]); zeros of both signs and NaNs
+    among normals are read back through their positions, in input order."""
+    n = (1 << 20) + 3
+    rng = np.random.default_rng(5)
+    if dtype in FLOAT_DTYPES:
+        # float32 values: torch rounds float64 to float16 through float32 (twice), genesis once
+        a = (rng.standard_normal(n) * 100).astype(np.float32).astype(np.float64)
+        a[rng.choice(n, 600, replace=False)] = np.repeat([0.0, -0.0, np.nan], 200)
+    else:
+        a = rng.integers(-30000, 30000, n).astype(np.float64)
+    t = torch.from_numpy(a).to(TORCH[dtype])
+    x = genesis.tensor(a, dtype=dtype, device=device)
+    for descending in (False, True):
+        got = x.sort(descending=descending)
+        want = torch.sort(t, descending=descending, stable=True)
+        _same(got.values, want.values)
+        _same(got.indices, want.indices)
+        g, w = _np(got.values), _np(want.values)
+        np.testing.assert_array_equal(np.signbit(g), np.signbit(w))
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_sort_of_one_long_row_at_any_offset(device, dtype):
     """One row longer than 2048 items: on CUDA its keys, positions and results move in 16-byte
