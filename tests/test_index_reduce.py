@@ -343,6 +343,34 @@ def test_16_bit_accumulation_follows_pytorch(device, dt, big):
     assert to_numpy(base.index_add(0, i, s)).tolist() == [big]
 
 
+@pytest.mark.parametrize("dt", [F16, BF16, F32])
+def test_index_add_of_rows_rounds_after_each_addition_on_the_cpu(dt):
+    # Whole rows combine as vectors (16-bit floats through float chunks of 256): rows longer
+    # than a chunk, many duplicates, general data; bit for bit the per-row, per-addition rounding
+    # of the serial loop (Note [Wide scatter sums], Note [Accumulating scatters]).
+    rng = np.random.default_rng(4)
+    to_dt = {
+        F16: lambda a: a.astype(np.float16).astype(np.float32),
+        BF16: lambda a: to_numpy(genesis.tensor(a).to(BF16).float()),
+        F32: lambda a: a.astype(np.float32),
+    }[dt]
+    dst, src = to_dt(rng.standard_normal((16, 300))), to_dt(rng.standard_normal((200, 300)))
+    rows = rng.integers(0, 16, 200)
+    got = genesis.tensor(dst).to(dt)
+    got.index_add_(0, genesis.tensor(rows), genesis.tensor(src).to(dt))
+    amax = (
+        genesis.tensor(dst)
+        .to(dt)
+        .index_reduce(0, genesis.tensor(rows), genesis.tensor(src).to(dt), "amax")
+    )
+    want, want_max = dst.copy(), dst.copy()
+    for k, r in enumerate(rows):
+        want[r] = to_dt(want[r] + src[k])
+        want_max[r] = np.maximum(want_max[r], src[k])
+    np.testing.assert_array_equal(to_numpy(got.float()), want)
+    np.testing.assert_array_equal(to_numpy(amax.float()), want_max)
+
+
 # ---- index_add and index_reduce ----------------------------------------------------------------
 
 

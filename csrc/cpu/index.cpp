@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 
 #include "core/errors.h"
 #include "cpu/elementwise.h"
+#include "cpu/half_simd.h"
 #include "cpu/loop.h"
 
 namespace genesis::cpu {
@@ -88,6 +91,41 @@ void scatter_words(const LoopPlan& plan, const Tensor& dst, const Tensor& off, c
       },
       INT64_MAX);
 }
+// A row of 16-bit floats combined into a row of them through float chunks, converted with the
+// CPU's instructions (cpu/half_simd.h; bfloat16 widens by a shift), rounding as the scalar loop
+// does; false, having written nothing, where the CPU lacks them.
+template <typename T, ops::ScatterReduce R>
+bool combine_16bit_row(T* d, const T* v, int64_t n) {
+  constexpr bool kHalf = std::is_same_v<T, Half>;
+  constexpr int64_t kChunk = 256;
+  float into[kChunk], from[kChunk];
+  auto* d16 = reinterpret_cast<uint16_t*>(d);
+  const auto* v16 = reinterpret_cast<const uint16_t*>(v);
+  auto widen = [](float* to, const uint16_t* bits, int64_t k) {
+    if constexpr (kHalf) {
+      half_to_float_simd(to, bits, k);
+    } else {
+      for (int64_t j = 0; j < k; ++j) to[j] = std::bit_cast<float>(uint32_t{bits[j]} << 16);
+    }
+  };
+  auto narrow = [](uint16_t* to, const float* f, int64_t k) {
+    if constexpr (kHalf)
+      float_to_half_simd(to, f, k);
+    else
+      float_to_bfloat16_simd(to, f, k);
+  };
+  if (kHalf ? !half_to_float_simd(into, d16, 0) : !float_to_bfloat16_simd(d16, into, 0))
+    return false;
+  for (int64_t i = 0; i < n; i += kChunk) {
+    int64_t k = std::min(kChunk, n - i);
+    widen(into, d16 + i, k);
+    widen(from, v16 + i, k);
+    for (int64_t j = 0; j < k; ++j) into[j] = ops::scatter_combine<R, float>(into[j], from[j]);
+    narrow(d16 + i, into, k);
+  }
+  return true;
+}
+
 // The accumulating scatter, on the storage type T: serial, in row-major order of the values,
 // so duplicates combine in a fixed order (Note [Accumulating scatters]).
 template <typename T, ops::ScatterReduce R>
@@ -97,6 +135,18 @@ void scatter_combine_typed(const LoopPlan& plan, const Tensor& dst, const Tensor
   for_each_run<3>(
       plan, {read_base(val), written_base(dst), read_base(off)},
       [](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
+        if (st[2] == 0 && st[0] == sizeof(T) && st[1] == sizeof(T)) {
+          // One offset for the whole run and both sides dense: a row combined into a row
+          // (index_add_ of rows), a loop the compiler vectorizes.
+          T* d = reinterpret_cast<T*>(p[1] + *reinterpret_cast<const int64_t*>(p[2]));
+          const T* v = reinterpret_cast<const T*>(p[0]);
+          if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+            if (combine_16bit_row<T, R>(d, v, n)) return;
+          for (int64_t i = 0; i < n; ++i)
+            d[i] = static_cast<T>(
+                ops::scatter_combine<R, C>(static_cast<C>(d[i]), static_cast<C>(v[i])));
+          return;
+        }
         auto destination = [&](int64_t i) {
           return p[1] + i * st[1] + *reinterpret_cast<const int64_t*>(p[2] + i * st[2]);
         };
