@@ -76,3 +76,11 @@ bool float_to_bfloat16_simd(uint16_t*, const float*, int64_t) { return false; }
 }  // namespace genesis::cpu
 
 #endif
+
+namespace genesis::cpu {
+bool widen_to_float_simd(float* dst, const uint16_t* src, int64_t n, bool bfloat16) {
+  if (!bfloat16) return half_to_float_simd(dst, src, n);
+  for (int64_t i = 0; i < n; ++i) dst[i] = bfloat16_bits_to_float(src[i]);
+  return true;
+}
+}  // namespace genesis::cpu

@@ -11,5 +11,8 @@ bool float_to_half_simd(uint16_t* dst, const float* src, int64_t n);
 bool half_to_float_simd(float* dst, const uint16_t* src, int64_t n);
 // float -> bfloat16 with the rounding of core/half.h (needs AVX2).
 bool float_to_bfloat16_simd(uint16_t* dst, const float* src, int64_t n);
+// 16-bit floats widened to float, exactly: float16 as half_to_float_simd (false where the CPU
+// lacks F16C), bfloat16 by a shift (always true).
+bool widen_to_float_simd(float* dst, const uint16_t* src, int64_t n, bool bfloat16);
 
 }  // namespace genesis::cpu

@@ -92,8 +92,8 @@ void scatter_words(const LoopPlan& plan, const Tensor& dst, const Tensor& off, c
       INT64_MAX);
 }
 // A row of 16-bit floats combined into a row of them through float chunks, converted with the
-// CPU's instructions (cpu/half_simd.h; bfloat16 widens by a shift), rounding as the scalar loop
-// does; false, having written nothing, where the CPU lacks them.
+// CPU's instructions (cpu/half_simd.h), rounding as the scalar loop does; false, having written
+// nothing, where the CPU lacks them.
 template <typename T, ops::ScatterReduce R>
 bool combine_16bit_row(T* d, const T* v, int64_t n) {
   constexpr bool kHalf = std::is_same_v<T, Half>;
@@ -102,11 +102,7 @@ bool combine_16bit_row(T* d, const T* v, int64_t n) {
   auto* d16 = reinterpret_cast<uint16_t*>(d);
   const auto* v16 = reinterpret_cast<const uint16_t*>(v);
   auto widen = [](float* to, const uint16_t* bits, int64_t k) {
-    if constexpr (kHalf) {
-      half_to_float_simd(to, bits, k);
-    } else {
-      for (int64_t j = 0; j < k; ++j) to[j] = std::bit_cast<float>(uint32_t{bits[j]} << 16);
-    }
+    widen_to_float_simd(to, bits, k, !kHalf);
   };
   auto narrow = [](uint16_t* to, const float* f, int64_t k) {
     if constexpr (kHalf)
