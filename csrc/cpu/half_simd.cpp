@@ -83,4 +83,8 @@ bool widen_to_float_simd(float* dst, const uint16_t* src, int64_t n, bool bfloat
   for (int64_t i = 0; i < n; ++i) dst[i] = bfloat16_bits_to_float(src[i]);
   return true;
 }
+
+bool narrow_from_float_simd(uint16_t* dst, const float* src, int64_t n, bool bfloat16) {
+  return bfloat16 ? float_to_bfloat16_simd(dst, src, n) : float_to_half_simd(dst, src, n);
+}
 }  // namespace genesis::cpu

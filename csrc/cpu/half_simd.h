@@ -14,5 +14,8 @@ bool float_to_bfloat16_simd(uint16_t* dst, const float* src, int64_t n);
 // 16-bit floats widened to float, exactly: float16 as half_to_float_simd (false where the CPU
 // lacks F16C), bfloat16 by a shift (always true).
 bool widen_to_float_simd(float* dst, const uint16_t* src, int64_t n, bool bfloat16);
+// float rounded to 16-bit floats, as core/half.h rounds: float16 as float_to_half_simd,
+// bfloat16 as float_to_bfloat16_simd (false where the CPU lacks the instructions).
+bool narrow_from_float_simd(uint16_t* dst, const float* src, int64_t n, bool bfloat16);
 
 }  // namespace genesis::cpu

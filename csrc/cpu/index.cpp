@@ -105,10 +105,7 @@ bool combine_16bit_row(T* d, const T* v, int64_t n) {
     widen_to_float_simd(to, bits, k, !kHalf);
   };
   auto narrow = [](uint16_t* to, const float* f, int64_t k) {
-    if constexpr (kHalf)
-      float_to_half_simd(to, f, k);
-    else
-      float_to_bfloat16_simd(to, f, k);
+    narrow_from_float_simd(to, f, k, !kHalf);
   };
   if (kHalf ? !half_to_float_simd(into, d16, 0) : !float_to_bfloat16_simd(d16, into, 0))
     return false;

