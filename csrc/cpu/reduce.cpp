@@ -79,6 +79,16 @@ struct Reduction {
     }
     if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
       return row_16bit(j, begin, end);
+    if constexpr (kFloatSum<Red, T>) {
+      if (center == nullptr) {  // the same lanes in the target's vector registers
+        static_assert(kLanes == kRowLanes);
+        double lanes[kLanes];
+        row_sum_f32(in + j * s.reduce + begin, end - begin, lanes);
+        double acc = lanes[0];
+        for (int e = 1; e < kLanes; ++e) acc = Red::combine(acc, lanes[e]);
+        return acc;
+      }
+    }
     Acc lanes[kLanes];
     for (auto& l : lanes) l = Red::identity();
     const int64_t base = j * s.reduce;

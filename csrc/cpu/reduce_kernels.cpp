@@ -69,6 +69,19 @@ GENESIS_REDUCE_INLINE void column_sum_squares(const float* __restrict in, int64_
   }
 }
 
+// Row sums in kRowLanes double lanes, lane e taking the elements e, e + kRowLanes, ... in order
+// and the tail going to lane 0: the generic row loop of cpu/reduce.cpp (SumReducer<double>),
+// so the sum is its sum bit for bit, in the target's vector registers. 2-core VM, 4096x4096
+// float32: sum() 2.07 -> 1.38 ms, sum(dim=1) 2.15 -> 1.34 ms (torch 1.43 and 1.39 ms).
+GENESIS_REDUCE_INLINE void row_sum(const float* __restrict x, int64_t n, double* __restrict lanes) {
+  double l[kRowLanes] = {};
+  int64_t k = 0;
+  for (; k + kRowLanes <= n; k += kRowLanes)
+    for (int e = 0; e < kRowLanes; ++e) l[e] += static_cast<double>(x[k + e]);
+  for (; k < n; ++k) l[0] += static_cast<double>(x[k]);
+  for (int e = 0; e < kRowLanes; ++e) lanes[e] = l[e];
+}
+
 // Per column: the extreme so far and its row. Strict comparisons keep the first occurrence, and
 // a NaN replaces anything but an earlier NaN, as ArgReducer::combine.
 template <bool kMax>
@@ -208,6 +221,7 @@ struct Kernels {
   void (*column_arg_extreme)(const float*, int64_t, int64_t, int64_t, bool,
                              ops::ValueIndex<float>*);
   int64_t (*arg_extreme)(const float*, int64_t, bool);
+  void (*row_sum)(const float*, int64_t, double*);
 };
 
 // The kernels compiled for one instruction set: TARGET is its attribute, VF and VI its float
@@ -228,8 +242,9 @@ struct Kernels {
   TARGET int64_t arg_extreme_##ISA(const float* x, int64_t n, bool is_max) {                     \
     return arg_extreme<VF, VI>(x, n, is_max);                                                    \
   }                                                                                              \
+  TARGET void row_sum_##ISA(const float* x, int64_t n, double* lanes) { row_sum(x, n, lanes); }  \
   constexpr Kernels kernels_##ISA = {column_sum_##ISA, column_sum_squares_##ISA,                 \
-                                     column_arg_extreme_##ISA, arg_extreme_##ISA};
+                                     column_arg_extreme_##ISA, arg_extreme_##ISA, row_sum_##ISA};
 
 typedef float f32x4 __attribute__((vector_size(16)));
 typedef int32_t i32x4 __attribute__((vector_size(16)));
@@ -277,5 +292,7 @@ void column_arg_extreme_f32(const float* in, int64_t rows, int64_t stride, int64
 int64_t arg_extreme_f32(const float* x, int64_t n, bool is_max) {
   return kernels().arg_extreme(x, n, is_max);
 }
+
+void row_sum_f32(const float* x, int64_t n, double* lanes) { kernels().row_sum(x, n, lanes); }
 
 }  // namespace genesis::cpu

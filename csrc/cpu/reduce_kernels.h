@@ -26,4 +26,10 @@ void column_arg_extreme_f32(const float* in, int64_t rows, int64_t stride, int64
 // beats every number and the first NaN wins: ArgReducer's answer (Note [Reducers]).
 int64_t arg_extreme_f32(const float* x, int64_t n, bool is_max);
 
+// The lanes of a float32 row sum: lanes[e] = the double sum of x[e], x[e + kRowLanes], ... in
+// order, the elements past the last whole group of kRowLanes added to lanes[0] (the generic row
+// loop of cpu/reduce.cpp, whose fold of the lanes the caller does).
+constexpr int kRowLanes = 8;
+void row_sum_f32(const float* x, int64_t n, double* lanes);
+
 }  // namespace genesis::cpu
