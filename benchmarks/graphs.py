@@ -39,6 +39,11 @@ GOAL = 0.5  # replay host time: at most this fraction of torch's
 # timed its replay at 2.0 and 2.6 us (torch 3.2 and 4.2 us, 1.57x and 1.63x) where a bare
 # launch of a 100-kernel chain from C++ took 2.56-2.69 us (.diag probe, same host, same call;
 # benchmarks/results/2026-11-27-h100-session8.txt): genesis adds nothing measurable to it.
+# Session 9 (benchmarks/results/2026-11-28-session9-h200-h100-sweeps.txt): genesis's and torch's
+# captures of the chain are the same 100 kernel nodes and cost the same to launch through the
+# runtime; a device-launchable graph, or a one-kernel launcher graph that tail-launches the
+# chain, costs 2.3-2.5 us more host time than the chain's own launch, so device graph launch is
+# no way under it either.
 
 
 def _chain(y: Any) -> Any:
