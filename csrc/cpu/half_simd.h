@@ -3,8 +3,15 @@
 // round exactly as the software conversion in core/half.h but take no data-dependent branches;
 // float -> bfloat16 with that conversion's code built for AVX2.
 #include <cstdint>
+#include <type_traits>
+
+#include "core/half.h"
 
 namespace genesis::cpu {
+
+// The storage types the conversions below take (as their uint16_t bits).
+template <typename T>
+constexpr bool kSixteenBitFloat = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 // Each returns false (doing nothing) where the CPU lacks the instructions.
 bool float_to_half_simd(uint16_t* dst, const float* src, int64_t n);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <cstring>
 #include <optional>
 #include <type_traits>
@@ -96,25 +95,19 @@ void scatter_words(const LoopPlan& plan, const Tensor& dst, const Tensor& off, c
 // nothing, where the CPU lacks them.
 template <typename T, ops::ScatterReduce R>
 bool combine_16bit_row(T* d, const T* v, int64_t n) {
-  constexpr bool kHalf = std::is_same_v<T, Half>;
+  constexpr bool kBFloat16 = std::is_same_v<T, BFloat16>;
   constexpr int64_t kChunk = 256;
   float into[kChunk], from[kChunk];
   auto* d16 = reinterpret_cast<uint16_t*>(d);
   const auto* v16 = reinterpret_cast<const uint16_t*>(v);
-  auto widen = [](float* to, const uint16_t* bits, int64_t k) {
-    widen_to_float_simd(to, bits, k, !kHalf);
-  };
-  auto narrow = [](uint16_t* to, const float* f, int64_t k) {
-    narrow_from_float_simd(to, f, k, !kHalf);
-  };
-  if (kHalf ? !half_to_float_simd(into, d16, 0) : !float_to_bfloat16_simd(d16, into, 0))
-    return false;
+  // Rounding back needs what widening needs and more: a zero-length call asks the CPU.
+  if (!narrow_from_float_simd(d16, into, 0, kBFloat16)) return false;
   for (int64_t i = 0; i < n; i += kChunk) {
     int64_t k = std::min(kChunk, n - i);
-    widen(into, d16 + i, k);
-    widen(from, v16 + i, k);
+    widen_to_float_simd(into, d16 + i, k, kBFloat16);
+    widen_to_float_simd(from, v16 + i, k, kBFloat16);
     for (int64_t j = 0; j < k; ++j) into[j] = ops::scatter_combine<R, float>(into[j], from[j]);
-    narrow(d16 + i, into, k);
+    narrow_from_float_simd(d16 + i, into, k, kBFloat16);
   }
   return true;
 }
@@ -133,7 +126,7 @@ void scatter_combine_typed(const LoopPlan& plan, const Tensor& dst, const Tensor
           // (index_add_ of rows), a loop the compiler vectorizes.
           T* d = reinterpret_cast<T*>(p[1] + *reinterpret_cast<const int64_t*>(p[2]));
           const T* v = reinterpret_cast<const T*>(p[0]);
-          if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+          if constexpr (kSixteenBitFloat<T>)
             if (combine_16bit_row<T, R>(d, v, n)) return;
           for (int64_t i = 0; i < n; ++i)
             d[i] = static_cast<T>(

@@ -77,8 +77,7 @@ struct Reduction {
       else
         return x[k];
     }
-    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
-      return row_16bit(j, begin, end);
+    if constexpr (kSixteenBitFloat<T>) return row_16bit(j, begin, end);
     if constexpr (kFloatSum<Red, T>) {
       if (center == nullptr) {  // the same lanes in the target's vector registers
         static_assert(kLanes == kRowLanes);

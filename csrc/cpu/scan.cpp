@@ -18,7 +18,7 @@ constexpr int64_t kColumns = 64;  // inner columns a unit carries accumulators f
 
 // The accumulator of Note [Scans]: float for the 16-bit floats, int64 for integers and bool.
 template <typename T>
-using acc_t = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float,
+using acc_t = std::conditional_t<kSixteenBitFloat<T>, float,
                                  std::conditional_t<std::is_floating_point_v<T>, T, int64_t>>;
 
 // Calls body(o, c0, nc) for every unit: outer index o, columns [c0, c0 + nc).
@@ -34,9 +34,6 @@ void for_each_unit(int64_t outer, int64_t len, int64_t inner, const Body& body) 
                  }
                });
 }
-
-template <typename T>
-constexpr bool kSixteenBit = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 // n items of a 16-bit float line scanned on from `acc`: widened and rounded back a block at a
 // time with the CPU's conversions (cpu/half_simd.h), the combines in float in the same order, so
@@ -86,7 +83,7 @@ void scan_typed(const T* in, T* out, int64_t outer, int64_t len, int64_t inner) 
           for (int64_t k = 0; k < n; ++k) {
             const T* s = src + k * len;
             T* d = dst + k * len;
-            if constexpr (kSixteenBit<T>) {
+            if constexpr (kSixteenBitFloat<T>) {
               if (scan_block_16bit<T, Combine>(s + j0, d + j0, j1 - j0, acc[k])) continue;
             }
             A a = acc[k];
@@ -124,7 +121,7 @@ template <bool kMax, typename T>
 void extreme_typed(const T* in, T* values, int64_t* indices, int64_t outer, int64_t len,
                    int64_t inner) {
   // Compared as float for the 16-bit floats; every other type as itself.
-  using A = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+  using A = std::conditional_t<kSixteenBitFloat<T>, float, T>;
   for_each_unit(outer, len, inner, [&](int64_t o, int64_t c0, int64_t nc) {
     A best[kColumns];
     int64_t at[kColumns];

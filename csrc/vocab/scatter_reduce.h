@@ -7,9 +7,9 @@
 // loops and the CUDA kernels agree. scatter_add, scatter(reduce=), scatter_reduce, index_add,
 // index_reduce and put_(accumulate=True) are all this scatter (ops/index_reduce.cpp); "mean" is
 // a sum and a count. On the CPU the values combine in row-major order of the index (one
-// thread, deterministic; Note [Prefetched gathers and scatters] in cpu/index.cpp); on CUDA
-// with atomics, so the order of float sums, and hence their
-// last bits, may differ between runs, as PyTorch documents for its CUDA scatter_add.
+// thread, deterministic; Note [Prefetched gathers and scatters] in cpu/index.cpp); on CUDA with
+// atomics, so the order of float sums, and hence their last bits, may differ between runs, as
+// PyTorch documents for its CUDA scatter_add.
 #include <cstdint>
 
 #include "vocab/host_device.h"
