@@ -42,6 +42,9 @@ class Case:
     # else fns["torch"]. Called once, untimed, also when numpy is not timed (CUDA).
     reference: Callable[[], Any] | None = None
     dtype: str | None = None  # expected result dtype name when the reference's differs
+    # Genesis's result when fns["genesis"] returns nothing (a graph's replay writes tensors made
+    # at capture): read after its one untimed call, so the timed call needs no wrapper.
+    output: Callable[[], Any] | None = None
     values: bool = True  # False: verify shape and dtype only (empty)
     # Floating-point results within a tolerance instead of exactly equal (check column
     # "close"): |got - want| <= atol + rtol * |want| elementwise; integer results stay exact.

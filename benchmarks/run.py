@@ -166,6 +166,8 @@ def verify(case: Case, result: Result, sync) -> None:
     try:
         got = case.fns["genesis"]()
         sync()
+        if case.output is not None:
+            got = case.output()
     except Exception as exc:
         result.check, result.note = "ERROR", f"genesis raised {_short(exc)}"
         return

@@ -69,6 +69,7 @@ def test_make_graphed_callables_argument_checks():
 
 @no_cuda
 def test_cpu_only_stand_ins_raise():
+    assert _C._cuda._graph_launch_through_driver() is False
     g = cuda.CUDAGraph()
     with pytest.raises(RuntimeError, match=r"^\[cuda\] "):
         g.capture_begin()
@@ -78,6 +79,21 @@ def test_cpu_only_stand_ins_raise():
         g.capture_end()
     with pytest.raises(RuntimeError, match=r"^\[cuda\] "):
         cuda.graph_pool_handle()
+
+
+def test_replay_is_a_method_of_graphs_only():
+    # replay is a plain CPython method (Note [The replay's own call]): it checks its self.
+    assert type(_C._cuda._CUDAGraph.replay).__name__ == "method_descriptor"
+    assert cuda.CUDAGraph.replay is _C._cuda._CUDAGraph.replay
+    with pytest.raises(TypeError, match=r"'replay' .* doesn't apply to a 'int' object"):
+        _C._cuda._CUDAGraph.replay(3)
+
+    class NoInit(_C._cuda._CUDAGraph):
+        def __init__(self):
+            pass
+
+    with pytest.raises(TypeError, match=r"__init__\(\) must be called"):
+        NoInit().replay()
 
 
 # ---- on a GPU ------------------------------------------------------------------------------
@@ -311,10 +327,49 @@ def test_capture_api_errors():
             pass
     g.replay()
     g.reset()
+    with pytest.raises(RuntimeError, match=r"^\[CUDAGraph.replay\] nothing was captured"):
+        g.replay()  # after reset
     with cuda.graph(g):  # capturing again after reset works
         x.add_(1)
+        with pytest.raises(RuntimeError, match=r"^\[CUDAGraph.replay\] the graph is still"):
+            g.replay()  # inside its own capture
     g.replay()
     assert host(x).tolist() == [3.0] * 8  # 1*2 (first replay) + 1 (second); captures ran nothing
+
+
+@requires_cuda
+def test_replays_launch_through_the_driver():
+    # Note [Driver graph launches]: the driver's entry point is found (CUDA 10.0's form; asking
+    # for an older version than the function's finds nothing, and replays took the runtime).
+    assert _C._cuda._graph_launch_through_driver() is True
+
+
+@requires_cuda
+def test_back_to_back_replays_in_order_and_from_another_thread():
+    import threading
+
+    x = genesis.zeros(4096, device="cuda")
+    g, _ = captured(lambda t: t.mul_(1.5).add_(1.0), x)
+    x.zero_()
+    expect = np.zeros(4096, dtype=np.float32)
+    for _ in range(50):  # each replay reads what the one before wrote
+        g.replay()
+        expect = expect * np.float32(1.5) + np.float32(1.0)
+    np.testing.assert_array_equal(host(x), expect)
+    errors = []
+
+    def worker():  # a thread's first CUDA call is a replay (Note [A thread's first CUDA call])
+        try:
+            g.replay()
+            cuda.synchronize()
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert errors == []
+    np.testing.assert_array_equal(host(x), expect * np.float32(1.5) + np.float32(1.0))
 
 
 @requires_cuda

@@ -51,6 +51,11 @@ class Graph {
   // On the current stream of the graph's device; first advances the generators the capture
   // drew from (Note [Random ops in graphs]).
   void replay();
+  // replay()'s common case without raising: launches and returns true when the graph holds a
+  // capture, is not capturing, captured no random op and the driver's launch succeeded; else
+  // returns false having launched nothing, and replay() then does the rest and reports
+  // (Note [The replay's own call]).
+  bool try_replay() noexcept;
   void reset();              // drops the captured graph and this graph's hold on its pool
   GraphPoolId pool() const;  // 0 before capture_begin and after reset
   bool capturing() const;
@@ -60,6 +65,9 @@ class Graph {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// Whether replays launch through the driver's cuGraphLaunch (Note [Driver graph launches]).
+bool graph_launch_through_driver();
 
 // Whether `stream` of the device is being captured now.
 bool is_stream_capturing(int device_index, StreamId stream);

@@ -13,6 +13,8 @@ Graph::~Graph() = default;
 void Graph::capture_begin(GraphPoolId, CaptureMode) { no_device(); }
 void Graph::capture_end() { no_device(); }
 void Graph::replay() { no_device(); }
+bool Graph::try_replay() noexcept { return false; }
+bool graph_launch_through_driver() { return false; }
 void Graph::reset() {}
 GraphPoolId Graph::pool() const { return 0; }
 bool Graph::capturing() const { return false; }

@@ -29,24 +29,29 @@ memory::CachingPool* graph_device_pool(int device) {
   return cuda::device_pool(index);
 }
 
-}  // namespace
+// Note [The replay's own call]
+// A replay is host time and nothing else (issue 19 times it against PyTorch's), and a pybind11
+// method call is a visible share of it: on an H100 a pybind11 method of this class that does
+// nothing took 0.26-0.69 us a call where a METH_NOARGS C function took 0.12-0.21 us, and a
+// replay 0.25-0.33 us more than a bare C call of cuGraphLaunch of the same chain (interleaved in
+// one process; benchmarks/results/2026-11-28-session10-replay-floor.txt). So `replay` is a plain
+// CPython method of _CUDAGraph (the method descriptor checks that self is one) that finds the
+// Graph in the pybind11 instance and calls try_replay(); every other case (nothing captured, a
+// capture underway, random ops, an error) goes on to `_replay`, the pybind11 method of all of
+// replay(), which raises what it finds.
+PyObject* replay_method(PyObject* self, PyObject* /*unused*/) {
+  auto* instance = reinterpret_cast<py::detail::instance*>(self);
+  py::detail::value_and_holder held = instance->get_value_and_holder(nullptr, false);
+  auto* graph = held ? held.value_ptr<cuda::Graph>() : nullptr;
+  if (graph != nullptr && graph->try_replay()) Py_RETURN_NONE;
+  return PyObject_CallMethod(self, "_replay", nullptr);
+}
 
-void init_cuda_graph(py::module_& m) {
-  py::module_ c = m.attr("_cuda").cast<py::module_>();
-  // genesis.cuda.CUDAGraph subclasses this handle and takes `replay` from it as it is, so a
-  // replay (all host cost, Note [Driver graph launches]) runs no Python frame of its own; its
-  // docstring is written here for that reason. The other methods are wrapped in Python.
-  py::class_<cuda::Graph>(c, "_CUDAGraph")
-      .def(py::init<>())
-      .def(
-          "_capture_begin",
-          [](cuda::Graph& g, cuda::GraphPoolId pool, const std::string& mode) {
-            g.capture_begin(pool, capture_mode(mode));
-          },
-          py::arg("pool") = 0, py::arg("capture_error_mode") = "global")
-      .def("_capture_end", &cuda::Graph::capture_end)
-      .def("replay", &cuda::Graph::replay,
-           R"doc(Runs the captured work again, on the current stream.
+// The docstring starts with a signature in pybind11's form, for tools/generate_stubs.py.
+PyMethodDef kReplayDef = {"replay", replay_method, METH_NOARGS,
+                          R"doc(replay(self: genesis._C._cuda._CUDAGraph) -> None
+
+Runs the captured work again, on the current stream.
 
 Captured random ops draw new numbers at each replay: the generators they drew from
 advance by what the capture drew, so replay k gives what the k-th eager run of the
@@ -58,12 +63,34 @@ Returns:
 Example::
 
     >>> g.replay()  # doctest: +SKIP
-)doc")
+)doc"};
+
+}  // namespace
+
+void init_cuda_graph(py::module_& m) {
+  py::module_ c = m.attr("_cuda").cast<py::module_>();
+  // genesis.cuda.CUDAGraph subclasses this handle and takes `replay` from it as it is, so a
+  // replay (all host cost, Note [Driver graph launches]) runs no Python frame of its own; its
+  // docstring is written here for that reason. The other methods are wrapped in Python.
+  py::class_<cuda::Graph> graph(c, "_CUDAGraph");
+  graph.def(py::init<>())
+      .def(
+          "_capture_begin",
+          [](cuda::Graph& g, cuda::GraphPoolId pool, const std::string& mode) {
+            g.capture_begin(pool, capture_mode(mode));
+          },
+          py::arg("pool") = 0, py::arg("capture_error_mode") = "global")
+      .def("_capture_end", &cuda::Graph::capture_end)
+      .def("_replay", &cuda::Graph::replay)
       .def("_reset", &cuda::Graph::reset)
       .def("_pool", &cuda::Graph::pool)
       .def("_capturing", &cuda::Graph::capturing)
       .def("_captured", &cuda::Graph::captured);
+  py::setattr(graph, "replay",
+              py::reinterpret_steal<py::object>(
+                  PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(graph.ptr()), &kReplayDef)));
   c.def("graph_pool_id", &cuda::new_graph_pool_id);
+  c.def("_graph_launch_through_driver", &cuda::graph_launch_through_driver);
   c.def("is_current_stream_capturing", [] {
     if (cuda::device_count() == 0) return false;
     int device = cuda::current_device();

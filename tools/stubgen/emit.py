@@ -150,6 +150,8 @@ class _ModuleStub:
             return self.function(name, value.__func__, indent, shadowed, static=True)
         if kind == "instancemethod":
             return self.function(name, value.__func__, indent, shadowed)
+        if kind == "method_descriptor":  # a plain CPython method, its doc in pybind11's form
+            return self.function(name, value, indent, shadowed)
         if isinstance(value, type):
             return self.cls(name, value, indent)
         raise ValueError(f"{cls.__qualname__}.{name}: cannot stub a {kind}")
