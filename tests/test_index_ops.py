@@ -496,6 +496,62 @@ def test_scatter_of_many_rows_matches_torch(device, dtype):
     np.testing.assert_array_equal(to_numpy(x), before)
 
 
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_cpu_gather_along_a_dim_of_a_large_view(dim):
+    # One checked pass over the index (cpu::gather_along_dim), cut over threads: a strided
+    # source, negative indices, an index smaller than x in the other dims; an index out of range
+    # anywhere raises, naming it, and nothing outside x is read.
+    rng = np.random.default_rng(420 + dim)
+    a = rng.standard_normal((70, 50, 80), dtype=np.float32)[:, ::-1, ::2]
+    ishape = [64, 44, 36]
+    ishape[dim] = 90
+    i = rng.integers(-a.shape[dim], a.shape[dim], ishape)
+    cut = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(ishape))
+    want = np.take_along_axis(a[cut], i, axis=dim)
+    x = genesis.tensor(np.ascontiguousarray(a[::-1]))[::-1]  # a view with a negative stride
+    got = x.gather(dim, genesis.tensor(i))
+    np.testing.assert_array_equal(got.numpy(), want)
+    bad = i.copy()
+    bad[-1, -1, -1] = -a.shape[dim] - 1
+    with pytest.raises(IndexError, match=rf"index {bad[-1, -1, -1]} is out of bounds for dim"):
+        x.gather(dim, genesis.tensor(bad))
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_cpu_scatter_along_a_dim_keeps_the_serial_order(dim):
+    # Note [Scattering along a dim on the CPU]: threads take whole slices of dim 0 (dim 1 when
+    # scattering along dim 0), so with duplicates the last value in row-major order wins and sums
+    # add in that order, bit for bit, as NumPy's fancy assignment and np.add.at do serially.
+    # Large enough to be cut over threads; index smaller than x in the other dims, and strided.
+    rng = np.random.default_rng(400 + dim)
+    xshape, ishape = [64, 48, 40], [60, 44, 36]
+    ishape[dim] = 96  # more index items than x has along dim: duplicates in every fiber
+    a = rng.standard_normal(xshape, dtype=np.float32)
+    i = rng.integers(-xshape[dim], xshape[dim], ishape * np.array([1, 1, 2]))[..., ::2]
+    src = rng.standard_normal(ishape, dtype=np.float32)
+    grid = list(np.ix_(*[np.arange(n) for n in ishape]))
+    grid[dim] = np.where(i < 0, i + xshape[dim], i)
+    want = a.copy()
+    want[tuple(grid)] = src  # serial, row-major: the last duplicate wins
+    x = genesis.tensor(a)
+    x.scatter_(dim, genesis.tensor(i), genesis.tensor(src))
+    np.testing.assert_array_equal(x.numpy(), want)
+    want = a.copy()
+    np.add.at(want, tuple(grid), src)
+    x = genesis.tensor(a)
+    x.scatter_add_(dim, genesis.tensor(i), genesis.tensor(src))
+    assert x.numpy().tobytes() == want.tobytes()
+    # An index out of range anywhere raises and writes nothing.
+    bad = i.copy()
+    bad[-1, -1, -1] = xshape[dim]
+    x = genesis.tensor(a)
+    with raises_index_error():
+        x.scatter_(dim, genesis.tensor(bad), genesis.tensor(src))
+    with raises_index_error():
+        x.scatter_add_(dim, genesis.tensor(bad), genesis.tensor(src))
+    np.testing.assert_array_equal(x.numpy(), a)
+
+
 def test_duplicate_indices_keep_one_of_the_values(device):
     # PyTorch documents scatter_ and index_copy_ with duplicate indices as keeping an
     # unspecified one of the written values.

@@ -811,3 +811,25 @@ def test_index_add_of_rows_with_duplicates(device, dtype, shape, dim, cut):
         want = tx.clone().index_put_((T(i),), T(s, dtype), accumulate=True)
         got = x.clone().index_put_((GI(i, device),), G(s, dtype, device), accumulate=True)
         assert_same(got, want)
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_cpu_accumulating_scatters_cut_over_threads_keep_the_serial_order(dim):
+    # A scatter through an index key may be cut over threads along a dim the key leaves as it
+    # is (Note [Scattering along a dim on the CPU] in cpu/index.cpp): duplicates still combine
+    # in row-major order, bit for bit what np.add.at computes serially in float32.
+    rng = np.random.default_rng(500 + dim)
+    a = rng.standard_normal((300, 400), dtype=np.float32)
+    n = 900  # more rows (columns) than x has: duplicates
+    idx = rng.integers(0, a.shape[dim], n)
+    sshape = (n, 400) if dim == 0 else (300, n)
+    src = rng.standard_normal(sshape, dtype=np.float32)
+    want = a.copy()
+    np.add.at(want, idx if dim == 0 else (slice(None), idx), src)
+    x = genesis.tensor(a)
+    x.index_add_(dim, genesis.tensor(idx), genesis.tensor(src))
+    assert x.numpy().tobytes() == want.tobytes()
+    if dim == 0:  # the same through index_put_ with accumulate
+        x = genesis.tensor(a)
+        x.index_put_((genesis.tensor(idx),), genesis.tensor(src), accumulate=True)
+        assert x.numpy().tobytes() == want.tobytes()

@@ -146,10 +146,8 @@ Tensor gather(const Tensor& input, int64_t dim, const Tensor& index) {
   Tensor in = at_least_1d(input), idx = at_least_1d(index);
   int64_t d = wrap_dim(dim, in.ndim(), op);
   check_gather_shapes(idx, in, d, false, "input", op);
-  Tensor out = renamed(op, [&] {
-    if (in.is_cuda()) return gather_along_dim(in, d, idx, false);  // Note [Gathering along a dim]
-    return index_get(in, gather_key(idx, d));
-  });
+  // Note [Gathering along a dim] (on the CPU: Note [Scattering along a dim on the CPU]).
+  Tensor out = renamed(op, [&] { return gather_along_dim(in, d, idx, false); });
   return index.ndim() == 0 ? reshape(out, {}) : out;
 }
 
@@ -304,12 +302,8 @@ void scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
   // The source's leading block of index's shape (PyTorch reads src only there).
   Tensor values = source;
   for (int64_t k = 0; k < idx.ndim(); ++k) values = narrow(values, k, 0, idx.sizes()[k]);
-  renamed(op, [&] {
-    if (target.is_cuda())  // Note [Gathering along a dim], the other way
-      scatter_along_dim(target, d, idx, values);
-    else
-      index_put(target, gather_key(idx, d), values);
-  });
+  // Note [Gathering along a dim], the other way (Note [Scattering along a dim on the CPU]).
+  renamed(op, [&] { scatter_along_dim(target, d, idx, values); });
 }
 
 void scatter_value_(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {

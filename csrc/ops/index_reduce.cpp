@@ -182,24 +182,19 @@ ScatterReduce add_or_multiply(const std::string& reduce, const char* op) {
 
 }  // namespace
 
-// t[key] op= v for a gather key along a.dim: on CUDA one scatter kernel along the dim (Note
-// [Gathering along a dim] in ops/indexing.cpp), else the index executor.
-void put_along(const Tensor& t, const ScatterArgs& a, const IndexList& key, const Tensor& v,
-               ScatterReduce mode) {
-  if (t.is_cuda())
-    scatter_along_dim(t, a.dim, a.index, v, mode);
-  else
-    index_put(t, key, v, mode);
+// t[key] op= v for a gather key along a.dim: one scatter along the dim (Note [Gathering along a
+// dim] in ops/indexing.cpp, Note [Scattering along a dim on the CPU] in cpu/index.cpp).
+void put_along(const Tensor& t, const ScatterArgs& a, const Tensor& v, ScatterReduce mode) {
+  scatter_along_dim(t, a.dim, a.index, v, mode);
 }
 
 void scatter_add_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                   const char* op) {
   ScatterArgs a = scatter_args(self, dim, index, src, op);
   if (a.empty) return;
-  IndexList key = gather_key(a.index, a.dim);
   renamed(op, [&] {
     widened(a.target, a.source, true,
-            [&](const Tensor& t, const Tensor& v) { put_along(t, a, key, v, ScatterReduce::Sum); });
+            [&](const Tensor& t, const Tensor& v) { put_along(t, a, v, ScatterReduce::Sum); });
   });
 }
 
@@ -208,10 +203,9 @@ void scatter_(const Tensor& self, int64_t dim, const Tensor& index, const Tensor
   ScatterReduce mode = add_or_multiply(reduce, op);
   ScatterArgs a = scatter_args(self, dim, index, src, op);
   if (a.empty) return;
-  IndexList key = gather_key(a.index, a.dim);
   renamed(op, [&] {
     widened(a.target, a.source, true,
-            [&](const Tensor& t, const Tensor& v) { put_along(t, a, key, v, mode); });
+            [&](const Tensor& t, const Tensor& v) { put_along(t, a, v, mode); });
   });
 }
 
@@ -222,10 +216,9 @@ void scatter_value_(const Tensor& self, int64_t dim, const Tensor& index, const 
   if (a.empty) return;
   // The value once per index element (a broadcast 0-d tensor).
   Tensor one = full({}, value, self.dtype(), self.device(), op);
-  IndexList key = gather_key(a.index, a.dim);
   renamed(op, [&] {
     widened(a.target, one, true,
-            [&](const Tensor& t, const Tensor& v) { put_along(t, a, key, v, mode); });
+            [&](const Tensor& t, const Tensor& v) { put_along(t, a, v, mode); });
   });
 }
 
@@ -240,7 +233,7 @@ void scatter_reduce_(const Tensor& self, int64_t dim, const Tensor& index, const
     widened(a.target, a.source, wide, [&](const Tensor& target, const Tensor& values) {
       reduce_into(
           target, values, r, include_self,
-          [&](const Tensor& t, const Tensor& v, ScatterReduce m) { put_along(t, a, key, v, m); },
+          [&](const Tensor& t, const Tensor& v, ScatterReduce m) { put_along(t, a, v, m); },
           [&](const Tensor& t, const Scalar& v) { index_fill(t, key, v); }, op);
     });
   });

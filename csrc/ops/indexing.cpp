@@ -313,6 +313,19 @@ Tensor dense_values(const IndexPlan& p, const Layout& l, const Tensor& v) {
   return dense;
 }
 
+// The largest result dim taken from the view as it is (no index tensor on it, a nonzero
+// stride), along which no two items of a scatter share a destination when no two elements of
+// the view share memory: the CPU threads may take slices of it (Note [Scattering along a dim on
+// the CPU] in cpu/index.cpp); -1 when there is none.
+int64_t split_dim(const IndexPlan& p, const Layout& l) {
+  int64_t best = -1;
+  for (int64_t d = 0; d < static_cast<int64_t>(l.result.size()); ++d)
+    if (!l.index_dim[d] && l.view_strides[d] != 0 && l.result[d] > 1 &&
+        (best < 0 || l.result[d] > l.result[best]))
+      best = d;
+  return best >= 0 && !p.view.has_shared_elements() ? best : -1;
+}
+
 // With an accumulating `reduce`, every value combines into its element (Note [Accumulating
 // scatters] in vocab/scatter_reduce.h) along the same paths and checks.
 void scatter(const IndexPlan& p, const Tensor& value, ScatterReduce reduce = ScatterReduce::None) {
@@ -356,7 +369,7 @@ void scatter(const IndexPlan& p, const Tensor& value, ScatterReduce reduce = Sca
   if (dst.is_cuda())
     cuda::scatter(dst, off, dense, reduce, seq);
   else
-    cpu::scatter(dst, off, dense, reduce);
+    cpu::scatter(dst, off, dense, reduce, split_dim(p, l));
 }
 
 // MASKED_FILL: x[mask] = scalar with one mask and nothing else advanced, a masked fill over the
@@ -401,6 +414,14 @@ Tensor gather_along_dim(const Tensor& x, int64_t dim, const Tensor& index, bool 
   Tensor out = Tensor::empty(index.sizes(), x.dtype(), x.device());
   if (out.numel() == 0) return out;
   if (x.sizes()[dim] == 0) fail_on_empty_dim(index, dim);
+  if (!x.is_cuda()) {  // one checked pass too (Note [Scattering along a dim on the CPU])
+    Shape strides = x.strides();
+    strides[dim] = 0;
+    cpu::gather_along_dim(out, x.as_strided(index.sizes(), std::move(strides), x.storage_offset()),
+                          index, dim, x.sizes()[dim],
+                          x.strides()[dim] * static_cast<int64_t>(x.itemsize()), !known_in_range);
+    return out;
+  }
   bool same_rows = true;  // index row r is x's row r
   for (int64_t d = 0; d < dim; ++d) same_rows = same_rows && index.sizes()[d] == x.sizes()[d];
   if (!known_in_range && same_rows && dim == x.ndim() - 1 && x.is_contiguous() &&
@@ -437,6 +458,15 @@ void scatter_along_dim(const Tensor& x, int64_t dim, const Tensor& index, const 
   }
   int64_t size = x.sizes()[dim],
           byte_stride = x.strides()[dim] * static_cast<int64_t>(x.itemsize());
+  if (!x.is_cuda()) {  // Note [Scattering along a dim on the CPU]: checked before any write
+    if (!index_known_in_range(index, size)) {
+      uint64_t version = index.storage().write_version(), epoch = index_error_epoch();
+      cpu::check_index_range(index, size, dim);
+      remember_index_in_range(index, size, version, epoch);
+    }
+    cpu::scatter_along_dim(dst, v, index, dim, size, byte_stride, reduce);
+    return;
+  }
   launch_index_checked(index, size, [&](bool check) {
     cuda::scatter_index(dst, v, index, index, size, byte_stride, dim, check, reduce);
   });
