@@ -50,6 +50,7 @@ namespace {
 // assigning scatter_ from 59 to 50 ms.
 constexpr int64_t kPrefetchAhead = 128;
 constexpr int64_t kCachedFiberBytes = 64 << 10;
+constexpr int64_t kRowsAhead = 2;  // Note [Prefetched rows]
 
 // Note [Gathering whole rows]: where a run's offset does not change (the offsets broadcast along
 // it: x[rows], index_select of rows) and both sides are dense, the run is one block of the source
@@ -103,7 +104,7 @@ bool combine_16bit_row(T* d, const T* v, int64_t n) {
   auto* d16 = reinterpret_cast<uint16_t*>(d);
   const auto* v16 = reinterpret_cast<const uint16_t*>(v);
   // Rounding back needs what widening needs and more: a zero-length call asks the CPU.
-  if (!narrow_from_float_simd(d16, into, 0, kBFloat16)) return false;
+  if (!narrow_from_float_simd(d16, nullptr, 0, kBFloat16)) return false;
   for (int64_t i = 0; i < n; i += kChunk) {
     int64_t k = std::min(kChunk, n - i);
     widen_to_float_simd(into, d16 + i, k, kBFloat16);
@@ -120,12 +121,35 @@ template <typename T, ops::ScatterReduce R>
 void scatter_combine_typed(const LoopPlan& plan, const Tensor& dst, const Tensor& off,
                            const Tensor& val) {
   using C = compute_t<T>;
+  // Note [Prefetched rows]: rows combined into random rows start a new page each, where the
+  // hardware's prefetchers stop, so both rows kRowsAhead runs on (destination and values) are
+  // prefetched by hand: the next runs' offsets are read at the plan's outer stride, up to the
+  // last run's. The values' rows matter once threads take column blocks (each run then reads
+  // part of a values row, a new page again). 2-core VM, index_add_(0, 16384 random rows) of
+  // 16384x1024 float32: 6.3 ms before, 5.15 prefetching the destination, 3.1 both (two
+  // threads; PyTorch 3.15).
+  const int64_t off_step = plan.ndim() >= 2 ? plan.byte_strides[2][1] : 0;
+  const int64_t dst_step = plan.ndim() >= 2 ? plan.byte_strides[1][1] : 0;
+  const int64_t val_step = plan.ndim() >= 2 ? plan.byte_strides[0][1] : 0;
+  const char* off_last = read_base(off);
+  for (int64_t d = 0; d < plan.ndim(); ++d)
+    off_last += (plan.sizes[d] - 1) * plan.byte_strides[2][d];
   for_each_run<3>(
       plan, {read_base(val), written_base(dst), read_base(off)},
-      [](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
+      [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& st, int64_t n) {
         if (st[2] == 0 && st[0] == sizeof(T) && st[1] == sizeof(T)) {
           // One offset for the whole run and both sides dense: a row combined into a row
           // (index_add_ of rows), a loop the compiler vectorizes.
+          const char* ahead = p[2] + kRowsAhead * off_step;
+          if (off_step > 0 && ahead <= off_last) {
+            const char* row =
+                p[1] + kRowsAhead * dst_step + *reinterpret_cast<const int64_t*>(ahead);
+            const char* from = p[0] + kRowsAhead * val_step;
+            for (int64_t b = 0; b < n * static_cast<int64_t>(sizeof(T)); b += 64) {
+              __builtin_prefetch(row + b, 1);
+              __builtin_prefetch(from + b, 0);
+            }
+          }
           T* d = reinterpret_cast<T*>(p[1] + *reinterpret_cast<const int64_t*>(p[2]));
           const T* v = reinterpret_cast<const T*>(p[0]);
           if constexpr (kSixteenBitFloat<T>)
