@@ -471,8 +471,8 @@ def _matmul_row(n: int, dtype: str, batch: int | None = None) -> Callable[[Conte
 
 
 for _dtype in MATMUL_DTYPES:
-    for _n in MATMUL_SIZES:
-        register(name="matmul")(_matmul_row(_n, _dtype))
+    for _size in MATMUL_SIZES:
+        register(name="matmul")(_matmul_row(_size, _dtype))
     register(name="bmm")(_matmul_row(512, _dtype, batch=64))
 
 
