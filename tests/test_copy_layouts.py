@@ -124,3 +124,19 @@ def test_tile_batches_beyond_one_launch(device, dtype):
     a = random_array((70000, 2, 3), dtype, seed=9)
     got = genesis.tensor(a, device=device).permute(0, 2, 1).contiguous()
     np.testing.assert_array_equal(to_numpy(got), a.transpose(0, 2, 1))
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [genesis.bool, genesis.uint8, genesis.float16, genesis.float32, genesis.int64],
+    ids=dtype_id,
+)
+@pytest.mark.parametrize("m, n", [(300, 260), (1030, 1100), (8, 1000), (1000, 9)])
+def test_transpose_spanning_many_tiles(device, dtype, m, n):
+    # Several tiles each way (the CPU's register blocks take 128 x 128 tiles of 8x8, 4x4 or 2x2
+    # blocks; Note [Transposing blocks in registers]), with partial tiles and blocks at both
+    # ends, cut over threads.
+    a = random_array((m, n), dtype, seed=m + n)
+    t = genesis.tensor(a, dtype=dtype, device=device)
+    np.testing.assert_array_equal(to_numpy(t.t().contiguous()), a.T)
+    np.testing.assert_array_equal(to_numpy(t[1:, 3:].t().contiguous()), a[1:, 3:].T)
