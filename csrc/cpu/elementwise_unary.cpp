@@ -15,6 +15,22 @@ namespace genesis::cpu {
 
 namespace {
 
+// o = after(x, vector(before(x))) a chunk at a time: an op whose costly core has a vector
+// routine (GELU's erf or tanh) and whose plain float arithmetic around it the compiler
+// vectorizes. o may equal x.
+template <typename Before, typename Vector, typename After>
+void through_chunks(float* o, const float* x, int64_t n, Before before, Vector vector,
+                    After after) {
+  constexpr int64_t kChunk = 1024;
+  float buf[kChunk];
+  for (int64_t i = 0; i < n; i += kChunk) {
+    int64_t m = std::min(kChunk, n - i);
+    for (int64_t k = 0; k < m; ++k) buf[k] = before(x[i + k]);
+    vector(buf, buf, m);
+    for (int64_t k = 0; k < m; ++k) o[i + k] = after(x[i + k], buf[k]);
+  }
+}
+
 // A contiguous run in the compute type, with the vector routine where there is one.
 template <typename Op, typename C>
 void apply_run(C* o, const C* x, int64_t n, const Op& op) {
@@ -23,18 +39,26 @@ void apply_run(C* o, const C* x, int64_t n, const Op& op) {
   } else if constexpr (std::is_same_v<Op, ops::math::Exp> && std::is_same_v<C, double>) {
     if (exp_f64_simd(o, x, n)) return;
   } else if constexpr (std::is_same_v<Op, ops::math::Sigmoid> && std::is_same_v<C, float>) {
-    // 1 / (1 + exp(-x)), as the functor computes it, with the vector exp a chunk at a time.
-    if (exp_f32_simd(o, x, 0)) {  // zero elements: only asks whether the CPU has it
-      constexpr int64_t kChunk = 1024;
-      float buf[kChunk];
-      for (int64_t i = 0; i < n; i += kChunk) {
-        int64_t m = std::min(kChunk, n - i);
-        for (int64_t k = 0; k < m; ++k) buf[k] = -x[i + k];
-        exp_f32_simd(buf, buf, m);
-        for (int64_t k = 0; k < m; ++k) o[i + k] = 1.0f / (1.0f + buf[k]);
-      }
-      return;
-    }
+    // 1 / (1 + exp(-x)), as the functor computes it; zero elements only ask for the routine.
+    if (exp_f32_simd(o, x, 0))
+      return through_chunks(
+          o, x, n, [](float v) { return -v; }, exp_f32_simd,
+          [](float, float e) { return 1.0f / (1.0f + e); });
+  } else if constexpr (std::is_same_v<Op, ops::math::Erf> && std::is_same_v<C, float>) {
+    if (erf_f32_simd(o, x, n)) return;
+  } else if constexpr (std::is_same_v<Op, ops::math::Tanh> && std::is_same_v<C, float>) {
+    if (tanh_f32_simd(o, x, n)) return;
+  } else if constexpr (std::is_same_v<Op, ops::math::Gelu> && std::is_same_v<C, float>) {
+    // The functor's float arithmetic around the vector erf, a chunk at a time.
+    if (erf_f32_simd(o, x, 0))
+      return through_chunks(
+          o, x, n, [](float v) { return v * 0.70710678118654752440f; }, erf_f32_simd,
+          [](float v, float e) { return 0.5f * v * (1.0f + e); });
+  } else if constexpr (std::is_same_v<Op, ops::math::GeluTanh> && std::is_same_v<C, float>) {
+    if (tanh_f32_simd(o, x, 0))
+      return through_chunks(
+          o, x, n, [](float v) { return 0.79788456080286535588f * (v + 0.044715f * v * v * v); },
+          tanh_f32_simd, [](float v, float t) { return 0.5f * v * (1.0f + t); });
   }
   for (int64_t i = 0; i < n; ++i) o[i] = op(x[i]);
 }

@@ -6,7 +6,8 @@ namespace genesis::cpu {
 
 enum class Isa { Base, Avx2, Avx512 };
 
-// Checked once; Base off x86 or on compilers without __builtin_cpu_supports.
+// Checked once; Base off x86 or on compilers without __builtin_cpu_supports. The environment
+// variable GENESIS_CPU_ISA=avx2 or base, read then, caps it (for tests).
 Isa cpu_isa();
 
 }  // namespace genesis::cpu

@@ -10,4 +10,10 @@ namespace genesis::cpu {
 bool exp_f32_simd(float* dst, const float* src, int64_t n);
 bool exp_f64_simd(double* dst, const double* src, int64_t n);
 
+// dst[i] = erf(src[i]) and tanh(src[i]), within 1 ulp of the correctly rounded result (Note
+// [Vector erf and tanh] in vector_math.cpp); dst may equal src. false where the CPU lacks the
+// instructions.
+bool erf_f32_simd(float* dst, const float* src, int64_t n);
+bool tanh_f32_simd(float* dst, const float* src, int64_t n);
+
 }  // namespace genesis::cpu

@@ -1,0 +1,139 @@
+"""The CPU's vector float32 erf and tanh (Note [Vector erf and tanh] in csrc/cpu/vector_math.cpp)
+and the GELUs over them: within 1 ulp of float64's result rounded to float32, special values as
+IEEE and PyTorch give them, every run length (the vector loops' tails)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import genesis
+
+SPECIAL = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 1e-30, 1.0, -1.0, 0.0625, -0.0625]
+SPECIAL += [
+    3.9,
+    4.0,
+    4.1,
+    -4.0,
+    9.0,
+    -9.0,
+    20.0,
+    88.0,
+    -100.0,
+    1e30,
+    np.float32(np.nextafter(1, 0)),
+]
+
+
+def _ordered(bits):
+    """float32 bit patterns as integers whose difference counts ulps across zero."""
+    b = bits.astype(np.int64)
+    return np.where(b < 0, -(b & 0x7FFFFFFF), b)
+
+
+def _ulps(got, want):
+    return np.abs(_ordered(got.view(np.int32)) - _ordered(want.view(np.int32)))
+
+
+def _inputs(seed):
+    rng = np.random.default_rng(seed)
+    parts = [rng.uniform(-6, 6, 200_003), rng.uniform(-1.1, 1.1, 50_000)]
+    parts += [rng.uniform(-1e-3, 1e-3, 5_000), np.asarray(SPECIAL)]
+    return np.concatenate(parts).astype(np.float32)
+
+
+REFERENCE = {
+    "erf": np.vectorize(math.erf, otypes=[np.float64]),
+    "tanh": np.tanh,
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+def test_vector_float32_within_one_ulp(name):
+    x = _inputs(seed=len(name))
+    got = getattr(genesis, name)(genesis.tensor(x)).numpy()
+    want = REFERENCE[name](x.astype(np.float64)).astype(np.float32)
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    assert _ulps(got[~nan], want[~nan]).max() <= 1
+    # The sign of every result, zeros included, as the reference's.
+    np.testing.assert_array_equal(np.signbit(got[~nan]), np.signbit(want[~nan]))
+
+
+@pytest.mark.parametrize("name", sorted(REFERENCE))
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 1023, 1025])
+def test_vector_float32_every_run_length(name, n):
+    x = _inputs(seed=n)[-n:].copy()
+    x[np.isnan(x)] = 0.5
+    got = getattr(genesis, name)(genesis.tensor(x)).numpy()
+    want = REFERENCE[name](x.astype(np.float64)).astype(np.float32)
+    assert _ulps(got, want).max() <= 1
+    # In place, and through a non-contiguous view (an item at a time or a run per row).
+    t = genesis.tensor(np.stack([x, x]))
+    getattr(t, name + "_")()
+    assert _ulps(t.numpy()[1], want).max() <= 1
+    strided = genesis.tensor(np.repeat(x, 2))[::2]
+    assert _ulps(getattr(genesis, name)(strided).numpy(), want).max() <= 1
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_float32_matches_its_float64_formula(approximate):
+    torch = pytest.importorskip("torch")
+    x = _inputs(seed=7)
+    got = genesis.nn.functional.gelu(genesis.tensor(x), approximate=approximate).numpy()
+    want = torch.nn.functional.gelu(torch.from_numpy(x).double(), approximate=approximate)
+    want = want.numpy()
+    ok = ~np.isnan(want) & (np.abs(x) < 1e30)  # x^3 of the tanh form overflows float32 there
+    np.testing.assert_array_equal(np.isnan(got[ok]), False)
+    # The float32 formula cancels where 1 + erf (or 1 + tanh) is small: absolute error there.
+    np.testing.assert_allclose(got[ok], want[ok], rtol=2e-6, atol=2e-6)
+    # 16-bit inputs go through the same float32 runs.
+    half = genesis.nn.functional.gelu(genesis.tensor(x).half(), approximate=approximate)
+    np.testing.assert_allclose(half.float().numpy()[ok], want[ok], rtol=2e-3, atol=2e-3)
+
+
+NARROWER_ISA_CHECK = r"""
+import math, sys, numpy as np, genesis
+# glibc's tanhf and erff (the plain body) are within 2 ulps; the vector bodies within 1.
+tol = int(sys.argv[1])
+rng = np.random.default_rng(3)
+x = np.concatenate([rng.uniform(-6, 6, 100_003), [0.0, -0.0, np.inf, -np.inf, 1e-40, 4.0, 90.0]])
+x = x.astype(np.float32)
+g = genesis.tensor(x)
+def ulps(a, b):
+    o = lambda v: np.where(v < 0, -(v & 0x7FFFFFFF), v)
+    return np.abs(o(a.view(np.int32).astype(np.int64)) - o(b.view(np.int32).astype(np.int64)))
+erf = np.vectorize(math.erf, otypes=[np.float64])(x.astype(np.float64)).astype(np.float32)
+assert ulps(genesis.erf(g).numpy(), erf).max() <= tol
+assert ulps(genesis.tanh(g).numpy(), np.tanh(x.astype(np.float64)).astype(np.float32)).max() <= tol
+e = genesis.exp(g).numpy()
+assert ulps(e, np.exp(x.astype(np.float64)).astype(np.float32)).max() <= tol
+np.testing.assert_allclose(genesis.sigmoid(g).numpy(), 1 / (1 + np.exp(-x.astype(np.float64))),
+                           rtol=1e-6, atol=1e-7)
+a = rng.standard_normal((67, 129)).astype(np.float32)
+b = rng.standard_normal((129, 45)).astype(np.float32)
+np.testing.assert_allclose((genesis.tensor(a) @ genesis.tensor(b)).numpy(), a @ b, rtol=1e-4,
+                           atol=1e-4)
+np.testing.assert_allclose(genesis.tensor(a).sum(1).numpy(), a.astype(np.float64).sum(1),
+                           rtol=1e-5, atol=1e-5)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("isa", ["avx2", "base"])
+def test_narrower_instruction_sets(isa):
+    # The AVX2 and plain bodies of the vector math, gemm and reductions, which a CPU with
+    # AVX-512 never picks by itself (GENESIS_CPU_ISA caps the choice).
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, GENESIS_CPU_ISA=isa)
+    done = subprocess.run(
+        [sys.executable, "-c", NARROWER_ISA_CHECK, "1" if isa == "avx2" else "2"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
