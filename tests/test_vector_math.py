@@ -92,6 +92,27 @@ def test_gelu_float32_matches_its_float64_formula(approximate):
     np.testing.assert_allclose(half.float().numpy()[ok], want[ok], rtol=2e-3, atol=2e-3)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 1023, 1025, 5000])
+def test_logsumexp_rows_through_the_vector_exp(dtype, n):
+    # Note [Vector exp in logsumexp]: rows of every length, with -inf items, an all -inf row and a
+    # row holding +inf, against float64 on the same (rounded) inputs.
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((6, n)) * 8).astype(np.float32)
+    x[1, :: max(1, n // 3)] = -np.inf
+    x[2] = -np.inf
+    x[3, n // 2] = np.inf
+    t = genesis.tensor(x).to(getattr(genesis, dtype))
+    exact = t.double().numpy()
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        m = exact.max(1, keepdims=True)
+        shift = np.where(np.isfinite(m), m, 0.0)
+        want = (np.log(np.exp(exact - shift).sum(1, keepdims=True)) + shift)[:, 0]
+    got = t.logsumexp(1).double().numpy()
+    tol = 1e-6 if dtype == "float32" else 1e-2
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
 NARROWER_ISA_CHECK = r"""
 import math, sys, numpy as np, genesis
 # glibc's tanhf and erff (the plain body) are within 2 ulps; the vector bodies within 1.
@@ -116,6 +137,9 @@ np.testing.assert_allclose((genesis.tensor(a) @ genesis.tensor(b)).numpy(), a @ 
                            atol=1e-4)
 np.testing.assert_allclose(genesis.tensor(a).sum(1).numpy(), a.astype(np.float64).sum(1),
                            rtol=1e-5, atol=1e-5)
+r = rng.standard_normal((5, 1001)).astype(np.float32) * 8
+w = np.log(np.exp(r.astype(np.float64) - r.max(1, keepdims=True)).sum(1)) + r.max(1)
+np.testing.assert_allclose(genesis.tensor(r).logsumexp(1).numpy(), w, rtol=1e-6, atol=1e-6)
 print("ok")
 """
 

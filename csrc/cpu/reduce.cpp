@@ -18,6 +18,7 @@
 #include "cpu/half_simd.h"
 #include "cpu/parallel.h"
 #include "cpu/reduce_kernels.h"
+#include "cpu/vector_math.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -47,6 +48,7 @@ constexpr bool kFloatSquares =
 
 template <typename Red, typename T>
 struct Reduction {
+  static constexpr bool kSumExp = std::is_same_v<Red, ops::SumExpReducer<double>>;
   using C = compute_t<T>;
   using Acc = typename Red::Acc;
   const T* in;
@@ -77,7 +79,9 @@ struct Reduction {
       else
         return x[k];
     }
-    if constexpr (kSixteenBitFloat<T>) return row_16bit(j, begin, end);
+    if constexpr (kSixteenBitFloat<T>) return row_through_floats(j, begin, end);
+    if constexpr (kSumExp && std::is_same_v<T, float>)
+      if (exp_f32_simd(nullptr, nullptr, 0)) return row_through_floats(j, begin, end);
     if constexpr (kFloatSum<Red, T>) {
       if (center == nullptr) {  // the same lanes in the target's vector registers
         static_assert(kLanes == kRowLanes);
@@ -101,26 +105,45 @@ struct Reduction {
     return acc;
   }
 
-  // row() of 16-bit floats: blocks widened to float with the CPU's conversions first
-  // (cpu/half_simd.h), then the same lanes in the same order, so the result is row()'s, bit for
-  // bit (checked against the element-wise loop on 2^24 values, with and without NaNs), without
-  // converting one element at a time. 2-core VM, 2^24 items: norm() and sum() of float16
-  // 8-14 ms -> 1.3 ms (torch 5.1 ms for norm), of bfloat16 2.3 -> 1.4 ms; with the centre
-  // (logsumexp's exp pass, var's second), logsumexp of 16384 float16 rows of 1024 47 -> 21 ms.
-  Acc row_16bit(int64_t j, int64_t begin, int64_t end) const {
+  // row() of 16-bit floats (and of float32 for logsumexp's exp pass): blocks widened to float
+  // with the CPU's conversions first (cpu/half_simd.h), then the same lanes in the same order, so
+  // the result is row()'s, bit for bit (checked against the element-wise loop on 2^24 values,
+  // with and without NaNs), without converting one element at a time. 2-core VM, 2^24 items:
+  // norm() and sum() of float16 8-14 ms -> 1.3 ms (torch 5.1 ms for norm), of bfloat16 2.3 ->
+  // 1.4 ms; with the centre (logsumexp's exp pass, var's second), logsumexp of 16384 float16
+  // rows of 1024 47 -> 21 ms.
+  //
+  // Note [Vector exp in logsumexp]: in the exp pass of logsumexp (SumExp) over float32 and
+  // 16-bit rows, each centred block goes through the vector exp (cpu/vector_math.h, the values
+  // genesis.exp gives) before the lanes add it, instead of one expf per item
+  // (benchmarks/results/2026-11-28-session11-cpu-logsumexp.txt).
+  Acc row_through_floats(int64_t j, int64_t begin, int64_t end) const {
     constexpr int64_t kBlock = 128 * kLanes;
     constexpr bool kBFloat16 = std::is_same_v<T, BFloat16>;
     alignas(64) float block[kBlock];
-    const auto* bits = reinterpret_cast<const uint16_t*>(in + j * s.reduce);
     const float centre = center != nullptr ? cast_value<float>(center[j]) : 0.0f;
+    bool vector_exp = false;
+    if constexpr (kSumExp) vector_exp = exp_f32_simd(nullptr, nullptr, 0);
     Acc lanes[kLanes];
     for (auto& l : lanes) l = Red::identity();
     for (int64_t k = begin; k < end; k += kBlock) {
       const int64_t n = std::min(kBlock, end - k);
-      if (!widen_to_float_simd(block, bits + k, n, kBFloat16))
-        for (int64_t i = 0; i < n; ++i) block[i] = cast_value<float>(in[j * s.reduce + k + i]);
+      if constexpr (std::is_same_v<T, float>) {
+        std::copy(in + j * s.reduce + k, in + j * s.reduce + k + n, block);
+      } else {
+        const auto* bits = reinterpret_cast<const uint16_t*>(in + j * s.reduce);
+        if (!widen_to_float_simd(block, bits + k, n, kBFloat16))
+          for (int64_t i = 0; i < n; ++i) block[i] = cast_value<float>(in[j * s.reduce + k + i]);
+      }
       if (center != nullptr)  // as value(): the row's centre subtracted in float
         for (int64_t i = 0; i < n; ++i) block[i] = block[i] - centre;
+      if constexpr (kSumExp) {
+        if (vector_exp) {
+          exp_f32_simd(block, block, n);
+          add_to_lanes(lanes, block, n);
+          continue;
+        }
+      }
       int64_t i = 0;
       for (; i + kLanes <= n; i += kLanes)
         for (int e = 0; e < kLanes; ++e)
@@ -130,6 +153,14 @@ struct Reduction {
     Acc acc = lanes[0];
     for (int e = 1; e < kLanes; ++e) acc = Red::combine(acc, lanes[e]);
     return acc;
+  }
+
+  // lanes += block in the lanes' order (values already through the reducer's load).
+  static void add_to_lanes(Acc* lanes, const float* block, int64_t n) {
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes)
+      for (int e = 0; e < kLanes; ++e) lanes[e] = Red::combine(lanes[e], Acc(block[i + e]));
+    for (; i < n; ++i) lanes[0] = Red::combine(lanes[0], Acc(block[i]));
   }
 
   void store(int64_t j, Acc acc) const {
