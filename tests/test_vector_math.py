@@ -140,6 +140,13 @@ np.testing.assert_allclose(genesis.tensor(a).sum(1).numpy(), a.astype(np.float64
 r = rng.standard_normal((5, 1001)).astype(np.float32) * 8
 w = np.log(np.exp(r.astype(np.float64) - r.max(1, keepdims=True)).sum(1)) + r.max(1)
 np.testing.assert_allclose(genesis.tensor(r).logsumexp(1).numpy(), w, rtol=1e-6, atol=1e-6)
+# norm() and var's second pass: the float32 row kernels of SumSquares, with and without a centre
+np.testing.assert_allclose(genesis.tensor(r).norm(dim=1).numpy(),
+                           np.linalg.norm(r.astype(np.float64), axis=1), rtol=1e-6)
+np.testing.assert_allclose(genesis.tensor(r).var(1).numpy(), r.astype(np.float64).var(1, ddof=1),
+                           rtol=1e-5)
+np.testing.assert_allclose(genesis.tensor(x[np.isfinite(x)]).norm().item(),
+                           np.linalg.norm(x[np.isfinite(x)].astype(np.float64)), rtol=1e-6)
 print("ok")
 """
 

@@ -92,6 +92,14 @@ struct Reduction {
         return acc;
       }
     }
+    if constexpr (kFloatSquares<Red, T>) {
+      double lanes[kLanes];
+      row_sum_squares_f32(in + j * s.reduce + begin, end - begin,
+                          center != nullptr ? center[j] : 0.0f, lanes);
+      double acc = lanes[0];
+      for (int e = 1; e < kLanes; ++e) acc = Red::combine(acc, lanes[e]);
+      return acc;
+    }
     Acc lanes[kLanes];
     for (auto& l : lanes) l = Red::identity();
     const int64_t base = j * s.reduce;

@@ -31,5 +31,8 @@ int64_t arg_extreme_f32(const float* x, int64_t n, bool is_max);
 // loop of cpu/reduce.cpp, whose fold of the lanes the caller does).
 constexpr int kRowLanes = 8;
 void row_sum_f32(const float* x, int64_t n, double* lanes);
+// The same lanes of double(x[i] - centre)^2, x[i] - centre rounded to float first (the row loop
+// with SumSquaresReducer<double>: norm(), var's second pass; centre 0 without one).
+void row_sum_squares_f32(const float* x, int64_t n, float centre, double* lanes);
 
 }  // namespace genesis::cpu
