@@ -337,8 +337,9 @@ def linalg_solve(ctx: Context) -> Case:
 
 @register(name="linalg.cholesky")
 def linalg_cholesky(ctx: Context) -> Case:
-    """Cholesky factors of a batch of small float32 SPD matrices (LAPACK per matrix on the CPU,
-    cuSOLVER's potrfBatched on CUDA), checked against NumPy's float64 cholesky. Informational,
+    """Cholesky factors of a batch of small float32 SPD matrices (LAPACK per matrix on the CPU;
+    on CUDA one block per matrix in shared memory, Note [Small Cholesky in shared memory] in
+    kernels/cholesky_small.cu), checked against NumPy's float64 cholesky. Informational,
     no goal."""
     batch, n = ctx.pick(512, 16, cuda=1024), 64
     a = _spd_batch(ctx, batch, n)

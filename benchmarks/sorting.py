@@ -3,8 +3,7 @@
 Sizes: 2^24 elements on the CPU, 2^26 on CUDA (2^16 with --quick), float32 (sort also float16).
 Results are checked once against NumPy (exact: a stable argsort, sorted values, np.unique,
 np.searchsorted, np.bincount; topk against a sorted slice). Goals (full size only): >= 1x
-torch on CUDA, >= 1x NumPy on the CPU (>= 1x torch for topk, which NumPy lacks; none for
-bincount yet).
+torch on CUDA, >= 1x NumPy on the CPU (>= 1x torch for topk, which NumPy lacks).
 """
 
 from __future__ import annotations
@@ -136,8 +135,9 @@ def searchsorted_f32(ctx: Context) -> Case:
 
 @register(name="bincount")
 def bincount_i64(ctx: Context) -> Case:
-    """Counts of 2^24 (CUDA 2^26) int64 values in [0, 2^16): one wait for the max, then
-    index_add_ (atomics on CUDA). No goal yet."""
+    """Counts of 2^24 (CUDA 2^26) int64 values in [0, 2^16): one wait for the values' range,
+    then the counts straight from the items (CUDA: one pass for the range, global atomics for
+    this many bins, Note [Counting in shared memory] in kernels/count.cu)."""
     a = ctx.rng.integers(0, 1 << 16, _n(ctx), dtype=np.int64)
     x, t = ctx.to_genesis(a), _torch(ctx, a)
     return Case(
@@ -147,5 +147,22 @@ def bincount_i64(ctx: Context) -> Case:
             genesis=lambda: x.bincount(), numpy=lambda: np.bincount(a), torch=lambda: t.bincount()
         ),
         nbytes=a.nbytes,
-        goal=None,
+        goal=_goal(ctx),
+    )
+
+
+@register(name="bincount, 10 classes")
+def bincount_classes(ctx: Context) -> Case:
+    """Class counts: 2^24 (CUDA 2^26) int64 labels in [0, 10), every bin hit by millions of
+    items (CUDA: per-block counts in shared memory, Note [Counting in shared memory])."""
+    a = ctx.rng.integers(0, 10, _n(ctx), dtype=np.int64)
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    return Case(
+        "bincount, 10 classes",
+        size_str(a.size, a.dtype.name),
+        ctx.fns(
+            genesis=lambda: x.bincount(), numpy=lambda: np.bincount(a), torch=lambda: t.bincount()
+        ),
+        nbytes=a.nbytes,
+        goal=_goal(ctx),
     )

@@ -100,6 +100,24 @@ def test_bincount_large_values_and_counts(device):
     assert genesis.bincount(genesis.tensor([70_000], device=device)).shape == (70_001,)
 
 
+@pytest.mark.parametrize("dtype", [genesis.int32, genesis.int64, genesis.uint8], ids=dtype_id)
+@pytest.mark.parametrize("bins", [1, 10, 3000, 70_000])
+def test_bincount_many_items(device, dtype, bins):
+    # Millions of items: on CUDA few bins count in each block's shared memory first, many go
+    # straight to global atomics (Note [Counting in shared memory]); the odd length leaves a
+    # tail after the unrolled loads, and the smallest value sits at the very end.
+    bins = min(bins, 256) if dtype is genesis.uint8 else bins
+    rng = np.random.default_rng(bins)
+    a = rng.integers(1, bins, size=(1 << 22) + 37) if bins > 1 else np.zeros((1 << 22) + 37, int)
+    a[-1] = 0
+    x = genesis.tensor(a, dtype=dtype, device=device)
+    np.testing.assert_array_equal(to_numpy(genesis.bincount(x)), np.bincount(a))
+    np.testing.assert_array_equal(
+        to_numpy(genesis.bincount(x[1::3], minlength=bins + 5)),
+        np.bincount(a[1::3], minlength=bins + 5),
+    )
+
+
 def test_bincount_errors(device):
     def t(v, **kw):
         return genesis.tensor(v, device=device, **kw)

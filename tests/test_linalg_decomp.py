@@ -156,10 +156,24 @@ def test_cholesky_not_positive_definite(device):
         genesis.linalg.cholesky(a)
 
 
+@pytest.mark.parametrize("n", [8, 64, 129])
+def test_cholesky_nan_item_spreads_without_error(device, n):
+    """A NaN on an item's diagonal is no failed minor: it spreads through that item's factor from
+    its row on, the other items stay right (CUDA's own kernel for n <= 64, cuSOLVER above)."""
+    a = _spd((3, n, n), seed=5) / n
+    a[1, 3, 3] = np.nan
+    factors = genesis.linalg.cholesky(_g(a, genesis.float64, device))
+    got = to_numpy(factors)
+    assert np.isnan(got[1, 3:, 3]).all() and not np.isnan(got[1, :3, :3]).any()
+    want = torch.linalg.cholesky(_t(a[0::2])).numpy()
+    _close(factors[0::2], want, genesis.float64, scale=10)
+
+
 # On CUDA, batches of several matrices go to the batched routines (cuBLAS's getrfBatched and
-# getrsBatched while n <= 128 * sqrt(batch), cuSOLVER's potrfBatched always), one matrix and
-# larger n to one call per matrix (Note [Batched small matrices] in csrc/cuda/solver.cpp): n
-# and batches on both sides (n = 200 with 2 matrices, and 300 with 5, take the loop). Every item
+# getrsBatched while n <= 128 * sqrt(batch); Cholesky to genesis's own kernel for n <= 64, one
+# matrix or many, else cuSOLVER's potrfBatched), one matrix and larger n to one call per matrix
+# (Note [Batched small matrices] in csrc/cuda/solver.cpp): n and batches on both sides (n = 200
+# with 2 matrices, and 300 with 5, take the loop). Every item
 # differs from the others and is compared on its own, so a wrong matrix stride, pivot layout or
 # info slot shows up in some item.
 SMALL_CASES = [

@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/scalar.h"
+#include "cpu/isa.h"
 #include "cpu/parallel.h"
 #include "vocab/poisson.h"
 
@@ -35,14 +36,39 @@ constexpr int64_t kGrain = 4096;
 // randn with a float32 or 16-bit output: element i is value i % 4 of counter offset + i / 4. A
 // chunk may start or end inside a group of 4, so each group writes only its part in the chunk.
 template <typename T>
+__attribute__((always_inline)) inline void normal_float_chunk(T* p, int64_t begin, int64_t end,
+                                                              uint64_t seed, uint64_t offset) {
+  for (int64_t g = begin / 4; 4 * g < end; ++g) {
+    philox::Floats4 z =
+        philox::normals_float(philox::philox4x32_10(offset + static_cast<uint64_t>(g), seed));
+    for (int64_t i = std::max(begin, 4 * g); i < std::min(end, 4 * g + 4); ++i)
+      p[i] = cast_value<T>(z.v[i - 4 * g]);
+  }
+}
+
+// Note [Exact-angle sincos] takes a dozen FMAs per pair: inline instructions where the CPU has
+// them, calls of the C library's (equally exact) fmaf elsewhere. Both give the same bits, and
+// this file is compiled with -ffp-contract=off, so no product is fused where the GPU rounds it.
+#if defined(__x86_64__) && defined(__GNUC__)
+template <typename T>
+__attribute__((target("avx2,fma"))) void normal_float_chunk_fma(T* p, int64_t begin, int64_t end,
+                                                                uint64_t seed, uint64_t offset) {
+  normal_float_chunk(p, begin, end, seed, offset);
+}
+#endif
+
+template <typename T>
 void normal_float_fill(T* p, int64_t n, uint64_t seed, uint64_t offset) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  bool fma = cpu_isa() != Isa::Base;
+#else
+  bool fma = false;
+#endif
   parallel_for(n, kGrain, [&](int64_t begin, int64_t end) {
-    for (int64_t g = begin / 4; 4 * g < end; ++g) {
-      philox::Floats4 z =
-          philox::normals_float(philox::philox4x32_10(offset + static_cast<uint64_t>(g), seed));
-      for (int64_t i = std::max(begin, 4 * g); i < std::min(end, 4 * g + 4); ++i)
-        p[i] = cast_value<T>(z.v[i - 4 * g]);
-    }
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (fma) return normal_float_chunk_fma(p, begin, end, seed, offset);
+#endif
+    normal_float_chunk(p, begin, end, seed, offset);
   });
 }
 

@@ -6,6 +6,7 @@
 #include "core/errors.h"
 #include "core/scalar.h"
 #include "cpu/counting.h"
+#include "cuda/counting.h"
 #include "ops/convert.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
@@ -22,6 +23,16 @@ namespace {
 // A full-length source of ones without the memory: a 0-d one expanded to n items.
 Tensor ones_like_n(int64_t n, ScalarType dtype, Device device) {
   return expand(full(Shape{}, Scalar(int64_t{1}), dtype, device), Shape{n});
+}
+
+// counts[v] += 1 for each item v of the 1-d int32 or int64 `index`, every item already known to
+// lie in [0, counts.numel()): straight from the items, no ones to add.
+void count_into(const Tensor& index, const Tensor& counts) {
+  Tensor values = contiguous(index);
+  if (values.is_cuda())
+    cuda::count_values(values, counts);
+  else
+    cpu::count_values(values, counts);
 }
 
 // v rounded to the floating point dtype `dt` (exactly representable as a double).
@@ -146,22 +157,29 @@ Tensor bincount(const Tensor& input, const std::optional<Tensor>& weights, int64
   // As PyTorch: an empty input gives minlength int64 zeros, weights or not.
   if (input.numel() == 0)
     return full(Shape{minlength}, Scalar(int64_t{0}), ScalarType::Int64, input.device(), op);
-  // The one wait for the device: the smallest value (checked) and the largest (the length).
-  Tensor ends = to(stack({extreme(input, false), extreme(input, true)}, 0), ScalarType::Int64,
-                   Device{}, false);
+  bool direct = input.dtype() == ScalarType::Int64 || input.dtype() == ScalarType::Int32;
+  Tensor index = direct ? input : to(input, ScalarType::Int64, input.device(), false);
+  // The one wait for the device: the smallest value (checked) and the largest (the length),
+  // on CUDA read in one pass.
+  Tensor ends;
+  if (input.is_cuda()) {
+    index = contiguous(index);
+    Tensor range = Tensor::empty(Shape{2}, ScalarType::Int64, input.device());
+    cuda::value_range(index, range);
+    ends = to(range, ScalarType::Int64, Device{}, false);
+  } else {
+    ends = to(stack({extreme(input, false), extreme(input, true)}, 0), ScalarType::Int64, Device{},
+              false);
+  }
   int64_t lowest = ends.data_as<int64_t>()[0], highest = ends.data_as<int64_t>()[1];
   GENESIS_CHECK_VALUE(lowest >= 0, op, "expected non-negative values, but got ", lowest);
   int64_t length = std::max(highest + 1, minlength);
   Tensor out = full(Shape{length}, Scalar(int64_t{0}), dtype, input.device(), op);
-  bool direct = input.dtype() == ScalarType::Int64 || input.dtype() == ScalarType::Int32;
-  Tensor index = direct ? input : to(input, ScalarType::Int64, input.device(), false);
-  if (!weights && !input.is_cuda()) {  // counts straight from the items, no ones to add
-    cpu::count_values(contiguous(index), out);
+  if (!weights) {
+    count_into(index, out);
     return out;
   }
-  Tensor source = weights ? to(*weights, dtype, input.device(), false)
-                          : ones_like_n(input.numel(), dtype, input.device());
-  index_add_(out, 0, index, source, Scalar(int64_t{1}), op);
+  index_add_(out, 0, index, to(*weights, dtype, input.device(), false), Scalar(int64_t{1}), op);
   return out;
 }
 
@@ -205,8 +223,7 @@ Tensor histc(const Tensor& input, int64_t bins, double min, double max) {
                      Scalar(bins - 1));
   pos = where(inside, pos, Scalar(bins));
   Tensor counts = full(Shape{bins + 1}, Scalar(int64_t{0}), ScalarType::Int64, input.device(), op);
-  index_add_(counts, 0, pos, ones_like_n(x.numel(), ScalarType::Int64, input.device()),
-             Scalar(int64_t{1}), op);
+  count_into(pos, counts);
   return to(narrow(counts, 0, 0, bins), dtype, input.device(), false);
 }
 

@@ -80,16 +80,65 @@ GENESIS_HD float mul_rn(float a, float b) {
 #endif
 }
 
-// Box-Muller in float on the top 24 bits of two words: u1 in (0, 1] (so log never sees 0) and
-// u2 in [0, 1) are exact, and every other step is a rounded product or a libm call, so CPU and
-// CUDA differ at most by the last bit of logf, cosf and sinf.
+// a * b + c rounded once, on either device (the CPU's std::fma is correctly rounded too).
+GENESIS_HD float fma_rn(float a, float b, float c) {
+#ifdef __CUDA_ARCH__
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+// Note [Exact-angle sincos]: randn's angle is 2 pi k / 2^24 for a 24-bit integer k, so the
+// reduction to a quarter turn is integer arithmetic: k = 2^22 q + j with |j| <= 2^21 (q the
+// nearest quarter turn), and the angle is pi/2 (q + t) with t = j / 2^22 in [-1/2, 1/2], exact
+// in float. sin(pi/2 t) and cos(pi/2 t) then come from their Taylor series in t to t^9 and t^10
+// (truncation below 2e-9 at |t| = 1/2) in FMAs, the leading terms carried with their rounding
+// errors, and the quarter turns swap and negate them. Every step is an exactly specified
+// rounding (a product, an FMA, a sum), so the CPU and CUDA give the same bits (checked for every
+// k on an H200), within 0.73 ulp of the exact values (97.8% of pairs correctly rounded), where
+// cosf and sinf of the rounded angle 2 pi u were off by up to 4e-7 from the exact angle's. On
+// the CPU it replaced two libm calls: randn 2^24 float32 82.6 -> 70 ms on 2 cores; on an H200 the
+// kernel takes the same time as before (compute-bound: Philox, logf and sqrtf are most of it).
+// benchmarks/results/2026-11-29-session13.txt has the numbers.
+GENESIS_HD void sincos_quarter_turns(uint32_t k, float& sine, float& cosine) {
+  uint32_t shifted = k + (1u << 21);
+  uint32_t quadrant = (shifted >> 22) & 3u;
+  float t = static_cast<float>(static_cast<int32_t>(shifted & ((1u << 22) - 1u)) - (1 << 21)) *
+            2.384185791015625e-07f;  // 2^-22
+  float t2 = mul_rn(t, t);
+  // (pi/2)^n / n! with alternating signs, rounded to float; pi/2 and (pi/2)^2 / 2 also as
+  // head + tail, and t^2 with its rounding error, so the leading terms are nearly exact.
+  float sine_tail =
+      fma_rn(fma_rn(fma_rn(fma_rn(0x1.507834p-13f, t2, -0x1.32d2ccp-8f), t2, 0x1.466bc6p-4f), t2,
+                    -0x1.4abbcep-1f),
+             t2, -0x1.777a5cp-25f);
+  float s = fma_rn(t, 0x1.921fb6p+0f, mul_rn(t, sine_tail));
+  float t2_error = fma_rn(t, t, -t2);
+  float square_term = mul_rn(-0x1.3bd3ccp+0f, t2);  // the largest term after 1
+  float square_error = fma_rn(-0x1.3bd3ccp+0f, t2, -square_term);
+  float head = 1.0f + square_term;  // square_term in [-0.31, 0]: its rounding is recovered
+  float head_error = square_term - (head - 1.0f);
+  float quartic = fma_rn(fma_rn(fma_rn(-0x1.a6d1f2p-16f, t2, 0x1.e1f506p-11f), t2, -0x1.55d3c8p-6f),
+                         t2, 0x1.03c1f0p-2f);
+  float small = fma_rn(-0x1.3bd3ccp+0f, t2_error,
+                       fma_rn(-0x1.37c8bcp-25f, t2, mul_rn(mul_rn(t2, t2), quartic)));
+  float c = head + (head_error + square_error + small);
+  float odd = quadrant & 1u ? c : s, even = quadrant & 1u ? s : c;
+  sine = quadrant & 2u ? -odd : odd;
+  cosine = (quadrant + 1u) & 2u ? -even : even;
+}
+
+// Box-Muller in float on the top 24 bits of two words: u1 in (0, 1] (so log never sees 0) is
+// exact, and the angle 2 pi u2 is taken exactly (Note [Exact-angle sincos]); every other step is
+// a rounded product or FMA, or sqrtf, so CPU and CUDA differ at most by the last bit of logf.
 GENESIS_HD void normal_pair_float(uint32_t wa, uint32_t wb, float& first, float& second) {
   float u1 = static_cast<float>((wa >> 8) + 1u) * 5.9604644775390625e-08f;  // 2^-24
-  float u2 = static_cast<float>(wb >> 8) * 5.9604644775390625e-08f;
-  float r = ::sqrtf(-2.0f * ::logf(u1));  // -2 * x is exact
-  float theta = mul_rn(6.2831853071795865f, u2);
-  first = mul_rn(r, ::cosf(theta));
-  second = mul_rn(r, ::sinf(theta));
+  float r = ::sqrtf(-2.0f * ::logf(u1));                                    // -2 * x is exact
+  float sine, cosine;
+  sincos_quarter_turns(wb >> 8, sine, cosine);
+  first = mul_rn(r, cosine);
+  second = mul_rn(r, sine);
 }
 
 struct Floats4 {
