@@ -133,15 +133,11 @@ def searchsorted_f32(ctx: Context) -> Case:
     )
 
 
-@register(name="bincount")
-def bincount_i64(ctx: Context) -> Case:
-    """Counts of 2^24 (CUDA 2^26) int64 values in [0, 2^16): one wait for the values' range,
-    then the counts straight from the items (CUDA: one pass for the range, global atomics for
-    this many bins, Note [Counting in shared memory] in kernels/count.cu)."""
-    a = ctx.rng.integers(0, 1 << 16, _n(ctx), dtype=np.int64)
+def _bincount_case(ctx: Context, name: str, high: int) -> Case:
+    a = ctx.rng.integers(0, high, _n(ctx), dtype=np.int64)
     x, t = ctx.to_genesis(a), _torch(ctx, a)
     return Case(
-        "bincount",
+        name,
         size_str(a.size, a.dtype.name),
         ctx.fns(
             genesis=lambda: x.bincount(), numpy=lambda: np.bincount(a), torch=lambda: t.bincount()
@@ -149,20 +145,18 @@ def bincount_i64(ctx: Context) -> Case:
         nbytes=a.nbytes,
         goal=_goal(ctx),
     )
+
+
+@register(name="bincount")
+def bincount_i64(ctx: Context) -> Case:
+    """Counts of 2^24 (CUDA 2^26) int64 values in [0, 2^16): one wait for the values' range,
+    then the counts straight from the items (CUDA: one pass for the range, global atomics for
+    this many bins, Note [Counting in shared memory] in kernels/count.cu)."""
+    return _bincount_case(ctx, "bincount", 1 << 16)
 
 
 @register(name="bincount, 10 classes")
 def bincount_classes(ctx: Context) -> Case:
     """Class counts: 2^24 (CUDA 2^26) int64 labels in [0, 10), every bin hit by millions of
     items (CUDA: per-block counts in shared memory, Note [Counting in shared memory])."""
-    a = ctx.rng.integers(0, 10, _n(ctx), dtype=np.int64)
-    x, t = ctx.to_genesis(a), _torch(ctx, a)
-    return Case(
-        "bincount, 10 classes",
-        size_str(a.size, a.dtype.name),
-        ctx.fns(
-            genesis=lambda: x.bincount(), numpy=lambda: np.bincount(a), torch=lambda: t.bincount()
-        ),
-        nbytes=a.nbytes,
-        goal=_goal(ctx),
-    )
+    return _bincount_case(ctx, "bincount, 10 classes", 10)

@@ -39,11 +39,10 @@ __device__ __forceinline__ void block_min_max(long long& lo, long long& hi) {
   }
 }
 
-// Each block's (min, max) to partials[2b], partials[2b + 1].
-template <typename T>
-__global__ void value_range_kernel(const T* __restrict__ values, int64_t n,
-                                   int64_t* __restrict__ partials) {
-  long long lo = LLONG_MAX, hi = LLONG_MIN;
+// f(v) for every item of this thread's share of values[0, n): grid-stride, kUnroll loads in
+// flight before their items are used.
+template <typename T, typename F>
+__device__ __forceinline__ void for_each_item(const T* __restrict__ values, int64_t n, F&& f) {
   int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
   int64_t i = blockIdx.x * static_cast<int64_t>(kThreads) + threadIdx.x;
   for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
@@ -51,9 +50,17 @@ __global__ void value_range_kernel(const T* __restrict__ values, int64_t n,
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) v[u] = values[i + u * stride];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) lo = min(lo, (long long)v[u]), hi = max(hi, (long long)v[u]);
+    for (int u = 0; u < kUnroll; ++u) f(v[u]);
   }
-  for (; i < n; i += stride) lo = min(lo, (long long)values[i]), hi = max(hi, (long long)values[i]);
+  for (; i < n; i += stride) f(values[i]);
+}
+
+// Each block's (min, max) to partials[2b], partials[2b + 1].
+template <typename T>
+__global__ void value_range_kernel(const T* __restrict__ values, int64_t n,
+                                   int64_t* __restrict__ partials) {
+  long long lo = LLONG_MAX, hi = LLONG_MIN;
+  for_each_item(values, n, [&](T v) { lo = min(lo, (long long)v), hi = max(hi, (long long)v); });
   block_min_max(lo, hi);
   if (threadIdx.x == 0) partials[2 * blockIdx.x] = lo, partials[2 * blockIdx.x + 1] = hi;
 }
@@ -80,22 +87,10 @@ __global__ void count_shared_kernel(const T* __restrict__ values, int64_t n,
   extern __shared__ unsigned int local[];  // bins counters
   for (int b = threadIdx.x; b < bins; b += kThreads) local[b] = 0;
   __syncthreads();
-  int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
-  int64_t i = blockIdx.x * static_cast<int64_t>(kThreads) + threadIdx.x;
-  for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
-    T v[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) v[u] = values[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (static_cast<unsigned long long>(v[u]) < static_cast<unsigned long long>(bins))
-        atomicAdd(&local[v[u]], 1u);
-  }
-  for (; i < n; i += stride) {
-    T v = values[i];
+  for_each_item(values, n, [&](T v) {
     if (static_cast<unsigned long long>(v) < static_cast<unsigned long long>(bins))
       atomicAdd(&local[v], 1u);
-  }
+  });
   __syncthreads();
   for (int b = threadIdx.x; b < bins; b += kThreads)
     if (local[b] != 0) atomicAdd(&counts[b], static_cast<unsigned long long>(local[b]));
@@ -104,22 +99,10 @@ __global__ void count_shared_kernel(const T* __restrict__ values, int64_t n,
 template <typename T>
 __global__ void count_global_kernel(const T* __restrict__ values, int64_t n,
                                     unsigned long long* __restrict__ counts, int64_t bins) {
-  int64_t stride = static_cast<int64_t>(gridDim.x) * kThreads;
-  int64_t i = blockIdx.x * static_cast<int64_t>(kThreads) + threadIdx.x;
-  for (; i + (kUnroll - 1) * stride < n; i += kUnroll * stride) {
-    T v[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) v[u] = values[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u)
-      if (static_cast<unsigned long long>(v[u]) < static_cast<unsigned long long>(bins))
-        atomicAdd(&counts[v[u]], 1ull);
-  }
-  for (; i < n; i += stride) {
-    T v = values[i];
+  for_each_item(values, n, [&](T v) {
     if (static_cast<unsigned long long>(v) < static_cast<unsigned long long>(bins))
       atomicAdd(&counts[v], 1ull);
-  }
+  });
 }
 
 template <typename T>
