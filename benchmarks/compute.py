@@ -271,6 +271,39 @@ def max_dim1(ctx: Context) -> Case:
     )
 
 
+def _aminmax(ctx: Context, dim: int | None) -> Case:
+    """min and max together (NumPy: a.min() and a.max(), two passes). On the CPU a contiguous
+    input takes one pass (Note [Min and max in one pass] in csrc/cpu/min_max.cpp): goal >= 1x
+    torch there; CUDA still runs two reductions (no goal)."""
+    n = _side(ctx)
+    a = _normal(ctx, (n, n))
+    x, t = ctx.to_genesis(a), _torch(ctx, a)
+    kw = {} if dim is None else {"dim": dim}
+    axis = None if dim is None else dim
+    goal = None if ctx.quick or ctx.on_cuda else Goal(">= 1x torch", min_speedup=1.0)
+    return Case(
+        "aminmax()" if dim is None else f"aminmax(dim={dim})",
+        size_str(a.shape, "float32"),
+        ctx.fns(
+            genesis=lambda: tuple(genesis.aminmax(x, **kw)),
+            numpy=lambda: (a.min(axis=axis), a.max(axis=axis)),
+            torch=lambda: tuple(ctx.torch.aminmax(t, **kw)),
+        ),
+        nbytes=a.nbytes,
+        goal=goal,
+    )
+
+
+@register(name="aminmax()")
+def aminmax_all(ctx: Context) -> Case:
+    return _aminmax(ctx, None)
+
+
+@register(name="aminmax(dim=1)")
+def aminmax_dim1(ctx: Context) -> Case:
+    return _aminmax(ctx, 1)
+
+
 def _cumsum(ctx: Context, dim: int) -> Case:
     """A float32 cumsum of uniform [0, 1) values (no cancellation), checked against NumPy's
     float64 cumsum rounded to float32. Informational, no goal."""

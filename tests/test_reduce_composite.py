@@ -44,6 +44,7 @@ def _close(got, want, dtype=None):
 
 
 DIMS = [None, 0, -1, (0, 2), (2, 0, 1), ()]
+NP_OF = {genesis.float32: np.float32, genesis.float64: np.float64}
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
@@ -60,6 +61,57 @@ def test_amax_amin_aminmax(device, dtype):
     _close(r.min, w.min, dtype)
     _close(r.max, w.max, dtype)
     _close(genesis.aminmax(x).max, torch.aminmax(t).max, dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 300_001])
+def test_aminmax_in_one_pass(device, dtype, n):
+    # A contiguous CPU input over every dim or its last dim takes one pass (Note [Min and max in
+    # one pass]): 16 lanes, a tail, pieces over the threads for a long row. Other layouts, bool,
+    # the 16-bit floats and CUDA take two reductions; all must agree with NumPy.
+    if dtype is genesis.bool:
+        pytest.skip("torch's aminmax of bool is covered by any/all")
+    x, _ = make_tensor((n,), dtype, device, seed=n)
+    a = to_numpy(x).astype(np.float64)
+    r = genesis.aminmax(x)
+    assert r.min.shape == () and r.min.dtype == dtype
+    assert to_numpy(r.min) == a.min() and to_numpy(r.max) == a.max()
+    k = genesis.aminmax(x, keepdim=True)
+    assert k.min.shape == (1,) and to_numpy(k.max)[0] == a.max()
+    rows = x[: n - n % 3].reshape(3, -1) if n >= 3 else x.reshape(1, -1)
+    b = to_numpy(rows).astype(np.float64)
+    for dim, keepdim in ((-1, False), (1, True), (0, False)):
+        got = genesis.aminmax(rows, dim=dim, keepdim=keepdim)
+        np.testing.assert_array_equal(to_numpy(got.min), b.min(axis=dim, keepdims=keepdim))
+        np.testing.assert_array_equal(to_numpy(got.max), b.max(axis=dim, keepdims=keepdim))
+
+
+@pytest.mark.parametrize("where", [0, 5, 16, 40, -1])
+def test_aminmax_nan_anywhere(device, where):
+    # NaN in a lane's first item, inside the lanes, after them, and in the tail: both NaN.
+    a = np.random.default_rng(4).standard_normal(10_001).astype(np.float32)
+    a[where] = np.nan
+    for t in (genesis.tensor(a, device=device), genesis.tensor(a.reshape(73, 137), device=device)):
+        r = genesis.aminmax(t)
+        assert np.isnan(to_numpy(r.min)) and np.isnan(to_numpy(r.max))
+    rows = genesis.aminmax(genesis.tensor(a[:10_000].reshape(100, 100), device=device), dim=1)
+    nan_row = (where % 10_001) // 100 if where != -1 else None
+    for i, (lo, hi) in enumerate(zip(to_numpy(rows.min), to_numpy(rows.max))):
+        assert np.isnan(lo) == np.isnan(hi) == (i == nan_row)
+
+
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+def test_aminmax_infinities_are_no_nan(device, dtype):
+    # An infinity turns the one pass's NaN check on (inf * 0 is NaN); its second look finds none.
+    a = np.random.default_rng(5).standard_normal(5000)
+    a[[7, 3000]] = np.inf
+    a[100] = -np.inf
+    r = genesis.aminmax(genesis.tensor(a, dtype=dtype, device=device))
+    assert to_numpy(r.min) == -np.inf and to_numpy(r.max) == np.inf
+    rows = genesis.aminmax(genesis.tensor(a.reshape(50, 100), dtype=dtype, device=device), dim=1)
+    want = a.reshape(50, 100).astype(NP_OF[dtype])
+    np.testing.assert_array_equal(to_numpy(rows.min), want.min(1))
+    np.testing.assert_array_equal(to_numpy(rows.max), want.max(1))
 
 
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=dtype_id)
