@@ -12,7 +12,8 @@ struct ReduceLaunch {
   ops::ReduceOp op = ops::ReduceOp::Sum;
   int dtype = 0;  // of the input; value results have the same dtype
   const void* in = nullptr;
-  void* out = nullptr;           // values (may be null for argmax/argmin)
+  void* out = nullptr;           // values (may be null for argmax/argmin); MinMax: the minima
+  void* out_max = nullptr;       // MinMax: the maxima
   int64_t* out_index = nullptr;  // argmax/argmin
   const void* center = nullptr;  // SumSquares: one value per output, input dtype
   ops::ReduceShape shape;

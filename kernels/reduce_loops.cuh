@@ -58,6 +58,7 @@ struct ReduceArgs {
   using Acc = typename Red::Acc;
   const T* in;
   T* out;
+  T* out_max;
   int64_t* out_index;
   const T* center;
   int64_t outer, reduce, inner;
@@ -70,6 +71,10 @@ template <typename C>
 struct is_value_index : std::false_type {};
 template <typename C>
 struct is_value_index<ops::ValueIndex<C>> : std::true_type {};
+template <typename C>
+struct is_low_high : std::false_type {};
+template <typename C>
+struct is_low_high<ops::LowHigh<C>> : std::true_type {};
 
 template <typename Red, typename T>
 __device__ __forceinline__ void store_result(const ReduceArgs<Red, T>& a, int64_t j,
@@ -78,6 +83,9 @@ __device__ __forceinline__ void store_result(const ReduceArgs<Red, T>& a, int64_
   if constexpr (is_value_index<Acc>::value) {
     a.out_index[j] = acc.i;
     if (a.out != nullptr) a.out[j] = convert<T>(acc.v);
+  } else if constexpr (is_low_high<Acc>::value) {
+    a.out[j] = convert<T>(acc.lo);
+    a.out_max[j] = convert<T>(acc.hi);
   } else {
     if constexpr (std::is_floating_point_v<Acc>) {
       if (a.finish.divide) acc = acc / static_cast<Acc>(a.finish.divisor);
@@ -257,6 +265,7 @@ void run_reduce(const ReduceLaunch& l, cudaStream_t stream) {
   using Acc = typename Red::Acc;
   ReduceArgs<Red, T> a{static_cast<const T*>(l.in),
                        static_cast<T*>(l.out),
+                       static_cast<T*>(l.out_max),
                        l.out_index,
                        static_cast<const T*>(l.center),
                        l.shape.outer,

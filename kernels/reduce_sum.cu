@@ -4,6 +4,7 @@
 namespace genesis::kernels {
 
 void launch_reduce_extreme(const ReduceLaunch& l, cudaStream_t stream);  // reduce_extreme.cu
+void launch_reduce_min_max(const ReduceLaunch& l, cudaStream_t stream);  // reduce_min_max.cu
 
 // Note [Reduction chunks]: when the outputs alone leave the GPU idle (a full reduction, a few
 // long rows), each row is cut into chunks, a block each, whose partials a final kernel combines.
@@ -57,6 +58,8 @@ void launch_reduce(const ReduceLaunch& l, void* stream_ptr) {
     case ReduceOp::ArgMax:
     case ReduceOp::ArgMin:
       return launch_reduce_extreme(l, stream);
+    case ReduceOp::MinMax:
+      return launch_reduce_min_max(l, stream);
     case ReduceOp::All:
       return run_reduce<ops::LogicalReducer<true>, bool>(l, stream);
     case ReduceOp::Any:

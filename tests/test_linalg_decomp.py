@@ -179,7 +179,7 @@ def test_cholesky_nan_item_spreads_without_error(device, n):
 SMALL_CASES = [
     (batch, n)
     for batch in [(0,), (1,), (2,), (3, 5), (40,)]
-    for n in [2, 16, 64, 129, 200]
+    for n in [2, 16, 32, 33, 64, 129, 200]
     if n <= {(40,): 64, (3, 5): 129}.get(batch, 200)  # the CPU's time
 ]
 
@@ -258,6 +258,23 @@ def test_batched_small_cholesky(device, dtype, batch, n, upper):
     a_in = a + (junk.T if upper else junk)
     got = genesis.linalg.cholesky(_g(a_in, dtype, device), upper=upper)
     _close(got, torch.linalg.cholesky(_t(a), upper=upper).numpy(), dtype, scale=10)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("n", [1, 5, 32, 33, 64])
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_of_many_small_matrices(device, dtype, n, upper):
+    # Over 1024 matrices (Note [Batched small matrices]): CUDA's own kernel for n <= 32 (an
+    # 8 x 8 block of threads), cuSOLVER's batched call above; one item not positive-definite.
+    a = _spd((1500, n, n), seed=n) / n
+    got = genesis.linalg.cholesky(_g(a, dtype, device), upper=upper)
+    _close(got, torch.linalg.cholesky(_t(a), upper=upper).numpy(), dtype, scale=10)
+    # Note [Cholesky layouts]: L column-major only from cuSOLVER's call (CUDA, n > 32 here)
+    transposed = device == "cuda" and not upper and n > 32
+    assert (got.mT if transposed else got).is_contiguous()
+    a[1234, n - 1, n - 1] = -1.0
+    with pytest.raises(genesis.linalg.LinAlgError, match=rf"Batch element 1234\): .*order {n} "):
+        genesis.linalg.cholesky(_g(a, dtype, device), upper=upper)
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)

@@ -66,9 +66,10 @@ def test_amax_amin_aminmax(device, dtype):
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 @pytest.mark.parametrize("n", [1, 15, 16, 17, 1000, 300_001])
 def test_aminmax_in_one_pass(device, dtype, n):
-    # A contiguous CPU input over every dim or its last dim takes one pass (Note [Min and max in
-    # one pass]): 16 lanes, a tail, pieces over the threads for a long row. Other layouts, bool,
-    # the 16-bit floats and CUDA take two reductions; all must agree with NumPy.
+    # Rows (the reduced items contiguous) take one pass on the CPU (Note [Min and max in one
+    # pass]): 16 lanes, a tail, pieces over the threads for a long row; columns, bool and the
+    # 16-bit floats take two reductions there. CUDA reads once (MinMaxReducer), in chunks for a
+    # long row (300_001). All must agree with NumPy.
     if dtype is genesis.bool:
         pytest.skip("torch's aminmax of bool is covered by any/all")
     x, _ = make_tensor((n,), dtype, device, seed=n)
@@ -84,6 +85,39 @@ def test_aminmax_in_one_pass(device, dtype, n):
         got = genesis.aminmax(rows, dim=dim, keepdim=keepdim)
         np.testing.assert_array_equal(to_numpy(got.min), b.min(axis=dim, keepdims=keepdim))
         np.testing.assert_array_equal(to_numpy(got.max), b.max(axis=dim, keepdims=keepdim))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize(
+    "shape, dim",
+    [
+        ((4096, 8), 0),  # columns: many chunks of the reduced dim, a block combines each output
+        ((1000, 300), 0),  # columns: a few chunks, a thread combines each output
+        ((7, 50_001), 1),  # few long rows, cut into chunks
+        ((64, 9, 33), (0, 2)),  # dims apart: permuted first
+        ((5, 1, 3), 1),  # only a size-1 dim reduced
+    ],
+)
+def test_aminmax_layouts(device, dtype, shape, dim):
+    # Every reduction layout against NumPy, bit for bit (min and max pick an item), also through
+    # a transposed and a reversed view.
+    x, _ = make_tensor(shape, dtype, device, seed=len(shape) + shape[-1])
+    for view in (x, x.flip(-1), x.transpose(0, -1).transpose(0, -1)):
+        a = to_numpy(view)
+        r = genesis.aminmax(view, dim=dim)
+        np.testing.assert_array_equal(to_numpy(r.min), a.min(axis=dim))
+        np.testing.assert_array_equal(to_numpy(r.max), a.max(axis=dim))
+        assert r.min.dtype == dtype and r.max.dtype == dtype
+
+
+def test_aminmax_of_nothing_raises(device):
+    # No identity for min or max: an empty reduced dim raises, an empty kept dim gives empties.
+    with pytest.raises(IndexError, match="aminmax"):
+        genesis.zeros(2, 0, device=device).aminmax(dim=1)
+    with pytest.raises(IndexError, match="aminmax"):
+        genesis.aminmax(genesis.zeros(0, device=device))
+    r = genesis.zeros(0, 3, device=device).aminmax(dim=1)
+    assert r.min.shape == (0,) and r.max.shape == (0,)
 
 
 @pytest.mark.parametrize("where", [0, 5, 16, 40, -1])

@@ -5,7 +5,7 @@
 namespace genesis::cuda {
 
 void reduce(ops::ReduceOp, const Tensor&, const ops::ReduceShape&, const Tensor&, const Tensor&,
-            const Tensor&, const ops::ReduceFinish&) {
+            const Tensor&, const ops::ReduceFinish&, const Tensor&) {
   no_device();
 }
 

@@ -9,7 +9,8 @@
 namespace genesis::cuda {
 
 void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, const Tensor& out,
-            const Tensor& index, const Tensor& center, const ops::ReduceFinish& finish) {
+            const Tensor& index, const Tensor& center, const ops::ReduceFinish& finish,
+            const Tensor& maxs) {
   if (shape.outputs() == 0) return;
   int device = in.device().index;
   DeviceGuard guard(device);
@@ -18,6 +19,7 @@ void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, c
   l.dtype = static_cast<int>(in.dtype());
   l.in = in.data();
   l.out = out.defined() ? out.mutable_data() : nullptr;
+  l.out_max = maxs.defined() ? maxs.mutable_data() : nullptr;
   l.out_index = index.defined() ? index.mutable_data_as<int64_t>() : nullptr;
   l.center = center.defined() ? center.data() : nullptr;
   l.shape = shape;

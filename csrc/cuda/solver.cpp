@@ -60,12 +60,13 @@
 //    writes n 1-based pivots per matrix and one info per matrix (i > 0: U(i, i) is exactly zero,
 //    the factorisation still completed), the layout of the loop's getrf; getrsBatched's info is
 //    a host int that only reports a bad argument.
-//  - Cholesky (potrf) of order n <= 64 and at most 1024 matrices: genesis's own kernel, one
-//    block per matrix in shared memory (Note [Small Cholesky in shared memory] in
-//    kernels/cholesky_small.cu). At 1024 matrices of 64 x 64 float32 on an H200 the op took 203
-//    us against 219 through cuSOLVER, but its kernel 92 us against cuSOLVER's 71: the saving is
-//    in launches and host work, and by that count cuSOLVER wins from about 1800 such matrices
-//    on, so larger batches stay with it. Otherwise
+//  - Cholesky (potrf) of order n <= 32, and of n <= 64 with at most 1024 matrices: genesis's
+//    own kernel, several matrices a block in shared memory (Note [Small Cholesky in shared
+//    memory] in kernels/cholesky_small.cu). On an H200 (float32, the op, against PyTorch's):
+//    16384 matrices of 32 x 32 0.43 against 0.57 ms, 65536 1.31 against 1.99 ms; 1024 of
+//    64 x 64 155 against 167 us; 2048 of them through cuSOLVER 283 against 275 us. Over order
+//    32 a block holds one matrix, and the kernel's time grows with the batch faster than
+//    cuSOLVER's, so larger batches of such orders stay with cuSOLVER. Otherwise
 //    cusolverDn<S|D>potrfBatched whenever batch > 1, as PyTorch: on the H100
 //    it was at most about 7% slower than the loop (2 matrices, n = 1024) and up to 100 times
 //    faster (512, n = 129: 54 ms vs 0.5). Only from cuSOLVER 11.1.1 (CUDA 11.3) on: PyTorch found
@@ -378,18 +379,23 @@ void linalg_getrs(const Tensor& lu, const Tensor& ipiv, const Tensor& b, const c
   });
 }
 
-void linalg_potrf(const Tensor& a, bool lower, const Tensor& info, const char* op) {
+bool potrf_in_own_kernel(int64_t n, int64_t batch) {
+  return n <= kernels::kSmallCholeskyNarrowOrder ||
+         (n <= kernels::kSmallCholeskyMaxOrder && batch <= kSmallCholeskyMaxBatch);
+}
+
+bool linalg_potrf(const Tensor& a, bool lower, const Tensor& info, const char* op) {
   const Dims d = dims_of(a, op);
-  if (d.rows == 0 || d.batch == 0) return;
+  if (d.rows == 0 || d.batch == 0) return true;
   // Note [Batched small matrices]: small orders and batches in genesis's own kernel.
-  if (d.rows <= kernels::kSmallCholeskyMaxOrder && d.batch <= kSmallCholeskyMaxBatch) {
+  if (potrf_in_own_kernel(d.rows, d.batch)) {
     const int device = a.device().index;
     DeviceGuard guard(device);
     kernels::launch_cholesky_small(a.mutable_data(), a.dtype() == ScalarType::Float64, d.rows,
                                    d.batch, lower, ptr<int>(info),
                                    reinterpret_cast<void*>(current_stream(device)));
     GENESIS_CUDA_CHECK(cudaGetLastError());
-    return;
+    return true;
   }
   Session session(a, op);
   const int fill = lower ? kFillLower : kFillUpper;
@@ -414,6 +420,7 @@ void linalg_potrf(const Tensor& a, bool lower, const Tensor& info, const char* o
                            ptr<T>(work), lwork, ptr<int>(info) + b),
                    "cusolverDnXpotrf", op);
   });
+  return false;
 }
 
 void linalg_geqrf(const Tensor& a, const Tensor& tau, const char* op) {

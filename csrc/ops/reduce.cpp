@@ -5,6 +5,7 @@
 
 #include "core/errors.h"
 #include "core/scalar.h"
+#include "cpu/min_max.h"
 #include "cpu/reduce.h"
 #include "cuda/reduce.h"
 #include "cuda/softmax.h"
@@ -211,6 +212,25 @@ Tensor amax(const Tensor& t, const Dims& dims, bool keepdim, bool is_max) {
   Tensor out = Tensor::empty(l.out_sizes, t.dtype(), t.device());
   run(is_max ? ReduceOp::Max : ReduceOp::Min, l, out, Tensor());
   return out;
+}
+
+std::pair<Tensor, Tensor> aminmax(const Tensor& t, const Dims& dims, bool keepdim) {
+  const char* name = "aminmax";
+  Layout l = layout(t, dims, keepdim, name);
+  check_nonempty(l, name);
+  Tensor lo = Tensor::empty(l.out_sizes, t.dtype(), t.device());
+  Tensor hi = Tensor::empty(l.out_sizes, t.dtype(), t.device());
+  if (l.in.is_cuda()) {
+    cuda::reduce(ReduceOp::MinMax, l.in, l.shape, lo, Tensor(), Tensor(), {}, hi);
+    return {lo, hi};
+  }
+  // The CPU reads rows in one pass (reduced items contiguous); columns take two reductions.
+  if (l.shape.inner == 1 && l.shape.outputs() > 0 &&
+      cpu::min_max_rows(l.in, l.shape.outer, l.shape.reduce, lo, hi))
+    return {lo, hi};
+  run(ReduceOp::Min, l, lo, Tensor());
+  run(ReduceOp::Max, l, hi, Tensor());
+  return {lo, hi};
 }
 
 Tensor norm2(const Tensor& t, const Dims& dims, bool keepdim) {

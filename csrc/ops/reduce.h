@@ -25,6 +25,9 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& t, int64_t dim, bool keepdim
 Tensor arg_extreme(const Tensor& t, std::optional<int64_t> dim, bool keepdim, bool is_max);
 // amax/amin: the largest (smallest) value over dims, without indices; an empty reduced dim raises.
 Tensor amax(const Tensor& t, const Dims& dims, bool keepdim, bool is_max);
+// (amin, amax) over dims, in one read of the input where the device has a pass for it (Note [Min
+// and max in one pass] in cpu/min_max.cpp; MinMaxReducer on CUDA).
+std::pair<Tensor, Tensor> aminmax(const Tensor& t, const Dims& dims, bool keepdim);
 // sqrt(sum(x * x)) over dims in one pass (the 2-norm), floating dtypes; 16-bit floats accumulate
 // in float32.
 Tensor norm2(const Tensor& t, const Dims& dims, bool keepdim);

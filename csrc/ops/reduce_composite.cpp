@@ -4,7 +4,6 @@
 #include <limits>
 
 #include "core/errors.h"
-#include "cpu/min_max.h"
 #include "cuda/softmax.h"
 #include "ops/composed.h"
 #include "ops/convert.h"
@@ -98,31 +97,6 @@ Tensor count_nonzero(const Tensor& t, const Dims& dims) {
                        ? t
                        : binary(BinaryOp::Ne, t, Scalar(int64_t{0}), "count_nonzero");
   return sum(nonzero, dims, false, ScalarType::Int64);
-}
-
-std::pair<Tensor, Tensor> aminmax(const Tensor& t, const Dims& dims, bool keepdim) {
-  // A contiguous CPU input reduced over every dim or its last: one pass (Note [Min and max in
-  // one pass] in cpu/min_max.cpp). Anything else, and CUDA, takes two reductions.
-  if (!t.is_cuda() && t.is_contiguous() && t.numel() > 0) {
-    const bool all = !dims || dims->empty();
-    const bool last = !all && dims->size() == 1 && t.ndim() > 0 &&
-                      wrap_dim((*dims)[0], t.ndim(), "aminmax") == t.ndim() - 1;
-    if (all || last) {
-      const int64_t len = all ? t.numel() : t.sizes().back();
-      Shape out_sizes = t.sizes();
-      if (all) {
-        out_sizes = keepdim ? Shape(t.ndim(), 1) : Shape{};
-      } else if (keepdim) {
-        out_sizes.back() = 1;
-      } else {
-        out_sizes.pop_back();
-      }
-      Tensor lo = Tensor::empty(out_sizes, t.dtype(), t.device());
-      Tensor hi = Tensor::empty(out_sizes, t.dtype(), t.device());
-      if (cpu::min_max_rows(t, t.numel() / len, len, lo, hi)) return {lo, hi};
-    }
-  }
-  return {amax(t, dims, keepdim, false), amax(t, dims, keepdim, true)};
 }
 
 Tensor vector_norm(const Tensor& t, double ord, const Dims& dims, bool keepdim,

@@ -18,8 +18,6 @@ Tensor nansum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<Sca
 Tensor nanmean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
 // The number of non-zero elements over dims (int64).
 Tensor count_nonzero(const Tensor& t, const Dims& dims);
-// (min, max) over dims.
-std::pair<Tensor, Tensor> aminmax(const Tensor& t, const Dims& dims, bool keepdim);
 // The vector p-norm over dims (all of them when absent): sum(|x|^p)^(1/p); p = inf/-inf: the
 // max/min of |x|; p = 0: the count of non-zeros. Floating inputs only; dtype converts first.
 Tensor vector_norm(const Tensor& t, double ord, const Dims& dims, bool keepdim,

@@ -13,7 +13,19 @@
 
 namespace genesis::ops {
 
-enum class ReduceOp : int { Sum, Prod, SumSquares, SumExp, Max, Min, ArgMax, ArgMin, All, Any };
+enum class ReduceOp : int {
+  Sum,
+  Prod,
+  SumSquares,
+  SumExp,
+  Max,
+  Min,
+  ArgMax,
+  ArgMin,
+  All,
+  Any,
+  MinMax,  // aminmax in one pass (CUDA; the CPU has its own, cpu/min_max.h)
+};
 
 template <typename A>
 struct SumReducer {
@@ -87,6 +99,27 @@ struct ExtremeReducer {
       return a > b ? a : b;
     else
       return a < b ? a : b;
+  }
+};
+
+// Both extremes at once: one read of the input for aminmax. Each half behaves as its
+// ExtremeReducer, NaN included.
+template <typename C>
+struct LowHigh {
+  C lo, hi;
+};
+
+template <typename C>
+struct MinMaxReducer {
+  using Acc = LowHigh<C>;
+  static GENESIS_HD Acc identity() { return {highest_value<C>(), lowest_value<C>()}; }
+  template <typename V>
+  static GENESIS_HD Acc load(V v, int64_t) {
+    return {static_cast<C>(v), static_cast<C>(v)};
+  }
+  static GENESIS_HD Acc combine(Acc a, Acc b) {
+    return {ExtremeReducer<C, false>::combine(a.lo, b.lo),
+            ExtremeReducer<C, true>::combine(a.hi, b.hi)};
   }
 };
 
