@@ -319,10 +319,10 @@ def test_tril_triu_diag_repeat_every_dtype(device, dtype):
             np.testing.assert_array_equal(to_numpy(got), np.tril(a, kk))
         np.testing.assert_array_equal(to_numpy(genesis.triu(x, k)), np.triu(a, kk))
     y = x.clone()
-    y.tril_(1)
+    assert y.tril_(1) is y  # in place, returning itself as PyTorch's
     np.testing.assert_array_equal(to_numpy(y), np.tril(a, 1))
     y = x.clone()
-    y.triu_(-2)
+    assert y.triu_(-2) is y
     np.testing.assert_array_equal(to_numpy(y), np.triu(a, -2))
     v = x[0, 0]
     for k in (0, 2, -1):

@@ -254,14 +254,26 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
   cls.def(
       "tril", [](const Tensor& t, int64_t k) { return ag::tril(t, k, false); },
       py::arg("diagonal") = 0, d::kTril);
-  cls.def("tril_", &ops::tril_, py::arg("diagonal") = 0, d::kTrilInPlace);
+  cls.def(
+      "tril_",
+      [](py::object self, int64_t k) {
+        ops::tril_(self.cast<const Tensor&>(), k);
+        return self;  // as PyTorch's in-place methods
+      },
+      py::arg("diagonal") = 0, d::kTrilInPlace);
   m.def(
       "triu", [](const Tensor& t, int64_t k) { return ag::tril(t, k, true); }, py::arg("input"),
       py::arg("diagonal") = 0, function_doc(d::kTriu));
   cls.def(
       "triu", [](const Tensor& t, int64_t k) { return ag::tril(t, k, true); },
       py::arg("diagonal") = 0, d::kTriu);
-  cls.def("triu_", &ops::triu_, py::arg("diagonal") = 0, d::kTriuInPlace);
+  cls.def(
+      "triu_",
+      [](py::object self, int64_t k) {
+        ops::triu_(self.cast<const Tensor&>(), k);
+        return self;  // as PyTorch's in-place methods
+      },
+      py::arg("diagonal") = 0, d::kTriuInPlace);
   auto indices = [](bool lower) {
     return [lower](int64_t row, int64_t col, int64_t offset, py::handle dtype, py::handle device) {
       const char* op = lower ? "tril_indices" : "triu_indices";

@@ -527,12 +527,13 @@ Args:
     diagonal (int): the last diagonal kept. Default: 0.
 
 Returns:
-    None: the tensor is modified in place.
+    Tensor: the tensor itself, modified in place.
 
 Example::
 
     >>> x = genesis.ones(2, 2)
-    >>> x.tril_()
+    >>> x.tril_() is x
+    True
     >>> x.tolist()
     [[1.0, 0.0], [1.0, 1.0]]
 )doc";
@@ -544,12 +545,13 @@ Args:
     diagonal (int): the first diagonal kept. Default: 0.
 
 Returns:
-    None: the tensor is modified in place.
+    Tensor: the tensor itself, modified in place.
 
 Example::
 
     >>> x = genesis.ones(2, 2)
-    >>> x.triu_()
+    >>> x.triu_() is x
+    True
     >>> x.tolist()
     [[1.0, 1.0], [0.0, 1.0]]
 )doc";
