@@ -135,6 +135,84 @@ def permute(ctx: Context) -> Case:
     )
 
 
+def _narrow_case(ctx: Context, name: str, shape: tuple, dtype: type, view, np_view) -> Case:
+    """A transpose with a narrow side (Note [Narrow transposes]); goal >= 1x torch on CUDA."""
+    if np.issubdtype(dtype, np.integer):
+        a = ctx.rng.integers(0, 256, shape, dtype=dtype)
+    else:
+        a = ctx.rng.random(shape, dtype=np.float32).astype(dtype)
+    x = ctx.to_genesis(a)
+    t = ctx.to_torch(a) if ctx.torch is not None else None
+    goal = Goal(">= 1x torch", min_speedup=1.0) if ctx.on_cuda and not ctx.quick else None
+    return Case(
+        name,
+        size_str(a.shape, a.dtype.name),
+        ctx.fns(
+            genesis=lambda: view(x).contiguous(),
+            numpy=lambda: np.ascontiguousarray(np_view(a)),
+            torch=lambda: view(t).contiguous(),
+        ),
+        nbytes=2 * a.nbytes,
+        goal=goal,
+    )
+
+
+def _image_side(ctx: Context) -> int:
+    return ctx.pick(1024, 64, cuda=2048)
+
+
+@register(name="HWC -> CHW permute(2, 0, 1)")
+def hwc_to_chw_u8(ctx: Context) -> Case:
+    n = _image_side(ctx)
+    return _narrow_case(
+        ctx,
+        "HWC -> CHW permute(2, 0, 1)",
+        (n, n, 3),
+        np.uint8,
+        lambda x: x.permute(2, 0, 1),
+        lambda a: a.transpose(2, 0, 1),
+    )
+
+
+@register(name="HWC -> CHW permute(2, 0, 1)")
+def hwc_to_chw_f32(ctx: Context) -> Case:
+    n = _image_side(ctx)
+    return _narrow_case(
+        ctx,
+        "HWC -> CHW permute(2, 0, 1)",
+        (n, n, 3),
+        np.float32,
+        lambda x: x.permute(2, 0, 1),
+        lambda a: a.transpose(2, 0, 1),
+    )
+
+
+@register(name="CHW -> HWC permute(1, 2, 0)")
+def chw_to_hwc_u8(ctx: Context) -> Case:
+    n = _image_side(ctx)
+    return _narrow_case(
+        ctx,
+        "CHW -> HWC permute(1, 2, 0)",
+        (3, n, n),
+        np.uint8,
+        lambda x: x.permute(1, 2, 0),
+        lambda a: a.transpose(1, 2, 0),
+    )
+
+
+@register(name="mT.contiguous() of small matrices")
+def small_matrices_mt(ctx: Context) -> Case:
+    b = ctx.pick(4096, 64, cuda=16384)
+    return _narrow_case(
+        ctx,
+        "mT.contiguous() of small matrices",
+        (b, 8, 8),
+        np.float32,
+        lambda x: x.mT,
+        lambda a: np.swapaxes(a, -1, -2),
+    )
+
+
 @register(name="clone")
 def clone(ctx: Context) -> Case:
     a = ctx.rng.random(ctx.pick(1 << 24, 1 << 16), dtype=np.float32)

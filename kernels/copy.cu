@@ -4,12 +4,14 @@
 //    index is unravelled over at most kMaxKernelDims dims, in 32-bit arithmetic when it fits;
 //  - a same-dtype transpose (the destination is dense along one dim, the source along another):
 //    tiles staged in shared memory, 16-byte vectors on both sides, Note [Tiled transposes] in
-//    kernels/transpose_tiles.cuh. Same-dtype copies use item-sized words, whatever the dtype,
+//    kernels/transpose_tiles.cuh, or, with a narrow side, Note [Narrow transposes] in
+//    kernels/transpose_narrow.cuh. Same-dtype copies use item-sized words, whatever the dtype,
 //    so they need no per-dtype instantiation.
 #include <cuda_runtime.h>
 
 #include "kernels/copy.cuh"
 #include "kernels/dtype_traits.cuh"
+#include "kernels/transpose_narrow.cuh"
 #include "kernels/transpose_tiles.cuh"
 
 namespace genesis::kernels {
@@ -96,6 +98,7 @@ bool try_transpose(void* dst, const void* src, const Geometry& g, cudaStream_t s
   TransposeTilesArgs a;
   int64_t batches = 0;
   if (!plan_transpose_tiles(g, E, dst, src, &a, &batches)) return false;
+  if (try_narrow_transpose<E>(a, batches, stream)) return true;  // Note [Narrow transposes]
   bool vec_load = tiles_aligned(src, a.src_col, a.src_batch, a.nbatch);
   bool vec_store = tiles_aligned(dst, a.dst_row, a.dst_batch, a.nbatch);
   auto kernel = vec_load

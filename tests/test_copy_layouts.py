@@ -140,3 +140,45 @@ def test_transpose_spanning_many_tiles(device, dtype, m, n):
     t = genesis.tensor(a, dtype=dtype, device=device)
     np.testing.assert_array_equal(to_numpy(t.t().contiguous()), a.T)
     np.testing.assert_array_equal(to_numpy(t[1:, 3:].t().contiguous()), a[1:, 3:].T)
+
+
+def mT(x):
+    """The last two dims swapped, for a genesis tensor and a NumPy array alike."""
+    return x.mT if isinstance(x, genesis.Tensor) else np.swapaxes(x, -1, -2)
+
+
+NARROW_LAYOUTS = {
+    # name: (shape, view); CUDA runs these through Note [Narrow transposes]
+    "hwc_to_chw": ((37, 41, 3), permute(2, 0, 1)),  # 3 narrow rows, one span
+    "hwc_to_chw_many_spans": ((200, 300, 3), permute(2, 0, 1)),
+    "rgba_to_chw": ((64, 50, 4), permute(2, 0, 1)),
+    "chw_to_hwc": ((3, 200, 300), permute(1, 2, 0)),  # 3 narrow columns
+    "sixteen_rows": ((5000, 16), lambda x: x.T),
+    "batched_images": ((5, 30, 20, 3), permute(0, 3, 1, 2)),
+    "small_matrices": ((1000, 8, 8), mT),
+    "matrices_33": ((300, 33, 33), mT),
+    "odd_small_matrices": ((7, 5, 3), mT),
+    "two_batch_dims": ((4, 6, 5, 7), mT),
+    "one_small_matrix": ((9, 7), lambda x: x.T),
+    "strided_batch_of_matrices": ((10, 8, 8), lambda x: mT(x[::2])),
+    "sliced_columns": ((50, 40, 3), lambda x: permute(2, 0, 1)(x[:, 3:])),
+}
+
+
+@pytest.mark.parametrize("layout", list(NARROW_LAYOUTS))
+def test_narrow_transposes(device, dtype, layout):
+    shape, view = NARROW_LAYOUTS[layout]
+    a = random_array(shape, dtype, seed=len(shape) + shape[-1])
+    got = view(genesis.tensor(a, dtype=dtype, device=device)).contiguous()
+    expected = view(a)
+    assert got.dtype is dtype and got.shape == expected.shape and got.is_contiguous()
+    np.testing.assert_array_equal(to_numpy(got), expected)
+
+
+@pytest.mark.parametrize("dtype", [genesis.uint8, genesis.float32], ids=dtype_id)
+def test_narrow_transpose_batches_beyond_one_launch(device, dtype):
+    # Matrices that are not packed (every other one) take the narrow-rows kernel, one batch
+    # entry a block row: more than one launch's 65535.
+    a = random_array((140_001, 2, 3), dtype, seed=13)
+    got = mT(genesis.tensor(a, device=device)[::2]).contiguous()
+    np.testing.assert_array_equal(to_numpy(got), np.swapaxes(a[::2], -1, -2))
