@@ -31,18 +31,6 @@ constexpr int kNarrowSide = 64;     // the most bytes of a narrow row or column
 
 __host__ __device__ inline int64_t odd_pitch(int64_t n) { return n | 1; }
 
-// Adds the byte offsets of batch entry a.batch0 + blockIdx.y.
-__device__ __forceinline__ void add_batch_offsets(const TransposeTilesArgs& a, int64_t& src_off,
-                                                  int64_t& dst_off) {
-  int64_t b = a.batch0 + blockIdx.y;
-  for (int k = 0; k < a.nbatch; ++k) {
-    int64_t i = b % a.batch_sizes[k];
-    b /= a.batch_sizes[k];
-    src_off += i * a.src_batch[k];
-    dst_off += i * a.dst_batch[k];
-  }
-}
-
 // Whole matrices: matrix m of the launch's `count` starts at m * R * C items on both sides.
 template <int E>
 __global__ void __launch_bounds__(kNarrowThreads)

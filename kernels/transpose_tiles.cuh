@@ -293,6 +293,18 @@ __device__ __forceinline__ void store_tile(const unsigned char* tile, char* dst,
   }
 }
 
+// Adds the byte offsets of batch entry a.batch0 + blockIdx.y.
+__device__ __forceinline__ void add_batch_offsets(const TransposeTilesArgs& a, int64_t& src_off,
+                                                  int64_t& dst_off) {
+  int64_t b = a.batch0 + blockIdx.y;
+  for (int k = 0; k < a.nbatch; ++k) {
+    int64_t i = b % a.batch_sizes[k];
+    b /= a.batch_sizes[k];
+    src_off += i * a.src_batch[k];
+    dst_off += i * a.dst_batch[k];
+  }
+}
+
 // One tile a block (Note [Tiled transposes]); VecLoad / VecStore: that side moves 16-byte
 // vectors.
 template <int E, bool VecLoad, bool VecStore>
@@ -304,13 +316,7 @@ __global__ void __launch_bounds__(kTileThreads) transpose_tiles(TransposeTilesAr
   const int64_t r0 = static_cast<int64_t>(tile_r) * kTileRows;
   const int64_t c0 = static_cast<int64_t>(tile_c) * kCols;
   int64_t src_off = r0 * E + c0 * a.src_col, dst_off = r0 * a.dst_row + c0 * E;
-  int64_t b = a.batch0 + blockIdx.y;
-  for (int k = 0; k < a.nbatch; ++k) {
-    int64_t i = b % a.batch_sizes[k];
-    b /= a.batch_sizes[k];
-    src_off += i * a.src_batch[k];
-    dst_off += i * a.dst_batch[k];
-  }
+  add_batch_offsets(a, src_off, dst_off);
   const int nrows = static_cast<int>(a.rows - r0 < kTileRows ? a.rows - r0 : kTileRows);
   const int ncols = static_cast<int>(a.cols - c0 < kCols ? a.cols - c0 : kCols);
   load_tile<E, VecLoad>(tile, a.src + src_off, a.src_col, nrows, ncols);

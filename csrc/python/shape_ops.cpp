@@ -248,32 +248,30 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
       py::arg("tensors"), d::kColumnStack);
 
   // Triangles, diagonals, repeats and grids.
-  m.def(
-      "tril", [](const Tensor& t, int64_t k) { return ag::tril(t, k, false); }, py::arg("input"),
-      py::arg("diagonal") = 0, function_doc(d::kTril));
-  cls.def(
-      "tril", [](const Tensor& t, int64_t k) { return ag::tril(t, k, false); },
-      py::arg("diagonal") = 0, d::kTril);
-  cls.def(
-      "tril_",
-      [](py::object self, int64_t k) {
-        ops::tril_(self.cast<const Tensor&>(), k);
-        return self;  // as PyTorch's in-place methods
-      },
-      py::arg("diagonal") = 0, d::kTrilInPlace);
-  m.def(
-      "triu", [](const Tensor& t, int64_t k) { return ag::tril(t, k, true); }, py::arg("input"),
-      py::arg("diagonal") = 0, function_doc(d::kTriu));
-  cls.def(
-      "triu", [](const Tensor& t, int64_t k) { return ag::tril(t, k, true); },
-      py::arg("diagonal") = 0, d::kTriu);
-  cls.def(
-      "triu_",
-      [](py::object self, int64_t k) {
-        ops::triu_(self.cast<const Tensor&>(), k);
-        return self;  // as PyTorch's in-place methods
-      },
-      py::arg("diagonal") = 0, d::kTriuInPlace);
+  // tril/triu (functions and methods) and their in-place methods, which return the tensor
+  // itself as PyTorch's do.
+  struct Triangle {
+    const char *name, *in_place;
+    bool upper;
+    void (*fill)(const Tensor&, int64_t);
+    const char *doc, *in_place_doc;
+  };
+  for (const Triangle& tri :
+       {Triangle{"tril", "tril_", false, ops::tril_, d::kTril, d::kTrilInPlace},
+        Triangle{"triu", "triu_", true, ops::triu_, d::kTriu, d::kTriuInPlace}}) {
+    auto out_of_place = [upper = tri.upper](const Tensor& t, int64_t k) {
+      return ag::tril(t, k, upper);
+    };
+    m.def(tri.name, out_of_place, py::arg("input"), py::arg("diagonal") = 0, function_doc(tri.doc));
+    cls.def(tri.name, out_of_place, py::arg("diagonal") = 0, tri.doc);
+    cls.def(
+        tri.in_place,
+        [fill = tri.fill](py::object self, int64_t k) {
+          fill(self.cast<const Tensor&>(), k);
+          return self;
+        },
+        py::arg("diagonal") = 0, tri.in_place_doc);
+  }
   auto indices = [](bool lower) {
     return [lower](int64_t row, int64_t col, int64_t offset, py::handle dtype, py::handle device) {
       const char* op = lower ? "tril_indices" : "triu_indices";
