@@ -162,6 +162,9 @@ NARROW_LAYOUTS = {
     "one_small_matrix": ((9, 7), lambda x: x.T),
     "strided_batch_of_matrices": ((10, 8, 8), lambda x: mT(x[::2])),
     "sliced_columns": ((50, 40, 3), lambda x: permute(2, 0, 1)(x[:, 3:])),
+    "reversed_width": ((20, 30, 3), lambda x: permute(2, 0, 1)(flip(1)(x))),
+    "reversed_channels": ((20, 30, 3), lambda x: permute(2, 0, 1)(flip(2)(x))),
+    "reversed_matrices": ((50, 6, 6), lambda x: mT(flip(0)(x))),
 }
 
 

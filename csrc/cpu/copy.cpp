@@ -132,6 +132,61 @@ void copy_tiles(const LoopPlan& plan, char* dst, const char* src) {
   });
 }
 
+// Note [Narrow transposes on the CPU]: a transpose with a narrow side (HWC -> CHW images, 3
+// rows; batches of 8 x 8 matrices) is below the tiles' 32 x 32 minimum, and the run loop then
+// walked it a strided run at a time: an image row of 2^22 items read three times over, or one
+// 8-item run a call. Here the long side is cut into chunks of kNarrowChunkBytes of the narrow
+// side's items, which stay in L1 while each narrow row (or column) is written (read) in order;
+// a chunk covers whole small matrices. Same-size items, dst dense along dim 0 and src along
+// dim 1 (dst[r][c] = src[c][r]).
+constexpr int64_t kNarrowSideBytes = 64;  // the most bytes of a narrow row or column
+constexpr int64_t kNarrowChunkBytes = 16384;
+
+bool is_narrow_transpose(const LoopPlan& plan, int64_t item) {
+  return plan.ndim() >= 2 && plan.byte_strides[0][0] == item && plan.byte_strides[1][1] == item &&
+         plan.byte_strides[1][0] != item &&
+         (plan.sizes[1] * item <= kNarrowSideBytes || plan.sizes[0] * item <= kNarrowSideBytes);
+}
+
+template <typename W>
+void copy_narrow(const LoopPlan& plan, char* dst, const char* src) {
+  const int64_t cols = plan.sizes[0], rows = plan.sizes[1];
+  const int64_t d1 = plan.byte_strides[0][1], s0 = plan.byte_strides[1][0];
+  constexpr int64_t E = sizeof(W);
+  const bool rows_narrow = rows * E <= kNarrowSideBytes;  // else the columns are
+  const int64_t narrow = rows_narrow ? rows : cols, long_side = rows_narrow ? cols : rows;
+  const int64_t chunk = std::max<int64_t>(1, kNarrowChunkBytes / (narrow * E));
+  const int64_t chunks = (long_side + chunk - 1) / chunk;
+  const int64_t matrices = plan.numel / (cols * rows);
+  const int64_t grain =
+      std::max<int64_t>(1, kNarrowChunkBytes / (std::min(chunk, long_side) * narrow * E));
+  parallel_for(matrices * chunks, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      int64_t m = task / chunks, od = 0, os = 0;
+      for (int64_t d = 2; d < plan.ndim(); ++d) {
+        int64_t idx = m % plan.sizes[d];
+        m /= plan.sizes[d];
+        od += idx * plan.byte_strides[0][d];
+        os += idx * plan.byte_strides[1][d];
+      }
+      const int64_t k0 = (task % chunks) * chunk, k1 = std::min(long_side, k0 + chunk);
+      if (rows_narrow) {
+        for (int64_t r = 0; r < rows; ++r) {
+          W* out = reinterpret_cast<W*>(dst + od + r * d1);
+          const char* in = src + os + r * E;
+          for (int64_t c = k0; c < k1; ++c) out[c] = *reinterpret_cast<const W*>(in + c * s0);
+        }
+      } else {  // column by column: each src run read in order, the dst chunk in L1
+        for (int64_t c = 0; c < cols; ++c) {
+          char* out = dst + od + c * E;
+          const W* in = reinterpret_cast<const W*>(src + os + c * s0);
+          for (int64_t r = k0; r < k1; ++r) *reinterpret_cast<W*>(out + r * d1) = in[r];
+        }
+      }
+    }
+  });
+}
+
 }  // namespace
 
 void copy(const Tensor& dst, const Tensor& src) {
@@ -141,6 +196,18 @@ void copy(const Tensor& dst, const Tensor& src) {
   LoopPlan plan = plan_loop(dst.sizes(), strides, sizes, 2);
   std::array<char*, 2> bases = {written_base(dst), read_base(src)};
 
+  if (dst.dtype() == src.dtype() && is_narrow_transpose(plan, sizes[0])) {
+    switch (dst.itemsize()) {  // Note [Narrow transposes on the CPU]
+      case 1:
+        return copy_narrow<uint8_t>(plan, bases[0], bases[1]);
+      case 2:
+        return copy_narrow<uint16_t>(plan, bases[0], bases[1]);
+      case 4:
+        return copy_narrow<uint32_t>(plan, bases[0], bases[1]);
+      case 8:
+        return copy_narrow<uint64_t>(plan, bases[0], bases[1]);
+    }
+  }
   if (is_transposed(plan, static_cast<int64_t>(src.itemsize())) && plan.sizes[0] >= kTile &&
       plan.sizes[1] >= kTile) {
     if (dst.dtype() == src.dtype()) {
