@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 #include "core/errors.h"
 #include "core/scalar.h"
@@ -77,6 +78,18 @@ bool is_transposed(const LoopPlan& plan, int64_t src_item) {
          std::llabs(plan.byte_strides[1][1]) == src_item;
 }
 
+// The dst and src byte offsets of matrix m of a plan whose first two dims are the matrix.
+std::pair<int64_t, int64_t> matrix_offsets(const LoopPlan& plan, int64_t m) {
+  int64_t od = 0, os = 0;
+  for (int64_t d = 2; d < plan.ndim(); ++d) {
+    int64_t idx = m % plan.sizes[d];
+    m /= plan.sizes[d];
+    od += idx * plan.byte_strides[0][d];
+    os += idx * plan.byte_strides[1][d];
+  }
+  return {od, os};
+}
+
 template <typename D, typename S>
 void copy_tiles(const LoopPlan& plan, char* dst, const char* src) {
   const int64_t cols = plan.sizes[0], rows = plan.sizes[1];
@@ -95,13 +108,7 @@ void copy_tiles(const LoopPlan& plan, char* dst, const char* src) {
   parallel_for(matrices * per_matrix, grain, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
       // Offsets of this task's matrix from the dims beyond the first two.
-      int64_t m = task / per_matrix, od = 0, os = 0;
-      for (int64_t d = 2; d < plan.ndim(); ++d) {
-        int64_t idx = m % plan.sizes[d];
-        m /= plan.sizes[d];
-        od += idx * plan.byte_strides[0][d];
-        os += idx * plan.byte_strides[1][d];
-      }
+      auto [od, os] = matrix_offsets(plan, task / per_matrix);
       int64_t t = task % per_matrix;
       int64_t r0 = (t / col_tiles) * tile, c0 = (t % col_tiles) * tile;
       int64_t r1 = std::min(rows, r0 + tile), c1 = std::min(cols, c0 + tile);
@@ -174,13 +181,7 @@ void copy_narrow(const LoopPlan& plan, char* dst, const char* src) {
       std::max<int64_t>(1, kNarrowChunkBytes / (std::min(chunk, long_side) * narrow * E));
   parallel_for(matrices * chunks, grain, [&](int64_t begin, int64_t end) {
     for (int64_t task = begin; task < end; ++task) {
-      int64_t m = task / chunks, od = 0, os = 0;
-      for (int64_t d = 2; d < plan.ndim(); ++d) {
-        int64_t idx = m % plan.sizes[d];
-        m /= plan.sizes[d];
-        od += idx * plan.byte_strides[0][d];
-        os += idx * plan.byte_strides[1][d];
-      }
+      auto [od, os] = matrix_offsets(plan, task / chunks);
       const int64_t k0 = (task % chunks) * chunk, k1 = std::min(long_side, k0 + chunk);
       if (rows_narrow && (rows == 3 || rows == 4) && s0 == rows * E) {
         // Packed pixels of 3 or 4 channels: every channel in one pass over the chunk, so the
