@@ -295,6 +295,50 @@ def test_isclose_allclose(device, dt):
         assert g[0].allclose(g[1], **kw) == t[0].allclose(t[1], **kw)
 
 
+@pytest.mark.parametrize("dt", [F32, F64, genesis.float16, genesis.bfloat16], ids=dtype_id)
+def test_isclose_with_infinities_and_nan(device, dt):
+    # An infinite `other` made the tolerance infinite: every finite x was close to inf, and inf
+    # close to -inf. As torch and NumPy: an infinity is close only to itself; NaN only with
+    # equal_nan.
+    inf, nan = float("inf"), float("nan")
+    pairs = [
+        (1.0, inf),
+        (-1e4, -inf),
+        (inf, -inf),
+        (-inf, inf),
+        (inf, inf),
+        (-inf, -inf),
+        (inf, 1.0),
+        (nan, nan),
+        (nan, 1.0),
+        (1.0, nan),
+        (inf, nan),
+        (0.0, -0.0),
+        (1.0, 1.0),
+    ]
+    a = np.array([p[0] for p in pairs])
+    b = np.array([p[1] for p in pairs])
+    g = [genesis.tensor(v, device=device).to(dt) for v in (a, b)]
+    tdt = {F32: torch.float32, F64: torch.float64, genesis.float16: torch.float16}.get(
+        dt, torch.bfloat16
+    )
+    t = [torch.tensor(v).to(tdt) for v in (a, b)]
+    for kw in ({}, {"equal_nan": True}, {"rtol": 10.0, "atol": 100.0}):
+        want = torch.isclose(*t, **kw).numpy()
+        assert to_numpy(genesis.isclose(*g, **kw)).tolist() == want.tolist(), kw
+        assert want.tolist() == np.isclose(a, b, **kw).tolist()  # the reference agrees with NumPy
+    x = genesis.tensor([1.0, 2.0], device=device).to(dt)
+    assert not genesis.allclose(x, genesis.tensor([inf, inf], device=device).to(dt))
+    assert not genesis.allclose(
+        genesis.tensor([inf], device=device), genesis.tensor([-inf], device=device)
+    )
+    assert genesis.allclose(
+        genesis.tensor([inf, nan], device=device),
+        genesis.tensor([inf, nan], device=device),
+        equal_nan=True,
+    )
+
+
 def test_isclose_bad_input(device):
     with pytest.raises(TypeError) as e:
         genesis.isclose(genesis.ones(2, device=device), genesis.ones(2, dtype=F64, device=device))

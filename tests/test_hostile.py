@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pytest
 from conftest import DEVICES, requires_cuda
+from isolated import run_isolated
 
 import genesis
 
@@ -966,3 +967,48 @@ def test_indexing_a_dim_of_size_zero_raises_before_any_kernel(device):
         ):
             call()
     assert (genesis.ones(2, device=device) + 1).tolist() == [2.0, 2.0]  # the device still works
+
+
+# resize_ (Note [Resizing]): checked arithmetic, and no silent detachment from foreign memory.
+@pytest.mark.parametrize(
+    "sizes",
+    [(2**62,), (2**61, 4), (2**32, 2**32), (2**31, 2**31, 4), (0, 2**62, 2**62), (2**63 - 1,)],
+    ids=["2^62", "2^61x4", "2^32x2^32", "2^31x2^31x4", "0x2^62x2^62", "int64max"],
+)
+def test_resize_to_sizes_whose_bytes_overflow_raises(sizes):
+    # Each in a process of its own: a wrapped byte count would let reads and writes past the
+    # 16-byte storage follow, which may crash.
+    out = run_isolated(
+        f"""
+        import genesis
+        t = genesis.zeros(4)
+        try:
+            t.resize_({sizes!r})
+        except (RuntimeError, ValueError) as e:
+            assert str(e).startswith("[resize_]"), e
+            assert t.shape == (4,) and t.untyped_storage().nbytes() == 16, t.shape
+            print("refused")
+        """
+    )
+    # (0, 2^62, 2^62) has no elements, but its strides do not fit int64 (PyTorch: "Stride
+    # calculation overflowed").
+    assert out.strip() == "refused"
+
+
+def test_resize_of_a_file_map_raises_instead_of_detaching(tmp_path):
+    path = tmp_path / "w.bin"
+    t = genesis.from_file(str(path), shared=True, size=4, dtype=genesis.float32)
+    with pytest.raises(RuntimeError, match=r"^\[resize_\] .*not resizable"):
+        t.resize_(1000)
+    t.resize_(2, 2)  # within the map: allowed, still the file's memory
+    t.fill_(3.0)
+    del t
+    assert np.fromfile(path, dtype=np.float32).tolist() == [3.0] * 4
+
+
+def test_resize_of_shared_memory_raises():
+    t = genesis.zeros(4).share_memory_()
+    with pytest.raises(RuntimeError, match=r"^\[resize_\]"):
+        t.resize_(100)
+    t.resize_(3)
+    assert t.is_shared()

@@ -387,3 +387,31 @@ def test_edges(device):
 def test_errors(call, exc, op):
     with pytest.raises(exc, match=rf"^\[{op}\]"):
         call()
+
+
+@pytest.mark.parametrize("dt", [genesis.float16, genesis.bfloat16], ids=str)
+def test_nanmean_of_16_bit_floats_counts_past_their_range(device, dt):
+    # The count (and the sum) run in float32: 80000 values of 0.25 gave 0.0 in float16 (a count
+    # of 80000 is inf there). torch gives 0.25.
+    x = genesis.full((80000,), 0.25, device=device).to(dt)
+    x[::7] = float("nan")
+    assert genesis.nanmean(x).item() == 0.25
+    assert genesis.nanmean(x).dtype == dt
+    rows = genesis.full((3, 70000), 2.0, device=device).to(dt)
+    assert genesis.nanmean(rows, dim=1).tolist() == [2.0, 2.0, 2.0]
+    big = genesis.full((100000,), 60000.0, device=device).to(genesis.float16)
+    assert genesis.nanmean(big).item() == 60000.0  # the sum is far past float16's range
+
+
+def test_logsumexp_of_float16_over_more_items_than_float16_holds(device):
+    # sum(exp(x - max)) reaches the count: 80000 items summed in float16 gave inf (torch too).
+    x = genesis.full((2, 80000), 0.25, device=device).to(genesis.float16)
+    cases = [
+        (genesis.logsumexp(x, 1), 80000),
+        (genesis.logsumexp(x[0], 0), 80000),
+        (genesis.logsumexp(x, (0, 1)), 160000),
+    ]
+    for got, count in cases:
+        assert got.dtype == genesis.float16
+        want = np.log(count) + 0.25
+        np.testing.assert_allclose(to_numpy(got).astype(np.float64), want, rtol=2e-3)

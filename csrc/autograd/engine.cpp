@@ -8,6 +8,7 @@
 #include "autograd/grad_mode.h"
 #include "autograd/node.h"
 #include "autograd/ops.h"
+#include "core/caller_lock.h"
 #include "core/errors.h"
 #include "ops/creation.h"
 
@@ -177,7 +178,7 @@ std::vector<Tensor> run(const std::vector<Tensor>& roots, const std::vector<Tens
         Tensor replaced = h.fn(g);
         if (replaced.defined()) g = std::move(replaced);
       } else if (auto m = h.retain.lock()) {
-        std::lock_guard<std::mutex> lock(m->mutex);
+        auto lock = lock_letting_caller_run(m->mutex);
         m->grad = m->grad.defined() ? ag::binary(ops::BinaryOp::Add, m->grad, g, op)
                                     : (create_graph ? g : ag::clone(g));
       }
@@ -230,7 +231,7 @@ void backward(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (is_leaf(inputs[i]) || !got[i].defined()) continue;
     AutogradMeta& m = meta_of(inputs[i]);
-    std::lock_guard<std::mutex> lock(m.mutex);
+    auto lock = lock_letting_caller_run(m.mutex);
     m.grad = m.grad.defined() ? ag::binary(ops::BinaryOp::Add, m.grad, got[i], op) : got[i];
   }
 }

@@ -142,7 +142,9 @@ void rebase(const Tensor& self, bool other_rg, const char* name,
     return;
   }
   Tensor root = m->view_base;
-  std::function<Tensor(const Tensor&)> view_fn = m->view_fn;
+  std::function<Tensor(const Tensor&)> view_fn = [steps = m->view_fn](const Tensor& r) {
+    return (*steps)(r);
+  };
   Tensor old_root = old_values(root);
   Tensor result = op(view_fn(old_root));
   cast_check(result);

@@ -1,9 +1,32 @@
 #include "autograd/meta.h"
 
 #include <atomic>
+#include <vector>
 
 #include "autograd/node.h"
+#include "core/caller_lock.h"
 #include "core/errors.h"
+
+namespace genesis {
+
+ViewSteps::~ViewSteps() {
+  // Unlink the steps only this one holds one at a time, so a long chain is no deep recursion.
+  std::shared_ptr<const ViewSteps> p = std::move(before);
+  while (p != nullptr && p.use_count() == 1) {
+    std::shared_ptr<const ViewSteps> next = std::move(const_cast<ViewSteps&>(*p).before);
+    p = std::move(next);
+  }
+}
+
+Tensor ViewSteps::operator()(const Tensor& root) const {
+  std::vector<const ViewSteps*> steps;
+  for (const ViewSteps* s = this; s != nullptr; s = s->before.get()) steps.push_back(s);
+  Tensor t = root;
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) t = (*it)->again(t);
+  return t;
+}
+
+}  // namespace genesis
 
 namespace genesis::autograd {
 
@@ -43,7 +66,7 @@ Tensor detach(const Tensor& t) {
 Tensor grad(const Tensor& t) {
   const auto& m = t.autograd_meta();
   if (m == nullptr) return Tensor();
-  std::lock_guard<std::mutex> lock(m->mutex);
+  auto lock = lock_letting_caller_run(m->mutex);
   return m->grad;
 }
 
@@ -52,7 +75,7 @@ void set_grad(const Tensor& t, const Tensor& g) {
   if (!g.defined()) {
     if (t.autograd_meta() == nullptr) return;
     AutogradMeta& m = meta_of(t);
-    std::lock_guard<std::mutex> lock(m.mutex);
+    auto lock = lock_letting_caller_run(m.mutex);
     m.grad = Tensor();
     return;
   }
@@ -64,7 +87,7 @@ void set_grad(const Tensor& t, const Tensor& g) {
   GENESIS_CHECK(g.sizes() == t.sizes(), op, "assigned grad has data of a different size (",
                 shape_str(g.sizes()), ", the tensor is ", shape_str(t.sizes()), ")");
   AutogradMeta& m = meta_of(t);
-  std::lock_guard<std::mutex> lock(m.mutex);
+  auto lock = lock_letting_caller_run(m.mutex);
   m.grad = g;
 }
 
@@ -103,6 +126,7 @@ int64_t register_hook(const Tensor& t, GradHook hook) {
   AutogradMeta& m = meta_of(t);
   int64_t id = next_hook_id.fetch_add(1);
   if (m.grad_fn == nullptr) {
+    auto lock = lock_letting_caller_run(m.mutex);  // AccumulateGrad copies them under it
     m.hooks.emplace_back(id, std::move(hook));
   } else {
     OutputHook h;
@@ -117,7 +141,10 @@ int64_t register_hook(const Tensor& t, GradHook hook) {
 void remove_hook(const Tensor& t, int64_t id) {
   const auto& m = t.autograd_meta();
   if (m == nullptr) return;
-  std::erase_if(m->hooks, [id](const auto& h) { return h.first == id; });
+  {
+    auto lock = lock_letting_caller_run(m->mutex);
+    std::erase_if(m->hooks, [id](const auto& h) { return h.first == id; });
+  }
   if (m->grad_fn != nullptr)
     std::erase_if(m->grad_fn->output_hooks, [id](const OutputHook& h) { return h.id == id; });
 }

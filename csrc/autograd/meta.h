@@ -18,6 +18,24 @@ namespace genesis {
 // A hook on a tensor's gradient: returns a replacement, or an undefined Tensor to keep it.
 using GradHook = std::function<Tensor(const Tensor&)>;
 
+// The recorded view ops that make a view again from the root of its chain of views (Note [Views
+// and autograd] in autograd/views.cpp), newest last: a persistent list, so a view of a view
+// shares its base's steps (one step more per view, not a copy of the chain), and a chain of any
+// length is applied, and destroyed, in a loop rather than by recursion (Note [Iterative graph
+// teardown] in autograd/node.h).
+struct ViewSteps {
+  ViewSteps(std::function<Tensor(const Tensor&)> again, std::shared_ptr<const ViewSteps> before)
+      : again(std::move(again)), before(std::move(before)) {}
+  ~ViewSteps();
+  ViewSteps(const ViewSteps&) = delete;
+  ViewSteps& operator=(const ViewSteps&) = delete;
+  // The view of `root` that these steps make.
+  Tensor operator()(const Tensor& root) const;
+
+  std::function<Tensor(const Tensor&)> again;  // this step: the view op, recorded
+  std::shared_ptr<const ViewSteps> before;     // the steps from the root to this step's input
+};
+
 // Note [Autograd meta]
 // ~~~~~~~~~~~~~~~~~~~~
 // A Tensor carries a shared pointer to its AutogradMeta, null until the tensor takes part in
@@ -40,7 +58,7 @@ struct AutogradMeta {
   // views started from, the recorded ops that make it from there again, and the storage's write
   // version when its grad_fn was last set.
   Tensor view_base;
-  std::function<Tensor(const Tensor&)> view_fn;
+  std::shared_ptr<const ViewSteps> view_fn;
   uint64_t view_version = 0;
   // A view made under no_grad of a tensor in a graph (or a view of such a view): an in-place
   // op on it with grad mode on is refused (Note [Views made under no_grad]).

@@ -1,9 +1,11 @@
 #include "autograd/node.h"
 
 #include <atomic>
+#include <vector>
 
 #include "autograd/grad_mode.h"
 #include "autograd/ops.h"
+#include "core/caller_lock.h"
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/elementwise.h"
@@ -20,6 +22,24 @@ std::string describe(const Tensor& t) {
 }
 }  // namespace
 
+void delete_node(Node* node) {
+  // Nodes whose last reference went while a node was being destroyed on this thread.
+  thread_local std::vector<Node*> queued;
+  thread_local bool destroying = false;
+  if (destroying) {
+    queued.push_back(node);
+    return;
+  }
+  destroying = true;
+  delete node;
+  while (!queued.empty()) {
+    Node* next = queued.back();
+    queued.pop_back();
+    delete next;  // may queue more
+  }
+  destroying = false;
+}
+
 Node::Node() : sequence_nr(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output)
@@ -31,6 +51,43 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output)
   } else {
     data_ = t;
   }
+  data_.storage().impl()->add_saved_uses(1);
+}
+
+SavedTensor::SavedTensor(const SavedTensor& o)
+    : data_(o.data_),
+      version_(o.version_),
+      is_output_(o.is_output_),
+      was_defined_(o.was_defined_),
+      output_of_(o.output_of_),
+      output_nr_(o.output_nr_) {
+  if (data_.defined()) data_.storage().impl()->add_saved_uses(1);
+}
+
+SavedTensor::SavedTensor(SavedTensor&& o) noexcept { swap(o); }
+
+SavedTensor& SavedTensor::operator=(SavedTensor o) noexcept {
+  swap(o);
+  return *this;
+}
+
+void SavedTensor::swap(SavedTensor& o) noexcept {
+  std::swap(data_, o.data_);
+  std::swap(version_, o.version_);
+  std::swap(is_output_, o.is_output_);
+  std::swap(was_defined_, o.was_defined_);
+  std::swap(output_of_, o.output_of_);
+  std::swap(output_nr_, o.output_nr_);
+}
+
+void SavedTensor::release() {
+  if (!data_.defined()) return;
+  data_.storage().impl()->add_saved_uses(-1);
+  data_ = Tensor();
+}
+
+bool export_read_only(const Tensor& t) {
+  return !t.is_writable() || t.storage().is_saved_for_backward() || requires_grad(t);
 }
 
 SavedTensor SavedTensor::output(const Tensor& t, std::weak_ptr<Node> node, uint32_t output_nr) {
@@ -105,7 +162,7 @@ Grads AccumulateGrad::apply(Grads&& grads) {
   AutogradMeta& m = meta_of(leaf);
   std::vector<std::pair<int64_t, GradHook>> hooks;
   {
-    std::lock_guard<std::mutex> lock(m.mutex);
+    auto lock = lock_letting_caller_run(m.mutex);
     hooks = m.hooks;
   }
   for (const auto& h : hooks) {
@@ -113,7 +170,7 @@ Grads AccumulateGrad::apply(Grads&& grads) {
     if (replaced.defined()) g = std::move(replaced);
   }
   bool create_graph = GradMode::is_enabled();
-  std::lock_guard<std::mutex> lock(m.mutex);
+  auto lock = lock_letting_caller_run(m.mutex);
   if (!m.grad.defined()) {
     // Under create_graph the gradient keeps its history, so it can be differentiated again.
     m.grad = create_graph ? g : can_take(g) ? detach(g) : ops::clone(g);
@@ -127,10 +184,10 @@ Grads AccumulateGrad::apply(Grads&& grads) {
 
 std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   AutogradMeta& m = meta_of(t);
-  std::lock_guard<std::mutex> lock(m.mutex);
+  auto lock = lock_letting_caller_run(m.mutex);
   std::shared_ptr<Node> acc = m.grad_accumulator.lock();
   if (acc == nullptr) {
-    acc = std::make_shared<AccumulateGrad>(t);
+    acc = make_node<AccumulateGrad>(t);
     m.grad_accumulator = acc;
   }
   return acc;
@@ -171,7 +228,7 @@ void connect(FormulaNode& node, const Tensor* t) {
 Recorder record(const char* name, std::initializer_list<const Tensor*> inputs,
                 FormulaNode::Formula formula) {
   if (!any_requires_grad(inputs)) return Recorder{};
-  auto node = std::make_shared<FormulaNode>(name, std::move(formula));
+  auto node = make_node<FormulaNode>(name, std::move(formula));
   node->next_edges.reserve(inputs.size());
   node->input_info.reserve(inputs.size());
   node->saved.reserve(inputs.size() + 1);  // most formulas save their inputs and maybe the output
@@ -181,7 +238,7 @@ Recorder record(const char* name, std::initializer_list<const Tensor*> inputs,
 
 Recorder record(const char* name, const std::vector<Tensor>& inputs, FormulaNode::Formula formula) {
   if (!any_requires_grad(inputs)) return Recorder{};
-  auto node = std::make_shared<FormulaNode>(name, std::move(formula));
+  auto node = make_node<FormulaNode>(name, std::move(formula));
   for (const Tensor& t : inputs) connect(*node, &t);
   return Recorder{std::move(node)};
 }

@@ -42,16 +42,34 @@ struct TensorInfo {
 // with a weak pointer back to the node: a strong one would be a cycle (node -> saved output
 // -> meta -> node) that never frees. release() drops the tensor once backward has used it,
 // unless retain_graph, so memory returns as the pass goes.
+//
+// Note [Exports of saved tensors]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The version check sees genesis's own writes, not writes by others through an exported
+// address. So while a saved tensor holds a storage it counts itself on the storage
+// (StorageImpl::add_saved_uses), and numpy(), __array__ and __dlpack__ of any tensor of that
+// storage, or of a tensor that requires grad, export it read-only (export_read_only): a NumPy
+// array with writeable=False, a versioned DLPack capsule flagged read-only, a legacy capsule a
+// copy. A write through the export then fails where it is made instead of changing what
+// backward computes. PyTorch refuses numpy() of a tensor that requires grad; a read-only array
+// keeps plotting a parameter working. Exports made before the tensor was saved stay writable
+// (the address left genesis before autograd knew of it), as in PyTorch.
 class SavedTensor {
  public:
   SavedTensor() = default;
   SavedTensor(const Tensor& t, bool is_output);
+  SavedTensor(const SavedTensor& o);
+  SavedTensor(SavedTensor&& o) noexcept;
+  SavedTensor& operator=(SavedTensor o) noexcept;
+  ~SavedTensor() { release(); }
   // An output of `node` (output number `output_nr`), saved without its meta (no cycle).
   static SavedTensor output(const Tensor& t, std::weak_ptr<Node> node, uint32_t output_nr);
   Tensor unpack(const Node& owner) const;
-  void release() { data_ = Tensor(); }
+  void release();
 
  private:
+  void swap(SavedTensor& o) noexcept;
+
   Tensor data_;
   uint64_t version_ = 0;
   bool is_output_ = false;
@@ -61,6 +79,10 @@ class SavedTensor {
   friend struct Recorder;
 };
 
+// Whether an export of `t` must be read-only (Note [Exports of saved tensors]): its storage is
+// read-only or saved for backward, or it requires grad.
+bool export_read_only(const Tensor& t);
+
 // A hook that the engine runs on the gradient of one output of a node (a non-leaf tensor's
 // register_hook), or that stores it (retain_grad).
 struct OutputHook {
@@ -69,6 +91,17 @@ struct OutputHook {
   GradHook fn;                         // set for register_hook
   std::weak_ptr<AutogradMeta> retain;  // set for retain_grad
 };
+
+// Note [Iterative graph teardown]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A node holds the nodes of its inputs (next_edges) and, through saved inputs' metas, more
+// nodes: dropping the last reference to the newest node of a chain of N ops would destroy N
+// nodes recursively, one C++ frame each, and a chain of a few hundred thousand ops (a long
+// loop, a long in-place history) ran out of stack. So every node is made by make_node, whose
+// deleter destroys one node at a time: a node whose last reference goes while another node is
+// being destroyed on this thread is queued, and the outermost deleter empties the queue in a
+// loop. The depth of destruction is then one node, whatever the graph, as PyTorch's deleteNode.
+void delete_node(Node* node);
 
 class Node : public std::enable_shared_from_this<Node> {
  public:
@@ -92,6 +125,12 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<OutputHook> output_hooks;
   uint64_t sequence_nr;  // creation order: the engine runs later nodes first
 };
+
+// Every node is made by make_node (Note [Iterative graph teardown]).
+template <typename T, typename... Args>
+std::shared_ptr<T> make_node(Args&&... args) {
+  return std::shared_ptr<T>(new T(std::forward<Args>(args)...), &delete_node);
+}
 
 // The node of a recorded op: a formula over the saved tensors (Note [Formula nodes]).
 class FormulaNode : public Node {

@@ -89,12 +89,11 @@ void mark_view(const Tensor& out, const Tensor& base, ViewFn again) {
   AutogradMeta& m = autograd::meta_of(out);
   const auto& bm = base.autograd_meta();
   if (bm != nullptr && bm->view_fn) {
-    ViewFn first = bm->view_fn;
     m.view_base = bm->view_base;
-    m.view_fn = [first, again](const Tensor& root) { return again(first(root)); };
+    m.view_fn = std::make_shared<const ViewSteps>(std::move(again), bm->view_fn);
   } else {
     m.view_base = base;  // shares base's meta: its history is what an in-place op rebases
-    m.view_fn = std::move(again);
+    m.view_fn = std::make_shared<const ViewSteps>(std::move(again), nullptr);
   }
   m.view_version = out.storage().write_version();
 }
@@ -120,7 +119,7 @@ void refresh_view(const Tensor& view) {
   Tensor fresh;
   {
     autograd::GradModeGuard on(true);
-    fresh = m.view_fn(m.view_base);
+    fresh = (*m.view_fn)(m.view_base);
   }
   const auto& fm = fresh.autograd_meta();
   m.grad_fn = fm != nullptr ? fm->grad_fn : nullptr;

@@ -23,4 +23,13 @@ UnlockedRegion::~UnlockedRegion() {
   if (state_ != nullptr) reacquire_hook.load(std::memory_order_acquire)(state_);
 }
 
+std::unique_lock<std::mutex> lock_letting_caller_run(std::mutex& mutex) {
+  std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    UnlockedRegion unlocked;  // Note [Waiting for a lock]
+    lock.lock();
+  }
+  return lock;
+}
+
 }  // namespace genesis

@@ -1,4 +1,6 @@
 #pragma once
+#include <mutex>
+
 // UnlockedRegion: lets other threads of the caller run while this one computes or waits.
 //
 // Note [Releasing the caller's lock]
@@ -37,5 +39,17 @@ class UnlockedRegion {
  private:
   void* state_;
 };
+
+// Note [Waiting for a lock]
+// A thread that holds a mutex of the core may open an UnlockedRegion while it holds it (an
+// addition into a leaf's gradient computes in parallel_for), and at the region's end it waits
+// for the caller's lock. A second thread that held the caller's lock while it waited for that
+// mutex would wait forever, and the first with it (two threads backward into one leaf, or one
+// reading .grad during another's backward, hung so). So a thread that may hold the caller's
+// lock takes a core mutex through lock_letting_caller_run: at once when the mutex is free,
+// and otherwise it lets the caller's lock go while it waits, as any waiter for the device does.
+// Every place that takes such a mutex must use it: one blocking wait with the caller's lock
+// held is enough to hang.
+std::unique_lock<std::mutex> lock_letting_caller_run(std::mutex& mutex);
 
 }  // namespace genesis

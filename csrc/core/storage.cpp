@@ -5,7 +5,11 @@
 namespace genesis {
 
 Storage Storage::allocate(size_t nbytes, Device device) {
-  return wrap(allocator_for(device)->allocate(nbytes), nbytes);
+  return own(allocator_for(device)->allocate(nbytes), nbytes);
+}
+
+Storage Storage::own(DataPtr data, size_t nbytes) {
+  return Storage(std::make_shared<StorageImpl>(std::move(data), nbytes, true, true));
 }
 
 Storage Storage::wrap(DataPtr data, size_t nbytes, bool writable) {

@@ -50,8 +50,8 @@ struct ContentMemo {
 // contiguous of a strided view, to() with a change, arithmetic) give writable tensors, as NumPy.
 class StorageImpl {
  public:
-  StorageImpl(DataPtr data, size_t nbytes, bool writable = true)
-      : data_(std::move(data)), nbytes_(nbytes), writable_(writable) {}
+  StorageImpl(DataPtr data, size_t nbytes, bool writable = true, bool owned = false)
+      : data_(std::move(data)), nbytes_(nbytes), writable_(writable), owned_(owned) {}
   void* mutable_data() {
     if (!writable_) [[unlikely]]
       refuse_write();
@@ -65,12 +65,20 @@ class StorageImpl {
     return data_.get();
   }
   bool is_writable() const { return writable_; }
+  // Whether genesis's own allocator made the memory (Note [Resizing] in ops/resize.cpp): only
+  // such a storage may be replaced by a larger one; a file's map, a NumPy array's or a DLPack
+  // producer's memory, shared memory, may not.
+  bool is_owned() const { return owned_; }
   const void* data() const { return data_.get(); }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
   const DataPtr& data_ptr() const { return data_; }
 
   uint64_t write_version() const { return version_.load(std::memory_order_relaxed); }
+  // How many of autograd's saved tensors hold this storage (Note [Exports of saved tensors] in
+  // autograd/node.h): while any does, exports give read-only views.
+  void add_saved_uses(int64_t delta) { saved_uses_.fetch_add(delta, std::memory_order_relaxed); }
+  bool is_saved_for_backward() const { return saved_uses_.load(std::memory_order_relaxed) > 0; }
   void mark_shared() { shared_.store(true, std::memory_order_relaxed); }
   bool is_shared() const { return shared_.load(std::memory_order_relaxed); }
   // Puts the same bytes (nbytes() of them, copied by the caller) at a new address, e.g. in shared
@@ -78,6 +86,7 @@ class StorageImpl {
   // storage meanwhile (as torch's share_memory_).
   DataPtr replace_data(DataPtr data) {
     std::swap(data_, data);
+    owned_ = false;
     return data;
   }
 
@@ -98,10 +107,12 @@ class StorageImpl {
   size_t nbytes_;
   std::atomic<uint64_t> version_{0};
   std::atomic<bool> shared_{false};
+  std::atomic<int64_t> saved_uses_{0};
   mutable std::mutex memo_mutex_;
   bool has_memo_ = false;
   ContentMemo memo_;
   const bool writable_;
+  bool owned_;
 
   [[noreturn]] static void refuse_write();
 };
@@ -113,9 +124,11 @@ class Storage {
 
   // Fresh memory from the device's allocator.
   static Storage allocate(size_t nbytes, Device device);
-  // Wraps memory owned elsewhere (NumPy, DLPack producers); the DataPtr's deleter releases it.
-  // `writable` false makes a read-only storage (Note [Read-only storages]).
+  // Wraps memory owned elsewhere (NumPy, DLPack producers, file maps); the DataPtr's deleter
+  // releases it. `writable` false makes a read-only storage (Note [Read-only storages]).
   static Storage wrap(DataPtr data, size_t nbytes, bool writable = true);
+  // Memory that one of genesis's allocators made (so a resize may replace it).
+  static Storage own(DataPtr data, size_t nbytes);
 
   // Counts a write version (Note [Write versions]); raises for a read-only storage.
   void* mutable_data() const { return impl_->mutable_data(); }
@@ -134,6 +147,8 @@ class Storage {
   // read-only storage's address is handed out too, flagged read-only by the caller.
   void* share_data() const { return impl_->share_data(); }
   bool is_writable() const { return impl_->is_writable(); }
+  bool is_owned() const { return impl_->is_owned(); }
+  bool is_saved_for_backward() const { return impl_->is_saved_for_backward(); }
   void mark_shared() const { impl_->mark_shared(); }
   bool is_shared() const { return impl_->is_shared(); }
   DataPtr replace_data(DataPtr data) const { return impl_->replace_data(std::move(data)); }

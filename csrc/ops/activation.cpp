@@ -201,8 +201,11 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   Tensor gap = unary(UnaryOp::Abs, binary(BinaryOp::Sub, fa, fb, name), name);
   Tensor tol = binary(BinaryOp::Add, mul(unary(UnaryOp::Abs, fb, name), Scalar(rtol), name),
                       Scalar(atol), name);
-  // A NaN or an infinite gap compares false, so only finite pairs can be close by tolerance.
-  Tensor within = binary(BinaryOp::Le, gap, tol, name);
+  // Only a finite `b` can be close by tolerance: an infinite one makes the tolerance infinite,
+  // and |x - inf| <= inf would call every x close to it (and -inf close to inf). A NaN or an
+  // infinite `a` gives a NaN or infinite gap against a finite tolerance, which compares false.
+  Tensor within =
+      binary(BinaryOp::LogicalAnd, binary(BinaryOp::Le, gap, tol, name), isfinite(fb), name);
   return binary(BinaryOp::LogicalOr, close, within, name);
 }
 

@@ -30,7 +30,7 @@ Tensor empty_pinned(const Shape& sizes, ScalarType dtype) {
   int64_t n = checked_numel(sizes, "empty");
   size_t bytes = static_cast<size_t>(n) * itemsize(dtype);
   ScopedTensorAllocation named(sizes.data(), sizes.size(), static_cast<int8_t>(dtype));
-  Storage storage = Storage::wrap(cuda::pinned_allocator()->allocate(bytes), bytes);
+  Storage storage = Storage::own(cuda::pinned_allocator()->allocate(bytes), bytes);
   return Tensor(storage, sizes, contiguous_strides(sizes), 0, dtype);
 }
 

@@ -26,7 +26,7 @@ Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device de
       return allocator_for(kCPU)->allocate_zeroed(bytes);
     }();
     if (zeroed.get() != nullptr)
-      return Tensor(Storage::wrap(std::move(zeroed), bytes), sizes, contiguous_strides(sizes), 0,
+      return Tensor(Storage::own(std::move(zeroed), bytes), sizes, contiguous_strides(sizes), 0,
                     dtype);
   }
   Tensor out = Tensor::empty(sizes, dtype, device);

@@ -52,6 +52,14 @@ Tensor fused_logsumexp(const Tensor& x, bool keepdim) {
   return reshape(out, kept);
 }
 
+// How many items each result of a reduction over `dims` sums.
+int64_t reduced_count(const Tensor& t, const Dims& dims) {
+  if (!dims || dims->empty()) return t.numel();
+  int64_t n = 1;
+  for (int64_t d : *dims) n *= t.sizes()[wrap_dim(d, t.ndim(), "logsumexp")];
+  return n;
+}
+
 }  // namespace
 
 Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) {
@@ -63,6 +71,12 @@ Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) {
   if (fused_logsumexp_fits(x, dims)) {
     // keepdim over all dims of a 1-d tensor keeps its one dim, as over dim 0.
     return fused_logsumexp(x, keepdim);
+  }
+  if (x.dtype() == ScalarType::Float16 && reduced_count(x, dims) > 65504) {
+    // The sum of exp(x - max) can reach the count, past float16's largest (65504): sum in
+    // float32 and round the logarithm back (bfloat16's range holds any count).
+    Tensor wide = logsumexp(to(x, ScalarType::Float32, x.device(), false), dims, keepdim);
+    return to(wide, ScalarType::Float16, wide.device(), false);
   }
   Tensor m = amax(x, dims, true, true);
   // An infinite max is not subtracted: -inf - -inf would be NaN (all -inf gives -inf, +inf wins).
@@ -87,9 +101,14 @@ Tensor nanmean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<Sc
                 "the input dtype must be a floating point dtype, got ", scalar_type_name(d));
   Tensor x = t.dtype() == d ? t : to(t, d, t.device(), false);
   Tensor present = unary(UnaryOp::BitNot, is_nan(x), "nanmean");
-  Tensor total = sum(where(present, x, Scalar(0.0)), dims, keepdim, std::nullopt);
-  Tensor count = sum(present, dims, keepdim, d);
-  return binary(BinaryOp::Div, total, count, "nanmean");
+  // 16-bit floats sum and count in float32, and only the mean is rounded back: a count above
+  // 65504 (float16's largest) or a sum past it would be infinite in the input's own dtype.
+  bool narrow = d == ScalarType::Float16 || d == ScalarType::BFloat16;
+  std::optional<ScalarType> acc = narrow ? std::optional(ScalarType::Float32) : std::nullopt;
+  Tensor total = sum(where(present, x, Scalar(0.0)), dims, keepdim, acc);
+  Tensor count = sum(present, dims, keepdim, acc.value_or(d));
+  Tensor mean = binary(BinaryOp::Div, total, count, "nanmean");
+  return narrow ? to(mean, d, mean.device(), false) : mean;
 }
 
 Tensor count_nonzero(const Tensor& t, const Dims& dims) {

@@ -23,15 +23,36 @@ py::object optional_tensor(const Tensor& t) { return t.defined() ? py::cast(t) :
 
 // A Python callable as a gradient hook; the callable is released under the GIL, wherever the
 // last reference to the hook goes.
+// A hook's replacement must be a gradient of the same tensor: a Tensor of the gradient's shape,
+// dtype and device, or None to keep it. Anything else raises, naming the hook (PyTorch's
+// messages), where broadcasting would have changed .grad silently.
 GradHook python_hook(py::function fn) {
+  std::string name = py::hasattr(fn, "__qualname__")
+                         ? py::str(fn.attr("__qualname__")).cast<std::string>()
+                         : type_name(fn);
   auto held = std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* o) {
     py::gil_scoped_acquire gil;
     delete o;
   });
-  return [held](const Tensor& g) -> Tensor {
+  return [held, name](const Tensor& g) -> Tensor {
+    const char* op = "backward";
     py::gil_scoped_acquire gil;
     py::object r = (*held)(py::cast(g));
-    return r.is_none() ? Tensor() : r.cast<Tensor>();
+    if (r.is_none()) return Tensor();
+    GENESIS_CHECK_TYPE(py::isinstance<Tensor>(r), op, "hook '", name,
+                       "' returned an object of type ", type_name(r),
+                       "; a gradient hook must return a Tensor or None");
+    Tensor out = r.cast<Tensor>();
+    GENESIS_CHECK(out.sizes() == g.sizes(), op, "hook '", name,
+                  "' has changed the size of value (was ", shape_str(g.sizes()), ", got ",
+                  shape_str(out.sizes()), ")");
+    GENESIS_CHECK(out.dtype() == g.dtype(), op, "hook '", name,
+                  "' has changed the type of value (was ", scalar_type_name(g.dtype()), ", got ",
+                  scalar_type_name(out.dtype()), ")");
+    GENESIS_CHECK(out.device() == g.device(), op, "hook '", name,
+                  "' has changed the device of value (was ", g.device().str(), ", got ",
+                  out.device().str(), ")");
+    return out;
   };
 }
 

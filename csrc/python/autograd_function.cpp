@@ -94,7 +94,7 @@ struct FunctionHandle {
 py::object record_function(const std::string& name, py::object backward, py::list inputs,
                            py::list outputs, py::list saved, std::vector<int64_t> saved_output,
                            std::vector<bool> non_differentiable) {
-  auto node = std::make_shared<FunctionNode>(name, std::move(backward));
+  auto node = au::make_node<FunctionNode>(name, std::move(backward));
   for (py::handle h : inputs) {
     bool tracked = py::isinstance<Tensor>(h) && au::requires_grad(h.cast<const Tensor&>());
     if (tracked) {

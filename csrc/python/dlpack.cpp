@@ -2,6 +2,7 @@
 // genesis.from_dlpack. Note [DLPack streams]: a producer asked for a consumer stream records an
 // event on genesis's current stream and makes the consumer's stream wait on it; a consumer
 // passes its current stream to the producer. Nothing waits for the whole device.
+#include "autograd/node.h"
 #include "autograd/ops.h"
 #include "core/errors.h"
 #include "cuda/runtime.h"
@@ -111,23 +112,31 @@ py::object dlpack(const Tensor& self, py::handle stream, py::handle max_version,
     auto v = int_pair(max_version, "__dlpack__", "max_version");
     versioned = v.first >= 1;
   }
-  // Note [Read-only storages]: a legacy capsule cannot say read-only, so it gets a copy.
-  if (!t.is_writable() && !versioned && !copied) {
-    if (!may_copy)
-      buffer_error(
-          "the tensor is read-only, which a legacy DLPack capsule cannot express; pass "
-          "max_version=(1, 0) or allow a copy");
-    t = ag::clone(t);
-    copied = true;
-  }
   if (copy_arg.value_or(false) && !copied) {
     t = ag::clone(t);
     copied = true;
   }
+  // Note [Read-only storages]: a legacy capsule cannot say read-only, so it gets a copy. A
+  // tensor that requires grad or whose memory is saved for backward is exported read-only too
+  // (Note [Exports of saved tensors]).
+  bool read_only = !copied && autograd::export_read_only(t);
+  if (read_only && !versioned) {
+    if (!may_copy)
+      buffer_error(
+          t.is_writable()
+              ? "the tensor requires grad or is saved for backward, so it is exported "
+                "read-only, which a legacy DLPack capsule cannot express; pass "
+                "max_version=(1, 0), allow a copy, or export t.detach().clone()"
+              : "the tensor is read-only, which a legacy DLPack capsule cannot express; pass "
+                "max_version=(1, 0) or allow a copy");
+    t = ag::clone(t);
+    copied = true;
+    read_only = false;
+  }
   if (t.is_cuda()) sync_for_consumer(t, stream);  // CPU memory has no streams to order
   if (versioned) {
     uint64_t flags = (copied ? DLPACK_FLAG_BITMASK_IS_COPIED : 0) |
-                     (t.is_writable() ? 0 : DLPACK_FLAG_BITMASK_READ_ONLY);
+                     (read_only ? DLPACK_FLAG_BITMASK_READ_ONLY : 0);
     DLManagedTensorVersioned* m = dlpack::export_versioned(t, flags);
     return py::reinterpret_steal<py::object>(
         PyCapsule_New(m, kVersionedName, &delete_unconsumed_versioned));

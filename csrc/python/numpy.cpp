@@ -1,4 +1,5 @@
 // Zero-copy exchange with NumPy on the CPU: t.numpy(), np.asarray(t), genesis.from_numpy(a).
+#include "autograd/node.h"
 #include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/convert.h"
@@ -15,6 +16,23 @@ void release_array(void*, void* context) {
   if (!Py_IsInitialized()) return;
   py::gil_scoped_acquire gil;
   Py_DECREF(static_cast<PyObject*>(context));
+}
+
+// Note [Round trips through NumPy]
+// t.numpy() gives an array whose base is a capsule holding t's storage; from_numpy of that
+// array (or of a view of it) takes the storage itself back, instead of wrapping the array in a
+// new storage that would own it. Otherwise each round trip would add a link to a chain
+// (storage -> array -> capsule -> storage -> ...), and freeing a chain of a few hundred
+// thousand links ran out of stack. A read-only array over a writable storage is still wrapped,
+// so that the tensor made from it stays read-only.
+constexpr const char* kStorageCapsule = "genesis.storage";
+
+// The genesis storage an array's memory belongs to, when the array was exported by numpy().
+const Storage* exported_storage(const py::array& array) {
+  py::object base = array.base();
+  while (py::isinstance<py::array>(base)) base = py::reinterpret_borrow<py::array>(base).base();
+  if (!PyCapsule_IsValid(base.ptr(), kStorageCapsule)) return nullptr;
+  return static_cast<const Storage*>(PyCapsule_GetPointer(base.ptr(), kStorageCapsule));
 }
 
 }  // namespace
@@ -41,6 +59,13 @@ Tensor tensor_from_numpy(py::array array, const char* op) {
   GENESIS_CHECK_VALUE(empty || reinterpret_cast<uintptr_t>(first) % item == 0, op,
                       "the array's data is not aligned to its item size");
   size_t nbytes = empty ? 0 : static_cast<size_t>(hi - lo + item);
+  if (const Storage* exported = exported_storage(array); exported != nullptr && !empty) {
+    const char* start = static_cast<const char*>(exported->data());
+    int64_t from = (first + lo) - start;  // bytes from the storage's start to the lowest item
+    bool inside = from >= 0 && static_cast<size_t>(from) + nbytes <= exported->nbytes();
+    if (inside && (first - start) % item == 0 && exported->is_writable() == array.writeable())
+      return Tensor(*exported, std::move(sizes), std::move(strides), (first - start) / item, dtype);
+  }
   PyObject* owner = array.ptr();
   Py_INCREF(owner);
   // A read-only array (np.frombuffer of bytes, a memmap with mode='r') gives a read-only storage
@@ -62,9 +87,10 @@ py::array tensor_to_numpy(const Tensor& t, const char* op) {
   if (t.numel() == 0 || t.data() == nullptr) return py::array(dt, shape);  // nothing to share
   // The array keeps the storage alive through a capsule that owns a Storage handle.
   auto* keep = new Storage(t.storage());
-  py::capsule base(keep, [](void* p) { delete static_cast<Storage*>(p); });
+  py::capsule base(keep, kStorageCapsule, [](void* p) { delete static_cast<Storage*>(p); });
   py::array out(dt, shape, strides, t.share_data(), base);
-  if (!t.is_writable()) out.attr("flags").attr("writeable") = false;  // as it came in
+  // As it came in, or read-only while autograd may read it (Note [Exports of saved tensors]).
+  if (autograd::export_read_only(t)) out.attr("flags").attr("writeable") = false;
   return out;
 }
 

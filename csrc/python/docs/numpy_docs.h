@@ -11,7 +11,9 @@ Writes through either show in the other; the array keeps the memory alive. NumPy
 are in bytes. A CUDA tensor or a bfloat16 one (NumPy has no bfloat16) is a TypeError unless
 ``force=True``: then a CUDA tensor is copied to the host and bfloat16 to float32 (the array
 shares nothing with the tensor), while other CPU tensors are still shared. A read-only tensor
-(``is_writable`` False) gives a read-only array.
+(``is_writable`` False) gives a read-only array, and so does a tensor that requires grad or
+whose memory autograd has saved for backward (a write through the array would change what
+backward computes; ``t.detach().numpy()`` of a tensor that requires grad is writable).
 
 Args:
     force (bool): keyword-only: copy CUDA and bfloat16 tensors instead of refusing them.
