@@ -10,14 +10,15 @@ pickle cannot make a tensor that reaches past its memory.
 ``genesis.save(obj, f)`` writes a zip archive (entries stored, not compressed): ``data.pkl``,
 the object pickled with each storage replaced by a reference, ``data/<key>`` with each
 storage's bytes once, and ``version``. ``genesis.load(f)`` reads it back; with
-``weights_only=True`` (the default) its unpickler only builds tensors, genesis dtypes and
-devices, and plain Python containers and values: nothing in the file can run code.
+``weights_only=True`` (the default) its unpickler (genesis/_restricted_unpickler.py) only builds
+tensors, genesis dtypes and devices, and plain Python containers and values: nothing in the file
+can run code, nor take memory or time out of proportion to the file's size (Note [Load budget]).
 Note [Saved archives] describes the format.
 """
 
 from __future__ import annotations
 
-import _compat_pickle
+import contextlib
 import copy
 import io
 import mmap as _mmap
@@ -37,6 +38,7 @@ from genesis._C import (
     _tensor_on_storage,
 )
 from genesis._C import device as _device
+from genesis._restricted_unpickler import RestrictedUnpickler, describe
 
 __all__ = ["save", "load"]
 
@@ -211,52 +213,6 @@ UntypedStorage.__deepcopy__ = _storage_deepcopy  # type: ignore[attr-defined]
 ALIGNMENT = 64
 _PAD_FIELD = 0x4246  # the extra field's id ("FB", as PyTorch's)
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")  # a zip local file header's fixed 30 bytes
-_DTYPE_NAMES = {
-    "bool",
-    "uint8",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "float16",
-    "bfloat16",
-    "float32",
-    "float64",
-}
-_SAFE_GLOBALS = {
-    ("genesis.serialization", "_rebuild_tensor"),
-    ("genesis._C", "device"),
-    *(("genesis._C", name) for name in _DTYPE_NAMES),
-    ("collections", "OrderedDict"),
-    ("builtins", "set"),
-    ("builtins", "frozenset"),
-    ("builtins", "complex"),
-    ("builtins", "slice"),
-    ("builtins", "range"),
-    ("builtins", "bytearray"),
-    ("builtins", "bytes"),
-}
-
-
-_NEWOBJ_TYPES = (complex, set, frozenset, bytes, bytearray)
-
-
-def _new_plain(cls: Any, args: Any, kwargs: Any) -> Any:
-    """NEWOBJ under weights_only: Python's own value types only (Note [weights_only's BUILD])."""
-    if cls not in _NEWOBJ_TYPES or not isinstance(args, tuple) or not isinstance(kwargs, dict):
-        name = getattr(cls, "__qualname__", type(cls).__name__)
-        raise pickle.UnpicklingError(f"[load] weights_only=True refuses to make a {name} object")
-    return cls.__new__(cls, *args, **kwargs)
-
-
-def _latin1_bytes(text: Any, encoding: Any = "latin1") -> bytes:
-    """``_codecs.encode`` as protocols 0-2 pickle bytes (``encode(str, "latin1")``): the only
-    use weights_only allows."""
-    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
-        raise pickle.UnpicklingError("[load] _codecs.encode is allowed for latin1 bytes only")
-    return text.encode("latin1")
-
-
 _MapLocation = Union[None, str, _device, dict, Callable[[UntypedStorage, str], UntypedStorage]]
 
 
@@ -388,7 +344,7 @@ def _read_stored_into(
     except (AttributeError, OSError, io.UnsupportedOperation):
         fd = -1
     if fd < 0 or not hasattr(os, "preadv"):
-        try:
+        with _damaged_entry(info.filename):  # (zipfile checks the CRC-32 at the entry's end)
             with cast(io.BufferedIOBase, zf.open(info)) as entry:
                 got = 0
                 while got < info.file_size:
@@ -396,10 +352,10 @@ def _read_stored_into(
                     if not n:
                         raise ValueError(f"[load] entry {info.filename!r} ends early")
                     got += n
-        except zipfile.BadZipFile as e:  # zipfile checks the CRC-32 at the entry's end
-            raise ValueError(f"[load] entry {info.filename!r} is damaged: {e}") from None
         return
-    header = os.pread(fd, _LOCAL_HEADER.size, info.header_offset)
+    header = (
+        os.pread(fd, _LOCAL_HEADER.size, info.header_offset) if info.header_offset >= 0 else b""
+    )
     fields = _LOCAL_HEADER.unpack(header) if len(header) == _LOCAL_HEADER.size else None
     if fields is None or fields[0] != 0x04034B50:
         raise ValueError(
@@ -413,6 +369,81 @@ def _read_stored_into(
             raise ValueError(f"[load] entry {info.filename!r} ends early")
         got += n
     checks.add(info, view)
+
+
+@contextlib.contextmanager
+def _damaged_entry(name: str) -> Any:
+    """What zipfile raises while reading a damaged entry, as ValueError("[load] ...")."""
+    try:
+        yield
+    except zipfile.BadZipFile as e:
+        raise ValueError(f"[load] entry {name!r} is damaged: {e}") from None
+    except EOFError:
+        raise ValueError(f"[load] entry {name!r} ends early (a truncated archive)") from None
+    except RuntimeError as e:  # zipfile: "File ... is encrypted, password required ..."
+        if "encrypted" not in str(e):
+            raise
+        raise ValueError(f"[load] entry {name!r} is encrypted: {e}") from None
+    except (struct.error, UnicodeDecodeError, zlib.error, OverflowError) as e:
+        raise ValueError(f"[load] entry {name!r} is damaged ({type(e).__name__}: {e})") from None
+    except ValueError as e:  # io.BytesIO: a negative offset
+        if str(e).startswith("[load]"):
+            raise
+        raise ValueError(f"[load] entry {name!r} is damaged ({e})") from None
+
+
+def _archive_size(zf: zipfile.ZipFile) -> int | None:
+    """The archive's size in bytes (None where its file cannot tell)."""
+    try:
+        fp = cast(IO[bytes], zf.fp)
+        at = fp.tell()
+        end = fp.seek(0, io.SEEK_END)
+        fp.seek(at)
+        return end
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def _check_entry_size(info: zipfile.ZipInfo, archive_size: int | None) -> None:
+    """A stored entry whose sizes agree and fit in the archive: nothing larger than the file is
+    allocated for it."""
+    if info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size:
+        raise ValueError(
+            f"[load] entry {info.filename!r} is damaged: stored, its sizes differ "
+            f"({info.compress_size} and {info.file_size} bytes)"
+        )
+    fixed = _LOCAL_HEADER.size
+    if info.header_offset < 0 or (
+        archive_size is not None and info.header_offset + fixed + info.file_size > archive_size
+    ):
+        raise ValueError(
+            f"[load] entry {info.filename!r} is damaged: {info.file_size} bytes at offset "
+            f"{info.header_offset} do not fit in the archive's {archive_size} bytes"
+        )
+
+
+def _read_pickle_entry(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, archive_size: int | None
+) -> bytes:
+    """The bytes of the archive's data.pkl (stored: its size is bounded by the file's)."""
+    _check_entry_size(info, archive_size)
+    with _damaged_entry(info.filename), zf.open(info) as entry:
+        payload = entry.read()
+    if len(payload) != info.file_size:
+        raise ValueError(f"[load] entry {info.filename!r} ends early (a truncated archive)")
+    return payload
+
+
+def _placed(what: str, place: Callable[[], UntypedStorage]) -> UntypedStorage:
+    """place(), its errors (a device the file names that does not exist, or is not available)
+    said as load's."""
+    try:
+        return place()
+    except (ValueError, RuntimeError, TypeError) as e:
+        if str(e).startswith("[load]"):
+            raise
+        kind = next(k for k in (TypeError, ValueError, RuntimeError) if isinstance(e, k))
+        raise kind(f"[load] {what}: {e}") from None
 
 
 def _read_to_host(
@@ -463,6 +494,18 @@ def _read_to_cuda(
 # own file position alone. Archives in memory (io.BytesIO) go through zipfile.
 
 
+class _Unpickler(pickle.Unpickler):
+    """load's unpickler with weights_only=False (files the caller trusts): any global, storages
+    through ``persistent_load``."""
+
+    def __init__(self, file: IO[bytes], persistent_load: Callable[[Any], Any]) -> None:
+        super().__init__(file)
+        self._storage_of = persistent_load
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self._storage_of(pid)
+
+
 def _target_device(map_location: _MapLocation, saved: str) -> str | None:
     if map_location is None:
         return saved
@@ -483,7 +526,10 @@ def load(
 
     With ``weights_only=True`` only tensors, genesis dtypes and devices, and plain Python
     containers and values are built: a file cannot make the loader import or run anything
-    (``pickle.UnpicklingError`` instead).
+    (``pickle.UnpicklingError`` instead), nor build more than a budget proportional to its size
+    (Note [Load budget] in genesis/_restricted_unpickler.py). A damaged or hostile file raises
+    ``pickle.UnpicklingError`` (its pickle) or ``ValueError`` (its archive), or the error of the
+    check that refused a tensor's layout or a device it names, with a ``[load]`` message.
 
     Args:
         f: A path, or a binary file object open for reading.
@@ -521,9 +567,14 @@ def load(
                 mapped = _mmap.mmap(raw.fileno(), 0, access=_mmap.ACCESS_COPY)
     try:
         zf = zipfile.ZipFile(f, "r")
-    except zipfile.BadZipFile as e:
+    except (zipfile.BadZipFile, EOFError, struct.error, UnicodeDecodeError, OverflowError) as e:
         raise ValueError(f"[load] not a genesis archive (a zip file expected): {e}") from None
+    except ValueError as e:  # io.BytesIO: a directory at a negative offset
+        raise ValueError(f"[load] not a genesis archive (a damaged zip file): {e}") from None
+    except NotImplementedError as e:  # a zip feature zipfile lacks (a later zip version, ...)
+        raise ValueError(f"[load] unsupported archive: {e}") from None
     with zf:
+        archive_size = _archive_size(zf)
         names = zf.namelist()
         pickles = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
         if len(pickles) != 1:
@@ -536,14 +587,14 @@ def load(
 
         def storage_of(pid: Any) -> UntypedStorage:
             if not (
-                isinstance(pid, tuple)
+                type(pid) is tuple
                 and len(pid) == 4
+                and all(type(v) is str for v in pid[:3])
                 and pid[0] == "storage"
-                and all(isinstance(v, str) for v in pid[1:3])
-                and isinstance(pid[3], int)
+                and type(pid[3]) is int
                 and pid[3] >= 0
             ):
-                raise pickle.UnpicklingError(f"[load] malformed storage reference {pid!r}")
+                raise pickle.UnpicklingError(f"[load] malformed storage reference {describe(pid)}")
             _, key, saved_device, nbytes = pid
             if key in built:
                 return built[key]
@@ -557,7 +608,9 @@ def load(
                     f"[load] entry {name!r} is not {nbytes} stored bytes "
                     f"({info.file_size} bytes, compression {info.compress_type})"
                 )
+            _check_entry_size(info, archive_size)
             target = _target_device(map_location, saved_device)  # None: a callable places it
+            where = f"storage {key!r} cannot be placed on {target!r}"
             start = None
             if mapped is not None and target in (None, "cpu"):
                 start = _aligned_data_start(mapped, info)
@@ -565,115 +618,33 @@ def load(
                 # Over the file's copy-on-write map: writes reach this process's pages only.
                 storage = _storage_over_buffer(memoryview(mapped)[start : start + nbytes])
             elif target is not None and target.startswith("cuda"):
-                storage = _read_to_cuda(zf, info, target, checks)
+                storage = _placed(where, lambda: _read_to_cuda(zf, info, target, checks))
+            elif target in (None, "cpu"):
+                storage = _read_to_cpu(zf, info, checks)
             else:
-                storage = (
-                    _read_to_cpu(zf, info, checks)
-                    if target in (None, "cpu")
-                    else _storage_from_bytes(zf.read(name), target)
-                )
+                with _damaged_entry(name):
+                    data = zf.read(name)
+                storage = _placed(where, lambda: _storage_from_bytes(data, target))
             if target is None:
                 place = cast(Callable[[UntypedStorage, str], UntypedStorage], map_location)
                 storage = place(storage, saved_device)
             built[key] = storage
             return storage
 
-        # Note [weights_only's BUILD]: the pure-Python unpickler, whose opcode table can be
-        # changed: with weights_only, BUILD (set an object's state) is allowed only on tensors
-        # (their Python attributes); on anything else it could patch an allowed class.
-        base = pickle._Unpickler if weights_only else pickle.Unpickler  # type: ignore[attr-defined]
-
-        class _Unpickler(base):  # type: ignore[valid-type,misc]
-            if weights_only:
-                dispatch = dict(base.dispatch)  # type: ignore[union-attr]
-
-                def load_build(self) -> None:
-                    state = self.stack.pop()
-                    inst = self.stack[-1]
-                    if not (
-                        isinstance(inst, Tensor)
-                        and isinstance(state, dict)
-                        and all(isinstance(k, str) for k in state)
-                    ):
-                        raise pickle.UnpicklingError(
-                            "[load] weights_only=True refuses to set the state of a "
-                            f"{type(inst).__name__} (only tensors' attributes may be set)"
-                        )
-                    inst.__dict__.update(state)
-
-                dispatch[pickle.BUILD[0]] = load_build
-
-                # NEWOBJ makes cls.__new__(cls, ...) without __init__: for a class bound in
-                # C++ (genesis._C.device) that is an object whose C++ value was never built.
-                # Only Python's own value types may be made so (complex under protocol 2).
-                def load_newobj(self) -> None:
-                    args = self.stack.pop()
-                    cls = self.stack.pop()
-                    self.stack.append(_new_plain(cls, args, {}))
-
-                def load_newobj_ex(self) -> None:
-                    kwargs = self.stack.pop()
-                    args = self.stack.pop()
-                    cls = self.stack.pop()
-                    self.stack.append(_new_plain(cls, args, kwargs))
-
-                dispatch[pickle.NEWOBJ[0]] = load_newobj
-                dispatch[pickle.NEWOBJ_EX[0]] = load_newobj_ex
-
-                # BYTEARRAY8 allocates its stated length before reading it: a 14-byte pickle
-                # could ask for 2**62 bytes. No item can be longer than the pickle itself.
-                def load_bytearray8(self) -> None:
-                    (n,) = struct.unpack("<Q", self.read(8))
-                    if n > self.payload_size:
-                        raise pickle.UnpicklingError(
-                            f"[load] malformed archive: a bytearray of {n} bytes in a pickle "
-                            f"of {self.payload_size} bytes"
-                        )
-                    b = bytearray(n)
-                    self.readinto(b)
-                    self.append(b)
-
-                dispatch[pickle.BYTEARRAY8[0]] = load_bytearray8
-
-            def persistent_load(self, pid: Any) -> Any:
-                return storage_of(pid)
-
-            def find_class(self, module: str, name: str) -> Any:
-                # Protocols 0-2 write Python 2 names (__builtin__.set, ...), which the base
-                # class maps back (fix_imports): check, and look up, the Python 3 name.
-                module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
-                module = _compat_pickle.IMPORT_MAPPING.get(module, module)
-                if weights_only and (module, name) == ("_codecs", "encode"):
-                    return _latin1_bytes
-                if weights_only and (module, name) not in _SAFE_GLOBALS:
-                    raise pickle.UnpicklingError(
-                        f"[load] weights_only=True refuses to load {module}.{name}: only "
-                        "tensors, genesis dtypes and devices and plain Python values are "
-                        "allowed (pass weights_only=False for files you trust)"
-                    )
-                return super().find_class(module, name)
-
         try:
-            with zf.open(pickles[0]) as pkl:
-                payload = pkl.read()
-            unpickler = _Unpickler(io.BytesIO(payload))
-            unpickler.payload_size = len(payload)
+            payload = _read_pickle_entry(zf, zf.getinfo(pickles[0]), archive_size)
+            if weights_only:  # Note [weights_only's BUILD], Note [Load budget]
+                unpickler: Any = RestrictedUnpickler(payload, storage_of)
+            else:
+                unpickler = _Unpickler(io.BytesIO(payload), storage_of)
             result = unpickler.load()
             checks.finish()
             return result
         except NotImplementedError as e:  # a zip feature zipfile lacks (patched data, ...)
             raise ValueError(f"[load] unsupported archive: {e}") from None
-        except (AttributeError, MemoryError, IndexError) as e:
-            # A malformed pickle (an opcode applied to the wrong object, a huge length): under
-            # weights_only nothing of the caller's ran, so it is the file's fault.
-            if not weights_only:
-                raise
-            raise pickle.UnpicklingError(
-                f"[load] malformed archive ({type(e).__name__}: {e})"
-            ) from None
         finally:
-            # The unpickler class and its closures form a reference cycle that holds `built`:
-            # without this, the loaded storages (gigabytes on a GPU) would stay alive until the
-            # garbage collector ran, after the caller had dropped them.
+            # storage_of's closure and the unpickler that holds it may sit in a reference cycle
+            # with an exception's traceback: without this, the loaded storages (gigabytes on a
+            # GPU) could stay alive until the garbage collector ran.
             built.clear()
             checks.close()
