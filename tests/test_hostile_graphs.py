@@ -82,6 +82,17 @@ DEEP = {
         del t, first
         print("ok")
     """,
+    "dlpack_round_trips": """
+        import genesis
+        t = genesis.arange(4.0)
+        first = t
+        for k in range(N):
+            t = genesis.from_dlpack(t if k % 2 else t.__dlpack__())
+        t[0] = 7.0  # still the same memory
+        assert first.tolist() == [7.0, 1.0, 2.0, 3.0]
+        del t, first
+        print("ok")
+    """,
     "views_of_a_non_leaf": """
         import time, genesis
         x = genesis.ones(4, requires_grad=True)
@@ -373,3 +384,17 @@ def test_exports_made_before_saving_stay_writable_as_in_pytorch():
     w = genesis.ones(3, requires_grad=True)
     (x * w).sum()
     assert a.flags.writeable
+
+
+def test_from_dlpack_of_a_read_only_export_stays_read_only():
+    import genesis
+
+    w = genesis.ones(3, requires_grad=True)
+    t = genesis.from_dlpack(w)  # a versioned capsule flagged read-only
+    assert not t.is_writable
+    with pytest.raises(ValueError, match="read-only"):
+        t.fill_(2.0)
+    free = genesis.ones(3)
+    back = genesis.from_dlpack(free)  # genesis's own export: the same storage, writable
+    back.fill_(5.0)
+    assert free.tolist() == [5.0] * 3

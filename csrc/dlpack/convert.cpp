@@ -82,6 +82,12 @@ struct Context {
 };
 
 template <typename Managed>
+void delete_exported(Managed* self) {
+  delete static_cast<Context*>(self->manager_ctx);
+  delete self;
+}
+
+template <typename Managed>
 Managed* make(const Tensor& t) {
   auto* ctx = new Context{t, t.sizes(), t.strides()};
   auto* m = new Managed{};
@@ -94,14 +100,26 @@ Managed* make(const Tensor& t) {
   dl.shape = ctx->shape.data();
   dl.strides = ctx->strides.data();
   dl.byte_offset = 0;
-  m->deleter = [](Managed* self) {
-    delete static_cast<Context*>(self->manager_ctx);
-    delete self;
-  };
+  m->deleter = &delete_exported<Managed>;
   return m;
 }
 
+// Note [Round trips through DLPack]
+// A capsule genesis exported holds the exported tensor (Context), and its deleter is genesis's
+// own: from_dlpack of it takes that tensor's storage back rather than wrapping the capsule in a
+// new storage that owns it. Otherwise each round trip would add a link to a chain of owners
+// (storage -> capsule -> tensor -> storage ...) that a few hundred thousand round trips made
+// too deep to free without running out of stack (as Note [Round trips through NumPy]).
+template <typename Managed>
+const Tensor* exported_tensor_of(const Managed* m) {
+  if (m == nullptr || m->deleter != &delete_exported<Managed>) return nullptr;
+  return &static_cast<const Context*>(m->manager_ctx)->tensor;
+}
+
 }  // namespace
+
+const Tensor* exported_tensor(const DLManagedTensorVersioned* m) { return exported_tensor_of(m); }
+const Tensor* exported_tensor(const DLManagedTensor* m) { return exported_tensor_of(m); }
 
 DLManagedTensorVersioned* export_versioned(const Tensor& t, uint64_t flags) {
   auto* m = make<DLManagedTensorVersioned>(t);

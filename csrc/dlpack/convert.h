@@ -17,6 +17,10 @@ Device from_dl_device(DLDevice d);
 // their deleter runs. `flags` only exists in the versioned form.
 DLManagedTensorVersioned* export_versioned(const Tensor& t, uint64_t flags);
 DLManagedTensor* export_legacy(const Tensor& t);
+// The tensor that a managed tensor made by export_versioned/export_legacy views, or null for
+// another producer's (Note [Round trips through DLPack] in convert.cpp).
+const Tensor* exported_tensor(const DLManagedTensorVersioned* m);
+const Tensor* exported_tensor(const DLManagedTensor* m);
 
 // A tensor over the memory a DLTensor describes; `owner` and `release` free the producer's
 // memory when the last view of it is gone. Validates everything before taking ownership:

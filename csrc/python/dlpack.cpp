@@ -2,6 +2,8 @@
 // genesis.from_dlpack. Note [DLPack streams]: a producer asked for a consumer stream records an
 // event on genesis's current stream and makes the consumer's stream wait on it; a consumer
 // passes its current stream to the producer. Nothing waits for the whole device.
+#include <optional>
+
 #include "autograd/node.h"
 #include "autograd/ops.h"
 #include "core/errors.h"
@@ -157,6 +159,20 @@ void release_managed(void*, void* owner) {
   if (m->deleter) m->deleter(m);
 }
 
+// A capsule genesis exported gives back the exported view of its storage (Note [Round trips
+// through DLPack] in dlpack/convert.cpp), unless it says read-only over a writable storage: then
+// it is wrapped, so the tensor made from it stays read-only. The capsule is consumed either way.
+template <typename Managed>
+std::optional<Tensor> take_back(py::handle capsule, Managed* m, bool read_only, const char* used) {
+  const Tensor* exported = dlpack::exported_tensor(m);
+  if (exported == nullptr || (read_only && exported->is_writable())) return std::nullopt;
+  const Tensor& e = *exported;
+  Tensor t(e.storage(), e.sizes(), e.strides(), e.storage_offset(), e.dtype());
+  PyCapsule_SetName(capsule.ptr(), used);
+  m->deleter(m);
+  return t;
+}
+
 Tensor consume_capsule(py::handle capsule) {
   PyObject* c = capsule.ptr();
   if (PyCapsule_IsValid(c, kVersionedName)) {
@@ -167,6 +183,7 @@ Tensor consume_capsule(py::handle capsule) {
                         "reads 1.x)");
     // A read-only export stays shared, as a read-only tensor (Note [Read-only storages]).
     bool read_only = m->flags & DLPACK_FLAG_BITMASK_READ_ONLY;
+    if (auto back = take_back(capsule, m, read_only, kVersionedUsed)) return *back;
     Tensor t =
         dlpack::import(m->dl_tensor, m, &release_managed<DLManagedTensorVersioned>, !read_only);
     PyCapsule_SetName(c, kVersionedUsed);  // only after validation: the tensor owns it now
@@ -174,6 +191,7 @@ Tensor consume_capsule(py::handle capsule) {
   }
   if (PyCapsule_IsValid(c, kLegacyName)) {
     auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(c, kLegacyName));
+    if (auto back = take_back(capsule, m, false, kLegacyUsed)) return *back;
     Tensor t = dlpack::import(m->dl_tensor, m, &release_managed<DLManagedTensor>);
     PyCapsule_SetName(c, kLegacyUsed);
     return t;
