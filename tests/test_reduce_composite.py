@@ -415,3 +415,11 @@ def test_logsumexp_of_float16_over_more_items_than_float16_holds(device):
         assert got.dtype == genesis.float16
         want = np.log(count) + 0.25
         np.testing.assert_allclose(to_numpy(got).astype(np.float64), want, rtol=2e-3)
+
+
+def test_logsumexp_of_a_0d_float16_tensor_over_its_dim(device):
+    # A 0-d tensor's dim 0 is the tensor itself: counting its items read past its (empty) shape.
+    x = genesis.tensor(1.5, device=device).half()
+    for dim in (0, -1, (0,)):
+        assert genesis.logsumexp(x, dim).item() == 1.5
+    assert genesis.logsumexp(x, 0, keepdim=True).shape == ()

@@ -54,7 +54,7 @@ Tensor fused_logsumexp(const Tensor& x, bool keepdim) {
 
 // How many items each result of a reduction over `dims` sums.
 int64_t reduced_count(const Tensor& t, const Dims& dims) {
-  if (!dims || dims->empty()) return t.numel();
+  if (!dims || dims->empty() || t.ndim() == 0) return t.numel();  // a 0-d tensor's dim 0 is it
   int64_t n = 1;
   for (int64_t d : *dims) n *= t.sizes()[wrap_dim(d, t.ndim(), "logsumexp")];
   return n;
