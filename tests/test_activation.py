@@ -370,3 +370,25 @@ def test_composites_write_out(device):
     with pytest.warns(UserWarning, match=r"^\[clamp_min\] An output with one or more elements"):
         genesis.clamp_min(a, 0.0, out=wrong)
     assert wrong.shape == (3,)
+
+
+def test_softplus_of_16_bit_floats_with_beta_computes_in_float32(device):
+    # exp(beta * x) overflowed float16 below the threshold: softplus(5.7, beta=2) was inf.
+    for dt, tdt in ((F16, torch.float16), (BF16, torch.bfloat16)):
+        x = genesis.tensor([5.7, -3.0, 12.0], device=device).to(dt)
+        want = TF.softplus(torch.tensor([5.7, -3.0, 12.0]).to(tdt), beta=2.0)
+        assert_close(F.softplus(x, beta=2.0), np_of(want), dt)
+
+
+def test_lerp_takes_a_0d_weight_of_any_dtype_as_a_number(device):
+    a = genesis.tensor([1.0, 3.0], device=device).to(F16)
+    b = genesis.tensor([2.0, 7.0], device=device).to(F16)
+    for w in (genesis.tensor(0.25), genesis.tensor(0.25, dtype=F64), genesis.tensor(2, dtype=I64)):
+        w = w.to(device)
+        got = genesis.lerp(a, b, w)
+        want = torch.lerp(
+            torch.tensor([1.0, 3.0]).half(), torch.tensor([2.0, 7.0]).half(), torch.tensor(w.item())
+        )
+        assert got.dtype == F16 and to_numpy(got).tolist() == want.float().tolist()
+    with pytest.raises(TypeError, match=r"^\[lerp\] expected weight of dtype"):
+        genesis.lerp(a, b, genesis.tensor([0.5, 0.5], device=device))

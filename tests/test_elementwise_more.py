@@ -503,3 +503,40 @@ def test_logical_not_in_place(device, dtype):
     t[:, [2, 0]] = t[:, [2, 0]].logical_not_()
     assert x.dtype is dtype
     np.testing.assert_array_equal(to_numpy(x), t.numpy())
+
+
+def test_numbers_beside_16_bit_floats_round_as_in_torch(device):
+    # Note [Numbers beside 16-bit floats]: rounded to the dtype first, except in + - * / **.
+    for dt, tdt in ((genesis.float16, torch.float16), (genesis.bfloat16, torch.bfloat16)):
+        g = genesis.tensor([0.1, 3.0, -2.5], device=device).to(dt)
+        t = torch.tensor([0.1, 3.0, -2.5]).to(tdt)
+        for f in (
+            lambda x: x == 0.1,
+            lambda x: x < 0.1,
+            lambda x: x % 0.3,
+            lambda x: x.fmod(0.3),
+            lambda x: x * 0.1,
+            lambda x: x + 0.1,
+            lambda x: x / 0.3,
+            lambda x: x**0.1,
+        ):
+            want = f(t)
+            got = to_numpy(f(g))
+            np.testing.assert_array_equal(
+                got, (want.float() if want.is_floating_point() else want).numpy()
+            )
+    h = genesis.tensor([float("inf")], device=device).half()
+    want = torch.atan2(torch.tensor([2.0**31]).half(), torch.tensor([float("inf")]).half())
+    assert genesis.atan2(2**31, h).item() == want.item()  # 2**31 is inf in float16
+
+
+def test_add_alpha_scales_in_the_result_dtype(device):
+    a = genesis.tensor([0.5], device=device)
+    got = genesis.add(a, genesis.tensor([100], dtype=genesis.int8, device=device), alpha=2)
+    assert got.tolist() == [200.5]  # int8 100 * 2 wrapped to -56 before
+    b = genesis.tensor([1.5], device=device).to(genesis.bfloat16)
+    got = genesis.add(b, genesis.tensor([2], device=device), alpha=2.5)
+    assert got.dtype == genesis.bfloat16 and got.tolist() == [6.5]  # alpha does not promote
+    c = genesis.tensor([-62.5], device=device).to(genesis.bfloat16)
+    got = genesis.add(genesis.tensor([1.5], device=device), c, alpha=3.0)
+    assert got.dtype == genesis.float32 and got.tolist() == [-186.0]  # not -186.5

@@ -423,3 +423,13 @@ def test_logsumexp_of_a_0d_float16_tensor_over_its_dim(device):
     for dim in (0, -1, (0,)):
         assert genesis.logsumexp(x, dim).item() == 1.5
     assert genesis.logsumexp(x, 0, keepdim=True).shape == ()
+
+
+def test_norm_with_p_none_and_16_bit_p_norms(device):
+    x = genesis.tensor([3.0, 4.0], device=device)
+    assert genesis.norm(x, p=None).item() == 5.0 and x.norm(p=None).item() == 5.0
+    # |x|^3 of float16 3208 overflowed: the p-norm sums in float32 (torch 5360).
+    h = genesis.tensor([3208.0, 4948.0], device=device).half()
+    want = torch.norm(torch.tensor([3208.0, 4948.0]).half(), p=3).item()
+    assert genesis.norm(h, p=3).dtype == genesis.float16
+    assert genesis.norm(h, p=3).item() == want

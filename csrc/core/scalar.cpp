@@ -59,4 +59,17 @@ uint64_t Scalar::bit_pattern(ScalarType dtype) const {
   return pattern;
 }
 
+double round_to_dtype(double v, ScalarType dt) {
+  switch (dt) {
+    case ScalarType::Float32:
+      return static_cast<float>(v);
+    case ScalarType::Float16:
+      return cast_value<double>(cast_value<Half>(v));
+    case ScalarType::BFloat16:
+      return cast_value<double>(cast_value<BFloat16>(v));
+    default:
+      return v;
+  }
+}
+
 }  // namespace genesis

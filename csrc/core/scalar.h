@@ -75,4 +75,8 @@ T Scalar::to() const {
   return T();
 }
 
+// v rounded to the floating point dtype `dt` (exactly representable as a double); other dtypes
+// leave it as it is.
+double round_to_dtype(double v, ScalarType dt);
+
 }  // namespace genesis

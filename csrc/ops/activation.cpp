@@ -67,6 +67,12 @@ Tensor softplus(const Tensor& a, double beta, double threshold) {
   const char* name = "softplus";
   if (beta == 1.0 && threshold == 20.0) return unary(UnaryOp::Softplus, a, name);
   check_floating(a, name);
+  if (a.dtype() == ScalarType::Float16 || a.dtype() == ScalarType::BFloat16) {
+    // exp(beta * x) of a 16-bit float overflows below the threshold (float16 exp(11.4)): the
+    // composition runs in float32 and rounds once, as the fused functor computes.
+    Tensor wide = softplus(to(a, ScalarType::Float32, a.device(), false), beta, threshold);
+    return to(wide, a.dtype(), a.device(), false);
+  }
   // x where beta * x > threshold, log1p(exp(beta * x)) / beta elsewhere.
   Tensor bx = mul(a, Scalar(beta), name);
   Tensor soft = binary(BinaryOp::Div, unary(UnaryOp::Log1p, unary(UnaryOp::Exp, bx, name), name),
@@ -110,10 +116,19 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight) {
   check_floating(start, name);
   GENESIS_CHECK_TYPE(start.dtype() == end.dtype(), name, "expected end of dtype ",
                      scalar_type_name(start.dtype()), ", but got ", scalar_type_name(end.dtype()));
+  // A 0-d weight stands for a number, as in PyTorch: any dtype but bool.
   if (!weight.is_scalar())
-    GENESIS_CHECK_TYPE(weight.tensor().dtype() == start.dtype(), name, "expected weight of dtype ",
-                       scalar_type_name(start.dtype()), ", but got ",
-                       scalar_type_name(weight.tensor().dtype()));
+    GENESIS_CHECK_TYPE(weight.tensor().ndim() == 0 ? weight.tensor().dtype() != ScalarType::Bool
+                                                   : weight.tensor().dtype() == start.dtype(),
+                       name, "expected weight of dtype ", scalar_type_name(start.dtype()),
+                       ", but got ", scalar_type_name(weight.tensor().dtype()));
+  if (!weight.is_scalar() && weight.tensor().ndim() == 0) {
+    // A 0-d weight promotes only beside 0-d start and end (PyTorch's rule for 0-d operands).
+    Operand both[3] = {Operand(start), Operand(end), weight};
+    ScalarType rt = result_type(both, 3);
+    if (rt != start.dtype() && is_floating_point(rt))
+      return lerp(to(start, rt, start.device(), false), to(end, rt, end.device(), false), weight);
+  }
   // PyTorch's formula: start + w * (end - start) for |w| < 0.5, end - (end - start) * (1 - w)
   // otherwise, so that w = 1 gives end exactly.
   const ScalarType dtype = start.dtype();

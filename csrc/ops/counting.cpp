@@ -35,20 +35,6 @@ void count_into(const Tensor& index, const Tensor& counts) {
     cpu::count_values(values, counts);
 }
 
-// v rounded to the floating point dtype `dt` (exactly representable as a double).
-double round_to(double v, ScalarType dt) {
-  switch (dt) {
-    case ScalarType::Float32:
-      return static_cast<float>(v);
-    case ScalarType::Float16:
-      return cast_value<double>(cast_value<Half>(v));
-    case ScalarType::BFloat16:
-      return cast_value<double>(cast_value<BFloat16>(v));
-    default:
-      return v;
-  }
-}
-
 void check_histogram_dtype(const Tensor& t, const char* what, const char* op) {
   GENESIS_CHECK_TYPE(t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64, op,
                      "expected a float32 or float64 ", what, ", but got dtype ",
@@ -206,8 +192,8 @@ Tensor histc(const Tensor& input, int64_t bins, double min, double max) {
                       "] is not finite");
   GENESIS_CHECK_VALUE(lo < hi, op, "max must be larger than min, but got min=", lo, ", max=", hi);
   ScalarType dtype = input.dtype();
-  double left = round_to(lo, dtype), right = round_to(hi, dtype);
-  double width = round_to(right - left, dtype);
+  double left = round_to_dtype(lo, dtype), right = round_to_dtype(hi, dtype);
+  double width = round_to_dtype(right - left, dtype);
   Tensor x = reshape(input, Shape{-1});
   // Items outside [left, right] and NaNs go to the spare bin `bins`, dropped at the end; they
   // are replaced by `left` first, so that no infinity or NaN is converted to an integer.

@@ -162,12 +162,31 @@ Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char
   return {r, r};
 }
 
+// Note [Numbers beside 16-bit floats]
+// A number operand of an op that computes in float16 or bfloat16 is first rounded to that
+// dtype, as PyTorch converts it to the op's dtype (and NumPy does): T([0.1], float16) == 0.1 is
+// True, bfloat16 x % 0.3 divides by 0.30078125, and 1e10 / x divides inf. The exceptions are
+// PyTorch's too: its + - * / kernels, and ** with a number exponent, compute with a number
+// second operand in float32, and so does genesis. (max/min give the same either way.) The
+// loops compute 16-bit floats in float.
+ScalarArg number_for(BinaryOp op, ScalarType compute, ScalarArg s, bool second) {
+  bool narrow = compute == ScalarType::Float16 || compute == ScalarType::BFloat16;
+  bool kept = second && (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul ||
+                         op == BinaryOp::Div || op == BinaryOp::Pow);
+  if (!s.is_scalar || !narrow || kept) return s;
+  s.d = round_to_dtype(s.is_float ? s.d : static_cast<double>(s.i), compute);
+  s.is_float = true;
+  return s;
+}
+
 void run_binary(BinaryOp op, ScalarType compute, const Tensor& out, const Prepared& a,
                 const Prepared& b) {
+  ScalarArg sa = number_for(op, compute, a.scalar, false);
+  ScalarArg sb = number_for(op, compute, b.scalar, true);
   if (out.is_cuda())
-    cuda::binary(op, compute, out, a.tensor(), a.scalar, b.tensor(), b.scalar);
+    cuda::binary(op, compute, out, a.tensor(), sa, b.tensor(), sb);
   else
-    cpu::binary(op, compute, out, a.tensor(), a.scalar, b.tensor(), b.scalar);
+    cpu::binary(op, compute, out, a.tensor(), sa, b.tensor(), sb);
 }
 
 // A written-to tensor whose elements alias each other (an expand) would be updated once per

@@ -135,6 +135,13 @@ Tensor vector_norm(const Tensor& t, double ord, const Dims& dims, bool keepdim,
   }
   if (ord == 0) return sum(binary(BinaryOp::Ne, a, Scalar(0.0), op), dims, keepdim, x.dtype());
   if (ord == 1) return sum(a, dims, keepdim, std::nullopt);
+  if (x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16) {
+    // |x|^p of a 16-bit float overflows (float16 3208^3) where the norm itself does not: raise
+    // to p and sum in float32, and round the norm back once.
+    Tensor wide = vector_norm(to(x, ScalarType::Float32, x.device(), false), ord, dims, keepdim,
+                              std::nullopt);
+    return to(wide, x.dtype(), x.device(), false);
+  }
   Tensor powered = binary(BinaryOp::Pow, a, Scalar(ord), op);
   return binary(BinaryOp::Pow, sum(powered, dims, keepdim, std::nullopt), Scalar(1.0 / ord), op);
 }

@@ -28,7 +28,15 @@ Operand scaled(const Operand& self, const Operand& other, py::handle alpha, cons
                      "for integral input tensors, argument alpha must not be a floating point "
                      "number");
   if (a.to_double() == 1.0) return other;
-  if (!other.is_scalar()) return ag::binary(BinaryOp::Mul, other, a, op);
+  if (!other.is_scalar()) {
+    // As PyTorch: alpha * other in the result's dtype (not other's, which would wrap int8 or
+    // round bfloat16), and alpha takes no part in the result's dtype.
+    ScalarType rt = ops::result_type(both, 2);
+    const Tensor& o = other.tensor();
+    Tensor product =
+        ag::binary(BinaryOp::Mul, o.dtype() == rt ? o : ag::to(o, rt, o.device(), false), a, op);
+    return product.dtype() == rt ? product : ag::to(product, rt, product.device(), false);
+  }
   if (other.scalar.is_floating() || a.is_floating())
     return Scalar(other.scalar.to_double() * a.to_double());
   return Scalar(other.scalar.to_int() * a.to_int());

@@ -101,6 +101,8 @@ Tensor linalg_norm(const Tensor& t, py::handle ord, py::handle dim, bool keepdim
 Tensor norm(const Tensor& t, py::handle p, py::handle dim, bool keepdim, py::handle dtype) {
   const char* op = "norm";
   std::optional<ScalarType> dt = to_optional_dtype(dtype, op);
+  if (p.is_none())  // torch: None is the default, the 2-norm over the dims
+    return ag::vector_norm(t, 2.0, dims_of(dim, op), keepdim, dt);
   if (py::isinstance<py::str>(p)) {
     std::string name = p.cast<std::string>();
     GENESIS_CHECK_VALUE(name == "fro" || name == "nuc", op,
