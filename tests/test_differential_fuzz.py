@@ -129,6 +129,48 @@ class Bug:
 
 DELIBERATE_DIFFERENCES = [
     Difference(
+        "A Python int beyond int64's range (2**63 and up) is its float value: beside a float "
+        "tensor both libraries give that value; beside an integer tensor genesis gives a float "
+        "result, where torch wraps it as uint64 (`int64_t * 2**63` is INT64_MIN) or raises.",
+        tuple(SCALAR_OPERAND_OPS) + ("nan_to_num", "addcmul", "addcdiv"),
+        "values",
+        lambda c: any(_is_uint64_int(a) for a in c.args + list(c.kwargs.values())),
+        "T([1], 'int64', (1,)) * 2**63",
+        rewrite=lambda c: big_ints_as_floats(c),
+    ),
+    Difference(
+        "A Python int beyond int64's range (2**63 and up) is its float value: beside a float "
+        "tensor both libraries give that value; beside an integer tensor genesis gives a float "
+        "result, where torch wraps it as uint64 (`int64_t * 2**63` is INT64_MIN) or raises.",
+        tuple(SCALAR_OPERAND_OPS) + ("nan_to_num", "addcmul", "addcdiv"),
+        "torch raises",
+        lambda c: any(_is_uint64_int(a) for a in c.args + list(c.kwargs.values())),
+        "L.where(T([True], 'bool', (1,)), T([1], 'int8', (1,)), 2**63)",
+        message=r"cannot be converted to type \S+ without overflow|Overflow|must be Tensor, not"
+        r"|invalid combination of arguments",
+        rewrite=lambda c: big_ints_as_floats(c),
+    ),
+    Difference(
+        "A Python int beyond int64's range (2**63 and up) is its float value: beside a float "
+        "tensor both libraries give that value; beside an integer tensor genesis gives a float "
+        "result, where torch wraps it as uint64 (`int64_t * 2**63` is INT64_MIN) or raises.",
+        tuple(SCALAR_OPERAND_OPS),
+        "genesis raises",
+        lambda c: any(_is_uint64_int(a) for a in c.args + list(c.kwargs.values())),
+        "L.bitwise_and(T([1], 'int64', (1,)), 2**63)",
+        message=r"not supported for float32 tensors",
+    ),
+    Difference(
+        "A negative number beside an unsigned (uint8) result is refused where a number must fit "
+        "the result's dtype (`where`, `**`, `alpha`, `value`, `fill_`: RuntimeError); torch "
+        "wraps one down to -255 (-7 becomes 249).",
+        ("where", "pow", "add", "sub", "addcmul", "addcdiv"),
+        "genesis raises",
+        lambda c: negative_number_beside_uint8(c),
+        "L.where(T([True, False], 'bool', (2,)), T([3, 17], 'uint8', (2,)), -7)",
+        message=r"cannot be converted to uint8 without overflow",
+    ),
+    Difference(
         "A Python number is accepted for any operand of the binary ops, `where`, `lerp`'s weight "
         "and the clamp bounds (also mixed with a tensor bound), in function and method form, "
         "where torch wants a tensor (`torch.maximum(t, 2)`, `torch.atan2(2, t)`, "
@@ -309,14 +351,18 @@ DELIBERATE_DIFFERENCES = [
     ),
     Difference(
         "The clamps (`clamp`, `clip`, `clamp_min`, `clamp_max`) refuse a number bound outside "
-        "the tensor dtype's range (RuntimeError, as `fill_`), also beside a tensor bound; torch "
-        "refuses a float bound beyond the range too, but wraps an integer one "
-        "(`clamp(uint8_t, -1, 10)`: -1 becomes 255) and returns garbage.",
+        "the range of the dtype they compute in (RuntimeError, as `fill_`), also beside a "
+        "tensor bound; torch refuses a float bound beyond the range too, but wraps an integer "
+        "one (`clamp(uint8_t, -1, 10)`: -1 becomes 255) and returns garbage, and takes any "
+        "number beside a tensor bound.",
         CLAMPS,
         "genesis raises",
         lambda c: (
-            clamp_bound_out_of_range(c)
-            and not (c.args[0].dtype in INT_NAMES and clamp_float_bound(c))
+            (
+                clamp_bound_out_of_range(c)
+                and not (c.args[0].dtype in INT_NAMES and clamp_float_bound(c))
+            )
+            or clamp_bound_beyond_result(c)
         ),
         "L.clamp(T([0, 5, 200], 'uint8', (3,)), -1, 10)",
         message=r"cannot be converted to \w+ without overflow",
@@ -508,121 +554,7 @@ EXCEPTION_EQUIVALENTS = {
     OverflowError: (ValueError, OverflowError),
 }
 
-KNOWN_BUGS = [
-    Bug(
-        "add/sub with alpha on a float16/bfloat16 result round alpha * other to the 16-bit "
-        "dtype before adding, so a product past its range is inf where torch adds it in "
-        "float32: add(T([inf], f16), tensor(-19), alpha=1e10) is nan (torch inf)",
-        ("add", "sub"),
-        "values",
-        lambda c: (
-            _promoted(c) in (torch.float16, torch.bfloat16)
-            and isinstance(c.kwargs.get("alpha"), (int, float))
-            and abs(c.kwargs["alpha"]) > 1e4
-        ),
-        "L.add(T([inf], 'float16', (1,)), T([-19], 'int64', ()), alpha=1e10)",
-    ),
-    Bug(
-        "clamp of an integer tensor with an integer bound outside its dtype and a float bound "
-        "raises, though the result is float (clamp(int32_t, 2**40, 0.5): torch gives 0.5)",
-        CLAMPS,
-        "genesis raises",
-        lambda c: (
-            c.args[0].dtype in INT_NAMES and clamp_bound_out_of_range(c) and clamp_float_bound(c)
-        ),
-        "L.clamp(T([1], 'int32', (1,)), 2**40, 0.5)",
-        message=r"cannot be converted to \w+ without overflow",
-    ),
-    Bug(
-        "A Python int in [2**63, 2**64) as a scalar operand raises ValueError ('out of range for "
-        "int64'); torch takes it (as uint64: a float tensor gets the value, an integer one wraps)",
-        tuple(SCALAR_OPERAND_OPS) + ("nan_to_num", "addcmul", "addcdiv"),
-        "genesis raises",
-        lambda c: any(_is_uint64_int(a) for a in c.args + list(c.kwargs.values())),
-        "T([1.0], 'float32', (1,)) * 2**63",
-        message=r"out of range for int64",
-    ),
-    Bug(
-        "clamp of an integer tensor with a float bound beyond float32 (clamp(uint8_t, max=1e300)) "
-        "returns float32 with the bound as inf, where clamp of a float32 tensor raises for it "
-        "(and torch raises in both)",
-        CLAMPS,
-        "torch raises",
-        lambda c: (
-            c.args[0].dtype not in FLOAT_NAMES and any(_is_big_float(b) for b in _clamp_bounds(c))
-        ),
-        "L.clamp(T([1, 2], 'uint8', (2,)), max=1e300)",
-        message=r"cannot be converted to type \S+ without overflow",
-    ),
-    Bug(
-        "A reduction with an integer dtype= of a float tensor converts the floats otherwise "
-        "than .to(dtype) (both libraries' .to() give INT_MIN for 1e10, inf, nan as int32): "
-        "sum(T([1e10]), dtype=int32) is 1410065408 (through int64), torch -2147483648",
-        ("sum", "nansum", "prod", "cumsum", "cumprod", "mean", "nanmean"),
-        "values",
-        lambda c: float_to_int_out_of_range(c),
-        "L.sum(T([1e10], 'float32', (1,)), dtype=L.int32)",
-    ),
-    Bug(
-        "clamp's result dtype with a 0-d float tensor bound beside a float16 tensor bound is "
-        "float32: clamp(int32_t, tensor(3.0), f16_t) promotes pairwise (a 0-d operand does not "
-        "widen within its category: torch gives float16)",
-        CLAMPS,
-        "values",
-        lambda c: clamp_promotes_0d(c),
-        "L.clamp(T([1], 'int32', (1,)), T([3.0], 'float32', ()), T([5.0], 'float16', (1,)))",
-    ),
-    Bug(
-        "An integer Python number outside the integer result dtype's range is wrapped in "
-        "`where`, `**` and addcmul/addcdiv's `value` (int8_t ** 256 is 1, where(c, int8_t, 200) "
-        "puts -56) where torch raises, as genesis's own clamp and fill_ do",
-        ("where", "pow", "addcmul", "addcdiv", "add", "sub"),
-        "torch raises",
-        lambda c: int_scalar_out_of_range(c),
-        "T([3], 'int8', (1,)) ** 256",
-        message=r"cannot be converted to type \S+ without overflow",
-    ),
-    Bug(
-        "clamp of a float16 tensor takes an integer bound beyond the float16 range (2**31) as "
-        "inf, though it refuses a float bound beyond the range (torch refuses both)",
-        CLAMPS,
-        "torch raises",
-        lambda c: float_clamp_int_bound_too_big(c),
-        "L.clamp(T([1.0], 'float16', (1,)), max=2**31)",
-        message=r"cannot be converted to type \S+ without overflow",
-    ),
-    Bug(
-        "float16 addcmul/addcdiv with an integer tensor operand beyond the float16 range compute "
-        "with the integer in float32, not as its float16 value (inf) as `*` and `/` do: "
-        "addcmul(T([1.], f16), T([0.], f16), T([100000], int32)) is 1, torch nan (0 * inf)",
-        ("addcmul", "addcdiv"),
-        "values",
-        lambda c: f16_with_big_int_tensor(c),
-        "L.addcmul(T([1.0], 'float16', (1,)), T([0.0], 'float16', (1,)), "
-        "T([100000], 'int32', (1,)))",
-    ),
-    Bug(
-        "clamp rounds its bounds to the input's dtype where the bounds promote the result "
-        "beyond it: clamp(T([0.], f16), T([16383], int16), T([inf], bf16)) is 16384 (float32; "
-        "torch 16383)",
-        CLAMPS,
-        "values",
-        lambda c: _is_t(c.args[0]) and _promoted(c) != getattr(torch, c.args[0].dtype),
-        "L.clamp(T([0.0], 'float16', (1,)), T([16383], 'int16', (1,)), T([inf], 'bfloat16', (1,)))",
-    ),
-    Bug(
-        "nan_to_num's nan/posinf/neginf refuse a Python int beyond int64 (ValueError); torch "
-        "takes them as floats",
-        ("nan_to_num",),
-        "genesis raises",
-        lambda c: any(
-            isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 2**63
-            for v in c.kwargs.values()
-        ),
-        "L.nan_to_num(T([inf], 'float32', (1,)), posinf=10**20)",
-        message=r"out of range for int64",
-    ),
-]
+KNOWN_BUGS = []
 
 
 # --------------------------------------------------------------------------------------------
@@ -849,6 +781,17 @@ def _is_uint64_int(a):
     return isinstance(a, int) and not isinstance(a, bool) and 2**63 <= a < 2**64
 
 
+def big_ints_as_floats(c):
+    """The call with each Python int beyond int64 as a float."""
+
+    def conv(a):
+        return float(a) if _is_uint64_int(a) else a
+
+    return c.replace(
+        args=[conv(a) for a in c.args], kwargs={k: conv(v) for k, v in c.kwargs.items()}
+    )
+
+
 def _int_range(dtype):
     info = np.iinfo(dtype)
     return int(info.min), int(info.max)
@@ -877,6 +820,28 @@ def clamp_bound_out_of_range(c):
 def clamp_float_bound(c):
     return any(
         isinstance(b, float) or (_is_t(b) and b.dtype in FLOAT_NAMES) for b in _clamp_bounds(c)
+    )
+
+
+def clamp_bound_beyond_result(c):
+    """A finite number bound beyond the range of the float dtype the clamp computes in."""
+    d = _promoted(c)
+    if d is None or not d.is_floating_point:
+        return False
+    big = float(torch.finfo(d).max)
+    return any(
+        _is_scalar(b) and not isinstance(b, bool) and math.isfinite(b) and abs(b) > big
+        for b in _clamp_bounds(c)
+    )
+
+
+def negative_number_beside_uint8(c):
+    """A uint8 result and a negative Python int operand (or value=/alpha=) within -255."""
+    if not c.tensors or _promoted(c) != torch.uint8:
+        return False
+    values = list(c.args) + [c.kwargs.get(k) for k in ("value", "alpha")]
+    return any(
+        isinstance(a, int) and not isinstance(a, bool) and -255 <= a < 0 for a in values
     )
 
 

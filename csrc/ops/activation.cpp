@@ -116,12 +116,14 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight) {
   check_floating(start, name);
   GENESIS_CHECK_TYPE(start.dtype() == end.dtype(), name, "expected end of dtype ",
                      scalar_type_name(start.dtype()), ", but got ", scalar_type_name(end.dtype()));
-  // A 0-d weight stands for a number, as in PyTorch: any dtype but bool.
+  // A 0-d weight stands for a number, as in PyTorch: any dtype (a bool one is 0 or 1).
   if (!weight.is_scalar())
-    GENESIS_CHECK_TYPE(weight.tensor().ndim() == 0 ? weight.tensor().dtype() != ScalarType::Bool
-                                                   : weight.tensor().dtype() == start.dtype(),
+    GENESIS_CHECK_TYPE(weight.tensor().ndim() == 0 || weight.tensor().dtype() == start.dtype(),
                        name, "expected weight of dtype ", scalar_type_name(start.dtype()),
                        ", but got ", scalar_type_name(weight.tensor().dtype()));
+  if (!weight.is_scalar() && weight.tensor().dtype() == ScalarType::Bool)
+    return lerp(start, end,
+                Operand(to(weight.tensor(), start.dtype(), weight.tensor().device(), false)));
   if (!weight.is_scalar() && weight.tensor().ndim() == 0) {
     // A 0-d weight promotes only beside 0-d start and end (PyTorch's rule for 0-d operands).
     Operand both[3] = {Operand(start), Operand(end), weight};
@@ -162,10 +164,15 @@ Tensor addc(BinaryOp op, const Tensor& input, const Tensor& t1, const Tensor& t2
                        "point dtype first");
   GENESIS_CHECK_TYPE(is_floating_point(dtype) || !value.is_floating(), name,
                      "for integer inputs, value must be an integer, but got a float");
-  // In the common dtype (float32 for the 16-bit floats, rounded once at the end).
+  if (!is_floating_point(dtype)) value.check_fits(dtype, name);  // as PyTorch: no wrapped value
+  // In the common dtype (float32 for the 16-bit floats, rounded once at the end). An operand of
+  // another dtype is converted to the common dtype first, as `*` and `/` would: an int32
+  // 100000 beside float16 is inf.
   ScalarType compute = is_narrow(dtype) ? ScalarType::Float32 : dtype;
   auto in_compute = [&](const Tensor& t) {
-    return t.dtype() == compute ? t : to(t, compute, t.device(), false);
+    if (t.dtype() == compute) return t;
+    Tensor common = t.dtype() == dtype ? t : to(t, dtype, t.device(), false);
+    return common.dtype() == compute ? common : to(common, compute, t.device(), false);
   };
   Tensor term = binary(op, in_compute(t1), in_compute(t2), name);
   if (value.to_double() != 1.0) term = mul(term, value, name);

@@ -1,5 +1,7 @@
 #include "ops/elementwise.h"
 
+#include <cmath>
+
 #include "core/errors.h"
 #include "core/loop_plan.h"
 #include "cpu/elementwise.h"
@@ -156,9 +158,11 @@ Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char
                            op == BinaryOp::Minimum || op == BinaryOp::Heaviside,
                        name, "not supported for bool tensors");
   }
-  if (op == BinaryOp::Pow && !is_floating_point(r) && b.is_scalar() && !b.scalar.is_floating())
+  if (op == BinaryOp::Pow && !is_floating_point(r) && b.is_scalar() && !b.scalar.is_floating()) {
     GENESIS_CHECK(b.scalar.to_int() >= 0, name,
                   "integers to negative integer powers are not allowed");
+    b.scalar.check_fits(r, name);  // int8_t ** 256 raises, as PyTorch (a wrapped 0 would not)
+  }
   return {r, r};
 }
 
@@ -339,6 +343,10 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b) {
   GENESIS_CHECK(cond.device() == device, name, "expected condition on ", device.str(),
                 ", but it is on ", cond.device().str());
   Shape shape = broadcast_all(operands, 3, name);
+  // A number beside an integer tensor must fit its dtype (PyTorch raises; a wrapped value
+  // would be written silently).
+  for (const Operand* o : values)
+    if (o->is_scalar() && !is_floating_point(dtype)) o->scalar.check_fits(dtype, name);
   Tensor out = Tensor::empty(shape, dtype, device);
   Prepared pc = prepare(cond_operand, ScalarType::Bool, shape, device);
   Prepared pa = prepare(a, dtype, shape, device), pb = prepare(b, dtype, shape, device);
@@ -356,37 +364,79 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b) {
 
 namespace {
 
-// A number bound that keeps the tensor's dtype must fit in it (PyTorch raises; a wrapped bound
-// would clamp to the wrong value): int8 clamp(x, -1000, 1000) is an error, clamp(x, 0.5) is not
-// (its result is float32).
-void check_bound(const Tensor& t, const std::optional<Operand>& bound, const char* name) {
-  if (!bound || !bound->is_scalar()) return;
+// Note [Clamp in one dtype]
+// clamp(x, min, max) is max(x, min) then min(., max), computed in the dtype that x and both bounds
+// promote to together, as PyTorch does: clamp(int32_t, tensor(3.), f16_t) is float16 (a 0-d
+// bound does not widen within its category), and clamp(f16_t, int16_t, bf16_t) compares in
+// float32, not with bounds rounded to float16. A number bound must fit that dtype, or PyTorch
+// raises and so does genesis: int8 clamp(x, -1000, 1000) and float16 clamp(x, max=2**31) are
+// errors, clamp(int8_t, 2**40, 0.5) is not (float32), clamp(uint8_t, max=1e300) is.
+struct ClampPlan {
+  ScalarType dtype;
+  std::optional<Operand> min, max;  // tensor bounds in `dtype`
+};
+
+double largest_finite(ScalarType dtype) {
+  if (dtype == ScalarType::Float16) return 65504.0;
+  if (dtype == ScalarType::BFloat16) return 3.3895313892515355e38;
+  if (dtype == ScalarType::Float32) return 3.4028234663852886e38;
+  return 1.7976931348623157e308;
+}
+
+std::optional<Operand> clamp_bound(const std::optional<Operand>& bound, ScalarType dtype,
+                                   const char* name) {
+  if (!bound) return bound;
+  if (bound->is_scalar()) {
+    const Scalar& s = bound->scalar;
+    s.check_fits(dtype, name);
+    if (s.kind() == Scalar::Kind::Int && is_floating_point(dtype))
+      GENESIS_CHECK(std::fabs(s.to_double()) <= largest_finite(dtype), name, "value ", s.to_int(),
+                    " cannot be converted to ", scalar_type_name(dtype), " without overflow");
+    return bound;
+  }
+  const Tensor& t = bound->tensor();
+  return t.dtype() == dtype ? bound : std::optional<Operand>(to(t, dtype, t.device(), false));
+}
+
+ClampPlan plan_clamp(const Tensor& t, const std::optional<Operand>& min,
+                     const std::optional<Operand>& max, const char* name) {
+  GENESIS_CHECK(min || max, name, "at least one of 'min' or 'max' must not be None");
   Operand self(t);
-  const Operand* both[2] = {&self, &*bound};
-  if (result_type(both, 2) == t.dtype()) bound->scalar.check_fits(t.dtype(), name);
+  const Operand* operands[3];
+  int n = 0;
+  operands[n++] = &self;
+  if (min) operands[n++] = &*min;
+  if (max) operands[n++] = &*max;
+  ScalarType dtype = result_type(operands, n);
+  return {dtype, clamp_bound(min, dtype, name), clamp_bound(max, dtype, name)};
 }
 
 }  // namespace
 
 Tensor clamp(const Tensor& t, const std::optional<Operand>& min,
              const std::optional<Operand>& max) {
-  GENESIS_CHECK(min || max, "clamp", "at least one of 'min' or 'max' must not be None");
-  check_bound(t, min, "clamp");
-  check_bound(t, max, "clamp");
-  Tensor out = t;
-  if (min) out = binary(BinaryOp::Maximum, out, *min, "clamp");
-  if (max) out = binary(BinaryOp::Minimum, out, *max, "clamp");
+  ClampPlan plan = plan_clamp(t, min, max, "clamp");
+  Tensor out = t.dtype() == plan.dtype ? t : to(t, plan.dtype, t.device(), false);
+  if (plan.min) out = binary(BinaryOp::Maximum, out, *plan.min, "clamp");
+  if (plan.max) out = binary(BinaryOp::Minimum, out, *plan.max, "clamp");
   return out;
 }
 
 void clamp_(const Tensor& t, const std::optional<Operand>& min, const std::optional<Operand>& max,
             const char* name) {
   check_writable(t, name);  // Note [Read-only storages]
-  GENESIS_CHECK(min || max, name, "at least one of 'min' or 'max' must not be None");
-  check_bound(t, min, name);
-  check_bound(t, max, name);
-  if (min) binary_(BinaryOp::Maximum, t, *min, name);
-  if (max) binary_(BinaryOp::Minimum, t, *max, name);
+  ClampPlan plan = plan_clamp(t, min, max, name);
+  if (plan.dtype != t.dtype()) {
+    GENESIS_CHECK(can_cast(plan.dtype, t.dtype()), name, "result type ", type_word(plan.dtype),
+                  " can't be cast to the desired output type ", type_word(t.dtype()));
+    Tensor out = clamp(t, min, max);
+    GENESIS_CHECK(out.sizes() == t.sizes(), name, "output with shape ", shape_str(t.sizes()),
+                  " doesn't match the broadcast shape ", shape_str(out.sizes()));
+    copy_(t, out);
+    return;
+  }
+  if (plan.min) binary_(BinaryOp::Maximum, t, *plan.min, name);
+  if (plan.max) binary_(BinaryOp::Minimum, t, *plan.max, name);
 }
 
 }  // namespace genesis::ops

@@ -97,6 +97,11 @@ ScalarType sum_dtype(ScalarType in, std::optional<ScalarType> dtype) {
 
 Tensor accumulate(ReduceOp op, const Tensor& t, const Dims& dims, bool keepdim, ScalarType dtype,
                   ReduceFinish finish, double empty_value, const char* name) {
+  if (is_floating_point(t.dtype()) && !is_floating_point(dtype))
+    // Floats become the integer dtype as .to(dtype) makes them (1e10 as int32 is INT_MIN, as
+    // PyTorch), not through int64 and a wrap.
+    return accumulate(op, to(t, dtype, t.device(), false), dims, keepdim, dtype, finish,
+                      empty_value, name);
   if ((op == ReduceOp::Sum || op == ReduceOp::Prod) && !is_floating_point(dtype) &&
       dtype != ScalarType::Int64) {
     // Integer sums run in int64; the narrower result wraps exactly as its own sum would.

@@ -39,9 +39,21 @@ py::object activation_inplace(py::handle input, const char* name, const F& f) {
   return py::reinterpret_borrow<py::object>(input);
 }
 
+// A float argument (nan_to_num's replacements): a Python int of any size is its float value.
+double to_double(py::handle obj, const char* op) {
+  if (PyLong_Check(obj.ptr()) && !PyBool_Check(obj.ptr())) {
+    double d = PyLong_AsDouble(obj.ptr());
+    if (!(d == -1.0 && PyErr_Occurred())) return d;
+    PyErr_Clear();
+    GENESIS_FAIL(ErrorKind::Value, op, "value ", py::str(obj).cast<std::string>(),
+                 " is out of range for float64");
+  }
+  return to_scalar(obj, op).to_double();
+}
+
 std::optional<double> optional_double(py::handle obj, const char* op) {
   if (obj.is_none()) return std::nullopt;
-  return to_scalar(obj, op).to_double();
+  return to_double(obj, op);
 }
 
 void bind_activations(py::module_& m) {
@@ -118,8 +130,9 @@ void bind_activations(py::module_& m) {
 // The Python number or tensor `weight` of lerp.
 ops::Operand weight_operand(py::handle weight) {
   ops::Operand w = operand(weight, "lerp");
-  GENESIS_CHECK_TYPE(!w.is_scalar() || w.scalar.kind() != Scalar::Kind::Bool, "lerp",
-                     "weight must be a number or a tensor, not a bool");
+  // A bool weight is 0 or 1, as in PyTorch.
+  if (w.is_scalar() && w.scalar.kind() == Scalar::Kind::Bool)
+    return ops::Operand(Scalar(static_cast<double>(w.scalar.to_int())));
   return w;
 }
 
@@ -231,7 +244,7 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
   // nan_to_num(input, nan=0.0, posinf=None, neginf=None)
   auto nan_to_num = [](const Tensor& input, py::handle nan, py::handle posinf, py::handle neginf) {
     const char* name = "nan_to_num";
-    double n = nan.is_none() ? 0.0 : to_scalar(nan, name).to_double();
+    double n = nan.is_none() ? 0.0 : to_double(nan, name);
     return ag::nan_to_num(input, n, optional_double(posinf, name), optional_double(neginf, name));
   };
   m.def(

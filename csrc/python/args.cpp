@@ -93,9 +93,17 @@ Scalar to_scalar(py::handle obj, const char* op) {
   if (PyLong_Check(p)) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(p, &overflow);
-    GENESIS_CHECK_VALUE(!overflow, op, "value ", py::str(obj).cast<std::string>(),
-                        " is out of range for int64");
-    return Scalar(static_cast<int64_t>(v));
+    if (!overflow) return Scalar(static_cast<int64_t>(v));
+    // Note [Integers beyond int64]: a Python int in [2**63, 2**64) (uint64's upper half) is its
+    // float value: a float tensor gets that value (x * 2**63, nan_to_num(posinf=2**63), as
+    // PyTorch), and an integer tensor a float result, where PyTorch wraps it or raises. Beyond
+    // that both refuse it.
+    unsigned long long u = overflow > 0 ? PyLong_AsUnsignedLongLong(p) : 0;
+    if (overflow > 0 && !(u == static_cast<unsigned long long>(-1) && PyErr_Occurred()))
+      return Scalar(static_cast<double>(u));
+    PyErr_Clear();
+    GENESIS_FAIL(ErrorKind::Value, op, "value ", py::str(obj).cast<std::string>(),
+                 " is out of range for int64 (and for uint64)");
   }
   if (PyFloat_Check(p)) return Scalar(PyFloat_AS_DOUBLE(p));
   if (py::isinstance<Tensor>(obj)) {

@@ -17,29 +17,57 @@ using ops::UnaryOp;
 
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
-// other * alpha for add/sub's alpha argument.
-Operand scaled(const Operand& self, const Operand& other, py::handle alpha, const char* op) {
+bool is_16_bit_float(ScalarType t) { return t == ScalarType::Float16 || t == ScalarType::BFloat16; }
+
+// other * alpha for add/sub's alpha argument. alpha * other is in the result's dtype (not
+// other's, which would wrap int8 or round bfloat16), float32 for the 16-bit floats (PyTorch's
+// kernels compute a + alpha * b in float32: a product past float16's range still adds), and
+// alpha takes no part in the result's dtype.
+// *in_float32 tells whether the product is a float32 tensor beside a 16-bit result.
+Operand scaled(const Operand& self, const Operand& other, py::handle alpha, const char* op,
+               bool* in_float32 = nullptr) {
   if (alpha.is_none()) return other;
   Scalar a = to_scalar(alpha, op);
   if (a.to_double() == 1.0 && !a.is_floating()) return other;
   Operand both[2] = {self, other};
-  bool integral = !is_floating_point(ops::result_type(both, 2));
+  ScalarType rt = ops::result_type(both, 2);
+  bool integral = !is_floating_point(rt);
   GENESIS_CHECK_TYPE(!(integral && a.is_floating()), op,
                      "for integral input tensors, argument alpha must not be a floating point "
                      "number");
+  if (integral) a.check_fits(rt, op);  // as PyTorch: int8 alpha=300 raises, not wraps
   if (a.to_double() == 1.0) return other;
   if (!other.is_scalar()) {
-    // As PyTorch: alpha * other in the result's dtype (not other's, which would wrap int8 or
-    // round bfloat16), and alpha takes no part in the result's dtype.
-    ScalarType rt = ops::result_type(both, 2);
+    ScalarType compute = is_16_bit_float(rt) ? ScalarType::Float32 : rt;
     const Tensor& o = other.tensor();
-    Tensor product =
-        ag::binary(BinaryOp::Mul, o.dtype() == rt ? o : ag::to(o, rt, o.device(), false), a, op);
-    return product.dtype() == rt ? product : ag::to(product, rt, product.device(), false);
+    Tensor common = o.dtype() == rt ? o : ag::to(o, rt, o.device(), false);
+    Tensor product = ag::binary(
+        BinaryOp::Mul,
+        common.dtype() == compute ? common : ag::to(common, compute, o.device(), false), a, op);
+    if (in_float32 != nullptr) *in_float32 = compute != rt;
+    return product.dtype() == compute ? product : ag::to(product, compute, product.device(), false);
   }
   if (other.scalar.is_floating() || a.is_floating())
     return Scalar(other.scalar.to_double() * a.to_double());
   return Scalar(other.scalar.to_int() * a.to_int());
+}
+
+// self + alpha * other (or -): a float32 product beside 16-bit operands is added in float32 and
+// the sum rounded once to the result's dtype.
+Tensor add_scaled(BinaryOp op, const Operand& self, const Operand& other, py::handle alpha,
+                  const char* name) {
+  bool in_float32 = false;
+  Operand product = scaled(self, other, alpha, name, &in_float32);
+  if (!in_float32) return ag::binary(op, self, product, name);
+  Operand both[2] = {self, other};
+  ScalarType rt = ops::result_type(both, 2);
+  // self in float32 too: a 0-d product beside it would otherwise be rounded to its dtype.
+  Operand wide =
+      self.is_scalar()
+          ? self
+          : Operand(ag::to(self.tensor(), ScalarType::Float32, self.tensor().device(), false));
+  Tensor r = ag::binary(op, wide, product, name);
+  return ag::to(r, rt, r.device(), false);
 }
 
 struct BinarySpec {
@@ -139,7 +167,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
       cls.def(
           name,
           [op, name](const Tensor& self, py::handle other, py::handle alpha) {
-            return ag::binary(op, self, scaled(self, operand(other, name), alpha, name), name);
+            return add_scaled(op, self, operand(other, name), alpha, name);
           },
           py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
           docs::find(docs::kMath, name));
@@ -147,7 +175,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           name,
           [op, name](py::handle input, py::handle other, py::handle alpha) {
             Operand in = operand(input, name);
-            return ag::binary(op, in, scaled(in, operand(other, name), alpha, name), name);
+            return add_scaled(op, in, operand(other, name), alpha, name);
           },
           py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
           docs::find(docs::kMath, name));
