@@ -840,9 +840,7 @@ def negative_number_beside_uint8(c):
     if not c.tensors or _promoted(c) != torch.uint8:
         return False
     values = list(c.args) + [c.kwargs.get(k) for k in ("value", "alpha")]
-    return any(
-        isinstance(a, int) and not isinstance(a, bool) and -255 <= a < 0 for a in values
-    )
+    return any(isinstance(a, int) and not isinstance(a, bool) and -255 <= a < 0 for a in values)
 
 
 def has_inf(a):
