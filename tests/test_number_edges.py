@@ -115,7 +115,7 @@ def test_clamp_gradient_unchanged_by_promotion():
 @pytest.mark.parametrize(
     "code",
     [
-        "L.where(L.tensor([True, False]), x, 200)",
+        "L.where(x > 0, x, 200)",
         "x ** 256",
         "L.addcmul(x, x, x, value=200)",
         "x.add(1, alpha=300)",
@@ -182,7 +182,10 @@ def test_addcmul_converts_integer_operands_to_float16_first(device):
 def test_float_reduction_to_integer_dtype_converts_like_to(op, dtype, device):
     g, t = pair([1e10, 2.5, -3.75], "float32", device)
     got = getattr(genesis, op)(g, dtype=getattr(genesis, dtype))
-    want = getattr(torch, op)(t, dtype=getattr(torch, dtype))
+    try:
+        want = getattr(torch, op)(t, dtype=getattr(torch, dtype))
+    except NotImplementedError:  # torch 2.11 has no integer nansum
+        want = torch.sum(t, dtype=getattr(torch, dtype))
     assert got.dtype == getattr(genesis, dtype)
     # each value as .to(dtype) makes it, then reduced (exact for the in-range values)
     conv = g.to(getattr(genesis, dtype))
@@ -232,5 +235,6 @@ def test_lerp_bool_weight_is_zero_or_one(weight, device):
     s_g, s_t = pair([1.0, 2.0], "float32", device)
     e_g, e_t = pair([3.0, 5.0], "float32", device)
     same(genesis.lerp(s_g, e_g, weight), torch.lerp(s_t, e_t, weight))
-    w_g = genesis.tensor(weight)
+    w_g = genesis.tensor(weight)  # a 0-d CPU tensor, also beside CUDA tensors
     same(genesis.lerp(s_g, e_g, w_g), torch.lerp(s_t, e_t, torch.tensor(weight)))
+    same(genesis.lerp(s_g, e_g, genesis.tensor(0.25)), torch.lerp(s_t, e_t, torch.tensor(0.25)))

@@ -121,9 +121,14 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight) {
     GENESIS_CHECK_TYPE(weight.tensor().ndim() == 0 || weight.tensor().dtype() == start.dtype(),
                        name, "expected weight of dtype ", scalar_type_name(start.dtype()),
                        ", but got ", scalar_type_name(weight.tensor().dtype()));
-  if (!weight.is_scalar() && weight.tensor().dtype() == ScalarType::Bool)
-    return lerp(start, end,
-                Operand(to(weight.tensor(), start.dtype(), weight.tensor().device(), false)));
+  // A bool weight becomes start's dtype, and a 0-d CPU weight beside CUDA tensors moves there
+  // (the masks below are computed from it).
+  if (!weight.is_scalar() &&
+      (weight.tensor().dtype() == ScalarType::Bool || weight.tensor().device() != start.device())) {
+    const Tensor& w = weight.tensor();
+    ScalarType wt = w.dtype() == ScalarType::Bool ? start.dtype() : w.dtype();
+    return lerp(start, end, Operand(to(w, wt, start.device(), false)));
+  }
   if (!weight.is_scalar() && weight.tensor().ndim() == 0) {
     // A 0-d weight promotes only beside 0-d start and end (PyTorch's rule for 0-d operands).
     Operand both[3] = {Operand(start), Operand(end), weight};
