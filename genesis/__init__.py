@@ -7,7 +7,8 @@ NumPy-style indexing, elementwise math with PyTorch's type promotion, reductions
 ``cat`` and ``stack``, and zero-copy exchange with NumPy (``from_numpy``, ``Tensor.numpy``) and
 DLPack (``from_dlpack``). ``genesis.cuda`` has ``torch.cuda``'s device, stream, event and
 memory functions. ``genesis.autograd`` differentiates (``requires_grad=True``, ``backward``,
-``genesis.no_grad``); not every op has a gradient yet (docs/autograd.md lists those that do).
+``genesis.no_grad``); not every op has a gradient yet (docs/user_guide.md's Autograd section
+lists those that do).
 
 Dtypes are objects: ``genesis.float32`` (alias ``float``), ``float64`` (``double``),
 ``float16`` (``half``), ``bfloat16``, ``uint8``, ``int8``, ``int16`` (``short``), ``int32``
@@ -52,6 +53,7 @@ from . import (
     nn,  # noqa: E402
     safetensors,  # noqa: E402
     serialization,  # noqa: E402  (also makes tensors picklable)
+    testing,  # noqa: E402  (assert_close)
 )
 from ._C import (  # noqa: E402
     Generator,
@@ -344,10 +346,19 @@ from ._C import (
     _addmm_activation as _addmm_activation,  # PyTorch's private name; not in __all__
 )
 from ._C._nn import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus
+from ._defaults import (
+    get_default_device,
+    get_default_dtype,
+    set_default_device,
+    set_default_dtype,
+)
 from ._dtype_info import finfo, iinfo
 from ._mapped_file import from_file  # noqa: E402
 from ._memory_stats import detailed_memory_stats, memory_stats
 from ._random import fork_rng
+from ._size import Size
+from ._tensor_protocols import tensor_array_ufunc as _tensor_array_ufunc
+from ._tensor_protocols import tensor_contains as _tensor_contains
 from ._tensor_str import (
     get_printoptions,
     printoptions,
@@ -383,6 +394,9 @@ long = int64
 Tensor.__repr__ = tensor_repr  # type: ignore[method-assign]
 Tensor.__str__ = tensor_repr  # type: ignore[method-assign]
 Tensor.__format__ = _tensor_format  # type: ignore[method-assign]
+setattr(Tensor, "__contains__", _tensor_contains)  # noqa: B010  (x in t)
+setattr(Tensor, "__array_ufunc__", _tensor_array_ufunc)  # noqa: B010  (NumPy ufuncs)
+_C._set_size_type(Size)  # shape and size() return genesis.Size
 
 
 def is_tensor(obj):
@@ -539,6 +553,11 @@ __all__ = [
     "numel",
     "finfo",
     "iinfo",
+    "Size",
+    "set_default_dtype",
+    "get_default_dtype",
+    "set_default_device",
+    "get_default_device",
     # the index family
     "argwhere",
     "gather",

@@ -194,7 +194,7 @@ class DetailedMemoryStats(MemoryStats):
             )
         from .memory_profiler._tracking import large_allocations
 
-        return large_allocations(self.device, min_size)
+        return large_allocations(self.device, min_size, LargeAllocation)
 
     def __repr__(self):
         return (

@@ -259,7 +259,8 @@ def tensor_repr(t):
     """Returns the text ``repr(t)`` and ``str(t)`` give: what PyTorch would print.
 
     The dtype is shown unless it is float32, int64 or bool, the device unless it is the CPU,
-    and tensors of more than ``threshold`` elements are summarized (see
+    ``grad_fn=<...>`` for a result that autograd records (``requires_grad=True`` for a leaf
+    that requires grad), and tensors of more than ``threshold`` elements are summarized (see
     ``genesis.set_printoptions``). Only the printed elements are copied to the host.
 
     Args:
@@ -303,6 +304,13 @@ def tensor_repr(t):
     implied = ("float32",) if t.numel() == 0 else ("float32", "int64", "bool")
     if t.dtype.name not in implied:
         suffixes.append(f"dtype=genesis.{t.dtype.name}")
+    # Autograd state last, as PyTorch prints it: the node that made a result, else whether a
+    # leaf requires grad.
+    grad_fn = t.grad_fn
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn.name()}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
 
 

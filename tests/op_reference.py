@@ -1,6 +1,6 @@
 """NumPy references for the compute ops: PyTorch's result-type rules and tolerant comparisons.
 
-Used by test_elementwise, test_reductions, test_joins and test_seed_examples_compute. Nothing here
+Used by test_elementwise, test_reductions, test_joins and test_everyday_compute. Nothing here
 calls a genesis op at import time (only dtype objects and genesis.promote_types at call time).
 """
 

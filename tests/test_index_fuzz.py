@@ -295,7 +295,7 @@ def test_seed_002_indexing_examples(device):
     row_indices = genesis.tensor([0, 2, 4, 6], device=device)
     col_indices = genesis.tensor([1, 3, 5, 7], device=device)
     assert data[row_indices, col_indices].tolist() == [1, 23, 45, 67]
-    # The mask built with NumPy (test_seed_examples_compute covers `data > 50` on genesis).
+    # The mask built with NumPy (test_everyday_compute covers `data > 50` on genesis).
     mask = genesis.tensor(np.arange(100).reshape(10, 10) > 50, device=device)
     assert data[mask].tolist() == list(range(51, 100))
     data[mask] = 0

@@ -5,7 +5,7 @@
 #include "autograd/formula_helpers.h"
 #include "core/errors.h"
 #include "ops/activation.h"
-#include "ops/elementwise_extra.h"
+#include "ops/elementwise_composed.h"
 
 namespace genesis::ag {
 

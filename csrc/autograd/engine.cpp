@@ -53,170 +53,204 @@ void add_into(Tensor& slot, Tensor g) {
   slot = slot.defined() ? ag::binary(ops::BinaryOp::Add, slot, g, "backward") : std::move(g);
 }
 
-std::vector<Tensor> run(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots,
-                        const std::vector<Tensor>& inputs, bool keep_graph, bool create_graph,
-                        bool capture, const char* op) {
-  GENESIS_CHECK_VALUE(grad_roots.empty() || grad_roots.size() == roots.size(), op, "got ",
-                      grad_roots.size(), " gradients for ", roots.size(), " tensors");
-  GradModeGuard mode(create_graph);
-
-  // The roots' edges and gradients.
+// One backward pass: the state its phases (Note [Backward engine]) share.
+struct Pass {
+  const char* op = "backward";
+  bool keep_graph = false, create_graph = false, capture = false;
   std::vector<Edge> root_edges;
   std::vector<Tensor> root_grads;
+  std::vector<Target> targets;
+  std::vector<std::shared_ptr<Node>> keep_alive;  // the targets' nodes
+  std::unordered_map<Node*, std::vector<Node*>> successors;
+  std::vector<Node*> order;  // discovery order
+  std::unordered_set<Node*> target_nodes, runs;
+  std::unordered_map<Node*, int64_t> deps;
+  std::unordered_map<Node*, Grads> buffers;
+  std::vector<Tensor> captured;
+};
+
+// The roots' edges and gradients (ones for a one-element root given none).
+void seed_roots(Pass& p, const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots) {
+  GENESIS_CHECK_VALUE(grad_roots.empty() || grad_roots.size() == roots.size(), p.op, "got ",
+                      grad_roots.size(), " gradients for ", roots.size(), " tensors");
   for (size_t i = 0; i < roots.size(); ++i) {
     const Tensor& r = roots[i];
-    GENESIS_CHECK(requires_grad(r), op, "element ", i,
+    GENESIS_CHECK(requires_grad(r), p.op, "element ", i,
                   " of tensors does not require grad and does not have a grad_fn");
     Tensor g = grad_roots.empty() ? Tensor() : grad_roots[i];
     if (!g.defined()) {
-      GENESIS_CHECK(r.numel() == 1, op,
+      GENESIS_CHECK(r.numel() == 1, p.op,
                     "grad can be implicitly created only for scalar outputs (got shape ",
                     shape_str(r.sizes()), ")");
       g = ops::full(r.sizes(), Scalar(1.0), r.dtype(), r.device());
     } else {
-      GENESIS_CHECK(g.sizes() == r.sizes(), op, "Mismatch in shape: grad_output[", i,
+      GENESIS_CHECK(g.sizes() == r.sizes(), p.op, "Mismatch in shape: grad_output[", i,
                     "] has a shape of ", shape_str(g.sizes()), " and output[", i,
                     "] has a shape of ", shape_str(r.sizes()));
     }
-    root_edges.push_back(gradient_edge(r));
-    root_grads.push_back(std::move(g));
+    p.root_edges.push_back(gradient_edge(r));
+    p.root_grads.push_back(std::move(g));
   }
+}
 
-  // The named inputs: where their gradients are read (or accumulated).
-  std::vector<Target> targets;
-  std::vector<std::shared_ptr<Node>> keep_alive;
+// The named inputs: where their gradients are read (or accumulated).
+void name_targets(Pass& p, const std::vector<Tensor>& inputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = inputs[i];
-    GENESIS_CHECK(requires_grad(t), op, "One of the differentiated Tensors (input ", i,
+    GENESIS_CHECK(requires_grad(t), p.op, "One of the differentiated Tensors (input ", i,
                   ") does not require grad");
     Edge e = gradient_edge(t);
-    keep_alive.push_back(e.fn);
-    targets.push_back(Target{e.fn.get(), e.input_nr, i});
+    p.keep_alive.push_back(e.fn);
+    p.targets.push_back(Target{e.fn.get(), e.input_nr, i});
+    p.target_nodes.insert(e.fn.get());
   }
+  p.captured.resize(inputs.size());
+}
 
-  // 1. Discovery.
-  std::unordered_map<Node*, std::vector<Node*>> successors;
-  std::vector<Node*> order;  // discovery order
-  {
-    std::vector<Node*> stack;
-    std::unordered_set<Node*> seen;
-    for (const Edge& e : root_edges)
+// 1. Discovery: every node reachable from the roots, with its successors.
+void discover(Pass& p) {
+  std::vector<Node*> stack;
+  std::unordered_set<Node*> seen;
+  for (const Edge& e : p.root_edges)
+    if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    p.order.push_back(n);
+    auto& next = p.successors[n];
+    for (const Edge& e : n->next_edges) {
+      if (e.fn == nullptr) continue;
+      next.push_back(e.fn.get());
       if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
-    while (!stack.empty()) {
-      Node* n = stack.back();
-      stack.pop_back();
-      order.push_back(n);
-      auto& next = successors[n];
-      for (const Edge& e : n->next_edges) {
-        if (e.fn == nullptr) continue;
-        next.push_back(e.fn.get());
-        if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
-      }
     }
   }
+}
 
-  // 2. Which nodes run. Without named inputs: all (backward). With them: the nodes with a path
-  // to a target; a target's own node runs only for backward(inputs=) of a leaf (to accumulate).
-  std::unordered_set<Node*> target_nodes, runs;
-  for (const Target& t : targets) target_nodes.insert(t.node);
-  if (targets.empty()) {
-    runs.insert(order.begin(), order.end());
-  } else {
-    // Whether a node leads to a target. A node's successors were made before it (its inputs'
-    // nodes), except leaves' accumulators, which have no successors: so one pass in creation
-    // order sees every successor's answer before the node's.
-    std::unordered_map<Node*, bool> reaches;
-    for (Node* n : order) reaches[n] = target_nodes.count(n) > 0;
-    std::vector<Node*> oldest_first = order;
-    std::sort(oldest_first.begin(), oldest_first.end(),
-              [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; });
-    for (Node* n : oldest_first)
-      for (Node* s : successors[n]) reaches[n] = reaches[n] || reaches[s];
-    for (Node* n : order) {
-      bool feeds = false;
-      for (Node* s : successors[n]) feeds = feeds || reaches[s];
-      bool accumulates =
-          !capture && target_nodes.count(n) > 0 && dynamic_cast<AccumulateGrad*>(n) != nullptr;
-      if (feeds || accumulates) runs.insert(n);
+// 2. Which nodes run. Without named inputs: all (backward). With them: the nodes with a path
+// to a target; a target's own node runs only for backward(inputs=) of a leaf (to accumulate).
+void select_running(Pass& p) {
+  if (p.targets.empty()) {
+    p.runs.insert(p.order.begin(), p.order.end());
+    return;
+  }
+  // Whether a node leads to a target. A node's successors were made before it (its inputs'
+  // nodes), except leaves' accumulators, which have no successors: so one pass in creation
+  // order sees every successor's answer before the node's.
+  std::unordered_map<Node*, bool> reaches;
+  for (Node* n : p.order) reaches[n] = p.target_nodes.count(n) > 0;
+  std::vector<Node*> oldest_first = p.order;
+  std::sort(oldest_first.begin(), oldest_first.end(),
+            [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; });
+  for (Node* n : oldest_first)
+    for (Node* s : p.successors[n]) reaches[n] = reaches[n] || reaches[s];
+  for (Node* n : p.order) {
+    bool feeds = false;
+    for (Node* s : p.successors[n]) feeds = feeds || reaches[s];
+    bool accumulates =
+        !p.capture && p.target_nodes.count(n) > 0 && dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    if (feeds || accumulates) p.runs.insert(n);
+  }
+}
+
+// 3. Dependencies: edges from running nodes.
+void count_dependencies(Pass& p) {
+  for (Node* n : p.runs)
+    for (Node* s : p.successors[n]) ++p.deps[s];
+}
+
+// Hooks of non-leaf tensors, then retain_grad, then the gradients of named inputs.
+void run_hooks_and_capture(Pass& p, Node* n, Grads& grads) {
+  for (const OutputHook& h : n->output_hooks) {
+    Tensor& g = grads[h.output_nr];
+    if (!g.defined()) continue;
+    if (h.fn) {
+      Tensor replaced = h.fn(g);
+      if (replaced.defined()) g = std::move(replaced);
+    } else if (auto m = h.retain.lock()) {
+      auto lock = lock_letting_caller_run(m->mutex);
+      m->grad = m->grad.defined() ? ag::binary(ops::BinaryOp::Add, m->grad, g, p.op)
+                                  : (p.create_graph ? g : ag::clone(g));
     }
   }
+  if (p.target_nodes.count(n))
+    for (const Target& t : p.targets)
+      if (t.node == n && grads[t.input_nr].defined())
+        add_into(p.captured[t.index], grads[t.input_nr]);
+}
 
-  // 3. Dependencies: edges from running nodes.
-  std::unordered_map<Node*, int64_t> deps;
-  for (Node* n : runs)
-    for (Node* s : successors[n]) ++deps[s];
+// Runs node n on its summed output gradients (missing ones as zeros) and returns its input
+// gradients; nothing when it does not run or no gradient reached it.
+Grads apply_node(Pass& p, Node* n, Grads grads) {
+  bool any = false;
+  for (const Tensor& g : grads) any = any || g.defined();
+  if (!p.runs.count(n) || !any) return {};
+  for (size_t i = 0; i < grads.size(); ++i)
+    if (!grads[i].defined()) {
+      const TensorInfo& info = n->output_info[i];
+      grads[i] = ops::full(info.sizes, Scalar(0.0), info.dtype, info.device);
+    }
+  Grads outs = n->apply(std::move(grads));
+  if (!p.keep_graph) n->release_saved();
+  GENESIS_CHECK(outs.size() == n->next_edges.size(), p.op, "function ", n->name(), " returned ",
+                outs.size(), " gradients, expected ", n->next_edges.size());
+  return outs;
+}
 
-  // 4. Execution.
-  std::unordered_map<Node*, Grads> buffers;
-  for (size_t i = 0; i < root_edges.size(); ++i) {
-    Node* n = root_edges[i].fn.get();
-    Grads& b = buffers[n];
+// 4. Execution: a node runs when every running node that feeds it has, later-made nodes first;
+// each input gradient, fitted to its input, is added into the next node's buffer.
+void execute(Pass& p) {
+  for (size_t i = 0; i < p.root_edges.size(); ++i) {
+    Node* n = p.root_edges[i].fn.get();
+    Grads& b = p.buffers[n];
     b.resize(n->output_info.size());
-    add_into(b[root_edges[i].input_nr], root_grads[i]);
+    add_into(b[p.root_edges[i].input_nr], p.root_grads[i]);
   }
   auto later_first = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
   {
     std::unordered_set<Node*> queued;
-    for (const Edge& e : root_edges)
-      if (deps[e.fn.get()] == 0 && queued.insert(e.fn.get()).second) ready.push(e.fn.get());
+    for (const Edge& e : p.root_edges)
+      if (p.deps[e.fn.get()] == 0 && queued.insert(e.fn.get()).second) ready.push(e.fn.get());
   }
-
-  std::vector<Tensor> captured(inputs.size());
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
-    Grads grads = std::move(buffers[n]);
-    buffers.erase(n);
+    Grads grads = std::move(p.buffers[n]);
+    p.buffers.erase(n);
     grads.resize(n->output_info.size());
-
-    // Hooks of non-leaf tensors, then retain_grad.
-    for (const OutputHook& h : n->output_hooks) {
-      Tensor& g = grads[h.output_nr];
-      if (!g.defined()) continue;
-      if (h.fn) {
-        Tensor replaced = h.fn(g);
-        if (replaced.defined()) g = std::move(replaced);
-      } else if (auto m = h.retain.lock()) {
-        auto lock = lock_letting_caller_run(m->mutex);
-        m->grad = m->grad.defined() ? ag::binary(ops::BinaryOp::Add, m->grad, g, op)
-                                    : (create_graph ? g : ag::clone(g));
-      }
-    }
-    if (target_nodes.count(n))
-      for (const Target& t : targets)
-        if (t.node == n && grads[t.input_nr].defined()) {
-          Tensor& c = captured[t.index];
-          add_into(c, grads[t.input_nr]);
-        }
-
-    bool any = false;
-    for (const Tensor& g : grads) any = any || g.defined();
-    Grads outs;
-    if (runs.count(n) && any) {
-      for (size_t i = 0; i < grads.size(); ++i)
-        if (!grads[i].defined()) {
-          const TensorInfo& info = n->output_info[i];
-          grads[i] = ops::full(info.sizes, Scalar(0.0), info.dtype, info.device);
-        }
-      outs = n->apply(std::move(grads));
-      if (!keep_graph) n->release_saved();
-      GENESIS_CHECK(outs.size() == n->next_edges.size(), op, "function ", n->name(), " returned ",
-                    outs.size(), " gradients, expected ", n->next_edges.size());
-    }
+    run_hooks_and_capture(p, n, grads);
+    Grads outs = apply_node(p, n, std::move(grads));
+    if (!p.runs.count(n)) continue;
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];
-      if (e.fn == nullptr || !runs.count(n)) continue;
+      if (e.fn == nullptr) continue;
       Node* s = e.fn.get();
       if (i < outs.size() && outs[i].defined()) {
-        Grads& b = buffers[s];
+        Grads& b = p.buffers[s];
         b.resize(s->output_info.size());
         add_into(b[e.input_nr], fitted(std::move(outs[i]), n->input_info[i]));
       }
-      if (--deps[s] == 0) ready.push(s);
+      if (--p.deps[s] == 0) ready.push(s);
     }
   }
-  return captured;
+}
+
+std::vector<Tensor> run(const std::vector<Tensor>& roots, const std::vector<Tensor>& grad_roots,
+                        const std::vector<Tensor>& inputs, bool keep_graph, bool create_graph,
+                        bool capture, const char* op) {
+  Pass p;
+  p.op = op;
+  p.keep_graph = keep_graph;
+  p.create_graph = create_graph;
+  p.capture = capture;
+  seed_roots(p, roots, grad_roots);
+  GradModeGuard mode(create_graph);
+  name_targets(p, inputs);
+  discover(p);
+  select_running(p);
+  count_dependencies(p);
+  execute(p);
+  return std::move(p.captured);
 }
 
 }  // namespace

@@ -26,7 +26,7 @@ struct Edge {
 // Shape, dtype and device of a tensor that is gone: what a gradient for it must look like.
 struct TensorInfo {
   Shape sizes;
-  ScalarType dtype = kDefaultFloat;
+  ScalarType dtype = ScalarType::Float32;
   Device device;
   explicit TensorInfo(const Tensor& t) : sizes(t.sizes()), dtype(t.dtype()), device(t.device()) {}
   TensorInfo() = default;

@@ -146,7 +146,7 @@ Tensor tril(const Tensor& t, int64_t k, bool upper);
 Tensor diag(const Tensor& t, int64_t k);
 Tensor diag_embed(const Tensor& t, int64_t offset, int64_t dim1, int64_t dim2);
 
-// Elementwise ops with several tensor operands (autograd/elementwise_more.cpp).
+// Elementwise ops with several tensor operands (autograd/elementwise_composites.cpp).
 Tensor lerp(const Tensor& start, const Tensor& end, const Operand& weight);
 Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value,
                bool divide);

@@ -6,7 +6,10 @@
 
 namespace genesis {
 
-enum class ErrorKind { Runtime, Index, Value, Type, OutOfMemory, Buffer, NotImplemented };
+// Shape: an invalid shape or size (broadcasting, view, expand, permute, split, negative sizes);
+// raised as genesis.ShapeError, both a ValueError and a RuntimeError (Note [Shape errors] in
+// python/errors.cpp).
+enum class ErrorKind { Runtime, Index, Value, Type, OutOfMemory, Buffer, NotImplemented, Shape };
 
 class Error : public std::runtime_error {
  public:
@@ -60,6 +63,8 @@ std::string str_cat(const Parts&... parts) {
   GENESIS_CHECK_KIND_(::genesis::ErrorKind::Index, cond, op, __VA_ARGS__)
 #define GENESIS_CHECK_VALUE(cond, op, ...) \
   GENESIS_CHECK_KIND_(::genesis::ErrorKind::Value, cond, op, __VA_ARGS__)
+#define GENESIS_CHECK_SHAPE(cond, op, ...) \
+  GENESIS_CHECK_KIND_(::genesis::ErrorKind::Shape, cond, op, __VA_ARGS__)
 #define GENESIS_CHECK_TYPE(cond, op, ...) \
   GENESIS_CHECK_KIND_(::genesis::ErrorKind::Type, cond, op, __VA_ARGS__)
 #define GENESIS_FAIL(kind, op, ...) \

@@ -14,9 +14,9 @@ ScalarType Scalar::default_dtype() const {
     case Kind::Int:
       return ScalarType::Int64;
     case Kind::Float:
-      return kDefaultFloat;
+      return default_float();
   }
-  return kDefaultFloat;
+  return default_float();
 }
 
 void Scalar::check_fits(ScalarType dtype, const char* op) const {

@@ -1,5 +1,6 @@
 #include "core/scalar_type.h"
 
+#include <atomic>
 #include <unordered_map>
 
 #include "core/errors.h"
@@ -71,6 +72,19 @@ ScalarType parse_scalar_type(const std::string& name) {
                      "'; expected one of bool, uint8, int8, int16, int32, int64, float16, "
                      "bfloat16, float32, float64");
   return it->second;
+}
+
+namespace {
+std::atomic<ScalarType> g_default_float{ScalarType::Float32};
+}  // namespace
+
+ScalarType default_float() { return g_default_float.load(std::memory_order_relaxed); }
+
+void set_default_float(ScalarType t) {
+  GENESIS_CHECK_TYPE(is_floating_point(t), "set_default_dtype",
+                     "only floating point types are supported as the default type, got ",
+                     scalar_type_name(t));
+  g_default_float.store(t, std::memory_order_relaxed);
 }
 
 }  // namespace genesis

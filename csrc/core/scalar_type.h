@@ -34,7 +34,11 @@ ScalarType promote_types(ScalarType a, ScalarType b);
 // Parses "float32", "float", "half", "long", ... ; raises TypeError for an unknown name.
 ScalarType parse_scalar_type(const std::string& name);
 
-constexpr ScalarType kDefaultFloat = ScalarType::Float32;
+// The float dtype of values that bring none of their own (Python floats, float factories without
+// dtype=, integer division): float32 unless genesis.set_default_dtype changed it (process-wide,
+// as in PyTorch).
+ScalarType default_float();
+void set_default_float(ScalarType t);
 
 // Maps a C++ storage type to its ScalarType and back; used by the typed dispatch.
 template <typename T>

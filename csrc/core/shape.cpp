@@ -18,16 +18,16 @@ std::string shape_str(const Shape& s) {
 }
 
 int64_t checked_numel(const Shape& sizes, const char* op) {
-  GENESIS_CHECK_VALUE(static_cast<int64_t>(sizes.size()) <= kMaxDims, op, "a tensor has at most ",
+  GENESIS_CHECK_SHAPE(static_cast<int64_t>(sizes.size()) <= kMaxDims, op, "a tensor has at most ",
                       kMaxDims, " dimensions, got ", sizes.size());
   int64_t n = 1;
   for (int64_t s : sizes)
-    GENESIS_CHECK_VALUE(s >= 0, op, "negative dimension ", s, " in size ", shape_str(sizes));
+    GENESIS_CHECK_SHAPE(s >= 0, op, "negative dimension ", s, " in size ", shape_str(sizes));
   // Any zero size makes the count 0, whatever the others are (they still must be >= 0).
   for (int64_t s : sizes)
     if (s == 0) return 0;
   for (int64_t s : sizes) {
-    GENESIS_CHECK_VALUE(n <= INT64_MAX / s, op, "size ", shape_str(sizes),
+    GENESIS_CHECK_SHAPE(n <= INT64_MAX / s, op, "size ", shape_str(sizes),
                         " has too many elements (more than 2^63 - 1)");
     n *= s;
   }
@@ -41,13 +41,13 @@ int64_t checked_nbytes(int64_t numel, int64_t itemsize, const char* op) {
 }
 
 int64_t checked_mul(int64_t a, int64_t b, const char* op) {
-  GENESIS_CHECK_VALUE(a == 0 || b <= INT64_MAX / a, op, "size overflow: ", a, " * ", b,
+  GENESIS_CHECK_SHAPE(a == 0 || b <= INT64_MAX / a, op, "size overflow: ", a, " * ", b,
                       " does not fit 64 bits");
   return a * b;
 }
 
 int64_t checked_add(int64_t a, int64_t b, const char* op) {
-  GENESIS_CHECK_VALUE(b <= INT64_MAX - a, op, "size overflow: ", a, " + ", b,
+  GENESIS_CHECK_SHAPE(b <= INT64_MAX - a, op, "size overflow: ", a, " + ", b,
                       " does not fit 64 bits");
   return a + b;
 }
@@ -89,31 +89,31 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
 }
 
 Shape infer_size(const Shape& requested, int64_t numel, const char* op) {
-  GENESIS_CHECK_VALUE(static_cast<int64_t>(requested.size()) <= kMaxDims, op,
+  GENESIS_CHECK_SHAPE(static_cast<int64_t>(requested.size()) <= kMaxDims, op,
                       "a tensor has at most ", kMaxDims, " dimensions, got ", requested.size());
   Shape out = requested;
   int64_t known = 1;
   int infer_at = -1;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
-      GENESIS_CHECK_VALUE(infer_at < 0, op, "only one dimension can be inferred in shape ",
+      GENESIS_CHECK_SHAPE(infer_at < 0, op, "only one dimension can be inferred in shape ",
                           shape_str(requested));
       infer_at = static_cast<int>(i);
     } else {
-      GENESIS_CHECK_VALUE(out[i] >= 0, op, "invalid shape dimension ", out[i], " in ",
+      GENESIS_CHECK_SHAPE(out[i] >= 0, op, "invalid shape dimension ", out[i], " in ",
                           shape_str(requested));
       // Checked: a wrapped product could match numel (a huge shape over a small storage).
-      GENESIS_CHECK_VALUE(out[i] == 0 || known <= INT64_MAX / out[i], op, "shape ",
+      GENESIS_CHECK_SHAPE(out[i] == 0 || known <= INT64_MAX / out[i], op, "shape ",
                           shape_str(requested), " is invalid for input of size ", numel);
       known *= out[i];
     }
   }
   if (infer_at >= 0) {
-    GENESIS_CHECK_VALUE(known != 0 && numel % known == 0, op, "shape ", shape_str(requested),
+    GENESIS_CHECK_SHAPE(known != 0 && numel % known == 0, op, "shape ", shape_str(requested),
                         " is invalid for input of size ", numel);
     out[infer_at] = numel / known;
   } else {
-    GENESIS_CHECK_VALUE(known == numel, op, "shape ", shape_str(requested),
+    GENESIS_CHECK_SHAPE(known == numel, op, "shape ", shape_str(requested),
                         " is invalid for input of size ", numel);
   }
   return out;
@@ -156,7 +156,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   for (size_t i = 0; i < n; ++i) {
     int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    GENESIS_CHECK_VALUE(da == db || da == 1 || db == 1, op, "shapes ", shape_str(a), " and ",
+    GENESIS_CHECK_SHAPE(da == db || da == 1 || db == 1, op, "shapes ", shape_str(a), " and ",
                         shape_str(b), " cannot be broadcast together (dimension ", i, ": ", da,
                         " vs ", db, ")");
     out[i] = da == 1 ? db : da;

@@ -92,7 +92,7 @@ class Tensor {
   Shape sizes_;
   Shape strides_;
   int64_t offset_ = 0;
-  ScalarType dtype_ = kDefaultFloat;
+  ScalarType dtype_ = ScalarType::Float32;
   mutable std::shared_ptr<AutogradMeta> autograd_;
 };
 

@@ -6,7 +6,7 @@
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
-#include "ops/elementwise_extra.h"
+#include "ops/elementwise_composed.h"
 #include "ops/reduce.h"
 
 namespace genesis::ops {
@@ -222,7 +222,7 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
     close = binary(BinaryOp::LogicalOr, close,
                    binary(BinaryOp::LogicalAnd, isnan(a), isnan(b), name), name);
   // Integers compare in the default float dtype, as PyTorch.
-  ScalarType ft = is_floating_point(a.dtype()) ? a.dtype() : kDefaultFloat;
+  ScalarType ft = is_floating_point(a.dtype()) ? a.dtype() : default_float();
   Tensor fa = a.dtype() == ft ? a : to(a, ft, a.device(), false);
   Tensor fb = b.dtype() == ft ? b : to(b, ft, b.device(), false);
   Tensor gap = unary(UnaryOp::Abs, binary(BinaryOp::Sub, fa, fb, name), name);

@@ -85,7 +85,7 @@ void copy_across(const Tensor& dst, const Tensor& src, bool non_blocking) {
 void copy_(const Tensor& dst, const Tensor& src, bool non_blocking) {
   check_writable(dst, "copy_");  // Note [Read-only storages]
   Shape target = broadcast_shapes(dst.sizes(), src.sizes(), "copy_");
-  GENESIS_CHECK_VALUE(target == dst.sizes(), "copy_", "source of shape ", shape_str(src.sizes()),
+  GENESIS_CHECK_SHAPE(target == dst.sizes(), "copy_", "source of shape ", shape_str(src.sizes()),
                       " cannot be broadcast to destination shape ", shape_str(dst.sizes()));
   if (dst.numel() == 0) return;
   // Note [Overlapping copies] in core/tensor.h.

@@ -36,7 +36,7 @@ Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device de
 
 ScalarType arange_dtype(const Scalar& start, const Scalar& end, const Scalar& step) {
   bool floating = start.is_floating() || end.is_floating() || step.is_floating();
-  return floating ? kDefaultFloat : ScalarType::Int64;
+  return floating ? default_float() : ScalarType::Int64;
 }
 
 namespace {

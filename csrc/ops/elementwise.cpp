@@ -126,13 +126,13 @@ Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char
   const Operand* both[2] = {&a, &b};
   ScalarType r = result_type(both, 2);
   if (op == BinaryOp::Div) {
-    ScalarType c = is_floating_point(r) ? r : kDefaultFloat;
+    ScalarType c = is_floating_point(r) ? r : default_float();
     return {c, c};
   }
   if (is_float_result(op)) {
     GENESIS_CHECK_TYPE(op != BinaryOp::Hypot || is_floating_point(r), name, "not supported for ",
                        type_word(r), " tensors (only floating point)");
-    ScalarType c = is_floating_point(r) ? r : kDefaultFloat;
+    ScalarType c = is_floating_point(r) ? r : default_float();
     return {c, c};
   }
   if (op == BinaryOp::Heaviside && !a.is_scalar() && !b.is_scalar())
@@ -224,7 +224,7 @@ ScalarType result_type(const Operand* const* operands, int n) {
       dims = promote_opt(dims, o.tensor().dtype());
   }
   auto r = combine(dims, combine(zero_dim, numbers));
-  return r ? *r : kDefaultFloat;
+  return r ? *r : default_float();
 }
 
 ScalarType result_type(const Operand* operands, int n) {
@@ -292,7 +292,7 @@ ScalarType unary_dtype(UnaryOp op, ScalarType in, const char* name) {
   if (refuses_integers(op))
     GENESIS_CHECK_TYPE(is_floating_point(in), name, "not supported for ", type_word(in),
                        " tensors (only floating point)");
-  if (is_floating_only(op)) return is_floating_point(in) ? in : kDefaultFloat;
+  if (is_floating_only(op)) return is_floating_point(in) ? in : default_float();
   if (op == UnaryOp::Square && in == ScalarType::Bool) return ScalarType::Int64;  // as pow(x, 2)
   if (op == UnaryOp::BitNot)
     GENESIS_CHECK_TYPE(!is_floating_point(in), name, "not supported for ", type_word(in),

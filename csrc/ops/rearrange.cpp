@@ -21,7 +21,7 @@ Tensor flip(const Tensor& t, const Shape& dims) {
   for (int64_t dim : dims) {
     int64_t d = wrap_dim(dim, t.ndim(), "flip");
     if (t.ndim() == 0) continue;
-    GENESIS_CHECK_VALUE(!seen[d], "flip", "dim ", d, " appears more than once in ",
+    GENESIS_CHECK_SHAPE(!seen[d], "flip", "dim ", d, " appears more than once in ",
                         shape_str(dims));
     seen[d] = true;
     reversed = slice(reversed, d, std::nullopt, std::nullopt, -1);  // a negative-stride view
@@ -46,13 +46,13 @@ Tensor roll_dim(const Tensor& t, int64_t shift, int64_t d) {
 }  // namespace
 
 Tensor roll(const Tensor& t, const Shape& shifts, const Shape& dims) {
-  GENESIS_CHECK_VALUE(!shifts.empty(), "roll", "shifts must be non-empty");
+  GENESIS_CHECK_SHAPE(!shifts.empty(), "roll", "shifts must be non-empty");
   if (dims.empty()) {
-    GENESIS_CHECK_VALUE(shifts.size() == 1, "roll", "with no dims, shifts must be one number, got ",
+    GENESIS_CHECK_SHAPE(shifts.size() == 1, "roll", "with no dims, shifts must be one number, got ",
                         shape_str(shifts));
     return view(roll_dim(flatten(t, 0, -1), shifts[0], 0), t.sizes());
   }
-  GENESIS_CHECK_VALUE(shifts.size() == dims.size(), "roll", "shifts ", shape_str(shifts),
+  GENESIS_CHECK_SHAPE(shifts.size() == dims.size(), "roll", "shifts ", shape_str(shifts),
                       " and dims ", shape_str(dims), " must have the same length");
   Tensor out = t;
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -64,18 +64,18 @@ Tensor roll(const Tensor& t, const Shape& shifts, const Shape& dims) {
 
 Tensor repeat(const Tensor& t, const Shape& repeats) {
   const char* op = "repeat";
-  GENESIS_CHECK_VALUE(static_cast<int64_t>(repeats.size()) >= t.ndim(), op,
+  GENESIS_CHECK_SHAPE(static_cast<int64_t>(repeats.size()) >= t.ndim(), op,
                       "the number of repeats (", repeats.size(),
                       ") cannot be smaller than the number of dimensions of the tensor (", t.ndim(),
                       ")");
-  GENESIS_CHECK_VALUE(static_cast<int64_t>(repeats.size()) <= kMaxDims, op, "a tensor has at most ",
+  GENESIS_CHECK_SHAPE(static_cast<int64_t>(repeats.size()) <= kMaxDims, op, "a tensor has at most ",
                       kMaxDims, " dimensions");
   size_t lead = repeats.size() - static_cast<size_t>(t.ndim());
   // The view (r0, s0, r1, s1, ...) with stride 0 along each r, then one copy into the output
   // (r0 * s0, r1 * s1, ...), whose row-major order is exactly that view's.
   Shape sizes, strides, out_sizes;
   for (size_t d = 0; d < repeats.size(); ++d) {
-    GENESIS_CHECK_VALUE(repeats[d] >= 0, op, "repeats must be non-negative, got ",
+    GENESIS_CHECK_SHAPE(repeats[d] >= 0, op, "repeats must be non-negative, got ",
                         shape_str(repeats));
     int64_t size = d < lead ? 1 : t.sizes()[d - lead];
     int64_t stride = d < lead ? 0 : t.strides()[d - lead];
@@ -100,7 +100,7 @@ Tensor tile(const Tensor& t, const Shape& reps) {
 
 Tensor repeat_interleave(const Tensor& t, int64_t repeats, std::optional<int64_t> dim) {
   const char* op = "repeat_interleave";
-  GENESIS_CHECK_VALUE(repeats >= 0, op, "repeats must be non-negative, got ", repeats);
+  GENESIS_CHECK_SHAPE(repeats >= 0, op, "repeats must be non-negative, got ", repeats);
   Tensor source = dim ? t : reshape(t, {t.numel()});
   if (source.ndim() == 0) source = reshape(source, {1});
   int64_t d = wrap_dim(dim.value_or(0), source.ndim(), op);
@@ -145,7 +145,7 @@ Tensor repeat_interleave(const Tensor& t, const Tensor& repeats, std::optional<i
                  0),
            ScalarType::Int64, kCPU, false);
     const int64_t* host = stats.data_as<int64_t>();
-    GENESIS_CHECK_VALUE(host[0] >= 0, op, "repeats can not be negative (found ", host[0], ")");
+    GENESIS_CHECK_SHAPE(host[0] >= 0, op, "repeats can not be negative (found ", host[0], ")");
     total = host[1];
   }
   Tensor items =

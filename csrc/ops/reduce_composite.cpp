@@ -19,7 +19,7 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 Tensor floating(const Tensor& t) {
-  return is_floating_point(t.dtype()) ? t : to(t, kDefaultFloat, t.device(), false);
+  return is_floating_point(t.dtype()) ? t : to(t, default_float(), t.device(), false);
 }
 
 // The dims to reduce for a keepdim=true result to be squeezed back (all dims when absent).

@@ -14,7 +14,7 @@
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
-#include "ops/elementwise_extra.h"
+#include "ops/elementwise_composed.h"
 #include "ops/index_ops.h"
 #include "ops/indexing.h"
 #include "ops/join.h"

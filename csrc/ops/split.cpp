@@ -19,9 +19,9 @@ int64_t split_dim(const Tensor& t, int64_t dim, const char* op) {
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
   int64_t d = split_dim(t, dim, "split");
   int64_t size = t.sizes()[d];
-  GENESIS_CHECK_VALUE(split_size >= 0, "split", "split_size must be non-negative, got ",
+  GENESIS_CHECK_SHAPE(split_size >= 0, "split", "split_size must be non-negative, got ",
                       split_size);
-  GENESIS_CHECK_VALUE(split_size > 0 || size == 0, "split",
+  GENESIS_CHECK_SHAPE(split_size > 0 || size == 0, "split",
                       "split_size can only be 0 if the dimension size is 0, but got dimension "
                       "size ",
                       size);
@@ -37,11 +37,11 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, const Shape& sizes, int64_
   int64_t d = split_dim(t, dim, "split");
   int64_t size = t.sizes()[d], total = 0;
   for (int64_t s : sizes) {
-    GENESIS_CHECK_VALUE(s >= 0, "split", "split sizes must be non-negative, got ",
+    GENESIS_CHECK_SHAPE(s >= 0, "split", "split sizes must be non-negative, got ",
                         shape_str(sizes));
     total = s <= size - total ? total + s : size + 1;  // past the size, without overflow
   }
-  GENESIS_CHECK_VALUE(total == size, "split", "split sizes ", shape_str(sizes),
+  GENESIS_CHECK_SHAPE(total == size, "split", "split sizes ", shape_str(sizes),
                       " must add up exactly to the size ", size, " of dimension ", d);
   std::vector<Tensor> out;
   out.reserve(sizes.size());
@@ -54,7 +54,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, const Shape& sizes, int64_
 }
 
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
-  GENESIS_CHECK_VALUE(chunks > 0, "chunk", "chunks must be greater than 0, got ", chunks);
+  GENESIS_CHECK_SHAPE(chunks > 0, "chunk", "chunks must be greater than 0, got ", chunks);
   int64_t d = split_dim(t, dim, "chunk");
   int64_t size = t.sizes()[d];
   if (size == 0) return std::vector<Tensor>(static_cast<size_t>(chunks), t);
@@ -63,7 +63,7 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 }
 
 std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim) {
-  GENESIS_CHECK_VALUE(sections > 0, "tensor_split", "sections must be greater than 0, got ",
+  GENESIS_CHECK_SHAPE(sections > 0, "tensor_split", "sections must be greater than 0, got ",
                       sections);
   int64_t d = split_dim(t, dim, "tensor_split");
   int64_t size = t.sizes()[d], base = size / sections, longer = size % sections;

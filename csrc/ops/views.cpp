@@ -37,14 +37,14 @@ Tensor transpose(const Tensor& t, int64_t dim0, int64_t dim1) {
 }
 
 Tensor permute(const Tensor& t, const Shape& dims) {
-  GENESIS_CHECK_VALUE(static_cast<int64_t>(dims.size()) == t.ndim(), "permute",
+  GENESIS_CHECK_SHAPE(static_cast<int64_t>(dims.size()) == t.ndim(), "permute",
                       "number of dims don't match: the tensor has ", t.ndim(),
                       " dimensions but the permutation ", shape_str(dims), " has ", dims.size());
   Shape sizes(dims.size()), strides(dims.size());
   std::vector<bool> seen(dims.size(), false);
   for (size_t i = 0; i < dims.size(); ++i) {
     int64_t d = wrap_dim(dims[i], t.ndim(), "permute");
-    GENESIS_CHECK_VALUE(!seen[d], "permute", "repeated dim ", dims[i], " in ", shape_str(dims));
+    GENESIS_CHECK_SHAPE(!seen[d], "permute", "repeated dim ", dims[i], " in ", shape_str(dims));
     seen[d] = true;
     sizes[i] = t.sizes()[d];
     strides[i] = t.strides()[d];
@@ -53,7 +53,7 @@ Tensor permute(const Tensor& t, const Shape& dims) {
 }
 
 Tensor t(const Tensor& x) {
-  GENESIS_CHECK_VALUE(x.ndim() <= 2, "t", "expects a tensor with <= 2 dimensions, but got ",
+  GENESIS_CHECK_SHAPE(x.ndim() <= 2, "t", "expects a tensor with <= 2 dimensions, but got ",
                       x.ndim(), "-D; use transpose(dim0, dim1) or permute");
   return x.ndim() < 2 ? x : transpose(x, 0, 1);
 }
@@ -67,7 +67,7 @@ Tensor reverse_dims(const Tensor& x) {
 Tensor flatten(const Tensor& x, int64_t start_dim, int64_t end_dim) {
   if (x.ndim() == 0) return reshape(x, {1});
   int64_t s = wrap_dim(start_dim, x.ndim(), "flatten"), e = wrap_dim(end_dim, x.ndim(), "flatten");
-  GENESIS_CHECK_VALUE(s <= e, "flatten", "start_dim (", start_dim, ") cannot come after end_dim (",
+  GENESIS_CHECK_SHAPE(s <= e, "flatten", "start_dim (", start_dim, ") cannot come after end_dim (",
                       end_dim, ")");
   Shape sizes(x.sizes().begin(), x.sizes().begin() + s);
   int64_t merged = 1;
@@ -103,7 +103,7 @@ Tensor squeeze(const Tensor& x, const Shape& dims) {
 }
 
 Tensor unsqueeze(const Tensor& x, int64_t dim) {
-  GENESIS_CHECK_VALUE(x.ndim() < kMaxDims, "unsqueeze", "a tensor has at most ", kMaxDims,
+  GENESIS_CHECK_SHAPE(x.ndim() < kMaxDims, "unsqueeze", "a tensor has at most ", kMaxDims,
                       " dimensions");
   int64_t d = wrap_dim(dim, x.ndim() + 1, "unsqueeze");
   Shape sizes = x.sizes(), strides = x.strides();
@@ -114,7 +114,7 @@ Tensor unsqueeze(const Tensor& x, int64_t dim) {
 }
 
 Tensor expand(const Tensor& x, const Shape& target) {
-  GENESIS_CHECK_VALUE(static_cast<int64_t>(target.size()) >= x.ndim(), "expand",
+  GENESIS_CHECK_SHAPE(static_cast<int64_t>(target.size()) >= x.ndim(), "expand",
                       "the number of sizes provided (", target.size(),
                       ") must be greater or equal to the number of dimensions in the tensor (",
                       x.ndim(), ")");
@@ -123,7 +123,7 @@ Tensor expand(const Tensor& x, const Shape& target) {
   for (size_t i = 0; i < target.size(); ++i) {
     int64_t want = target[i];
     if (i < lead) {
-      GENESIS_CHECK_VALUE(want >= 0, "expand", "the expanded size ", want,
+      GENESIS_CHECK_SHAPE(want >= 0, "expand", "the expanded size ", want,
                           " is not allowed in a leading, non-existing dimension ", i);
       sizes[i] = want;
       strides[i] = 0;
@@ -131,8 +131,8 @@ Tensor expand(const Tensor& x, const Shape& target) {
     }
     int64_t have = x.sizes()[i - lead];
     if (want == -1) want = have;
-    GENESIS_CHECK_VALUE(want >= 0, "expand", "invalid size ", want, " in ", shape_str(target));
-    GENESIS_CHECK_VALUE(have == want || have == 1, "expand", "the expanded size of the tensor (",
+    GENESIS_CHECK_SHAPE(want >= 0, "expand", "invalid size ", want, " in ", shape_str(target));
+    GENESIS_CHECK_SHAPE(have == want || have == 1, "expand", "the expanded size of the tensor (",
                         want, ") must match the existing size (", have,
                         ") at non-singleton dimension ", i, "; target sizes ", shape_str(target),
                         ", tensor sizes ", shape_str(x.sizes()));
@@ -163,14 +163,14 @@ Tensor unfold(const Tensor& x, int64_t dim, int64_t size, int64_t step) {
   int64_t d = wrap_dim(dim, std::max<int64_t>(x.ndim(), 1), "unfold");
   int64_t length = x.ndim() == 0 ? 1 : x.sizes()[d];
   int64_t stride = x.ndim() == 0 ? 1 : x.strides()[d];
-  GENESIS_CHECK_VALUE(step > 0, "unfold", "step must be positive, but got ", step);
+  GENESIS_CHECK_SHAPE(step > 0, "unfold", "step must be positive, but got ", step);
   GENESIS_CHECK(size >= 0 && size <= length, "unfold", "size (", size,
                 ") must be between 0 and the size of dim ", d, " (", length, ")");
   if (x.ndim() == 0) return x.as_strided(Shape{size}, Shape{1}, x.storage_offset());
   Shape sizes = x.sizes(), strides = x.strides();
   sizes[d] = (length - size) / step + 1;
   int64_t window_stride = 0;  // a negative stride times the step may not wrap either
-  GENESIS_CHECK_VALUE(!__builtin_mul_overflow(stride, step, &window_stride), "unfold",
+  GENESIS_CHECK_SHAPE(!__builtin_mul_overflow(stride, step, &window_stride), "unfold",
                       "the stride ", stride, " times the step ", step, " does not fit 64 bits");
   strides[d] = window_stride;
   sizes.push_back(size);
@@ -206,7 +206,7 @@ Tensor slice(const Tensor& x, int64_t dim, std::optional<int64_t> start,
 
 Tensor movedim(const Tensor& x, const Shape& source, const Shape& destination) {
   const char* op = "movedim";
-  GENESIS_CHECK_VALUE(source.size() == destination.size(), op, "source ", shape_str(source),
+  GENESIS_CHECK_SHAPE(source.size() == destination.size(), op, "source ", shape_str(source),
                       " and destination ", shape_str(destination),
                       " must have the same number of dims");
   int64_t n = x.ndim();
@@ -215,8 +215,8 @@ Tensor movedim(const Tensor& x, const Shape& source, const Shape& destination) {
   for (size_t i = 0; i < source.size(); ++i) {
     int64_t s = wrap_dim(source[i], n, op), d = wrap_dim(destination[i], n, op);
     if (n == 0) return x;
-    GENESIS_CHECK_VALUE(!moved[s], op, "repeated dim in source ", shape_str(source));
-    GENESIS_CHECK_VALUE(order[d] < 0, op, "repeated dim in destination ", shape_str(destination));
+    GENESIS_CHECK_SHAPE(!moved[s], op, "repeated dim in source ", shape_str(source));
+    GENESIS_CHECK_SHAPE(order[d] < 0, op, "repeated dim in destination ", shape_str(destination));
     moved[s] = true;
     order[d] = s;
   }
@@ -232,23 +232,23 @@ Tensor movedim(const Tensor& x, const Shape& source, const Shape& destination) {
 Tensor unflatten(const Tensor& x, int64_t dim, const Shape& sizes) {
   const char* op = "unflatten";
   GENESIS_CHECK_INDEX(x.ndim() > 0, op, "cannot be applied to a 0-dim tensor");
-  GENESIS_CHECK_VALUE(!sizes.empty(), op, "sizes must be non-empty");
+  GENESIS_CHECK_SHAPE(!sizes.empty(), op, "sizes must be non-empty");
   int64_t d = wrap_dim(dim, x.ndim(), op);
   Shape inner = infer_size(sizes, x.sizes()[d], op);
   Shape target(x.sizes().begin(), x.sizes().begin() + d);
   target.insert(target.end(), inner.begin(), inner.end());
   target.insert(target.end(), x.sizes().begin() + d + 1, x.sizes().end());
-  GENESIS_CHECK_VALUE(static_cast<int64_t>(target.size()) <= kMaxDims, op, "a tensor has at most ",
+  GENESIS_CHECK_SHAPE(static_cast<int64_t>(target.size()) <= kMaxDims, op, "a tensor has at most ",
                       kMaxDims, " dimensions, got ", target.size());
   return view(x, target);
 }
 
 Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
   const char* op = "diagonal";
-  GENESIS_CHECK_VALUE(x.ndim() >= 2, op, "expects a tensor with at least 2 dimensions, got ",
+  GENESIS_CHECK_SHAPE(x.ndim() >= 2, op, "expects a tensor with at least 2 dimensions, got ",
                       x.ndim());
   int64_t a = wrap_dim(dim1, x.ndim(), op), b = wrap_dim(dim2, x.ndim(), op);
-  GENESIS_CHECK_VALUE(a != b, op, "dim1 and dim2 cannot be the same dimension (", dim1, ", ", dim2,
+  GENESIS_CHECK_SHAPE(a != b, op, "dim1 and dim2 cannot be the same dimension (", dim1, ", ", dim2,
                       ")");
   int64_t rows = x.sizes()[a], cols = x.sizes()[b];
   // Offsets beyond either size give an empty diagonal; comparing first keeps the sums in range.
@@ -277,12 +277,12 @@ Tensor diagonal(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
 
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, bool xy) {
   const char* op = "meshgrid";
-  GENESIS_CHECK_VALUE(!tensors.empty(), op, "expects a non-empty list of tensors");
-  GENESIS_CHECK_VALUE(static_cast<int64_t>(tensors.size()) <= kMaxDims, op, "a tensor has at most ",
+  GENESIS_CHECK_SHAPE(!tensors.empty(), op, "expects a non-empty list of tensors");
+  GENESIS_CHECK_SHAPE(static_cast<int64_t>(tensors.size()) <= kMaxDims, op, "a tensor has at most ",
                       kMaxDims, " dimensions");
   Shape shape;
   for (const Tensor& t : tensors) {
-    GENESIS_CHECK_VALUE(t.ndim() <= 1, op, "expects 0-d or 1-d tensors, got a ", t.ndim(),
+    GENESIS_CHECK_SHAPE(t.ndim() <= 1, op, "expects 0-d or 1-d tensors, got a ", t.ndim(),
                         "-d tensor");
     GENESIS_CHECK(t.dtype() == tensors[0].dtype() && t.device() == tensors[0].device(), op,
                   "expects all tensors to have the same dtype and device");

@@ -71,7 +71,7 @@ Shape to_sizes(const py::args& args, const char* op) {
 
 Shape checked_sizes(Shape sizes, const char* op) {
   for (int64_t s : sizes)
-    GENESIS_CHECK_VALUE(s >= 0, op, "negative dimension ", s, " in size ", shape_str(sizes));
+    GENESIS_CHECK_SHAPE(s >= 0, op, "negative dimension ", s, " in size ", shape_str(sizes));
   checked_numel(sizes, op);
   return sizes;
 }

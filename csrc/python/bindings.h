@@ -32,6 +32,8 @@ ScalarType from_numpy_dtype(const py::dtype& dt, const char* op);
 // back with a concrete index.
 Device to_device(py::handle obj, const char* op);
 Device to_device_or(py::handle obj, Device fallback, const char* op);
+// The device of factories given no device=: the CPU unless genesis.set_default_device changed it.
+Device default_device();
 py::object device_object(Device device);
 
 // Sizes from `f(2, 3)`, `f((2, 3))` or `f([2, 3])`; raises TypeError for non-integers.
@@ -74,11 +76,11 @@ void init_linalg(py::module_& m, py::class_<Tensor>& cls);
 void init_convert(py::module_& m, py::class_<Tensor>& cls);
 void init_creation(py::module_& m);
 void init_math(py::module_& m, py::class_<Tensor>& cls);
-// The elementwise ops of issue 15 (csrc/python/math_more.cpp).
-void init_math_more(py::module_& m, py::class_<Tensor>& cls);
+// The elementwise ops of issue 15 (csrc/python/math_functions.cpp).
+void init_math_functions(py::module_& m, py::class_<Tensor>& cls);
 void init_reduce(py::module_& m, py::class_<Tensor>& cls);
 void init_join(py::module_& m);
-void init_creation_more(py::module_& m, py::class_<Tensor>& cls);
+void init_creation_helpers(py::module_& m, py::class_<Tensor>& cls);
 void init_activation(py::module_& m, py::class_<Tensor>& cls);
 void init_index_ops(py::module_& m, py::class_<Tensor>& cls);
 // Sorting, selection, unique and binary search (csrc/python/sort.cpp).

@@ -3,7 +3,7 @@
 #include "ops/counting.h"
 
 #include "core/errors.h"
-#include "ops/elementwise_extra.h"
+#include "ops/elementwise_composed.h"
 #include "python/bindings.h"
 #include "python/docs/counting_docs.h"
 #include "python/operand.h"

@@ -43,7 +43,7 @@ ScalarType leaf_dtype(py::handle obj) {
     return from_numpy_dtype(py::reinterpret_borrow<py::object>(obj.attr("dtype")), "tensor");
   if (PyBool_Check(p)) return ScalarType::Bool;
   if (PyLong_Check(p)) return ScalarType::Int64;
-  if (PyFloat_Check(p)) return kDefaultFloat;
+  if (PyFloat_Check(p)) return default_float();
   GENESIS_FAIL(ErrorKind::Type, "tensor", "can't convert an element of type ", type_name(obj),
                " to a number; tensor data must be bools, ints, floats or nested sequences "
                "of them");
@@ -104,7 +104,7 @@ void write_leaves(const std::vector<py::object>& leaves, T* out) {
 Tensor from_nested(py::handle data, std::optional<ScalarType> dtype) {
   Leaves info;
   scan(data, 0, info);
-  ScalarType type = dtype.value_or(info.dtype.value_or(kDefaultFloat));  // empty data: float32
+  ScalarType type = dtype.value_or(info.dtype.value_or(default_float()));  // empty data: float32
   Tensor out = Tensor::empty(info.shape, type, kCPU);
   GENESIS_CHECK(static_cast<int64_t>(info.values.size()) == out.numel(), "tensor",
                 "the nested data has ", info.values.size(), " numbers for shape ",
@@ -119,7 +119,8 @@ struct Options {
   Device device;
 };
 Options options(py::handle dtype, py::handle device, ScalarType default_dtype, const char* op) {
-  return {to_optional_dtype(dtype, op).value_or(default_dtype), to_device_or(device, kCPU, op)};
+  return {to_optional_dtype(dtype, op).value_or(default_dtype),
+          to_device_or(device, default_device(), op)};
 }
 
 }  // namespace
@@ -157,7 +158,7 @@ void init_creation(py::module_& m) {
       [](py::handle data, py::handle dtype, py::handle device) {
         // A tensor (genesis or, through DLPack, foreign) stays on its device unless told
         // otherwise, as in PyTorch.
-        Device fallback = kCPU;
+        Device fallback = default_device();
         if (py::isinstance<Tensor>(data)) {
           fallback = data.cast<const Tensor&>().device();
         } else if (!py::isinstance<py::array>(data) && py::hasattr(data, "__dlpack_device__")) {
@@ -173,7 +174,7 @@ void init_creation(py::module_& m) {
   m.def(
       "empty",
       [](py::args size, py::handle dtype, py::handle device, bool pin_memory) {
-        Options o = options(dtype, device, kDefaultFloat, "empty");
+        Options o = options(dtype, device, default_float(), "empty");
         Shape sizes = to_sizes(size, "empty");
         if (pin_memory) {
           GENESIS_CHECK_VALUE(o.device.is_cpu(), "empty",
@@ -189,14 +190,14 @@ void init_creation(py::module_& m) {
   m.def(
       "zeros",
       [](py::args size, py::handle dtype, py::handle device) {
-        Options o = options(dtype, device, kDefaultFloat, "zeros");
+        Options o = options(dtype, device, default_float(), "zeros");
         return ops::full(to_sizes(size, "zeros"), Scalar(int64_t{0}), o.dtype, o.device);
       },
       py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), docs::kZeros);
   m.def(
       "ones",
       [](py::args size, py::handle dtype, py::handle device) {
-        Options o = options(dtype, device, kDefaultFloat, "ones");
+        Options o = options(dtype, device, default_float(), "ones");
         return ops::full(to_sizes(size, "ones"), Scalar(int64_t{1}), o.dtype, o.device);
       },
       py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), docs::kOnes);
@@ -223,7 +224,7 @@ void init_creation(py::module_& m) {
   m.def(
       "linspace",
       [](py::handle start, py::handle end, py::handle steps, py::handle dtype, py::handle device) {
-        Options o = options(dtype, device, kDefaultFloat, "linspace");
+        Options o = options(dtype, device, default_float(), "linspace");
         return ops::linspace(to_scalar(start, "linspace").to_double(),
                              to_scalar(end, "linspace").to_double(),
                              to_int(steps, "linspace", "steps"), o.dtype, o.device);
@@ -233,7 +234,7 @@ void init_creation(py::module_& m) {
   m.def(
       "eye",
       [](py::handle n, py::handle m_, py::handle dtype, py::handle device) {
-        Options o = options(dtype, device, kDefaultFloat, "eye");
+        Options o = options(dtype, device, default_float(), "eye");
         int64_t rows = to_int(n, "eye", "n");
         int64_t cols = m_.is_none() ? rows : to_int(m_, "eye", "m");
         return ops::eye(rows, cols, o.dtype, o.device);

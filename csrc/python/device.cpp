@@ -29,9 +29,31 @@ Device to_device_or(py::handle obj, Device fallback, const char* op) {
   return obj.is_none() ? fallback : to_device(obj, op);
 }
 
+namespace {
+Device g_default_device = kCPU;  // read and written with the GIL held
+}  // namespace
+
+// "cuda" without an index means the current device when a factory runs, as in PyTorch.
+Device default_device() {
+  return g_default_device.is_cuda() ? cuda::resolve(g_default_device) : g_default_device;
+}
+
 py::object device_object(Device device) { return py::cast(device); }
 
 void init_device(py::module_& m) {
+  m.def("_get_default_device", [] { return device_object(g_default_device); });
+  m.def("_set_default_device", [](py::handle obj) {
+    const char* op = "set_default_device";
+    if (obj.is_none()) {
+      g_default_device = kCPU;
+    } else if (py::isinstance<py::str>(obj)) {
+      g_default_device = parse_device(obj.cast<std::string>());
+    } else if (py::isinstance<Device>(obj)) {
+      g_default_device = obj.cast<Device>();
+    } else {
+      g_default_device = to_device(obj, op);  // a CUDA index
+    }
+  });
   py::enum_<DeviceType>(m, "DeviceType", docs::kDeviceType)
       .value("cpu", DeviceType::CPU)
       .value("cuda", DeviceType::CUDA);

@@ -26,7 +26,7 @@ ScalarType to_dtype(py::handle obj, const char* op) {
   if (py::isinstance<py::str>(obj)) return parse_scalar_type(obj.cast<std::string>());
   if (obj.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) return ScalarType::Bool;
   if (obj.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) return ScalarType::Int64;
-  if (obj.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return kDefaultFloat;
+  if (obj.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) return default_float();
   if (py::isinstance<py::dtype>(obj) || py::hasattr(obj, "dtype") ||
       py::isinstance<py::type>(obj)) {
     py::dtype dt;
@@ -93,6 +93,9 @@ void init_dtype(py::module_& m) {
     dtype_objects()[i] = py::cast(DType{t});
     m.attr(scalar_type_name(t)) = dtype_objects()[i];
   }
+  m.def("_get_default_dtype", [] { return dtype_object(default_float()); });
+  m.def("_set_default_dtype",
+        [](py::handle d) { set_default_float(to_dtype(d, "set_default_dtype")); });
   m.def("_dtype_from_name",
         [](const std::string& name) { return dtype_object(parse_scalar_type(name)); });
   m.def(

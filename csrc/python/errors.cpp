@@ -10,6 +10,18 @@ void init_errors(py::module_& m) {
       "genesis._C.OutOfMemoryError", "Raised when a device runs out of memory (a RuntimeError).",
       PyExc_RuntimeError, nullptr);
   m.attr("OutOfMemoryError") = oom_error;
+  // Note [Shape errors]
+  // genesis chose ValueError for an invalid shape (as NumPy), PyTorch raises RuntimeError, and
+  // code written for either catches its own class: ShapeError is both, so `except ValueError`
+  // and `except RuntimeError` around a broadcast, view or expand both work.
+  static py::handle shape_error = [] {
+    py::tuple bases = py::make_tuple(py::handle(PyExc_ValueError), py::handle(PyExc_RuntimeError));
+    return py::handle(PyErr_NewExceptionWithDoc(
+        "genesis._C.ShapeError",
+        "Raised for an invalid shape or size: both a ValueError and a RuntimeError.", bases.ptr(),
+        nullptr));
+  }();
+  m.attr("ShapeError") = shape_error;
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -36,6 +48,9 @@ void init_errors(py::module_& m) {
           break;
         case ErrorKind::NotImplemented:
           type = PyExc_NotImplementedError;
+          break;
+        case ErrorKind::Shape:
+          type = shape_error.ptr();
           break;
       }
       PyErr_SetString(type, e.what());

@@ -142,7 +142,7 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
           GENESIS_CHECK_TYPE(!size.is_none(), op,
                              "with a number mean and std, pass size (the result's shape)");
           Tensor out = ops::full(checked_sizes(to_shape(size, op), op), Scalar(0.0),
-                                 to_optional_dtype(dtype, op).value_or(kDefaultFloat),
+                                 to_optional_dtype(dtype, op).value_or(default_float()),
                                  to_device_or(device, Device{}, op), op);
           ops::normal_(out, number(mean, op), number(std, op), g);
           return out;

@@ -273,8 +273,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
   cls.def(
       "__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); },
       docs::kDunderHash);
-  // NumPy defers to genesis's reflected operators instead of converting the tensor.
-  cls.attr("__array_ufunc__") = py::none();
+  // Tensor.__array_ufunc__ (NumPy ufuncs on CPU tensors) is in genesis/_tensor_protocols.py.
 
   for (const UnarySpec& spec : kUnary) {
     UnaryOp op = spec.op;

@@ -50,12 +50,12 @@ PYBIND11_MODULE(_C, m) {
   gp::init_dlpack(m, tensor);
   gp::init_creation(m);
   gp::init_math(m, tensor);
-  gp::init_math_more(m, tensor);
+  gp::init_math_functions(m, tensor);
   gp::init_reduce(m, tensor);
   gp::install_operator_slots(tensor);  // after every __op__ method is defined
   gp::install_index_slot(tensor);      // after __getitem__
   gp::init_join(m);
-  gp::init_creation_more(m, tensor);
+  gp::init_creation_helpers(m, tensor);
   gp::init_activation(m, tensor);
   gp::init_index_ops(m, tensor);
   gp::init_sort(m, tensor);

@@ -1,7 +1,7 @@
 #include "python/operand.h"
 
 #include "core/errors.h"
-#include "ops/elementwise_extra.h"
+#include "ops/elementwise_composed.h"
 #include "python/tensor_object.h"
 
 namespace genesis::python {
@@ -57,6 +57,10 @@ std::optional<ops::Operand> try_operand(py::handle obj, const char* op) {
   if (const Tensor* t = tensor_of(p)) return ops::Operand(*t);
   if (PyBool_Check(p) || PyLong_Check(p) || PyFloat_Check(p) || is_numpy_scalar(obj))
     return ops::Operand(to_scalar(obj, op));
+  // A NumPy array is the CPU tensor genesis.tensor() makes of it, as PyTorch takes one
+  // (t + array is a tensor; array + t too, through Tensor.__array_ufunc__).
+  if (py::isinstance<py::array>(obj))
+    return ops::Operand(tensor_from_data(obj, std::nullopt, kCPU));
   return std::nullopt;
 }
 

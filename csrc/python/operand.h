@@ -16,7 +16,7 @@ ops::Operand operand(py::handle obj, const char* op);
 // None stays nothing.
 std::optional<ops::Operand> optional_operand(py::handle obj, const char* op);
 
-// Note [out= arguments] (ops/elementwise_extra.h): the result, or out (the same Python object)
+// Note [out= arguments] (ops/elementwise_composed.h): the result, or out (the same Python object)
 // after writing the result into it.
 py::object finish_out(Tensor result, py::handle out, const char* name);
 // out= for a result of several tensors, `parts`, returned as the named tuple type `type` (None:

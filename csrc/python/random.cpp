@@ -95,18 +95,20 @@ void init_random(py::module_& m) {
   m.def(
       "rand",
       [](py::args size, py::handle generator, py::handle dtype, py::handle device) {
-        return ops::rand(
-            to_sizes(size, "rand"), to_optional_dtype(dtype, "rand").value_or(kDefaultFloat),
-            to_device_or(device, kCPU, "rand"), "rand", generator_of(generator, "rand"));
+        return ops::rand(to_sizes(size, "rand"),
+                         to_optional_dtype(dtype, "rand").value_or(default_float()),
+                         to_device_or(device, default_device(), "rand"), "rand",
+                         generator_of(generator, "rand"));
       },
       py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none(), docs::kRand);
   m.def(
       "randn",
       [](py::args size, py::handle generator, py::handle dtype, py::handle device) {
-        return ops::randn(
-            to_sizes(size, "randn"), to_optional_dtype(dtype, "randn").value_or(kDefaultFloat),
-            to_device_or(device, kCPU, "randn"), "randn", generator_of(generator, "randn"));
+        return ops::randn(to_sizes(size, "randn"),
+                          to_optional_dtype(dtype, "randn").value_or(default_float()),
+                          to_device_or(device, default_device(), "randn"), "randn",
+                          generator_of(generator, "randn"));
       },
       py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none(), docs::kRandn);
@@ -125,7 +127,7 @@ void init_random(py::module_& m) {
         const Tensor* o = out.is_none() ? nullptr : &tensor_arg(out, op);
         ScalarType dtype =
             to_optional_dtype(b.dtype, op).value_or(o ? o->dtype() : ScalarType::Int64);
-        Device device = to_device_or(b.device, o ? o->device() : kCPU, op);
+        Device device = to_device_or(b.device, o ? o->device() : default_device(), op);
         return finish_out(
             ops::randint(low, high, sizes, dtype, device, op, generator_of(b.generator, op)), out,
             op);

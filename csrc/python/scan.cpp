@@ -4,7 +4,7 @@
 
 #include "autograd/ops.h"
 #include "core/errors.h"
-#include "ops/elementwise_extra.h"
+#include "ops/elementwise_composed.h"
 #include "python/bindings.h"
 #include "python/docs/scan_docs.h"
 #include "python/operand.h"

@@ -276,7 +276,7 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
     return [lower](int64_t row, int64_t col, int64_t offset, py::handle dtype, py::handle device) {
       const char* op = lower ? "tril_indices" : "triu_indices";
       ScalarType dt = to_optional_dtype(dtype, op).value_or(ScalarType::Int64);
-      Device dev = to_device_or(device, Device{DeviceType::CPU, 0}, op);
+      Device dev = to_device_or(device, default_device(), op);
       return lower ? ops::tril_indices(row, col, offset, dt, dev)
                    : ops::triu_indices(row, col, offset, dt, dev);
     };

@@ -17,6 +17,23 @@ py::tuple shape_tuple(const Shape& s) {
   return out;
 }
 
+// genesis.Size (a tuple subclass defined in Python, registered at import): shape and size()
+// return one, as PyTorch's torch.Size. Allocated as the tuple it is, without a Python call.
+PyTypeObject* g_size_type = nullptr;
+
+py::tuple size_object(const Shape& s) {
+  if (g_size_type == nullptr) return shape_tuple(s);
+  PyObject* o = g_size_type->tp_alloc(g_size_type, static_cast<Py_ssize_t>(s.size()));
+  if (o == nullptr) throw py::error_already_set();
+  py::tuple out = py::reinterpret_steal<py::tuple>(o);  // a genesis.Size is a tuple
+  for (size_t i = 0; i < s.size(); ++i) {
+    PyObject* v = PyLong_FromLongLong(s[i]);
+    if (v == nullptr) throw py::error_already_set();
+    PyTuple_SET_ITEM(o, static_cast<Py_ssize_t>(i), v);
+  }
+  return out;
+}
+
 // The whole storage as a 1-D uint8 tensor, for byte-level copies.
 Tensor as_bytes(const Storage& s) {
   int64_t n = static_cast<int64_t>(s.nbytes());
@@ -28,9 +45,17 @@ Shape dims_arg(const py::args& args, const char* op) { return to_shape(args, op)
 }  // namespace
 
 void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
+  m.def("_set_size_type", [](py::handle type) {
+    GENESIS_CHECK_TYPE(
+        PyType_Check(type.ptr()) &&
+            PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()), &PyTuple_Type),
+        "_set_size_type", "expected a subclass of tuple");
+    type.inc_ref();  // kept for the life of the process
+    g_size_type = reinterpret_cast<PyTypeObject*>(type.ptr());
+  });
   cls.def_property_readonly(
-         "shape", [](const Tensor& t) { return shape_tuple(t.sizes()); }, docs::kShape)
-      .def("size", [](const Tensor& t) { return shape_tuple(t.sizes()); })
+         "shape", [](const Tensor& t) { return size_object(t.sizes()); }, docs::kShape)
+      .def("size", [](const Tensor& t) { return size_object(t.sizes()); })
       .def(
           "size", [](const Tensor& t, int64_t dim) { return t.size(dim); }, py::arg("dim"),
           docs::kSize)  // on the last overload: pybind11 prints it after both signatures

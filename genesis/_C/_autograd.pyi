@@ -16,7 +16,7 @@ def _record_function(
     saved: list,
     saved_output: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
     non_differentiable: collections.abc.Sequence[bool],
-) -> typing.Any: ...
+) -> _FunctionHandle: ...
 def backward(
     tensors: object,
     grad_tensors: object = None,

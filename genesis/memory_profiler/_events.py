@@ -139,3 +139,12 @@ def read_events():
 
 def read_live(since):
     return np.frombuffer(_recorder.live_allocations(since), dtype=LIVE_DTYPE).copy()
+
+
+# The groupings a timeline sums memory by (memory_over_time, plot, save).
+_BY = ("category", "stack", "size")
+
+
+def check_by(by, op):
+    if not isinstance(by, str) or by not in _BY:
+        raise ValueError(f"[{op}] by must be 'category', 'stack' or 'size', got {by!r}")

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from ._timeline import check_by
+from ._events import check_by
 
 
 def _matplotlib(op):

@@ -2,20 +2,14 @@
 
 import numpy as np
 
-from ._events import KINDS, MemoryEvent, device_name, location
+from ._events import KINDS, MemoryEvent, check_by, device_name, location
 
-_BY = ("category", "stack", "size")
 _SIZE_BUCKETS = ((4 << 10, "< 4 KiB"), (1 << 20, "4 KiB - 1 MiB"), (64 << 20, "1 MiB - 64 MiB"))
 _MAX_STACK_BANDS = 8
 
 
 def _dtype_name(dtype):
     return repr(dtype).replace("genesis.", "")
-
-
-def check_by(by, op):
-    if not isinstance(by, str) or by not in _BY:
-        raise ValueError(f"[{op}] by must be 'category', 'stack' or 'size', got {by!r}")
 
 
 class Timeline:

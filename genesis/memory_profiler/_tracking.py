@@ -30,10 +30,10 @@ def _known(pool, device_index):
     return known
 
 
-def large_allocations(device, min_size):
-    """The LargeAllocation list of DetailedMemoryStats.get_large_allocations."""
-    from .._memory_stats import LargeAllocation
-
+def large_allocations(device, min_size, make):
+    """The allocations of DetailedMemoryStats.get_large_allocations, each made by
+    make(size, requested, address, device, stream[, location, stack, shape, dtype]) (its
+    LargeAllocation: passed in, so that this module does not import the one above it)."""
     if device == "cpu":
         known = _known(_POOL_CPU, -1)
         blocks = [
@@ -56,11 +56,11 @@ def large_allocations(device, min_size):
     for size, requested, address, stream in sorted(blocks, key=lambda b: (-b[0], b[2])):
         row = known.get(address)
         if row is None or int(row["size"]) != size:  # not tracked, or a stale entry
-            out.append(LargeAllocation(size, requested, address, device, stream))
+            out.append(make(size, requested, address, device, stream))
             continue
         stack = stacks.stack(row["stack_id"])
         out.append(
-            LargeAllocation(
+            make(
                 size,
                 requested,
                 address,

@@ -21,10 +21,13 @@ _KEYWORDS = {"None", "True", "False"}
 class Namespace:
     """How names resolve in one module's stub: its own names, and the imports it needs."""
 
-    def __init__(self, module_name, names, cpp_names):
+    def __init__(self, module_name, names, cpp_names, aliases=None):
         self.module_name = module_name
         self.names = set(names)  # defined at the stub's top level
         self.cpp_names = cpp_names  # {C++ name pybind11 printed: Python name}
+        # {own name: a top-level alias of it}, for where a class member hides the name
+        # (Tensor.dtype, a property, hides the class dtype inside Tensor's body).
+        self.aliases = dict(aliases or {})
         self.imports = set()
 
     def annotation(self, text, shadowed=()):
@@ -47,6 +50,8 @@ class Namespace:
         if name.startswith(own):
             local = name[len(own) :]
             if local.split(".")[0] in class_names:
+                if local in self.aliases:
+                    return self.aliases[local]
                 raise ValueError(f"{name} is hidden by a class member of the same name")
             return local
         if "." in name:

@@ -2,18 +2,22 @@
 
 Everything comes from what the module binds: its functions' signature lines (not their prose),
 its classes' methods, properties and enum values, its submodules and the types of its plain
-attributes (never their values). Members are sorted by name, so the text depends only on what
-is bound, not on the order it was bound in.
+attributes (never their values), corrected where pybind11's types are not the truth by
+stubgen/overrides.py (`truthful` below). Members are sorted by name, so the text depends only on
+what is bound, not on the order it was bound in.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 import types
+from dataclasses import replace
 
+from stubgen import overrides
 from stubgen.annotations import Namespace
-from stubgen.signatures import signatures
+from stubgen.signatures import Param, Signature, parse, signatures
 
 LINE_LENGTH = 100
 INDENT = "    "
@@ -47,11 +51,28 @@ def _is_submodule(module, value):
     return isinstance(value, types.ModuleType) and value.__name__.startswith(module.__name__ + ".")
 
 
+def _own(table, module_name):
+    """{local name: value} of the entries of an overrides table that belong to the module."""
+    prefix = module_name + "."
+    return {
+        k[len(prefix) :]: v for k, v in sorted(table.items()) if k.rpartition(".")[0] == module_name
+    }
+
+
 class _ModuleStub:
     def __init__(self, module, cpp_names):
         self.module = module
         self.members = [(n, v) for n, v in _members(module) if n not in _MODULE_DUNDERS]
-        self.ns = Namespace(module.__name__, [n for n, _ in self.members], cpp_names)
+        # Names only the stub has (overrides.py): aliases and typing-only named tuples.
+        self.aliases = _own(overrides.ALIASES, module.__name__)
+        self.named_tuples = _own(overrides.NAMED_TUPLES, module.__name__)
+        hiding = {  # _dtype = dtype: an alias of an own name, for where a member hides it
+            v.rpartition(".")[2]: k
+            for k, v in self.aliases.items()
+            if v.rpartition(".")[0] == module.__name__
+        }
+        names = [n for n, _ in self.members] + list(self.aliases) + list(self.named_tuples)
+        self.ns = Namespace(module.__name__, names, cpp_names, hiding)
 
     def text(self):
         attributes, classes, functions, submodules = [], [], [], []
@@ -59,16 +80,32 @@ class _ModuleStub:
             if _is_submodule(self.module, value):
                 submodules.append(f"from . import {name} as {name}")
             elif isinstance(value, type):
-                classes.append(self.cls(name, value, ""))
+                classes.append((name, self.cls(name, value, "")))
             elif isinstance(value, types.BuiltinFunctionType):
-                functions.extend(_named(name, self.function, name, value, "", ()))
+                key = f"{self.module.__name__}.{name}"
+                functions.extend(_named(name, self.function, name, value, "", (), key=key))
             else:
                 attributes.append(f"{name}: {self.type_of(value)}")
+        aliases = []
+        if self.aliases:
+            self.ns.imports.add("typing")
+        for name, target in self.aliases.items():
+            line = f"{name}: typing.TypeAlias = {self.ns.annotation(target)}"
+            if len(line) > LINE_LENGTH:  # as ruff format splits it
+                head, _, value = line.partition(" = ")
+                line = f"{head} = (\n{INDENT}{value}\n)"
+            aliases.append(line)
+        for name, fields in self.named_tuples.items():
+            self.ns.imports.add("typing")
+            lines = [f"class {name}(typing.NamedTuple):"]
+            lines += [f"{INDENT}{f}: {self.ns.annotation(t)}" for f, t in fields]
+            classes.append((name, lines))
+        classes = [lines for _, lines in sorted(classes)]
         doc = (
             f'"""Type stubs for {self.module.__name__}, generated from the built module by\n'
             '`python tools/generate_stubs.py`: do not edit by hand."""'
         )
-        blocks = [[doc], *self.import_blocks(), submodules, attributes]
+        blocks = [[doc], *self.import_blocks(), submodules, attributes, aliases]
         # One blank line between blocks and around classes; none between top-level functions,
         # nor between one-line classes (`class E(RuntimeError): ...`), as ruff formats stubs.
         for c in classes:
@@ -124,6 +161,7 @@ class _ModuleStub:
         return self.ns.annotation(f"{base.__module__}.{base.__qualname__}")
 
     def class_member(self, cls, name, value, indent, shadowed):
+        key = f"{self.module.__name__}.{cls.__qualname__}.{name}"
         if name.startswith(_PYBIND11_PRIVATE) or name.startswith("__") and not name.endswith("__"):
             return []  # pybind11's own (the ABI conduit, an enum's __entries)
         kind = type(value).__name__
@@ -145,31 +183,32 @@ class _ModuleStub:
             self.ns.imports.add("typing")
             return [f"{indent}{name}: typing.ClassVar[{returns}]"]
         if isinstance(value, property):
-            return self.prop(name, value, indent, shadowed)
+            return self.prop(name, value, indent, shadowed, key)
         if isinstance(value, staticmethod):
-            return self.function(name, value.__func__, indent, shadowed, static=True)
+            return self.function(name, value.__func__, indent, shadowed, static=True, key=key)
         if kind == "instancemethod":
-            return self.function(name, value.__func__, indent, shadowed)
+            return self.function(name, value.__func__, indent, shadowed, key=key)
         if kind == "method_descriptor":  # a plain CPython method, its doc in pybind11's form
-            return self.function(name, value, indent, shadowed)
+            return self.function(name, value, indent, shadowed, key=key)
         if isinstance(value, type):
             return self.cls(name, value, indent)
         raise ValueError(f"{cls.__qualname__}.{name}: cannot stub a {kind}")
 
-    def prop(self, name, value, indent, shadowed):
-        (getter,) = signatures(name, value.fget.__doc__)
+    def prop(self, name, value, indent, shadowed, key):
+        (getter,) = truthful(key, signatures(name, value.fget.__doc__), function=False)
         lines = [f"{indent}@property"]
         lines += self.def_lines(name, getter, indent, shadowed, method=True)
         if value.fset is not None:
-            (setter,) = signatures(name, value.fset.__doc__)
+            (setter,) = truthful(key, signatures(name, value.fset.__doc__), function=False)
             lines.append(f"{indent}@{name}.setter")
             lines += self.def_lines(name, setter, indent, shadowed, method=True)
         return lines
 
-    def function(self, name, func, indent, shadowed, static=False):
+    def function(self, name, func, indent, shadowed, static=False, key=None):
         """A function's stub, a method's when indented (in a class) and not static."""
-        sigs = signatures(name, func.__doc__)
+        sigs = truthful(key, signatures(name, func.__doc__), function=not indent)
         method = bool(indent) and not static
+        ignore = overrides.IGNORES.get(key)
         lines = []
         for sig in sigs:
             if static:
@@ -177,7 +216,10 @@ class _ModuleStub:
             if len(sigs) > 1:
                 self.ns.imports.add("typing")
                 lines.append(f"{indent}@typing.overload")
-            lines += self.def_lines(name, sig, indent, shadowed, method)
+            defined = self.def_lines(name, sig, indent, shadowed, method)
+            if ignore:  # on the def line, where type checkers report an override
+                defined[0] += f"  # type: ignore[{ignore}]"
+            lines += defined
         return lines
 
     def def_lines(self, name, sig, indent, shadowed, method):
@@ -230,10 +272,10 @@ class _ModuleStub:
         return self.ns.annotation(text, shadowed)
 
 
-def _named(where, make, *args):
-    """make(*args), with `where` (the member being stubbed) in front of its errors."""
+def _named(where, make, *args, **kwargs):
+    """make(*args, **kwargs), with `where` (the member being stubbed) in front of its errors."""
     try:
-        return make(*args)
+        return make(*args, **kwargs)
     except ValueError as e:
         raise ValueError(f"{where}: {e}") from None
 
@@ -257,3 +299,84 @@ def _default(text):
     if isinstance(value, (bool, int, float, str, type(None))) and len(text) <= 40:
         return text
     return "..."
+
+
+# ---- The overrides (stubgen/overrides.py) -------------------------------------------------------
+
+_IN_PLACE = re.compile(r"[a-z]\w*[a-z0-9]_")  # add_, zero_, requires_grad_; not __add__, _x_
+
+
+def truthful(key, sigs, function):
+    """The signatures to stub for member `key` ("module.name" or "module.Class.name"), given
+    pybind11's: overrides.SIGNATURES's when it has them, else pybind11's with the types, results
+    and keywords that overrides.py gives. `function`: a module-level function, not a method."""
+    if key in overrides.SIGNATURES:
+        return [_typed(parse(text)) for text in overrides.SIGNATURES[key]]
+    return [_corrected(key, sig, function) for sig in sigs]
+
+
+def _corrected(key, sig, function):
+    owner, _, name = key.rpartition(".")
+    operator = owner == overrides.TENSOR and name in overrides.OPERATORS
+    params = list(sig.params)
+    given = overrides.PARAMETER_TYPES.get(key, {})
+    for i, p in enumerate(params):
+        if p.name in given:
+            params[i] = replace(p, annotation=given[p.name])
+        elif operator and i > 0 and p.annotation == "object":
+            params[i] = replace(p, annotation="genesis._C._Operand")
+    returns = _result(key, sig, owner, name, operator)
+    return _with_keywords(key, name, _typed(Signature(tuple(params), returns)), function)
+
+
+def _result(key, sig, owner, name, operator):
+    if sig.returns == "None":
+        return sig.returns  # a property's setter, or a procedure
+    given = overrides.RETURNS.get(key)
+    if isinstance(given, dict):
+        given = given.get(sig.returns)
+    if given:
+        return given
+    if sig.returns != "object" or key in overrides.ANY:
+        return sig.returns
+    if owner == overrides.TENSOR and (operator or _IN_PLACE.fullmatch(name)):
+        return overrides.TENSOR  # self, or an operator's new tensor
+    if any(p.name == "out" for p in sig.params):
+        return overrides.TENSOR  # an object only because out= returns `out`
+    return sig.returns
+
+
+def _out_type(returns):
+    if returns == overrides.TENSOR:
+        return overrides.TENSOR
+    return f"collections.abc.Sequence[{overrides.TENSOR}]"
+
+
+def _typed(sig):
+    """sig with overrides.PARAMETERS's types for its untyped (`object` or bare) parameters."""
+    params = []
+    for p in sig.params:
+        kind = _out_type(sig.returns) if p.name == "out" else overrides.PARAMETERS.get(p.name)
+        if kind and p.annotation in (None, "object"):
+            p = replace(p, annotation=f"{kind} | None" if p.default == "None" else kind)
+        params.append(p)
+    return Signature(tuple(params), sig.returns)
+
+
+def _with_keywords(key, name, sig, function):
+    """sig with the keywords that the call habits add (overrides.REQUIRES_GRAD and OUT)."""
+    have = {p.name for p in sig.params}
+    extra = []
+    if key in overrides.REQUIRES_GRAD and "requires_grad" not in have:
+        extra.append(Param("requires_grad", "bool", "False"))
+    takes_out = name in overrides.OUT and name not in overrides.OUT_NEEDS_DIM
+    if function and takes_out and "out" not in have:
+        extra.append(Param("out", f"{_out_type(sig.returns)} | None", "None"))
+    if not extra:
+        return sig
+    params = list(sig.params)
+    # Keyword-only: after `*` or *args (a `*` added when there is neither), before **kwargs.
+    if not any(p.name.startswith("*") and not p.name.startswith("**") for p in params):
+        extra.insert(0, Param("*"))
+    at = len(params) - (bool(params) and params[-1].name.startswith("**"))
+    return Signature(tuple(params[:at] + extra + params[at:]), sig.returns)

@@ -9,7 +9,7 @@
 #include "ops/creation.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
-#include "python/docs/creation_more_docs.h"
+#include "python/docs/creation_helpers_docs.h"
 
 namespace genesis::python {
 
@@ -63,12 +63,12 @@ py::object asarray(py::handle obj, py::handle dtype, py::handle device, py::hand
   }
   GENESIS_CHECK_VALUE(copy.ptr() != Py_False, op, "copy=False, but the data (", type_name(obj),
                       ") is not an array genesis can share: a copy is needed");
-  return py::cast(tensor_from_data(obj, dt, to_device_or(device, kCPU, op)));
+  return py::cast(tensor_from_data(obj, dt, to_device_or(device, default_device(), op)));
 }
 
 }  // namespace
 
-void init_creation_more(py::module_& m, py::class_<Tensor>& cls) {
+void init_creation_helpers(py::module_& m, py::class_<Tensor>& cls) {
   namespace d = docs;
   cls.def(
       "new_empty",

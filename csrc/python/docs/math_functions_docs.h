@@ -1,5 +1,5 @@
 #pragma once
-// Docstrings of the elementwise ops of csrc/python/math_more.cpp, looked up by name (kMathMore).
+// Docstrings of the elementwise ops of csrc/python/math_functions.cpp, looked up by name (kMathFunctions).
 // Written by a one-off script from PyTorch-rendered examples; tests/test_docstrings.py runs them.
 #include "python/docs/lookup.h"
 
@@ -1720,7 +1720,7 @@ Example::
     tensor([ True, False, False])
 )doc";
 
-inline constexpr NamedDoc kMathMore[] = {
+inline constexpr NamedDoc kMathFunctions[] = {
     {"floor", kFloor},
     {"floor_", kFloorInplace},
     {"ceil", kCeil},

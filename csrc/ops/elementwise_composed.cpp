@@ -1,4 +1,4 @@
-#include "ops/elementwise_extra.h"
+#include "ops/elementwise_composed.h"
 
 #include <cmath>
 #include <limits>

@@ -4,9 +4,9 @@
 #include "autograd/ops.h"
 #include "core/errors.h"
 #include "ops/elementwise.h"
-#include "ops/elementwise_extra.h"
+#include "ops/elementwise_composed.h"
 #include "python/bindings.h"
-#include "python/docs/math_more_docs.h"
+#include "python/docs/math_functions_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -88,50 +88,50 @@ constexpr PredicateSpec kPredicates[] = {
     {"isfinite", ops::isfinite, false},
 };
 
-const char* math_more_doc(const char* name) { return docs::find(docs::kMathMore, name); }
+const char* math_functions_doc(const char* name) { return docs::find(docs::kMathFunctions, name); }
 
 }  // namespace
 
-void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
+void init_math_functions(py::module_& m, py::class_<Tensor>& cls) {
   for (const MoreUnarySpec& spec : kMoreUnary) {
     UnaryOp op = spec.op;
     const char *name = spec.name, *stored = spec.inplace;
     cls.def(
         name, [op, name](const Tensor& self) { return ag::unary(op, self, name); },
-        math_more_doc(name));
+        math_functions_doc(name));
     m.def(
         name,
         [op, name](const Tensor& input, py::handle out) {
           return finish_out(ag::unary(op, input, name), out, name);
         },
-        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), math_more_doc(name));
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), math_functions_doc(name));
     cls.def(
         stored,
         [op, stored](py::object self) {
           ag::unary_(op, self.cast<const Tensor&>(), stored);
           return self;
         },
-        math_more_doc(stored));
+        math_functions_doc(stored));
   }
 
   cls.def(
       "round",
       [](const Tensor& self, int64_t decimals) { return ag::round(self, decimals, "round"); },
-      py::kw_only(), py::arg("decimals") = 0, math_more_doc("round"));
+      py::kw_only(), py::arg("decimals") = 0, math_functions_doc("round"));
   m.def(
       "round",
       [](const Tensor& input, int64_t decimals, py::handle out) {
         return finish_out(ag::round(input, decimals, "round"), out, "round");
       },
       py::arg("input"), py::kw_only(), py::arg("decimals") = 0, py::arg("out") = py::none(),
-      math_more_doc("round"));
+      math_functions_doc("round"));
   cls.def(
       "round_",
       [](py::object self, int64_t decimals) {
         ops::round_(self.cast<const Tensor&>(), decimals, "round_");
         return self;
       },
-      py::kw_only(), py::arg("decimals") = 0, math_more_doc("round_"));
+      py::kw_only(), py::arg("decimals") = 0, math_functions_doc("round_"));
 
   for (const MoreBinarySpec& spec : kMoreBinary) {
     BinaryOp op = spec.op;
@@ -141,7 +141,7 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
         [op, name](const Tensor& self, py::handle other) {
           return ag::binary(op, self, operand(other, name), name);
         },
-        py::arg(spec.other), math_more_doc(name));
+        py::arg(spec.other), math_functions_doc(name));
     m.def(
         name,
         [op, name](py::handle input, py::handle other, py::handle out) {
@@ -149,14 +149,14 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
                             name);
         },
         py::arg("input"), py::arg(spec.other), py::kw_only(), py::arg("out") = py::none(),
-        math_more_doc(name));
+        math_functions_doc(name));
     cls.def(
         stored,
         [op, stored](py::object self, py::handle other) {
           ag::binary_(op, self.cast<const Tensor&>(), operand(other, stored), stored);
           return self;
         },
-        py::arg(spec.other), math_more_doc(stored));
+        py::arg(spec.other), math_functions_doc(stored));
   }
 
   // polygamma(n, x): the binary op (x, n) with n a non-negative int (Note [Polygamma]).
@@ -172,13 +172,13 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
             "polygamma");
       },
       py::arg("n"), py::arg("input"), py::kw_only(), py::arg("out") = py::none(),
-      math_more_doc("polygamma"));
+      math_functions_doc("polygamma"));
   cls.def(
       "polygamma",
       [order](const Tensor& self, int64_t n) {
         return ag::binary(BinaryOp::Polygamma, self, order(n, "polygamma"), "polygamma");
       },
-      py::arg("n"), math_more_doc("polygamma"));
+      py::arg("n"), math_functions_doc("polygamma"));
   cls.def(
       "polygamma_",
       [order](py::object self, int64_t n) {
@@ -186,14 +186,14 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
                     "polygamma_");
         return self;
       },
-      py::arg("n"), math_more_doc("polygamma_"));
+      py::arg("n"), math_functions_doc("polygamma_"));
 
   for (const PredicateSpec& spec : kPredicates) {
     auto fn = spec.fn;
     const char* name = spec.name;
-    cls.def(name, fn, math_more_doc(name));
+    cls.def(name, fn, math_functions_doc(name));
     if (!spec.has_out) {  // as PyTorch: isnan, isinf and isfinite take no out=
-      m.def(name, fn, py::arg("input"), math_more_doc(name));
+      m.def(name, fn, py::arg("input"), math_functions_doc(name));
       continue;
     }
     m.def(
@@ -201,7 +201,7 @@ void init_math_more(py::module_& m, py::class_<Tensor>& cls) {
         [fn, name](const Tensor& input, py::handle out) {
           return finish_out(fn(input), out, name);
         },
-        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), math_more_doc(name));
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), math_functions_doc(name));
   }
 }
 

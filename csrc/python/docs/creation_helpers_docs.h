@@ -1,5 +1,5 @@
 #pragma once
-// Docstrings of csrc/python/creation_more.cpp: Tensor.new_*, type_as, genesis.asarray/as_tensor
+// Docstrings of csrc/python/creation_helpers.cpp: Tensor.new_*, type_as, genesis.asarray/as_tensor
 // and the small queries.
 
 namespace genesis::python::docs {
