@@ -433,7 +433,7 @@ def inspect_storage(t):  # noqa: F811  (the parameter, not genesis.t)
         >>> x = genesis.arange(12, dtype=genesis.float32).view(3, 4)
         >>> info = genesis.inspect_storage(x[1])
         >>> info["shape"], info["storage_offset"], info["strides"], info["size_bytes"]
-        ((4,), 4, (1,), 48)
+        (genesis.Size([4]), 4, (1,), 48)
     """
     s = t.untyped_storage()
     return {

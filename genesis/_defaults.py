@@ -14,6 +14,9 @@ def set_default_dtype(d):
     Args:
         d (genesis.dtype): a floating point dtype (float32, float64, float16 or bfloat16).
 
+    Returns:
+        None
+
     Raises:
         TypeError: ``d`` is not a floating point dtype.
 
@@ -51,6 +54,9 @@ def set_default_device(device):
 
     Args:
         device (str, genesis.device, int or None): the device; None restores the CPU.
+
+    Returns:
+        None
 
     Example::
 

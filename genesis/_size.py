@@ -2,9 +2,10 @@
 
 import math
 import operator
+from typing import SupportsIndex, overload
 
 
-class Size(tuple):
+class Size(tuple[int, ...]):
     """A tensor's shape: a tuple of ints that also knows its number of elements.
 
     ``Tensor.shape`` and ``Tensor.size()`` return one. It is a ``tuple`` (it compares equal to
@@ -31,7 +32,7 @@ class Size(tuple):
             ) from None
         return super().__new__(cls, items)
 
-    def numel(self):
+    def numel(self) -> int:
         """Returns the number of elements a tensor of this shape holds (1 for ``Size([])``).
 
         Returns:
@@ -47,11 +48,20 @@ class Size(tuple):
     def __repr__(self):
         return f"genesis.Size({list(self)!r})"
 
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> "Size": ...
     def __getitem__(self, index):
         item = super().__getitem__(index)
         return Size(item) if isinstance(index, slice) else item
 
-    def __add__(self, other):
+    def __eq__(self, other: object) -> bool:  # tuple's; declared so that == does not narrow
+        return tuple.__eq__(self, other)
+
+    __hash__ = tuple.__hash__
+
+    def __add__(self, other):  # type: ignore[override]
         if not isinstance(other, tuple):
             return NotImplemented
         return Size(tuple(self) + tuple(other))
@@ -61,7 +71,7 @@ class Size(tuple):
             return NotImplemented
         return Size(tuple(other) + tuple(self))
 
-    def __mul__(self, times):
+    def __mul__(self, times):  # type: ignore[override]
         return Size(tuple(self) * times)
 
     __rmul__ = __mul__

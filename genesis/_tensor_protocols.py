@@ -45,6 +45,25 @@ def _as_tensor(r):
 # NumPy does. A CUDA tensor raises TypeError: NumPy computes on the host only. genesis does not
 # compute its own ops through this path: the ufunc is NumPy's, at the interop boundary.
 def tensor_array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    """NumPy's ufunc protocol: a NumPy ufunc given CPU tensors runs on their memory and returns
+    genesis tensors (``np.sin(t)``, ``np.add(t, 1)``, ``array + t``); with ``out=`` it writes
+    there and returns ``out``. CUDA tensors raise TypeError (NumPy computes on the host).
+
+    Args:
+        ufunc (numpy.ufunc): the ufunc NumPy calls.
+        method (str): ``"__call__"``, ``"reduce"``, ... as NumPy passes it.
+        *inputs: the operands (tensors, arrays, numbers).
+        **kwargs: the ufunc's keywords (``out=``, ``where=`` ...).
+
+    Returns:
+        Tensor: the result (a tuple of them for ufuncs with several outputs).
+
+    Example::
+
+        >>> import numpy as np
+        >>> np.sqrt(genesis.tensor([4.0, 9.0]))
+        tensor([2., 3.])
+    """
     name = ufunc.__name__
     args = [_host_array(x, name) for x in inputs]
     out = kwargs.get("out")

@@ -306,10 +306,10 @@ def tensor_repr(t):
         suffixes.append(f"dtype=genesis.{t.dtype.name}")
     # Autograd state last, as PyTorch prints it: the node that made a result, else whether a
     # leaf requires grad.
-    grad_fn = t.grad_fn
+    grad_fn = getattr(t, "grad_fn", None)
     if grad_fn is not None:
         suffixes.append(f"grad_fn=<{grad_fn.name()}>")
-    elif t.requires_grad:
+    elif getattr(t, "requires_grad", False):
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
 

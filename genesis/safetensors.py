@@ -361,7 +361,7 @@ class safe_open:  # noqa: N801  (the safetensors package's name)
         >>> save_file({"a": genesis.ones(2), "b": genesis.zeros(3)}, path, {"k": "v"})
         >>> with safe_open(path, framework="genesis") as f:
         ...     sorted(f.keys()), f.metadata(), f.get_tensor("b").shape
-        (['a', 'b'], {'k': 'v'}, (3,))
+        (['a', 'b'], {'k': 'v'}, genesis.Size([3]))
     """
 
     def __init__(self, filename: _Path, framework: str = "genesis", device: Any = "cpu") -> None:

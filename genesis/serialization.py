@@ -238,7 +238,7 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_protocol: int = 2) -
         >>> _ = buf.seek(0)
         >>> state = genesis.load(buf)
         >>> state["step"], state["w"].shape
-        (7, (2, 3))
+        (7, genesis.Size([2, 3]))
     """
     keys: dict[int, str] = {}  # storage identity -> its entry's key: "0", "1", ...
     storages: dict[str, UntypedStorage] = {}  # (also keeps each storage, so its identity)

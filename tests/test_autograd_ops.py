@@ -30,7 +30,8 @@ Then: the values of ops that also return indices require grad and the indices do
 derivatives (create_graph=True) of softmax, log_softmax, logsumexp, prod, var/std, norm, cat,
 gather, einsum, cumsum, logcumsumexp, cross, cdist, slogdet, matrix_norm, eigh, svd and the
 writers; and ops of no derivative (heaviside, as in PyTorch) keep the graph and raise
-"... not implemented" at backward. The ops of issue 16 are in test_autograd_special_and_random_ops.py.
+"... not implemented" at backward. The ops of issue 16 are in
+test_autograd_special_and_random_ops.py.
 """
 
 import math
@@ -1457,8 +1458,8 @@ def test_double_backward(fn, arrays, device):
 # ----------------------------------------------------------------------------------------------
 
 # (op, fn(lib, x)) of no derivative in genesis yet: heaviside has none in PyTorch either (histc's
-# result requires no grad, as PyTorch's: test_autograd_special_and_random_ops.py); the others have one in
-# PyTorch, and are skipped here once they have one in genesis.
+# result requires no grad, as PyTorch's: test_autograd_special_and_random_ops.py); the others
+# have one in PyTorch, and are skipped here once they have one in genesis.
 WITHOUT_FORMULA = [
     ("heaviside", lambda m, x: m.heaviside(x, m.zeros_like(x))),
 ]

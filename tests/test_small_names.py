@@ -44,7 +44,9 @@ def test_size_keeps_its_type_and_prints_like_torch():
     assert type(s * 2) is genesis.Size and s * 2 == (2, 3, 2, 3)
     a, b = s
     assert (a, b) == (2, 3)
-    assert pickle.loads(pickle.dumps(s)) == s and type(pickle.loads(pickle.dumps(s))) is genesis.Size
+    assert (
+        pickle.loads(pickle.dumps(s)) == s and type(pickle.loads(pickle.dumps(s))) is genesis.Size
+    )
 
 
 def test_size_is_accepted_where_sizes_are():
@@ -152,7 +154,7 @@ def test_default_device_cuda_reaches_the_factories(restore_defaults):
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=cuda)])
 def test_contains(device):
     t = genesis.tensor([[1.0, 2.0], [3.0, float("nan")]], device=device)
-    assert 3 in t and 2.0 in t and not (5 in t)
+    assert 3 in t and 2.0 in t and 5 not in t
     assert float("nan") not in t  # nan == nan is False, as in PyTorch
     assert genesis.tensor([1.0, 2.0], device=device) in t  # a row
     assert np.float32(1.0) in t

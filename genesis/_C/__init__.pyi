@@ -33,6 +33,9 @@ int64: dtype
 int8: dtype
 uint8: dtype
 
+_DTypeLike: typing.TypeAlias = (
+    dtype | str | type[int] | type[float] | type[numpy.generic] | numpy.dtype
+)
 _Operand: typing.TypeAlias = (
     Tensor | int | float | builtins.bool | numpy.ndarray | numpy.number | numpy.bool_
 )
@@ -148,8 +151,11 @@ class Tensor:
     def __abs__(self) -> Tensor: ...
     def __add__(self, arg0: _Operand, /) -> Tensor: ...
     def __and__(self, arg0: _Operand, /) -> Tensor: ...
-    def __array__(self, dtype: _dtype | None = None, copy: object = None) -> numpy.ndarray: ...
+    def __array__(self, dtype: _DTypeLike | None = None, copy: object = None) -> numpy.ndarray: ...
     def __bool__(self) -> builtins.bool: ...
+    def __contains__(
+        self, element: Tensor | builtins.int | builtins.float | complex | numpy.generic, /
+    ) -> builtins.bool: ...
     def __dlpack__(
         self,
         *,
@@ -370,16 +376,16 @@ class Tensor:
     def cummax(self, dim: typing.SupportsInt | typing.SupportsIndex) -> _ValuesIndices: ...
     def cummin(self, dim: typing.SupportsInt | typing.SupportsIndex) -> _ValuesIndices: ...
     def cumprod(
-        self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: _dtype | None = None
+        self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     def cumprod_(
-        self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: _dtype | None = None
+        self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     def cumsum(
-        self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: _dtype | None = None
+        self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     def cumsum_(
-        self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: _dtype | None = None
+        self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     @property
     def data(self) -> Tensor: ...
@@ -626,7 +632,7 @@ class Tensor:
         generator: Generator | None = None,
     ) -> Tensor: ...
     def log_softmax(
-        self, dim: typing.SupportsInt | typing.SupportsIndex, dtype: _dtype | None = None
+        self, dim: typing.SupportsInt | typing.SupportsIndex, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     def logcumsumexp(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor: ...
     def logical_and(self, other: object) -> Tensor: ...
@@ -656,7 +662,7 @@ class Tensor:
     def max(self, other: Tensor, /) -> Tensor: ...
     def maximum(self, other: object) -> Tensor: ...
     def mean(
-        self, dim: object = None, keepdim: builtins.bool = False, *, dtype: _dtype | None = None
+        self, dim: object = None, keepdim: builtins.bool = False, *, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     @typing.overload
     def median(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor: ...
@@ -695,7 +701,7 @@ class Tensor:
         self, nan: object = 0.0, posinf: object = None, neginf: object = None
     ) -> Tensor: ...
     def nanmean(
-        self, dim: object = None, keepdim: builtins.bool = False, *, dtype: _dtype | None = None
+        self, dim: object = None, keepdim: builtins.bool = False, *, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     @typing.overload
     def nanmedian(self, dim: None = None, keepdim: builtins.bool = False) -> Tensor: ...
@@ -710,7 +716,7 @@ class Tensor:
         interpolation: str = "linear",
     ) -> Tensor: ...
     def nansum(
-        self, dim: object = None, keepdim: builtins.bool = False, *, dtype: _dtype | None = None
+        self, dim: object = None, keepdim: builtins.bool = False, *, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     def narrow(
         self,
@@ -731,7 +737,7 @@ class Tensor:
     def new_empty(
         self,
         *size: typing.SupportsIndex,
-        dtype: _dtype | None = None,
+        dtype: _DTypeLike | None = None,
         device: _device | str | builtins.int | None = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor: ...
@@ -740,7 +746,7 @@ class Tensor:
         self,
         size: collections.abc.Sequence[typing.SupportsIndex],
         *,
-        dtype: _dtype | None = None,
+        dtype: _DTypeLike | None = None,
         device: _device | str | builtins.int | None = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor: ...
@@ -749,7 +755,7 @@ class Tensor:
         size: collections.abc.Sequence[typing.SupportsIndex],
         fill_value: object,
         *,
-        dtype: _dtype | None = None,
+        dtype: _DTypeLike | None = None,
         device: _device | str | builtins.int | None = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor: ...
@@ -757,7 +763,7 @@ class Tensor:
     def new_ones(
         self,
         *size: typing.SupportsIndex,
-        dtype: _dtype | None = None,
+        dtype: _DTypeLike | None = None,
         device: _device | str | builtins.int | None = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor: ...
@@ -766,7 +772,7 @@ class Tensor:
         self,
         size: collections.abc.Sequence[typing.SupportsIndex],
         *,
-        dtype: _dtype | None = None,
+        dtype: _DTypeLike | None = None,
         device: _device | str | builtins.int | None = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor: ...
@@ -774,7 +780,7 @@ class Tensor:
         self,
         data: object,
         *,
-        dtype: _dtype | None = None,
+        dtype: _DTypeLike | None = None,
         device: _device | str | builtins.int | None = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor: ...
@@ -782,7 +788,7 @@ class Tensor:
     def new_zeros(
         self,
         *size: typing.SupportsIndex,
-        dtype: _dtype | None = None,
+        dtype: _DTypeLike | None = None,
         device: _device | str | builtins.int | None = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor: ...
@@ -791,7 +797,7 @@ class Tensor:
         self,
         size: collections.abc.Sequence[typing.SupportsIndex],
         *,
-        dtype: _dtype | None = None,
+        dtype: _DTypeLike | None = None,
         device: _device | str | builtins.int | None = None,
         requires_grad: builtins.bool = False,
     ) -> Tensor: ...
@@ -806,7 +812,7 @@ class Tensor:
         p: object = "fro",
         dim: object = None,
         keepdim: builtins.bool = False,
-        dtype: _dtype | None = None,
+        dtype: _DTypeLike | None = None,
     ) -> Tensor: ...
     def normal_(
         self,
@@ -828,7 +834,7 @@ class Tensor:
     def pow(self, other: object) -> Tensor: ...
     def pow_(self, other: object, *, alpha: object = None) -> Tensor: ...
     def prod(
-        self, dim: object = None, keepdim: builtins.bool = False, *, dtype: _dtype | None = None
+        self, dim: object = None, keepdim: builtins.bool = False, *, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     def put(self, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor: ...
     def put_(self, index: Tensor, source: Tensor, accumulate: builtins.bool = False) -> Tensor: ...
@@ -947,7 +953,7 @@ class Tensor:
     @typing.overload
     def size(self, dim: typing.SupportsInt | typing.SupportsIndex) -> builtins.int: ...
     def softmax(
-        self, dim: typing.SupportsInt | typing.SupportsIndex, dtype: _dtype | None = None
+        self, dim: typing.SupportsInt | typing.SupportsIndex, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     def sort(
         self,
@@ -984,7 +990,7 @@ class Tensor:
     def subtract(self, other: object, *, alpha: object = None) -> Tensor: ...
     def subtract_(self, other: object, *, alpha: object = None) -> Tensor: ...
     def sum(
-        self, dim: object = None, keepdim: builtins.bool = False, *, dtype: _dtype | None = None
+        self, dim: object = None, keepdim: builtins.bool = False, *, dtype: _DTypeLike | None = None
     ) -> Tensor: ...
     def swapaxes(
         self,
@@ -1010,7 +1016,7 @@ class Tensor:
     @typing.overload
     def to(
         self,
-        dtype: _dtype,
+        dtype: _DTypeLike,
         /,
         *,
         device: _device | str | builtins.int | None = None,
@@ -1021,7 +1027,7 @@ class Tensor:
     def to(
         self,
         device: _device | str | builtins.int | None = None,
-        dtype: _dtype | None = None,
+        dtype: _DTypeLike | None = None,
         *,
         non_blocking: builtins.bool = False,
         copy: builtins.bool = False,
@@ -1054,7 +1060,7 @@ class Tensor:
     @typing.overload
     def type(self, dtype: None = None) -> str: ...
     @typing.overload
-    def type(self, dtype: _dtype) -> Tensor: ...
+    def type(self, dtype: _DTypeLike) -> Tensor: ...
     def type_as(self, other: Tensor) -> Tensor: ...
     def unbind(self, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> tuple[Tensor, ...]: ...
     def unflatten(
@@ -1224,7 +1230,7 @@ def _tensor_on_storage(
     offset: typing.SupportsInt | typing.SupportsIndex,
     sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
     strides: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
-    dtype: dtype | str,
+    dtype: _DTypeLike,
 ) -> Tensor: ...
 def abs(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 def acos(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
@@ -1296,7 +1302,7 @@ def arange(
     end: object = None,
     step: object = 1,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
     out: Tensor | None = None,
@@ -1322,12 +1328,12 @@ def argsort(
 ) -> Tensor: ...
 def argwhere(input: Tensor) -> Tensor: ...
 def as_tensor(
-    data: object, dtype: dtype | None = None, device: device | str | int | None = None
+    data: object, dtype: _DTypeLike | None = None, device: device | str | int | None = None
 ) -> Tensor: ...
 def asarray(
     obj: object,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     copy: object = None,
 ) -> Tensor: ...
@@ -1451,14 +1457,14 @@ def cumprod(
     input: Tensor,
     dim: typing.SupportsInt | typing.SupportsIndex,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     out: Tensor | None = None,
 ) -> Tensor: ...
 def cumsum(
     input: Tensor,
     dim: typing.SupportsInt | typing.SupportsIndex,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     out: Tensor | None = None,
 ) -> Tensor: ...
 def diag(
@@ -1502,7 +1508,7 @@ def einsum(*args: typing.Any) -> Tensor: ...
 def empty(
     *size: typing.SupportsIndex,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
     pin_memory: builtins.bool = False,
@@ -1512,7 +1518,7 @@ def empty(
     size: collections.abc.Sequence[typing.SupportsIndex],
     *,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
     pin_memory: builtins.bool = False,
@@ -1520,7 +1526,7 @@ def empty(
 def empty_like(
     input: object,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
@@ -1537,7 +1543,7 @@ def eye(
     n: object,
     m: object = None,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
     out: Tensor | None = None,
@@ -1563,7 +1569,7 @@ def full(
     size: collections.abc.Sequence[typing.SupportsIndex],
     fill_value: object,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
     out: Tensor | None = None,
@@ -1572,7 +1578,7 @@ def full_like(
     input: object,
     fill_value: object,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
@@ -1678,7 +1684,7 @@ def linspace(
     end: object,
     steps: object,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
     out: Tensor | None = None,
@@ -1690,7 +1696,7 @@ def log2(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 def log_softmax(
     input: Tensor,
     dim: typing.SupportsInt | typing.SupportsIndex,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     *,
     out: Tensor | None = None,
 ) -> Tensor: ...
@@ -1730,7 +1736,7 @@ def mean(
     dim: object = None,
     keepdim: builtins.bool = False,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     out: Tensor | None = None,
 ) -> Tensor: ...
 @typing.overload
@@ -1799,7 +1805,7 @@ def nanmean(
     dim: object = None,
     keepdim: builtins.bool = False,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     out: Tensor | None = None,
 ) -> Tensor: ...
 @typing.overload
@@ -1826,7 +1832,7 @@ def nansum(
     dim: object = None,
     keepdim: builtins.bool = False,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     out: Tensor | None = None,
 ) -> Tensor: ...
 def narrow(
@@ -1851,7 +1857,7 @@ def norm(
     p: object = "fro",
     dim: object = None,
     keepdim: builtins.bool = False,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     *,
     out: Tensor | None = None,
 ) -> Tensor: ...
@@ -1861,7 +1867,7 @@ def normal(
     size: object = None,
     *,
     generator: Generator | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
     out: Tensor | None = None,
@@ -1871,7 +1877,7 @@ def numel(input: Tensor) -> int: ...
 def ones(
     *size: typing.SupportsIndex,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
@@ -1880,14 +1886,14 @@ def ones(
     size: collections.abc.Sequence[typing.SupportsIndex],
     *,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
 def ones_like(
     input: object,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
@@ -1899,7 +1905,11 @@ def polygamma(
 ) -> Tensor: ...
 def pow(input: object, other: object, *, out: Tensor | None = None) -> Tensor: ...
 def prod(
-    input: Tensor, dim: object = None, keepdim: builtins.bool = False, *, dtype: dtype | None = None
+    input: Tensor,
+    dim: object = None,
+    keepdim: builtins.bool = False,
+    *,
+    dtype: _DTypeLike | None = None,
 ) -> Tensor: ...
 def promote_types(arg0: object, arg1: object, /) -> dtype: ...
 def put(
@@ -1919,7 +1929,7 @@ def rand(
     *size: typing.SupportsIndex,
     generator: Generator | None = None,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
@@ -1929,14 +1939,14 @@ def rand(
     *,
     generator: Generator | None = None,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
 def rand_like(
     input: object,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
@@ -1947,7 +1957,7 @@ def randint(
     *,
     generator: Generator | None = None,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
 ) -> Tensor: ...
 @typing.overload
@@ -1958,7 +1968,7 @@ def randint(
     *,
     generator: Generator | None = None,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
 ) -> Tensor: ...
 @typing.overload
@@ -1968,7 +1978,7 @@ def randint_like(
     high: typing.SupportsIndex,
     *,
     generator: Generator | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
 ) -> Tensor: ...
 @typing.overload
@@ -1979,7 +1989,7 @@ def randint_like(
     high: typing.SupportsIndex,
     *,
     generator: Generator | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
 ) -> Tensor: ...
 @typing.overload
@@ -1987,7 +1997,7 @@ def randn(
     *size: typing.SupportsIndex,
     generator: Generator | None = None,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
@@ -1997,14 +2007,14 @@ def randn(
     *,
     generator: Generator | None = None,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
 def randn_like(
     input: object,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
@@ -2012,7 +2022,7 @@ def randperm(
     n: typing.SupportsInt | typing.SupportsIndex,
     *,
     generator: Generator | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
     out: Tensor | None = None,
@@ -2088,7 +2098,7 @@ def sinh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 def softmax(
     input: Tensor,
     dim: typing.SupportsInt | typing.SupportsIndex,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     *,
     out: Tensor | None = None,
 ) -> Tensor: ...
@@ -2138,7 +2148,11 @@ def subtract(
     input: object, other: object, *, alpha: object = None, out: Tensor | None = None
 ) -> Tensor: ...
 def sum(
-    input: Tensor, dim: object = None, keepdim: builtins.bool = False, *, dtype: dtype | None = None
+    input: Tensor,
+    dim: object = None,
+    keepdim: builtins.bool = False,
+    *,
+    dtype: _DTypeLike | None = None,
 ) -> Tensor: ...
 def swapaxes(
     input: Tensor,
@@ -2163,7 +2177,7 @@ def tanh(input: Tensor, *, out: Tensor | None = None) -> Tensor: ...
 def tensor(
     data: object,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
@@ -2197,7 +2211,7 @@ def tril_indices(
     col: typing.SupportsInt | typing.SupportsIndex,
     offset: typing.SupportsInt | typing.SupportsIndex = 0,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
 ) -> Tensor: ...
 def triu(
@@ -2211,7 +2225,7 @@ def triu_indices(
     col: typing.SupportsInt | typing.SupportsIndex,
     offset: typing.SupportsInt | typing.SupportsIndex = 0,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
 ) -> Tensor: ...
 def true_divide(input: object, other: object, *, out: Tensor | None = None) -> Tensor: ...
@@ -2282,7 +2296,7 @@ def where(
 def zeros(
     *size: typing.SupportsIndex,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
@@ -2291,14 +2305,14 @@ def zeros(
     size: collections.abc.Sequence[typing.SupportsIndex],
     *,
     out: Tensor | None = None,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...
 def zeros_like(
     input: object,
     *,
-    dtype: dtype | None = None,
+    dtype: _DTypeLike | None = None,
     device: device | str | int | None = None,
     requires_grad: builtins.bool = False,
 ) -> Tensor: ...

@@ -52,7 +52,7 @@ def matrix_norm(
     dim: object = ...,
     keepdim: bool = False,
     *,
-    dtype: genesis._C.dtype | None = None,
+    dtype: genesis._C._DTypeLike | None = None,
     out: genesis._C.Tensor | None = None,
 ) -> genesis._C.Tensor: ...
 def norm(
@@ -61,7 +61,7 @@ def norm(
     dim: object = None,
     keepdim: bool = False,
     *,
-    dtype: genesis._C.dtype | None = None,
+    dtype: genesis._C._DTypeLike | None = None,
     out: genesis._C.Tensor | None = None,
 ) -> genesis._C.Tensor: ...
 def qr(
@@ -93,6 +93,6 @@ def vector_norm(
     dim: object = None,
     keepdim: bool = False,
     *,
-    dtype: genesis._C.dtype | None = None,
+    dtype: genesis._C._DTypeLike | None = None,
     out: genesis._C.Tensor | None = None,
 ) -> genesis._C.Tensor: ...

@@ -166,7 +166,11 @@ class _ModuleStub:
             return []  # pybind11's own (the ABI conduit, an enum's __entries)
         kind = type(value).__name__
         if isinstance(value, types.FunctionType):
-            return []  # set from Python (genesis/__init__.py's Tensor.__repr__), not bound in C++
+            # Set from Python (genesis/__init__.py's Tensor.__repr__), not bound in C++: stubbed
+            # only where overrides.SIGNATURES says what it takes (Tensor.__contains__).
+            if key not in overrides.SIGNATURES:
+                return []
+            return self.function(name, value, indent, shadowed, key=key)
         if kind == "wrapper_descriptor":
             return []  # a C slot: pybind11's __init__ that raises when no constructor is bound
         if value is None:
@@ -206,7 +210,8 @@ class _ModuleStub:
 
     def function(self, name, func, indent, shadowed, static=False, key=None):
         """A function's stub, a method's when indented (in a class) and not static."""
-        sigs = truthful(key, signatures(name, func.__doc__), function=not indent)
+        pybind11 = [] if key in overrides.SIGNATURES else signatures(name, func.__doc__)
+        sigs = truthful(key, pybind11, function=not indent)
         method = bool(indent) and not static
         ignore = overrides.IGNORES.get(key)
         lines = []
@@ -370,6 +375,7 @@ def _with_keywords(key, name, sig, function):
     if key in overrides.REQUIRES_GRAD and "requires_grad" not in have:
         extra.append(Param("requires_grad", "bool", "False"))
     takes_out = name in overrides.OUT and name not in overrides.OUT_NEEDS_DIM
+    function = function and key.rpartition(".")[0] in overrides.HABIT_MODULES
     if function and takes_out and "out" not in have:
         extra.append(Param("out", f"{_out_type(sig.returns)} | None", "None"))
     if not extra:

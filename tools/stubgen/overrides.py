@@ -31,6 +31,7 @@ from __future__ import annotations
 TENSOR = "genesis._C.Tensor"
 TENSORS = "tuple[genesis._C.Tensor, ...]"  # split, chunk, unbind, where(condition) ...
 DTYPE = "genesis._C.dtype"
+DTYPE_LIKE = "genesis._C._DTypeLike"  # what dtype= takes
 DEVICE = "genesis._C.device | str | int"  # genesis.device("cuda:0"), "cuda:0" or 0
 SIZE = "genesis._size.Size"  # shape and size(): a tuple subclass with numel()
 INDEX = "typing.SupportsIndex"  # an int, a NumPy integer or a one-element integer tensor
@@ -45,6 +46,12 @@ ALIASES = {
     # name the classes by these aliases (stubgen/annotations.py).
     "genesis._C._dtype": "genesis._C.dtype",
     "genesis._C._device": "genesis._C.device",
+    # What dtype= takes (to_dtype in csrc/python/dtype.cpp): a genesis dtype, its name
+    # ("float16"), Python's bool, int (int64) or float (the default float dtype), a NumPy dtype
+    # or NumPy scalar type (np.int8). The docs show every form.
+    "genesis._C._DTypeLike": (
+        "genesis._C.dtype | str | type[int] | type[float] | type[numpy.generic] | numpy.dtype"
+    ),
     # What the arithmetic and comparison operators take besides a Tensor (x + 1, 2 * x,
     # x < np.zeros(3)); anything else (a str, a list, complex) gets NotImplemented: TypeError.
     "genesis._C._Operand": (
@@ -67,11 +74,10 @@ VALUES_INDICES = "genesis._C._ValuesIndices"
 
 # ---- Parameters ---------------------------------------------------------------------------------
 # The type of a parameter pybind11 types `object` (or that SIGNATURES leaves unannotated), by its
-# name, wherever it appears; `| None` is added when its default is None. dtype= takes a genesis
-# dtype (the C++ also converts names, Python types and NumPy dtypes, as PyTorch's stubs do not
-# say either). out= is typed from the result: a Tensor, or a sequence of tensors for a tuple.
+# name, wherever it appears; `| None` is added when its default is None. out= is typed from the
+# result: a Tensor, or a sequence of tensors for a tuple.
 PARAMETERS = {
-    "dtype": DTYPE,
+    "dtype": DTYPE_LIKE,
     "device": DEVICE,
     "generator": "genesis._C.Generator",
 }
@@ -80,8 +86,6 @@ PARAMETER_TYPES = {
     "genesis._C.Tensor.grad": {"arg1": f"{TENSOR} | None"},  # the setter's value
     "genesis._C.full": {"size": SIZES},
     "genesis._C.Tensor.new_full": {"size": SIZES},
-    # genesis/safetensors.py passes the dtype's name, which the C++ converts.
-    "genesis._C._tensor_on_storage": {"dtype": f"{DTYPE} | str"},
 }
 # Tensor's operators: the other operand is an _Operand, the result a Tensor (pybind11 says
 # object: NotImplemented for other operands). == and != return a Tensor where object's return a
@@ -91,9 +95,7 @@ PARAMETER_TYPES = {
 # such a comparison to Tensor.__array_ufunc__ at run time.
 OPERATORS = {
     f"__{r}{op}__"
-    for op in (
-        "add sub mul truediv floordiv mod pow and or xor lshift rshift".split()
-    )
+    for op in ("add sub mul truediv floordiv mod pow and or xor lshift rshift".split())
     for r in ("", "r", "i")
 } | {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
 IGNORES = {
@@ -179,7 +181,7 @@ RETURNS = {
 ANY = {
     "genesis._C.Tensor.tolist": "nested lists of Python numbers, or one number for a 0-d tensor",
     "genesis._C.Tensor.__dlpack__": "a PyCapsule, which has no name in typing",
-    "genesis._C.Tensor.__new__": "pybind11's: genesis.Tensor(...) raises TypeError (no constructor)",
+    "genesis._C.Tensor.__new__": "pybind11's; genesis.Tensor() raises TypeError: no constructor",
 }
 
 # ---- Keywords the call habits add (Note [Call habits] in csrc/python/call_habits.cpp) -----------
@@ -191,7 +193,7 @@ REQUIRES_GRAD = {
     "genesis._C.Tensor.new_full",
     "genesis._C.Tensor.new_tensor",
 }
-# out=: kOutOps there, for functions (not methods) of genesis._C and its submodules. Those in
+# out=: kOutOps there, for functions (not methods) of HABIT_MODULES. Those in
 # OUT_NEEDS_DIM take out= only with a dim (out_needs_dim): their stubs don't add it.
 OUT = set(
     """
@@ -213,11 +215,15 @@ OUT = set(
     """.split()
 )
 OUT_NEEDS_DIM = {"sum", "prod", "median", "nanmedian"}
+# The modules whose functions the habits wrap (install_call_habits).
+HABIT_MODULES = {"genesis._C", "genesis._C._linalg", "genesis._C._nn", "genesis._C._cuda"}
 
 # ---- Whole signatures ---------------------------------------------------------------------------
 # The overloads of a member, in pybind11's notation, for the bindings that parse their own
-# arguments or whose result depends on them. They are written out in full, keywords included;
-# only PARAMETERS types their unannotated parameters (dtype=None -> dtype: dtype | None = None).
+# arguments or whose result depends on them, and for the members that genesis sets from Python
+# on a bound class (the generator skips those otherwise). They are written out in full, keywords
+# included; only PARAMETERS types their unannotated parameters (dtype=None -> dtype: _DTypeLike
+# | None = None).
 _FACTORY = "dtype=None, device=None, requires_grad: bool = False"
 _OUT = f"out: {TENSOR} | None = None"
 _OUTS = f"out: collections.abc.Sequence[{TENSOR}] | None = None"
@@ -247,7 +253,8 @@ def _reduction(first, out_none, out_dim, tensor_form):
 
 def _unique(first, sorted_):
     """unique/unique_consecutive: a Tensor, or a tuple with return_inverse or return_counts."""
-    no = "return_inverse: typing.Literal[False] = False, return_counts: typing.Literal[False] = False"
+    false = "typing.Literal[False] = False"
+    no = f"return_inverse: {false}, return_counts: {false}"
     maybe = "return_inverse: bool = False, return_counts: bool = False"
     dim = "dim: int | None = None"
     return [
@@ -307,14 +314,19 @@ SIGNATURES = {
     "genesis._C.Tensor.repeat": _sizes("", self=f"{_SELF}, ", keyword="repeats"),
     # to(dtype), to(device, dtype), to(other): the forms of PyTorch, keywords after them.
     "genesis._C.Tensor.to": [
-        f"({_SELF}, dtype: {DTYPE}, /, *, device=None, {_COPY}) -> {TENSOR}",
+        f"({_SELF}, dtype: {DTYPE_LIKE}, /, *, device=None, {_COPY}) -> {TENSOR}",
         f"({_SELF}, device=None, dtype=None, *, {_COPY}) -> {TENSOR}",
         f"({_SELF}, other: {TENSOR}, /, *, {_COPY}) -> {TENSOR}",
     ],
     # type() names the dtype; type(dtype) converts.
     "genesis._C.Tensor.type": [
         f"({_SELF}, dtype: None = None) -> str",
-        f"({_SELF}, dtype: {DTYPE}) -> {TENSOR}",
+        f"({_SELF}, dtype: {DTYPE_LIKE}) -> {TENSOR}",
+    ],
+    # Set from Python (genesis/__init__.py, genesis/_tensor_protocols.py): `x in t` takes a
+    # number or a tensor (anything else raises RuntimeError).
+    "genesis._C.Tensor.__contains__": [
+        f"({_SELF}, element: {TENSOR} | int | float | complex | numpy.generic, /) -> bool",
     ],
     "genesis._C.max": _reduction(f"input: {TENSOR}", f", *, {_OUT}", f", *, {_OUTS}", True),
     "genesis._C.min": _reduction(f"input: {TENSOR}", f", *, {_OUT}", f", *, {_OUTS}", True),
@@ -341,7 +353,6 @@ SIGNATURES = {
     "genesis._C.broadcast_tensors": [f"(*tensors: {TENSOR}) -> {TENSORS}"],
     "genesis._C.meshgrid": [
         f"(*tensors: {TENSOR}, indexing: str = 'ij') -> {TENSORS}",
-        f"(tensors: collections.abc.Sequence[{TENSOR}], /, *, indexing: str = 'ij')"
-        f" -> {TENSORS}",
+        f"(tensors: collections.abc.Sequence[{TENSOR}], /, *, indexing: str = 'ij') -> {TENSORS}",
     ],
 }

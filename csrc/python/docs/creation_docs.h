@@ -67,9 +67,9 @@ Example::
 
     >>> x = genesis.empty(2, 3)
     >>> x.shape, x.dtype, x.is_contiguous()
-    ((2, 3), genesis.float32, True)
+    (genesis.Size([2, 3]), genesis.float32, True)
     >>> genesis.empty((4,), dtype=genesis.int8).shape
-    (4,)
+    genesis.Size([4])
     >>> genesis.empty(1024, pin_memory=True).is_pinned()  # doctest: +SKIP
     True
 )doc";
@@ -232,7 +232,7 @@ Example::
 
     >>> x = genesis.empty_like(genesis.zeros(2, 3, dtype=genesis.int8))
     >>> x.shape, x.dtype
-    ((2, 3), genesis.int8)
+    (genesis.Size([2, 3]), genesis.int8)
 )doc";
 
 inline constexpr const char* kZerosLike =

@@ -267,7 +267,7 @@ Example::
     >>> genesis.normal(genesis.tensor([0.0, 100.0]), 0.0).tolist()
     [0.0, 100.0]
     >>> genesis.normal(2.0, 3.0, size=(2, 3)).shape
-    (2, 3)
+    genesis.Size([2, 3])
 )doc";
 
 inline constexpr const char* kUniform_ =
@@ -397,7 +397,7 @@ Returns:
 Example::
 
     >>> genesis.empty(4).cauchy_().shape
-    (4,)
+    genesis.Size([4])
 )doc";
 
 inline constexpr const char* kBernoulli_ =

@@ -23,7 +23,7 @@ Example::
 
     >>> a = genesis.arange(6).view(2, 3)
     >>> genesis.cat([a, a]).shape
-    (4, 3)
+    genesis.Size([4, 3])
     >>> genesis.cat((a, a[:, :1]), dim=1)
     tensor([[0, 1, 2, 0],
             [3, 4, 5, 3]])
@@ -51,7 +51,7 @@ Example::
     tensor([[ 1,  2,  3],
             [10, 20, 30]])
     >>> genesis.stack([a, a], dim=-1).shape
-    (3, 2)
+    genesis.Size([3, 2])
     >>> genesis.stack([genesis.tensor(1), genesis.tensor(2.5)])
     tensor([1.0000, 2.5000])
 )doc";

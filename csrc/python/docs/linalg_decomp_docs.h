@@ -130,7 +130,7 @@ Example::
     >>> A = genesis.tensor([[3.0, 1.0], [4.0, 2.0], [0.0, 5.0]])
     >>> Q, R = genesis.linalg.qr(A)
     >>> Q.shape, R.shape
-    ((3, 2), (2, 2))
+    (genesis.Size([3, 2]), genesis.Size([2, 2]))
     >>> bool(((Q @ R) - A).abs().max() < 1e-5)
     True
 )doc";

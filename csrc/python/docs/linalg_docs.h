@@ -39,7 +39,7 @@ Example::
     tensor([[ 5., 14.],
             [14., 50.]])
     >>> (genesis.ones(4, 1, 2, 3) @ genesis.ones(5, 3, 2)).shape
-    (4, 5, 2, 2)
+    genesis.Size([4, 5, 2, 2])
 )doc";
 
 inline constexpr const char* kMm = R"doc(Matrix product of two 2-D tensors (no broadcasting).
@@ -78,7 +78,7 @@ Returns:
 Example::
 
     >>> genesis.bmm(genesis.ones(4, 2, 3), genesis.ones(4, 3, 1)).shape
-    (4, 2, 1)
+    genesis.Size([4, 2, 1])
 )doc";
 
 inline constexpr const char* kDunderMatmul = R"doc(x @ other: ``matmul(x, other)``.)doc";

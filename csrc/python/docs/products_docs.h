@@ -228,7 +228,7 @@ Returns:
 Example::
 
     >>> genesis.baddbmm(genesis.ones(1), genesis.ones(2, 1, 3), genesis.ones(2, 3, 1)).shape
-    (2, 1, 1)
+    genesis.Size([2, 1, 1])
 )doc";
 
 inline constexpr const char* kBaddbmm_ =

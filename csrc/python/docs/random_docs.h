@@ -83,7 +83,7 @@ Example::
     >>> genesis.manual_seed(0)
     >>> x = genesis.rand(2, 3)
     >>> x.shape, bool(((x >= 0) & (x < 1)).all())
-    ((2, 3), True)
+    (genesis.Size([2, 3]), True)
     >>> genesis.manual_seed(0)
     >>> genesis.rand(6).tolist() == x.flatten().tolist()
     True
@@ -114,7 +114,7 @@ Example::
     >>> genesis.manual_seed(0)
     >>> x = genesis.randn(1000, dtype=genesis.float64)
     >>> x.shape, abs(x.mean().item()) < 0.1, abs(x.std().item() - 1) < 0.1
-    ((1000,), True, True)
+    (genesis.Size([1000]), True, True)
 )doc";
 
 inline constexpr const char* kRandint =
@@ -148,7 +148,7 @@ Example::
     >>> n.dtype, n.min().item() >= 3, n.max().item() <= 9
     (genesis.int64, True, True)
     >>> genesis.randint(10, (2, 2)).shape
-    (2, 2)
+    genesis.Size([2, 2])
     >>> genesis.randint(0, 256, (4,), dtype=genesis.uint8).dtype
     genesis.uint8
 )doc";
@@ -192,7 +192,7 @@ Returns:
 Example::
 
     >>> genesis.randn_like(genesis.zeros(3, dtype=genesis.float64)).shape
-    (3,)
+    genesis.Size([3])
 )doc";
 
 inline constexpr const char* kRandintLike =

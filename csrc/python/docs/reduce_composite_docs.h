@@ -22,7 +22,7 @@ Example::
 
     >>> x = genesis.tensor([[1, 5], [7, 2]])
     >>> x.amax(), x.amax(0), x.amax(1, keepdim=True).shape
-    (tensor(7), tensor([7, 5]), (2, 1))
+    (tensor(7), tensor([7, 5]), genesis.Size([2, 1]))
 )doc";
 
 inline constexpr const char* kAmin =

@@ -29,7 +29,7 @@ Example::
     >>> x.sum()
     tensor(15)
     >>> genesis.sum(x, dim=0), x.sum(1, keepdim=True).shape
-    (tensor([3, 5, 7]), (2, 1))
+    (tensor([3, 5, 7]), genesis.Size([2, 1]))
     >>> x.sum(dim=(0, 1), dtype=genesis.float64)
     tensor(15., dtype=genesis.float64)
 )doc";

@@ -28,7 +28,7 @@ Example::
     tensor([[1., 2.],
             [3., 4.]])
     >>> x.resize_(3).shape
-    (3,)
+    genesis.Size([3])
 )doc";
 
 }  // namespace genesis::python::docs

@@ -25,7 +25,7 @@ Example::
     >>> genesis.split(x, 2)
     (tensor([0, 1]), tensor([2, 3]), tensor([4]))
     >>> [p.shape for p in genesis.split(genesis.zeros(2, 5), [1, 4], dim=1)]
-    [(2, 1), (2, 4)]
+    [genesis.Size([2, 1]), genesis.Size([2, 4])]
 )doc";
 
 inline constexpr const char* kSplitMethod =
@@ -124,9 +124,9 @@ Example::
 
     >>> x = genesis.zeros(2, 3, 4)
     >>> x.movedim(0, -1).shape
-    (3, 4, 2)
+    genesis.Size([3, 4, 2])
     >>> genesis.movedim(x, (0, 1), (2, 0)).shape
-    (3, 4, 2)
+    genesis.Size([3, 4, 2])
 )doc";
 
 inline constexpr const char* kSwapaxes =
@@ -142,7 +142,7 @@ Returns:
 Example::
 
     >>> genesis.zeros(2, 3, 4).swapaxes(0, 2).shape
-    (4, 3, 2)
+    genesis.Size([4, 3, 2])
 )doc";
 
 inline constexpr const char* kSwapdims =
@@ -158,7 +158,7 @@ Returns:
 Example::
 
     >>> genesis.zeros(2, 3).swapdims(0, 1).shape
-    (3, 2)
+    genesis.Size([3, 2])
 )doc";
 
 inline constexpr const char* kRot90 =
@@ -220,7 +220,7 @@ Returns:
 Example::
 
     >>> genesis.zeros(2, 12).unflatten(1, (3, -1)).shape
-    (2, 3, 4)
+    genesis.Size([2, 3, 4])
 )doc";
 
 inline constexpr const char* kDiagonal =
@@ -276,7 +276,7 @@ Example::
 
     >>> a, b = genesis.broadcast_tensors(genesis.zeros(3, 1), genesis.zeros(4))
     >>> a.shape, b.shape
-    ((3, 4), (3, 4))
+    (genesis.Size([3, 4]), genesis.Size([3, 4]))
 )doc";
 
 inline constexpr const char* kFlip =
@@ -376,7 +376,7 @@ Example::
     >>> genesis.atleast_1d(genesis.tensor(5))
     tensor([5])
     >>> [t.shape for t in genesis.atleast_1d(genesis.tensor(1), genesis.zeros(2, 2))]
-    [(1,), (2, 2)]
+    [genesis.Size([1]), genesis.Size([2, 2])]
 )doc";
 
 inline constexpr const char* kAtleast2d =
@@ -391,7 +391,7 @@ Returns:
 Example::
 
     >>> genesis.atleast_2d(genesis.arange(3)).shape
-    (1, 3)
+    genesis.Size([1, 3])
 )doc";
 
 inline constexpr const char* kAtleast3d =
@@ -408,7 +408,7 @@ Returns:
 Example::
 
     >>> genesis.atleast_3d(genesis.arange(3)).shape, genesis.atleast_3d(genesis.zeros(2, 3)).shape
-    ((1, 3, 1), (2, 3, 1))
+    (genesis.Size([1, 3, 1]), genesis.Size([2, 3, 1]))
 )doc";
 
 inline constexpr const char* kHstack =
@@ -427,7 +427,7 @@ Example::
     >>> genesis.hstack([genesis.tensor([1, 2]), genesis.tensor([3])])
     tensor([1, 2, 3])
     >>> genesis.hstack([genesis.zeros(2, 1), genesis.ones(2, 2)]).shape
-    (2, 3)
+    genesis.Size([2, 3])
 )doc";
 
 inline constexpr const char* kVstack =
@@ -458,7 +458,7 @@ Returns:
 Example::
 
     >>> genesis.dstack([genesis.tensor([1, 2]), genesis.tensor([3, 4])]).shape
-    (1, 2, 2)
+    genesis.Size([1, 2, 2])
 )doc";
 
 inline constexpr const char* kColumnStack =
@@ -642,7 +642,7 @@ Returns:
 Example::
 
     >>> genesis.tensor([[1, 2], [3, 4]]).diag_embed().shape
-    (2, 2, 2)
+    genesis.Size([2, 2, 2])
     >>> genesis.tensor([[1, 2], [3, 4]]).diag_embed()[1]
     tensor([[3, 0],
             [0, 4]])
@@ -701,7 +701,7 @@ Example::
     >>> genesis.tensor([1, 2, 3]).repeat_interleave(2)
     tensor([1, 1, 2, 2, 3, 3])
     >>> genesis.tensor([[1, 2], [3, 4]]).repeat_interleave(2, dim=0).shape
-    (4, 2)
+    genesis.Size([4, 2])
 )doc";
 
 inline constexpr const char* kMeshgrid =
@@ -721,13 +721,13 @@ Example::
 
     >>> x, y = genesis.meshgrid(genesis.tensor([1, 2, 3]), genesis.tensor([4, 5]))
     >>> x.shape, y.shape
-    ((3, 2), (3, 2))
+    (genesis.Size([3, 2]), genesis.Size([3, 2]))
     >>> x
     tensor([[1, 1],
             [2, 2],
             [3, 3]])
     >>> genesis.meshgrid(genesis.arange(3), genesis.arange(2), indexing="xy")[0].shape
-    (2, 3)
+    genesis.Size([2, 3])
 )doc";
 
 inline constexpr const char* kExpandCopy =

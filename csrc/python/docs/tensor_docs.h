@@ -26,7 +26,7 @@ Example::
     tensor([[1., 2.],
             [3., 4.]])
     >>> x.shape, x.dtype, x.device
-    ((2, 2), genesis.float32, device(type='cpu'))
+    (genesis.Size([2, 2]), genesis.float32, device(type='cpu'))
     >>> (x @ x.T + 1).sum(dim=1)
     tensor([18., 38.])
     >>> isinstance(x, genesis.Tensor)
@@ -43,9 +43,9 @@ A plain ``tuple`` (PyTorch returns a ``torch.Size``, a tuple subclass). The same
 Example::
 
     >>> genesis.zeros(2, 3).shape
-    (2, 3)
+    genesis.Size([2, 3])
     >>> genesis.tensor(5).shape
-    ()
+    genesis.Size([])
 )doc";
 
 inline constexpr const char* kSize =
@@ -64,7 +64,7 @@ Example::
 
     >>> x = genesis.zeros(2, 3, 4)
     >>> x.size()
-    (2, 3, 4)
+    genesis.Size([2, 3, 4])
     >>> x.size(-1)
     4
 )doc";
@@ -340,7 +340,7 @@ Example::
     tensor([[0, 1, 2],
             [3, 4, 5]])
     >>> x.view(-1, 2).shape
-    (3, 2)
+    genesis.Size([3, 2])
 )doc";
 
 inline constexpr const char* kViewAs =
@@ -355,7 +355,7 @@ Returns:
 Example::
 
     >>> genesis.arange(6).view_as(genesis.zeros(3, 2)).shape
-    (3, 2)
+    genesis.Size([3, 2])
 )doc";
 
 inline constexpr const char* kReshape =
@@ -422,7 +422,7 @@ Example::
             [1, 4],
             [2, 5]])
     >>> genesis.zeros(2, 3, 4).transpose(0, -1).shape
-    (4, 3, 2)
+    genesis.Size([4, 3, 2])
 )doc";
 
 inline constexpr const char* kPermute =
@@ -442,7 +442,7 @@ Example::
 
     >>> x = genesis.zeros(2, 3, 4)
     >>> x.permute(2, 0, 1).shape
-    (4, 2, 3)
+    genesis.Size([4, 2, 3])
     >>> x.permute((2, 0, 1)).stride()
     (1, 12, 4)
 )doc";
@@ -472,7 +472,7 @@ For a matrix this is the transpose; for ``n`` dimensions it is ``permute(n-1, ..
 Example::
 
     >>> genesis.zeros(2, 3, 4).T.shape
-    (4, 3, 2)
+    genesis.Size([4, 3, 2])
     >>> genesis.tensor([[1, 2], [3, 4]]).T
     tensor([[1, 3],
             [2, 4]])
@@ -486,7 +486,7 @@ The tensor must have at least 2 dimensions (ValueError otherwise).
 Example::
 
     >>> genesis.zeros(5, 2, 3).mT.shape
-    (5, 3, 2)
+    genesis.Size([5, 3, 2])
 )doc";
 
 inline constexpr const char* kFlatten =
@@ -508,7 +508,7 @@ Example::
     >>> x.flatten()
     tensor([0, 1, 2, 3, 4, 5, 6, 7])
     >>> x.flatten(1).shape
-    (2, 4)
+    genesis.Size([2, 4])
 )doc";
 
 inline constexpr const char* kSqueeze =
@@ -528,9 +528,9 @@ Example::
 
     >>> x = genesis.zeros(1, 3, 1)
     >>> x.squeeze().shape
-    (3,)
+    genesis.Size([3])
     >>> x.squeeze(0).shape, x.squeeze((0, 2)).shape, x.squeeze(1).shape
-    ((3, 1), (3,), (1, 3, 1))
+    (genesis.Size([3, 1]), genesis.Size([3]), genesis.Size([1, 3, 1]))
 )doc";
 
 inline constexpr const char* kUnsqueeze =
@@ -549,7 +549,7 @@ Example::
     >>> x.unsqueeze(0)
     tensor([[1, 2, 3]])
     >>> x.unsqueeze(-1).shape
-    (3, 1)
+    genesis.Size([3, 1])
 )doc";
 
 inline constexpr const char* kExpand =
@@ -573,7 +573,7 @@ Example::
     tensor([[1, 1, 1],
             [2, 2, 2]])
     >>> x.expand(4, -1, 3).shape, x.expand(2, 3).stride()
-    ((4, 2, 3), (1, 0))
+    (genesis.Size([4, 2, 3]), (1, 0))
 )doc";
 
 inline constexpr const char* kExpandAs =
