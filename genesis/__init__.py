@@ -477,7 +477,7 @@ def build_info():
 # ---- Public names -------------------------------------------------------------------------------
 # Kept apart from the imports above so the two can change independently. pydoc (help(genesis))
 # documents exactly these names, classes bound in genesis._C included, and hides everything else;
-# tests/test_docstrings.py checks that the list and the module's public contents agree. The
+# tests/project/test_docstrings.py checks that the list and the module's public contents agree. The
 # dtypes bool, int and float are left out so that `from genesis import *` keeps Python's types.
 __all__ = [
     "enable_grad",

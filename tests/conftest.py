@@ -1,10 +1,16 @@
 """Shared fixtures and helpers: devices, dtypes, random NumPy data and comparisons.
 
-Test modules import the helpers directly (``from conftest import ...``); pytest puts this
-directory on sys.path because tests/ is not a package.
+The tests live in one folder per area (ops, autograd, cuda, memory, io, distributed, project;
+nn and optim to come). Test modules import the helpers directly (``from conftest import ...``,
+``op_reference``, ``isolated``) and some import another area's test module for its helpers
+(``from test_dlpack import HandMade``): pytest puts this directory on sys.path because tests/
+is not a package, and this file puts every area's folder there too, before any test module is
+collected.
 """
 
 import contextlib
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -13,6 +19,13 @@ from hypothesis_constants import use_no_local_constants
 import genesis
 
 use_no_local_constants()  # examples must not depend on constants in genesis/ (see there)
+
+# Every area's folder on sys.path (see the docstring).
+_TESTS = os.path.dirname(os.path.abspath(__file__))
+for _area in sorted(os.listdir(_TESTS)):
+    _folder = os.path.join(_TESTS, _area)
+    if os.path.isdir(_folder) and not _area.startswith((".", "_")) and _folder not in sys.path:
+        sys.path.append(_folder)
 
 HAS_CUDA = genesis.cuda.is_available()
 requires_cuda = pytest.mark.skipif(not HAS_CUDA, reason="no CUDA device available")

@@ -40,7 +40,7 @@ if [ -n "${SANITIZE:-}" ]; then
   # counts it as an error (genesis checks every CUDA call itself).
   cs memcheck memcheck.txt -k "${SANITIZE_K:-cuda and not out_of_memory}" tests
   cs racecheck racecheck.txt -k "cuda and (contiguous or transpose or permute or sum or mean or max or min or prod or softmax or mask or nonzero or sort or topk or unique or cumsum)" \
-    tests/test_copy_layouts.py tests/test_reductions.py tests/test_indexing.py tests/test_sort.py \
-    tests/test_scan.py
+    tests/ops/test_copy_layouts.py tests/ops/test_reductions.py tests/ops/test_indexing.py tests/ops/test_sort.py \
+    tests/ops/test_scan.py
   [ $sanitize_rc -eq 0 ] || exit 1
 fi

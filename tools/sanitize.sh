@@ -11,7 +11,7 @@
 # editable install stays as it is. The tests run with the sanitizer runtime preloaded, since the
 # Python interpreter itself is not instrumented. Exits with pytest's status.
 # Note [No notebooks under the sanitizers]: this environment gets the test extra only, not
-# `notebooks`, so tests/test_notebooks.py skips here (saying which packages are missing). Its
+# `notebooks`, so tests/project/test_notebooks.py skips here (saying which packages are missing). Its
 # kernels would be subprocesses inheriting the preloaded runtime, running ZeroMQ and matplotlib
 # uninstrumented, and the notebooks call nothing that the rest of the suite does not test under
 # the sanitizers already; the README's test run executes them.

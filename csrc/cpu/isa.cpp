@@ -18,7 +18,7 @@ Isa detected() {
 
 Isa cpu_isa() {
   // GENESIS_CPU_ISA=avx2 or base caps the choice (never raises it), so the narrower bodies can be
-  // tested on a wider CPU (tests/test_vector_math.py).
+  // tested on a wider CPU (tests/ops/test_vector_math.py).
   static const Isa value = [] {
     Isa isa = detected();
     const char* cap = std::getenv("GENESIS_CPU_ISA");

@@ -40,7 +40,7 @@ namespace genesis::python {
 // [Ops without a derivative] in autograd/node.h).
 // This leans on pybind11 internals (detail::function_record, the dispatcher being the
 // PyMethodDef's ml_meth, the wording "NAME(): incompatible function arguments"); if a pybind11
-// upgrade changes them, the dump comes back and tests/test_habits.py fails.
+// upgrade changes them, the dump comes back and tests/ops/test_habits.py fails.
 
 namespace {
 
@@ -71,7 +71,7 @@ const char* sizes_keyword(std::string_view name) {
 }
 
 // The genesis functions (not methods) that PyTorch gives out=, checked by calling PyTorch
-// 2.13 (tests/test_habits.py keeps this list honest).
+// 2.13 (tests/ops/test_habits.py keeps this list honest).
 // Space-separated, with a space at each end.
 constexpr std::string_view kOutOps =
     " abs acos acosh add addbmm addcdiv addcmul addmm addmv all amax amin aminmax any arange"

@@ -50,7 +50,8 @@ PyObject* tensor_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
   if (self == nullptr) return nullptr;
   try {
     auto vh = reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder();
-    if (!vh.holder_constructed()) construct_in(self, Tensor::empty(Shape{0}, default_float(), kCPU));
+    if (!vh.holder_constructed())
+      construct_in(self, Tensor::empty(Shape{0}, default_float(), kCPU));
   } catch (...) {
     Py_DECREF(self);
     py::detail::try_translate_exceptions();

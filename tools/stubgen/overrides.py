@@ -22,7 +22,7 @@ not where the C++ works with Python objects itself:
 Types are written as pybind11 writes them (full names: `genesis._C.Tensor`, plain builtins), so
 the generator rewrites them for each stub like pybind11's own (stubgen/annotations.py).
 Everything here names a member as `module.name` or `module.Class.name`;
-tests/test_stub_signatures.py checks that each still exists and, by calling the run time, that
+test_stub_signatures.py checks that each still exists and, by calling the run time, that
 the results and keywords stated here are the run time's.
 """
 
@@ -177,7 +177,7 @@ RETURNS = {
 #   operators (x + 1, and x += 1, which returns self) return a Tensor.
 # - A function with an out= parameter returns its result as an object only because with out= it
 #   returns `out`: the result is a Tensor (functions whose result is a tuple are in RETURNS).
-# A result that stays `typing.Any` must be here, with the reason (tests/test_stub_signatures.py):
+# A result that stays `typing.Any` must be here, with the reason (test_stub_signatures.py):
 ANY = {
     "genesis._C.Tensor.tolist": "nested lists of Python numbers, or one number for a 0-d tensor",
     "genesis._C.Tensor.__dlpack__": "a PyCapsule, which has no name in typing",

@@ -1,6 +1,6 @@
 #pragma once
 // Docstrings of csrc/python/index_ops.cpp, looked up by name (kIndexOps);
-// tests/test_docstrings.py runs their examples.
+// tests/project/test_docstrings.py runs their examples.
 #include "python/docs/lookup.h"
 
 namespace genesis::python::docs {

@@ -1,6 +1,6 @@
 #pragma once
 // Docstrings of csrc/python/index_reduce.cpp, looked up by name (kIndexReduceDocs);
-// tests/test_docstrings.py runs their examples.
+// tests/project/test_docstrings.py runs their examples.
 #include "python/docs/lookup.h"
 
 namespace genesis::python::docs {

@@ -11,7 +11,7 @@ struct NamedDoc {
   const char* doc;
 };
 
-// The docstring for `name`, or nullptr (no docstring; tests/test_docstrings.py reports it).
+// The docstring for `name`, or nullptr (no docstring; tests/project/test_docstrings.py reports it).
 template <size_t N>
 const char* find(const NamedDoc (&table)[N], std::string_view name) {
   for (const NamedDoc& entry : table)

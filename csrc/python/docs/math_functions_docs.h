@@ -1,6 +1,7 @@
 #pragma once
-// Docstrings of the elementwise ops of csrc/python/math_functions.cpp, looked up by name (kMathFunctions).
-// Written by a one-off script from PyTorch-rendered examples; tests/test_docstrings.py runs them.
+// Docstrings of the elementwise ops of csrc/python/math_functions.cpp, looked up by name
+// (kMathFunctions). Written by a one-off script from PyTorch-rendered examples;
+// tests/project/test_docstrings.py runs them.
 #include "python/docs/lookup.h"
 
 namespace genesis::python::docs {

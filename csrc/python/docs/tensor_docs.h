@@ -1,6 +1,6 @@
 #pragma once
 // Docstrings of genesis.Tensor (the class, its attributes and views) and genesis.UntypedStorage
-// (csrc/python/module.cpp, tensor.cpp). tests/test_docstrings.py runs their examples.
+// (csrc/python/module.cpp, tensor.cpp). tests/project/test_docstrings.py runs their examples.
 
 namespace genesis::python::docs {
 

@@ -432,7 +432,7 @@ def test_out_argument_rules(device):
     o = genesis.empty(3, dtype=F64, device=device)
     genesis.square(genesis.tensor([1, 2, 3], device=device), out=o)
     assert_close(o, np.array([1.0, 4.0, 9.0]), F64)
-    # an out of another shape is resized, with PyTorch's warning (tests/test_habits.py)
+    # an out of another shape is resized, with PyTorch's warning (tests/ops/test_habits.py)
     o = genesis.empty(4, device=device)
     with pytest.warns(UserWarning, match="was resized"):
         genesis.erf(x, out=o)

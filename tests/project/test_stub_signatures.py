@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-TOOLS = Path(__file__).resolve().parent.parent / "tools"
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
 if not (TOOLS / "stubgen").is_dir():
     pytest.skip("tools/ is not next to this tests/ directory", allow_module_level=True)
 sys.path.insert(0, str(TOOLS))

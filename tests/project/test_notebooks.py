@@ -36,7 +36,7 @@ import pytest
 
 import genesis
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "docs" / "notebooks"
 CELL_TIMEOUT_S = 300  # one cell; the slowest (importing torch, recording) takes a few seconds
 

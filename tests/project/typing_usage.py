@@ -1,9 +1,9 @@
 """PyTorch-style genesis code that type-checks only where genesis's stubs tell the truth.
 
-tests/test_typing_usage.py runs mypy on this file and wants no error: each `assert_type` fails
+test_typing_usage.py runs mypy on this file and wants no error: each `assert_type` fails
 when a result is typed `Any` or wrongly (`x + 1` must be a Tensor, `x.max(1).values` too), and
 each call fails when the stubs lack a keyword the run time takes (`randn(3, requires_grad=True)`).
-It is also a script that runs on the CPU (`python tests/typing_usage.py`), so every line here is
+It is also a script that runs on the CPU (`python typing_usage.py`), so every line here is
 checked against the run time as well; CUDA calls run only where a GPU is.
 
 Not a test module (no test_ prefix): pytest does not collect it.

@@ -1,4 +1,4 @@
-"""mypy accepts tests/typing_usage.py, PyTorch-style code written so that it type-checks only
+"""mypy accepts typing_usage.py, PyTorch-style code written so that it type-checks only
 where the stubs are honest, and rejects a copy of it with mistakes on exactly their lines.
 
 The first test fails when a stub types a result Any or wrongly (typing_usage.py asserts the
@@ -17,8 +17,8 @@ import pytest
 
 pytest.importorskip("mypy")
 
-ROOT = Path(__file__).resolve().parent.parent
-USAGE = ROOT / "tests" / "typing_usage.py"
+ROOT = Path(__file__).resolve().parents[2]
+USAGE = Path(__file__).resolve().parent / "typing_usage.py"
 
 # Mistakes mypy must report, each on its own line.
 MISTAKES = [

@@ -3,7 +3,7 @@ matmul, reductions, non-contiguous and 0-d inputs, broadcasting, tuple outputs, 
 arguments), fail for wrong ones (a hook that changes a gradient, a gradient lost to detach, a
 nondeterministic backward, a second derivative cut by detach), by raising GradcheckError or
 returning False, and refuse bad arguments with "[gradcheck]" errors. The inputs are restored
-after the check. Their docstrings follow tests/test_docstrings.py's rules and their examples run.
+after the check. Their docstrings follow test_docstrings.py's rules and their examples run.
 
 Shapes are small: the numerical Jacobian costs two calls of the function per input element.
 """

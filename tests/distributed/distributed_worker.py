@@ -1,4 +1,4 @@
-"""One rank of the multi-process tests of tests/test_distributed.py.
+"""One rank of the multi-process tests of tests/distributed/test_distributed.py.
 
 Started by ``python -m genesis.distributed.run --nproc-per-node N distributed_worker.py
 SCENARIO [ARG]``; each scenario checks its results itself against values computed on the host

@@ -8,7 +8,7 @@ Four namespaces of torch are compared with their genesis counterparts:
     torch.special  genesis.special (absent today: then every name of torch.special is missing)
 
 Which of torch's names count is decided below (torch_names and friends). A name torch has and
-genesis lacks must be in tests/torch_names_allowlist.py under a reason; a name listed there that
+genesis lacks must be in torch_names_allowlist.py under a reason; a name listed there that
 genesis has (or, on torch 2.13, that torch does not have) fails too, so the list only shrinks.
 The figures "present / total" per namespace are in docs/user_guide.md, "Coverage of PyTorch's
 names"; test_coverage_figure_in_docs keeps them true. Name sets differ between torch versions:
@@ -30,8 +30,8 @@ import genesis
 
 torch = pytest.importorskip("torch")
 
-ROOT = Path(__file__).resolve().parent.parent
-ALLOW_LIST = "tests/torch_names_allowlist.py"
+ROOT = Path(__file__).resolve().parents[2]
+ALLOW_LIST = "tests/project/torch_names_allowlist.py"
 NAMESPACES = ("torch", "torch.Tensor", "torch.linalg", "torch.special")
 # The torch version the allow-list and the figures of the docs are written for.
 REFERENCE_TORCH = "2.13"

@@ -1,7 +1,7 @@
 """genesis.distributed: process groups and collectives over NCCL.
 
 In-process tests use a world of one rank (a HashStore rendezvous); the multi-process ones start
-tests/distributed_worker.py under the launcher, which checks its own results against values
+distributed_worker.py under the launcher, which checks its own results against values
 computed on the host. Every process started here has a timeout, so a hang fails the test.
 """
 

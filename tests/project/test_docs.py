@@ -13,7 +13,7 @@ import pytest
 
 import genesis
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CUDA_MARKER = "# CUDA"
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)```python[ \t]*$")

@@ -1,4 +1,4 @@
-"""Autograd against PyTorch, second slice: the gradients of the ops beyond tests/test_autograd.py's
+"""Autograd against PyTorch, second slice: the gradients of the ops beyond test_autograd.py's
 elementwise ops, sum/mean, matmul, views and indexing.
 
 Same method and helpers as test_autograd.py: each case is fn(lib, *leaves) with lib the module

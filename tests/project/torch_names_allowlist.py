@@ -1,4 +1,4 @@
-"""The names of PyTorch that genesis lacks, each under the reason why: tests/test_torch_names.py.
+"""The names of PyTorch that genesis lacks, each under the reason why: test_torch_names.py.
 
 ALLOWED maps each namespace ("torch", "torch.Tensor", "torch.linalg", "torch.special"; the test
 says which names of torch count) to a dict from a reason to the names it covers. A name appears
