@@ -38,6 +38,11 @@ from ._core_loader import load_core as _load_core
 # load_core registers the checked core as genesis._C; importing it by name lets type checkers
 # see the module (and its stubs, genesis/_C/*.pyi) rather than a variable.
 _load_core(__name__, _dirname(__file__))
+# The compiled functions' docstrings and text signatures (Note [Docstrings in Python]).
+from . import _C as _core  # noqa: E402
+from ._docs import install as _install_docs  # noqa: E402
+
+_install_docs(_core)
 # Every name the core binds for users, listed so that a missing one fails here, at import. The
 # compute ops shadow Python builtins inside this namespace only, as in PyTorch (genesis.abs,
 # genesis.max, genesis.sum ...).

@@ -10,7 +10,6 @@
 #include "core/errors.h"
 #include "ops/activation.h"
 #include "python/bindings.h"
-#include "python/docs/activation_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -18,8 +17,6 @@ namespace genesis::python {
 namespace {
 
 using ops::UnaryOp;
-
-const char* activation_doc(const char* name) { return docs::find(docs::kActivation, name); }
 
 // The activation's result, written back into input when inplace (PyTorch's F.x(..., inplace)).
 py::object maybe_inplace(py::handle input, Tensor result, bool inplace, const char* name) {
@@ -73,26 +70,25 @@ void bind_activations(py::module_& m) {
           ag::unary_(op, t, name);
           return py::reinterpret_borrow<py::object>(input);
         },
-        py::arg("input"), py::arg("inplace") = false, activation_doc(name));
+        py::arg("input"), py::arg("inplace") = false);
   }
   m.def(
       "gelu",
       [](const Tensor& input, const std::string& approximate) {
         return ag::gelu(input, approximate);
       },
-      py::arg("input"), py::kw_only(), py::arg("approximate") = "none", activation_doc("gelu"));
+      py::arg("input"), py::kw_only(), py::arg("approximate") = "none");
   m.def("softplus", &ag::softplus, py::arg("input"), py::arg("beta") = 1.0,
-        py::arg("threshold") = 20.0, activation_doc("softplus"));
+        py::arg("threshold") = 20.0);
 
   auto elu = [](py::handle input, double alpha, bool inplace) {
     Tensor r = ag::elu(input.cast<const Tensor&>(), alpha, 1.0, 1.0);
     return maybe_inplace(input, std::move(r), inplace, inplace ? "elu_" : "elu");
   };
-  m.def("elu", elu, py::arg("input"), py::arg("alpha") = 1.0, py::arg("inplace") = false,
-        activation_doc("elu"));
+  m.def("elu", elu, py::arg("input"), py::arg("alpha") = 1.0, py::arg("inplace") = false);
   m.def(
       "elu_", [elu](py::handle input, double alpha) { return elu(input, alpha, true); },
-      py::arg("input"), py::arg("alpha") = 1.0, activation_doc("elu_"));
+      py::arg("input"), py::arg("alpha") = 1.0);
 
   auto leaky = [](py::handle input, double slope, bool inplace) {
     const Tensor& t = input.cast<const Tensor&>();
@@ -102,10 +98,10 @@ void bind_activations(py::module_& m) {
     });
   };
   m.def("leaky_relu", leaky, py::arg("input"), py::arg("negative_slope") = 0.01,
-        py::arg("inplace") = false, activation_doc("leaky_relu"));
+        py::arg("inplace") = false);
   m.def(
       "leaky_relu_", [leaky](py::handle input, double slope) { return leaky(input, slope, true); },
-      py::arg("input"), py::arg("negative_slope") = 0.01, activation_doc("leaky_relu_"));
+      py::arg("input"), py::arg("negative_slope") = 0.01);
 
   auto hardtanh = [](py::handle input, py::handle min_val, py::handle max_val, bool inplace) {
     const char* name = inplace ? "hardtanh_" : "hardtanh";
@@ -117,14 +113,13 @@ void bind_activations(py::module_& m) {
     });
   };
   m.def("hardtanh", hardtanh, py::arg("input"), py::arg("min_val") = -1.0, py::arg("max_val") = 1.0,
-        py::arg("inplace") = false, activation_doc("hardtanh"));
+        py::arg("inplace") = false);
   m.def(
       "hardtanh_",
       [hardtanh](py::handle input, py::handle min_val, py::handle max_val) {
         return hardtanh(input, min_val, max_val, true);
       },
-      py::arg("input"), py::arg("min_val") = -1.0, py::arg("max_val") = 1.0,
-      activation_doc("hardtanh_"));
+      py::arg("input"), py::arg("min_val") = -1.0, py::arg("max_val") = 1.0);
 }
 
 // The Python number or tensor `weight` of lerp.
@@ -154,8 +149,8 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
         return finish_out(lerp(input, end, weight), out, "lerp");
       },
       py::arg("input"), py::arg("end"), py::arg("weight"), py::kw_only(),
-      py::arg("out") = py::none(), activation_doc("lerp"));
-  cls.def("lerp", lerp, py::arg("end"), py::arg("weight"), activation_doc("lerp"));
+      py::arg("out") = py::none());
+  cls.def("lerp", lerp, py::arg("end"), py::arg("weight"));
   cls.def(
       "lerp_",
       [lerp](py::object self, const Tensor& end, py::handle weight) {
@@ -167,7 +162,7 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
             [&] { ops::assign_(t, ops::lerp(t, end, w), "lerp_"); });
         return self;
       },
-      py::arg("end"), py::arg("weight"), activation_doc("lerp_"));
+      py::arg("end"), py::arg("weight"));
 
   // addcmul / addcdiv(input, tensor1, tensor2, *, value=1)
   using Addc = Tensor (*)(const Tensor&, const Tensor&, const Tensor&, const Scalar&);
@@ -187,14 +182,13 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
           return finish_out(fn(input, t1, t2, to_scalar(value, name)), out, name);
         },
         py::arg("input"), py::arg("tensor1"), py::arg("tensor2"), py::kw_only(),
-        py::arg("value") = 1, py::arg("out") = py::none(), activation_doc(name));
+        py::arg("value") = 1, py::arg("out") = py::none());
     cls.def(
         name,
         [fn, name](const Tensor& self, const Tensor& t1, const Tensor& t2, py::handle value) {
           return fn(self, t1, t2, to_scalar(value, name));
         },
-        py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1,
-        activation_doc(name));
+        py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1);
     cls.def(
         stored,
         [fn, stored](py::object self, const Tensor& t1, const Tensor& t2, py::handle value) {
@@ -205,8 +199,7 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
               [&] { ops::assign_(t, fn(t, t1, t2, v), stored); });
           return self;
         },
-        py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1,
-        activation_doc(stored));
+        py::arg("tensor1"), py::arg("tensor2"), py::kw_only(), py::arg("value") = 1);
   }
 
   // clamp_min / clamp_max: clamp with one bound.
@@ -228,9 +221,8 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
         [fn, name](const Tensor& input, py::handle b, py::handle out) {
           return finish_out(fn(input, b), out, name);
         },
-        py::arg("input"), py::arg(arg), py::kw_only(), py::arg("out") = py::none(),
-        activation_doc(name));
-    cls.def(name, fn, py::arg(arg), activation_doc(name));
+        py::arg("input"), py::arg(arg), py::kw_only(), py::arg("out") = py::none());
+    cls.def(name, fn, py::arg(arg));
     cls.def(
         stored,
         [bound, stored](py::object self, py::handle b) {
@@ -238,7 +230,7 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
           ops::clamp_(self.cast<const Tensor&>(), lo, hi, stored);
           return self;
         },
-        py::arg(arg), activation_doc(stored));
+        py::arg(arg));
   }
 
   // nan_to_num(input, nan=0.0, posinf=None, neginf=None)
@@ -254,10 +246,9 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
         return finish_out(nan_to_num(input, nan, posinf, neginf), out, "nan_to_num");
       },
       py::arg("input"), py::arg("nan") = 0.0, py::arg("posinf") = py::none(),
-      py::arg("neginf") = py::none(), py::kw_only(), py::arg("out") = py::none(),
-      activation_doc("nan_to_num"));
+      py::arg("neginf") = py::none(), py::kw_only(), py::arg("out") = py::none());
   cls.def("nan_to_num", nan_to_num, py::arg("nan") = 0.0, py::arg("posinf") = py::none(),
-          py::arg("neginf") = py::none(), activation_doc("nan_to_num"));
+          py::arg("neginf") = py::none());
   cls.def(
       "nan_to_num_",
       [nan_to_num](py::object self, py::handle nan, py::handle posinf, py::handle neginf) {
@@ -265,20 +256,19 @@ void bind_composites(py::module_& m, py::class_<Tensor>& cls) {
         ops::assign_(t, nan_to_num(t, nan, posinf, neginf), "nan_to_num_");
         return self;
       },
-      py::arg("nan") = 0.0, py::arg("posinf") = py::none(), py::arg("neginf") = py::none(),
-      activation_doc("nan_to_num_"));
+      py::arg("nan") = 0.0, py::arg("posinf") = py::none(), py::arg("neginf") = py::none());
 
   // isclose / allclose / equal
   m.def("isclose", &ops::isclose, py::arg("input"), py::arg("other"), py::arg("rtol") = 1e-05,
-        py::arg("atol") = 1e-08, py::arg("equal_nan") = false, activation_doc("isclose"));
+        py::arg("atol") = 1e-08, py::arg("equal_nan") = false);
   cls.def("isclose", &ops::isclose, py::arg("other"), py::arg("rtol") = 1e-05,
-          py::arg("atol") = 1e-08, py::arg("equal_nan") = false, activation_doc("isclose"));
+          py::arg("atol") = 1e-08, py::arg("equal_nan") = false);
   m.def("allclose", &ops::allclose, py::arg("input"), py::arg("other"), py::arg("rtol") = 1e-05,
-        py::arg("atol") = 1e-08, py::arg("equal_nan") = false, activation_doc("allclose"));
+        py::arg("atol") = 1e-08, py::arg("equal_nan") = false);
   cls.def("allclose", &ops::allclose, py::arg("other"), py::arg("rtol") = 1e-05,
-          py::arg("atol") = 1e-08, py::arg("equal_nan") = false, activation_doc("allclose"));
-  m.def("equal", &ops::equal, py::arg("input"), py::arg("other"), activation_doc("equal"));
-  cls.def("equal", &ops::equal, py::arg("other"), activation_doc("equal"));
+          py::arg("atol") = 1e-08, py::arg("equal_nan") = false);
+  m.def("equal", &ops::equal, py::arg("input"), py::arg("other"));
+  cls.def("equal", &ops::equal, py::arg("other"));
 }
 
 }  // namespace

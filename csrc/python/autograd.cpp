@@ -11,7 +11,6 @@
 #include "autograd/ops.h"
 #include "core/errors.h"
 #include "python/bindings.h"
-#include "python/docs/autograd_docs.h"
 
 namespace genesis::python {
 
@@ -122,39 +121,32 @@ void init_autograd(py::module_& m, py::class_<Tensor>& cls) {
 
   cls.def_property(
          "requires_grad", [](const Tensor& t) { return au::requires_grad(t); },
-         [](const Tensor& t, bool flag) { au::set_requires_grad(t, flag); }, docs::kRequiresGrad)
+         [](const Tensor& t, bool flag) { au::set_requires_grad(t, flag); })
       .def(
           "requires_grad_",
           [](py::object self, bool flag) {
             au::set_requires_grad(self.cast<const Tensor&>(), flag);
             return self;
           },
-          py::arg("requires_grad") = true, docs::kRequiresGrad_)
+          py::arg("requires_grad") = true)
       .def_property(
           "grad", [](const Tensor& t) { return optional_tensor(au::grad(t)); },
           [](const Tensor& t, py::object g) {
             au::set_grad(t, g.is_none() ? Tensor() : g.cast<Tensor>());
-          },
-          docs::kGrad)
-      .def_property_readonly(
-          "grad_fn",
-          [](const Tensor& t) -> py::object {
-            const auto& fn = au::grad_fn(t);
-            return fn ? py::cast(fn) : py::none();
-          },
-          docs::kGradFn)
-      .def_property_readonly(
-          "is_leaf", [](const Tensor& t) { return au::is_leaf(t); }, docs::kIsLeaf)
-      .def(
-          "detach", [](const Tensor& t) { return au::detach(t); }, docs::kDetach)
-      .def(
-          "detach_",
-          [](py::object self) {
-            const Tensor& t = self.cast<const Tensor&>();
-            t.set_autograd_meta(nullptr);
-            return self;
-          },
-          docs::kDetach_)
+          })
+      .def_property_readonly("grad_fn",
+                             [](const Tensor& t) -> py::object {
+                               const auto& fn = au::grad_fn(t);
+                               return fn ? py::cast(fn) : py::none();
+                             })
+      .def_property_readonly("is_leaf", [](const Tensor& t) { return au::is_leaf(t); })
+      .def("detach", [](const Tensor& t) { return au::detach(t); })
+      .def("detach_",
+           [](py::object self) {
+             const Tensor& t = self.cast<const Tensor&>();
+             t.set_autograd_meta(nullptr);
+             return self;
+           })
       .def_property(
           "data", [](const Tensor& t) { return au::detach(t); },
           [](Tensor& t, const Tensor& value) {
@@ -163,18 +155,15 @@ void init_autograd(py::module_& m, py::class_<Tensor>& cls) {
             auto meta = t.autograd_meta();
             t = au::detach(value);
             t.set_autograd_meta(std::move(meta));
-          },
-          docs::kData)
-      .def(
-          "retain_grad", [](const Tensor& t) { au::retain_grad(t); }, docs::kRetainGrad)
-      .def_property_readonly(
-          "retains_grad", [](const Tensor& t) { return au::retains_grad(t); }, docs::kRetainsGrad)
+          })
+      .def("retain_grad", [](const Tensor& t) { au::retain_grad(t); })
+      .def_property_readonly("retains_grad", [](const Tensor& t) { return au::retains_grad(t); })
       .def(
           "register_hook",
           [](const Tensor& t, py::function fn) {
             return HookHandle{t, au::register_hook(t, python_hook(std::move(fn)))};
           },
-          py::arg("hook"), docs::kRegisterHook)
+          py::arg("hook"))
       .def(
           "backward",
           [](py::handle self, py::handle gradient, py::handle retain_graph, bool create_graph,
@@ -184,16 +173,15 @@ void init_autograd(py::module_& m, py::class_<Tensor>& cls) {
             run_backward(py::make_tuple(self), grads, retain_graph, create_graph, inputs);
           },
           py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none(),
-          py::arg("create_graph") = false, py::arg("inputs") = py::none(), docs::kBackward)
-      .def_property_readonly(
-          "_version", [](const Tensor& t) { return au::version(t); }, docs::kVersion);
+          py::arg("create_graph") = false, py::arg("inputs") = py::none())
+      .def_property_readonly("_version", [](const Tensor& t) { return au::version(t); });
 
   m.def("is_grad_enabled", &au::GradMode::is_enabled, "Whether grad mode is on in this thread");
   m.def("_set_grad_enabled", &au::GradMode::set_enabled, py::arg("enabled"));
   py::module_ ag = m.def_submodule("_autograd", "genesis.autograd's compiled functions");
   ag.def("backward", &run_backward, py::arg("tensors"), py::arg("grad_tensors") = py::none(),
          py::arg("retain_graph") = py::none(), py::arg("create_graph") = false,
-         py::arg("inputs") = py::none(), docs::kAutogradBackward);
+         py::arg("inputs") = py::none());
   ag.def(
       "grad",
       [](py::handle outputs, py::handle inputs, py::handle grad_outputs, py::handle retain_graph,
@@ -208,7 +196,7 @@ void init_autograd(py::module_& m, py::class_<Tensor>& cls) {
       },
       py::arg("outputs"), py::arg("inputs"), py::arg("grad_outputs") = py::none(),
       py::arg("retain_graph") = py::none(), py::arg("create_graph") = false,
-      py::arg("allow_unused") = false, docs::kAutogradGrad);
+      py::arg("allow_unused") = false);
   init_autograd_function(ag);
 }
 

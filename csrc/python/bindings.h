@@ -68,6 +68,8 @@ py::array tensor_to_numpy(const Tensor& t, const char* op);
 
 py::object item(const Tensor& t, const char* op);
 
+// _original_doc, _set_function_doc, _set_type_doc (Note [Docstrings in Python], docstrings.cpp).
+void init_docstrings(py::module_& m);
 void init_errors(py::module_& m);
 void init_dtype(py::module_& m);
 void init_device(py::module_& m);

@@ -10,7 +10,6 @@
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "python/bindings.h"
-#include "python/docs/convert_docs.h"
 
 namespace genesis::python {
 
@@ -117,7 +116,7 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
       return same_or(self, ag::to(t, dtype, t.device(), false));
     };
   };
-  cls.def("to", &to_impl, docs::kTo)
+  cls.def("to", &to_impl)
       .def(
           "cuda",
           [](py::object self, py::object device, bool non_blocking) {
@@ -127,22 +126,18 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
             GENESIS_CHECK_VALUE(d.is_cuda(), "cuda", "expected a CUDA device, got ", d.str());
             return same_or(self, ag::to(t, t.dtype(), d, false, non_blocking));
           },
-          py::arg("device") = py::none(), py::arg("non_blocking") = false, docs::kCuda)
-      .def(
-          "cpu",
-          [](py::object self) {
-            const Tensor& t = self.cast<const Tensor&>();
-            return same_or(self, ag::to(t, t.dtype(), kCPU, false));
-          },
-          docs::kCpu)
-      .def("clone", &ag::clone, docs::kClone)
-      .def(
-          "pin_memory",
-          [](py::object self) {
-            return same_or(self, ops::pin_memory(self.cast<const Tensor&>()));
-          },
-          docs::kPinMemory)
-      .def("is_pinned", &ops::is_pinned, docs::kIsPinned)
+          py::arg("device") = py::none(), py::arg("non_blocking") = false)
+      .def("cpu",
+           [](py::object self) {
+             const Tensor& t = self.cast<const Tensor&>();
+             return same_or(self, ag::to(t, t.dtype(), kCPU, false));
+           })
+      .def("clone", &ag::clone)
+      .def("pin_memory",
+           [](py::object self) {
+             return same_or(self, ops::pin_memory(self.cast<const Tensor&>()));
+           })
+      .def("is_pinned", &ops::is_pinned)
       .def(
           "record_stream",
           [](const Tensor& t, py::handle stream) {
@@ -154,11 +149,10 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
             cuda::record_stream(t.storage().data_ptr(), static_cast<cuda::StreamId>(to_int(
                                                             handle, "record_stream", "stream")));
           },
-          py::arg("stream"), docs::kRecordStream)
+          py::arg("stream"))
       .def(
           "contiguous",
-          [](py::object self) { return same_or(self, ag::contiguous(self.cast<const Tensor&>())); },
-          docs::kContiguous)
+          [](py::object self) { return same_or(self, ag::contiguous(self.cast<const Tensor&>())); })
       .def(
           "copy_",
           [](py::object self, py::object src, bool non_blocking) {
@@ -171,41 +165,34 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
             }
             return self;
           },
-          py::arg("src"), py::arg("non_blocking") = false, docs::kCopyInplace)
-      .def(
-          "fill_",
-          [](py::object self, py::handle value) {
-            const Tensor& t = self.cast<const Tensor&>();
-            ops::fill_(t, to_scalar(value, "fill_"));
-            return self;
-          },
-          docs::kFillInplace)
-      .def(
-          "zero_",
-          [](py::object self) {
-            ops::fill_(self.cast<const Tensor&>(), Scalar(int64_t{0}), "zero_");
-            return self;
-          },
-          docs::kZeroInplace)
-      .def(
-          "item", [](const Tensor& t) { return item(t, "item"); }, docs::kItem)
-      .def(
-          "tolist",
-          [](const Tensor& t) {
-            Tensor h = on_host(t);
-            return nested_list(static_cast<const char*>(h.data()), h, 0);
-          },
-          docs::kTolist)
-      .def("float", cast_to(ScalarType::Float32), docs::kFloat)
-      .def("half", cast_to(ScalarType::Float16), docs::kHalf)
-      .def("bfloat16", cast_to(ScalarType::BFloat16), docs::kBfloat16)
-      .def("double", cast_to(ScalarType::Float64), docs::kDouble)
-      .def("int", cast_to(ScalarType::Int32), docs::kInt)
-      .def("long", cast_to(ScalarType::Int64), docs::kLong)
-      .def("short", cast_to(ScalarType::Int16), docs::kShort)
-      .def("char", cast_to(ScalarType::Int8), docs::kChar)
-      .def("byte", cast_to(ScalarType::UInt8), docs::kByte)
-      .def("bool", cast_to(ScalarType::Bool), docs::kBool)
+          py::arg("src"), py::arg("non_blocking") = false)
+      .def("fill_",
+           [](py::object self, py::handle value) {
+             const Tensor& t = self.cast<const Tensor&>();
+             ops::fill_(t, to_scalar(value, "fill_"));
+             return self;
+           })
+      .def("zero_",
+           [](py::object self) {
+             ops::fill_(self.cast<const Tensor&>(), Scalar(int64_t{0}), "zero_");
+             return self;
+           })
+      .def("item", [](const Tensor& t) { return item(t, "item"); })
+      .def("tolist",
+           [](const Tensor& t) {
+             Tensor h = on_host(t);
+             return nested_list(static_cast<const char*>(h.data()), h, 0);
+           })
+      .def("float", cast_to(ScalarType::Float32))
+      .def("half", cast_to(ScalarType::Float16))
+      .def("bfloat16", cast_to(ScalarType::BFloat16))
+      .def("double", cast_to(ScalarType::Float64))
+      .def("int", cast_to(ScalarType::Int32))
+      .def("long", cast_to(ScalarType::Int64))
+      .def("short", cast_to(ScalarType::Int16))
+      .def("char", cast_to(ScalarType::Int8))
+      .def("byte", cast_to(ScalarType::UInt8))
+      .def("bool", cast_to(ScalarType::Bool))
       .def(
           "type",
           [](const Tensor& t, py::object dtype) -> py::object {
@@ -213,40 +200,31 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
               return py::str(std::string("genesis.") + scalar_type_name(t.dtype()));
             return py::cast(ag::to(t, to_dtype(dtype, "type"), t.device(), false));
           },
-          py::arg("dtype") = py::none(), docs::kType)
-      .def(
-          "__bool__",
-          [](const Tensor& t) {
-            GENESIS_CHECK(t.numel() == 1, "bool", "Boolean value of a tensor with ",
-                          t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
-            return item(t, "bool").cast<bool>();
-          },
-          docs::kDunderBool)
-      .def(
-          "__float__", [](const Tensor& t) { return one_item(t, "float").cast<double>(); },
-          docs::kDunderFloat)
-      .def(
-          "__int__",
-          [](const Tensor& t) {
-            py::object v = one_item(t, "int");
-            PyObject* n = PyNumber_Long(v.ptr());
-            if (n == nullptr) {  // nan, inf: a ValueError naming the op, as PyTorch's
-              PyErr_Clear();
-              GENESIS_FAIL(ErrorKind::Value, "int", "cannot convert ",
-                           py::repr(v).cast<std::string>(), " to an integer");
-            }
-            return py::reinterpret_steal<py::object>(n);
-          },
-          docs::kDunderInt)
-      .def(
-          "__index__",
-          [](const Tensor& t) {
-            GENESIS_CHECK_TYPE(is_integral(t.dtype(), true), "index",
-                               "only integer tensors of a single element can be converted to an "
-                               "index");
-            return one_item(t, "index").cast<int64_t>();
-          },
-          docs::kDunderIndex);
+          py::arg("dtype") = py::none())
+      .def("__bool__",
+           [](const Tensor& t) {
+             GENESIS_CHECK(t.numel() == 1, "bool", "Boolean value of a tensor with ",
+                           t.numel() == 0 ? "no values" : "more than one value", " is ambiguous");
+             return item(t, "bool").cast<bool>();
+           })
+      .def("__float__", [](const Tensor& t) { return one_item(t, "float").cast<double>(); })
+      .def("__int__",
+           [](const Tensor& t) {
+             py::object v = one_item(t, "int");
+             PyObject* n = PyNumber_Long(v.ptr());
+             if (n == nullptr) {  // nan, inf: a ValueError naming the op, as PyTorch's
+               PyErr_Clear();
+               GENESIS_FAIL(ErrorKind::Value, "int", "cannot convert ",
+                            py::repr(v).cast<std::string>(), " to an integer");
+             }
+             return py::reinterpret_steal<py::object>(n);
+           })
+      .def("__index__", [](const Tensor& t) {
+        GENESIS_CHECK_TYPE(is_integral(t.dtype(), true), "index",
+                           "only integer tensors of a single element can be converted to an "
+                           "index");
+        return one_item(t, "index").cast<int64_t>();
+      });
 }
 
 }  // namespace genesis::python

@@ -5,7 +5,6 @@
 #include "core/errors.h"
 #include "ops/elementwise_composed.h"
 #include "python/bindings.h"
-#include "python/docs/counting_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -32,26 +31,24 @@ std::optional<Tensor> optional_tensor(py::handle obj, const char* what, const ch
 }  // namespace
 
 void init_counting(py::module_& m, py::class_<Tensor>& cls) {
-  namespace d = docs;
   auto bincount = [](const Tensor& t, py::handle weights, int64_t minlength) {
     return ops::bincount(t, optional_tensor(weights, "weights", "bincount"), minlength);
   };
   m.def("bincount", bincount, py::arg("input"), py::arg("weights") = py::none(),
-        py::arg("minlength") = 0, d::kBincount);
-  cls.def("bincount", bincount, py::arg("weights") = py::none(), py::arg("minlength") = 0,
-          d::kBincount);
+        py::arg("minlength") = 0);
+  cls.def("bincount", bincount, py::arg("weights") = py::none(), py::arg("minlength") = 0);
   auto histc = [](const Tensor& t, int64_t bins, double min, double max, py::handle out) {
     if (!out.is_none()) check_writable(out.cast<const Tensor&>(), "histc");
     return finish_out(ops::histc(t, bins, min, max), out, "histc");
   };
   m.def("histc", histc, py::arg("input"), py::arg("bins") = 100, py::arg("min") = 0.0,
-        py::arg("max") = 0.0, py::kw_only(), py::arg("out") = py::none(), d::kHistc);
+        py::arg("max") = 0.0, py::kw_only(), py::arg("out") = py::none());
   cls.def(
       "histc",
       [histc](const Tensor& t, int64_t bins, double min, double max) {
         return histc(t, bins, min, max, py::none());
       },
-      py::arg("bins") = 100, py::arg("min") = 0.0, py::arg("max") = 0.0, d::kHistc);
+      py::arg("bins") = 100, py::arg("min") = 0.0, py::arg("max") = 0.0);
   auto histogram = [](const Tensor& t, py::handle bins, py::handle range, py::handle weight,
                       bool density) {
     const char* op = "histogram";
@@ -70,11 +67,10 @@ void init_counting(py::module_& m, py::class_<Tensor>& cls) {
     return hist_edges(ops::histogram(t, to_int(bins, op, "bins"), r, w, density));
   };
   m.def("histogram", histogram, py::arg("input"), py::arg("bins") = 100, py::kw_only(),
-        py::arg("range") = py::none(), py::arg("weight") = py::none(), py::arg("density") = false,
-        d::kHistogram);
+        py::arg("range") = py::none(), py::arg("weight") = py::none(), py::arg("density") = false);
   cls.def("histogram", histogram, py::arg("bins") = 100, py::kw_only(),
-          py::arg("range") = py::none(), py::arg("weight") = py::none(), py::arg("density") = false,
-          d::kHistogram);
+          py::arg("range") = py::none(), py::arg("weight") = py::none(),
+          py::arg("density") = false);
 }
 
 }  // namespace genesis::python

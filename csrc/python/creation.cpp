@@ -7,7 +7,6 @@
 #include "ops/copy.h"
 #include "ops/creation.h"
 #include "python/bindings.h"
-#include "python/docs/creation_docs.h"
 
 namespace genesis::python {
 
@@ -168,8 +167,8 @@ void init_creation(py::module_& m) {
         return tensor_from_data(data, to_optional_dtype(dtype, "tensor"),
                                 to_device_or(device, fallback, "tensor"));
       },
-      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-      docs::kTensorFactory);
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none());
 
   m.def(
       "empty",
@@ -186,21 +185,21 @@ void init_creation(py::module_& m) {
         return Tensor::empty(sizes, o.dtype, o.device);
       },
       py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-      py::arg("pin_memory") = false, docs::kEmpty);
+      py::arg("pin_memory") = false);
   m.def(
       "zeros",
       [](py::args size, py::handle dtype, py::handle device) {
         Options o = options(dtype, device, default_float(), "zeros");
         return ops::full(to_sizes(size, "zeros"), Scalar(int64_t{0}), o.dtype, o.device);
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), docs::kZeros);
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def(
       "ones",
       [](py::args size, py::handle dtype, py::handle device) {
         Options o = options(dtype, device, default_float(), "ones");
         return ops::full(to_sizes(size, "ones"), Scalar(int64_t{1}), o.dtype, o.device);
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), docs::kOnes);
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def(
       "full",
       [](py::handle size, py::handle fill_value, py::handle dtype, py::handle device) {
@@ -209,7 +208,7 @@ void init_creation(py::module_& m) {
         return ops::full(checked_sizes(to_shape(size, "full"), "full"), value, o.dtype, o.device);
       },
       py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), docs::kFull);
+      py::arg("device") = py::none());
   m.def(
       "arange",
       [](py::handle start, py::handle end, py::handle step, py::handle dtype, py::handle device) {
@@ -220,7 +219,7 @@ void init_creation(py::module_& m) {
         return ops::arange(s, e, st, o.dtype, o.device);
       },
       py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(),
-      py::arg("dtype") = py::none(), py::arg("device") = py::none(), docs::kArange);
+      py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def(
       "linspace",
       [](py::handle start, py::handle end, py::handle steps, py::handle dtype, py::handle device) {
@@ -230,7 +229,7 @@ void init_creation(py::module_& m) {
                              to_int(steps, "linspace", "steps"), o.dtype, o.device);
       },
       py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(),
-      py::arg("dtype") = py::none(), py::arg("device") = py::none(), docs::kLinspace);
+      py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def(
       "eye",
       [](py::handle n, py::handle m_, py::handle dtype, py::handle device) {
@@ -240,7 +239,7 @@ void init_creation(py::module_& m) {
         return ops::eye(rows, cols, o.dtype, o.device);
       },
       py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), docs::kEye);
+      py::arg("device") = py::none());
 
   // *_like: same shape, and dtype/device unless given.
   auto like = [](const char* op) {
@@ -258,7 +257,7 @@ void init_creation(py::module_& m) {
         return Tensor::empty(sizes, o.first, o.second);
       },
       py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), docs::kEmptyLike);
+      py::arg("device") = py::none());
   m.def(
       "zeros_like",
       [like](py::handle input, py::handle dtype, py::handle device) {
@@ -266,7 +265,7 @@ void init_creation(py::module_& m) {
         return ops::full(sizes, Scalar(int64_t{0}), o.first, o.second);
       },
       py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), docs::kZerosLike);
+      py::arg("device") = py::none());
   m.def(
       "ones_like",
       [like](py::handle input, py::handle dtype, py::handle device) {
@@ -274,7 +273,7 @@ void init_creation(py::module_& m) {
         return ops::full(sizes, Scalar(int64_t{1}), o.first, o.second);
       },
       py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), docs::kOnesLike);
+      py::arg("device") = py::none());
   m.def(
       "full_like",
       [like](py::handle input, py::handle fill_value, py::handle dtype, py::handle device) {
@@ -282,7 +281,7 @@ void init_creation(py::module_& m) {
         return ops::full(sizes, to_scalar(fill_value, "full_like"), o.first, o.second, "full_like");
       },
       py::arg("input"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), docs::kFullLike);
+      py::arg("device") = py::none());
 }
 
 }  // namespace genesis::python

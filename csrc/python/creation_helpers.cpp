@@ -9,7 +9,6 @@
 #include "ops/creation.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
-#include "python/docs/creation_helpers_docs.h"
 
 namespace genesis::python {
 
@@ -69,28 +68,27 @@ py::object asarray(py::handle obj, py::handle dtype, py::handle device, py::hand
 }  // namespace
 
 void init_creation_helpers(py::module_& m, py::class_<Tensor>& cls) {
-  namespace d = docs;
   cls.def(
       "new_empty",
       [](const Tensor& t, py::args size, py::handle dtype, py::handle device) {
         Like o = like(t, dtype, device, "new_empty");
         return Tensor::empty(to_sizes(size, "new_empty"), o.dtype, o.device);
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), d::kNewEmpty);
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   cls.def(
       "new_zeros",
       [](const Tensor& t, py::args size, py::handle dtype, py::handle device) {
         return new_filled(t, to_shape(size, "new_zeros"), Scalar(int64_t{0}), dtype, device,
                           "new_zeros");
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), d::kNewZeros);
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   cls.def(
       "new_ones",
       [](const Tensor& t, py::args size, py::handle dtype, py::handle device) {
         return new_filled(t, to_shape(size, "new_ones"), Scalar(int64_t{1}), dtype, device,
                           "new_ones");
       },
-      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), d::kNewOnes);
+      py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   cls.def(
       "new_full",
       [](const Tensor& t, py::handle size, py::handle fill_value, py::handle dtype,
@@ -99,15 +97,15 @@ void init_creation_helpers(py::module_& m, py::class_<Tensor>& cls) {
                           device, "new_full");
       },
       py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), d::kNewFull);
+      py::arg("device") = py::none());
   cls.def(
       "new_tensor",
       [](const Tensor& t, py::handle data, py::handle dtype, py::handle device) {
         Like o = like(t, dtype, device, "new_tensor");
         return tensor_from_data(data, o.dtype, o.device);  // always a copy, as in PyTorch
       },
-      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-      d::kNewTensor);
+      py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(),
+      py::arg("device") = py::none());
   cls.def(
       "type_as",
       [](py::object self, const Tensor& other) -> py::object {
@@ -116,33 +114,33 @@ void init_creation_helpers(py::module_& m, py::class_<Tensor>& cls) {
         if (t.dtype() == other.dtype() && t.device() == other.device()) return self;
         return py::cast(ag::to(t, other.dtype(), other.device(), false));
       },
-      py::arg("other"), d::kTypeAs);
+      py::arg("other"));
 
   m.def("asarray", &asarray, py::arg("obj"), py::kw_only(), py::arg("dtype") = py::none(),
-        py::arg("device") = py::none(), py::arg("copy") = py::none(), d::kAsarray);
+        py::arg("device") = py::none(), py::arg("copy") = py::none());
   m.def(
       "as_tensor",
       [](py::handle data, py::handle dtype, py::handle device) {
         return asarray(data, dtype, device, py::none());
       },
-      py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none(), d::kAsTensor);
-  m.def("numel", &Tensor::numel, py::arg("input"), d::kNumelFunction);
+      py::arg("data"), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("numel", &Tensor::numel, py::arg("input"));
   m.def(
       "can_cast",
       [](py::handle from, py::handle to) {
         return ops::can_cast(to_dtype(from, "can_cast"), to_dtype(to, "can_cast"));
       },
-      py::arg("from_"), py::arg("to"), d::kCanCast);
+      py::arg("from_"), py::arg("to"));
   m.def(
       "is_floating_point", [](const Tensor& t) { return is_floating_point(t.dtype()); },
-      py::arg("input"), d::kIsFloatingPointFunction);
+      py::arg("input"));
   auto is_nonzero = [](const Tensor& t) {
     GENESIS_CHECK(t.numel() == 1, "is_nonzero", "expects a tensor with exactly one element, got ",
                   t.numel());
     return item(t, "is_nonzero").cast<double>() != 0.0;
   };
-  m.def("is_nonzero", is_nonzero, py::arg("input"), d::kIsNonzero);
-  cls.def("is_nonzero", is_nonzero, d::kIsNonzeroMethod);
+  m.def("is_nonzero", is_nonzero, py::arg("input"));
+  cls.def("is_nonzero", is_nonzero);
 }
 
 }  // namespace genesis::python

@@ -47,31 +47,18 @@ PyObject* replay_method(PyObject* self, PyObject* /*unused*/) {
   return PyObject_CallMethod(self, "_replay", nullptr);
 }
 
-// The docstring starts with a signature in pybind11's form, for tools/generate_stubs.py.
+// The docstring is pybind11's signature line, for tools/generate_stubs.py; genesis/_docs adds the
+// text (Note [Docstrings in Python]).
 PyMethodDef kReplayDef = {"replay", replay_method, METH_NOARGS,
-                          R"doc(replay(self: genesis._C._cuda._CUDAGraph) -> None
-
-Runs the captured work again, on the current stream.
-
-Captured random ops draw new numbers at each replay: the generators they drew from
-advance by what the capture drew, so replay k gives what the k-th eager run of the
-captured code would give from the same generator state (Note [Random ops in graphs]).
-
-Returns:
-    None
-
-Example::
-
-    >>> g.replay()  # doctest: +SKIP
-)doc"};
+                          "replay(self: genesis._C._cuda._CUDAGraph) -> None\n"};
 
 }  // namespace
 
 void init_cuda_graph(py::module_& m) {
   py::module_ c = m.attr("_cuda").cast<py::module_>();
   // genesis.cuda.CUDAGraph subclasses this handle and takes `replay` from it as it is, so a
-  // replay (all host cost, Note [Driver graph launches]) runs no Python frame of its own; its
-  // docstring is written here for that reason. The other methods are wrapped in Python.
+  // replay (all host cost, Note [Driver graph launches]) runs no Python frame of its own. The other
+  // methods are wrapped in Python.
   py::class_<cuda::Graph> graph(c, "_CUDAGraph");
   graph.def(py::init<>())
       .def(

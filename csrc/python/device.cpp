@@ -2,7 +2,6 @@
 #include "core/errors.h"
 #include "cuda/runtime.h"
 #include "python/bindings.h"
-#include "python/docs/device_docs.h"
 
 namespace genesis::python {
 
@@ -54,12 +53,11 @@ void init_device(py::module_& m) {
       g_default_device = to_device(obj, op);  // a CUDA index
     }
   });
-  py::enum_<DeviceType>(m, "DeviceType", docs::kDeviceType)
+  py::enum_<DeviceType>(m, "DeviceType")
       .value("cpu", DeviceType::CPU)
       .value("cuda", DeviceType::CUDA);
-  py::class_<Device>(m, "device", docs::kDevice)
-      .def(py::init([](const std::string& text) { return parse_device(text); }), py::arg("type"),
-           docs::kDeviceInitText)
+  py::class_<Device>(m, "device")
+      .def(py::init([](const std::string& text) { return parse_device(text); }), py::arg("type"))
       .def(py::init([](const std::string& type, std::optional<int> index) {
              Device d = parse_device(type);
              if (index) {
@@ -69,45 +67,32 @@ void init_device(py::module_& m) {
              }
              return d;
            }),
-           py::arg("type"), py::arg("index"), docs::kDeviceInitIndex)
-      .def(py::init([](const Device& d) { return d; }), docs::kDeviceInitCopy)
-      .def_property_readonly(
-          "type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; },
-          docs::kDeviceTypeAttr)
-      .def_property_readonly(
-          "index",
-          [](const Device& d) -> py::object {
-            if (d.index < 0) return py::none();
-            return py::int_(d.index);
-          },
-          docs::kDeviceIndex)
-      .def("__str__", &Device::str, docs::kDeviceStr)
-      .def(
-          "__repr__",
-          [](const Device& d) {
-            std::string type = d.is_cpu() ? "cpu" : "cuda";
-            if (d.index < 0) return "device(type='" + type + "')";
-            return "device(type='" + type + "', index=" + std::to_string(d.index) + ")";
-          },
-          docs::kDeviceRepr)
-      .def(
-          "__eq__",
-          [](const Device& a, py::handle b) {
-            if (py::isinstance<Device>(b)) return a == b.cast<Device>();
-            if (py::isinstance<py::str>(b)) return a.str() == b.cast<std::string>();
-            return false;
-          },
-          docs::kDeviceEq)
-      .def(
-          "__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; },
-          docs::kDeviceHash)
-      .def(
-          "__reduce__",
-          [](const Device& d) {
-            return py::make_tuple(py::module_::import("genesis").attr("device"),
-                                  py::make_tuple(d.str()));
-          },
-          docs::kDeviceReduce);
+           py::arg("type"), py::arg("index"))
+      .def(py::init([](const Device& d) { return d; }))
+      .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
+      .def_property_readonly("index",
+                             [](const Device& d) -> py::object {
+                               if (d.index < 0) return py::none();
+                               return py::int_(d.index);
+                             })
+      .def("__str__", &Device::str)
+      .def("__repr__",
+           [](const Device& d) {
+             std::string type = d.is_cpu() ? "cpu" : "cuda";
+             if (d.index < 0) return "device(type='" + type + "')";
+             return "device(type='" + type + "', index=" + std::to_string(d.index) + ")";
+           })
+      .def("__eq__",
+           [](const Device& a, py::handle b) {
+             if (py::isinstance<Device>(b)) return a == b.cast<Device>();
+             if (py::isinstance<py::str>(b)) return a.str() == b.cast<std::string>();
+             return false;
+           })
+      .def("__hash__", [](const Device& d) { return static_cast<int>(d.type) * 1000 + d.index; })
+      .def("__reduce__", [](const Device& d) {
+        return py::make_tuple(py::module_::import("genesis").attr("device"),
+                              py::make_tuple(d.str()));
+      });
 }
 
 }  // namespace genesis::python

@@ -12,7 +12,6 @@
 #include "dlpack/convert.h"
 #include "ops/convert.h"
 #include "python/bindings.h"
-#include "python/docs/dlpack_docs.h"
 
 namespace genesis::python {
 
@@ -257,14 +256,11 @@ py::object request_capsule(py::handle obj, py::handle device, py::handle copy) {
 void init_dlpack(py::module_& m, py::class_<Tensor>& cls) {
   cls.def("__dlpack__", &dlpack, py::kw_only(), py::arg("stream") = py::none(),
           py::arg("max_version") = py::none(), py::arg("dl_device") = py::none(),
-          py::arg("copy") = py::none(), docs::kDunderDlpack)
-      .def(
-          "__dlpack_device__",
-          [](const Tensor& t) {
-            DLDevice d = dlpack::to_dl_device(t.device());
-            return py::make_tuple(static_cast<int>(d.device_type), d.device_id);
-          },
-          docs::kDunderDlpackDevice);
+          py::arg("copy") = py::none())
+      .def("__dlpack_device__", [](const Tensor& t) {
+        DLDevice d = dlpack::to_dl_device(t.device());
+        return py::make_tuple(static_cast<int>(d.device_type), d.device_id);
+      });
   m.def(
       "from_dlpack",
       [](py::handle obj, py::handle device, py::handle copy) {
@@ -290,8 +286,7 @@ void init_dlpack(py::module_& m, py::class_<Tensor>& cls) {
         }
         return must_copy ? ag::clone(t) : t;
       },
-      py::arg("obj"), py::kw_only(), py::arg("device") = py::none(), py::arg("copy") = py::none(),
-      docs::kFromDlpack);
+      py::arg("obj"), py::kw_only(), py::arg("device") = py::none(), py::arg("copy") = py::none());
 }
 
 }  // namespace genesis::python

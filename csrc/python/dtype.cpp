@@ -3,7 +3,6 @@
 
 #include "core/errors.h"
 #include "python/bindings.h"
-#include "python/docs/dtype_docs.h"
 
 namespace genesis::python {
 
@@ -60,34 +59,23 @@ ScalarType from_numpy_dtype(const py::dtype& dt, const char* op) {
 }
 
 void init_dtype(py::module_& m) {
-  py::class_<DType>(m, "dtype", docs::kDtype)
-      .def_property_readonly(
-          "itemsize", [](const DType& d) { return itemsize(d.type); }, docs::kDtypeItemsize)
-      .def_property_readonly(
-          "is_floating_point", [](const DType& d) { return is_floating_point(d.type); },
-          docs::kDtypeIsFloatingPoint)
-      .def_property_readonly(
-          "is_signed", [](const DType& d) { return is_signed(d.type); }, docs::kDtypeIsSigned)
-      .def_property_readonly(
-          "name", [](const DType& d) { return scalar_type_name(d.type); }, docs::kDtypeName)
-      .def(
-          "__repr__",
-          [](const DType& d) { return std::string("genesis.") + scalar_type_name(d.type); },
-          docs::kDtypeRepr)
-      .def(
-          "__eq__",
-          [](const DType& a, py::handle b) {
-            return py::isinstance<DType>(b) && b.cast<const DType&>().type == a.type;
-          },
-          docs::kDtypeEq)
-      .def(
-          "__hash__", [](const DType& d) { return static_cast<int>(d.type) + 7919; },
-          docs::kDtypeHash)
-      .def(
-          "__reduce__",
-          // Pickled by name, as the global genesis._C.<name> it is: a restricted unpickler
-          // (genesis.load's weights_only) can allow exactly those names.
-          [](const DType& d) { return py::str(scalar_type_name(d.type)); }, docs::kDtypeReduce);
+  py::class_<DType>(m, "dtype")
+      .def_property_readonly("itemsize", [](const DType& d) { return itemsize(d.type); })
+      .def_property_readonly("is_floating_point",
+                             [](const DType& d) { return is_floating_point(d.type); })
+      .def_property_readonly("is_signed", [](const DType& d) { return is_signed(d.type); })
+      .def_property_readonly("name", [](const DType& d) { return scalar_type_name(d.type); })
+      .def("__repr__",
+           [](const DType& d) { return std::string("genesis.") + scalar_type_name(d.type); })
+      .def("__eq__",
+           [](const DType& a, py::handle b) {
+             return py::isinstance<DType>(b) && b.cast<const DType&>().type == a.type;
+           })
+      .def("__hash__", [](const DType& d) { return static_cast<int>(d.type) + 7919; })
+      .def("__reduce__",
+           // Pickled by name, as the global genesis._C.<name> it is: a restricted unpickler
+           // (genesis.load's weights_only) can allow exactly those names.
+           [](const DType& d) { return py::str(scalar_type_name(d.type)); });
   for (int i = 0; i < kNumScalarTypes; ++i) {
     ScalarType t = static_cast<ScalarType>(i);
     dtype_objects()[i] = py::cast(DType{t});
@@ -98,13 +86,9 @@ void init_dtype(py::module_& m) {
         [](py::handle d) { set_default_float(to_dtype(d, "set_default_dtype")); });
   m.def("_dtype_from_name",
         [](const std::string& name) { return dtype_object(parse_scalar_type(name)); });
-  m.def(
-      "promote_types",
-      [](py::handle a, py::handle b) {
-        return dtype_object(
-            promote_types(to_dtype(a, "promote_types"), to_dtype(b, "promote_types")));
-      },
-      docs::kPromoteTypes);
+  m.def("promote_types", [](py::handle a, py::handle b) {
+    return dtype_object(promote_types(to_dtype(a, "promote_types"), to_dtype(b, "promote_types")));
+  });
 }
 
 }  // namespace genesis::python

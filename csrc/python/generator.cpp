@@ -12,7 +12,6 @@
 #include "ops/distributions.h"
 #include "ops/generator.h"
 #include "python/bindings.h"
-#include "python/docs/generator_docs.h"
 #include "python/tensor_object.h"
 
 namespace genesis::python {
@@ -62,41 +61,37 @@ double number(py::handle obj, const char* op) { return to_scalar(obj, op).to_dou
 }  // namespace
 
 void init_generator(py::module_& m, py::class_<Tensor>& cls) {
-  namespace d = docs;
-  py::class_<ops::Generator, GeneratorPtr> gen(m, "Generator", d::kGenerator);
+  py::class_<ops::Generator, GeneratorPtr> gen(m, "Generator");
   gen.def(py::init([](py::handle device) {
             return std::make_shared<ops::Generator>(to_device_or(device, Device{}, "Generator"));
           }),
-          py::arg("device") = "cpu", d::kGeneratorInit)
+          py::arg("device") = "cpu")
       .def(
           "manual_seed",
           [](GeneratorPtr self, py::handle seed) {
             self->manual_seed(to_seed(seed));
             return self;
           },
-          py::arg("seed"), d::kGeneratorManualSeed)
-      .def("seed", &ops::Generator::seed, d::kGeneratorSeed)
-      .def("initial_seed", &ops::Generator::initial_seed, d::kGeneratorInitialSeed)
-      .def(
-          "get_state", [](const ops::Generator& self) { return state_tensor(self); },
-          d::kGeneratorGetState)
+          py::arg("seed"))
+      .def("seed", &ops::Generator::seed)
+      .def("initial_seed", &ops::Generator::initial_seed)
+      .def("get_state", [](const ops::Generator& self) { return state_tensor(self); })
       .def(
           "set_state",
           [](GeneratorPtr self, const Tensor& state) {
             load_state(*self, state, "set_state");
             return self;
           },
-          py::arg("new_state"), d::kGeneratorSetState)
+          py::arg("new_state"))
       .def_property_readonly(
-          "device", [](const ops::Generator& self) { return device_object(self.device()); },
-          d::kGeneratorDevice);
+          "device", [](const ops::Generator& self) { return device_object(self.device()); });
   m.attr("default_generator") = py::cast(ops::default_generator());
 
-  m.def("get_rng_state", [] { return state_tensor(*ops::default_generator()); }, d::kGetRngState);
+  m.def("get_rng_state", [] { return state_tensor(*ops::default_generator()); });
   m.def(
       "set_rng_state",
       [](const Tensor& state) { load_state(*ops::default_generator(), state, "set_rng_state"); },
-      py::arg("new_state"), d::kSetRngState);
+      py::arg("new_state"));
 
   m.def(
       "randperm",
@@ -106,30 +101,28 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
                              to_device_or(device, Device{}, op), generator_of(generator, op));
       },
       py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), d::kRandperm);
+      py::arg("device") = py::none());
   auto multinomial = [](const Tensor& t, int64_t num_samples, bool replacement,
                         py::handle generator) {
     return ops::multinomial(t, num_samples, replacement, generator_of(generator, "multinomial"));
   };
   m.def("multinomial", multinomial, py::arg("input"), py::arg("num_samples"),
-        py::arg("replacement") = false, py::kw_only(), py::arg("generator") = py::none(),
-        d::kMultinomial);
+        py::arg("replacement") = false, py::kw_only(), py::arg("generator") = py::none());
   cls.def("multinomial", multinomial, py::arg("num_samples"), py::arg("replacement") = false,
-          py::kw_only(), py::arg("generator") = py::none(), d::kMultinomial);
+          py::kw_only(), py::arg("generator") = py::none());
   auto bernoulli = [](const Tensor& t, py::handle generator) {
     return ag::random_draw("BernoulliBackward0", {&t},
                            ops::bernoulli(t, generator_of(generator, "bernoulli")));
   };
-  m.def("bernoulli", bernoulli, py::arg("input"), py::kw_only(), py::arg("generator") = py::none(),
-        d::kBernoulli);
-  cls.def("bernoulli", bernoulli, py::kw_only(), py::arg("generator") = py::none(), d::kBernoulli);
+  m.def("bernoulli", bernoulli, py::arg("input"), py::kw_only(), py::arg("generator") = py::none());
+  cls.def("bernoulli", bernoulli, py::kw_only(), py::arg("generator") = py::none());
   m.def(
       "poisson",
       [](const Tensor& t, py::handle generator) {
         return ag::random_draw("PoissonBackward0", {&t},
                                ops::poisson(t, generator_of(generator, "poisson")));
       },
-      py::arg("input"), py::arg("generator") = py::none(), d::kPoisson);
+      py::arg("input"), py::arg("generator") = py::none());
   m.def(
       "normal",
       [](py::handle mean, py::handle std, py::handle size, py::handle generator, py::handle dtype,
@@ -160,11 +153,11 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
       },
       py::arg("mean") = 0.0, py::arg("std") = 1.0, py::arg("size") = py::none(), py::kw_only(),
       py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), d::kNormal);
+      py::arg("device") = py::none());
 
   // The in-place fills: each returns the tensor.
-  auto fill = [&](const char* name, auto f, const char* doc, auto... args) {
-    cls.def(name, f, args..., py::kw_only(), py::arg("generator") = py::none(), doc);
+  auto fill = [&](const char* name, auto f, auto... args) {
+    cls.def(name, f, args..., py::kw_only(), py::arg("generator") = py::none());
   };
   fill(
       "uniform_",
@@ -172,14 +165,14 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
         ops::uniform_(self.cast<const Tensor&>(), from, to, generator_of(generator, "uniform_"));
         return self;
       },
-      d::kUniform_, py::arg("from_") = 0.0, py::arg("to") = 1.0);
+      py::arg("from_") = 0.0, py::arg("to") = 1.0);
   fill(
       "normal_",
       [](py::object self, double mean, double std, py::handle generator) {
         ops::normal_(self.cast<const Tensor&>(), mean, std, generator_of(generator, "normal_"));
         return self;
       },
-      d::kNormal_, py::arg("mean") = 0.0, py::arg("std") = 1.0);
+      py::arg("mean") = 0.0, py::arg("std") = 1.0);
   fill(
       "random_",
       [](py::object self, py::handle from, py::handle to, py::handle generator) {
@@ -195,7 +188,7 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
         ops::random_(self.cast<const Tensor&>(), low, high, generator_of(generator, op));
         return self;
       },
-      d::kRandom_, py::arg("from_") = py::none(), py::arg("to") = py::none());
+      py::arg("from_") = py::none(), py::arg("to") = py::none());
   fill(
       "exponential_",
       [](py::object self, double lambd, py::handle generator) {
@@ -203,14 +196,14 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
                           generator_of(generator, "exponential_"));
         return self;
       },
-      d::kExponential_, py::arg("lambd") = 1.0);
+      py::arg("lambd") = 1.0);
   fill(
       "geometric_",
       [](py::object self, double p, py::handle generator) {
         ops::geometric_(self.cast<const Tensor&>(), p, generator_of(generator, "geometric_"));
         return self;
       },
-      d::kGeometric_, py::arg("p"));
+      py::arg("p"));
   fill(
       "log_normal_",
       [](py::object self, double mean, double std, py::handle generator) {
@@ -218,14 +211,14 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
                          generator_of(generator, "log_normal_"));
         return self;
       },
-      d::kLogNormal_, py::arg("mean") = 1.0, py::arg("std") = 2.0);
+      py::arg("mean") = 1.0, py::arg("std") = 2.0);
   fill(
       "cauchy_",
       [](py::object self, double median, double sigma, py::handle generator) {
         ops::cauchy_(self.cast<const Tensor&>(), median, sigma, generator_of(generator, "cauchy_"));
         return self;
       },
-      d::kCauchy_, py::arg("median") = 0.0, py::arg("sigma") = 1.0);
+      py::arg("median") = 0.0, py::arg("sigma") = 1.0);
   fill(
       "bernoulli_",
       [](py::object self, py::handle p, py::handle generator) {
@@ -237,7 +230,7 @@ void init_generator(py::module_& m, py::class_<Tensor>& cls) {
           ops::bernoulli_(t, number(p, op), generator_of(generator, op));
         return self;
       },
-      d::kBernoulli_, py::arg("p") = 0.5);
+      py::arg("p") = 0.5);
 }
 
 }  // namespace genesis::python

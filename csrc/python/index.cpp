@@ -4,7 +4,6 @@
 #include "index/plan.h"
 #include "ops/indexing.h"
 #include "python/bindings.h"
-#include "python/docs/index_docs.h"
 #include "python/tensor_object.h"
 
 namespace genesis::python {
@@ -84,56 +83,49 @@ void install_index_slot(py::handle tensor_class) {
 }
 
 void init_index(py::module_& m, py::class_<Tensor>& cls) {
-  py::enum_<IndexPlanKind>(m, "IndexKind", docs::kIndexKind)
-      .value("VIEW", IndexPlanKind::VIEW, docs::kIndexKindView)
-      .value("GATHER", IndexPlanKind::GATHER, docs::kIndexKindGather)
-      .value("SCATTER", IndexPlanKind::SCATTER, docs::kIndexKindScatter)
-      .value("COPY", IndexPlanKind::COPY, docs::kIndexKindCopy)
-      .value("FILL", IndexPlanKind::FILL, docs::kIndexKindFill);
-  py::enum_<IndexPath>(m, "IndexPath", docs::kIndexPath)
-      .value("VIEW", IndexPath::VIEW, docs::kIndexPathView)
-      .value("OFFSETS", IndexPath::OFFSETS, docs::kIndexPathOffsets)
-      .value("ONE_INDEX", IndexPath::ONE_INDEX, docs::kIndexPathOneIndex)
-      .value("FIRST_DIM", IndexPath::FIRST_DIM, docs::kIndexPathFirstDim)
-      .value("MASK_COMPACT", IndexPath::MASK_COMPACT, docs::kIndexPathMaskCompact)
-      .value("MASKED_FILL", IndexPath::MASKED_FILL, docs::kIndexPathMaskedFill);
-  py::class_<IndexPlan>(m, "IndexPlan", docs::kIndexPlan)
-      .def_readonly("kind", &IndexPlan::kind, docs::kIndexPlanKind)
-      .def_readonly("path", &IndexPlan::path, docs::kIndexPlanPath)
-      .def(
-          "__repr__",
-          [](const IndexPlan& p) {
-            return std::string("IndexPlan(kind=") + index_plan_kind_name(p.kind) +
-                   ", path=" + index_path_name(p.path) + ")";
-          },
-          docs::kIndexPlanRepr);
+  py::enum_<IndexPlanKind>(m, "IndexKind")
+      .value("VIEW", IndexPlanKind::VIEW)
+      .value("GATHER", IndexPlanKind::GATHER)
+      .value("SCATTER", IndexPlanKind::SCATTER)
+      .value("COPY", IndexPlanKind::COPY)
+      .value("FILL", IndexPlanKind::FILL);
+  py::enum_<IndexPath>(m, "IndexPath")
+      .value("VIEW", IndexPath::VIEW)
+      .value("OFFSETS", IndexPath::OFFSETS)
+      .value("ONE_INDEX", IndexPath::ONE_INDEX)
+      .value("FIRST_DIM", IndexPath::FIRST_DIM)
+      .value("MASK_COMPACT", IndexPath::MASK_COMPACT)
+      .value("MASKED_FILL", IndexPath::MASKED_FILL);
+  py::class_<IndexPlan>(m, "IndexPlan")
+      .def_readonly("kind", &IndexPlan::kind)
+      .def_readonly("path", &IndexPlan::path)
+      .def("__repr__", [](const IndexPlan& p) {
+        return std::string("IndexPlan(kind=") + index_plan_kind_name(p.kind) +
+               ", path=" + index_path_name(p.path) + ")";
+      });
 
-  cls.def(
-         "__getitem__",
-         [](const Tensor& t, py::handle key) { return ag::index_get(t, to_index_list(key)); },
-         docs::kGetitem)
-      .def(
-          "__setitem__",
-          [](const Tensor& t, py::handle key, py::handle value) {
-            // Through the out-of-place formula when autograd is involved (a non-leaf that
-            // requires grad, or a value that does): Note [In-place ops and autograd].
-            IndexList items = to_index_list(key);
-            if (!py::isinstance<Tensor>(value) && is_scalar_like(value)) {
-              Scalar s = to_scalar(value, "setitem");
-              ag::apply_inplace(
-                  t, {}, "setitem",
-                  [&](const Tensor& old) { return ag::index_put(old, items, ops::Operand(s)); },
-                  [&] { ops::index_fill(t, items, s); });
-              return;
-            }
-            Tensor v = py::isinstance<Tensor>(value) ? value.cast<Tensor>()
-                                                     : tensor_from_data(value, std::nullopt, kCPU);
-            ag::apply_inplace(
-                t, {&v}, "setitem",
-                [&](const Tensor& old) { return ag::index_put(old, items, ops::Operand(v)); },
-                [&] { ops::index_put(t, items, v); });
-          },
-          docs::kSetitem)
+  cls.def("__getitem__",
+          [](const Tensor& t, py::handle key) { return ag::index_get(t, to_index_list(key)); })
+      .def("__setitem__",
+           [](const Tensor& t, py::handle key, py::handle value) {
+             // Through the out-of-place formula when autograd is involved (a non-leaf that
+             // requires grad, or a value that does): Note [In-place ops and autograd].
+             IndexList items = to_index_list(key);
+             if (!py::isinstance<Tensor>(value) && is_scalar_like(value)) {
+               Scalar s = to_scalar(value, "setitem");
+               ag::apply_inplace(
+                   t, {}, "setitem",
+                   [&](const Tensor& old) { return ag::index_put(old, items, ops::Operand(s)); },
+                   [&] { ops::index_fill(t, items, s); });
+               return;
+             }
+             Tensor v = py::isinstance<Tensor>(value) ? value.cast<Tensor>()
+                                                      : tensor_from_data(value, std::nullopt, kCPU);
+             ag::apply_inplace(
+                 t, {&v}, "setitem",
+                 [&](const Tensor& old) { return ag::index_put(old, items, ops::Operand(v)); },
+                 [&] { ops::index_put(t, items, v); });
+           })
       .def(
           "_index_plan",
           [](const Tensor& t, py::handle key, py::handle value) {
@@ -144,7 +136,7 @@ void init_index(py::module_& m, py::class_<Tensor>& cls) {
               return plan_setitem(t, items, value.cast<const Tensor&>());
             return plan_setitem(t, items, tensor_from_data(value, std::nullopt, kCPU));
           },
-          py::arg("key"), py::arg("value") = py::none(), docs::kIndexPlanMethod);
+          py::arg("key"), py::arg("value") = py::none());
 }
 
 }  // namespace genesis::python

@@ -12,14 +12,11 @@
 #include "ops/join.h"
 #include "ops/views.h"
 #include "python/bindings.h"
-#include "python/docs/index_ops_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
 
 namespace {
-
-const char* index_ops_doc(const char* name) { return docs::find(docs::kIndexOps, name); }
 
 // The copy the out-of-place masked ops write into: input broadcast with the mask, as PyTorch
 // (masked_fill(zeros(3, 1), mask of (3, 4), v) has shape (3, 4)).
@@ -94,42 +91,38 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
         return finish_out(ag::index_select(input, dim, index), out, "index_select");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
-      py::arg("out") = py::none(), index_ops_doc("index_select"));
-  cls.def("index_select", &ag::index_select, py::arg("dim"), py::arg("index"),
-          index_ops_doc("index_select"));
+      py::arg("out") = py::none());
+  cls.def("index_select", &ag::index_select, py::arg("dim"), py::arg("index"));
   m.def(
       "gather",
       [](const Tensor& input, int64_t dim, const Tensor& index, bool, py::handle out) {
         return finish_out(ag::gather(input, dim, index), out, "gather");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::kw_only(),
-      py::arg("sparse_grad") = false, py::arg("out") = py::none(), index_ops_doc("gather"));
+      py::arg("sparse_grad") = false, py::arg("out") = py::none());
   cls.def(
       "gather",
       [](const Tensor& self, int64_t dim, const Tensor& index, bool) {
         return ag::gather(self, dim, index);
       },
-      py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false,
-      index_ops_doc("gather"));
+      py::arg("dim"), py::arg("index"), py::kw_only(), py::arg("sparse_grad") = false);
   m.def(
       "take_along_dim",
       [](const Tensor& input, const Tensor& indices, std::optional<int64_t> dim, py::handle out) {
         return finish_out(ag::take_along_dim(input, indices, dim), out, "take_along_dim");
       },
       py::arg("input"), py::arg("indices"), py::arg("dim") = py::none(), py::kw_only(),
-      py::arg("out") = py::none(), index_ops_doc("take_along_dim"));
-  cls.def("take_along_dim", &ag::take_along_dim, py::arg("indices"), py::arg("dim") = py::none(),
-          index_ops_doc("take_along_dim"));
-  m.def("take", &ag::take, py::arg("input"), py::arg("index"), index_ops_doc("take"));
-  cls.def("take", &ag::take, py::arg("index"), index_ops_doc("take"));
+      py::arg("out") = py::none());
+  cls.def("take_along_dim", &ag::take_along_dim, py::arg("indices"), py::arg("dim") = py::none());
+  m.def("take", &ag::take, py::arg("input"), py::arg("index"));
+  cls.def("take", &ag::take, py::arg("index"));
   m.def(
       "masked_select",
       [](const Tensor& input, const Tensor& mask, py::handle out) {
         return finish_out(ag::masked_select(input, mask), out, "masked_select");
       },
-      py::arg("input"), py::arg("mask"), py::kw_only(), py::arg("out") = py::none(),
-      index_ops_doc("masked_select"));
-  cls.def("masked_select", &ag::masked_select, py::arg("mask"), index_ops_doc("masked_select"));
+      py::arg("input"), py::arg("mask"), py::kw_only(), py::arg("out") = py::none());
+  cls.def("masked_select", &ag::masked_select, py::arg("mask"));
 
   // Writers: Tensor.X_ in place, Tensor.X and genesis.X on a copy.
   auto masked_fill = [](const Tensor& input, const Tensor& mask, py::handle value) {
@@ -137,10 +130,8 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
     Tensor base = shape == input.sizes() ? input : ag::expand(input, shape);
     return ag::masked_fill(base, mask, value_operand(value, "masked_fill"));
   };
-  m.def("masked_fill", masked_fill, py::arg("input"), py::arg("mask"), py::arg("value"),
-        index_ops_doc("masked_fill"));
-  cls.def("masked_fill", masked_fill, py::arg("mask"), py::arg("value"),
-          index_ops_doc("masked_fill"));
+  m.def("masked_fill", masked_fill, py::arg("input"), py::arg("mask"), py::arg("value"));
+  cls.def("masked_fill", masked_fill, py::arg("mask"), py::arg("value"));
   cls.def(
       "masked_fill_",
       [](py::object self, const Tensor& mask, py::handle value) {
@@ -152,17 +143,15 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
             [&] { masked_fill_any(t, mask, value, "masked_fill_"); });
         return self;
       },
-      py::arg("mask"), py::arg("value"), index_ops_doc("masked_fill_"));
+      py::arg("mask"), py::arg("value"));
 
   auto masked_scatter = [](const Tensor& input, const Tensor& mask, const Tensor& source) {
     Shape shape = broadcast_shapes(input.sizes(), mask.sizes(), "masked_scatter");
     return ag::masked_scatter(shape == input.sizes() ? input : ag::expand(input, shape), mask,
                               source);
   };
-  m.def("masked_scatter", masked_scatter, py::arg("input"), py::arg("mask"), py::arg("source"),
-        index_ops_doc("masked_scatter"));
-  cls.def("masked_scatter", masked_scatter, py::arg("mask"), py::arg("source"),
-          index_ops_doc("masked_scatter"));
+  m.def("masked_scatter", masked_scatter, py::arg("input"), py::arg("mask"), py::arg("source"));
+  cls.def("masked_scatter", masked_scatter, py::arg("mask"), py::arg("source"));
   cls.def(
       "masked_scatter_",
       [](py::object self, const Tensor& mask, const Tensor& source) {
@@ -173,15 +162,14 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
             [&] { ops::masked_scatter_(t, mask, source); });
         return self;
       },
-      py::arg("mask"), py::arg("source"), index_ops_doc("masked_scatter_"));
+      py::arg("mask"), py::arg("source"));
 
   auto index_fill = [](const Tensor& input, int64_t dim, const Tensor& index, py::handle value) {
     return ag::index_fill(input, dim, index, value_operand(value, "index_fill"));
   };
   m.def("index_fill", index_fill, py::arg("input"), py::arg("dim"), py::arg("index"),
-        py::arg("value"), index_ops_doc("index_fill"));
-  cls.def("index_fill", index_fill, py::arg("dim"), py::arg("index"), py::arg("value"),
-          index_ops_doc("index_fill"));
+        py::arg("value"));
+  cls.def("index_fill", index_fill, py::arg("dim"), py::arg("index"), py::arg("value"));
   cls.def(
       "index_fill_",
       [](py::object self, int64_t dim, const Tensor& index, py::handle value) {
@@ -193,14 +181,13 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
             [&] { ops::index_fill_(t, dim, index, value_scalar(value, "index_fill_")); });
         return self;
       },
-      py::arg("dim"), py::arg("index"), py::arg("value"), index_ops_doc("index_fill_"));
+      py::arg("dim"), py::arg("index"), py::arg("value"));
 
   auto index_copy = [](const Tensor& input, int64_t dim, const Tensor& index,
                        const Tensor& source) { return ag::index_copy(input, dim, index, source); };
   m.def("index_copy", index_copy, py::arg("input"), py::arg("dim"), py::arg("index"),
-        py::arg("source"), index_ops_doc("index_copy"));
-  cls.def("index_copy", index_copy, py::arg("dim"), py::arg("index"), py::arg("source"),
-          index_ops_doc("index_copy"));
+        py::arg("source"));
+  cls.def("index_copy", index_copy, py::arg("dim"), py::arg("index"), py::arg("source"));
   cls.def(
       "index_copy_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& source) {
@@ -211,7 +198,7 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
             [&] { ops::index_copy_(t, dim, index, source); });
         return self;
       },
-      py::arg("dim"), py::arg("index"), py::arg("source"), index_ops_doc("index_copy_"));
+      py::arg("dim"), py::arg("index"), py::arg("source"));
 
   auto scatter = [](const Tensor& input, int64_t dim, const Tensor& index, py::handle src,
                     py::handle reduce) {
@@ -221,9 +208,9 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
     return r;
   };
   m.def("scatter", scatter, py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"),
-        py::kw_only(), py::arg("reduce") = py::none(), index_ops_doc("scatter"));
+        py::kw_only(), py::arg("reduce") = py::none());
   cls.def("scatter", scatter, py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
-          py::arg("reduce") = py::none(), index_ops_doc("scatter"));
+          py::arg("reduce") = py::none());
   cls.def(
       "scatter_",
       [](py::object self, int64_t dim, const Tensor& index, py::handle src, py::handle reduce) {
@@ -240,16 +227,14 @@ void init_index_ops(py::module_& m, py::class_<Tensor>& cls) {
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
-      py::arg("reduce") = py::none(), index_ops_doc("scatter_"));
+      py::arg("reduce") = py::none());
 
   // nonzero / argwhere
-  m.def("nonzero", &nonzero, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false,
-        index_ops_doc("nonzero"));
-  cls.def("nonzero", &nonzero, py::kw_only(), py::arg("as_tuple") = false,
-          index_ops_doc("nonzero"));
+  m.def("nonzero", &nonzero, py::arg("input"), py::kw_only(), py::arg("as_tuple") = false);
+  cls.def("nonzero", &nonzero, py::kw_only(), py::arg("as_tuple") = false);
   auto argwhere = [](const Tensor& input) { return nonzero(input, false); };
-  m.def("argwhere", argwhere, py::arg("input"), index_ops_doc("argwhere"));
-  cls.def("argwhere", argwhere, index_ops_doc("argwhere"));
+  m.def("argwhere", argwhere, py::arg("input"));
+  cls.def("argwhere", argwhere);
 }
 
 // genesis.where(condition) with one argument: nonzero(condition, as_tuple=True).

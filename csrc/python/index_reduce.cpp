@@ -7,16 +7,11 @@
 #include "ops/convert.h"
 #include "ops/index_reduce.h"
 #include "python/bindings.h"
-#include "python/docs/index_reduce_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
 
-namespace {
-
-const char* index_reduce_doc(const char* name) { return docs::find(docs::kIndexReduceDocs, name); }
-
-}  // namespace
+namespace {}  // namespace
 
 void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
   // scatter_add
@@ -27,13 +22,13 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
                           "scatter_add");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::kw_only(),
-      py::arg("out") = py::none(), index_reduce_doc("scatter_add"));
+      py::arg("out") = py::none());
   cls.def(
       "scatter_add",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
         return ag::scatter_add(self, dim, index, src, "scatter_add");
       },
-      py::arg("dim"), py::arg("index"), py::arg("src"), index_reduce_doc("scatter_add"));
+      py::arg("dim"), py::arg("index"), py::arg("src"));
   cls.def(
       "scatter_add_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -46,7 +41,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
             [&] { ops::scatter_add_(t, dim, index, src); });
         return self;
       },
-      py::arg("dim"), py::arg("index"), py::arg("src"), index_reduce_doc("scatter_add_"));
+      py::arg("dim"), py::arg("index"), py::arg("src"));
 
   // scatter_reduce
   m.def(
@@ -58,8 +53,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
             "scatter_reduce");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"),
-      py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(),
-      index_reduce_doc("scatter_reduce"));
+      py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none());
   cls.def(
       "scatter_reduce",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -67,7 +61,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return ag::scatter_reduce(self, dim, index, src, reduce, include_self, "scatter_reduce");
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
-      py::arg("include_self") = true, index_reduce_doc("scatter_reduce"));
+      py::arg("include_self") = true);
   cls.def(
       "scatter_reduce_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& src,
@@ -83,7 +77,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("src"), py::arg("reduce"), py::kw_only(),
-      py::arg("include_self") = true, index_reduce_doc("scatter_reduce_"));
+      py::arg("include_self") = true);
 
   // index_add
   m.def(
@@ -95,15 +89,14 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
             out, "index_add");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(),
-      py::arg("alpha") = 1, py::arg("out") = py::none(), index_reduce_doc("index_add"));
+      py::arg("alpha") = 1, py::arg("out") = py::none());
   cls.def(
       "index_add",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
          py::handle alpha) {
         return ag::index_add(self, dim, index, source, to_scalar(alpha, "index_add"), "index_add");
       },
-      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1,
-      index_reduce_doc("index_add"));
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1);
   cls.def(
       "index_add_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& source,
@@ -118,8 +111,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
             [&] { ops::index_add_(t, dim, index, source, a); });
         return self;
       },
-      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1,
-      index_reduce_doc("index_add_"));
+      py::arg("dim"), py::arg("index"), py::arg("source"), py::kw_only(), py::arg("alpha") = 1);
 
   // index_reduce
   m.def(
@@ -131,8 +123,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
             "index_reduce");
       },
       py::arg("input"), py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"),
-      py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none(),
-      index_reduce_doc("index_reduce"));
+      py::kw_only(), py::arg("include_self") = true, py::arg("out") = py::none());
   cls.def(
       "index_reduce",
       [](const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
@@ -140,7 +131,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return ag::index_reduce(self, dim, index, source, reduce, include_self, "index_reduce");
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"), py::kw_only(),
-      py::arg("include_self") = true, index_reduce_doc("index_reduce"));
+      py::arg("include_self") = true);
   cls.def(
       "index_reduce_",
       [](py::object self, int64_t dim, const Tensor& index, const Tensor& source,
@@ -156,16 +147,15 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
         return self;
       },
       py::arg("dim"), py::arg("index"), py::arg("source"), py::arg("reduce"), py::kw_only(),
-      py::arg("include_self") = true, index_reduce_doc("index_reduce_"));
+      py::arg("include_self") = true);
 
   // put
   auto put = [](const Tensor& input, const Tensor& index, const Tensor& source, bool accumulate) {
     return ag::put(input, index, source, accumulate, "put");
   };
   m.def("put", put, py::arg("input"), py::arg("index"), py::arg("source"),
-        py::arg("accumulate") = false, index_reduce_doc("put"));
-  cls.def("put", put, py::arg("index"), py::arg("source"), py::arg("accumulate") = false,
-          index_reduce_doc("put"));
+        py::arg("accumulate") = false);
+  cls.def("put", put, py::arg("index"), py::arg("source"), py::arg("accumulate") = false);
   cls.def(
       "put_",
       [](py::object self, const Tensor& index, const Tensor& source, bool accumulate) {
@@ -176,7 +166,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
             [&] { ops::put_(t, index, source, accumulate); });
         return self;
       },
-      py::arg("index"), py::arg("source"), py::arg("accumulate") = false, index_reduce_doc("put_"));
+      py::arg("index"), py::arg("source"), py::arg("accumulate") = false);
 
   // index_put
   auto index_put = [](const Tensor& input, const std::vector<Tensor>& indices, const Tensor& values,
@@ -184,9 +174,9 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
     return ag::index_put(input, indices, values, accumulate, "index_put");
   };
   m.def("index_put", index_put, py::arg("input"), py::arg("indices"), py::arg("values"),
-        py::arg("accumulate") = false, index_reduce_doc("index_put"));
+        py::arg("accumulate") = false);
   cls.def("index_put", index_put, py::arg("indices"), py::arg("values"),
-          py::arg("accumulate") = false, index_reduce_doc("index_put"));
+          py::arg("accumulate") = false);
   cls.def(
       "index_put_",
       [](py::object self, const std::vector<Tensor>& indices, const Tensor& values,
@@ -200,8 +190,7 @@ void init_index_reduce(py::module_& m, py::class_<Tensor>& cls) {
             [&] { ops::index_put_(t, indices, values, accumulate); });
         return self;
       },
-      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false,
-      index_reduce_doc("index_put_"));
+      py::arg("indices"), py::arg("values"), py::arg("accumulate") = false);
 }
 
 }  // namespace genesis::python

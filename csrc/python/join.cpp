@@ -5,7 +5,6 @@
 #include "core/errors.h"
 #include "ops/join.h"
 #include "python/bindings.h"
-#include "python/docs/join_docs.h"
 
 namespace genesis::python {
 
@@ -36,11 +35,11 @@ void init_join(py::module_& m) {
     m.def(
         name,
         [](py::handle tensors, int64_t dim) { return ag::cat(to_tensors(tensors, "cat"), dim); },
-        py::arg("tensors"), py::arg("dim") = 0, docs::find(docs::kJoin, name));
+        py::arg("tensors"), py::arg("dim") = 0);
   m.def(
       "stack",
       [](py::handle tensors, int64_t dim) { return ag::stack(to_tensors(tensors, "stack"), dim); },
-      py::arg("tensors"), py::arg("dim") = 0, docs::kStack);
+      py::arg("tensors"), py::arg("dim") = 0);
 }
 
 }  // namespace genesis::python

@@ -7,7 +7,6 @@
 #include "cpu/lapack.h"
 #include "ops/linalg_decomp.h"
 #include "python/bindings.h"
-#include "python/docs/linalg_decomp_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -44,7 +43,6 @@ py::object& eigh_type() {
 }  // namespace
 
 void init_linalg_decomp(py::module_& m) {
-  namespace d = docs;
   py::module_ linalg = m.attr("_linalg").cast<py::module_>();
   static py::handle linalg_error = PyErr_NewExceptionWithDoc(
       "genesis._C.LinAlgError",
@@ -67,19 +65,19 @@ void init_linalg_decomp(py::module_& m) {
         return finish_out(ag::linalg_solve(a, b, left), out, "linalg.solve");
       },
       py::arg("A"), py::arg("B"), py::kw_only(), py::arg("left") = true,
-      py::arg("out") = py::none(), d::kLinalgSolve);
+      py::arg("out") = py::none());
   linalg.def(
       "inv",
       [](const Tensor& a, py::handle out) {
         return finish_out(ag::linalg_inv(a), out, "linalg.inv");
       },
-      py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgInv);
+      py::arg("A"), py::kw_only(), py::arg("out") = py::none());
   linalg.def(
       "det",
       [](const Tensor& a, py::handle out) {
         return finish_out(ag::linalg_det(a), out, "linalg.det");
       },
-      py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgDet);
+      py::arg("A"), py::kw_only(), py::arg("out") = py::none());
   linalg.def(
       "slogdet",
       [](const Tensor& a, py::handle out) {
@@ -87,51 +85,46 @@ void init_linalg_decomp(py::module_& m) {
         return finish_tuple_out(slogdet_type(), py::make_tuple(sign, logabsdet), out,
                                 "linalg.slogdet");
       },
-      py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgSlogdet);
+      py::arg("A"), py::kw_only(), py::arg("out") = py::none());
   linalg.def(
       "cholesky",
       [](const Tensor& a, bool upper, py::handle out) {
         return finish_out(ag::linalg_cholesky(a, upper), out, "linalg.cholesky");
       },
-      py::arg("A"), py::kw_only(), py::arg("upper") = false, py::arg("out") = py::none(),
-      d::kLinalgCholesky);
+      py::arg("A"), py::kw_only(), py::arg("upper") = false, py::arg("out") = py::none());
   linalg.def(
       "qr",
       [](const Tensor& a, const std::string& mode, py::handle out) {
         auto [q, r] = ag::linalg_qr(a, mode);
         return finish_tuple_out(qr_type(), py::make_tuple(q, r), out, "linalg.qr");
       },
-      py::arg("A"), py::arg("mode") = "reduced", py::kw_only(), py::arg("out") = py::none(),
-      d::kLinalgQr);
+      py::arg("A"), py::arg("mode") = "reduced", py::kw_only(), py::arg("out") = py::none());
   linalg.def(
       "svd",
       [](const Tensor& a, bool full_matrices, py::handle out) {
         auto [u, s, vh] = ag::linalg_svd(a, full_matrices);
         return finish_tuple_out(svd_type(), py::make_tuple(u, s, vh), out, "linalg.svd");
       },
-      py::arg("A"), py::arg("full_matrices") = true, py::kw_only(), py::arg("out") = py::none(),
-      d::kLinalgSvd);
+      py::arg("A"), py::arg("full_matrices") = true, py::kw_only(), py::arg("out") = py::none());
   linalg.def(
       "svdvals",
       [](const Tensor& a, py::handle out) {
         return finish_out(ag::linalg_svdvals(a), out, "linalg.svdvals");
       },
-      py::arg("A"), py::kw_only(), py::arg("out") = py::none(), d::kLinalgSvdvals);
+      py::arg("A"), py::kw_only(), py::arg("out") = py::none());
   linalg.def(
       "eigh",
       [](const Tensor& a, const std::string& uplo, py::handle out) {
         auto [values, vectors] = ag::linalg_eigh(a, uplo);
         return finish_tuple_out(eigh_type(), py::make_tuple(values, vectors), out, "linalg.eigh");
       },
-      py::arg("A"), py::arg("UPLO") = "L", py::kw_only(), py::arg("out") = py::none(),
-      d::kLinalgEigh);
+      py::arg("A"), py::arg("UPLO") = "L", py::kw_only(), py::arg("out") = py::none());
   linalg.def(
       "eigvalsh",
       [](const Tensor& a, const std::string& uplo, py::handle out) {
         return finish_out(ag::linalg_eigvalsh(a, uplo), out, "linalg.eigvalsh");
       },
-      py::arg("A"), py::arg("UPLO") = "L", py::kw_only(), py::arg("out") = py::none(),
-      d::kLinalgEigvalsh);
+      py::arg("A"), py::arg("UPLO") = "L", py::kw_only(), py::arg("out") = py::none());
   linalg.def("_set_lapack_paths", &cpu::lapack::set_search_paths, py::arg("paths"),
              "Libraries to try for LAPACK after $GENESIS_LAPACK (genesis/linalg.py's search).");
   linalg.def(

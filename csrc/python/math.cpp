@@ -4,7 +4,6 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
-#include "python/docs/math_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -169,29 +168,27 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
           [op, name](const Tensor& self, py::handle other, py::handle alpha) {
             return add_scaled(op, self, operand(other, name), alpha, name);
           },
-          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
-          docs::find(docs::kMath, name));
+          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
       m.def(
           name,
           [op, name](py::handle input, py::handle other, py::handle alpha) {
             Operand in = operand(input, name);
             return add_scaled(op, in, operand(other, name), alpha, name);
           },
-          py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
-          docs::find(docs::kMath, name));
+          py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
     } else {
       cls.def(
           name,
           [op, name](const Tensor& self, py::handle other) {
             return ag::binary(op, self, operand(other, name), name);
           },
-          py::arg("other"), docs::find(docs::kMath, name));
+          py::arg("other"));
       m.def(
           name,
           [op, name](py::handle input, py::handle other) {
             return ag::binary(op, operand(input, name), operand(other, name), name);
           },
-          py::arg("input"), py::arg("other"), docs::find(docs::kMath, name));
+          py::arg("input"), py::arg("other"));
     }
     if (spec.inplace) {
       const char* stored = spec.inplace;
@@ -202,8 +199,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
             ag::binary_(op, t, scaled(t, operand(other, stored), alpha, stored), stored);
             return self;
           },
-          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none(),
-          docs::find(docs::kMath, stored));
+          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
     }
   }
 
@@ -215,116 +211,85 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
         [name](const Tensor& self, py::handle other, py::handle mode) {
           return ag::binary(div_op(mode), self, operand(other, name), name);
         },
-        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
-        docs::find(docs::kMath, name));
+        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
     m.def(
         name,
         [name](py::handle input, py::handle other, py::handle mode) {
           return ag::binary(div_op(mode), operand(input, name), operand(other, name), name);
         },
-        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
-        docs::find(docs::kMath, name));
+        py::arg("input"), py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
     cls.def(
         stored,
         [stored](py::object self, py::handle other, py::handle mode) {
           ag::binary_(div_op(mode), self.cast<const Tensor&>(), operand(other, stored), stored);
           return self;
         },
-        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
-        docs::find(docs::kMath, stored));
+        py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none());
   }
 
   for (const DunderSpec& spec : kDunders) {
     BinaryOp op = spec.op;
     const char* name = spec.name;
-    cls.def(
-        name,
-        [op, name](const Tensor& self, py::handle other) -> py::object {
-          auto o = try_operand(other, name);
-          if (!o) return not_implemented();
-          return py::cast(ag::binary(op, self, *o, name));
-        },
-        docs::find(docs::kMath, name));
+    cls.def(name, [op, name](const Tensor& self, py::handle other) -> py::object {
+      auto o = try_operand(other, name);
+      if (!o) return not_implemented();
+      return py::cast(ag::binary(op, self, *o, name));
+    });
     if (spec.reflected) {
       const char* rname = spec.reflected;
-      cls.def(
-          rname,
-          [op, rname](const Tensor& self, py::handle other) -> py::object {
-            auto o = try_operand(other, rname);
-            if (!o) return not_implemented();
-            return py::cast(ag::binary(op, *o, self, rname));
-          },
-          docs::find(docs::kMath, rname));
+      cls.def(rname, [op, rname](const Tensor& self, py::handle other) -> py::object {
+        auto o = try_operand(other, rname);
+        if (!o) return not_implemented();
+        return py::cast(ag::binary(op, *o, self, rname));
+      });
     }
     if (spec.inplace) {
       const char* iname = spec.inplace;
-      cls.def(
-          iname,
-          [op, iname](py::object self, py::handle other) -> py::object {
-            auto o = try_operand(other, iname);
-            if (!o) return not_implemented();
-            ag::binary_(op, self.cast<const Tensor&>(), *o, iname);
-            return self;
-          },
-          docs::find(docs::kMath, iname));
+      cls.def(iname, [op, iname](py::object self, py::handle other) -> py::object {
+        auto o = try_operand(other, iname);
+        if (!o) return not_implemented();
+        ag::binary_(op, self.cast<const Tensor&>(), *o, iname);
+        return self;
+      });
     }
   }
   // Defining __eq__ drops the default hash; tensors hash by identity, as in PyTorch.
-  cls.def(
-      "__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); },
-      docs::kDunderHash);
+  cls.def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
   // Tensor.__array_ufunc__ (NumPy ufuncs on CPU tensors) is in genesis/_tensor_protocols.py.
 
   for (const UnarySpec& spec : kUnary) {
     UnaryOp op = spec.op;
     const char *name = spec.name, *stored = spec.inplace;
-    cls.def(
-        name, [op, name](const Tensor& self) { return ag::unary(op, self, name); },
-        docs::find(docs::kMath, name));
+    cls.def(name, [op, name](const Tensor& self) { return ag::unary(op, self, name); });
     m.def(
         name, [op, name](const Tensor& input) { return ag::unary(op, input, name); },
-        py::arg("input"), docs::find(docs::kMath, name));
-    cls.def(
-        stored,
-        [op, stored](py::object self) {
-          ag::unary_(op, self.cast<const Tensor&>(), stored);
-          return self;
-        },
-        docs::find(docs::kMath, stored));
+        py::arg("input"));
+    cls.def(stored, [op, stored](py::object self) {
+      ag::unary_(op, self.cast<const Tensor&>(), stored);
+      return self;
+    });
   }
-  cls.def(
-         "__neg__", [](const Tensor& self) { return ag::unary(UnaryOp::Neg, self, "neg"); },
-         docs::kDunderNeg)
-      .def(
-          "__pos__", [](const Tensor& self) { return self; }, docs::kDunderPos)
-      .def(
-          "__abs__", [](const Tensor& self) { return ag::unary(UnaryOp::Abs, self, "abs"); },
-          docs::kDunderAbs)
-      .def(
-          "__invert__",
-          [](const Tensor& self) { return ag::unary(UnaryOp::BitNot, self, "bitwise_not"); },
-          docs::kDunderInvert)
-      .def(
-          "logical_not",
-          [](const Tensor& self) {
-            return ag::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
-          },
-          docs::kLogicalNot)
-      .def(
-          "logical_not_",
-          [](py::object self_object) {
-            const Tensor& self = self_object.cast<const Tensor&>();
-            check_writable(self, "logical_not_");
-            ops::copy_(self, ag::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not_"));
-            return self_object;  // the same Python object, as in-place methods return
-          },
-          docs::kLogicalNotInPlace);
+  cls.def("__neg__", [](const Tensor& self) { return ag::unary(UnaryOp::Neg, self, "neg"); })
+      .def("__pos__", [](const Tensor& self) { return self; })
+      .def("__abs__", [](const Tensor& self) { return ag::unary(UnaryOp::Abs, self, "abs"); })
+      .def("__invert__",
+           [](const Tensor& self) { return ag::unary(UnaryOp::BitNot, self, "bitwise_not"); })
+      .def("logical_not",
+           [](const Tensor& self) {
+             return ag::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
+           })
+      .def("logical_not_", [](py::object self_object) {
+        const Tensor& self = self_object.cast<const Tensor&>();
+        check_writable(self, "logical_not_");
+        ops::copy_(self, ag::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not_"));
+        return self_object;  // the same Python object, as in-place methods return
+      });
   m.def(
       "logical_not",
       [](const Tensor& self) {
         return ag::binary(BinaryOp::Eq, self, Scalar(int64_t{0}), "logical_not");
       },
-      py::arg("input"), docs::kLogicalNot);
+      py::arg("input"));
 
   // clamp / clip with tensor or number bounds.
   for (auto names : {std::pair{"clamp", "clamp_"}, std::pair{"clip", "clip_"}}) {
@@ -332,10 +297,9 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
     auto clamp_impl = [name](const Tensor& self, py::handle min, py::handle max) {
       return ag::clamp(self, optional_operand(min, name), optional_operand(max, name));
     };
-    cls.def(name, clamp_impl, py::arg("min") = py::none(), py::arg("max") = py::none(),
-            docs::find(docs::kMath, name));
+    cls.def(name, clamp_impl, py::arg("min") = py::none(), py::arg("max") = py::none());
     m.def(name, clamp_impl, py::arg("input"), py::arg("min") = py::none(),
-          py::arg("max") = py::none(), docs::find(docs::kMath, name));
+          py::arg("max") = py::none());
     cls.def(
         stored,
         [stored](py::object self, py::handle min, py::handle max) {
@@ -343,7 +307,7 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
                       optional_operand(max, stored), stored);
           return self;
         },
-        py::arg("min") = py::none(), py::arg("max") = py::none(), docs::find(docs::kMath, stored));
+        py::arg("min") = py::none(), py::arg("max") = py::none());
   }
 
   m.def(
@@ -354,21 +318,20 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
                            "takes a condition alone or a condition, input and other");
         return py::cast(ag::where(cond, operand(input, "where"), operand(other, "where")));
       },
-      py::arg("condition"), py::arg("input") = py::none(), py::arg("other") = py::none(),
-      docs::kWhere);
+      py::arg("condition"), py::arg("input") = py::none(), py::arg("other") = py::none());
   cls.def(
       "where",
       [](const Tensor& self, const Tensor& cond, py::handle other) {
         return ag::where(cond, self, operand(other, "where"));
       },
-      py::arg("condition"), py::arg("other"), docs::kWhereMethod);
+      py::arg("condition"), py::arg("other"));
   m.def(
       "result_type",
       [](py::handle a, py::handle b) {
         Operand both[2] = {operand(a, "result_type"), operand(b, "result_type")};
         return dtype_object(ops::result_type(both, 2));
       },
-      py::arg("tensor1"), py::arg("tensor2"), docs::kResultType);
+      py::arg("tensor1"), py::arg("tensor2"));
 }
 
 }  // namespace genesis::python

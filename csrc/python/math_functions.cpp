@@ -6,7 +6,6 @@
 #include "ops/elementwise.h"
 #include "ops/elementwise_composed.h"
 #include "python/bindings.h"
-#include "python/docs/math_functions_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -88,50 +87,42 @@ constexpr PredicateSpec kPredicates[] = {
     {"isfinite", ops::isfinite, false},
 };
 
-const char* math_functions_doc(const char* name) { return docs::find(docs::kMathFunctions, name); }
-
 }  // namespace
 
 void init_math_functions(py::module_& m, py::class_<Tensor>& cls) {
   for (const MoreUnarySpec& spec : kMoreUnary) {
     UnaryOp op = spec.op;
     const char *name = spec.name, *stored = spec.inplace;
-    cls.def(
-        name, [op, name](const Tensor& self) { return ag::unary(op, self, name); },
-        math_functions_doc(name));
+    cls.def(name, [op, name](const Tensor& self) { return ag::unary(op, self, name); });
     m.def(
         name,
         [op, name](const Tensor& input, py::handle out) {
           return finish_out(ag::unary(op, input, name), out, name);
         },
-        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), math_functions_doc(name));
-    cls.def(
-        stored,
-        [op, stored](py::object self) {
-          ag::unary_(op, self.cast<const Tensor&>(), stored);
-          return self;
-        },
-        math_functions_doc(stored));
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none());
+    cls.def(stored, [op, stored](py::object self) {
+      ag::unary_(op, self.cast<const Tensor&>(), stored);
+      return self;
+    });
   }
 
   cls.def(
       "round",
       [](const Tensor& self, int64_t decimals) { return ag::round(self, decimals, "round"); },
-      py::kw_only(), py::arg("decimals") = 0, math_functions_doc("round"));
+      py::kw_only(), py::arg("decimals") = 0);
   m.def(
       "round",
       [](const Tensor& input, int64_t decimals, py::handle out) {
         return finish_out(ag::round(input, decimals, "round"), out, "round");
       },
-      py::arg("input"), py::kw_only(), py::arg("decimals") = 0, py::arg("out") = py::none(),
-      math_functions_doc("round"));
+      py::arg("input"), py::kw_only(), py::arg("decimals") = 0, py::arg("out") = py::none());
   cls.def(
       "round_",
       [](py::object self, int64_t decimals) {
         ops::round_(self.cast<const Tensor&>(), decimals, "round_");
         return self;
       },
-      py::kw_only(), py::arg("decimals") = 0, math_functions_doc("round_"));
+      py::kw_only(), py::arg("decimals") = 0);
 
   for (const MoreBinarySpec& spec : kMoreBinary) {
     BinaryOp op = spec.op;
@@ -141,22 +132,21 @@ void init_math_functions(py::module_& m, py::class_<Tensor>& cls) {
         [op, name](const Tensor& self, py::handle other) {
           return ag::binary(op, self, operand(other, name), name);
         },
-        py::arg(spec.other), math_functions_doc(name));
+        py::arg(spec.other));
     m.def(
         name,
         [op, name](py::handle input, py::handle other, py::handle out) {
           return finish_out(ag::binary(op, operand(input, name), operand(other, name), name), out,
                             name);
         },
-        py::arg("input"), py::arg(spec.other), py::kw_only(), py::arg("out") = py::none(),
-        math_functions_doc(name));
+        py::arg("input"), py::arg(spec.other), py::kw_only(), py::arg("out") = py::none());
     cls.def(
         stored,
         [op, stored](py::object self, py::handle other) {
           ag::binary_(op, self.cast<const Tensor&>(), operand(other, stored), stored);
           return self;
         },
-        py::arg(spec.other), math_functions_doc(stored));
+        py::arg(spec.other));
   }
 
   // polygamma(n, x): the binary op (x, n) with n a non-negative int (Note [Polygamma]).
@@ -171,14 +161,13 @@ void init_math_functions(py::module_& m, py::class_<Tensor>& cls) {
             ag::binary(BinaryOp::Polygamma, input, order(n, "polygamma"), "polygamma"), out,
             "polygamma");
       },
-      py::arg("n"), py::arg("input"), py::kw_only(), py::arg("out") = py::none(),
-      math_functions_doc("polygamma"));
+      py::arg("n"), py::arg("input"), py::kw_only(), py::arg("out") = py::none());
   cls.def(
       "polygamma",
       [order](const Tensor& self, int64_t n) {
         return ag::binary(BinaryOp::Polygamma, self, order(n, "polygamma"), "polygamma");
       },
-      py::arg("n"), math_functions_doc("polygamma"));
+      py::arg("n"));
   cls.def(
       "polygamma_",
       [order](py::object self, int64_t n) {
@@ -186,14 +175,14 @@ void init_math_functions(py::module_& m, py::class_<Tensor>& cls) {
                     "polygamma_");
         return self;
       },
-      py::arg("n"), math_functions_doc("polygamma_"));
+      py::arg("n"));
 
   for (const PredicateSpec& spec : kPredicates) {
     auto fn = spec.fn;
     const char* name = spec.name;
-    cls.def(name, fn, math_functions_doc(name));
+    cls.def(name, fn);
     if (!spec.has_out) {  // as PyTorch: isnan, isinf and isfinite take no out=
-      m.def(name, fn, py::arg("input"), math_functions_doc(name));
+      m.def(name, fn, py::arg("input"));
       continue;
     }
     m.def(
@@ -201,7 +190,7 @@ void init_math_functions(py::module_& m, py::class_<Tensor>& cls) {
         [fn, name](const Tensor& input, py::handle out) {
           return finish_out(fn(input), out, name);
         },
-        py::arg("input"), py::kw_only(), py::arg("out") = py::none(), math_functions_doc(name));
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none());
   }
 }
 

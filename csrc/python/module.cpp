@@ -2,7 +2,6 @@
 #include "cpu/parallel.h"
 #include "cuda/runtime.h"
 #include "python/bindings.h"
-#include "python/docs/tensor_docs.h"
 #include "python/operand.h"
 #include "python/tensor_object.h"
 
@@ -33,10 +32,11 @@ PYBIND11_MODULE(_C, m) {
   genesis::cuda::register_backend();
   genesis::cpu::install_fork_handlers();  // Note [Fork safety] in cpu/parallel.h
   gp::install_caller_lock();  // Note [Releasing the caller's lock] in core/caller_lock.h
+  gp::init_docstrings(m);     // Note [Docstrings in Python]
   gp::init_errors(m);
   gp::init_dtype(m);
   gp::init_device(m);
-  py::class_<genesis::Tensor> tensor(m, "Tensor", gp::docs::kTensor, py::dynamic_attr());
+  py::class_<genesis::Tensor> tensor(m, "Tensor", py::dynamic_attr());
   gp::set_tensor_type(tensor);
   gp::install_tensor_new(tensor);
   gp::init_tensor(m, tensor);

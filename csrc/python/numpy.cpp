@@ -4,7 +4,6 @@
 #include "core/errors.h"
 #include "ops/convert.h"
 #include "python/bindings.h"
-#include "python/docs/numpy_docs.h"
 
 namespace genesis::python {
 
@@ -106,7 +105,7 @@ void init_numpy(py::module_& m, py::class_<Tensor>& cls) {
            }
            return tensor_to_numpy(t, "numpy");
          },
-         py::kw_only(), py::arg("force") = false, docs::kNumpy)
+         py::kw_only(), py::arg("force") = false)
       .def(
           "__array__",
           [](const Tensor& t, py::object dtype, py::object copy) {
@@ -122,15 +121,12 @@ void init_numpy(py::module_& m, py::class_<Tensor>& cls) {
             }
             return must_copy ? arr.attr("copy")() : arr;
           },
-          py::arg("dtype") = py::none(), py::arg("copy") = py::none(), docs::kDunderArray);
-  m.def(
-      "from_numpy",
-      [](py::handle obj) {
-        GENESIS_CHECK_TYPE(py::isinstance<py::array>(obj), "from_numpy",
-                           "expected a numpy.ndarray, got ", type_name(obj));
-        return tensor_from_numpy(py::reinterpret_borrow<py::array>(obj), "from_numpy");
-      },
-      docs::kFromNumpy);
+          py::arg("dtype") = py::none(), py::arg("copy") = py::none());
+  m.def("from_numpy", [](py::handle obj) {
+    GENESIS_CHECK_TYPE(py::isinstance<py::array>(obj), "from_numpy",
+                       "expected a numpy.ndarray, got ", type_name(obj));
+    return tensor_from_numpy(py::reinterpret_borrow<py::array>(obj), "from_numpy");
+  });
 }
 
 }  // namespace genesis::python

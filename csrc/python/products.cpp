@@ -11,7 +11,6 @@
 #include "ops/einsum.h"
 #include "ops/products.h"
 #include "python/bindings.h"
-#include "python/docs/products_docs.h"
 #include "python/operand.h"
 #include "python/tensor_object.h"
 
@@ -160,37 +159,31 @@ Tensor inner(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 void init_products(py::module_& m, py::class_<Tensor>& cls) {
-  namespace d = docs;
   // Two-tensor products: genesis.X(input, <other>, *, out=None) and Tensor.X(<other>).
   struct Pair {
     const char* name;
     const char* other;
     Tensor (*fn)(const Tensor&, const Tensor&);
-    const char* doc;
   };
   static const Pair kPairs[] = {
       {"outer", "vec2",
        [](const Tensor& a, const Tensor& b) {
          return ag::product_as_einsum("OuterBackward0", ops::outer(a, b), "i,j->ij", {a, b});
-       },
-       d::kOuter},
+       }},
       {"dot", "tensor",
        [](const Tensor& a, const Tensor& b) {
          return ag::product_as_einsum("DotBackward0", ops::dot(a, b, "dot"), "i,i->", {a, b});
-       },
-       d::kDot},
+       }},
       {"vdot", "other",
        [](const Tensor& a, const Tensor& b) {
          return ag::product_as_einsum("VdotBackward0", ops::dot(a, b, "vdot"), "i,i->", {a, b});
-       },
-       d::kVdot},
-      {"inner", "other", [](const Tensor& a, const Tensor& b) { return inner(a, b); }, d::kInner},
+       }},
+      {"inner", "other", [](const Tensor& a, const Tensor& b) { return inner(a, b); }},
       {"mv", "vec",
        [](const Tensor& a, const Tensor& b) {
          return ag::product_as_einsum("MvBackward0", ops::mv(a, b), "ij,j->i", {a, b});
-       },
-       d::kMv},
-      {"kron", "other", [](const Tensor& a, const Tensor& b) { return kron(a, b); }, d::kKron},
+       }},
+      {"kron", "other", [](const Tensor& a, const Tensor& b) { return kron(a, b); }},
   };
   for (const Pair& p : kPairs) {
     auto fn = p.fn;
@@ -200,8 +193,8 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
         [fn, name](const Tensor& a, const Tensor& b, py::handle out) {
           return finish_out(fn(a, b), out, name);
         },
-        py::arg("input"), py::arg(p.other), py::kw_only(), py::arg("out") = py::none(), p.doc);
-    cls.def(name, fn, py::arg(p.other), p.doc);
+        py::arg("input"), py::arg(p.other), py::kw_only(), py::arg("out") = py::none());
+    cls.def(name, fn, py::arg(p.other));
   }
 
   // beta * input + alpha * product: function with out=, method, in-place method.
@@ -212,16 +205,12 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
     const char* second;
     ScaledFn fn;
     const char* equation;  // the product, for its gradient
-    const char* doc;
-    const char* doc_;
   };
   static const Scaled kScaled[] = {
-      {"addmm", "addmm_", "mat1", "mat2", &ops::addmm, "ij,jk->ik", d::kAddmm, d::kAddmm_},
-      {"addbmm", "addbmm_", "batch1", "batch2", &ops::addbmm, "bij,bjk->ik", d::kAddbmm,
-       d::kAddbmm_},
-      {"baddbmm", "baddbmm_", "batch1", "batch2", &ops::baddbmm, "bij,bjk->bik", d::kBaddbmm,
-       d::kBaddbmm_},
-      {"addmv", "addmv_", "mat", "vec", &ops::addmv, "ij,j->i", d::kAddmv, d::kAddmv_},
+      {"addmm", "addmm_", "mat1", "mat2", &ops::addmm, "ij,jk->ik"},
+      {"addbmm", "addbmm_", "batch1", "batch2", &ops::addbmm, "bij,bjk->ik"},
+      {"baddbmm", "baddbmm_", "batch1", "batch2", &ops::baddbmm, "bij,bjk->bik"},
+      {"addmv", "addmv_", "mat", "vec", &ops::addmv, "ij,j->i"},
   };
   for (const Scaled& s : kScaled) {
     ScaledFn fn = s.fn;
@@ -240,9 +229,9 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
           return finish_out(call(input, x, y, beta, alpha), out, name);
         },
         py::arg("input"), py::arg(s.first), py::arg(s.second), py::kw_only(), py::arg("beta") = 1,
-        py::arg("alpha") = 1, py::arg("out") = py::none(), s.doc);
+        py::arg("alpha") = 1, py::arg("out") = py::none());
     cls.def(name, call, py::arg(s.first), py::arg(s.second), py::kw_only(), py::arg("beta") = 1,
-            py::arg("alpha") = 1, s.doc);
+            py::arg("alpha") = 1);
     cls.def(
         inplace,
         [fn, inplace](py::object self, const Tensor& x, const Tensor& y, py::handle beta,
@@ -254,7 +243,7 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
           return self;
         },
         py::arg(s.first), py::arg(s.second), py::kw_only(), py::arg("beta") = 1,
-        py::arg("alpha") = 1, s.doc_);
+        py::arg("alpha") = 1);
   }
 
   m.def(
@@ -266,34 +255,33 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
         return finish_out(ag::addmm_activation(input, x, y, b, a, use_gelu), out, name);
       },
       py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::kw_only(), py::arg("beta") = 1,
-      py::arg("alpha") = 1, py::arg("use_gelu") = false, py::arg("out") = py::none(),
-      d::kAddmmActivation);
+      py::arg("alpha") = 1, py::arg("use_gelu") = false, py::arg("out") = py::none());
 
   auto cross = [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim, py::handle out) {
     return finish_out(ag::cross(a, b, dim, "cross"), out, "cross");
   };
   m.def("cross", cross, py::arg("input"), py::arg("other"), py::arg("dim") = py::none(),
-        py::kw_only(), py::arg("out") = py::none(), d::kCross);
+        py::kw_only(), py::arg("out") = py::none());
   cls.def(
       "cross",
       [](const Tensor& a, const Tensor& b, std::optional<int64_t> dim) {
         return ag::cross(a, b, dim, "cross");
       },
-      py::arg("other"), py::arg("dim") = py::none(), d::kCross);
+      py::arg("other"), py::arg("dim") = py::none());
   m.def(
       "cdist",
       [](const Tensor& x1, const Tensor& x2, double p, const std::string& mode) {
         return ag::cdist(x1, x2, p, mode);
       },
       py::arg("x1"), py::arg("x2"), py::arg("p") = 2.0,
-      py::arg("compute_mode") = "use_mm_for_euclid_dist_if_necessary", d::kCdist);
+      py::arg("compute_mode") = "use_mm_for_euclid_dist_if_necessary");
   m.def(
       "tensordot",
       [](const Tensor& a, const Tensor& b, py::handle dims, py::handle out) {
         return finish_out(tensordot(a, b, dims), out, "tensordot");
       },
-      py::arg("a"), py::arg("b"), py::arg("dims") = 2, py::arg("out") = py::none(), d::kTensordot);
-  m.def("einsum", &einsum, d::kEinsum);
+      py::arg("a"), py::arg("b"), py::arg("dims") = 2, py::arg("out") = py::none());
+  m.def("einsum", &einsum);
 
   py::module_ linalg = m.attr("_linalg").cast<py::module_>();
   linalg.def(
@@ -302,7 +290,7 @@ void init_products(py::module_& m, py::class_<Tensor>& cls) {
         return finish_out(ag::cross(a, b, dim, "linalg.cross"), out, "linalg.cross");
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("dim") = -1,
-      py::arg("out") = py::none(), d::kLinalgCross);
+      py::arg("out") = py::none());
 }
 
 }  // namespace genesis::python

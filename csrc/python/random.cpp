@@ -6,7 +6,6 @@
 #include "core/errors.h"
 #include "ops/random.h"
 #include "python/bindings.h"
-#include "python/docs/random_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -86,11 +85,9 @@ std::vector<std::string> randint_names(const py::args& args, const py::kwargs& k
 }  // namespace
 
 void init_random(py::module_& m) {
-  m.def(
-      "manual_seed", [](py::handle seed) { ops::manual_seed(to_seed(seed)); }, py::arg("seed"),
-      docs::kManualSeed);
-  m.def("initial_seed", [] { return ops::initial_seed(); }, docs::kInitialSeed);
-  m.def("seed", [] { return ops::seed(); }, docs::kSeed);
+  m.def("manual_seed", [](py::handle seed) { ops::manual_seed(to_seed(seed)); }, py::arg("seed"));
+  m.def("initial_seed", [] { return ops::initial_seed(); });
+  m.def("seed", [] { return ops::seed(); });
 
   m.def(
       "rand",
@@ -101,7 +98,7 @@ void init_random(py::module_& m) {
                          generator_of(generator, "rand"));
       },
       py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), docs::kRand);
+      py::arg("device") = py::none());
   m.def(
       "randn",
       [](py::args size, py::handle generator, py::handle dtype, py::handle device) {
@@ -111,28 +108,23 @@ void init_random(py::module_& m) {
                           generator_of(generator, "randn"));
       },
       py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), docs::kRandn);
-  m.def(
-      "randint",
-      [](py::args args, py::kwargs kwargs) {
-        const char* op = "randint";
-        // out= as PyTorch: the result takes out's dtype and device unless dtype= is given.
-        py::object out = kwargs.attr("pop")("out", py::none());
-        std::vector<std::string> names = randint_names(args, kwargs, {"high", "size"});
-        Bound b = bind_args(args, kwargs, names, op);
-        size_t k = names.size() == 3 ? 1 : 0;
-        int64_t low = k ? to_int(b.slots[0], op, "low") : 0;
-        int64_t high = to_int(b.slots[k], op, "high");
-        Shape sizes = checked_sizes(to_shape(b.slots[k + 1], op), op);
-        const Tensor* o = out.is_none() ? nullptr : &tensor_arg(out, op);
-        ScalarType dtype =
-            to_optional_dtype(b.dtype, op).value_or(o ? o->dtype() : ScalarType::Int64);
-        Device device = to_device_or(b.device, o ? o->device() : default_device(), op);
-        return finish_out(
-            ops::randint(low, high, sizes, dtype, device, op, generator_of(b.generator, op)), out,
-            op);
-      },
-      docs::kRandint);
+      py::arg("device") = py::none());
+  m.def("randint", [](py::args args, py::kwargs kwargs) {
+    const char* op = "randint";
+    // out= as PyTorch: the result takes out's dtype and device unless dtype= is given.
+    py::object out = kwargs.attr("pop")("out", py::none());
+    std::vector<std::string> names = randint_names(args, kwargs, {"high", "size"});
+    Bound b = bind_args(args, kwargs, names, op);
+    size_t k = names.size() == 3 ? 1 : 0;
+    int64_t low = k ? to_int(b.slots[0], op, "low") : 0;
+    int64_t high = to_int(b.slots[k], op, "high");
+    Shape sizes = checked_sizes(to_shape(b.slots[k + 1], op), op);
+    const Tensor* o = out.is_none() ? nullptr : &tensor_arg(out, op);
+    ScalarType dtype = to_optional_dtype(b.dtype, op).value_or(o ? o->dtype() : ScalarType::Int64);
+    Device device = to_device_or(b.device, o ? o->device() : default_device(), op);
+    return finish_out(
+        ops::randint(low, high, sizes, dtype, device, op, generator_of(b.generator, op)), out, op);
+  });
 
   m.def(
       "rand_like",
@@ -142,7 +134,7 @@ void init_random(py::module_& m) {
                          to_device_or(device, t.device(), "rand_like"), "rand_like");
       },
       py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), docs::kRandLike);
+      py::arg("device") = py::none());
   m.def(
       "randn_like",
       [](py::handle input, py::handle dtype, py::handle device) {
@@ -151,22 +143,18 @@ void init_random(py::module_& m) {
                           to_device_or(device, t.device(), "randn_like"), "randn_like");
       },
       py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
-      py::arg("device") = py::none(), docs::kRandnLike);
-  m.def(
-      "randint_like",
-      [](py::handle input, py::args args, py::kwargs kwargs) {
-        const char* op = "randint_like";
-        const Tensor& t = tensor_arg(input, op);
-        std::vector<std::string> names = randint_names(args, kwargs, {"high"});
-        Bound b = bind_args(args, kwargs, names, op);
-        size_t k = names.size() == 2 ? 1 : 0;
-        int64_t low = k ? to_int(b.slots[0], op, "low") : 0;
-        int64_t high = to_int(b.slots[k], op, "high");
-        return ops::randint(
-            low, high, t.sizes(), to_optional_dtype(b.dtype, op).value_or(t.dtype()),
-            to_device_or(b.device, t.device(), op), op, generator_of(b.generator, op));
-      },
-      docs::kRandintLike);
+      py::arg("device") = py::none());
+  m.def("randint_like", [](py::handle input, py::args args, py::kwargs kwargs) {
+    const char* op = "randint_like";
+    const Tensor& t = tensor_arg(input, op);
+    std::vector<std::string> names = randint_names(args, kwargs, {"high"});
+    Bound b = bind_args(args, kwargs, names, op);
+    size_t k = names.size() == 2 ? 1 : 0;
+    int64_t low = k ? to_int(b.slots[0], op, "low") : 0;
+    int64_t high = to_int(b.slots[k], op, "high");
+    return ops::randint(low, high, t.sizes(), to_optional_dtype(b.dtype, op).value_or(t.dtype()),
+                        to_device_or(b.device, t.device(), op), op, generator_of(b.generator, op));
+  });
 }
 
 }  // namespace genesis::python

@@ -4,7 +4,6 @@
 #include "core/errors.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
-#include "python/docs/reduce_docs.h"
 
 namespace genesis::python {
 
@@ -53,9 +52,8 @@ py::object extreme(const Tensor& t, py::handle dim, bool keepdim, bool is_max) {
 
 void init_reduce(py::module_& m, py::class_<Tensor>& cls) {
   auto add = [&](const char* name, auto f, auto... extra) {
-    cls.def(name, f, py::arg("dim") = py::none(), extra..., docs::find(docs::kReduce, name));
-    m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), extra...,
-          docs::find(docs::kReduce, name));
+    cls.def(name, f, py::arg("dim") = py::none(), extra...);
+    m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), extra...);
   };
   auto dtype_of = [](py::handle d, const char* op) { return to_optional_dtype(d, op); };
 
@@ -123,10 +121,8 @@ void init_reduce(py::module_& m, py::class_<Tensor>& cls) {
     auto f = [log, name, dtype_of](const Tensor& t, int64_t dim, py::handle dtype) {
       return ag::softmax(t, dim, dtype_of(dtype, name), log);
     };
-    cls.def(name, f, py::arg("dim"), py::arg("dtype") = py::none(),
-            docs::find(docs::kReduce, name));
-    m.def(name, f, py::arg("input"), py::arg("dim"), py::arg("dtype") = py::none(),
-          docs::find(docs::kReduce, name));
+    cls.def(name, f, py::arg("dim"), py::arg("dtype") = py::none());
+    m.def(name, f, py::arg("input"), py::arg("dim"), py::arg("dtype") = py::none());
   }
 }
 

@@ -9,7 +9,6 @@
 #include "ops/convert.h"
 #include "ops/reduce_composite.h"
 #include "python/bindings.h"
-#include "python/docs/reduce_composite_docs.h"
 
 namespace genesis::python {
 
@@ -123,30 +122,27 @@ Tensor diff(const Tensor& t, int64_t n, int64_t dim, std::optional<Tensor> prepe
 }  // namespace
 
 void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls) {
-  namespace d = docs;
   for (bool is_max : {true, false}) {
     const char* name = is_max ? "amax" : "amin";
     auto f = [is_max, name](const Tensor& t, py::handle dim, bool keepdim) {
       return ag::amax(t, dims_of(dim, name), keepdim, is_max);
     };
-    const char* doc = is_max ? d::kAmax : d::kAmin;
-    m.def(name, f, py::arg("input"), py::arg("dim") = py::tuple(), py::arg("keepdim") = false, doc);
-    cls.def(name, f, py::arg("dim") = py::tuple(), py::arg("keepdim") = false, doc);
+    m.def(name, f, py::arg("input"), py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
+    cls.def(name, f, py::arg("dim") = py::tuple(), py::arg("keepdim") = false);
   }
   auto aminmax = [](const Tensor& t, py::handle dim, bool keepdim) {
     return min_max(ag::aminmax(t, dims_of(dim, "aminmax"), keepdim));
   };
   m.def("aminmax", aminmax, py::arg("input"), py::kw_only(), py::arg("dim") = py::none(),
-        py::arg("keepdim") = false, d::kAminmax);
+        py::arg("keepdim") = false);
   cls.def("aminmax", aminmax, py::kw_only(), py::arg("dim") = py::none(),
-          py::arg("keepdim") = false, d::kAminmax);
+          py::arg("keepdim") = false);
   auto logsumexp = [](const Tensor& t, py::handle dim, bool keepdim) {
     return ag::logsumexp(t, dims_of(dim, "logsumexp"), keepdim);
   };
   m.def("logsumexp", logsumexp, py::arg("input"), py::arg("dim") = py::none(),
-        py::arg("keepdim") = false, d::kLogsumexp);
-  cls.def("logsumexp", logsumexp, py::arg("dim") = py::none(), py::arg("keepdim") = false,
-          d::kLogsumexp);
+        py::arg("keepdim") = false);
+  cls.def("logsumexp", logsumexp, py::arg("dim") = py::none(), py::arg("keepdim") = false);
   for (bool mean : {false, true}) {
     const char* name = mean ? "nanmean" : "nansum";
     auto f = [mean, name](const Tensor& t, py::handle dim, bool keepdim, py::handle dtype) {
@@ -154,17 +150,16 @@ void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls) {
       return mean ? ag::nanmean(t, dims_of(dim, name), keepdim, dt)
                   : ag::nansum(t, dims_of(dim, name), keepdim, dt);
     };
-    const char* doc = mean ? d::kNanmean : d::kNansum;
     m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
-          py::kw_only(), py::arg("dtype") = py::none(), doc);
+          py::kw_only(), py::arg("dtype") = py::none());
     cls.def(name, f, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-            py::arg("dtype") = py::none(), doc);
+            py::arg("dtype") = py::none());
   }
   auto count = [](const Tensor& t, py::handle dim) {
     return ops::count_nonzero(t, dims_of(dim, "count_nonzero"));
   };
-  m.def("count_nonzero", count, py::arg("input"), py::arg("dim") = py::none(), d::kCountNonzero);
-  cls.def("count_nonzero", count, py::arg("dim") = py::none(), d::kCountNonzero);
+  m.def("count_nonzero", count, py::arg("input"), py::arg("dim") = py::none());
+  cls.def("count_nonzero", count, py::arg("dim") = py::none());
   for (bool take_sqrt : {false, true}) {
     const char* name = take_sqrt ? "std_mean" : "var_mean";
     auto f = [take_sqrt, name](const Tensor& t, py::handle dim, py::handle unbiased, bool keepdim,
@@ -175,28 +170,27 @@ void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls) {
       return py::make_tuple(spread, ag::mean(t, dims, keepdim, std::nullopt));
     };
     m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), py::arg("unbiased") = py::none(),
-          py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none(),
-          take_sqrt ? d::kStdMean : d::kVarMean);
+          py::arg("keepdim") = false, py::kw_only(), py::arg("correction") = py::none());
   }
   m.def("norm", &norm, py::arg("input"), py::arg("p") = "fro", py::arg("dim") = py::none(),
-        py::arg("keepdim") = false, py::arg("dtype") = py::none(), d::kNorm);
+        py::arg("keepdim") = false, py::arg("dtype") = py::none());
   cls.def("norm", &norm, py::arg("p") = "fro", py::arg("dim") = py::none(),
-          py::arg("keepdim") = false, py::arg("dtype") = py::none(), d::kNorm);
+          py::arg("keepdim") = false, py::arg("dtype") = py::none());
   m.def("diff", &diff, py::arg("input"), py::arg("n") = 1, py::arg("dim") = -1,
-        py::arg("prepend") = py::none(), py::arg("append") = py::none(), d::kDiff);
+        py::arg("prepend") = py::none(), py::arg("append") = py::none());
   cls.def("diff", &diff, py::arg("n") = 1, py::arg("dim") = -1, py::arg("prepend") = py::none(),
-          py::arg("append") = py::none(), d::kDiff);
+          py::arg("append") = py::none());
 
   py::module_ linalg = m.def_submodule("_linalg", "genesis.linalg's compiled functions");
   linalg.def("vector_norm", &vector_norm, py::arg("x"), py::arg("ord") = 2,
              py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-             py::arg("dtype") = py::none(), d::kVectorNorm);
+             py::arg("dtype") = py::none());
   linalg.def("norm", &linalg_norm, py::arg("A"), py::arg("ord") = py::none(),
              py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-             py::arg("dtype") = py::none(), d::kLinalgNorm);
+             py::arg("dtype") = py::none());
   linalg.def("matrix_norm", &matrix_norm, py::arg("A"), py::arg("ord") = "fro",
              py::arg("dim") = py::make_tuple(-2, -1), py::arg("keepdim") = false, py::kw_only(),
-             py::arg("dtype") = py::none(), d::kMatrixNorm);
+             py::arg("dtype") = py::none());
 }
 
 }  // namespace genesis::python

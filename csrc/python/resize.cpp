@@ -2,18 +2,14 @@
 #include "ops/resize.h"
 
 #include "python/bindings.h"
-#include "python/docs/resize_docs.h"
 
 namespace genesis::python {
 
 void init_resize(py::class_<Tensor>& cls) {
-  cls.def(
-      "resize_",
-      [](py::object self, py::args sizes) {
-        ops::resize_(self.cast<Tensor&>(), to_sizes(sizes, "resize_"), "resize_");
-        return self;
-      },
-      docs::kResizeInplace);
+  cls.def("resize_", [](py::object self, py::args sizes) {
+    ops::resize_(self.cast<Tensor&>(), to_sizes(sizes, "resize_"), "resize_");
+    return self;
+  });
 }
 
 }  // namespace genesis::python

@@ -6,7 +6,6 @@
 #include "core/errors.h"
 #include "ops/elementwise_composed.h"
 #include "python/bindings.h"
-#include "python/docs/scan_docs.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -63,7 +62,6 @@ py::object extreme(const Tensor& t, int64_t dim, py::handle out, bool is_max) {
 }  // namespace
 
 void init_scan(py::module_& m, py::class_<Tensor>& cls) {
-  namespace d = docs;
   for (bool prod : {false, true}) {
     const char* name = prod ? "cumprod" : "cumsum";
     auto f = [prod, name](const Tensor& t, int64_t dim, py::handle dtype, py::handle out) {
@@ -71,15 +69,14 @@ void init_scan(py::module_& m, py::class_<Tensor>& cls) {
       auto dt = to_optional_dtype(dtype, name);
       return finish_out(prod ? ag::cumprod(t, dim, dt) : ag::cumsum(t, dim, dt), out, name);
     };
-    const char* doc = prod ? d::kCumprod : d::kCumsum;
     m.def(name, f, py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(),
-          py::arg("out") = py::none(), doc);
+          py::arg("out") = py::none());
     cls.def(
         name,
         [f](const Tensor& t, int64_t dim, py::handle dtype) {
           return f(t, dim, dtype, py::none());
         },
-        py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(), doc);
+        py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
     const char* inplace = prod ? "cumprod_" : "cumsum_";
     cls.def(
         inplace,
@@ -89,32 +86,30 @@ void init_scan(py::module_& m, py::class_<Tensor>& cls) {
           prod ? ops::cumprod_(t, dim, dt) : ops::cumsum_(t, dim, dt);
           return self;
         },
-        py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(),
-        prod ? d::kCumprod_ : d::kCumsum_);
+        py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none());
   }
   auto logcumsumexp = [](const Tensor& t, int64_t dim, py::handle out) {
     check_out(out, "logcumsumexp");
     return finish_out(ag::logcumsumexp(t, dim), out, "logcumsumexp");
   };
   m.def("logcumsumexp", logcumsumexp, py::arg("input"), py::arg("dim"), py::kw_only(),
-        py::arg("out") = py::none(), d::kLogcumsumexp);
+        py::arg("out") = py::none());
   cls.def(
       "logcumsumexp",
       [logcumsumexp](const Tensor& t, int64_t dim) { return logcumsumexp(t, dim, py::none()); },
-      py::arg("dim"), d::kLogcumsumexp);
+      py::arg("dim"));
   for (bool is_max : {true, false}) {
-    const char* doc = is_max ? d::kCummax : d::kCummin;
     const char* name = is_max ? "cummax" : "cummin";
     m.def(
         name,
         [is_max](const Tensor& t, int64_t dim, py::handle out) {
           return extreme(t, dim, out, is_max);
         },
-        py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("out") = py::none(), doc);
+        py::arg("input"), py::arg("dim"), py::kw_only(), py::arg("out") = py::none());
     cls.def(
         name,
         [is_max](const Tensor& t, int64_t dim) { return extreme(t, dim, py::none(), is_max); },
-        py::arg("dim"), doc);
+        py::arg("dim"));
   }
 }
 

@@ -14,8 +14,6 @@
 #include "ops/triangular.h"
 #include "ops/views.h"
 #include "python/bindings.h"
-#include "python/docs/shape_docs.h"
-#include "python/docs/tensor_docs.h"
 
 namespace genesis::python {
 
@@ -133,119 +131,87 @@ py::tuple meshgrid(const py::args& args, const std::string& indexing) {
   return tensor_tuple(ops::meshgrid(tensors, indexing == "xy"));
 }
 
-// The docstring of a function form (genesis.reshape(input, ...)) from its method's: an `input`
-// entry goes first in Args. Kept alive for the module's lifetime.
-const char* function_doc(const char* method_doc) {
-  static std::vector<std::string>* kept = new std::vector<std::string>();
-  std::string doc = method_doc;
-  const std::string input = "    input (Tensor): the tensor.\n";
-  if (size_t at = doc.find("Args:\n"); at != std::string::npos)
-    doc.insert(at + 6, input);
-  else if (size_t returns = doc.find("Returns:\n"); returns != std::string::npos)
-    doc.insert(returns, "Args:\n" + input + "\n");
-  kept->push_back(std::move(doc));
-  return kept->back().c_str();
-}
-
 }  // namespace
 
 void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
-  namespace d = docs;
   // Splits: tuples of views.
   m.def("split", &split_any, py::arg("tensor"), py::arg("split_size_or_sections"),
-        py::arg("dim") = 0, d::kSplit);
-  cls.def("split", &split_any, py::arg("split_size"), py::arg("dim") = 0, d::kSplitMethod);
+        py::arg("dim") = 0);
+  cls.def("split", &split_any, py::arg("split_size"), py::arg("dim") = 0);
   auto chunk = [](const Tensor& t, int64_t chunks, int64_t dim) {
     return tensor_tuple(ag::chunk(t, chunks, dim));
   };
-  m.def("chunk", chunk, py::arg("input"), py::arg("chunks"), py::arg("dim") = 0,
-        function_doc(d::kChunk));
-  cls.def("chunk", chunk, py::arg("chunks"), py::arg("dim") = 0, d::kChunk);
+  m.def("chunk", chunk, py::arg("input"), py::arg("chunks"), py::arg("dim") = 0);
+  cls.def("chunk", chunk, py::arg("chunks"), py::arg("dim") = 0);
   m.def("tensor_split", &tensor_split_any, py::arg("input"), py::arg("indices_or_sections"),
-        py::arg("dim") = 0, function_doc(d::kTensorSplit));
-  cls.def("tensor_split", &tensor_split_any, py::arg("indices_or_sections"), py::arg("dim") = 0,
-          d::kTensorSplit);
+        py::arg("dim") = 0);
+  cls.def("tensor_split", &tensor_split_any, py::arg("indices_or_sections"), py::arg("dim") = 0);
   auto unbind = [](const Tensor& t, int64_t dim) { return tensor_tuple(ag::unbind(t, dim)); };
-  m.def("unbind", unbind, py::arg("input"), py::arg("dim") = 0, function_doc(d::kUnbind));
-  cls.def("unbind", unbind, py::arg("dim") = 0, d::kUnbind);
+  m.def("unbind", unbind, py::arg("input"), py::arg("dim") = 0);
+  cls.def("unbind", unbind, py::arg("dim") = 0);
 
   // Views that move or split dims.
   auto movedim = [](const Tensor& t, py::handle source, py::handle destination) {
     return ag::movedim(t, int_or_ints(source, "movedim"), int_or_ints(destination, "movedim"));
   };
   for (const char* name : {"movedim", "moveaxis"}) {
-    m.def(name, movedim, py::arg("input"), py::arg("source"), py::arg("destination"),
-          function_doc(d::kMovedim));
-    cls.def(name, movedim, py::arg("source"), py::arg("destination"), d::kMovedim);
+    m.def(name, movedim, py::arg("input"), py::arg("source"), py::arg("destination"));
+    cls.def(name, movedim, py::arg("source"), py::arg("destination"));
   }
-  m.def("swapaxes", &ag::transpose, py::arg("input"), py::arg("axis0"), py::arg("axis1"),
-        function_doc(d::kSwapaxes));
-  cls.def("swapaxes", &ag::transpose, py::arg("axis0"), py::arg("axis1"), d::kSwapaxes);
-  m.def("swapdims", &ag::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"),
-        function_doc(d::kSwapdims));
-  cls.def("swapdims", &ag::transpose, py::arg("dim0"), py::arg("dim1"), d::kSwapdims);
+  m.def("swapaxes", &ag::transpose, py::arg("input"), py::arg("axis0"), py::arg("axis1"));
+  cls.def("swapaxes", &ag::transpose, py::arg("axis0"), py::arg("axis1"));
+  m.def("swapdims", &ag::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
+  cls.def("swapdims", &ag::transpose, py::arg("dim0"), py::arg("dim1"));
   auto unflatten = [](const Tensor& t, int64_t dim, py::handle sizes) {
     return ag::unflatten(t, dim, to_shape(sizes, "unflatten"));
   };
-  m.def("unflatten", unflatten, py::arg("input"), py::arg("dim"), py::arg("sizes"),
-        function_doc(d::kUnflatten));
-  cls.def("unflatten", unflatten, py::arg("dim"), py::arg("sizes"), d::kUnflatten);
+  m.def("unflatten", unflatten, py::arg("input"), py::arg("dim"), py::arg("sizes"));
+  cls.def("unflatten", unflatten, py::arg("dim"), py::arg("sizes"));
   m.def("diagonal", &ag::diagonal, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
-        py::arg("dim2") = 1, function_doc(d::kDiagonal));
+        py::arg("dim2") = 1);
   cls.def("diagonal", &ag::diagonal, py::arg("offset") = 0, py::arg("dim1") = 0,
-          py::arg("dim2") = 1, d::kDiagonal);
-  m.def("broadcast_to", &broadcast_to, py::arg("input"), py::arg("size"),
-        function_doc(d::kBroadcastTo));
-  cls.def("broadcast_to", &broadcast_to, py::arg("size"), d::kBroadcastTo);
-  m.def("broadcast_tensors", &broadcast_tensors, d::kBroadcastTensors);
+          py::arg("dim2") = 1);
+  m.def("broadcast_to", &broadcast_to, py::arg("input"), py::arg("size"));
+  cls.def("broadcast_to", &broadcast_to, py::arg("size"));
+  m.def("broadcast_tensors", &broadcast_tensors);
 
   // Copies that rearrange.
   m.def(
       "flip",
       [](const Tensor& t, py::handle dims) { return ag::flip(t, int_or_ints(dims, "flip")); },
-      py::arg("input"), py::arg("dims"), d::kFlip);
-  cls.def(
-      "flip",
-      [](const Tensor& t, const py::args& dims) { return ag::flip(t, int_args(dims, "flip")); },
-      d::kFlipMethod);
-  m.def("fliplr", &fliplr, py::arg("input"), function_doc(d::kFliplr));
-  cls.def("fliplr", &fliplr, d::kFliplr);
-  m.def("flipud", &flipud, py::arg("input"), function_doc(d::kFlipud));
-  cls.def("flipud", &flipud, d::kFlipud);
+      py::arg("input"), py::arg("dims"));
+  cls.def("flip", [](const Tensor& t, const py::args& dims) {
+    return ag::flip(t, int_args(dims, "flip"));
+  });
+  m.def("fliplr", &fliplr, py::arg("input"));
+  cls.def("fliplr", &fliplr);
+  m.def("flipud", &flipud, py::arg("input"));
+  cls.def("flipud", &flipud);
   auto rot90 = [](const Tensor& t, int64_t k, py::handle dims) {
     return ag::rot90(t, k, to_shape(dims, "rot90"));
   };
-  m.def("rot90", rot90, py::arg("input"), py::arg("k") = 1, py::arg("dims") = py::make_tuple(0, 1),
-        d::kRot90);
-  cls.def("rot90", rot90, py::arg("k") = 1, py::arg("dims") = py::make_tuple(0, 1), d::kRot90);
-  cls.def("unfold", &ag::unfold, py::arg("dimension"), py::arg("size"), py::arg("step"),
-          d::kUnfold);
-  m.def("roll", &roll_any, py::arg("input"), py::arg("shifts"), py::arg("dims") = py::none(),
-        function_doc(d::kRoll));
-  cls.def("roll", &roll_any, py::arg("shifts"), py::arg("dims") = py::none(), d::kRoll);
+  m.def("rot90", rot90, py::arg("input"), py::arg("k") = 1, py::arg("dims") = py::make_tuple(0, 1));
+  cls.def("rot90", rot90, py::arg("k") = 1, py::arg("dims") = py::make_tuple(0, 1));
+  cls.def("unfold", &ag::unfold, py::arg("dimension"), py::arg("size"), py::arg("step"));
+  m.def("roll", &roll_any, py::arg("input"), py::arg("shifts"), py::arg("dims") = py::none());
+  cls.def("roll", &roll_any, py::arg("shifts"), py::arg("dims") = py::none());
 
   // Joins of at-least-N-d views.
-  m.def(
-      "atleast_1d", [](const py::args& a) { return atleast(a, ag::atleast_1d, "atleast_1d"); },
-      d::kAtleast1d);
-  m.def(
-      "atleast_2d", [](const py::args& a) { return atleast(a, ag::atleast_2d, "atleast_2d"); },
-      d::kAtleast2d);
-  m.def(
-      "atleast_3d", [](const py::args& a) { return atleast(a, ag::atleast_3d, "atleast_3d"); },
-      d::kAtleast3d);
+  m.def("atleast_1d", [](const py::args& a) { return atleast(a, ag::atleast_1d, "atleast_1d"); });
+  m.def("atleast_2d", [](const py::args& a) { return atleast(a, ag::atleast_2d, "atleast_2d"); });
+  m.def("atleast_3d", [](const py::args& a) { return atleast(a, ag::atleast_3d, "atleast_3d"); });
   m.def(
       "hstack", [](py::handle s) { return ag::hstack(tensor_list(s, "hstack")); },
-      py::arg("tensors"), d::kHstack);
+      py::arg("tensors"));
   m.def(
       "vstack", [](py::handle s) { return ag::vstack(tensor_list(s, "vstack")); },
-      py::arg("tensors"), d::kVstack);
+      py::arg("tensors"));
   m.def(
       "dstack", [](py::handle s) { return ag::dstack(tensor_list(s, "dstack")); },
-      py::arg("tensors"), d::kDstack);
+      py::arg("tensors"));
   m.def(
       "column_stack", [](py::handle s) { return ag::column_stack(tensor_list(s, "column_stack")); },
-      py::arg("tensors"), d::kColumnStack);
+      py::arg("tensors"));
 
   // Triangles, diagonals, repeats and grids.
   // tril/triu (functions and methods) and their in-place methods, which return the tensor
@@ -254,23 +220,21 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
     const char *name, *in_place;
     bool upper;
     void (*fill)(const Tensor&, int64_t);
-    const char *doc, *in_place_doc;
   };
-  for (const Triangle& tri :
-       {Triangle{"tril", "tril_", false, ops::tril_, d::kTril, d::kTrilInPlace},
-        Triangle{"triu", "triu_", true, ops::triu_, d::kTriu, d::kTriuInPlace}}) {
+  for (const Triangle& tri : {Triangle{"tril", "tril_", false, ops::tril_},
+                              Triangle{"triu", "triu_", true, ops::triu_}}) {
     auto out_of_place = [upper = tri.upper](const Tensor& t, int64_t k) {
       return ag::tril(t, k, upper);
     };
-    m.def(tri.name, out_of_place, py::arg("input"), py::arg("diagonal") = 0, function_doc(tri.doc));
-    cls.def(tri.name, out_of_place, py::arg("diagonal") = 0, tri.doc);
+    m.def(tri.name, out_of_place, py::arg("input"), py::arg("diagonal") = 0);
+    cls.def(tri.name, out_of_place, py::arg("diagonal") = 0);
     cls.def(
         tri.in_place,
         [fill = tri.fill](py::object self, int64_t k) {
           fill(self.cast<const Tensor&>(), k);
           return self;
         },
-        py::arg("diagonal") = 0, tri.in_place_doc);
+        py::arg("diagonal") = 0);
   }
   auto indices = [](bool lower) {
     return [lower](int64_t row, int64_t col, int64_t offset, py::handle dtype, py::handle device) {
@@ -282,63 +246,56 @@ void init_shape_ops(py::module_& m, py::class_<Tensor>& cls) {
     };
   };
   m.def("tril_indices", indices(true), py::arg("row"), py::arg("col"), py::arg("offset") = 0,
-        py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-        d::kTrilIndices);
+        py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
   m.def("triu_indices", indices(false), py::arg("row"), py::arg("col"), py::arg("offset") = 0,
-        py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-        d::kTriuIndices);
-  m.def("diag", &ag::diag, py::arg("input"), py::arg("diagonal") = 0, function_doc(d::kDiag));
-  cls.def("diag", &ag::diag, py::arg("diagonal") = 0, d::kDiag);
+        py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("diag", &ag::diag, py::arg("input"), py::arg("diagonal") = 0);
+  cls.def("diag", &ag::diag, py::arg("diagonal") = 0);
   m.def("diag_embed", &ag::diag_embed, py::arg("input"), py::arg("offset") = 0,
-        py::arg("dim1") = -2, py::arg("dim2") = -1, function_doc(d::kDiagEmbed));
+        py::arg("dim1") = -2, py::arg("dim2") = -1);
   cls.def("diag_embed", &ag::diag_embed, py::arg("offset") = 0, py::arg("dim1") = -2,
-          py::arg("dim2") = -1, d::kDiagEmbed);
-  cls.def(
-      "repeat",
-      [](const Tensor& t, const py::args& sizes) {
-        return ag::repeat(t, to_shape(sizes, "repeat"));
-      },
-      d::kRepeat);
+          py::arg("dim2") = -1);
+  cls.def("repeat", [](const Tensor& t, const py::args& sizes) {
+    return ag::repeat(t, to_shape(sizes, "repeat"));
+  });
   auto tile = [](const Tensor& t, py::handle dims) { return ag::tile(t, to_shape(dims, "tile")); };
-  m.def("tile", tile, py::arg("input"), py::arg("dims"), function_doc(d::kTile));
-  cls.def("tile", tile, py::arg("dims"), d::kTile);
+  m.def("tile", tile, py::arg("input"), py::arg("dims"));
+  cls.def("tile", tile, py::arg("dims"));
   m.def("repeat_interleave", &repeat_interleave_any, py::arg("input"), py::arg("repeats"),
-        py::arg("dim") = py::none(), function_doc(d::kRepeatInterleave));
+        py::arg("dim") = py::none());
   cls.def("repeat_interleave", &repeat_interleave_any, py::arg("repeats"),
-          py::arg("dim") = py::none(), d::kRepeatInterleave);
-  m.def("meshgrid", &meshgrid, py::arg("indexing") = "ij", d::kMeshgrid);
+          py::arg("dim") = py::none());
+  m.def("meshgrid", &meshgrid, py::arg("indexing") = "ij");
   m.def(
       "expand_copy",
       [](const Tensor& t, py::handle size) {
         return ag::clone(ag::expand(t, to_shape(size, "expand_copy")));
       },
-      py::arg("input"), py::arg("size"), d::kExpandCopy);
+      py::arg("input"), py::arg("size"));
 
   // Function forms of the view methods.
   m.def(
       "reshape",
       [](const Tensor& t, py::handle shape) { return ag::reshape(t, to_shape(shape, "reshape")); },
-      py::arg("input"), py::arg("shape"), function_doc(d::kReshape));
-  m.def("transpose", &ag::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"),
-        function_doc(d::kTranspose));
+      py::arg("input"), py::arg("shape"));
+  m.def("transpose", &ag::transpose, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
   m.def(
       "permute",
       [](const Tensor& t, py::handle dims) { return ag::permute(t, to_shape(dims, "permute")); },
-      py::arg("input"), py::arg("dims"), function_doc(d::kPermute));
+      py::arg("input"), py::arg("dims"));
   m.def(
       "squeeze",
       [](const Tensor& t, py::handle dim) {
         return dim.is_none() ? ag::squeeze(t) : ag::squeeze(t, int_or_ints(dim, "squeeze"));
       },
-      py::arg("input"), py::arg("dim") = py::none(), function_doc(d::kSqueeze));
-  m.def("unsqueeze", &ag::unsqueeze, py::arg("input"), py::arg("dim"), function_doc(d::kUnsqueeze));
+      py::arg("input"), py::arg("dim") = py::none());
+  m.def("unsqueeze", &ag::unsqueeze, py::arg("input"), py::arg("dim"));
   m.def("flatten", &ag::flatten, py::arg("input"), py::arg("start_dim") = 0,
-        py::arg("end_dim") = -1, function_doc(d::kFlatten));
+        py::arg("end_dim") = -1);
   m.def("narrow", &ag::narrow, py::arg("input"), py::arg("dim"), py::arg("start"),
-        py::arg("length"), function_doc(d::kNarrow));
-  m.def("select", &ag::select, py::arg("input"), py::arg("dim"), py::arg("index"),
-        function_doc(d::kSelect));
-  m.def("t", &ag::t, py::arg("input"), function_doc(d::kT));
+        py::arg("length"));
+  m.def("select", &ag::select, py::arg("input"), py::arg("dim"), py::arg("index"));
+  m.def("t", &ag::t, py::arg("input"));
 }
 
 }  // namespace genesis::python

@@ -18,39 +18,11 @@ bool storage_is_shared(const Storage& s) {
 void init_shared_memory(py::module_& m, py::class_<Tensor>& cls) {
   py::class_<Storage> storage =
       py::reinterpret_borrow<py::class_<Storage>>(m.attr("UntypedStorage"));
-  storage.def(
-      "share_memory_",
-      [](const Storage& s) {
-        cpu::share_memory_(s);
-        return s;
-      },
-      R"doc(Moves a CPU storage's bytes into shared memory, in place (CUDA storages need no move).
-
-Every tensor over the storage keeps its values and now reads and writes the shared pages, which
-another process can map without a copy (``multiprocessing`` queues and workers do this).
-
-Returns:
-    The storage.
-
-Example::
-
-    >>> import genesis
-    >>> s = genesis.ones(2).untyped_storage()
-    >>> s.share_memory_().is_shared()
-    True
-)doc");
-  storage.def("is_shared", &storage_is_shared,
-              R"doc(Whether another process can use the storage's memory without a copy.
-
-Returns:
-    True for a CPU storage in shared memory and for every CUDA storage.
-
-Example::
-
-    >>> import genesis
-    >>> genesis.ones(2).untyped_storage().is_shared()
-    False
-)doc");
+  storage.def("share_memory_", [](const Storage& s) {
+    cpu::share_memory_(s);
+    return s;
+  });
+  storage.def("is_shared", &storage_is_shared);
   storage.def(
       "_share_fd_cpu_",
       [](const Storage& s) {
@@ -65,43 +37,11 @@ Example::
       py::arg("nbytes"),
       "The CPU storage over the shared memory behind fd (mapped once per process); fd stays "
       "the caller's");
-  cls.def(
-      "share_memory_",
-      [](py::object self) {
-        cpu::share_memory_(self.cast<const Tensor&>().storage());
-        return self;
-      },
-      R"doc(Moves the tensor's storage into shared memory, in place (nothing for CUDA tensors).
-
-The values stay; the tensor, and every view of its storage, now reads and writes shared pages
-that another process maps without a copy: a tensor sent through a ``multiprocessing`` queue or
-to a worker arrives as the same memory, and writes on either side are seen by the other. Do not
-call it while another thread computes with the tensor.
-
-Returns:
-    The tensor itself.
-
-Example::
-
-    >>> import genesis
-    >>> x = genesis.arange(3.0)
-    >>> x.is_shared(), x.share_memory_().is_shared(), x.tolist()
-    (False, True, [0.0, 1.0, 2.0])
-)doc");
-  cls.def(
-      "is_shared", [](const Tensor& t) { return storage_is_shared(t.storage()); },
-      R"doc(Whether another process can use the tensor's memory without a copy.
-
-Returns:
-    True for a CPU tensor whose storage is in shared memory (after ``share_memory_()``, or
-    received from another process), and for every CUDA tensor.
-
-Example::
-
-    >>> import genesis
-    >>> genesis.zeros(2).is_shared()
-    False
-)doc");
+  cls.def("share_memory_", [](py::object self) {
+    cpu::share_memory_(self.cast<const Tensor&>().storage());
+    return self;
+  });
+  cls.def("is_shared", [](const Tensor& t) { return storage_is_shared(t.storage()); });
 }
 
 }  // namespace genesis::python

@@ -11,7 +11,6 @@
 #include "ops/search.h"
 #include "ops/sort.h"
 #include "python/bindings.h"
-#include "python/docs/sort_docs.h"
 #include "python/operand.h"
 #include "python/tensor_object.h"
 
@@ -91,35 +90,33 @@ Tensor search_values(py::handle values, const Tensor& sorted, const char* op) {
 }  // namespace
 
 void init_sort(py::module_& m, py::class_<Tensor>& cls) {
-  namespace d = docs;
   // sort / argsort / msort
   auto sort = [](const Tensor& t, int64_t dim, bool descending, bool stable, py::handle out) {
     (void)stable;  // always stable (Note [Sort keys])
     return pair_result("sort", ag::sort(t, dim, descending), out);
   };
   m.def("sort", sort, py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false,
-        py::arg("stable") = false, py::kw_only(), py::arg("out") = py::none(), d::kSort);
+        py::arg("stable") = false, py::kw_only(), py::arg("out") = py::none());
   cls.def(
       "sort",
       [sort](const Tensor& t, int64_t dim, bool descending, bool stable) {
         return sort(t, dim, descending, stable, py::none());
       },
-      py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false,
-      d::kSort);
+      py::arg("dim") = -1, py::arg("descending") = false, py::kw_only(), py::arg("stable") = false);
   auto argsort = [](const Tensor& t, int64_t dim, bool descending, bool stable) {
     (void)stable;
     return ops::argsort(t, dim, descending);
   };
   m.def("argsort", argsort, py::arg("input"), py::arg("dim") = -1, py::arg("descending") = false,
-        py::arg("stable") = false, d::kArgsort);
+        py::arg("stable") = false);
   cls.def("argsort", argsort, py::arg("dim") = -1, py::arg("descending") = false,
-          py::arg("stable") = false, d::kArgsort);
+          py::arg("stable") = false);
   auto msort = [](const Tensor& t) {
     GENESIS_CHECK_INDEX(t.ndim() > 0, "msort", "expected a tensor of at least 1 dim");
     return ag::sort(t, 0, false).first;
   };
-  m.def("msort", msort, py::arg("input"), d::kMsort);
-  cls.def("msort", msort, d::kMsort);
+  m.def("msort", msort, py::arg("input"));
+  cls.def("msort", msort);
 
   // topk / kthvalue
   auto topk = [](const Tensor& t, int64_t k, int64_t dim, bool largest, bool sorted,
@@ -129,30 +126,28 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
   };
   m.def("topk", topk, py::arg("input"), py::arg("k"), py::arg("dim") = -1,
         py::arg("largest") = true, py::arg("sorted") = true, py::kw_only(),
-        py::arg("out") = py::none(), d::kTopk);
+        py::arg("out") = py::none());
   cls.def(
       "topk",
       [topk](const Tensor& t, int64_t k, int64_t dim, bool largest, bool sorted) {
         return topk(t, k, dim, largest, sorted, py::none());
       },
-      py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true,
-      d::kTopk);
+      py::arg("k"), py::arg("dim") = -1, py::arg("largest") = true, py::arg("sorted") = true);
   auto kthvalue = [](const Tensor& t, int64_t k, int64_t dim, bool keepdim, py::handle out) {
     return pair_result("kthvalue", ag::kthvalue(t, k, dim, keepdim), out);
   };
   m.def("kthvalue", kthvalue, py::arg("input"), py::arg("k"), py::arg("dim") = -1,
-        py::arg("keepdim") = false, py::kw_only(), py::arg("out") = py::none(), d::kKthvalue);
+        py::arg("keepdim") = false, py::kw_only(), py::arg("out") = py::none());
   cls.def(
       "kthvalue",
       [kthvalue](const Tensor& t, int64_t k, int64_t dim, bool keepdim) {
         return kthvalue(t, k, dim, keepdim, py::none());
       },
-      py::arg("k"), py::arg("dim") = -1, py::arg("keepdim") = false, d::kKthvalue);
+      py::arg("k"), py::arg("dim") = -1, py::arg("keepdim") = false);
 
   // median / nanmedian / mode
   for (bool ignore_nan : {false, true}) {
     const char* name = ignore_nan ? "nanmedian" : "median";
-    const char* doc = ignore_nan ? d::kNanmedian : d::kMedian;
     auto f = [ignore_nan, name](const Tensor& t, py::handle dim, bool keepdim,
                                 py::handle out) -> py::object {
       // As PyTorch: only the form with a dim takes out=.
@@ -162,30 +157,29 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
       return pair_result(name, ag::median(t, to_int(dim, name, "dim"), keepdim, ignore_nan), out);
     };
     m.def(name, f, py::arg("input"), py::arg("dim") = py::none(), py::arg("keepdim") = false,
-          py::kw_only(), py::arg("out") = py::none(), doc);
+          py::kw_only(), py::arg("out") = py::none());
     cls.def(
         name,
         [f](const Tensor& t, py::handle dim, bool keepdim) {
           return f(t, dim, keepdim, py::none());
         },
-        py::arg("dim") = py::none(), py::arg("keepdim") = false, doc);
+        py::arg("dim") = py::none(), py::arg("keepdim") = false);
   }
   auto mode = [](const Tensor& t, int64_t dim, bool keepdim, py::handle out) {
     return pair_result("mode", ag::mode(t, dim, keepdim), out);
   };
   m.def("mode", mode, py::arg("input"), py::arg("dim") = -1, py::arg("keepdim") = false,
-        py::kw_only(), py::arg("out") = py::none(), d::kMode);
+        py::kw_only(), py::arg("out") = py::none());
   cls.def(
       "mode",
       [mode](const Tensor& t, int64_t dim, bool keepdim) {
         return mode(t, dim, keepdim, py::none());
       },
-      py::arg("dim") = -1, py::arg("keepdim") = false, d::kMode);
+      py::arg("dim") = -1, py::arg("keepdim") = false);
 
   // quantile / nanquantile
   for (bool ignore_nan : {false, true}) {
     const char* name = ignore_nan ? "nanquantile" : "quantile";
-    const char* doc = ignore_nan ? d::kNanquantile : d::kQuantile;
     auto f = [ignore_nan, name](const Tensor& t, py::handle q, py::handle dim, bool keepdim,
                                 const std::string& interpolation, py::handle out) {
       Tensor qs = tensor_arg(q, t, name);
@@ -195,7 +189,7 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
     };
     m.def(name, f, py::arg("input"), py::arg("q"), py::arg("dim") = py::none(),
           py::arg("keepdim") = false, py::kw_only(), py::arg("interpolation") = "linear",
-          py::arg("out") = py::none(), doc);
+          py::arg("out") = py::none());
     cls.def(
         name,
         [f](const Tensor& t, py::handle q, py::handle dim, bool keepdim,
@@ -203,7 +197,7 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
           return f(t, q, dim, keepdim, interpolation, py::none());
         },
         py::arg("q"), py::arg("dim") = py::none(), py::arg("keepdim") = false, py::kw_only(),
-        py::arg("interpolation") = "linear", doc);
+        py::arg("interpolation") = "linear");
   }
 
   // unique / unique_consecutive
@@ -216,9 +210,9 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
   };
   m.def("unique", unique, py::arg("input"), py::arg("sorted") = true,
         py::arg("return_inverse") = false, py::arg("return_counts") = false,
-        py::arg("dim") = py::none(), d::kUnique);
+        py::arg("dim") = py::none());
   cls.def("unique", unique, py::arg("sorted") = true, py::arg("return_inverse") = false,
-          py::arg("return_counts") = false, py::arg("dim") = py::none(), d::kUnique);
+          py::arg("return_counts") = false, py::arg("dim") = py::none());
   auto unique_consecutive = [](const Tensor& t, bool return_inverse, bool return_counts,
                                py::handle dim) {
     return unique_result(ops::unique_consecutive(t, optional_dim(dim, "unique_consecutive"),
@@ -227,9 +221,9 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
   };
   m.def("unique_consecutive", unique_consecutive, py::arg("input"),
         py::arg("return_inverse") = false, py::arg("return_counts") = false,
-        py::arg("dim") = py::none(), d::kUniqueConsecutive);
+        py::arg("dim") = py::none());
   cls.def("unique_consecutive", unique_consecutive, py::arg("return_inverse") = false,
-          py::arg("return_counts") = false, py::arg("dim") = py::none(), d::kUniqueConsecutive);
+          py::arg("return_counts") = false, py::arg("dim") = py::none());
 
   // searchsorted / bucketize
   m.def(
@@ -244,7 +238,7 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
       },
       py::arg("sorted_sequence"), py::arg("input"), py::kw_only(), py::arg("out_int32") = false,
       py::arg("right") = false, py::arg("side") = py::none(), py::arg("sorter") = py::none(),
-      py::arg("out") = py::none(), d::kSearchsorted);
+      py::arg("out") = py::none());
   m.def(
       "bucketize",
       [](py::handle input, const Tensor& boundaries, bool out_int32, bool right, py::handle out) {
@@ -253,7 +247,7 @@ void init_sort(py::module_& m, py::class_<Tensor>& cls) {
         return single_result(ops::bucketize(v, boundaries, out_int32, right), out, op);
       },
       py::arg("input"), py::arg("boundaries"), py::kw_only(), py::arg("out_int32") = false,
-      py::arg("right") = false, py::arg("out") = py::none(), d::kBucketize);
+      py::arg("right") = false, py::arg("out") = py::none());
 }
 
 }  // namespace genesis::python
