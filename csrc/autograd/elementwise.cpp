@@ -19,45 +19,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-const char* binary_node_name(BinaryOp op) {
-  switch (op) {
-    case BinaryOp::Add:
-      return "AddBackward0";
-    case BinaryOp::Sub:
-      return "SubBackward0";
-    case BinaryOp::Mul:
-      return "MulBackward0";
-    case BinaryOp::Div:
-      return "DivBackward0";
-    case BinaryOp::TruncDiv:
-      return "DivBackward1";
-    case BinaryOp::FloorDiv:
-      return "FloorDivideBackward0";
-    case BinaryOp::Rem:
-      return "RemainderBackward0";
-    case BinaryOp::Pow:
-      return "PowBackward0";
-    case BinaryOp::Maximum:
-      return "MaximumBackward0";
-    case BinaryOp::Minimum:
-      return "MinimumBackward0";
-    case BinaryOp::Fmod:
-      return "FmodBackward0";
-    case BinaryOp::Heaviside:
-      return "NotImplemented";  // PyTorch has no formula either
-    case BinaryOp::Polygamma:
-      return "PolygammaBackward0";
-    case BinaryOp::Atan2:
-      return "Atan2Backward0";
-    case BinaryOp::Copysign:
-      return "CopysignBackward0";
-    case BinaryOp::Hypot:
-      return "HypotBackward0";
-    default:
-      return "BinaryBackward0";
-  }
-}
-
 // The gradient of a max/min with ties split in half, as PyTorch: g where `wins`, g/2 where equal.
 Tensor extreme_grad(const Tensor& g, const Operand& self, const Operand& other, BinaryOp wins_op) {
   Tensor wins = ops::binary(wins_op, self, other, "maximum");
@@ -73,6 +34,54 @@ Tensor polygamma_of(const Tensor& x, const Operand& n, int64_t more) {
                       : Operand(ops::binary(BinaryOp::Add, n.tensor(), Scalar(more), "polygamma"));
   return ag::binary(BinaryOp::Polygamma, x, order, "polygamma");
 }
+
+Tensor u(UnaryOp op, const Tensor& x) { return ag::unary(op, x, "backward"); }
+
+// The derivatives too long for one expression of the op table (genesis/_op_table.py).
+// d/dx erf(x) = 2 / sqrt(pi) * exp(-x^2); erfc's is its negative.
+Tensor erf_slope(const Tensor& x) {
+  return mul(u(UnaryOp::Exp, neg(mul(x, x))), num(2.0 / std::sqrt(kPi)));
+}
+
+Tensor silu_slope(const Tensor& x) {
+  Tensor s = u(UnaryOp::Sigmoid, x);
+  return mul(s, add(num(1.0), mul(x, sub(num(1.0), s))));
+}
+
+Tensor gelu_slope(const Tensor& x) {
+  Tensor cdf = mul(add(u(UnaryOp::Erf, mul(x, num(1.0 / std::sqrt(2.0)))), num(1.0)), num(0.5));
+  Tensor pdf = mul(u(UnaryOp::Exp, mul(mul(x, x), num(-0.5))), num(1.0 / std::sqrt(2.0 * kPi)));
+  return add(cdf, mul(x, pdf));
+}
+
+Tensor gelu_tanh_slope(const Tensor& x) {
+  const double k = std::sqrt(2.0 / kPi), c = 0.044715;
+  Tensor x2 = mul(x, x);
+  Tensor t = u(UnaryOp::Tanh, mul(mul(x, add(mul(x2, num(c)), num(1.0))), num(k)));
+  Tensor left = mul(add(t, num(1.0)), num(0.5));
+  Tensor dinner = mul(add(mul(x2, num(3.0 * c)), num(1.0)), num(k));
+  Tensor right = mul(mul(mul(x, num(0.5)), sub(num(1.0), mul(t, t))), dinner);
+  return add(left, right);
+}
+
+Tensor mish_slope(const Tensor& x) {
+  Tensor tsp = u(UnaryOp::Tanh, u(UnaryOp::Softplus, x));
+  return add(tsp, mul(mul(x, u(UnaryOp::Sigmoid, x)), sub(num(1.0), mul(tsp, tsp))));
+}
+
+// softplus(beta=1, threshold=20): linear above the threshold.
+Tensor softplus_backward(const Tensor& g, const Tensor& x) {
+  return ag::where(ops::binary(BinaryOp::Gt, x, num(20.0), "softplus"), g,
+                   mul(g, u(UnaryOp::Sigmoid, x)));
+}
+
+// elu(alpha=1): z + 1 = exp(x) below 0.
+Tensor elu_backward(const Tensor& g, const Tensor& x, const Tensor& z) {
+  return ag::where(ops::binary(BinaryOp::Gt, x, num(0.0), "elu"), g, mul(g, add(z, num(1.0))));
+}
+
+// The backward names of every code, and the unary derivatives (unary_formula, unary_needs).
+#include "autograd/elementwise_derivatives.inc"
 
 // Formula of z = op(a, b); A, B are the operands (saved tensors or the numbers).
 Grads binary_formula(BinaryOp op, const FormulaNode& n, const Tensor& g, const Operand& A,
@@ -240,243 +249,6 @@ Tensor relu_backward(const Tensor& g, const Tensor& z) {
   set_history(r, {&out});
   return out;
 }
-
-namespace {
-
-const char* unary_node_name(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Neg:
-      return "NegBackward0";
-    case UnaryOp::Abs:
-      return "AbsBackward0";
-    case UnaryOp::Relu:
-      return "ReluBackward0";
-    case UnaryOp::Floor:
-      return "FloorBackward0";
-    case UnaryOp::Ceil:
-      return "CeilBackward0";
-    case UnaryOp::Round:
-      return "RoundBackward0";
-    case UnaryOp::Trunc:
-      return "TruncBackward0";
-    case UnaryOp::Sign:
-      return "SignBackward0";
-    case UnaryOp::Square:
-      return "PowBackward0";
-    case UnaryOp::Exp:
-      return "ExpBackward0";
-    case UnaryOp::Log:
-      return "LogBackward0";
-    case UnaryOp::Sqrt:
-      return "SqrtBackward0";
-    case UnaryOp::Rsqrt:
-      return "RsqrtBackward0";
-    case UnaryOp::Sin:
-      return "SinBackward0";
-    case UnaryOp::Cos:
-      return "CosBackward0";
-    case UnaryOp::Tanh:
-      return "TanhBackward0";
-    case UnaryOp::Sigmoid:
-      return "SigmoidBackward0";
-    case UnaryOp::Reciprocal:
-      return "ReciprocalBackward0";
-    case UnaryOp::Log1p:
-      return "Log1PBackward0";
-    case UnaryOp::Expm1:
-      return "Expm1Backward0";
-    case UnaryOp::Log2:
-      return "Log2Backward0";
-    case UnaryOp::Log10:
-      return "Log10Backward0";
-    case UnaryOp::Exp2:
-      return "Exp2Backward0";
-    case UnaryOp::Erf:
-      return "ErfBackward0";
-    case UnaryOp::Erfc:
-      return "ErfcBackward0";
-    case UnaryOp::Erfinv:
-      return "ErfinvBackward0";
-    case UnaryOp::Lgamma:
-      return "LgammaBackward0";
-    case UnaryOp::Digamma:
-      return "DigammaBackward0";
-    case UnaryOp::Sinh:
-      return "SinhBackward0";
-    case UnaryOp::Cosh:
-      return "CoshBackward0";
-    case UnaryOp::Asin:
-      return "AsinBackward0";
-    case UnaryOp::Acos:
-      return "AcosBackward0";
-    case UnaryOp::Atan:
-      return "AtanBackward0";
-    case UnaryOp::Asinh:
-      return "AsinhBackward0";
-    case UnaryOp::Acosh:
-      return "AcoshBackward0";
-    case UnaryOp::Atanh:
-      return "AtanhBackward0";
-    case UnaryOp::Frac:
-      return "FracBackward0";
-    case UnaryOp::Silu:
-      return "SiluBackward0";
-    case UnaryOp::Gelu:
-      return "GeluBackward0";
-    case UnaryOp::GeluTanh:
-      return "GeluBackward0";
-    case UnaryOp::Mish:
-      return "MishBackward0";
-    case UnaryOp::Softplus:
-      return "SoftplusBackward0";
-    case UnaryOp::Elu:
-      return "EluBackward0";
-    default:
-      return "UnaryBackward0";
-  }
-}
-
-Tensor u(UnaryOp op, const Tensor& x) { return ag::unary(op, x, "backward"); }
-
-// d/dx of z = op(x), times g.
-Tensor unary_formula(UnaryOp op, const FormulaNode& n, const Tensor& g, const Tensor& x,
-                     const Tensor& z) {
-  switch (op) {
-    case UnaryOp::Neg:
-      return neg(g);
-    case UnaryOp::Abs:
-      return mul(g, u(UnaryOp::Sign, x));
-    case UnaryOp::Relu:
-      return relu_backward(g, z);
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round:
-    case UnaryOp::Trunc:
-    case UnaryOp::Sign:
-      return zeros_like_info(n.input_info[0]);
-    case UnaryOp::Square:
-      return mul(g, mul(x, num(2.0)));
-    case UnaryOp::Exp:
-      return mul(g, z);
-    case UnaryOp::Log:
-      return div(g, x);
-    case UnaryOp::Sqrt:
-      return div(g, mul(z, num(2.0)));
-    case UnaryOp::Rsqrt:
-      return mul(g, mul(mul(z, mul(z, z)), num(-0.5)));
-    case UnaryOp::Sin:
-      return mul(g, u(UnaryOp::Cos, x));
-    case UnaryOp::Cos:
-      return neg(mul(g, u(UnaryOp::Sin, x)));
-    case UnaryOp::Tanh:
-      return mul(g, sub(num(1.0), mul(z, z)));
-    case UnaryOp::Sigmoid:
-      return mul(g, mul(z, sub(num(1.0), z)));
-    case UnaryOp::Reciprocal:
-      return neg(mul(g, mul(z, z)));
-    case UnaryOp::Log1p:
-      return div(g, add(x, num(1.0)));
-    case UnaryOp::Expm1:
-      return mul(g, add(z, num(1.0)));
-    case UnaryOp::Log2:
-      return div(g, mul(x, num(std::log(2.0))));
-    case UnaryOp::Log10:
-      return div(g, mul(x, num(std::log(10.0))));
-    case UnaryOp::Exp2:
-      return mul(g, mul(z, num(std::log(2.0))));
-    case UnaryOp::Erf:
-    case UnaryOp::Erfc: {
-      Tensor d = mul(u(UnaryOp::Exp, neg(mul(x, x))), num(2.0 / std::sqrt(kPi)));
-      return op == UnaryOp::Erf ? mul(g, d) : neg(mul(g, d));
-    }
-    case UnaryOp::Erfinv:
-      return mul(g, mul(u(UnaryOp::Exp, mul(z, z)), num(std::sqrt(kPi) / 2.0)));
-    case UnaryOp::Lgamma:
-      return mul(g, u(UnaryOp::Digamma, x));
-    case UnaryOp::Digamma:  // trigamma: polygamma(1, x)
-      return mul(g, polygamma_of(x, Operand(Scalar(int64_t{0})), 1));
-    case UnaryOp::Sinh:
-      return mul(g, u(UnaryOp::Cosh, x));
-    case UnaryOp::Cosh:
-      return mul(g, u(UnaryOp::Sinh, x));
-    case UnaryOp::Asin:
-      return div(g, u(UnaryOp::Sqrt, sub(num(1.0), mul(x, x))));
-    case UnaryOp::Acos:
-      return neg(div(g, u(UnaryOp::Sqrt, sub(num(1.0), mul(x, x)))));
-    case UnaryOp::Atan:
-      return div(g, add(mul(x, x), num(1.0)));
-    case UnaryOp::Asinh:
-      return div(g, u(UnaryOp::Sqrt, add(mul(x, x), num(1.0))));
-    case UnaryOp::Acosh:
-      return div(g, u(UnaryOp::Sqrt, sub(mul(x, x), num(1.0))));
-    case UnaryOp::Atanh:
-      return div(g, sub(num(1.0), mul(x, x)));
-    case UnaryOp::Frac:
-      return g;
-    case UnaryOp::Silu: {
-      Tensor s = u(UnaryOp::Sigmoid, x);
-      return mul(g, mul(s, add(num(1.0), mul(x, sub(num(1.0), s)))));
-    }
-    case UnaryOp::Gelu: {
-      Tensor cdf = mul(add(u(UnaryOp::Erf, mul(x, num(1.0 / std::sqrt(2.0)))), num(1.0)), num(0.5));
-      Tensor pdf = mul(u(UnaryOp::Exp, mul(mul(x, x), num(-0.5))), num(1.0 / std::sqrt(2.0 * kPi)));
-      return mul(g, add(cdf, mul(x, pdf)));
-    }
-    case UnaryOp::GeluTanh: {
-      const double k = std::sqrt(2.0 / kPi), c = 0.044715;
-      Tensor x2 = mul(x, x);
-      Tensor t = u(UnaryOp::Tanh, mul(mul(x, add(mul(x2, num(c)), num(1.0))), num(k)));
-      Tensor left = mul(add(t, num(1.0)), num(0.5));
-      Tensor dinner = mul(add(mul(x2, num(3.0 * c)), num(1.0)), num(k));
-      Tensor right = mul(mul(mul(x, num(0.5)), sub(num(1.0), mul(t, t))), dinner);
-      return mul(g, add(left, right));
-    }
-    case UnaryOp::Mish: {
-      Tensor tsp = u(UnaryOp::Tanh, u(UnaryOp::Softplus, x));
-      Tensor d = add(tsp, mul(mul(x, u(UnaryOp::Sigmoid, x)), sub(num(1.0), mul(tsp, tsp))));
-      return mul(g, d);
-    }
-    case UnaryOp::Softplus:
-      return ag::where(ops::binary(BinaryOp::Gt, x, num(20.0), "softplus"), g,
-                       mul(g, u(UnaryOp::Sigmoid, x)));
-    case UnaryOp::Elu:
-      return ag::where(ops::binary(BinaryOp::Gt, x, num(0.0), "elu"), g, mul(g, add(z, num(1.0))));
-    default:
-      GENESIS_FAIL(ErrorKind::NotImplemented, "backward", "the derivative for '",
-                   unary_node_name(op), "' is not implemented");
-  }
-}
-
-enum Needs { kInput = 1, kOutput = 2 };
-int unary_needs(UnaryOp op) {
-  switch (op) {
-    case UnaryOp::Neg:
-    case UnaryOp::Frac:
-    case UnaryOp::Floor:
-    case UnaryOp::Ceil:
-    case UnaryOp::Round:
-    case UnaryOp::Trunc:
-    case UnaryOp::Sign:
-      return 0;
-    case UnaryOp::Relu:
-    case UnaryOp::Exp:
-    case UnaryOp::Sqrt:
-    case UnaryOp::Rsqrt:
-    case UnaryOp::Tanh:
-    case UnaryOp::Sigmoid:
-    case UnaryOp::Reciprocal:
-    case UnaryOp::Expm1:
-    case UnaryOp::Exp2:
-    case UnaryOp::Erfinv:
-      return kOutput;
-    case UnaryOp::Elu:
-      return kInput | kOutput;
-    default:
-      return kInput;
-  }
-}
-
-}  // namespace
 
 Tensor unary(UnaryOp op, const Tensor& a, const char* name) {
   if (!autograd::any_requires_grad({&a})) return ops::unary(op, a, name);

@@ -5,6 +5,8 @@
 #include "autograd/formula_helpers.h"
 #include "ops/convert.h"
 #include "ops/creation.h"
+#include "ops/elementwise.h"
+#include "ops/elementwise_composed.h"
 #include "ops/index_ops.h"
 #include "ops/index_reduce.h"
 #include "ops/reduce.h"
@@ -22,22 +24,32 @@ using Pair = std::pair<Tensor, Tensor>;
 
 int64_t wrap(int64_t dim, int64_t ndim) { return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim; }
 
-// g shared evenly by the elements of x equal to their reduction's result y.
-Tensor evenly(const Tensor& g, const Tensor& x, const Tensor& y, const Dims& dims, bool keepdim) {
+// g shared evenly by the elements of x equal to their reduction's result y. With nan_matches
+// (max(), min() and median() over everything, as PyTorch's evenly_distribute_backward), a NaN
+// result is shared by the NaNs of x; amax/amin compare with == only, as PyTorch's.
+Tensor evenly(const Tensor& g, const Tensor& x, const Tensor& y, const Dims& dims, bool keepdim,
+              bool nan_matches = false) {
   Shape in_sizes = x.sizes();
-  Tensor picked = ops::to(equal(x, keep_reduced_dims(y, in_sizes, dims, keepdim)), x.dtype(),
-                          x.device(), false);
+  Tensor target = keep_reduced_dims(y, in_sizes, dims, keepdim);
+  Tensor hit = equal(x, target);
+  if (nan_matches && is_floating_point(x.dtype())) {
+    Tensor both_nan =
+        ops::binary(ops::BinaryOp::LogicalAnd, ops::isnan(x), ops::isnan(target), "evenly");
+    hit = ops::binary(ops::BinaryOp::LogicalOr, hit, both_nan, "evenly");
+  }
+  Tensor picked = ops::to(hit, x.dtype(), x.device(), false);
   Tensor count = ops::sum(picked, dims, true, std::nullopt);
   return mul(keep_reduced_dims(g, in_sizes, dims, keepdim), div(picked, count));
 }
 
 // A reduction whose gradient is shared evenly (max(), amax, median()).
 Tensor evenly_recorded(const char* name, const Tensor& t, Tensor out, const Dims& dims,
-                       bool keepdim) {
+                       bool keepdim, bool nan_matches = false) {
   if (!autograd::is_differentiable_dtype(out.dtype())) return out;
-  Recorder r = record(name, {&t}, [dims, keepdim](const FormulaNode&, const Grads& g, S s) {
-    return Grads{evenly(g[0], s[0], s[1], dims, keepdim)};
-  });
+  Recorder r =
+      record(name, {&t}, [dims, keepdim, nan_matches](const FormulaNode&, const Grads& g, S s) {
+        return Grads{evenly(g[0], s[0], s[1], dims, keepdim, nan_matches)};
+      });
   if (!r) return out;
   r.save(t);
   r.save_output(out);
@@ -96,7 +108,8 @@ Tensor gather(const Tensor& input, int64_t dim, const Tensor& index) {
 Tensor extreme(const Tensor& t, bool is_max) {
   Tensor out = ops::extreme(t, is_max);
   if (!autograd::any_requires_grad({&t})) return out;
-  return evenly_recorded(is_max ? "MaxBackward1" : "MinBackward1", t, out, std::nullopt, false);
+  return evenly_recorded(is_max ? "MaxBackward1" : "MinBackward1", t, out, std::nullopt, false,
+                         true);
 }
 
 Tensor amax(const Tensor& t, const Dims& dims, bool keepdim, bool is_max) {
@@ -125,7 +138,7 @@ Tensor median_all(const Tensor& t, bool ignore_nan) {
   Tensor out = ops::median_all(t, ignore_nan);
   if (!autograd::any_requires_grad({&t})) return out;
   return evenly_recorded(ignore_nan ? "NanmedianBackward0" : "MedianBackward0", t, out,
-                         std::nullopt, false);
+                         std::nullopt, false, true);
 }
 
 Pair extreme_dim(const Tensor& t, int64_t dim, bool keepdim, bool is_max) {

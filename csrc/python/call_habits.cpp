@@ -8,6 +8,7 @@
 
 #include "core/errors.h"
 #include "python/bindings.h"
+#include "python/op_table.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -47,73 +48,30 @@ namespace {
 using Dispatch = PyObject* (*)(PyObject*, PyObject* const*, size_t, PyObject*);
 Dispatch pybind_dispatch = nullptr;
 
-bool in(std::string_view name, std::initializer_list<std::string_view> names) {
-  for (std::string_view n : names)
-    if (n == name) return true;
-  return false;
-}
-
-// PyTorch writes these in Python (torch/functional.py, torch/_tensor.py): no numpy aliases.
+// The per-op lists come from the op table (csrc/python/op_table.h, generated from
+// genesis/_op_table.py).
 bool refuses_numpy_aliases(std::string_view name, bool is_method) {
-  return in(name, {"norm", "split", "unique", "unique_consecutive"}) ||
-         (is_method && name == "unflatten");
+  return op_table::contains(op_table::kNoNumpyAliases, name) ||
+         (is_method && op_table::contains(op_table::kMethodNoNumpyAliases, name));
 }
 
-// PyTorch's keyword for the sizes a binding takes as *args.
 const char* sizes_keyword(std::string_view name) {
-  if (in(name, {"zeros", "ones", "empty", "rand", "randn", "new_zeros", "new_ones", "new_empty",
-                "view", "expand", "resize_"}))
-    return "size";
-  if (name == "reshape") return "shape";
-  if (in(name, {"permute", "tile", "flip"})) return "dims";
-  if (name == "repeat") return "repeats";
+  for (const op_table::SizesKeyword& entry : op_table::kSizesKeywords)
+    if (entry.name == name) return entry.keyword;
   return nullptr;
 }
 
-// The genesis functions (not methods) that PyTorch gives out=, checked by calling PyTorch
-// 2.13 (tests/ops/test_habits.py keeps this list honest).
-// Space-separated, with a space at each end.
-constexpr std::string_view kOutOps =
-    " abs acos acosh add addbmm addcdiv addcmul addmm addmv all amax amin aminmax any arange"
-    " arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax argmin asin asinh atan atan2"
-    " atanh baddbmm bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift"
-    " bitwise_xor bmm bucketize cat ceil clamp clamp_max clamp_min clip column_stack concat"
-    " concatenate copysign cos cosh cross cummax cummin cumprod cumsum diag diff digamma div"
-    " divide dot dstack empty eq erf erfc erfinv exp exp2 expm1 eye fix floor floor_divide fmod"
-    " frac full gather ge gt heaviside hstack hypot index_select inner isneginf isposinf kron"
-    " kthvalue le lerp lgamma linspace log log10 log1p log2 log_softmax logcumsumexp logical_and"
-    " logical_not logical_or logical_xor logsumexp lt masked_select matmul matrix_norm max"
-    " maximum mean median min minimum mm mode msort mul multinomial multiply mv nan_to_num"
-    " nanmean nanmedian nanquantile nansum ne neg negative nonzero norm normal ones outer polygamma"
-    " pow prod quantile rand randint randn randperm reciprocal remainder round rsqrt scatter"
-    " scatter_add searchsorted sgn sigmoid sign sin sinh softmax sort sqrt square stack std sub"
-    " subtract sum take take_along_dim tanh tensordot topk tril triu true_divide trunc var vdot"
-    " vector_norm vstack where zeros ";
+bool takes_out(std::string_view name) { return op_table::contains(op_table::kOut, name); }
 
-bool takes_out(std::string_view name) {
-  size_t p = kOutOps.find(name);
-  for (; p != std::string_view::npos; p = kOutOps.find(name, p + 1))
-    if (kOutOps[p - 1] == ' ' && kOutOps[p + name.size()] == ' ') return true;
-  return false;
-}
-
-// PyTorch's overloads of these without a dim have no out= (torch.sum(x, out=o) is refused).
 bool out_needs_dim(std::string_view name) {
-  return in(name, {"sum", "prod", "median", "nanmedian"});
+  return op_table::contains(op_table::kOutNeedsDim, name);
 }
 
-// Factories take out's dtype and device unless dtype= is given.
-bool is_factory(std::string_view name) {
-  return in(name, {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm",
-                   "arange", "linspace", "eye"});
-}
+bool is_factory(std::string_view name) { return op_table::contains(op_table::kFactories, name); }
 
-// The functions that take PyTorch's requires_grad= (its factories and tensor()).
 bool takes_requires_grad(std::string_view name, bool is_method) {
-  if (is_method) return in(name, {"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"});
-  return is_factory(name) ||
-         in(name, {"tensor", "zeros_like", "ones_like", "empty_like", "full_like", "rand_like",
-                   "randn_like", "randint_like", "logspace", "empty_strided", "normal"});
+  return is_method ? op_table::contains(op_table::kMethodRequiresGrad, name)
+                   : op_table::contains(op_table::kRequiresGrad, name);
 }
 
 bool has_param(const py::detail::function_record* rec, std::string_view param) {

@@ -4,6 +4,7 @@
 #include "ops/copy.h"
 #include "ops/elementwise.h"
 #include "python/bindings.h"
+#include "python/op_table.h"
 #include "python/operand.h"
 
 namespace genesis::python {
@@ -69,34 +70,6 @@ Tensor add_scaled(BinaryOp op, const Operand& self, const Operand& other, py::ha
   return ag::to(r, rt, r.device(), false);
 }
 
-struct BinarySpec {
-  const char* name;
-  BinaryOp op;
-  const char* inplace;  // the in-place method (name_), or nullptr
-};
-constexpr BinarySpec kBinary[] = {
-    {"add", BinaryOp::Add, "add_"},
-    {"sub", BinaryOp::Sub, "sub_"},
-    {"subtract", BinaryOp::Sub, "subtract_"},
-    {"mul", BinaryOp::Mul, "mul_"},
-    {"multiply", BinaryOp::Mul, "multiply_"},
-    {"true_divide", BinaryOp::Div, "true_divide_"},
-    {"floor_divide", BinaryOp::FloorDiv, "floor_divide_"},
-    {"remainder", BinaryOp::Rem, "remainder_"},
-    {"pow", BinaryOp::Pow, "pow_"},
-    {"maximum", BinaryOp::Maximum, nullptr},
-    {"minimum", BinaryOp::Minimum, nullptr},
-    {"eq", BinaryOp::Eq, nullptr},
-    {"ne", BinaryOp::Ne, nullptr},
-    {"lt", BinaryOp::Lt, nullptr},
-    {"le", BinaryOp::Le, nullptr},
-    {"gt", BinaryOp::Gt, nullptr},
-    {"ge", BinaryOp::Ge, nullptr},
-    {"bitwise_and", BinaryOp::BitAnd, "bitwise_and_"},
-    {"bitwise_or", BinaryOp::BitOr, "bitwise_or_"},
-    {"bitwise_xor", BinaryOp::BitXor, "bitwise_xor_"},
-};
-
 struct DunderSpec {
   const char* name;
   const char* reflected;  // or nullptr
@@ -124,27 +97,6 @@ constexpr DunderSpec kDunders[] = {
     {"__ge__", nullptr, nullptr, BinaryOp::Ge},
 };
 
-struct UnarySpec {
-  const char* name;
-  const char* inplace;
-  UnaryOp op;
-};
-constexpr UnarySpec kUnary[] = {
-    {"neg", "neg_", UnaryOp::Neg},
-    {"negative", "negative_", UnaryOp::Neg},
-    {"abs", "abs_", UnaryOp::Abs},
-    {"relu", "relu_", UnaryOp::Relu},
-    {"exp", "exp_", UnaryOp::Exp},
-    {"log", "log_", UnaryOp::Log},
-    {"sqrt", "sqrt_", UnaryOp::Sqrt},
-    {"rsqrt", "rsqrt_", UnaryOp::Rsqrt},
-    {"sin", "sin_", UnaryOp::Sin},
-    {"cos", "cos_", UnaryOp::Cos},
-    {"tanh", "tanh_", UnaryOp::Tanh},
-    {"sigmoid", "sigmoid_", UnaryOp::Sigmoid},
-    {"bitwise_not", "bitwise_not_", UnaryOp::BitNot},
-};
-
 // div's rounding_mode: None, "trunc" or "floor".
 BinaryOp div_op(py::handle mode) {
   if (mode.is_none()) return BinaryOp::Div;
@@ -155,43 +107,43 @@ BinaryOp div_op(py::handle mode) {
                m, "'");
 }
 
-}  // namespace
+// Note [The op table]
+// genesis/_op_table.py describes every op the core binds: its forms (genesis.<name>,
+// Tensor.<name>, the in-place Tensor.<name>_, out=), its family, whether it has a derivative, and
+// the per-op habits of its binding. tools/generate_ops.py turns it into csrc/python/op_table.h
+// (the elementwise rows bound below, and the lists call_habits.cpp consults), the op imports and
+// __all__ of genesis/__init__.py, and docs/ops.md; tests/project/test_op_table.py checks that
+// the rows and the built core agree and that each op has forward and gradient tests. The
+// table's codes section lists the elementwise op codes, each with its backward name and (unary)
+// derivative: from it come vocab/elementwise_codes.h (the enums and the dispatch switches) and
+// autograd/elementwise_derivatives.inc. A new elementwise op is its functor, a code row, an op
+// row and a docstring; the binding below is the same for every row.
 
-void init_math(py::module_& m, py::class_<Tensor>& cls) {
-  for (const BinarySpec& spec : kBinary) {
-    BinaryOp op = spec.op;
-    const char* name = spec.name;
-    bool has_alpha = op == BinaryOp::Add || op == BinaryOp::Sub;
-    if (has_alpha) {
+// genesis.<name>(input, other[, *, alpha][, *, out]), Tensor.<name>(other[, *, alpha]) and the
+// in-place Tensor.<name>_: alpha for add and sub only, as PyTorch.
+void bind_binary(py::module_& m, py::class_<Tensor>& cls, const op_table::BinaryRow& row) {
+  BinaryOp op = row.op;
+  const char* name = row.name;
+  auto compute = [op, name](const Operand& a, const Operand& b, py::handle alpha) {
+    return alpha.is_none() ? ag::binary(op, a, b, name) : add_scaled(op, a, b, alpha, name);
+  };
+  if (op == BinaryOp::Add || op == BinaryOp::Sub) {
+    if (row.method)
       cls.def(
           name,
-          [op, name](const Tensor& self, py::handle other, py::handle alpha) {
-            return add_scaled(op, self, operand(other, name), alpha, name);
+          [compute, name](const Tensor& self, py::handle other, py::handle alpha) {
+            return compute(self, operand(other, name), alpha);
           },
-          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
-      m.def(
-          name,
-          [op, name](py::handle input, py::handle other, py::handle alpha) {
-            Operand in = operand(input, name);
-            return add_scaled(op, in, operand(other, name), alpha, name);
-          },
-          py::arg("input"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
-    } else {
-      cls.def(
-          name,
-          [op, name](const Tensor& self, py::handle other) {
-            return ag::binary(op, self, operand(other, name), name);
-          },
-          py::arg("other"));
-      m.def(
-          name,
-          [op, name](py::handle input, py::handle other) {
-            return ag::binary(op, operand(input, name), operand(other, name), name);
-          },
-          py::arg("input"), py::arg("other"));
-    }
-    if (spec.inplace) {
-      const char* stored = spec.inplace;
+          py::arg(row.other), py::kw_only(), py::arg("alpha") = py::none());
+    m.def(
+        name,
+        [compute, name](py::handle input, py::handle other, py::handle alpha, py::handle out) {
+          return finish_out(compute(operand(input, name), operand(other, name), alpha), out, name);
+        },
+        py::arg("input"), py::arg(row.other), py::kw_only(), py::arg("alpha") = py::none(),
+        py::arg("out") = py::none());
+    if (row.inplace) {
+      const char* stored = row.inplace;
       cls.def(
           stored,
           [op, stored](py::object self, py::handle other, py::handle alpha) {
@@ -199,9 +151,73 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
             ag::binary_(op, t, scaled(t, operand(other, stored), alpha, stored), stored);
             return self;
           },
-          py::arg("other"), py::kw_only(), py::arg("alpha") = py::none());
+          py::arg(row.other), py::kw_only(), py::arg("alpha") = py::none());
     }
+    return;
   }
+  if (row.method)
+    cls.def(
+        name,
+        [op, name](const Tensor& self, py::handle other) {
+          return ag::binary(op, self, operand(other, name), name);
+        },
+        py::arg(row.other));
+  auto function = [op, name](py::handle input, py::handle other) {
+    return ag::binary(op, operand(input, name), operand(other, name), name);
+  };
+  if (row.out)
+    m.def(
+        name,
+        [function, name](py::handle input, py::handle other, py::handle out) {
+          return finish_out(function(input, other), out, name);
+        },
+        py::arg("input"), py::arg(row.other), py::kw_only(), py::arg("out") = py::none());
+  else
+    m.def(name, function, py::arg("input"), py::arg(row.other));
+  if (row.inplace) {
+    const char* stored = row.inplace;
+    cls.def(
+        stored,
+        [op, stored](py::object self, py::handle other) {
+          ag::binary_(op, self.cast<const Tensor&>(), operand(other, stored), stored);
+          return self;
+        },
+        py::arg(row.other));
+  }
+}
+
+// genesis.<name>(input[, *, out]), Tensor.<name>() and the in-place Tensor.<name>_().
+void bind_unary(py::module_& m, py::class_<Tensor>& cls, const op_table::UnaryRow& row) {
+  UnaryOp op = row.op;
+  const char* name = row.name;
+  if (row.method)
+    cls.def(name, [op, name](const Tensor& self) { return ag::unary(op, self, name); });
+  if (row.out)
+    m.def(
+        name,
+        [op, name](const Tensor& input, py::handle out) {
+          return finish_out(ag::unary(op, input, name), out, name);
+        },
+        py::arg("input"), py::kw_only(), py::arg("out") = py::none());
+  else
+    m.def(
+        name, [op, name](const Tensor& input) { return ag::unary(op, input, name); },
+        py::arg("input"));
+  if (row.inplace) {
+    const char* stored = row.inplace;
+    cls.def(stored, [op, stored](py::object self) {
+      ag::unary_(op, self.cast<const Tensor&>(), stored);
+      return self;
+    });
+  }
+}
+
+}  // namespace
+
+void init_math(py::module_& m, py::class_<Tensor>& cls) {
+  // The elementwise rows of the op table (Note [The op table]).
+  for (const op_table::BinaryRow& row : op_table::kBinary) bind_binary(m, cls, row);
+  for (const op_table::UnaryRow& row : op_table::kUnary) bind_unary(m, cls, row);
 
   // div / divide with rounding_mode.
   for (auto names : {std::pair{"div", "div_"}, std::pair{"divide", "divide_"}}) {
@@ -257,18 +273,6 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
   cls.def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
   // Tensor.__array_ufunc__ (NumPy ufuncs on CPU tensors) is in genesis/_tensor_protocols.py.
 
-  for (const UnarySpec& spec : kUnary) {
-    UnaryOp op = spec.op;
-    const char *name = spec.name, *stored = spec.inplace;
-    cls.def(name, [op, name](const Tensor& self) { return ag::unary(op, self, name); });
-    m.def(
-        name, [op, name](const Tensor& input) { return ag::unary(op, input, name); },
-        py::arg("input"));
-    cls.def(stored, [op, stored](py::object self) {
-      ag::unary_(op, self.cast<const Tensor&>(), stored);
-      return self;
-    });
-  }
   cls.def("__neg__", [](const Tensor& self) { return ag::unary(UnaryOp::Neg, self, "neg"); })
       .def("__pos__", [](const Tensor& self) { return self; })
       .def("__abs__", [](const Tensor& self) { return ag::unary(UnaryOp::Abs, self, "abs"); })

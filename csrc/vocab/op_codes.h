@@ -3,95 +3,29 @@
 // launchers, plus the one plain struct that carries a Python scalar operand into a kernel.
 #include <cstdint>
 
+#include "vocab/elementwise_codes.h"
+
 namespace genesis::ops {
 
+// The codes, in the order of the op table's BINARY_CODES and UNARY_CODES (genesis/_op_table.py,
+// which notes each): the range tests below depend on it.
 enum class BinaryOp : int {
-  Add,
-  Sub,
-  Mul,
-  Div,       // true division (floating dtypes only)
-  TruncDiv,  // rounding_mode='trunc'
-  FloorDiv,  // // and rounding_mode='floor'
-  Rem,       // % : the sign of the divisor, as Python and PyTorch
-  Pow,
-  Maximum,
-  Minimum,
-  Fmod,       // the sign of the dividend (C's fmod); x fmod 0 is 0 for integers, as Rem
-  Heaviside,  // same dtypes only, as PyTorch
-  Atan2,      // Atan2 .. Polygamma: floating results (Atan2, Copysign promote integers to float32)
-  Copysign,
-  Hypot,      // floating dtypes only
-  Polygamma,  // polygamma(n, x) as (x, n): n a non-negative integer (Note [Polygamma])
-  Eq,
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,
-  LogicalAnd,  // LogicalAnd .. LogicalXor: bool results, like the comparisons
-  LogicalOr,
-  LogicalXor,
-  BitAnd,
-  BitOr,
-  BitXor,
-  ShiftLeft,  // shifts by a negative amount or past the width give 0 (or the sign, right)
-  ShiftRight,
-  ReluBackward,  // internal (relu's backward in one pass): 0 where b <= 0, else a; floats only
+#define GENESIS_CODE(name) name,
+  GENESIS_BINARY_CODES(GENESIS_CODE)
 };
 
-enum class UnaryOp : int {
-  Neg,
-  Abs,
-  Relu,
-  BitNot,
-  Floor,  // Floor .. Trunc: an integer input is returned as it is
-  Ceil,
-  Round,  // half to even, as PyTorch and NumPy
-  Trunc,
-  Sign,    // bool too: sign(True) is True
-  Square,  // a bool input computes in int64 (PyTorch's pow(x, 2))
-  Exp,     // from here on: floating dtypes only (integers and bool compute in float32)
-  Log,
-  Sqrt,
-  Rsqrt,
-  Sin,
-  Cos,
-  Tanh,
-  Sigmoid,
-  Reciprocal,
-  Log1p,
-  Expm1,
-  Log2,
-  Log10,
-  Exp2,
-  Erf,
-  Erfc,
-  Erfinv,
-  Lgamma,
-  Digamma,
-  Sinh,
-  Cosh,
-  Asin,
-  Acos,
-  Atan,
-  Asinh,
-  Acosh,
-  Atanh,
-  Frac,      // from here on: floating dtypes only, and integers are refused (PyTorch has no kernel)
-  Silu,      // the activations with their default parameters (Note [Activations]):
-  Gelu,      // gelu(approximate='none')
-  GeluTanh,  // gelu(approximate='tanh')
-  Mish,
-  Softplus,  // softplus(beta=1, threshold=20)
-  Elu,       // elu(alpha=1)
-};
+enum class UnaryOp : int { GENESIS_UNARY_CODES(GENESIS_CODE) };
+#undef GENESIS_CODE
 
-// Ops with a bool result (the comparisons and the logical ops).
+// Ops with a bool result: the comparisons and the logical ops (Eq .. LogicalXor).
 inline bool is_comparison(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::LogicalXor; }
+// Atan2 .. Polygamma: floating results (Atan2, Copysign promote integers to float32).
 inline bool is_float_result(BinaryOp op) {
   return op >= BinaryOp::Atan2 && op <= BinaryOp::Polygamma;
 }
 inline bool is_bitwise(BinaryOp op) { return op >= BinaryOp::BitAnd && op <= BinaryOp::ShiftRight; }
+// From Exp on: floating dtypes only (integers and bool compute in float32); from Frac on,
+// integers are refused (PyTorch has no kernel); Floor .. Trunc return an integer input as it is.
 inline bool is_floating_only(UnaryOp op) { return op >= UnaryOp::Exp; }
 inline bool refuses_integers(UnaryOp op) { return op >= UnaryOp::Frac; }
 inline bool is_rounding(UnaryOp op) { return op >= UnaryOp::Floor && op <= UnaryOp::Trunc; }

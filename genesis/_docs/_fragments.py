@@ -1,4 +1,7 @@
-"""Docstring pieces shared by many ops: argument entries and Returns blocks, written once."""
+"""Docstring pieces shared by many ops: argument entries and Returns blocks, written once, and
+the texts of op families that differ only by name."""
+
+import textwrap
 
 RETURNS_SELF = """\
 Returns:
@@ -161,3 +164,34 @@ def function_form(method_doc: str) -> str:
     if returns >= 0:
         return method_doc[:returns] + "Args:\n" + entry + "\n" + method_doc[returns:]
     return method_doc
+
+
+# The texts of the unary float functions and of the in-place unary methods, whose prose differs
+# only by name (the paragraphs wrapped at 95 columns, as the rest of the texts).
+_FLOAT_INPUTS = (
+    "Integer and bool input gives float32; floating point input keeps its dtype (16-bit floats "
+    "compute in float32 and round once)."
+)
+
+
+def unary_float(name: str, summary: str, example_input: str, example_output: str) -> str:
+    """genesis.<name> and Tensor.<name>: ``summary``, the float rules, one example."""
+    paragraph = f"{summary} {_FLOAT_INPUTS} ``genesis.{name}(x)`` and ``x.{name}()`` are the same."
+    return (
+        f"{textwrap.fill(paragraph, width=95)}\n\nArgs:\n{INPUT_SELF}\n{OUT_CAST}\n\n"
+        f"{RETURNS_INPUT_SHAPE_OR_OUT}\n\nExample::\n\n"
+        f"    >>> genesis.{name}(genesis.tensor({example_input}))\n    {example_output}\n"
+    )
+
+
+def inplace_unary(name: str, example_input: str, example_output: str) -> str:
+    """Tensor.<name>_: the in-place form, one example."""
+    paragraph = (
+        f"Replaces each element by its {name}; returns this tensor (the in-place ``{name}``). "
+        "The result must be castable to this tensor's dtype (a float result cannot be written "
+        "into an integer tensor: RuntimeError)."
+    )
+    return (
+        f"{textwrap.fill(paragraph, width=95)}\n\n{RETURNS_SELF}\n\nExample::\n\n"
+        f"    >>> genesis.tensor({example_input}).{name}_()\n    {example_output}\n"
+    )

@@ -8,6 +8,7 @@ from ._fragments import (
     INPUT_SELF,
     OTHER_DIVISOR,
     OTHER_OPERAND,
+    OUT_CAST,
     RETURNS_BOOL_BROADCAST,
     RETURNS_BROADCAST,
     RETURNS_FLOAT_SAME_SHAPE,
@@ -31,6 +32,7 @@ Args:
     other (Tensor or Number): the operand to add.
     alpha (Number, optional): keyword-only multiplier for ``other``; it must be an int when
         the result is an integer tensor. Default: None (1).
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -59,6 +61,7 @@ Args:
     other (Tensor or Number): the operand to subtract.
     alpha (Number, optional): keyword-only multiplier for ``other``; it must be an int when
         the result is an integer tensor. Default: None (1).
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -81,6 +84,7 @@ function, and so are ``genesis.mul(x, y)`` and ``x.mul(y)``.
 Args:
 {INPUT_OPERAND}
 {OTHER_OPERAND}
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -130,6 +134,7 @@ floating, else float32); division by zero gives inf or nan. Broadcasting and pro
 Args:
 {INPUT_DIVIDEND}
 {OTHER_DIVISOR}
+{OUT_CAST}
 
 Returns:
     Tensor: a new floating point tensor.
@@ -149,6 +154,7 @@ result keeps the promoted dtype. Integer division by zero gives 0, on the CPU an
 Args:
 {INPUT_DIVIDEND}
 {OTHER_DIVISOR}
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -169,6 +175,7 @@ gives 0; float ``x % 0.0`` is nan.
 Args:
 {INPUT_DIVIDEND}
 {OTHER_DIVISOR}
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -189,6 +196,7 @@ for the bases 1 and -1. Integer powers wrap on overflow.
 Args:
     input (Tensor or Number): the base (``self`` for the method).
     other (Tensor or Number): the exponent.
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -211,6 +219,7 @@ same operation.
 Args:
 {INPUT_OPERAND}
 {OTHER_OPERAND}
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -230,6 +239,7 @@ is NaN the result is NaN. ``x.min(other)`` is the same operation.
 Args:
 {INPUT_OPERAND}
 {OTHER_OPERAND}
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -250,6 +260,7 @@ in PyTorch. ``x == y`` is the same, which is why tensors hash by identity.
 Args:
 {INPUT_OPERAND}
 {OTHER_OPERAND}
+{OUT_CAST}
 
 {RETURNS_BOOL_BROADCAST}
 
@@ -269,6 +280,7 @@ included.
 Args:
 {INPUT_OPERAND}
 {OTHER_OPERAND}
+{OUT_CAST}
 
 {RETURNS_BOOL_BROADCAST}
 
@@ -285,6 +297,7 @@ Broadcasting and promotion as in ``genesis.eq``; comparisons with NaN are False.
 Args:
 {INPUT_OPERAND}
 {OTHER_OPERAND}
+{OUT_CAST}
 
 {RETURNS_BOOL_BROADCAST}
 
@@ -301,6 +314,7 @@ Broadcasting and promotion as in ``genesis.eq``; comparisons with NaN are False.
 Args:
 {INPUT_OPERAND}
 {OTHER_OPERAND}
+{OUT_CAST}
 
 {RETURNS_BOOL_BROADCAST}
 
@@ -317,6 +331,7 @@ Broadcasting and promotion as in ``genesis.eq``; comparisons with NaN are False.
 Args:
 {INPUT_OPERAND}
 {OTHER_OPERAND}
+{OUT_CAST}
 
 {RETURNS_BOOL_BROADCAST}
 
@@ -335,6 +350,7 @@ Broadcasting and promotion as in ``genesis.eq``; comparisons with NaN are False.
 Args:
 {INPUT_OPERAND}
 {OTHER_OPERAND}
+{OUT_CAST}
 
 {RETURNS_BOOL_BROADCAST}
 
@@ -352,6 +368,7 @@ promotion as in ``genesis.add``. ``x & y`` is the same.
 Args:
     input (Tensor or Number): the first operand, an integer or bool (``self`` for the method).
     other (Tensor or Number): the second operand, an integer or bool.
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -371,6 +388,7 @@ promotion as in ``genesis.add``. ``x | y`` is the same.
 Args:
     input (Tensor or Number): the first operand, an integer or bool (``self`` for the method).
     other (Tensor or Number): the second operand, an integer or bool.
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -388,6 +406,7 @@ promotion as in ``genesis.add``. ``x ^ y`` is the same.
 Args:
     input (Tensor or Number): the first operand, an integer or bool (``self`` for the method).
     other (Tensor or Number): the second operand, an integer or bool.
+{OUT_CAST}
 
 {RETURNS_BROADCAST}
 
@@ -610,6 +629,7 @@ function, and so are ``genesis.neg(x)``, ``x.neg()`` and ``-x``.
 
 Args:
     input (Tensor): the tensor to negate (``self`` for the method).
+{OUT_CAST}
 
 {RETURNS_SAME_SHAPE_DTYPE}
 
@@ -628,6 +648,7 @@ a TypeError. Python's ``abs(x)`` is the same.
 
 Args:
 {INPUT_SELF}
+{OUT_CAST}
 
 {RETURNS_SAME_SHAPE_DTYPE}
 
@@ -660,6 +681,7 @@ float32 and float64 (and the 16-bit types, through float32) use genesis's own ve
 
 Args:
 {INPUT_SELF}
+{OUT_CAST}
 
 {RETURNS_FLOAT_SAME_SHAPE}
 
@@ -676,6 +698,7 @@ is nan, as in IEEE arithmetic.
 
 Args:
 {INPUT_SELF}
+{OUT_CAST}
 
 {RETURNS_FLOAT_SAME_SHAPE}
 
@@ -691,6 +714,7 @@ Integer and bool input gives float32; negative numbers give nan.
 
 Args:
 {INPUT_SELF}
+{OUT_CAST}
 
 {RETURNS_FLOAT_SAME_SHAPE}
 
@@ -706,6 +730,7 @@ Integer and bool input gives float32; 0 gives inf and negative numbers nan.
 
 Args:
 {INPUT_SELF}
+{OUT_CAST}
 
 {RETURNS_FLOAT_SAME_SHAPE}
 
@@ -721,6 +746,7 @@ Integer and bool input gives float32.
 
 Args:
 {INPUT_SELF}
+{OUT_CAST}
 
 {RETURNS_FLOAT_SAME_SHAPE}
 
@@ -736,6 +762,7 @@ Integer and bool input gives float32.
 
 Args:
 {INPUT_SELF}
+{OUT_CAST}
 
 {RETURNS_FLOAT_SAME_SHAPE}
 
@@ -751,6 +778,7 @@ Integer and bool input gives float32.
 
 Args:
 {INPUT_SELF}
+{OUT_CAST}
 
 Returns:
     Tensor: a new floating point tensor of the same shape, with values in [-1, 1].
@@ -767,6 +795,7 @@ Integer and bool input gives float32.
 
 Args:
 {INPUT_SELF}
+{OUT_CAST}
 
 Returns:
     Tensor: a new floating point tensor of the same shape, with values in [0, 1].
@@ -783,6 +812,7 @@ For integer and bool tensors only: floating point ones are a TypeError. ``~x`` i
 
 Args:
     input (Tensor): an integer or bool tensor (``self`` for the method).
+{OUT_CAST}
 
 {RETURNS_SAME_SHAPE_DTYPE}
 

@@ -8,6 +8,8 @@ from ._fragments import (
     RETURNS_BROADCAST_OR_OUT,
     RETURNS_INPUT_SHAPE_OR_OUT,
     RETURNS_SELF,
+    inplace_unary,
+    unary_float,
 )
 
 DOCS = {
@@ -27,18 +29,7 @@ Example::
     >>> genesis.floor(genesis.tensor([-1.5, 0.5, 2.7]))
     tensor([-2.,  0.,  2.])
 """,
-    "Tensor.floor_": f"""\
-Replaces each element by its floor; returns this tensor (the in-place ``floor``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([-1.5, 0.5, 2.7]).floor_()
-    tensor([-2.,  0.,  2.])
-""",
+    "Tensor.floor_": inplace_unary("floor", "[-1.5, 0.5, 2.7]", "tensor([-2.,  0.,  2.])"),
     "Tensor.ceil ceil": f"""\
 Rounds each element up to the nearest integer, elementwise. Integer input is returned unchanged
 (a new tensor of its dtype); bool input raises TypeError, as in PyTorch. ``genesis.ceil(x)``
@@ -55,18 +46,7 @@ Example::
     >>> genesis.ceil(genesis.tensor([-1.5, 0.5, 2.7]))
     tensor([-1.,  1.,  3.])
 """,
-    "Tensor.ceil_": f"""\
-Replaces each element by its ceil; returns this tensor (the in-place ``ceil``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([-1.5, 0.5, 2.7]).ceil_()
-    tensor([-1.,  1.,  3.])
-""",
+    "Tensor.ceil_": inplace_unary("ceil", "[-1.5, 0.5, 2.7]", "tensor([-1.,  1.,  3.])"),
     "Tensor.trunc trunc": f"""\
 Rounds each element toward zero to an integer, elementwise. Integer input is returned unchanged
 (a new tensor of its dtype); bool input raises TypeError, as in PyTorch. ``genesis.trunc(x)``
@@ -83,18 +63,7 @@ Example::
     >>> genesis.trunc(genesis.tensor([-1.5, 0.5, 2.7]))
     tensor([-1.,  0.,  2.])
 """,
-    "Tensor.trunc_": f"""\
-Replaces each element by its trunc; returns this tensor (the in-place ``trunc``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([-1.5, 0.5, 2.7]).trunc_()
-    tensor([-1.,  0.,  2.])
-""",
+    "Tensor.trunc_": inplace_unary("trunc", "[-1.5, 0.5, 2.7]", "tensor([-1.,  0.,  2.])"),
     "Tensor.fix fix": f"""\
 Rounds each element toward zero to an integer, elementwise (an alias of trunc). Integer input
 is returned unchanged (a new tensor of its dtype); bool input raises TypeError, as in PyTorch.
@@ -111,18 +80,7 @@ Example::
     >>> genesis.fix(genesis.tensor([-1.5, 0.5, 2.7]))
     tensor([-1.,  0.,  2.])
 """,
-    "Tensor.fix_": f"""\
-Replaces each element by its fix; returns this tensor (the in-place ``fix``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([-1.5, 0.5, 2.7]).fix_()
-    tensor([-1.,  0.,  2.])
-""",
+    "Tensor.fix_": inplace_unary("fix", "[-1.5, 0.5, 2.7]", "tensor([-1.,  0.,  2.])"),
     "Tensor.frac frac": f"""\
 Returns the fractional part of each element, ``input - trunc(input)``. Floating point input
 only: integer and bool input raise TypeError, as in PyTorch. ``genesis.frac(x)`` and
@@ -139,18 +97,9 @@ Example::
     >>> genesis.frac(genesis.tensor([-1.5, 0.25, 2.0]))
     tensor([-0.5000,  0.2500,  0.0000])
 """,
-    "Tensor.frac_": f"""\
-Replaces each element by its frac; returns this tensor (the in-place ``frac``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([-1.5, 0.25, 2.0]).frac_()
-    tensor([-0.5000,  0.2500,  0.0000])
-""",
+    "Tensor.frac_": inplace_unary(
+        "frac", "[-1.5, 0.25, 2.0]", "tensor([-0.5000,  0.2500,  0.0000])"
+    ),
     "Tensor.sign sign": f"""\
 Returns the sign of each element: -1, 0 or 1 (NaN gives 0, as PyTorch). Every dtype, bool
 included (``sign(True)`` is True); the result keeps the input's dtype. ``genesis.sign(x)`` and
@@ -167,18 +116,7 @@ Example::
     >>> genesis.sign(genesis.tensor([-2.5, 0.0, 3.0]))
     tensor([-1.,  0.,  1.])
 """,
-    "Tensor.sign_": f"""\
-Replaces each element by its sign; returns this tensor (the in-place ``sign``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([-2.5, 0.0, 3.0]).sign_()
-    tensor([-1.,  0.,  1.])
-""",
+    "Tensor.sign_": inplace_unary("sign", "[-2.5, 0.0, 3.0]", "tensor([-1.,  0.,  1.])"),
     "Tensor.sgn sgn": f"""\
 Returns the sign of each element: -1, 0 or 1; for real tensors the same as ``sign``. Every
 dtype, bool included (``sign(True)`` is True); the result keeps the input's dtype.
@@ -195,18 +133,7 @@ Example::
     >>> genesis.sgn(genesis.tensor([-2, 0, 7]))
     tensor([-1,  0,  1])
 """,
-    "Tensor.sgn_": f"""\
-Replaces each element by its sgn; returns this tensor (the in-place ``sgn``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([-2, 0, 7]).sgn_()
-    tensor([-1,  0,  1])
-""",
+    "Tensor.sgn_": inplace_unary("sgn", "[-2, 0, 7]", "tensor([-1,  0,  1])"),
     "Tensor.square square": f"""\
 Returns the square of each element, ``input * input``. The result keeps the input's dtype
 (integers wrap on overflow); bool input gives int64, as PyTorch's ``pow(x, 2)``.
@@ -223,214 +150,62 @@ Example::
     >>> genesis.square(genesis.tensor([-2, 3]))
     tensor([4, 9])
 """,
-    "Tensor.square_": f"""\
-Replaces each element by its square; returns this tensor (the in-place ``square``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([-2, 3]).square_()
-    tensor([4, 9])
-""",
-    "Tensor.reciprocal reciprocal": f"""\
-Returns ``1 / input`` elementwise. Integer and bool input gives float32; floating point input
-keeps its dtype (16-bit floats compute in float32 and round once). ``genesis.reciprocal(x)``
-and ``x.reciprocal()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.reciprocal(genesis.tensor([2.0, -4.0, 0.0]))
-    tensor([ 0.5000, -0.2500,     inf])
-""",
-    "Tensor.reciprocal_": f"""\
-Replaces each element by its reciprocal; returns this tensor (the in-place ``reciprocal``). The
-result must be castable to this tensor's dtype (a float result cannot be written into an
-integer tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([2.0, -4.0, 0.0]).reciprocal_()
-    tensor([ 0.5000, -0.2500,     inf])
-""",
-    "Tensor.log1p log1p": f"""\
-Returns ``log(1 + input)`` elementwise, accurate for small inputs. Integer and bool input gives
-float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
-once). ``genesis.log1p(x)`` and ``x.log1p()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.log1p(genesis.tensor([0.0, 1e-8, 1.0]))
-    tensor([0.0000e+00, 1.0000e-08, 6.9315e-01])
-""",
-    "Tensor.log1p_": f"""\
-Replaces each element by its log1p; returns this tensor (the in-place ``log1p``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 1e-8, 1.0]).log1p_()
-    tensor([0.0000e+00, 1.0000e-08, 6.9315e-01])
-""",
-    "Tensor.expm1 expm1": f"""\
-Returns ``exp(input) - 1`` elementwise, accurate for small inputs. Integer and bool input gives
-float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
-once). ``genesis.expm1(x)`` and ``x.expm1()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.expm1(genesis.tensor([0.0, 1e-8, 1.0]))
-    tensor([0.0000e+00, 1.0000e-08, 1.7183e+00])
-""",
-    "Tensor.expm1_": f"""\
-Replaces each element by its expm1; returns this tensor (the in-place ``expm1``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 1e-8, 1.0]).expm1_()
-    tensor([0.0000e+00, 1.0000e-08, 1.7183e+00])
-""",
-    "Tensor.log2 log2": f"""\
-Returns the base-2 logarithm of each element. Integer and bool input gives float32; floating
-point input keeps its dtype (16-bit floats compute in float32 and round once).
-``genesis.log2(x)`` and ``x.log2()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.log2(genesis.tensor([1.0, 8.0, 0.5]))
-    tensor([ 0.,  3., -1.])
-""",
-    "Tensor.log2_": f"""\
-Replaces each element by its log2; returns this tensor (the in-place ``log2``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0, 8.0, 0.5]).log2_()
-    tensor([ 0.,  3., -1.])
-""",
-    "Tensor.log10 log10": f"""\
-Returns the base-10 logarithm of each element. Integer and bool input gives float32; floating
-point input keeps its dtype (16-bit floats compute in float32 and round once).
-``genesis.log10(x)`` and ``x.log10()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.log10(genesis.tensor([1.0, 1000.0, 0.1]))
-    tensor([ 0.,  3., -1.])
-""",
-    "Tensor.log10_": f"""\
-Replaces each element by its log10; returns this tensor (the in-place ``log10``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0, 1000.0, 0.1]).log10_()
-    tensor([ 0.,  3., -1.])
-""",
-    "Tensor.exp2 exp2": f"""\
-Returns ``2 ** input`` elementwise. Integer and bool input gives float32; floating point input
-keeps its dtype (16-bit floats compute in float32 and round once). ``genesis.exp2(x)`` and
-``x.exp2()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.exp2(genesis.tensor([0.0, 3.0, -1.0]))
-    tensor([1.0000, 8.0000, 0.5000])
-""",
-    "Tensor.exp2_": f"""\
-Replaces each element by its exp2; returns this tensor (the in-place ``exp2``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 3.0, -1.0]).exp2_()
-    tensor([1.0000, 8.0000, 0.5000])
-""",
-    "Tensor.erf erf": f"""\
-Returns the error function of each element. Integer and bool input gives float32; floating
-point input keeps its dtype (16-bit floats compute in float32 and round once).
-``genesis.erf(x)`` and ``x.erf()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.erf(genesis.tensor([0.0, 0.5, -2.0]))
-    tensor([ 0.0000,  0.5205, -0.9953])
-""",
-    "Tensor.erf_": f"""\
-Replaces each element by its erf; returns this tensor (the in-place ``erf``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 0.5, -2.0]).erf_()
-    tensor([ 0.0000,  0.5205, -0.9953])
-""",
+    "Tensor.square_": inplace_unary("square", "[-2, 3]", "tensor([4, 9])"),
+    "Tensor.reciprocal reciprocal": unary_float(
+        "reciprocal",
+        "Returns ``1 / input`` elementwise.",
+        "[2.0, -4.0, 0.0]",
+        "tensor([ 0.5000, -0.2500,     inf])",
+    ),
+    "Tensor.reciprocal_": inplace_unary(
+        "reciprocal", "[2.0, -4.0, 0.0]", "tensor([ 0.5000, -0.2500,     inf])"
+    ),
+    "Tensor.log1p log1p": unary_float(
+        "log1p",
+        "Returns ``log(1 + input)`` elementwise, accurate for small inputs.",
+        "[0.0, 1e-8, 1.0]",
+        "tensor([0.0000e+00, 1.0000e-08, 6.9315e-01])",
+    ),
+    "Tensor.log1p_": inplace_unary(
+        "log1p", "[0.0, 1e-8, 1.0]", "tensor([0.0000e+00, 1.0000e-08, 6.9315e-01])"
+    ),
+    "Tensor.expm1 expm1": unary_float(
+        "expm1",
+        "Returns ``exp(input) - 1`` elementwise, accurate for small inputs.",
+        "[0.0, 1e-8, 1.0]",
+        "tensor([0.0000e+00, 1.0000e-08, 1.7183e+00])",
+    ),
+    "Tensor.expm1_": inplace_unary(
+        "expm1", "[0.0, 1e-8, 1.0]", "tensor([0.0000e+00, 1.0000e-08, 1.7183e+00])"
+    ),
+    "Tensor.log2 log2": unary_float(
+        "log2",
+        "Returns the base-2 logarithm of each element.",
+        "[1.0, 8.0, 0.5]",
+        "tensor([ 0.,  3., -1.])",
+    ),
+    "Tensor.log2_": inplace_unary("log2", "[1.0, 8.0, 0.5]", "tensor([ 0.,  3., -1.])"),
+    "Tensor.log10 log10": unary_float(
+        "log10",
+        "Returns the base-10 logarithm of each element.",
+        "[1.0, 1000.0, 0.1]",
+        "tensor([ 0.,  3., -1.])",
+    ),
+    "Tensor.log10_": inplace_unary("log10", "[1.0, 1000.0, 0.1]", "tensor([ 0.,  3., -1.])"),
+    "Tensor.exp2 exp2": unary_float(
+        "exp2",
+        "Returns ``2 ** input`` elementwise.",
+        "[0.0, 3.0, -1.0]",
+        "tensor([1.0000, 8.0000, 0.5000])",
+    ),
+    "Tensor.exp2_": inplace_unary("exp2", "[0.0, 3.0, -1.0]", "tensor([1.0000, 8.0000, 0.5000])"),
+    "Tensor.erf erf": unary_float(
+        "erf",
+        "Returns the error function of each element.",
+        "[0.0, 0.5, -2.0]",
+        "tensor([ 0.0000,  0.5205, -0.9953])",
+    ),
+    "Tensor.erf_": inplace_unary("erf", "[0.0, 0.5, -2.0]", "tensor([ 0.0000,  0.5205, -0.9953])"),
     "Tensor.erfc erfc": f"""\
 Returns the complementary error function ``1 - erf(input)`` of each element. Integer and bool
 input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
@@ -447,18 +222,7 @@ Example::
     >>> genesis.erfc(genesis.tensor([0.0, 0.5, -2.0]))
     tensor([1.0000, 0.4795, 1.9953])
 """,
-    "Tensor.erfc_": f"""\
-Replaces each element by its erfc; returns this tensor (the in-place ``erfc``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 0.5, -2.0]).erfc_()
-    tensor([1.0000, 0.4795, 1.9953])
-""",
+    "Tensor.erfc_": inplace_unary("erfc", "[0.0, 0.5, -2.0]", "tensor([1.0000, 0.4795, 1.9953])"),
     "Tensor.erfinv erfinv": f"""\
 Returns the inverse error function of each element (``erf(erfinv(y)) == y``). Integer and bool
 input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
@@ -475,18 +239,9 @@ Example::
     >>> genesis.erfinv(genesis.tensor([0.0, 0.5, -1.0]))
     tensor([0.0000, 0.4769,   -inf])
 """,
-    "Tensor.erfinv_": f"""\
-Replaces each element by its erfinv; returns this tensor (the in-place ``erfinv``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 0.5, -1.0]).erfinv_()
-    tensor([0.0000, 0.4769,   -inf])
-""",
+    "Tensor.erfinv_": inplace_unary(
+        "erfinv", "[0.0, 0.5, -1.0]", "tensor([0.0000, 0.4769,   -inf])"
+    ),
     "Tensor.lgamma lgamma": f"""\
 Returns the natural logarithm of the absolute value of the gamma function. Integer and bool
 input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
@@ -503,46 +258,18 @@ Example::
     >>> genesis.lgamma(genesis.tensor([0.5, 1.0, 10.0]))
     tensor([ 0.5724,  0.0000, 12.8018])
 """,
-    "Tensor.lgamma_": f"""\
-Replaces each element by its lgamma; returns this tensor (the in-place ``lgamma``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.5, 1.0, 10.0]).lgamma_()
-    tensor([ 0.5724,  0.0000, 12.8018])
-""",
-    "Tensor.digamma digamma": f"""\
-Returns the digamma function (the derivative of lgamma) of each element. Integer and bool input
-gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
-once). ``genesis.digamma(x)`` and ``x.digamma()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.digamma(genesis.tensor([1.0, 0.5, -1.5]))
-    tensor([-0.5772, -1.9635,  0.7032])
-""",
-    "Tensor.digamma_": f"""\
-Replaces each element by its digamma; returns this tensor (the in-place ``digamma``). The
-result must be castable to this tensor's dtype (a float result cannot be written into an
-integer tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0, 0.5, -1.5]).digamma_()
-    tensor([-0.5772, -1.9635,  0.7032])
-""",
+    "Tensor.lgamma_": inplace_unary(
+        "lgamma", "[0.5, 1.0, 10.0]", "tensor([ 0.5724,  0.0000, 12.8018])"
+    ),
+    "Tensor.digamma digamma": unary_float(
+        "digamma",
+        "Returns the digamma function (the derivative of lgamma) of each element.",
+        "[1.0, 0.5, -1.5]",
+        "tensor([-0.5772, -1.9635,  0.7032])",
+    ),
+    "Tensor.digamma_": inplace_unary(
+        "digamma", "[1.0, 0.5, -1.5]", "tensor([-0.5772, -1.9635,  0.7032])"
+    ),
     "Tensor.polygamma polygamma": f"""\
 Returns the n-th derivative of the digamma function at each element: ``polygamma(0, x)`` is
 ``digamma(x)``, ``polygamma(1, x)`` the trigamma function. Integer and bool input gives float32;
@@ -580,90 +307,29 @@ Example::
     >>> genesis.tensor([1.0, 0.5, 2.0]).polygamma_(1)
     tensor([1.6449, 4.9348, 0.6449])
 """,
-    "Tensor.sinh sinh": f"""\
-Returns the hyperbolic sine of each element. Integer and bool input gives float32; floating
-point input keeps its dtype (16-bit floats compute in float32 and round once).
-``genesis.sinh(x)`` and ``x.sinh()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.sinh(genesis.tensor([0.0, 1.0, -2.0]))
-    tensor([ 0.0000,  1.1752, -3.6269])
-""",
-    "Tensor.sinh_": f"""\
-Replaces each element by its sinh; returns this tensor (the in-place ``sinh``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 1.0, -2.0]).sinh_()
-    tensor([ 0.0000,  1.1752, -3.6269])
-""",
-    "Tensor.cosh cosh": f"""\
-Returns the hyperbolic cosine of each element. Integer and bool input gives float32; floating
-point input keeps its dtype (16-bit floats compute in float32 and round once).
-``genesis.cosh(x)`` and ``x.cosh()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.cosh(genesis.tensor([0.0, 1.0, -2.0]))
-    tensor([1.0000, 1.5431, 3.7622])
-""",
-    "Tensor.cosh_": f"""\
-Replaces each element by its cosh; returns this tensor (the in-place ``cosh``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 1.0, -2.0]).cosh_()
-    tensor([1.0000, 1.5431, 3.7622])
-""",
-    "Tensor.asin asin": f"""\
-Returns the arcsine of each element (NaN outside [-1, 1]). Integer and bool input gives
-float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
-once). ``genesis.asin(x)`` and ``x.asin()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.asin(genesis.tensor([0.0, 1.0, 2.0]))
-    tensor([0.0000, 1.5708,    nan])
-""",
-    "Tensor.asin_": f"""\
-Replaces each element by its asin; returns this tensor (the in-place ``asin``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 1.0, 2.0]).asin_()
-    tensor([0.0000, 1.5708,    nan])
-""",
+    "Tensor.sinh sinh": unary_float(
+        "sinh",
+        "Returns the hyperbolic sine of each element.",
+        "[0.0, 1.0, -2.0]",
+        "tensor([ 0.0000,  1.1752, -3.6269])",
+    ),
+    "Tensor.sinh_": inplace_unary(
+        "sinh", "[0.0, 1.0, -2.0]", "tensor([ 0.0000,  1.1752, -3.6269])"
+    ),
+    "Tensor.cosh cosh": unary_float(
+        "cosh",
+        "Returns the hyperbolic cosine of each element.",
+        "[0.0, 1.0, -2.0]",
+        "tensor([1.0000, 1.5431, 3.7622])",
+    ),
+    "Tensor.cosh_": inplace_unary("cosh", "[0.0, 1.0, -2.0]", "tensor([1.0000, 1.5431, 3.7622])"),
+    "Tensor.asin asin": unary_float(
+        "asin",
+        "Returns the arcsine of each element (NaN outside [-1, 1]).",
+        "[0.0, 1.0, 2.0]",
+        "tensor([0.0000, 1.5708,    nan])",
+    ),
+    "Tensor.asin_": inplace_unary("asin", "[0.0, 1.0, 2.0]", "tensor([0.0000, 1.5708,    nan])"),
     "Tensor.arcsin arcsin": f"""\
 Returns the arcsine of each element (an alias of asin; NaN outside [-1, 1]). Integer and bool
 input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
@@ -680,46 +346,14 @@ Example::
     >>> genesis.arcsin(genesis.tensor([0.0, 0.5]))
     tensor([0.0000, 0.5236])
 """,
-    "Tensor.arcsin_": f"""\
-Replaces each element by its arcsin; returns this tensor (the in-place ``arcsin``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 0.5]).arcsin_()
-    tensor([0.0000, 0.5236])
-""",
-    "Tensor.acos acos": f"""\
-Returns the arccosine of each element (NaN outside [-1, 1]). Integer and bool input gives
-float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
-once). ``genesis.acos(x)`` and ``x.acos()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.acos(genesis.tensor([1.0, 0.0, -2.0]))
-    tensor([0.0000, 1.5708,    nan])
-""",
-    "Tensor.acos_": f"""\
-Replaces each element by its acos; returns this tensor (the in-place ``acos``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0, 0.0, -2.0]).acos_()
-    tensor([0.0000, 1.5708,    nan])
-""",
+    "Tensor.arcsin_": inplace_unary("arcsin", "[0.0, 0.5]", "tensor([0.0000, 0.5236])"),
+    "Tensor.acos acos": unary_float(
+        "acos",
+        "Returns the arccosine of each element (NaN outside [-1, 1]).",
+        "[1.0, 0.0, -2.0]",
+        "tensor([0.0000, 1.5708,    nan])",
+    ),
+    "Tensor.acos_": inplace_unary("acos", "[1.0, 0.0, -2.0]", "tensor([0.0000, 1.5708,    nan])"),
     "Tensor.arccos arccos": f"""\
 Returns the arccosine of each element (an alias of acos; NaN outside [-1, 1]). Integer and bool
 input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
@@ -736,158 +370,46 @@ Example::
     >>> genesis.arccos(genesis.tensor([1.0, 0.5]))
     tensor([0.0000, 1.0472])
 """,
-    "Tensor.arccos_": f"""\
-Replaces each element by its arccos; returns this tensor (the in-place ``arccos``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0, 0.5]).arccos_()
-    tensor([0.0000, 1.0472])
-""",
-    "Tensor.atan atan": f"""\
-Returns the arctangent of each element. Integer and bool input gives float32; floating point
-input keeps its dtype (16-bit floats compute in float32 and round once). ``genesis.atan(x)``
-and ``x.atan()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.atan(genesis.tensor([0.0, 1.0, -10.0]))
-    tensor([ 0.0000,  0.7854, -1.4711])
-""",
-    "Tensor.atan_": f"""\
-Replaces each element by its atan; returns this tensor (the in-place ``atan``). The result must
-be castable to this tensor's dtype (a float result cannot be written into an integer tensor:
-RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 1.0, -10.0]).atan_()
-    tensor([ 0.0000,  0.7854, -1.4711])
-""",
-    "Tensor.arctan arctan": f"""\
-Returns the arctangent of each element (an alias of atan). Integer and bool input gives
-float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
-once). ``genesis.arctan(x)`` and ``x.arctan()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.arctan(genesis.tensor([0.0, 1.0]))
-    tensor([0.0000, 0.7854])
-""",
-    "Tensor.arctan_": f"""\
-Replaces each element by its arctan; returns this tensor (the in-place ``arctan``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 1.0]).arctan_()
-    tensor([0.0000, 0.7854])
-""",
-    "Tensor.asinh asinh": f"""\
-Returns the inverse hyperbolic sine of each element. Integer and bool input gives float32;
-floating point input keeps its dtype (16-bit floats compute in float32 and round once).
-``genesis.asinh(x)`` and ``x.asinh()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.asinh(genesis.tensor([0.0, 1.0, -2.0]))
-    tensor([ 0.0000,  0.8814, -1.4436])
-""",
-    "Tensor.asinh_": f"""\
-Replaces each element by its asinh; returns this tensor (the in-place ``asinh``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 1.0, -2.0]).asinh_()
-    tensor([ 0.0000,  0.8814, -1.4436])
-""",
-    "Tensor.arcsinh arcsinh": f"""\
-Returns the inverse hyperbolic sine of each element (an alias of asinh). Integer and bool input
-gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
-once). ``genesis.arcsinh(x)`` and ``x.arcsinh()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.arcsinh(genesis.tensor([0.0, 1.0]))
-    tensor([0.0000, 0.8814])
-""",
-    "Tensor.arcsinh_": f"""\
-Replaces each element by its arcsinh; returns this tensor (the in-place ``arcsinh``). The
-result must be castable to this tensor's dtype (a float result cannot be written into an
-integer tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 1.0]).arcsinh_()
-    tensor([0.0000, 0.8814])
-""",
-    "Tensor.acosh acosh": f"""\
-Returns the inverse hyperbolic cosine of each element (NaN below 1). Integer and bool input
-gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and round
-once). ``genesis.acosh(x)`` and ``x.acosh()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.acosh(genesis.tensor([1.0, 2.0, 0.5]))
-    tensor([0.0000, 1.3170,    nan])
-""",
-    "Tensor.acosh_": f"""\
-Replaces each element by its acosh; returns this tensor (the in-place ``acosh``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0, 2.0, 0.5]).acosh_()
-    tensor([0.0000, 1.3170,    nan])
-""",
+    "Tensor.arccos_": inplace_unary("arccos", "[1.0, 0.5]", "tensor([0.0000, 1.0472])"),
+    "Tensor.atan atan": unary_float(
+        "atan",
+        "Returns the arctangent of each element.",
+        "[0.0, 1.0, -10.0]",
+        "tensor([ 0.0000,  0.7854, -1.4711])",
+    ),
+    "Tensor.atan_": inplace_unary(
+        "atan", "[0.0, 1.0, -10.0]", "tensor([ 0.0000,  0.7854, -1.4711])"
+    ),
+    "Tensor.arctan arctan": unary_float(
+        "arctan",
+        "Returns the arctangent of each element (an alias of atan).",
+        "[0.0, 1.0]",
+        "tensor([0.0000, 0.7854])",
+    ),
+    "Tensor.arctan_": inplace_unary("arctan", "[0.0, 1.0]", "tensor([0.0000, 0.7854])"),
+    "Tensor.asinh asinh": unary_float(
+        "asinh",
+        "Returns the inverse hyperbolic sine of each element.",
+        "[0.0, 1.0, -2.0]",
+        "tensor([ 0.0000,  0.8814, -1.4436])",
+    ),
+    "Tensor.asinh_": inplace_unary(
+        "asinh", "[0.0, 1.0, -2.0]", "tensor([ 0.0000,  0.8814, -1.4436])"
+    ),
+    "Tensor.arcsinh arcsinh": unary_float(
+        "arcsinh",
+        "Returns the inverse hyperbolic sine of each element (an alias of asinh).",
+        "[0.0, 1.0]",
+        "tensor([0.0000, 0.8814])",
+    ),
+    "Tensor.arcsinh_": inplace_unary("arcsinh", "[0.0, 1.0]", "tensor([0.0000, 0.8814])"),
+    "Tensor.acosh acosh": unary_float(
+        "acosh",
+        "Returns the inverse hyperbolic cosine of each element (NaN below 1).",
+        "[1.0, 2.0, 0.5]",
+        "tensor([0.0000, 1.3170,    nan])",
+    ),
+    "Tensor.acosh_": inplace_unary("acosh", "[1.0, 2.0, 0.5]", "tensor([0.0000, 1.3170,    nan])"),
     "Tensor.arccosh arccosh": f"""\
 Returns the inverse hyperbolic cosine of each element (an alias of acosh). Integer and bool
 input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
@@ -904,18 +426,7 @@ Example::
     >>> genesis.arccosh(genesis.tensor([1.0, 2.0]))
     tensor([0.0000, 1.3170])
 """,
-    "Tensor.arccosh_": f"""\
-Replaces each element by its arccosh; returns this tensor (the in-place ``arccosh``). The
-result must be castable to this tensor's dtype (a float result cannot be written into an
-integer tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0, 2.0]).arccosh_()
-    tensor([0.0000, 1.3170])
-""",
+    "Tensor.arccosh_": inplace_unary("arccosh", "[1.0, 2.0]", "tensor([0.0000, 1.3170])"),
     "Tensor.atanh atanh": f"""\
 Returns the inverse hyperbolic tangent of each element (NaN outside [-1, 1]). Integer and bool
 input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
@@ -932,18 +443,7 @@ Example::
     >>> genesis.atanh(genesis.tensor([0.0, 0.5, 1.0]))
     tensor([0.0000, 0.5493,    inf])
 """,
-    "Tensor.atanh_": f"""\
-Replaces each element by its atanh; returns this tensor (the in-place ``atanh``). The result
-must be castable to this tensor's dtype (a float result cannot be written into an integer
-tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 0.5, 1.0]).atanh_()
-    tensor([0.0000, 0.5493,    inf])
-""",
+    "Tensor.atanh_": inplace_unary("atanh", "[0.0, 0.5, 1.0]", "tensor([0.0000, 0.5493,    inf])"),
     "Tensor.arctanh arctanh": f"""\
 Returns the inverse hyperbolic tangent of each element (an alias of atanh). Integer and bool
 input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
@@ -960,18 +460,7 @@ Example::
     >>> genesis.arctanh(genesis.tensor([0.0, 0.5]))
     tensor([0.0000, 0.5493])
 """,
-    "Tensor.arctanh_": f"""\
-Replaces each element by its arctanh; returns this tensor (the in-place ``arctanh``). The
-result must be castable to this tensor's dtype (a float result cannot be written into an
-integer tensor: RuntimeError).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0, 0.5]).arctanh_()
-    tensor([0.0000, 0.5493])
-""",
+    "Tensor.arctanh_": inplace_unary("arctanh", "[0.0, 0.5]", "tensor([0.0000, 0.5493])"),
     "Tensor.round round": f"""\
 Rounds each element to the nearest integer, halves to even (as PyTorch and NumPy), or to
 ``decimals`` decimal places. Integer input is returned unchanged; bool input, and integer input

@@ -58,7 +58,7 @@ def test_inspect_signature_works(name, obj):
 
 def test_signatures_carry_names_kinds_and_defaults():
     add = inspect.signature(genesis.add).parameters
-    assert list(add) == ["input", "other", "alpha"]
+    assert list(add) == ["input", "other", "alpha", "out"]
     assert add["alpha"].kind is inspect.Parameter.KEYWORD_ONLY and add["alpha"].default is None
     assert list(inspect.signature(genesis.Tensor.add).parameters) == ["self", "other", "alpha"]
     # A bound method drops self, as for Python methods.
@@ -84,7 +84,7 @@ def test_docstrings_come_from_python():
     assert genesis.Tensor.__doc__ == docs["Tensor"]
     # help() shows the text signature and the text.
     rendered = pydoc.render_doc(genesis.add, renderer=pydoc.plaintext)
-    assert "add(input, other, *, alpha=None)" in rendered
+    assert "add(input, other, *, alpha=None, out=None)" in rendered
     assert "Adds ``other``, scaled by ``alpha``" in rendered
 
 

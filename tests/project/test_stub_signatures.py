@@ -146,20 +146,13 @@ def test_keywords_are_added_keyword_only():
     assert _with_keywords("genesis._C.exp", "exp", sig, False) == sig  # a method: no out=
 
 
-def habit_names(function):
-    """The quoted names in a C++ function of csrc/python/call_habits.cpp."""
-    src = (ROOT / "csrc" / "python" / "call_habits.cpp").read_text(encoding="utf-8")
-    body = src[src.index(function) :]
-    return set(re.findall(r'"([a-z_0-9 ]+)"', body[: body.index("\n}\n")]))
+def test_habit_keywords_follow_the_op_table():
+    # The habits' lists are generated from the op table (csrc/python/op_table.h).
+    from genesis._op_table import OPS
 
-
-def test_habit_keywords_follow_call_habits():
-    if not (ROOT / "csrc" / "python" / "call_habits.cpp").is_file():
-        pytest.skip("no csrc/ next to this tests/ directory")
-    out_ops = habit_names("constexpr std::string_view kOutOps")
-    assert overrides.OUT == {n for line in out_ops for n in line.split()}
-    assert overrides.OUT_NEEDS_DIM == habit_names("bool out_needs_dim")
-    habit = habit_names("bool takes_requires_grad") | habit_names("bool is_factory")
+    assert overrides.OUT == {r.name for r in OPS if "out" in r.forms}
+    assert overrides.OUT_NEEDS_DIM == {r.name for r in OPS if "out_needs_dim" in r.habits}
+    habit = {r.name for r in OPS if r.habits & {"requires_grad", "method_requires_grad"}}
     bound = {n for n in habit if n in vars(genesis._C) or n in vars(genesis.Tensor)}
     declared = {k.rpartition(".")[2] for k in overrides.REQUIRES_GRAD}
     declared |= {

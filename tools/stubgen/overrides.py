@@ -28,6 +28,8 @@ the results and keywords stated here are the run time's.
 
 from __future__ import annotations
 
+from genesis._op_table import OPS
+
 TENSOR = "genesis._C.Tensor"
 TENSORS = "tuple[genesis._C.Tensor, ...]"  # split, chunk, unbind, where(condition) ...
 DTYPE = "genesis._C.dtype"
@@ -185,36 +187,19 @@ ANY = {
 }
 
 # ---- Keywords the call habits add (Note [Call habits] in csrc/python/call_habits.cpp) -----------
-# requires_grad=: takes_requires_grad there, less randint and randint_like, which parse their own
-# keywords (py::kwargs) and refuse it. The members in SIGNATURES write it out themselves.
+# requires_grad=: the op table's requires_grad habits, less randint and randint_like, which parse
+# their own keywords (py::kwargs) and refuse it. The members in SIGNATURES write it out themselves.
 REQUIRES_GRAD = {
     *(f"genesis._C.{f}" for f in "full randperm arange linspace eye normal tensor".split()),
     *(f"genesis._C.{f}_like" for f in "zeros ones empty full rand randn".split()),
     "genesis._C.Tensor.new_full",
     "genesis._C.Tensor.new_tensor",
 }
-# out=: kOutOps there, for functions (not methods) of HABIT_MODULES. Those in
-# OUT_NEEDS_DIM take out= only with a dim (out_needs_dim): their stubs don't add it.
-OUT = set(
-    """
-    abs acos acosh add addbmm addcdiv addcmul addmm addmv all amax amin aminmax any arange
-    arccos arccosh arcsin arcsinh arctan arctan2 arctanh argmax argmin asin asinh atan atan2
-    atanh baddbmm bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift
-    bitwise_xor bmm bucketize cat ceil clamp clamp_max clamp_min clip column_stack concat
-    concatenate copysign cos cosh cross cummax cummin cumprod cumsum diag diff digamma div
-    divide dot dstack empty eq erf erfc erfinv exp exp2 expm1 eye fix floor floor_divide fmod
-    frac full gather ge gt heaviside hstack hypot index_select inner isneginf isposinf kron
-    kthvalue le lerp lgamma linspace log log10 log1p log2 log_softmax logcumsumexp logical_and
-    logical_not logical_or logical_xor logsumexp lt masked_select matmul matrix_norm max
-    maximum mean median min minimum mm mode msort mul multinomial multiply mv nan_to_num
-    nanmean nanmedian nanquantile nansum ne neg negative nonzero norm normal ones outer polygamma
-    pow prod quantile rand randint randn randperm reciprocal remainder round rsqrt scatter
-    scatter_add searchsorted sgn sigmoid sign sin sinh softmax sort sqrt square stack std sub
-    subtract sum take take_along_dim tanh tensordot topk tril triu true_divide trunc var vdot
-    vector_norm vstack where zeros
-    """.split()
-)
-OUT_NEEDS_DIM = {"sum", "prod", "median", "nanmedian"}
+# out= and out_needs_dim: the op table's (genesis/_op_table.py; csrc/python/op_table.h), for
+# functions (not methods) of HABIT_MODULES. Those in OUT_NEEDS_DIM take out= only with a dim:
+# their stubs don't add it.
+OUT = {r.name for r in OPS if "out" in r.forms}
+OUT_NEEDS_DIM = {r.name for r in OPS if "out_needs_dim" in r.habits}
 # The modules whose functions the habits wrap (install_call_habits).
 HABIT_MODULES = {"genesis._C", "genesis._C._linalg", "genesis._C._nn", "genesis._C._cuda"}
 
