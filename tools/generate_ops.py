@@ -276,7 +276,9 @@ def index_text(ops) -> str:
         "do not edit.",
         "Forms: **f** `genesis.<name>` (or the module's function), **m** `Tensor.<name>`, **i** "
         "the in-place `<name>_`, **o** `out=`. Gradient: *formula*, *none* (integer, bool or "
-        "non-tensor results, factories) or *missing* (backward raises, as PyTorch's).",
+        "non-tensor results, factories) or *missing* (backward raises, as PyTorch's). Dtypes "
+        "(stated for the elementwise ops): the input dtypes taken, *all*, *numeric* (not bool), "
+        "*integral* (bool and integers), *integer* or *float*.",
         "",
         f"{len(ops)} ops: "
         + ", ".join(
@@ -294,8 +296,8 @@ def index_text(ops) -> str:
             "",
             f"Bound in `csrc/python/{family}.cpp`; docstrings in `genesis/_docs/{family}.py`.",
             "",
-            "| op | forms | gradient | notes |",
-            "| --- | --- | --- | --- |",
+            "| op | forms | gradient | dtypes | notes |",
+            "| --- | --- | --- | --- | --- |",
         ]
         for r in sorted(families[family], key=lambda r: r.qualified_name):
             forms = "".join(mark for form, mark in FORM_MARKS if form in r.forms)
@@ -304,7 +306,8 @@ def index_text(ops) -> str:
                 notes.append(f"alias of `{r.alias}`")
             if r.elementwise:
                 notes.append(f"`{r.elementwise.split()[0]}` row")
-            lines.append(f"| `{r.qualified_name}` | {forms} | {r.grad} | {', '.join(notes)} |")
+            row = f"| `{r.qualified_name}` | {forms} | {r.grad} | {r.dtypes} | {', '.join(notes)} |"
+            lines.append(row)
         lines.append("")
     return "\n".join(lines)
 

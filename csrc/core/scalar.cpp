@@ -23,10 +23,8 @@ void Scalar::check_fits(ScalarType dtype, const char* op) const {
   if (dtype == ScalarType::Bool || kind_ == Kind::Bool) return;
   GENESIS_DISPATCH_ALL_TYPES(dtype, op, [&] {
     double lowest, highest;
-    if constexpr (std::is_same_v<scalar_t, Half>) {
-      lowest = -65504.0, highest = 65504.0;
-    } else if constexpr (std::is_same_v<scalar_t, BFloat16>) {
-      lowest = -3.3895313892515355e38, highest = 3.3895313892515355e38;
+    if constexpr (std::is_same_v<scalar_t, Half> || std::is_same_v<scalar_t, BFloat16>) {
+      highest = largest_finite(dtype), lowest = -highest;
     } else {
       lowest = static_cast<double>(std::numeric_limits<scalar_t>::lowest());
       highest = static_cast<double>(std::numeric_limits<scalar_t>::max());

@@ -33,6 +33,21 @@ bool is_integral(ScalarType t, bool include_bool) {
 }
 bool is_signed(ScalarType t) { return info(t).is_signed; }
 
+bool is_16_bit_float(ScalarType t) { return t == ScalarType::Float16 || t == ScalarType::BFloat16; }
+
+double largest_finite(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float16:
+      return 65504.0;
+    case ScalarType::BFloat16:
+      return 3.3895313892515355e38;
+    case ScalarType::Float32:
+      return 3.4028234663852886e38;
+    default:
+      return 1.7976931348623157e308;
+  }
+}
+
 ScalarType promote_types(ScalarType a, ScalarType b) {
   using S = ScalarType;
   if (a == b) return a;

@@ -27,6 +27,10 @@ const char* scalar_type_name(ScalarType t);  // "float32"
 bool is_floating_point(ScalarType t);
 bool is_integral(ScalarType t, bool include_bool);
 bool is_signed(ScalarType t);
+// float16 and bfloat16: stored in 16 bits, computed in float32 by genesis's kernels.
+bool is_16_bit_float(ScalarType t);
+// The largest finite value of a floating dtype; float64's for the other dtypes.
+double largest_finite(ScalarType t);
 
 // Category-first promotion (bool < integer < floating), as PyTorch's promote_types.
 ScalarType promote_types(ScalarType a, ScalarType b);

@@ -27,26 +27,11 @@ Tensor positive(const Tensor& a, const char* name) {
 }
 
 // The 16-bit floats compute in float32 and round once at the end, as PyTorch's fused kernels.
-bool is_narrow(ScalarType t) { return t == ScalarType::Float16 || t == ScalarType::BFloat16; }
 Tensor widened(const Tensor& t) {
-  return is_narrow(t.dtype()) ? to(t, ScalarType::Float32, t.device(), false) : t;
+  return is_16_bit_float(t.dtype()) ? to(t, ScalarType::Float32, t.device(), false) : t;
 }
 Tensor narrowed(const Tensor& t, ScalarType dtype) {
   return t.dtype() == dtype ? t : to(t, dtype, t.device(), false);
-}
-
-// The largest finite value of a floating dtype.
-double largest(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float16:
-      return 65504.0;
-    case ScalarType::BFloat16:
-      return 3.3895313892515355e38;
-    case ScalarType::Float32:
-      return std::numeric_limits<float>::max();
-    default:
-      return std::numeric_limits<double>::max();
-  }
 }
 
 // A bound truncated towards zero to an integer; one beyond int64 raises, as in PyTorch.
@@ -67,7 +52,7 @@ Tensor softplus(const Tensor& a, double beta, double threshold) {
   const char* name = "softplus";
   if (beta == 1.0 && threshold == 20.0) return unary(UnaryOp::Softplus, a, name);
   check_floating(a, name);
-  if (a.dtype() == ScalarType::Float16 || a.dtype() == ScalarType::BFloat16) {
+  if (is_16_bit_float(a.dtype())) {
     // exp(beta * x) of a 16-bit float overflows below the threshold (float16 exp(11.4)): the
     // composition runs in float32 and rounds once, as the fused functor computes.
     Tensor wide = softplus(to(a, ScalarType::Float32, a.device(), false), beta, threshold);
@@ -173,7 +158,7 @@ Tensor addc(BinaryOp op, const Tensor& input, const Tensor& t1, const Tensor& t2
   // In the common dtype (float32 for the 16-bit floats, rounded once at the end). An operand of
   // another dtype is converted to the common dtype first, as `*` and `/` would: an int32
   // 100000 beside float16 is inf.
-  ScalarType compute = is_narrow(dtype) ? ScalarType::Float32 : dtype;
+  ScalarType compute = is_16_bit_float(dtype) ? ScalarType::Float32 : dtype;
   auto in_compute = [&](const Tensor& t) {
     if (t.dtype() == compute) return t;
     Tensor common = t.dtype() == dtype ? t : to(t, dtype, t.device(), false);
@@ -198,7 +183,7 @@ Tensor nan_to_num(const Tensor& a, double nan, std::optional<double> posinf,
                   std::optional<double> neginf) {
   const char* name = "nan_to_num";
   if (!is_floating_point(a.dtype())) return copy_to(a, a.dtype(), a.device());
-  double big = largest(a.dtype());
+  double big = largest_finite(a.dtype());
   Tensor r = where(isnan(a), Operand(Scalar(nan)), a);
   r = where(isposinf(a), Operand(Scalar(posinf.value_or(big))), r);
   r = where(isneginf(a), Operand(Scalar(neginf.value_or(-big))), r);

@@ -174,7 +174,7 @@ Dtypes binary_dtypes(BinaryOp op, const Operand& a, const Operand& b, const char
 // second operand in float32, and so does genesis. (max/min give the same either way.) The
 // loops compute 16-bit floats in float.
 ScalarArg number_for(BinaryOp op, ScalarType compute, ScalarArg s, bool second) {
-  bool narrow = compute == ScalarType::Float16 || compute == ScalarType::BFloat16;
+  bool narrow = is_16_bit_float(compute);
   bool kept = second && (op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul ||
                          op == BinaryOp::Div || op == BinaryOp::Pow);
   if (!s.is_scalar || !narrow || kept) return s;
@@ -375,13 +375,6 @@ struct ClampPlan {
   ScalarType dtype;
   std::optional<Operand> min, max;  // tensor bounds in `dtype`
 };
-
-double largest_finite(ScalarType dtype) {
-  if (dtype == ScalarType::Float16) return 65504.0;
-  if (dtype == ScalarType::BFloat16) return 3.3895313892515355e38;
-  if (dtype == ScalarType::Float32) return 3.4028234663852886e38;
-  return 1.7976931348623157e308;
-}
 
 std::optional<Operand> clamp_bound(const std::optional<Operand>& bound, ScalarType dtype,
                                    const char* name) {

@@ -19,7 +19,7 @@ Tensor round_decimals(const Tensor& a, int64_t decimals, const char* name) {
   GENESIS_CHECK_VALUE(decimals >= -308 && decimals <= 308, name,
                       "decimals must be in [-308, 308], but got ", decimals);
   // The 16-bit floats compute in float32, so x * 10^d is not rounded to 16 bits in between.
-  bool narrow = a.dtype() == ScalarType::Float16 || a.dtype() == ScalarType::BFloat16;
+  bool narrow = is_16_bit_float(a.dtype());
   Tensor x = narrow ? to(a, ScalarType::Float32, a.device(), false) : a;
   Scalar ten(std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals)));
   Tensor r;

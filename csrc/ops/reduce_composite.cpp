@@ -103,7 +103,7 @@ Tensor nanmean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<Sc
   Tensor present = unary(UnaryOp::BitNot, is_nan(x), "nanmean");
   // 16-bit floats sum and count in float32, and only the mean is rounded back: a count above
   // 65504 (float16's largest) or a sum past it would be infinite in the input's own dtype.
-  bool narrow = d == ScalarType::Float16 || d == ScalarType::BFloat16;
+  bool narrow = is_16_bit_float(d);
   std::optional<ScalarType> acc = narrow ? std::optional(ScalarType::Float32) : std::nullopt;
   Tensor total = sum(where(present, x, Scalar(0.0)), dims, keepdim, acc);
   Tensor count = sum(present, dims, keepdim, acc.value_or(d));
@@ -135,7 +135,7 @@ Tensor vector_norm(const Tensor& t, double ord, const Dims& dims, bool keepdim,
   }
   if (ord == 0) return sum(binary(BinaryOp::Ne, a, Scalar(0.0), op), dims, keepdim, x.dtype());
   if (ord == 1) return sum(a, dims, keepdim, std::nullopt);
-  if (x.dtype() == ScalarType::Float16 || x.dtype() == ScalarType::BFloat16) {
+  if (is_16_bit_float(x.dtype())) {
     // |x|^p of a 16-bit float overflows (float16 3208^3) where the norm itself does not: raise
     // to p and sum in float32, and round the norm back once.
     Tensor wide = vector_norm(to(x, ScalarType::Float32, x.device(), false), ord, dims, keepdim,

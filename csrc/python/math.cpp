@@ -17,8 +17,6 @@ using ops::UnaryOp;
 
 py::object not_implemented() { return py::reinterpret_borrow<py::object>(Py_NotImplemented); }
 
-bool is_16_bit_float(ScalarType t) { return t == ScalarType::Float16 || t == ScalarType::BFloat16; }
-
 // other * alpha for add/sub's alpha argument. alpha * other is in the result's dtype (not
 // other's, which would wrap int8 or round bfloat16), float32 for the 16-bit floats (PyTorch's
 // kernels compute a + alpha * b in float32: a product past float16's range still adds), and

@@ -10,74 +10,19 @@ Editing a text here needs no rebuild.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from types import ModuleType
 from typing import Any
 
-from . import (
-    activation,
-    autograd,
-    convert,
-    counting,
-    creation,
-    creation_helpers,
-    cuda_graph,
-    device,
-    dlpack,
-    dtype,
-    generator,
-    index,
-    index_ops,
-    index_reduce,
-    join,
-    linalg,
-    linalg_decomp,
-    math,
-    math_functions,
-    numpy,
-    products,
-    random,
-    reduce,
-    reduce_composite,
-    resize,
-    scan,
-    shape_ops,
-    shared_memory,
-    sort,
-    tensor,
-)
 from ._signatures import class_signature, text_signature
 
-AREAS = (
-    activation,
-    autograd,
-    convert,
-    counting,
-    creation,
-    creation_helpers,
-    cuda_graph,
-    device,
-    dlpack,
-    dtype,
-    generator,
-    index,
-    index_ops,
-    index_reduce,
-    join,
-    linalg,
-    linalg_decomp,
-    math,
-    math_functions,
-    numpy,
-    products,
-    random,
-    reduce,
-    reduce_composite,
-    resize,
-    scan,
-    shape_ops,
-    shared_memory,
-    sort,
-    tensor,
+# Every module of this package not named with an underscore is an area (a new family's module
+# needs no line here).
+AREAS = tuple(
+    importlib.import_module(f"{__name__}.{module.name}")
+    for module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name)
+    if not module.name.startswith("_")
 )
 
 

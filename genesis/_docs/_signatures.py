@@ -16,6 +16,8 @@ from typing import Any
 
 def _split_top_level(params: str) -> list[str]:
     """Splits at the commas outside brackets and quotes."""
+    if not any(ch in params for ch in "([{'\""):  # most lines: no nesting to track
+        return [p.strip() for p in params.split(",") if p.strip()]
     parts, depth, quote, start = [], 0, "", 0
     for i, ch in enumerate(params):
         if quote:
@@ -54,6 +56,9 @@ def _closing_paren(text: str, open_at: int) -> int:
     return -1
 
 
+_PLAIN_DEFAULTS = {"None", "True", "False", "0", "1", "-1", "0.0", "1.0", "2", "()", "[]"}
+
+
 def _parameter(param: str) -> str:
     if param in ("*", "/") or param.startswith("*"):
         return param.split(":", 1)[0].strip()
@@ -68,10 +73,11 @@ def _parameter(param: str) -> str:
     if not eq:
         return name
     default = default.strip()
-    try:
-        ast.literal_eval(default)
-    except (ValueError, SyntaxError):
-        default = "None"
+    if default not in _PLAIN_DEFAULTS:
+        try:
+            ast.literal_eval(default)
+        except (ValueError, SyntaxError):
+            default = "None"
     return f"{name}={default}"
 
 
@@ -79,7 +85,10 @@ def parameters_of(signature_line: str, name: str) -> list[str] | None:
     """The parameter list of pybind11's ``name(...) -> ...`` line, or None if it is not one."""
     if not signature_line.startswith(name + "("):
         return None
-    close = _closing_paren(signature_line, len(name))
+    # pybind11's line ends "...) -> <type>", and no type it writes holds ") -> ".
+    close = signature_line.rfind(") -> ")
+    if close < 0:
+        close = _closing_paren(signature_line, len(name))
     if close < 0:
         return None
     return [_parameter(p) for p in _split_top_level(signature_line[len(name) + 1 : close])]

@@ -189,3 +189,20 @@ def test_codes_are_unique_and_named_for_backward():
     functors = (ROOT / "csrc" / "vocab" / "math_functors.h").read_text(encoding="utf-8")
     for c in UNARY_CODES + BINARY_CODES:
         assert re.search(r"\b" + c.name + r"\b", functors), f"no functor math::{c.name}"
+
+
+@pytest.mark.parametrize("row", [r for r in OPS if r.dtypes], ids=lambda r: r.name)
+def test_stated_dtypes_are_the_ones_taken(row):
+    from genesis._op_table import DTYPE_CLASSES
+
+    taken = []
+    for name in DTYPE_CLASSES["all"]:
+        x = genesis.tensor([True, False, True]) if name == "bool" else genesis.ones(3)
+        x = x.to(getattr(genesis, name))
+        fn = getattr(genesis, row.name)
+        try:
+            fn(x) if row.elementwise.startswith("unary") else fn(x, x)
+        except (TypeError, RuntimeError):
+            continue
+        taken.append(name)
+    assert tuple(taken) == DTYPE_CLASSES[row.dtypes]
