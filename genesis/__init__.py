@@ -58,6 +58,7 @@ from . import (
     nn,  # noqa: E402
     safetensors,  # noqa: E402
     serialization,  # noqa: E402  (also makes tensors picklable)
+    special,  # noqa: E402  (torch.special's names)
     testing,  # noqa: E402  (assert_close)
 )
 from ._C import (  # noqa: E402  (the classes and dtypes; the ops follow)
@@ -555,6 +556,7 @@ __all__ = [
     "cuda",
     "linalg",
     "nn",
+    "special",
     "Generator",
     "fork_rng",
     "save",

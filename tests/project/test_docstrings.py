@@ -29,6 +29,7 @@ MODULES = [
     genesis.memory_manager,
     genesis.nn.functional,
     genesis.safetensors,
+    genesis.special,
 ]
 
 
@@ -270,6 +271,7 @@ def test_all_lists_the_public_names():
         "cuda",
         "linalg",
         "nn",
+        "special",
     }
     assert len(genesis.__all__) == len(set(genesis.__all__))
 
