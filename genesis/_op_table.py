@@ -122,6 +122,7 @@ def op(
 # fmt: off
 OPS: tuple[Op, ...] = (
     op("abs", "math", "function method inplace out", elementwise="unary Abs", dtypes="numeric"),
+    op("absolute", "math", "function method inplace out", alias="abs", elementwise="unary Abs", dtypes="numeric"),
     op("acos", "math_functions", "function method inplace out", elementwise="unary Acos", dtypes="all"),
     op("acosh", "math_functions", "function method inplace out", elementwise="unary Acosh", dtypes="all"),
     op("add", "math", "function method inplace out", elementwise="binary Add", dtypes="all"),
@@ -252,6 +253,8 @@ OPS: tuple[Op, ...] = (
     op("ge", "math", "function method out", grad="none", elementwise="binary Ge", dtypes="all"),
     op("geometric_", "generator", "method", grad="none"),
     op("get_rng_state", "generator", "function", grad="none"),
+    op("greater", "math", "function method out", grad="none", alias="gt", elementwise="binary Gt", dtypes="all"),
+    op("greater_equal", "math", "function method out", grad="none", alias="ge", elementwise="binary Ge", dtypes="all"),
     op("gt", "math", "function method out", grad="none", elementwise="binary Gt", dtypes="all"),
     op("half", "convert", "method"),
     op("heaviside", "math_functions", "function method inplace out", grad="missing", elementwise="binary Heaviside values", dtypes="all"),
@@ -284,6 +287,8 @@ OPS: tuple[Op, ...] = (
     op("kthvalue", "sort", "function method out"),
     op("le", "math", "function method out", grad="none", elementwise="binary Le", dtypes="all"),
     op("lerp", "activation", "function method inplace out"),
+    op("less", "math", "function method out", grad="none", alias="lt", elementwise="binary Lt", dtypes="all"),
+    op("less_equal", "math", "function method out", grad="none", alias="le", elementwise="binary Le", dtypes="all"),
     op("lgamma", "math_functions", "function method inplace out", elementwise="unary Lgamma", dtypes="all"),
     op("linspace", "creation", "function out", grad="none", habits="factory requires_grad"),
     op("log", "math", "function method inplace out", elementwise="unary Log", dtypes="all"),
@@ -338,6 +343,7 @@ OPS: tuple[Op, ...] = (
     op("nonzero", "index_ops", "function method out", grad="none"),
     op("norm", "reduce_composite", "function method out", habits="no_numpy_aliases"),
     op("normal", "generator", "function inplace out", habits="requires_grad"),
+    op("not_equal", "math", "function method out", grad="none", alias="ne", elementwise="binary Ne", dtypes="all"),
     op("numel", "creation_helpers", "function method", grad="none"),
     op("numpy", "numpy", "method", grad="none"),
     op("ones", "creation", "function out", grad="none", habits="factory requires_grad", sizes="size"),

@@ -195,3 +195,13 @@ def inplace_unary(name: str, example_input: str, example_output: str) -> str:
         f"{textwrap.fill(paragraph, width=95)}\n\n{RETURNS_SELF}\n\nExample::\n\n"
         f"    >>> genesis.tensor({example_input}).{name}_()\n    {example_output}\n"
     )
+
+
+def comparison_alias(name: str, target: str, symbol: str, example: str, output: str) -> str:
+    """genesis.<name> and Tensor.<name>: NumPy's name for the comparison <target>."""
+    return (
+        f"Tests ``input {symbol} other`` elementwise; returns a bool tensor: ``genesis.{target}`` "
+        f"under NumPy's name (the same op).\n\nArgs:\n{INPUT_OPERAND}\n{OTHER_OPERAND}\n"
+        f"{OUT_CAST}\n\n{RETURNS_BOOL_BROADCAST}\n\nExample::\n\n"
+        f"    >>> genesis.{name}({example})\n    {output}\n"
+    )

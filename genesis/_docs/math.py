@@ -12,9 +12,11 @@ from ._fragments import (
     RETURNS_BOOL_BROADCAST,
     RETURNS_BROADCAST,
     RETURNS_FLOAT_SAME_SHAPE,
+    RETURNS_INPUT_SHAPE_OR_OUT,
     RETURNS_NEW,
     RETURNS_SAME_SHAPE_DTYPE,
     RETURNS_SELF,
+    comparison_alias,
 )
 
 DOCS = {
@@ -1203,4 +1205,44 @@ hash(x): by identity, as in PyTorch (``==`` is elementwise), for use as dict key
 abs(x): ``genesis.abs(x)``.""",
     "Tensor.__invert__": """\
 ~x: ``bitwise_not(x)``; inverts a bool mask.""",
+    "Tensor.absolute absolute": f"""\
+The absolute value of each element: ``genesis.abs`` under NumPy's name (the same op).
+
+Args:
+{INPUT_SELF}
+{OUT_CAST}
+
+{RETURNS_INPUT_SHAPE_OR_OUT}
+
+Example::
+
+    >>> genesis.absolute(genesis.tensor([-1.5, 0.0, 2.0]))
+    tensor([1.5000, 0.0000, 2.0000])
+""",
+    "Tensor.absolute_": f"""\
+Replaces each element by its absolute value; returns this tensor (the in-place ``absolute``,
+which is ``abs_``).
+
+{RETURNS_SELF}
+
+Example::
+
+    >>> genesis.tensor([-1, 2]).absolute_()
+    tensor([1, 2])
+""",
+    "Tensor.greater greater": comparison_alias(
+        "greater", "gt", ">", "genesis.tensor([1, 2, 3]), 2", "tensor([False, False,  True])"
+    ),
+    "Tensor.greater_equal greater_equal": comparison_alias(
+        "greater_equal", "ge", ">=", "genesis.tensor([1, 2, 3]), 2", "tensor([False,  True,  True])"
+    ),
+    "Tensor.less less": comparison_alias(
+        "less", "lt", "<", "genesis.tensor([1, 2, 3]), 2", "tensor([ True, False, False])"
+    ),
+    "Tensor.less_equal less_equal": comparison_alias(
+        "less_equal", "le", "<=", "genesis.tensor([1, 2, 3]), 2", "tensor([ True,  True, False])"
+    ),
+    "Tensor.not_equal not_equal": comparison_alias(
+        "not_equal", "ne", "!=", "genesis.tensor([1, 2, 3]), 2", "tensor([ True, False,  True])"
+    ),
 }

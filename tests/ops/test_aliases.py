@@ -36,6 +36,12 @@ ARGS = {
     "swapaxes": (MIXED, (0, 1), {}),
     "swapdims": (MIXED, (0, 1), {}),
     "moveaxis": (MIXED, (0, 1), {}),
+    "absolute": (MIXED, (), {}),
+    "greater": (MIXED, ("other",), {}),
+    "greater_equal": (MIXED, ("other",), {}),
+    "less": (MIXED, ("other",), {}),
+    "less_equal": (MIXED, ("other",), {}),
+    "not_equal": (MIXED, ("other",), {}),
 }
 ALIASES = [r for r in OPS if r.alias and r.module == "genesis"]
 

@@ -311,7 +311,8 @@ def test_format_error_names_op():
 # out= --------------------------------------------------------------------------------------
 
 UNARY_OUT = (
-    "abs acos arccos asin arcsin atan arctan asinh arcsinh atanh arctanh ceil cos cosh digamma "
+    "abs absolute acos arccos asin arcsin atan arctan asinh arcsinh atanh arctanh ceil cos cosh "
+    "digamma "
     "erf erfc erfinv exp exp2 expm1 fix floor frac lgamma log log10 log1p log2 neg negative "
     "reciprocal round rsqrt sgn sigmoid sign sin sinh sqrt square tanh trunc isneginf isposinf "
     "logical_not nan_to_num msort"
@@ -319,6 +320,7 @@ UNARY_OUT = (
 BINARY_OUT = (
     "add sub subtract mul multiply div divide true_divide pow atan2 arctan2 maximum minimum "
     "remainder fmod copysign hypot heaviside eq ne lt le gt ge logical_and logical_or "
+    "greater greater_equal less less_equal not_equal "
     "logical_xor floor_divide"
 ).split()
 INT_BINARY_OUT = "bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift".split()

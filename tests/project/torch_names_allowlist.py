@@ -70,8 +70,8 @@ ELEMENTWISE = (
 )
 SPECIAL_FUNCS = "not yet: special functions at top level (i0, igamma, igammac, mvlgamma)"
 ALIASES = (
-    "not yet: PyTorch's other names for ops genesis has (absolute = abs, greater = gt, less_equal ="
-    " le, not_equal = ne, positive, row_stack = vstack, ndimension = dim, nelement = numel)"
+    "not yet: PyTorch's other names for ops genesis has (positive, row_stack = vstack, ndimension "
+    "= dim, nelement = numel)"
 )
 INPLACE_COMPARE = "not yet: in-place comparisons (t.eq_(u) writes 0 or 1 into t's dtype)"
 INPLACE_META = (
@@ -296,7 +296,7 @@ ALLOWED = {
             "i0", "i0_", "igamma", "igammac", "mvlgamma",
         ],
         ALIASES: [
-            "absolute", "greater", "greater_equal", "less", "less_equal", "not_equal", "positive",
+            "positive",
             "row_stack",
         ],
         (
@@ -476,8 +476,7 @@ ALLOWED = {
             "i0", "i0_", "igamma", "igamma_", "igammac", "igammac_", "mvlgamma", "mvlgamma_",
         ],
         ALIASES: [
-            "absolute", "absolute_", "greater", "greater_equal", "less", "less_equal",
-            "ndimension", "nelement", "not_equal", "positive",
+            "ndimension", "nelement", "positive",
         ],
         INPLACE_COMPARE: [
             "eq_", "ge_", "greater_", "greater_equal_", "gt_", "le_", "less_", "less_equal_",
