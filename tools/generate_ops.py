@@ -45,6 +45,37 @@ def _cpp_bool(value: bool) -> str:
     return "true" if value else "false"
 
 
+# The habit lists of op_table.h: (array, the habit its ops have, its comment).
+HABIT_ARRAYS = (
+    (
+        "kOutNeedsDim",
+        "out_needs_dim",
+        "Their out= needs a dim, as PyTorch's overloads without one have no out=.",
+    ),
+    (
+        "kFactories",
+        "factory",
+        "Factories: out= gives their dtype and device unless dtype= is given.",
+    ),
+    (
+        "kRequiresGrad",
+        "requires_grad",
+        "The functions that take PyTorch's requires_grad= (its factories and tensor()).",
+    ),
+    ("kMethodRequiresGrad", "method_requires_grad", "The methods that take requires_grad=."),
+    (
+        "kNoNumpyAliases",
+        "no_numpy_aliases",
+        "PyTorch writes these in Python (torch/functional.py): no axis=/x= aliases.",
+    ),
+    (
+        "kMethodNoNumpyAliases",
+        "method_no_numpy_aliases",
+        "The same for methods only (torch/_tensor.py).",
+    ),
+)
+
+
 def _names_array(name: str, comment: str, names: list[str]) -> list[str]:
     lines = [f"// {comment}", f"inline constexpr std::string_view {name}[] = {{"]
     lines += [f'    "{n}",' for n in sorted(set(names))]
@@ -186,36 +217,8 @@ def header_text(ops) -> str:
         "The functions that take out= (Note [Call habits]: added where the binding lacks it).",
         [r.name for r in ops if "out" in r.forms],
     )
-    lines += _names_array(
-        "kOutNeedsDim",
-        "Their out= needs a dim, as PyTorch's overloads without one have no out=.",
-        [r.name for r in ops if "out_needs_dim" in r.habits],
-    )
-    lines += _names_array(
-        "kFactories",
-        "Factories: out= gives their dtype and device unless dtype= is given.",
-        [r.name for r in ops if "factory" in r.habits],
-    )
-    lines += _names_array(
-        "kRequiresGrad",
-        "The functions that take PyTorch's requires_grad= (its factories and tensor()).",
-        [r.name for r in ops if "requires_grad" in r.habits],
-    )
-    lines += _names_array(
-        "kMethodRequiresGrad",
-        "The methods that take requires_grad=.",
-        [r.name for r in ops if "method_requires_grad" in r.habits],
-    )
-    lines += _names_array(
-        "kNoNumpyAliases",
-        "PyTorch writes these in Python (torch/functional.py): no axis=/x= aliases.",
-        [r.name for r in ops if "no_numpy_aliases" in r.habits],
-    )
-    lines += _names_array(
-        "kMethodNoNumpyAliases",
-        "The same for methods only (torch/_tensor.py).",
-        [r.name for r in ops if "method_no_numpy_aliases" in r.habits],
-    )
+    for array, habit, comment in HABIT_ARRAYS:
+        lines += _names_array(array, comment, [r.name for r in ops if habit in r.habits])
     sized = sorted((r.name, r.sizes) for r in ops if r.sizes)
     lines += [
         "// PyTorch's keyword for the sizes a binding takes as *args.",
