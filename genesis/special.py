@@ -22,6 +22,7 @@ import math as _math
 
 from ._C import (
     Tensor,
+    _finish_out,
     digamma,
     erf,
     erfc,
@@ -79,13 +80,10 @@ def _tensor(x, name):
     return x if x.is_floating_point() else x.to(_float32)
 
 
-def _write(result, out):
-    """The result, or out holding it (resized to its shape, as out= arguments are)."""
-    if out is None:
-        return result
-    if tuple(out.shape) != tuple(result.shape):
-        out.resize_(result.shape)
-    return out.copy_(result)
+def _write(result, out, name):
+    """The result, or out holding it: the compiled ops' out= rules (dtype check, resize and
+    PyTorch's warning for resizing a non-empty out)."""
+    return _finish_out(result, out, f"special.{name}")
 
 
 def ndtr(input, *, out=None):
@@ -106,7 +104,7 @@ def ndtr(input, *, out=None):
         tensor([0.1587, 0.5000, 0.9772])
     """
     x = _tensor(input, "ndtr")
-    return _write(erfc(x * (-1.0 / _math.sqrt(2.0))) * 0.5, out)
+    return _write(erfc(x * (-1.0 / _math.sqrt(2.0))) * 0.5, out, "ndtr")
 
 
 def logit(input, eps=None, *, out=None):
@@ -131,7 +129,7 @@ def logit(input, eps=None, *, out=None):
     p = _tensor(input, "logit")
     if eps is not None:
         p = p.clamp(eps, 1.0 - eps)
-    return _write(log(p / (1.0 - p)), out)
+    return _write(log(p / (1.0 - p)), out, "logit")
 
 
 def _x_log(x, y, name, log_fn, out):
@@ -145,7 +143,7 @@ def _x_log(x, y, name, log_fn, out):
     # 1 there, so the gradients stay finite.
     zero = (x == 0) & ~isnan(y)
     product = x * log_fn(where(zero, 1.0, y))
-    return _write(where(zero, 0.0, product), out)
+    return _write(where(zero, 0.0, product), out, name)
 
 
 def xlogy(input, other, *, out=None):
@@ -206,7 +204,7 @@ def entr(input, *, out=None):
     # The log reads 1 where x is not positive, so its gradient there is finite (and masked).
     safe = where(positive, x, 1.0)
     terms = where(positive, -safe * log(safe), where(x == 0, 0.0, -_math.inf))
-    return _write(where(isnan(x), x, terms), out)
+    return _write(where(isnan(x), x, terms), out, "entr")
 
 
 def sinc(input, *, out=None):
@@ -228,7 +226,7 @@ def sinc(input, *, out=None):
     at_zero = x == 0
     # Away from 0 where x is 0, so the unused branch's gradient is finite (and masked).
     scaled = where(at_zero, 1.0, x) * _math.pi
-    return _write(where(at_zero, 1.0, sin(scaled) / scaled), out)
+    return _write(where(at_zero, 1.0, sin(scaled) / scaled), out, "sinc")
 
 
 def multigammaln(input, p, *, out=None):
@@ -261,4 +259,4 @@ def multigammaln(input, p, *, out=None):
     total = lgamma(input)
     for j in range(1, p):  # p terms, not one per element
         total = total + lgamma(input - j / 2)
-    return _write(total + p * (p - 1) / 4 * _math.log(_math.pi), out)
+    return _write(total + p * (p - 1) / 4 * _math.log(_math.pi), out, "multigammaln")

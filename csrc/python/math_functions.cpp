@@ -90,6 +90,15 @@ void init_math_functions(py::module_& m, py::class_<Tensor>& cls) {
         },
         py::arg("input"), py::kw_only(), py::arg("out") = py::none());
   }
+
+  // For ops composed in Python (genesis.special): the same out= writing, checks and resize
+  // warning as the compiled ops (Note [out= arguments]).
+  m.def(
+      "_finish_out",
+      [](const Tensor& result, py::handle out, const std::string& name) {
+        return finish_out(result, out, name.c_str());
+      },
+      py::arg("result"), py::arg("out"), py::arg("name"));
 }
 
 }  // namespace genesis::python

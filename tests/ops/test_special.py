@@ -137,6 +137,14 @@ def test_out_is_written_and_resized(device):
     _same(out, torch.special.ndtr(torch.tensor([-1.0, 0.0, 1.0])), rtol=1e-6)
 
 
+def test_out_follows_the_compiled_ops_rules(device):
+    x = genesis.tensor([-1.0, 0.0, 1.0], device=device)
+    with pytest.warns(UserWarning, match=r"special.sinc.*resized"):  # a non-empty out resized
+        S.sinc(x, out=genesis.empty(2, device=device))
+    with pytest.raises(RuntimeError, match=r"special.logit"):  # float result into an int out
+        S.logit(x, out=genesis.empty(3, dtype=genesis.int64, device=device))
+
+
 def test_bad_input_raises_naming_the_function():
     with pytest.raises(TypeError, match=r"\[special.ndtr\] expected a genesis.Tensor"):
         S.ndtr([1.0, 2.0])
