@@ -27,8 +27,9 @@ from genesis._C import Tensor
 # The restricted unpickler is the pure-Python one (pickle._Unpickler), whose opcode table can be
 # changed. find_class allows the globals of _SAFE_GLOBALS only, and the table's entries that
 # could still reach past them are replaced:
-# - BUILD (set an object's state) is allowed only on tensors (their Python attributes): on
-#   anything else it could patch an allowed class (setattr on genesis._C.device, ...).
+# - BUILD (set an object's state) is allowed only on tensors (their Python attributes) and, for
+#   the `_metadata` attribute of an nn.Module state_dict (genesis's and PyTorch's), on an
+#   OrderedDict: on anything else it could patch an allowed class (setattr on genesis._C.device).
 # - NEWOBJ, NEWOBJ_EX make cls.__new__(cls, ...) without __init__: for a class bound in C++
 #   (genesis._C.device) that is an object whose C++ value was never built. Only Python's own
 #   value types (_NEWOBJ_TYPES) may be made so; INST and OBJ, which do the same when given no
@@ -54,6 +55,7 @@ _DTYPE_NAMES = (
 )
 _SAFE_GLOBALS = {
     ("genesis.serialization", "_rebuild_tensor"),
+    ("genesis.nn.parameter", "_rebuild_parameter"),
     ("genesis._C", "device"),
     *(("genesis._C", name) for name in _DTYPE_NAMES),
     ("collections", "OrderedDict"),
@@ -540,9 +542,13 @@ class RestrictedUnpickler(pickle._Unpickler):  # type: ignore[name-defined,misc]
     def load_build(self) -> None:
         state = self.stack.pop()
         inst = self.stack[-1]
-        if not (
-            isinstance(inst, Tensor) and type(state) is dict and all(type(k) is str for k in state)
-        ):
+        is_dict = type(state) is dict
+        tensor_attributes = (
+            is_dict and isinstance(inst, Tensor) and all(type(k) is str for k in state)
+        )
+        # A state_dict's OrderedDict carries its modules' versions as `_metadata` (plain data).
+        state_dict_metadata = is_dict and type(inst) is OrderedDict and set(state) == {"_metadata"}
+        if not (tensor_attributes or state_dict_metadata):
             raise pickle.UnpicklingError(
                 "[load] weights_only=True refuses to set the state of a "
                 f"{type(inst).__name__} (only tensors' attributes may be set)"
@@ -906,6 +912,14 @@ def _check_rebuild_tensor(unpickler: RestrictedUnpickler, name: str, args: tuple
             )
 
 
+def _check_rebuild_parameter(unpickler: RestrictedUnpickler, name: str, args: tuple) -> None:
+    # _rebuild_parameter(data, requires_grad): a Parameter aliasing a tensor already loaded.
+    if len(args) != 2 or not isinstance(args[0], Tensor) or type(args[1]) is not bool:
+        raise pickle.UnpicklingError(
+            f"[load] malformed archive: {name}() takes a tensor and a bool"
+        )
+
+
 def _check_latin1(unpickler: RestrictedUnpickler, name: str, args: tuple) -> None:
     _no_more_than(unpickler, name, args, 2)
     if args and type(args[0]) is str:
@@ -914,6 +928,7 @@ def _check_latin1(unpickler: RestrictedUnpickler, name: str, args: tuple) -> Non
 
 _ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[RestrictedUnpickler, str, tuple], None]] = {
     ("genesis.serialization", "_rebuild_tensor"): _check_rebuild_tensor,
+    ("genesis.nn.parameter", "_rebuild_parameter"): _check_rebuild_parameter,
     ("genesis._C", "device"): _check_device,
     ("collections", "OrderedDict"): _check_ordered_dict,
     ("builtins", "set"): _check_set,

@@ -1,12 +1,18 @@
-"""Neural-network helpers with torch.nn's names. So far ``genesis.nn.functional``: the
-pointwise activations, softmax and ``linear`` (no layers or modules yet).
+"""``genesis.nn``: torch.nn's modules, layers, losses, initialization and utilities, so model code
+written for ``torch.nn`` runs by swapping the module. The classes are Python, as in PyTorch and
+MLX; their math is genesis's compiled ops.
 
 Example::
 
-    >>> genesis.nn.functional.relu(genesis.tensor([-1.0, 2.0]))
-    tensor([0., 2.])
+    >>> model = genesis.nn.Sequential(genesis.nn.Linear(4, 8), genesis.nn.ReLU(),
+    ...                               genesis.nn.Linear(8, 2))
+    >>> model(genesis.zeros(3, 4)).shape
+    genesis.Size([3, 2])
 """
 
-from . import functional
+from . import functional, init, modules, utils
+from .modules import *
+from .parameter import Buffer, Parameter
 
-__all__ = ["functional"]
+__all__ = ["Buffer", "Parameter", "functional", "init", "utils"]
+__all__ += modules.__all__

@@ -1,53 +1,12 @@
-"""torch.nn.functional's pointwise activations, softmax and ``linear``, with PyTorch's
-signatures (``inplace=`` included), so ``import genesis.nn.functional as F`` runs code written
-for ``torch.nn.functional``. The activations are compiled functions (``genesis._C._nn``); at
-their default parameters each is one fused pass over the data. ``linear`` with a bias is
-``addmm``, which on CUDA adds the bias in the product's own cuBLASLt call.
-
-Example::
-
-    >>> import genesis.nn.functional as F
-    >>> F.gelu(genesis.tensor([-1.0, 0.0, 1.0]))
-    tensor([-0.1587,  0.0000,  0.8413])
-"""
+"""linear and bilinear."""
 
 from __future__ import annotations
 
 import math
 
-from .._C import Tensor, addmm, log_softmax, matmul, sigmoid, softmax, tanh
-from .._C._nn import (
-    elu,
-    elu_,
-    gelu,
-    hardtanh,
-    hardtanh_,
-    leaky_relu,
-    leaky_relu_,
-    mish,
-    relu,
-    silu,
-    softplus,
-)
+from ..._C import Tensor, addmm, matmul
 
-__all__ = [
-    "elu",
-    "elu_",
-    "gelu",
-    "hardtanh",
-    "hardtanh_",
-    "leaky_relu",
-    "leaky_relu_",
-    "linear",
-    "log_softmax",
-    "mish",
-    "relu",
-    "sigmoid",
-    "silu",
-    "softmax",
-    "softplus",
-    "tanh",
-]
+__all__ = ["bilinear", "linear"]
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -93,3 +52,43 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         out = addmm(bias, rows, weight.t())
         return out if input.ndim == 2 else out.view(*input.shape[:-1], out.shape[-1])
     return matmul(input, weight.t()) + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``:
+    PyTorch's ``torch.nn.functional.bilinear``, computed as one matrix product of ``input1``
+    with the weight laid out as (in1, out * in2), then a product with ``input2`` summed over in2.
+
+    Args:
+        input1 (Tensor): (..., in1_features).
+        input2 (Tensor): (..., in2_features), the same leading dims.
+        weight (Tensor): (out_features, in1_features, in2_features).
+        bias (Tensor, optional): (out_features,). Default: ``None``.
+
+    Returns:
+        Tensor: (..., out_features).
+
+    Example::
+
+        >>> import genesis.nn.functional as F
+        >>> F.bilinear(genesis.tensor([[1.0, 2.0]]), genesis.tensor([[3.0]]),
+        ...            genesis.tensor([[[1.0], [1.0]]]))
+        tensor([[9.]])
+    """
+    for name, t in (("input1", input1), ("input2", input2), ("weight", weight), ("bias", bias)):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(f"[bilinear] {name} must be a Tensor, got {type(t).__name__}")
+    if weight.ndim != 3:
+        raise RuntimeError(f"[bilinear] weight must be 3-D, got {weight.ndim}-D")
+    out, n1, n2 = weight.shape
+    if input1.shape[:-1] != input2.shape[:-1] or input1.shape[-1] != n1 or input2.shape[-1] != n2:
+        raise RuntimeError(
+            f"[bilinear] input1 {tuple(input1.shape)} and input2 {tuple(input2.shape)} do not "
+            f"match weight {tuple(weight.shape)}: expected (..., {n1}) and (..., {n2}) with the "
+            "same leading dims"
+        )
+    lead = input1.shape[:-1]
+    rows = input1.reshape(math.prod(lead), n1)
+    mixed = matmul(rows, weight.permute(1, 0, 2).reshape(n1, out * n2)).view(-1, out, n2)
+    result = (mixed * input2.reshape(-1, 1, n2)).sum(-1).view(*lead, out)
+    return result if bias is None else result + bias

@@ -1,0 +1,233 @@
+"""Pooling, padding, pixel shuffles and interpolation against torch: max/avg/lp/adaptive pools in
+1-3 dims with every option (values, indices and gradients in float64), max_unpool, F.pad in
+every mode (negative pads included), interpolate in every mode, and the layers' reprs."""
+
+import numpy as np
+import pytest
+from test_autograd import check_grads
+
+import genesis
+import genesis.nn as nn
+
+torch = pytest.importorskip("torch")
+
+RNG = np.random.default_rng(5)
+SPATIAL = {1: (9,), 2: (9, 8), 3: (7, 6, 5)}
+POOLS = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=3, stride=2, padding=1, dilation=2),
+    dict(kernel_size=2, stride=3, padding=1, ceil_mode=True),
+]
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("kw", POOLS)
+def test_max_pool_matches_torch(nd, kw, device):
+    x = RNG.normal(size=(2, 3, *SPATIAL[nd]))
+    name = f"max_pool{nd}d"
+    check_grads(lambda m, x: getattr(m.nn.functional, name)(x, **kw), [x], device)
+    g_vals, g_idx = getattr(nn.functional, name)(
+        genesis.tensor(x, device=device), **kw, return_indices=True
+    )
+    t_vals, t_idx = getattr(torch.nn.functional, name)(torch.tensor(x), **kw, return_indices=True)
+    np.testing.assert_array_equal(_np(g_idx), _np(t_idx))
+    assert g_idx.dtype == genesis.int64
+    if kw != dict(kernel_size=2):
+        return  # torch's max_unpool accepts the sizes of plain pools only
+    out_size = tuple(x.shape)
+    unpooled = getattr(nn.functional, f"max_unpool{nd}d")(
+        g_vals, g_idx, kw["kernel_size"], kw.get("stride"), kw.get("padding", 0), out_size
+    )
+    expected = getattr(torch.nn.functional, f"max_unpool{nd}d")(
+        t_vals, t_idx, kw["kernel_size"], kw.get("stride"), kw.get("padding", 0), out_size
+    )
+    np.testing.assert_array_equal(_np(unpooled), _np(expected))
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("kw", [k for k in POOLS if "dilation" not in k])
+@pytest.mark.parametrize("count_include_pad", [True, False])
+def test_avg_pool_matches_torch(nd, kw, count_include_pad, device):
+    x = RNG.normal(size=(2, 3, *SPATIAL[nd]))
+    name = f"avg_pool{nd}d"
+    check_grads(
+        lambda m, x: getattr(m.nn.functional, name)(x, **kw, count_include_pad=count_include_pad),
+        [x],
+        device,
+    )
+    if nd > 1:
+        check_grads(
+            lambda m, x: getattr(m.nn.functional, name)(x, **kw, divisor_override=3), [x], device
+        )
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+@pytest.mark.parametrize("out", [1, 3, 4, (5, 2, 4)])
+def test_adaptive_pools_match_torch(nd, out, device):
+    x = RNG.normal(size=(2, 3, *SPATIAL[nd]))
+    size = out if isinstance(out, int) else out[:nd]
+    check_grads(
+        lambda m, x: getattr(m.nn.functional, f"adaptive_avg_pool{nd}d")(x, size), [x], device
+    )
+    check_grads(
+        lambda m, x: getattr(m.nn.functional, f"adaptive_max_pool{nd}d")(x, size), [x], device
+    )
+    _, g_idx = getattr(nn.functional, f"adaptive_max_pool{nd}d")(
+        genesis.tensor(x, device=device), size, return_indices=True
+    )
+    _, t_idx = getattr(torch.nn.functional, f"adaptive_max_pool{nd}d")(
+        torch.tensor(x), size, return_indices=True
+    )
+    np.testing.assert_array_equal(_np(g_idx), _np(t_idx))
+
+
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_lp_pool_matches_torch(nd, device):
+    x = np.abs(RNG.normal(size=(2, 3, *SPATIAL[nd]))) + 0.1
+    for p in (1.0, 2.0, 3.5):
+        check_grads(
+            lambda m, x, p=p: getattr(m.nn.functional, f"lp_pool{nd}d")(x, p, 2, stride=1),
+            [x],
+            device,
+        )
+
+
+def test_pools_unbatched_and_errors():
+    x = genesis.arange(16.0).view(1, 4, 4)
+    assert nn.functional.max_pool2d(x, 2).shape == (1, 2, 2)
+    with pytest.raises(RuntimeError, match=r"\[max_pool2d\] pad should be at most half"):
+        nn.functional.max_pool2d(x, 2, padding=2)
+    with pytest.raises(RuntimeError, match=r"\[max_pool2d\] Expected 3D or 4D input"):
+        nn.functional.max_pool2d(genesis.zeros(4), 2)
+    with pytest.raises(RuntimeError, match=r"Output size is too small"):
+        nn.functional.max_pool1d(genesis.zeros(1, 1, 1), 3)
+    with pytest.raises(RuntimeError, match=r"\[avg_pool2d\] divisor must be not zero"):
+        nn.functional.avg_pool2d(x, 2, divisor_override=0)
+
+
+PADS = [
+    ((1, 2), "constant"),
+    ((2, 1, 0, 3), "reflect"),
+    ((1, 1, 2, 2), "replicate"),
+    ((2, 1, 1, 2), "circular"),
+    ((-1, 2, 1, -2), "circular"),
+    ((-1, 2, 1, -2), "replicate"),
+    ((1, 2, -1, 0, 2, 1), "constant"),
+    ((1, 1, 1, 1, 1, 1), "reflect"),
+]
+
+
+@pytest.mark.parametrize("amounts, mode", PADS)
+def test_pad_matches_torch(amounts, mode, device):
+    x = RNG.normal(size=(2, 3, 4, 5, 6) if len(amounts) == 6 else (2, 3, 5, 6))
+    check_grads(lambda m, x: m.nn.functional.pad(x, amounts, mode=mode), [x], device)
+
+
+def test_pad_value_and_errors():
+    x = genesis.zeros(1, 2, 3)
+    np.testing.assert_array_equal(
+        _np(nn.functional.pad(x, (1, 1), value=2.5))[0, 0], [2.5, 0, 0, 0, 2.5]
+    )
+    with pytest.raises(ValueError, match=r"\[pad\] Padding length must be divisible by 2"):
+        nn.functional.pad(x, (1,))
+    with pytest.raises(ValueError, match=r"\[pad\] reflect padding"):
+        nn.functional.pad(x, (3, 0), mode="reflect")
+    with pytest.raises(NotImplementedError, match=r"\[pad\] mode must be"):
+        nn.functional.pad(x, (1, 1), mode="mirror")
+
+
+@pytest.mark.parametrize(
+    "nd, mode",
+    [
+        (1, "nearest"),
+        (1, "linear"),
+        (1, "area"),
+        (2, "nearest-exact"),
+        (2, "bilinear"),
+        (2, "bicubic"),
+        (2, "area"),
+        (3, "trilinear"),
+        (3, "nearest"),
+    ],
+)
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(size=(11, 4, 9)),
+        dict(scale_factor=2),
+        dict(scale_factor=0.6),
+        dict(scale_factor=1.7, recompute_scale_factor=True),
+    ],
+)
+def test_interpolate_matches_torch(nd, mode, kw, device):
+    kw = dict(kw)
+    if "size" in kw:
+        kw["size"] = kw["size"][:nd]
+    x = RNG.normal(size=(2, 3, *SPATIAL[nd]))
+    corners = [None] if mode in ("nearest", "nearest-exact", "area") else [False, True]
+    for align in corners:
+        check_grads(
+            lambda m, x, align=align: m.nn.functional.interpolate(
+                x, mode=mode, align_corners=align, **kw
+            ),
+            [x],
+            device,
+        )
+
+
+def test_pixel_and_channel_shuffles_match_torch(device):
+    x = RNG.normal(size=(2, 8, 3, 4))
+    check_grads(lambda m, x: m.nn.functional.pixel_shuffle(x, 2), [x], device)
+    check_grads(lambda m, x: m.nn.functional.pixel_unshuffle(x[:, :, :2, :], 2), [x], device)
+    check_grads(lambda m, x: m.nn.functional.channel_shuffle(x, 4), [x], device)
+
+
+LAYERS = [
+    ("MaxPool2d", (3,), dict(stride=2, padding=1)),
+    ("MaxPool1d", (2,), {}),
+    ("AvgPool1d", (3,), dict(stride=2)),
+    ("AvgPool2d", (2,), {}),
+    ("AvgPool3d", ((1, 2, 2),), {}),
+    ("LPPool2d", (2, 2), {}),
+    ("AdaptiveAvgPool2d", ((1, 1),), {}),
+    ("AdaptiveMaxPool1d", (3,), {}),
+    ("MaxUnpool2d", (2,), {}),
+    ("ZeroPad2d", (1,), {}),
+    ("ConstantPad1d", ((1, 2), 3.5), {}),
+    ("ReflectionPad2d", (2,), {}),
+    ("ReplicationPad3d", (1,), {}),
+    ("CircularPad1d", ((1, 2),), {}),
+    ("PixelShuffle", (2,), {}),
+    ("PixelUnshuffle", (2,), {}),
+    ("ChannelShuffle", (2,), {}),
+    ("Upsample", (), dict(scale_factor=2, mode="bilinear")),
+    ("Upsample", ((4, 4),), {}),
+    ("UpsamplingNearest2d", (), dict(scale_factor=3)),
+    ("UpsamplingBilinear2d", (5,), {}),
+    ("Fold", ((3, 3), 2), {}),
+    ("Unfold", (2,), dict(stride=2)),
+]
+
+
+@pytest.mark.parametrize("name, args, kwargs", LAYERS, ids=[item[0] for item in LAYERS])
+def test_layer_reprs_match_torch(name, args, kwargs):
+    assert repr(getattr(nn, name)(*args, **kwargs)) == repr(
+        getattr(torch.nn, name)(*args, **kwargs)
+    )
+
+
+def test_layers_compute_like_torch(device):
+    x = RNG.normal(size=(2, 4, 6, 6))
+    for name, args, kwargs in LAYERS:
+        if name in ("MaxUnpool2d", "Fold") or name.endswith(("1d", "3d")):
+            continue  # these take other input shapes (tested above)
+        g = getattr(nn, name)(*args, **kwargs)
+        t = getattr(torch.nn, name)(*args, **kwargs)
+        out_g = g(genesis.tensor(x, device=device))
+        out_t = t(torch.tensor(x))
+        np.testing.assert_allclose(_np(out_g), _np(out_t), rtol=1e-10, atol=1e-12, err_msg=name)
