@@ -79,6 +79,9 @@ class Buffer(Tensor):
         persistent (bool, optional): whether the buffer is part of the state_dict. Default: True.
     """
 
+    persistent: bool
+    _original: Tensor
+
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
         if data is None:
             data = empty(0)

@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 import pytest
 from conftest import HAS_CUDA, raises_index_error, requires_cuda, to_numpy
+from test_autograd import check_grads
 
 import genesis
 
@@ -879,3 +880,28 @@ def test_device_mismatch():
         f.nll_loss(x, genesis.tensor([0, 1, 2], device="cuda"), genesis.ones(5))
     with raises(RuntimeError, "cross_entropy"):
         f.cross_entropy(x, genesis.rand(3, 5))
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_triplet_margin_with_distance_loss_matches_torch(swap, reduction, device):
+    arrays = [np.random.default_rng(31).normal(size=(4, 3)) + i for i in range(3)]
+
+    def l1(x, y):
+        return (x - y).abs().sum(-1)
+
+    for fn in (None, l1):
+        check_grads(
+            lambda m, a, p, n, fn=fn: m.nn.functional.triplet_margin_with_distance_loss(
+                a, p, n, distance_function=fn, swap=swap, reduction=reduction, margin=1.5
+            ),
+            arrays,
+            device,
+        )
+    assert repr(genesis.nn.TripletMarginWithDistanceLoss(margin=2.0)) == repr(
+        torch.nn.TripletMarginWithDistanceLoss(margin=2.0)
+    )
+    with pytest.raises(ValueError, match=r"\[triplet_margin_with_distance_loss\] margin"):
+        genesis.nn.functional.triplet_margin_with_distance_loss(
+            *[genesis.tensor(a) for a in arrays], margin=0.0
+        )

@@ -146,7 +146,7 @@ def _notebook_names():
 
 
 def test_the_notebooks_are_there():
-    assert {"memory_debugging.ipynb", "tour.ipynb"} <= set(_notebook_names())
+    assert {"memory_debugging.ipynb", "tour.ipynb", "train_cnn.ipynb"} <= set(_notebook_names())
 
 
 @pytest.mark.parametrize("name", _notebook_names())
@@ -175,6 +175,16 @@ def test_memory_timeline_plot_is_an_image(executed):
     assert len(images) == 1, cell.outputs
     png = images[0].data["image/png"]  # base64
     assert len(png) > 1000 and png.startswith("iVBORw0KGgo"), png[:20]  # the PNG signature
+
+
+def test_training_notebook_plots_a_falling_loss(executed):
+    nb = executed("train_cnn.ipynb")  # its last code cells assert a test accuracy above 0.9
+    cell = _tagged(nb, "loss-curve")
+    images = [o for o in cell.outputs if "image/png" in o.get("data", {})]
+    assert len(images) == 1, cell.outputs
+    text = "".join(_text(c) for c in nb.cells if c.cell_type == "code")
+    first, last = map(float, re.search(r"loss: first ([\d.]+), last ([\d.]+)", text).groups())
+    assert last < 0.5 * first, text
 
 
 def test_planted_leak_is_reported_on_its_line(executed):

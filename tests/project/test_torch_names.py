@@ -1,11 +1,15 @@
 """How much of PyTorch's public API genesis has, name by name; a name it lacks needs a reason.
 
-Four namespaces of torch are compared with their genesis counterparts:
+Eight namespaces of torch are compared with their genesis counterparts:
 
-    torch          genesis
-    torch.Tensor   genesis.Tensor
-    torch.linalg   genesis.linalg
-    torch.special  genesis.special (absent today: then every name of torch.special is missing)
+    torch                genesis
+    torch.Tensor         genesis.Tensor
+    torch.linalg         genesis.linalg
+    torch.special        genesis.special
+    torch.nn             genesis.nn
+    torch.nn.functional  genesis.nn.functional
+    torch.nn.init        genesis.nn.init
+    torch.nn.utils       genesis.nn.utils
 
 Which of torch's names count is decided below (torch_names and friends). A name torch has and
 genesis lacks must be in torch_names_allowlist.py under a reason; a name listed there that
@@ -32,7 +36,16 @@ torch = pytest.importorskip("torch")
 
 ROOT = Path(__file__).resolve().parents[2]
 ALLOW_LIST = "tests/project/torch_names_allowlist.py"
-NAMESPACES = ("torch", "torch.Tensor", "torch.linalg", "torch.special")
+NAMESPACES = (
+    "torch",
+    "torch.Tensor",
+    "torch.linalg",
+    "torch.special",
+    "torch.nn",
+    "torch.nn.functional",
+    "torch.nn.init",
+    "torch.nn.utils",
+)
 # The torch version the allow-list and the figures of the docs are written for.
 REFERENCE_TORCH = "2.13"
 
@@ -49,6 +62,29 @@ TORCH_NOT_API = frozenset(
         "get_file_path",  # helpers of torch._utils_internal
         "prepare_multiprocessing_environment",
         "profiler_allow_cudagraph_cupti_lazy_reinit_cuda12",
+    }
+)
+
+# Public names of torch.nn and torch.nn.functional that are no API: imports of typing and of
+# torch's own machinery, TorchScript's annotation helpers, the __torch_function__ protocol's
+# helpers, and a helper of torch.nn's constructors.
+NN_NOT_API = frozenset(
+    {
+        "factory_kwargs",  # a helper that merges device/dtype keywords for torch.nn's classes
+        "Callable",  # typing imports
+        "Optional",
+        "TYPE_CHECKING",
+        "DType",  # a type alias
+        "Tensor",  # the torch.Tensor class, imported
+        "BroadcastingList1",  # TorchScript annotations of int-or-tuple arguments
+        "BroadcastingList2",
+        "BroadcastingList3",
+        "boolean_dispatch",  # TorchScript's dispatch on a bool argument (max_pool's indices)
+        "assert_int_or_pair",  # an argument check of fold/unfold
+        "handle_torch_function",  # the __torch_function__ protocol
+        "has_torch_function",
+        "has_torch_function_unary",
+        "has_torch_function_variadic",
     }
 )
 
@@ -96,6 +132,11 @@ def torch_names(namespace):
       and are callable (functions and LinAlgError; this leaves out a docstring fragment).
     - torch.special: torch.special.__all__ (dir() also shows the module torch, the class Tensor
       and docstring fragments).
+    - torch.nn and torch.nn.functional: they have no __all__: the names of dir() that do not
+      start with "_" and are callable (classes and functions; this leaves out modules, the
+      docstring fragments and constants of torch.nn.functional), less NN_NOT_API.
+    - torch.nn.init and torch.nn.utils: their __all__, less submodules (torch.nn.utils.rnn,
+      parametrize, parametrizations and stateless are namespaces of their own).
     """
     if namespace == "torch":
         return frozenset(
@@ -117,6 +158,20 @@ def torch_names(namespace):
         )
     if namespace == "torch.special":
         return frozenset(torch.special.__all__)
+    if namespace in ("torch.nn", "torch.nn.functional"):
+        module = importlib.import_module(namespace)
+        return frozenset(
+            n
+            for n in _public(dir(module))
+            if callable(getattr(module, n))
+            and not isinstance(getattr(module, n), types.ModuleType)
+            and n not in NN_NOT_API
+        )
+    if namespace in ("torch.nn.init", "torch.nn.utils"):
+        module = importlib.import_module(namespace)
+        return frozenset(
+            n for n in module.__all__ if not isinstance(getattr(module, n), types.ModuleType)
+        )
     raise ValueError(namespace)
 
 

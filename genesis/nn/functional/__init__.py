@@ -18,6 +18,7 @@ from ._attention import *
 from ._conv import *
 from ._distance import *
 from ._dropout import *
+from ._grid import *
 from ._interpolate import *
 from ._linear import *
 from ._loss import *

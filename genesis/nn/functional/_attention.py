@@ -45,10 +45,10 @@ def _broadcast(op: str, what: str, *shapes: tuple) -> tuple:
 
 def _check_sdpa(
     op: str,
-    query: object,
-    key: object,
-    value: object,
-    attn_mask: object,
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None,
     dropout_p: float,
     is_causal: bool,
     enable_gqa: bool,
@@ -258,10 +258,10 @@ def _mha_shape_check(
     for name, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, Tensor):
             raise TypeError(f"[{op}] {name} must be a genesis.Tensor, got {type(t).__name__}")
-    for name, t in (("key_padding_mask", key_padding_mask), ("attn_mask", attn_mask)):
-        if t is not None and not isinstance(t, Tensor):
+    for name, m in (("key_padding_mask", key_padding_mask), ("attn_mask", attn_mask)):
+        if m is not None and not isinstance(m, Tensor):
             raise TypeError(
-                f"[{op}] {name} must be a genesis.Tensor or None, got {type(t).__name__}"
+                f"[{op}] {name} must be a genesis.Tensor or None, got {type(m).__name__}"
             )
     if query.dim() == 3:
         if key.dim() != 3 or value.dim() != 3:
@@ -359,6 +359,15 @@ def _check_proj(op: str, name: str, t: Tensor | None, shape: tuple, query: Tenso
             f"[{op}] query is {query.dtype} on {query.device} but {name} is {t.dtype} on "
             f"{t.device}; move one with .to()"
         )
+
+
+def _separate_proj(op: str, name: str, w: Tensor | None) -> Tensor:
+    """``w``, the ``{name}_proj_weight`` that use_separate_proj_weight=True needs."""
+    if w is None:
+        raise AssertionError(
+            f"[{op}] use_separate_proj_weight is True but {name}_proj_weight is None"
+        )
+    return w
 
 
 def _pad_last(t: Tensor | None) -> Tensor | None:
@@ -470,20 +479,18 @@ def _mha_forward(
                 b_q, b_k, b_v = in_proj_bias.chunk(3)
             q, k, v = linear(query, w_q, b_q), linear(key, w_k, b_k), linear(value, w_v, b_v)
     else:
-        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
-            if w is None:
-                raise AssertionError(
-                    f"[{op}] use_separate_proj_weight is True but {name}_proj_weight is None"
-                )
-        _check_proj(op, "q_proj_weight", q_proj_weight, (E, E), query)
-        _check_proj(op, "k_proj_weight", k_proj_weight, (E, key.shape[-1]), query)
-        _check_proj(op, "v_proj_weight", v_proj_weight, (E, value.shape[-1]), query)
+        w_q = _separate_proj(op, "q", q_proj_weight)
+        w_k = _separate_proj(op, "k", k_proj_weight)
+        w_v = _separate_proj(op, "v", v_proj_weight)
+        _check_proj(op, "q_proj_weight", w_q, (E, E), query)
+        _check_proj(op, "k_proj_weight", w_k, (E, key.shape[-1]), query)
+        _check_proj(op, "v_proj_weight", w_v, (E, value.shape[-1]), query)
         b_q = b_k = b_v = None
         if in_proj_bias is not None:
             b_q, b_k, b_v = in_proj_bias.chunk(3)
-        q = linear(query, q_proj_weight, b_q)
-        k = linear(key, k_proj_weight, b_k)
-        v = linear(value, v_proj_weight, b_v)
+        q = linear(query, w_q, b_q)
+        k = linear(key, w_k, b_k)
+        v = linear(value, w_v, b_v)
 
     # the attention mask as (1 or bsz, 1 or num_heads, tgt_len, src_len)
     if attn_mask is not None:

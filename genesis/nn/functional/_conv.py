@@ -23,6 +23,7 @@ __all__ = [
     "conv3d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv_tbc",
     "conv_transpose3d",
     "fold",
     "unfold",
@@ -606,3 +607,33 @@ def fold(
     out = plane.index_add(2, target, x.reshape(n, c, -1)).view(n, c, hp, wp)
     out = out[:, :, pads[0] : pads[0] + out_hw[0], pads[1] : pads[1] + out_hw[1]]
     return out if batched else out.squeeze(0)
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """A 1-D convolution over time-batch-channel input (fairseq's layout).
+
+    Args:
+        input (Tensor): (T, B, C_in).
+        weight (Tensor): (kT, C_in, C_out).
+        bias (Tensor): (C_out,).
+        pad (int, optional): zeros added at both ends of the time dim. Default: 0.
+
+    Returns:
+        Tensor: (T_out, B, C_out).
+
+    Example::
+
+        >>> import genesis.nn.functional as F
+        >>> F.conv_tbc(genesis.ones(3, 1, 1), genesis.ones(2, 1, 1), genesis.zeros(1)).flatten()
+        tensor([2., 2.])
+    """
+    for what, t in (("input", input), ("weight", weight), ("bias", bias)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"[conv_tbc] {what} must be a genesis.Tensor, got {type(t).__name__}")
+    if input.dim() != 3 or weight.dim() != 3 or bias.dim() != 1:
+        raise RuntimeError(
+            "[conv_tbc] expected a 3-D input (T, B, C_in), a 3-D weight (kT, C_in, C_out) and a "
+            f"1-D bias, got {list(input.shape)}, {list(weight.shape)} and {list(bias.shape)}"
+        )
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)

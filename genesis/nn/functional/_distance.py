@@ -17,11 +17,12 @@ def _check_tensors(op: str, **tensors: object) -> None:
 
 def _broadcast(op: str, x1: Tensor, x2: Tensor) -> tuple[Tensor, Tensor]:
     try:
-        return broadcast_tensors(x1, x2)
+        b1, b2 = broadcast_tensors(x1, x2)
     except (RuntimeError, ValueError) as e:
         raise RuntimeError(
             f"[{op}] x1 {tuple(x1.shape)} and x2 {tuple(x2.shape)} do not broadcast together"
         ) from e
+    return b1, b2
 
 
 def pairwise_distance(

@@ -64,8 +64,8 @@ def _resize_dim(
         frac = (src - low).to(x.dtype).view(shape)
         i0 = low.to(dtype=arange(1).dtype).clamp(max=size - 1)
         i1 = (i0 + 1).clamp(max=size - 1)
-        a, b = x.index_select(dim, i0), x.index_select(dim, i1)
-        return a + (b - a) * frac
+        v0, v1 = x.index_select(dim, i0), x.index_select(dim, i1)
+        return v0 + (v1 - v0) * frac
     # bicubic: four taps with the cubic convolution kernel (A = -0.75), clamped at the edges
     src = _source(out, size, scale, align_corners, work, dev, clamp_negative=False)
     low = src.floor()
@@ -85,6 +85,7 @@ def _resize_dim(
         idx = (base + offset).clamp(0, size - 1)
         term = x.index_select(dim, idx) * w.to(x.dtype).view(shape)
         result = term if result is None else result + term
+    assert result is not None  # four taps
     return result
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "smooth_l1_loss",
     "soft_margin_loss",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
 ]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -897,6 +898,7 @@ def gaussian_nll_loss(
         log_v: Any = math.log(v) if v > 0 else -math.inf
     else:
         _check_tensor(op, "var", var)
+        assert isinstance(var, Tensor)  # _check_tensor raised for a bool
         if var.shape != input.shape:
             if input.shape[:-1] == var.shape:
                 var = var.unsqueeze(-1)
@@ -1363,3 +1365,60 @@ def multilabel_margin_loss(
     if reduction == "none":
         return loss if input.ndim == 2 else loss.view(())
     return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function: Any = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """The triplet loss with any distance: ``max(0, margin + d(a, p) - d(a, n))``.
+
+    Args:
+        anchor (Tensor): the anchors.
+        positive (Tensor): the positives, as many dims as anchor.
+        negative (Tensor): the negatives, as many dims as anchor.
+        distance_function (callable, optional): ``d(x, y)`` giving one distance per row.
+            Default: None (``pairwise_distance``).
+        margin (float, optional): a positive margin. Default: 1.0.
+        swap (bool, optional): use ``min(d(a, n), d(p, n))`` for the negative distance.
+            Default: False.
+        reduction (str, optional): 'none' | 'mean' | 'sum'. Default: 'mean'.
+
+    Returns:
+        Tensor: the loss, 0-d, or one value per row for 'none'.
+
+    Example::
+
+        >>> import genesis.nn.functional as F
+        >>> a = genesis.tensor([[0.0, 0.0]])
+        >>> F.triplet_margin_with_distance_loss(
+        ...     a, a + 0.5, a + 1.0, distance_function=lambda x, y: (x - y).abs().sum(-1))
+        tensor(0.)
+    """
+    op = "triplet_margin_with_distance_loss"
+    reduction = _reduction(op, None, None, reduction)
+    for name, t in (("anchor", anchor), ("positive", positive), ("negative", negative)):
+        _check_tensor(op, name, t)
+    if margin <= 0:
+        raise ValueError(f"[{op}] margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            f"[{op}] the anchor, positive, and negative tensors are expected to have the same "
+            f"number of dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, "
+            f"and negative {negative.ndim}D inputs"
+        )
+    if distance_function is None:
+        from ._distance import pairwise_distance
+
+        distance_function = pairwise_distance
+    d_pos = distance_function(anchor, positive)
+    d_neg = distance_function(anchor, negative)
+    if swap:
+        d_neg = minimum(d_neg, distance_function(positive, negative))
+    return _reduce((d_pos - d_neg + margin).clamp_min(0.0), reduction)

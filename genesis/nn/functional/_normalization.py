@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Union
+from typing import Union, overload
 
 from ..._C import Tensor, addcmul, bfloat16, cat, div, float16, float32, rsqrt, var_mean, zeros
 from ..._dtype_info import finfo
@@ -60,6 +60,12 @@ def _compute_dtype(input: Tensor):
     return float32 if input.dtype in _HALF else input.dtype
 
 
+@overload
+def _as(t: Tensor, dtype) -> Tensor: ...
+@overload
+def _as(t: None, dtype) -> None: ...
+@overload
+def _as(t: Tensor | None, dtype) -> Tensor | None: ...
 def _as(t: Tensor | None, dtype) -> Tensor | None:
     return t if t is None or t.dtype == dtype else t.to(dtype)
 
@@ -434,9 +440,11 @@ def batch_norm(
     x = _as(input, dtype)
     if training:
         var, mean = var_mean(x, (0, *range(2, x.ndim)), correction=0)
-        if running_mean is not None:
+        if running_mean is not None and running_var is not None:  # both or neither
             _update_running(running_mean, running_var, mean, var, x.numel() // c, momentum)
     else:
+        # running_mean is defined in evaluation mode (checked above), and so running_var
+        assert running_mean is not None and running_var is not None
         mean, var = _as(running_mean, dtype), _as(running_var, dtype)
     return _scale_shift(input, x, mean, var, weight, bias, eps)
 
@@ -521,7 +529,7 @@ def instance_norm(
     x = _as(input, dtype)
     if use_input_stats:
         var, mean = var_mean(x, tuple(range(2, x.ndim)), correction=0)  # (N, C)
-        if running_mean is not None:
+        if running_mean is not None and running_var is not None:  # both or neither
             n = math.prod(x.shape[2:])
             with no_grad():
                 unbiased = var.detach() * (n / (n - 1)) if n > 1 else var.detach()
@@ -534,6 +542,8 @@ def instance_norm(
                     momentum,
                 )
     else:
+        # running_mean is defined without use_input_stats (checked above), and so running_var
+        assert running_mean is not None and running_var is not None
         mean, var = _as(running_mean, dtype), _as(running_var, dtype)
     return _scale_shift(input, x, mean, var, weight, bias, eps)
 

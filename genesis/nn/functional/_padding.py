@@ -14,7 +14,7 @@ from typing import Any
 
 from ..._C import Tensor, arange, cat, full
 
-__all__ = ["channel_shuffle", "pad", "pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["channel_shuffle", "native_channel_shuffle", "pad", "pixel_shuffle", "pixel_unshuffle"]
 
 
 def _check_tensor(name: str, input: Any) -> None:
@@ -246,3 +246,22 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     rest = list(input.shape[2:])
     x = input.reshape(n, groups, c // groups, *rest).transpose(1, 2)
     return x.reshape(n, c, *rest)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """The same as :func:`channel_shuffle` (PyTorch's name for its native kernel).
+
+    Args:
+        input (Tensor): (N, C, *), C divisible by ``groups``.
+        groups (int): the number of groups.
+
+    Returns:
+        Tensor: the input with its channels shuffled.
+
+    Example::
+
+        >>> import genesis.nn.functional as F
+        >>> F.native_channel_shuffle(genesis.arange(4.0).view(1, 4, 1), 2).flatten()
+        tensor([0., 2., 1., 3.])
+    """
+    return channel_shuffle(input, groups)

@@ -144,6 +144,7 @@ def _max_pool(
         start = (arange(outs[i], device=x.device) * s[i] - p[i]).view(shape)
         pos = start + tap * d[i]
         index = pos if index is None else index * sizes[i] + pos
+    assert index is not None  # nd >= 1: the loop ran
     if not batched:
         values, index = values.squeeze(0), index.squeeze(0)
     return values, index
@@ -560,6 +561,7 @@ def _adaptive(name: str, nd: int, input: Any, output_size: Any, kind: str) -> An
         vshape[2 + 2 * i], vshape[3 + 2 * i] = outs[i], width
         v = valid.view(vshape)
         valid_all = v if valid_all is None else valid_all & v
+    assert valid_all is not None  # nd >= 1: the loop ran
     g = where(valid_all, g, -math.inf)
     # (N, C, o1, w1, o2, w2, ...) -> (N, C, o1, o2, ..., w1 * w2 * ...)
     order = [0, 1] + [2 + 2 * i for i in range(nd)] + [3 + 2 * i for i in range(nd)]
@@ -578,6 +580,7 @@ def _adaptive(name: str, nd: int, input: Any, output_size: Any, kind: str) -> An
         start = arange(outs[i], device=x.device).mul(sizes[i]).div(outs[i], rounding_mode="floor")
         pos = start.view(shape) + tap
         index_all = pos if index_all is None else index_all * sizes[i] + pos
+    assert index_all is not None  # nd >= 1: the loop ran
     if not batched:
         values, index_all = values.squeeze(0), index_all.squeeze(0)
     return values, index_all

@@ -46,8 +46,8 @@ def _in_range(op: str, idx: Tensor, n: int) -> Tensor:
     if idx.numel() == 0:
         return idx
     if idx.device.type == "cpu":
-        lo, hi = idx.aminmax()
-        lo, hi = int(lo), int(hi)
+        t_lo, t_hi = idx.aminmax()
+        lo, hi = int(t_lo), int(t_hi)
         if lo < 0 or hi >= n:
             bad = lo if lo < 0 else hi
             raise IndexError(
@@ -313,7 +313,8 @@ def embedding_bag(
                 f"weight's dtype ({weight.dtype})"
             )
     padding_idx = _padding_index("embedding_bag", padding_idx, n, RuntimeError)
-    if include_last_offset and offsets.numel() < 1:
+    # (include_last_offset is False for a 2-D input, and a 1-D input has offsets)
+    if include_last_offset and offsets is not None and offsets.numel() < 1:
         raise RuntimeError(
             "[embedding_bag] include_last_offset: number of offset should be at least 1"
         )
@@ -344,6 +345,7 @@ def embedding_bag(
         length = max(input.shape[1], 1)
         bag = arange(num_pos, device=flat.device) // length + 1
     else:
+        assert offsets is not None  # a 1-D input: checked above
         num_bags = offsets.shape[0] - (1 if include_last_offset else 0)
         if offsets.device.type == "cpu" and offsets.numel() > 0:
             _check_offsets(offsets, num_pos, include_last_offset)
@@ -423,8 +425,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         return zeros(shape + (num_classes,), dtype=int64, device=tensor.device)
     idx = tensor
     if tensor.device.type == "cpu" or num_classes == -1:
-        lo, hi = tensor.aminmax()
-        lo, hi = int(lo), int(hi)
+        t_lo, t_hi = tensor.aminmax()
+        lo, hi = int(t_lo), int(t_hi)
         if lo < 0:
             raise RuntimeError("[one_hot] Class values must be non-negative.")
         if num_classes == -1:

@@ -104,8 +104,8 @@ class MultiheadAttention(Module):
             self.register_parameter("in_proj_bias", None)
         self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **factory)
         if add_bias_kv:
-            self.bias_k = Parameter(empty((1, 1, embed_dim), **factory))
-            self.bias_v = Parameter(empty((1, 1, embed_dim), **factory))
+            self.bias_k: Parameter | None = Parameter(empty((1, 1, embed_dim), **factory))
+            self.bias_v: Parameter | None = Parameter(empty((1, 1, embed_dim), **factory))
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = add_zero_attn

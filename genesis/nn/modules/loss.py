@@ -5,6 +5,7 @@ as buffers, so ``state_dict`` and ``.to()`` see them as in PyTorch) and calls it
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 from ..._C import Tensor
 from .. import functional as F
@@ -32,6 +33,7 @@ __all__ = [
     "SmoothL1Loss",
     "SoftMarginLoss",
     "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
 ]
 
 
@@ -637,6 +639,58 @@ class TripletMarginLoss(_Loss):
             margin=self.margin,
             p=self.p,
             eps=self.eps,
+            swap=self.swap,
+            reduction=self.reduction,
+        )
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """The triplet loss with any distance function: ``F.triplet_margin_with_distance_loss``
+    (the default distance is a ``PairwiseDistance`` submodule, as in PyTorch).
+
+    Args:
+        distance_function (callable, optional): ``d(x, y)``. Default: None (PairwiseDistance).
+        margin (float): a positive margin. Default: 1.0.
+        swap (bool): use the distance swap. Default: False.
+        reduction (str): 'none' | 'mean' | 'sum'. Default: 'mean'.
+
+    Example::
+
+        >>> loss = genesis.nn.TripletMarginWithDistanceLoss(margin=2.0)
+        >>> a = genesis.tensor([[0.0, 0.0]])
+        >>> loss(a, a, a + 3.0) < 1e-3
+        tensor(True)
+    """
+
+    def __init__(
+        self,
+        *,
+        distance_function: Any = None,
+        margin: float = 1.0,
+        swap: bool = False,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(
+                "[TripletMarginWithDistanceLoss] TripletMarginWithDistanceLoss: expected margin "
+                f"to be greater than 0, got {margin} instead"
+            )
+        from .distance import PairwiseDistance
+
+        self.distance_function = (
+            distance_function if distance_function is not None else PairwiseDistance()
+        )
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(
+            anchor,
+            positive,
+            negative,
+            distance_function=self.distance_function,
+            margin=self.margin,
             swap=self.swap,
             reduction=self.reduction,
         )

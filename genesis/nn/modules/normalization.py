@@ -19,7 +19,7 @@ _Shape = Union[int, Sequence[int]]
 
 
 def _as_shape(normalized_shape: _Shape) -> tuple[int, ...]:
-    if isinstance(normalized_shape, numbers.Integral):
+    if isinstance(normalized_shape, (int, numbers.Integral)):
         return (int(normalized_shape),)
     return tuple(normalized_shape)
 

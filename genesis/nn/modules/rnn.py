@@ -42,6 +42,7 @@ def _step(
     gh = F.linear(h, w_hh, b_hh)
     if mode == "LSTM":
         i, f, g, o = (gi + gh).chunk(4, -1)
+        assert c is not None  # an LSTM step always has a cell state
         c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
         h_new = o.sigmoid() * c_new.tanh()
         if w_hr is not None:
@@ -126,7 +127,7 @@ class RNNBase(Module):
             for direction in range(directions):
                 layer_input = input_size if layer == 0 else real_hidden * directions
                 suffix = "_reverse" if direction == 1 else ""
-                shapes = [
+                shapes: list[tuple[str, tuple[int, ...]]] = [
                     ("weight_ih", (gate_size, layer_input)),
                     ("weight_hh", (gate_size, real_hidden)),
                 ]
