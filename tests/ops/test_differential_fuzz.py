@@ -108,6 +108,9 @@ class Difference:
     example: str
     message: str = ""
     rewrite: object = None  # call -> Call: what genesis must give, as a PyTorch call
+    # The torch side depends on the processor (torch picks its CPU kernels by instruction set):
+    # where the example shows no difference, the example test skips instead of failing.
+    machine_dependent: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -405,12 +408,14 @@ DELIBERATE_DIFFERENCES = [
     ),
     Difference(
         "`gelu(inf)` (exact form) is inf in every float dtype, as torch's float64 and float16; "
-        "torch's float32 and bfloat16 kernels give nan.",
+        "torch's float32 and bfloat16 CPU kernels give nan on some processors (torch picks its "
+        "kernels by instruction set).",
         ("gelu",),
         "values",
         lambda c: c.args[0].dtype in FLOAT_NAMES and bool(np.isposinf(_values(c.args[0])).any()),
         "L.nn.functional.gelu(T([inf] * 20, 'float32', (20,)))",
         rewrite=lambda c: in_float64(c),
+        machine_dependent=True,
     ),
     Difference(
         "`median` and `nanmedian` along a dim of an expanded tensor (stride 0) give the median; "
@@ -1982,6 +1987,13 @@ def test_user_guide_lists_the_differences():
 def test_deliberate_difference_example(entry, device):
     """Each documented difference still shows in its example (else the user guide is stale)."""
     (g_res, g_err), (t_res, t_err) = _outcome(entry.example, device)
+    if entry.machine_dependent:
+        try:
+            _check_example(entry, g_res, g_err, t_res, t_err)
+        except AssertionError:
+            capability = torch.backends.cpu.get_cpu_capability()
+            pytest.skip(f"torch's {capability} kernels agree with genesis here")
+        return
     if not torch.__version__.startswith(TORCH_CHECKED):
         try:
             _check_example(entry, g_res, g_err, t_res, t_err)
