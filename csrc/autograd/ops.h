@@ -46,6 +46,11 @@ Tensor round(const Tensor& t, int64_t decimals, const char* name);
 Tensor leaky_relu(const Tensor& t, double negative_slope, bool from_result);
 Tensor hardtanh(const Tensor& t, const Scalar& min_val, const Scalar& max_val, bool from_result);
 
+// Layer norm (rms false) and RMS norm as one fused op each (autograd/normalization.cpp; the
+// arguments as ops::row_norm's).
+Tensor row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight, const Tensor& bias,
+                double eps, bool rms, const char* name);
+
 // Reductions (autograd/reduce.cpp).
 Tensor sum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
 Tensor mean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);

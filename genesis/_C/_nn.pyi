@@ -5,6 +5,19 @@ import typing
 
 import genesis._C
 
+def _layer_norm(
+    input: object,
+    normalized_ndim: typing.SupportsInt | typing.SupportsIndex,
+    weight: object,
+    bias: object,
+    eps: typing.SupportsFloat | typing.SupportsIndex,
+) -> genesis._C.Tensor: ...
+def _rms_norm(
+    input: object,
+    normalized_ndim: typing.SupportsInt | typing.SupportsIndex,
+    weight: object,
+    eps: typing.SupportsFloat | typing.SupportsIndex,
+) -> genesis._C.Tensor: ...
 def elu(
     input: object, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0, inplace: bool = False
 ) -> genesis._C.Tensor: ...

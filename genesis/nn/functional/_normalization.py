@@ -18,7 +18,20 @@ import math
 from collections.abc import Sequence
 from typing import Union, overload
 
-from ..._C import Tensor, addcmul, bfloat16, cat, div, float16, float32, rsqrt, var_mean, zeros
+from ..._C import (
+    Tensor,
+    _nn,
+    addcmul,
+    bfloat16,
+    cat,
+    div,
+    float16,
+    float32,
+    float64,
+    rsqrt,
+    var_mean,
+    zeros,
+)
 from ..._dtype_info import finfo
 from ...autograd import no_grad
 
@@ -33,6 +46,7 @@ __all__ = [
 ]
 
 _HALF = (float16, bfloat16)
+_FUSED = (float16, bfloat16, float32, float64)
 _Shape = Union[int, Sequence[int]]
 
 
@@ -68,6 +82,15 @@ def _as(t: None, dtype) -> None: ...
 def _as(t: Tensor | None, dtype) -> Tensor | None: ...
 def _as(t: Tensor | None, dtype) -> Tensor | None:
     return t if t is None or t.dtype == dtype else t.to(dtype)
+
+
+def _fused_fits(input: Tensor, *params: Tensor | None) -> bool:
+    """Whether the fused norm kernels take these (Note [Fused row normalization] in
+    csrc/ops/normalization.cpp): a float16/bfloat16/float32/float64 input and parameters of its
+    dtype on its device. Mixed dtypes take the composed path, which promotes."""
+    if input.dtype not in _FUSED:
+        return False
+    return all(p is None or (p.dtype == input.dtype and p.device == input.device) for p in params)
 
 
 def _back(y: Tensor, input: Tensor) -> Tensor:
@@ -226,6 +249,8 @@ def layer_norm(
     shape = _normalized_dims("layer_norm", input, normalized_shape)
     _check_affine_shape("layer_norm", "weight", weight, shape)
     _check_affine_shape("layer_norm", "bias", bias, shape)
+    if _fused_fits(input, weight, bias):
+        return _nn._layer_norm(input, len(shape), weight, bias, float(eps))
     dtype = _compute_dtype(input)
     x = _as(input, dtype)
     var, mean = var_mean(x, tuple(range(-len(shape), 0)), correction=0, keepdim=True)
@@ -278,6 +303,8 @@ def rms_norm(
     dtype = _compute_dtype(input)
     if eps is None:
         eps = finfo(dtype).eps
+    if _fused_fits(input, weight):
+        return _nn._rms_norm(input, len(shape), weight, float(eps))
     x = _as(input, dtype)
     y = x * rsqrt(x.square().mean(tuple(range(-len(shape), 0)), keepdim=True) + eps)
     if weight is not None:

@@ -44,7 +44,8 @@ class LayerNorm(Module):
         >>> norm
         LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
         >>> norm(genesis.tensor([[1.0, 2.0, 3.0, 6.0]]))
-        tensor([[-1.0690, -0.5345,  0.0000,  1.6036]], grad_fn=<AddcmulBackward0>)
+        tensor([[-1.0690, -0.5345,  0.0000,  1.6036]],
+               grad_fn=<NativeLayerNormBackward0>)
     """
 
     def __init__(
@@ -108,7 +109,7 @@ class RMSNorm(Module):
         >>> norm
         RMSNorm((2,), eps=None, elementwise_affine=True)
         >>> norm(genesis.tensor([[3.0, 4.0]]))
-        tensor([[0.8485, 1.1314]], grad_fn=<MulBackward0>)
+        tensor([[0.8485, 1.1314]], grad_fn=<FusedRmsNormBackward0>)
     """
 
     def __init__(

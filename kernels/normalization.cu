@@ -1,0 +1,503 @@
+// Note [Fused row normalization kernels]: layer norm and RMS norm over contiguous rows, one
+// block a row. When a row is a whole number of aligned 16-byte packs and at most 4 packs a
+// thread (a block of up to 1024 threads: 16k float32 items, 32k 16-bit ones), each thread keeps
+// its packs in registers: the row is read once, its mean is a block sum, its variance a second
+// block sum of the squared deviations (two passes over registers, exact as the composite), and
+// the result is written from the same registers. Other rows take a loop kernel that reads the
+// row from memory in each pass (the later passes mostly from L1/L2).
+//
+// Backward runs a fixed number of blocks, each taking rows blockIdx.x, blockIdx.x + gridDim.x,
+// ...: dx of a row needs two block sums (of g*xhat and of g, g = dy*w), and the weight and bias
+// gradients, column sums over all rows of dy*xhat and dy, are kept per thread for the columns it
+// owns (the same in every row) and left as one partial row per block; a second kernel adds the
+// blocks' partial rows in a fixed order, so the gradients are deterministic.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <initializer_list>
+#include <type_traits>
+
+#include "kernels/dtype_traits.cuh"
+#include "kernels/normalization.cuh"
+
+namespace genesis::kernels {
+
+namespace {
+
+constexpr int kPacks = 4;          // packs a thread holds in the register kernels
+constexpr int kLoopThreads = 512;  // the loop kernels' block
+constexpr int kColumnWidth = 32;   // columns a block of the column sum takes
+constexpr int kColumnDepth = 16;   // and the threads that share each column
+
+template <typename T, int V>
+struct alignas(sizeof(T) * V) RowPack {
+  T v[V];
+};
+
+template <typename C>
+__device__ __forceinline__ C reciprocal_sqrt(C v) {
+  if constexpr (std::is_same_v<C, double>)
+    return 1.0 / ::sqrt(v);
+  else
+    return 1.0f / ::sqrtf(v);
+}
+
+// The sums of a and b over the block, returned to every thread.
+template <int Threads, typename C>
+__device__ __forceinline__ void block_sum2(C& a, C& b) {
+#pragma unroll
+  for (int delta = 16; delta > 0; delta >>= 1) {
+    a += __shfl_xor_sync(0xffffffffu, a, delta);
+    b += __shfl_xor_sync(0xffffffffu, b, delta);
+  }
+  if constexpr (Threads > 32) {
+    constexpr int kWarps = Threads / 32;
+    __shared__ C part[2][kWarps];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    __syncthreads();  // the previous call's readers are done with `part`
+    if (lane == 0) {
+      part[0][warp] = a;
+      part[1][warp] = b;
+    }
+    __syncthreads();
+    a = 0;
+    b = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {  // every thread adds the warps' sums in the same order
+      a += part[0][w];
+      b += part[1][w];
+    }
+  }
+}
+
+// ---- forward -----------------------------------------------------------------------------
+
+template <typename T, typename C, int Threads, bool Rms>
+__global__ void __launch_bounds__(Threads)
+    norm_forward_regs(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
+                      T* __restrict__ y, C* __restrict__ mean, C* __restrict__ rstd, int64_t rows,
+                      int64_t cols, C eps) {
+  constexpr int V = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
+  using P = RowPack<T, V>;
+  int64_t packs = cols / V;
+  C wv[kPacks][V], bv[kPacks][V];
+#pragma unroll
+  for (int k = 0; k < kPacks; ++k) {
+    int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      wv[k][j] = 1;
+      bv[k][j] = 0;
+    }
+    if (p < packs) {
+      if (w) {
+        P pw = reinterpret_cast<const P*>(w)[p];
+#pragma unroll
+        for (int j = 0; j < V; ++j) wv[k][j] = convert<C>(pw.v[j]);
+      }
+      if (b) {
+        P pb = reinterpret_cast<const P*>(b)[p];
+#pragma unroll
+        for (int j = 0; j < V; ++j) bv[k][j] = convert<C>(pb.v[j]);
+      }
+    }
+  }
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const P* row = reinterpret_cast<const P*>(x + r * cols);
+    C v[kPacks][V];
+    C s = 0, unused = 0;
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k) {
+      int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+      if (p < packs) {
+        P pk = row[p];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          v[k][j] = convert<C>(pk.v[j]);
+          s += Rms ? v[k][j] * v[k][j] : v[k][j];
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[k][j] = 0;
+      }
+    }
+    block_sum2<Threads>(s, unused);
+    C mu = Rms ? C(0) : s / C(cols), var = s / C(cols);
+    if constexpr (!Rms) {
+      C d2 = 0;
+#pragma unroll
+      for (int k = 0; k < kPacks; ++k) {
+        int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+        if (p < packs) {
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            C d = v[k][j] - mu;
+            d2 += d * d;
+          }
+        }
+      }
+      unused = 0;
+      block_sum2<Threads>(d2, unused);
+      var = d2 / C(cols);
+    }
+    C r_std = reciprocal_sqrt(var + eps);
+    if (threadIdx.x == 0) {
+      if (!Rms) mean[r] = mu;
+      rstd[r] = r_std;
+    }
+    P* out = reinterpret_cast<P*>(y + r * cols);
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k) {
+      int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+      if (p < packs) {
+        P o;
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+          o.v[j] = convert<T>((v[k][j] - mu) * r_std * wv[k][j] + bv[k][j]);
+        out[p] = o;
+      }
+    }
+  }
+}
+
+template <typename T, typename C, bool Rms>
+__global__ void __launch_bounds__(kLoopThreads)
+    norm_forward_loop(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
+                      T* __restrict__ y, C* __restrict__ mean, C* __restrict__ rstd, int64_t rows,
+                      int64_t cols, C eps) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* row = x + r * cols;
+    C s = 0, unused = 0;
+    for (int64_t i = threadIdx.x; i < cols; i += kLoopThreads) {
+      C v = convert<C>(row[i]);
+      s += Rms ? v * v : v;
+    }
+    block_sum2<kLoopThreads>(s, unused);
+    C mu = Rms ? C(0) : s / C(cols), var = s / C(cols);
+    if constexpr (!Rms) {
+      C d2 = 0;
+      for (int64_t i = threadIdx.x; i < cols; i += kLoopThreads) {
+        C d = convert<C>(row[i]) - mu;
+        d2 += d * d;
+      }
+      unused = 0;
+      block_sum2<kLoopThreads>(d2, unused);
+      var = d2 / C(cols);
+    }
+    C r_std = reciprocal_sqrt(var + eps);
+    if (threadIdx.x == 0) {
+      if (!Rms) mean[r] = mu;
+      rstd[r] = r_std;
+    }
+    for (int64_t i = threadIdx.x; i < cols; i += kLoopThreads) {
+      C o = (convert<C>(row[i]) - mu) * r_std;
+      if (w) o *= convert<C>(w[i]);
+      if (b) o += convert<C>(b[i]);
+      y[r * cols + i] = convert<T>(o);
+    }
+  }
+}
+
+// ---- backward ----------------------------------------------------------------------------
+
+// partial: [2][gridDim.x][cols], the block's column sums of dy * xhat, then of dy.
+template <typename T, typename C, int Threads, bool Rms>
+__global__ void __launch_bounds__(Threads)
+    norm_backward_regs(const T* __restrict__ dy, const T* __restrict__ x,
+                       const C* __restrict__ mean, const C* __restrict__ rstd,
+                       const T* __restrict__ w, T* __restrict__ dx, C* __restrict__ partial,
+                       int64_t rows, int64_t cols) {
+  constexpr int V = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
+  using P = RowPack<T, V>;
+  int64_t packs = cols / V;
+  C wv[kPacks][V], dw[kPacks][V], db[kPacks][V];
+#pragma unroll
+  for (int k = 0; k < kPacks; ++k) {
+    int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      wv[k][j] = 1;
+      dw[k][j] = 0;
+      db[k][j] = 0;
+    }
+    if (w && p < packs) {
+      P pw = reinterpret_cast<const P*>(w)[p];
+#pragma unroll
+      for (int j = 0; j < V; ++j) wv[k][j] = convert<C>(pw.v[j]);
+    }
+  }
+  C n = C(cols);
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const P* xrow = reinterpret_cast<const P*>(x + r * cols);
+    const P* grow = reinterpret_cast<const P*>(dy + r * cols);
+    C mu = Rms ? C(0) : mean[r], r_std = rstd[r];
+    C xhat[kPacks][V], g[kPacks][V];
+    C dot = 0, avg = 0;
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k) {
+      int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+      if (p < packs) {
+        P px = xrow[p], pg = grow[p];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          C xh = (convert<C>(px.v[j]) - mu) * r_std, gy = convert<C>(pg.v[j]);
+          dw[k][j] += gy * xh;
+          db[k][j] += gy;
+          xhat[k][j] = xh;
+          g[k][j] = gy * wv[k][j];
+          dot += g[k][j] * xh;
+          avg += g[k][j];
+        }
+      }
+    }
+    if (!dx) continue;
+    block_sum2<Threads>(dot, avg);
+    dot /= n;
+    avg = Rms ? C(0) : avg / n;
+    P* out = reinterpret_cast<P*>(dx + r * cols);
+#pragma unroll
+    for (int k = 0; k < kPacks; ++k) {
+      int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+      if (p < packs) {
+        P o;
+#pragma unroll
+        for (int j = 0; j < V; ++j) o.v[j] = convert<T>(r_std * (g[k][j] - avg - xhat[k][j] * dot));
+        out[p] = o;
+      }
+    }
+  }
+  C* pw = partial + static_cast<int64_t>(blockIdx.x) * cols;
+  C* pb = partial + (static_cast<int64_t>(gridDim.x) + blockIdx.x) * cols;
+#pragma unroll
+  for (int k = 0; k < kPacks; ++k) {
+    int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+    if (p < packs) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        pw[p * V + j] = dw[k][j];
+        pb[p * V + j] = db[k][j];
+      }
+    }
+  }
+}
+
+template <typename T, typename C, bool Rms>
+__global__ void __launch_bounds__(kLoopThreads)
+    norm_backward_loop(const T* __restrict__ dy, const T* __restrict__ x,
+                       const C* __restrict__ mean, const C* __restrict__ rstd,
+                       const T* __restrict__ w, T* __restrict__ dx, C* __restrict__ partial,
+                       int64_t rows, int64_t cols) {
+  C* pw = partial + static_cast<int64_t>(blockIdx.x) * cols;
+  C* pb = partial + (static_cast<int64_t>(gridDim.x) + blockIdx.x) * cols;
+  for (int64_t i = threadIdx.x; i < cols; i += kLoopThreads) pw[i] = pb[i] = 0;
+  C n = C(cols);
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xrow = x + r * cols;
+    const T* grow = dy + r * cols;
+    C mu = Rms ? C(0) : mean[r], r_std = rstd[r];
+    C dot = 0, avg = 0;
+    // Each thread owns columns threadIdx.x + k * kLoopThreads in every row: no other thread
+    // touches its entries of the block's partial rows.
+    for (int64_t i = threadIdx.x; i < cols; i += kLoopThreads) {
+      C xh = (convert<C>(xrow[i]) - mu) * r_std, gy = convert<C>(grow[i]);
+      pw[i] += gy * xh;
+      pb[i] += gy;
+      C gw = w ? gy * convert<C>(w[i]) : gy;
+      dot += gw * xh;
+      avg += gw;
+    }
+    if (!dx) continue;
+    block_sum2<kLoopThreads>(dot, avg);
+    dot /= n;
+    avg = Rms ? C(0) : avg / n;
+    for (int64_t i = threadIdx.x; i < cols; i += kLoopThreads) {
+      C xh = (convert<C>(xrow[i]) - mu) * r_std, gy = convert<C>(grow[i]);
+      C gw = w ? gy * convert<C>(w[i]) : gy;
+      dx[r * cols + i] = convert<T>(r_std * (gw - avg - xh * dot));
+    }
+  }
+}
+
+// out[c] = the sum over b < blocks of partial[b * cols + c], in the same order for every run.
+template <typename T, typename C>
+__global__ void __launch_bounds__(kColumnWidth* kColumnDepth)
+    column_sums(const C* __restrict__ partial, int64_t blocks, int64_t cols, T* __restrict__ out) {
+  __shared__ C part[kColumnDepth][kColumnWidth + 1];
+  int tx = threadIdx.x % kColumnWidth, ty = threadIdx.x / kColumnWidth;
+  int64_t c = static_cast<int64_t>(blockIdx.x) * kColumnWidth + tx;
+  C s = 0;
+  if (c < cols)
+    for (int64_t b = ty; b < blocks; b += kColumnDepth) s += partial[b * cols + c];
+  part[ty][tx] = s;
+  __syncthreads();
+  if (ty == 0 && c < cols) {
+    C total = 0;
+#pragma unroll
+    for (int k = 0; k < kColumnDepth; ++k) total += part[k][tx];
+    out[c] = convert<T>(total);
+  }
+}
+
+// ---- launch ------------------------------------------------------------------------------
+
+bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+// The register kernels' block for rows of `cols` items of size `item`: as few threads (32 to
+// 1024) as hold the row's packs kPacks to a thread; 0 when the row does not fit or is not whole
+// aligned packs.
+int register_threads(int64_t cols, int item, std::initializer_list<const void*> rows_and_params) {
+  int64_t v = 16 / item;
+  if (cols % v != 0) return 0;
+  for (const void* p : rows_and_params)
+    if (!aligned16(p)) return 0;
+  int64_t packs = cols / v;
+  for (int threads = 32; threads <= 1024; threads *= 2)
+    if (packs <= static_cast<int64_t>(threads) * kPacks) return threads;
+  return 0;
+}
+
+unsigned grid_for(int64_t rows) {
+  return static_cast<unsigned>(std::min<int64_t>(rows, int64_t{1} << 30));
+}
+
+template <typename T, typename C, bool Rms>
+void forward_typed(const void* x, const void* w, const void* b, void* y, void* mean, void* rstd,
+                   int64_t rows, int64_t cols, double eps, cudaStream_t stream) {
+  auto* xs = static_cast<const T*>(x);
+  auto* ws = static_cast<const T*>(w);
+  auto* bs = static_cast<const T*>(b);
+  auto* ys = static_cast<T*>(y);
+  auto* ms = static_cast<C*>(mean);
+  auto* rs = static_cast<C*>(rstd);
+  C e = static_cast<C>(eps);
+  unsigned grid = grid_for(rows);
+  switch (register_threads(cols, sizeof(T), {x, w, b, y})) {
+#define GENESIS_NORM_FORWARD_CASE(N)                                     \
+  case N:                                                                \
+    norm_forward_regs<T, C, N, Rms>                                      \
+        <<<grid, N, 0, stream>>>(xs, ws, bs, ys, ms, rs, rows, cols, e); \
+    return;
+    GENESIS_NORM_FORWARD_CASE(32)
+    GENESIS_NORM_FORWARD_CASE(64)
+    GENESIS_NORM_FORWARD_CASE(128)
+    GENESIS_NORM_FORWARD_CASE(256)
+    GENESIS_NORM_FORWARD_CASE(512)
+    GENESIS_NORM_FORWARD_CASE(1024)
+#undef GENESIS_NORM_FORWARD_CASE
+    default:
+      norm_forward_loop<T, C, Rms>
+          <<<grid, kLoopThreads, 0, stream>>>(xs, ws, bs, ys, ms, rs, rows, cols, e);
+  }
+}
+
+template <typename T, typename C, bool Rms>
+void backward_typed(const void* dy, const void* x, const void* mean, const void* rstd,
+                    const void* w, void* dx, void* dw, void* db, void* workspace, int64_t blocks,
+                    int64_t rows, int64_t cols, cudaStream_t stream) {
+  auto* gs = static_cast<const T*>(dy);
+  auto* xs = static_cast<const T*>(x);
+  auto* ms = static_cast<const C*>(mean);
+  auto* rs = static_cast<const C*>(rstd);
+  auto* ws = static_cast<const T*>(w);
+  auto* dxs = static_cast<T*>(dx);
+  auto* partial = static_cast<C*>(workspace);
+  unsigned grid = static_cast<unsigned>(blocks);
+  switch (register_threads(cols, sizeof(T), {dy, x, w, dx})) {
+#define GENESIS_NORM_BACKWARD_CASE(N)                                           \
+  case N:                                                                       \
+    norm_backward_regs<T, C, N, Rms>                                            \
+        <<<grid, N, 0, stream>>>(gs, xs, ms, rs, ws, dxs, partial, rows, cols); \
+    break;
+    GENESIS_NORM_BACKWARD_CASE(32)
+    GENESIS_NORM_BACKWARD_CASE(64)
+    GENESIS_NORM_BACKWARD_CASE(128)
+    GENESIS_NORM_BACKWARD_CASE(256)
+    GENESIS_NORM_BACKWARD_CASE(512)
+    GENESIS_NORM_BACKWARD_CASE(1024)
+#undef GENESIS_NORM_BACKWARD_CASE
+    default:
+      norm_backward_loop<T, C, Rms>
+          <<<grid, kLoopThreads, 0, stream>>>(gs, xs, ms, rs, ws, dxs, partial, rows, cols);
+  }
+  unsigned column_blocks = static_cast<unsigned>((cols + kColumnWidth - 1) / kColumnWidth);
+  if (dw)
+    column_sums<T, C><<<column_blocks, kColumnWidth * kColumnDepth, 0, stream>>>(
+        partial, blocks, cols, static_cast<T*>(dw));
+  if (db)
+    column_sums<T, C><<<column_blocks, kColumnWidth * kColumnDepth, 0, stream>>>(
+        partial + blocks * cols, blocks, cols, static_cast<T*>(db));
+}
+
+template <template <typename, typename, bool> class Body, typename... Args>
+void dispatch(int dtype, bool rms, Args... args) {
+  auto go = [&](auto rms_tag) {
+    constexpr bool R = decltype(rms_tag)::value;
+    switch (dtype) {
+      case kFloat16:
+        return Body<__half, float, R>::run(args...);
+      case kBFloat16:
+        return Body<__nv_bfloat16, float, R>::run(args...);
+      case kFloat32:
+        return Body<float, float, R>::run(args...);
+      case kFloat64:
+        return Body<double, double, R>::run(args...);
+      default:
+        return;  // the caller checked the dtype
+    }
+  };
+  if (rms)
+    go(std::true_type{});
+  else
+    go(std::false_type{});
+}
+
+template <typename T, typename C, bool R>
+struct Forward {
+  template <typename... A>
+  static void run(A... a) {
+    forward_typed<T, C, R>(a...);
+  }
+};
+
+template <typename T, typename C, bool R>
+struct Backward {
+  template <typename... A>
+  static void run(A... a) {
+    backward_typed<T, C, R>(a...);
+  }
+};
+
+}  // namespace
+
+void launch_row_norm_forward(int dtype, const void* x, const void* w, const void* b, void* y,
+                             void* mean, void* rstd, int64_t rows, int64_t cols, double eps,
+                             bool rms, void* stream) {
+  dispatch<Forward>(dtype, rms, x, w, b, y, mean, rstd, rows, cols, eps,
+                    static_cast<cudaStream_t>(stream));
+}
+
+int64_t row_norm_backward_blocks(int dtype, int64_t rows, int64_t cols, int device_sms) {
+  // Enough blocks to fill the GPU about twice, few enough that the partial rows stay small.
+  int64_t item = dtype == kFloat64 ? 8 : dtype == kFloat32 ? 4 : 2;
+  int64_t packs = cols / (16 / item);
+  int64_t threads = kLoopThreads;
+  for (int t = 32; t <= 1024; t *= 2)
+    if (packs <= static_cast<int64_t>(t) * kPacks) {
+      threads = t;
+      break;
+    }
+  int64_t resident = std::max<int64_t>(1, 2048 / threads) * device_sms;
+  return std::max<int64_t>(1, std::min(rows, resident));
+}
+
+void launch_row_norm_backward(int dtype, const void* dy, const void* x, const void* mean,
+                              const void* rstd, const void* w, void* dx, void* dw, void* db,
+                              void* workspace, int64_t blocks, int64_t rows, int64_t cols, bool rms,
+                              void* stream) {
+  dispatch<Backward>(dtype, rms, dy, x, mean, rstd, w, dx, dw, db, workspace, blocks, rows, cols,
+                     static_cast<cudaStream_t>(stream));
+}
+
+}  // namespace genesis::kernels
