@@ -46,6 +46,8 @@ def _case(
     atol: float = 1e-4,
     integer_input: int | None = None,
     loss: Callable[[Any, Any], Callable] | None = None,
+    nbytes: int | None = None,
+    dtype: str = "float32",
 ) -> Case:
     """A forward + backward row for the layer ``build(lib)`` on input ``shape``."""
     T = ctx.torch
@@ -56,13 +58,16 @@ def _case(
     genesis.manual_seed(0)
     g_layer = build(genesis).to(ctx.device)
     gx = ctx.to_genesis(a)
+    if dtype != "float32":
+        g_layer = g_layer.to(getattr(genesis, dtype))
+        gx = gx.to(getattr(genesis, dtype))
     if integer_input is None:
         gx.requires_grad_()
     fns: dict[str, Callable[[], Any]] = {}
     g_out = g_layer(gx)
     g_out = g_out[0] if isinstance(g_out, tuple) else g_out
     grad_np = ctx.rng.standard_normal(tuple(g_out.shape), dtype=np.float32)
-    g_grad = ctx.to_genesis(grad_np)
+    g_grad = ctx.to_genesis(grad_np).to(g_out.dtype)
     g_loss = loss(genesis, g_grad) if loss is not None else None
     if integer_input is not None:  # an embedding: the weight's gradient is the result
 
@@ -76,11 +81,15 @@ def _case(
         fns["genesis"] = lambda: _step(g_layer, gx, g_grad, g_loss)
     if T is not None:
         t_layer = build(T).to(ctx.device)
+        if dtype != "float32":
+            t_layer = t_layer.to(getattr(T, dtype))
         t_layer.load_state_dict({k: T.from_dlpack(v) for k, v in g_layer.state_dict().items()})
         tx = ctx.to_torch(a)
+        if dtype != "float32":
+            tx = tx.to(getattr(T, dtype))
         if integer_input is None:
             tx.requires_grad_()
-        t_grad = ctx.to_torch(grad_np)
+        t_grad = ctx.to_torch(grad_np).to(tx.dtype)
         t_loss = loss(T, t_grad) if loss is not None else None
         if integer_input is not None:
 
@@ -102,6 +111,7 @@ def _case(
         rtol=rtol,
         atol=atol,
         goal=goal,
+        nbytes=nbytes,
         info="forward + backward of the layer in train mode; the input's gradient is checked",
     )
 
@@ -139,16 +149,38 @@ def batchnorm2d(ctx: Context) -> Case:
     )
 
 
-@register(name="LayerNorm fwd+bwd")
-def layernorm(ctx: Context) -> Case:
+def _norm(ctx: Context, name: str, build: Callable[[Any, int], Any], dtype: str) -> Case:
+    """A norm over rows of 768 (GPT-2's width); GB/s counts the five passes a fused norm needs
+    (x read and y written forward, dy and x read and dx written backward)."""
     rows, width = ctx.pick(8192, 64, cuda=8192 * 8), 768
+    item = 4 if dtype == "float32" else 2
+    short = "f32" if dtype == "float32" else "bf16"
     return _case(
         ctx,
-        "LayerNorm fwd+bwd",
-        f"{rows}x{width} f32",
-        lambda lib: lib.nn.LayerNorm(width),
+        name,
+        f"{rows}x{width} {short}",
+        lambda lib: build(lib, width),
         (rows, width),
+        nbytes=5 * rows * width * item,
+        dtype=dtype,
+        rtol=1e-3 if dtype == "float32" else 4e-2,
+        atol=1e-4 if dtype == "float32" else 4e-2,
     )
+
+
+@register(name="LayerNorm fwd+bwd")
+def layernorm(ctx: Context) -> Case:
+    return _norm(ctx, "LayerNorm fwd+bwd", lambda lib, w: lib.nn.LayerNorm(w), "float32")
+
+
+@register(name="LayerNorm bf16 fwd+bwd")
+def layernorm_bf16(ctx: Context) -> Case:
+    return _norm(ctx, "LayerNorm bf16 fwd+bwd", lambda lib, w: lib.nn.LayerNorm(w), "bfloat16")
+
+
+@register(name="RMSNorm fwd+bwd")
+def rmsnorm(ctx: Context) -> Case:
+    return _norm(ctx, "RMSNorm fwd+bwd", lambda lib, w: lib.nn.RMSNorm(w), "float32")
 
 
 @register(name="MaxPool2d 2x2 fwd+bwd")
@@ -181,6 +213,7 @@ def cross_entropy(ctx: Context) -> Case:
         lambda lib: lib.nn.Identity(),
         (rows, classes),
         loss=loss,
+        nbytes=3 * rows * classes * 4,  # logits read forward, read and written backward
     )
 
 

@@ -5,35 +5,18 @@
 #include "kernels/driver_launch.cuh"
 #include "kernels/index.cuh"
 #include "kernels/index_loops.cuh"
+#include "kernels/index_record.cuh"
 
 namespace genesis::kernels {
 
 namespace {
 
-// An index wrapped into [0, size); one out of range is recorded (the first wins) and read as 0,
-// so the kernel using it stays inside the tensor. The winner also fills the host's mapped copy,
-// its flag last, so a host that sees the flag after a wait sees the rest (Note [Deferred index
-// errors] in core/index_check.h).
+// An index wrapped into [0, size); one out of range is recorded (record_index_error) and read
+// as 0, so the kernel using it stays inside the tensor.
 __device__ __forceinline__ int64_t checked_index(int64_t v, int64_t size, int64_t dim,
                                                  IndexSite error) {
   if (v < -size || v >= size) {
-    IndexError* r = error.record;
-    if (atomicCAS(&r->flag, 0, 1) == 0) {
-      r->op = error.op;
-      r->seq = error.seq;
-      r->value = v;
-      r->dim = dim;
-      r->size = size;
-      __threadfence();  // the scatter of the same op reads seq after flag
-      volatile IndexError* m = error.mirror;
-      m->op = error.op;
-      m->seq = error.seq;
-      m->value = v;
-      m->dim = dim;
-      m->size = size;
-      __threadfence_system();
-      m->flag = 1;
-    }
+    record_index_error(error, v, dim, size);
     return 0;
   }
   return v < 0 ? v + size : v;

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "kernels/dtype_traits.cuh"
+#include "kernels/online_softmax.cuh"
 #include "kernels/softmax.cuh"
 
 namespace genesis::kernels {
@@ -20,14 +21,6 @@ namespace {
 
 constexpr int kWarpRowsThreads = 256;  // 8 rows per block, a warp each
 constexpr int kBlockRowThreads = 512;  // one long row per block
-
-template <typename C>
-__device__ __forceinline__ C exp_of(C x) {
-  if constexpr (std::is_same_v<C, double>)
-    return ::exp(x);
-  else
-    return ::expf(x);
-}
 
 // exp of x <= 0 for logsumexp's sum (Note [Fused row logsumexp]): in float, the hardware's ex2 of
 // x * log2(e), a few float32 ulps off, where expf is a longer instruction sequence.
@@ -40,49 +33,6 @@ __device__ __forceinline__ C sum_exp_term(C x) {
   } else {
     return exp_of(x);
   }
-}
-
-template <typename C>
-__device__ __forceinline__ C log_of(C x) {
-  if constexpr (std::is_same_v<C, double>)
-    return ::log(x);
-  else
-    return ::logf(x);
-}
-
-// The running maximum and the sum of exp(x - m) over the items seen so far.
-template <typename C>
-struct MaxSum {
-  C m = -INFINITY;
-  C s = 0;
-
-  __device__ __forceinline__ void add(C x) {
-    if (x > m) {
-      // exp(x - x) is 1, except for x = +inf, where the composite's inf - inf gives NaN.
-      s = s * exp_of(m - x) + (isinf(x) ? C(NAN) : C(1));
-      m = x;
-    } else if (x != -INFINITY) {  // -inf adds 0 (and -inf - -inf would be NaN)
-      s += exp_of(x - m);         // NaN x, or a second +inf, makes s NaN
-    }
-  }
-
-  __device__ __forceinline__ void merge(C om, C os) {
-    C nm = om > m ? om : m;
-    if (nm == -INFINITY) return;  // both empty so far
-    s = s * exp_of(m - nm) + os * exp_of(om - nm);
-    m = nm;
-  }
-};
-
-template <typename C>
-__device__ __forceinline__ MaxSum<C> warp_merge(MaxSum<C> a) {
-#pragma unroll
-  for (int delta = 16; delta > 0; delta >>= 1) {
-    C om = __shfl_xor_sync(0xffffffffu, a.m, delta);
-    C os = __shfl_xor_sync(0xffffffffu, a.s, delta);
-    a.merge(om, os);
-  }
-  return a;
 }
 
 // 16-byte packs of items, for rows whose length and start allow them.

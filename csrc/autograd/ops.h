@@ -51,6 +51,11 @@ Tensor hardtanh(const Tensor& t, const Scalar& min_val, const Scalar& max_val, b
 Tensor row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight, const Tensor& bias,
                 double eps, bool rms, const char* name);
 
+// Cross-entropy of rows of logits with class-index targets, each row's loss (autograd/
+// cross_entropy.cpp; the arguments as ops::cross_entropy's).
+Tensor cross_entropy(const Tensor& logits, const Tensor& target, const Tensor& weight,
+                     int64_t ignore_index, double smoothing);
+
 // Reductions (autograd/reduce.cpp).
 Tensor sum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
 Tensor mean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);

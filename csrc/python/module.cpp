@@ -21,8 +21,8 @@ void init_resize(py::class_<Tensor>& cls);  // Tensor.resize_ (resize.cpp)
 // python/linalg_decomp.cpp: genesis.linalg's decompositions and LinAlgError, in _C._linalg
 // (made by init_reduce_composite).
 void init_linalg_decomp(py::module_& m);
-// python/normalization.cpp: the fused norms, in _C._nn (made by init_activation).
-void init_normalization(py::module_& m);
+// python/nn_fused.cpp: the fused norms and cross-entropy, in _C._nn (made by init_activation).
+void init_nn_fused(py::module_& m);
 }  // namespace genesis::python
 
 PYBIND11_MODULE(_C, m) {
@@ -59,7 +59,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_join(m);
   gp::init_creation_helpers(m, tensor);
   gp::init_activation(m, tensor);
-  gp::init_normalization(m);
+  gp::init_nn_fused(m);
   gp::init_index_ops(m, tensor);
   gp::init_sort(m, tensor);
   gp::init_index_reduce(m, tensor);

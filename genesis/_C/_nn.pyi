@@ -5,6 +5,13 @@ import typing
 
 import genesis._C
 
+def _cross_entropy(
+    input: object,
+    target: object,
+    weight: object,
+    ignore_index: typing.SupportsInt | typing.SupportsIndex,
+    label_smoothing: typing.SupportsFloat | typing.SupportsIndex,
+) -> genesis._C.Tensor: ...
 def _layer_norm(
     input: object,
     normalized_ndim: typing.SupportsInt | typing.SupportsIndex,

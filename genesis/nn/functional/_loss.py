@@ -19,7 +19,24 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from ..._C import Tensor, arange, exp, int64, log, log1p, log_softmax, minimum, norm, uint8, where
+from ..._C import (
+    Tensor,
+    _nn,
+    arange,
+    bfloat16,
+    exp,
+    float16,
+    float32,
+    float64,
+    int64,
+    log,
+    log1p,
+    log_softmax,
+    minimum,
+    norm,
+    uint8,
+    where,
+)
 from ..._C._nn import softplus
 from ...autograd import Function, no_grad
 
@@ -396,8 +413,50 @@ def cross_entropy(
             f"[{op}] label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
         )
     target = _index_target(op, target, input)
+    if _fused_fits(input, weight):
+        return _fused_cross_entropy(input, target, weight, ignore_index, reduction, label_smoothing)
     logp = log_softmax(input, class_dim)
     return _nll_indices(op, logp, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def _fused_fits(input: Tensor, weight: Tensor | None) -> bool:
+    """Whether the fused kernel takes these (Note [Fused cross-entropy] in
+    csrc/ops/cross_entropy.cpp): float16/bfloat16/float32/float64 logits and a class weight of
+    their dtype and device that needs no gradient (PyTorch gives it none either way)."""
+    if input.dtype not in (float16, bfloat16, float32, float64):
+        return False
+    return weight is None or (
+        weight.dtype == input.dtype and weight.device == input.device and not weight.requires_grad
+    )
+
+
+def _fused_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None,
+    ignore_index: int,
+    reduction: str,
+    label_smoothing: float,
+) -> Tensor:
+    """cross_entropy of class indices through the fused op: each row's loss, then the reduction
+    ('mean' divides by the summed weights of the targets not ignored, NaN when all are).
+    A negative label_smoothing is no smoothing, as in PyTorch."""
+    label_smoothing = max(float(label_smoothing), 0.0)
+    if input.ndim > 2:  # (N, C, d1, ...): the classes moved last, a row per position
+        rows = input.movedim(1, -1).reshape(-1, input.shape[1])
+        loss = _nn._cross_entropy(rows, target.reshape(-1), weight, ignore_index, label_smoothing)
+        loss = loss.view(target.shape)
+    else:
+        loss = _nn._cross_entropy(input, target, weight, ignore_index, label_smoothing)
+    if reduction == "none":
+        return loss
+    total = loss.sum()
+    if reduction == "sum":
+        return total
+    ignored = target == ignore_index
+    if weight is None:
+        return total / ignored.logical_not().sum()
+    return total / where(ignored, 0.0, weight.take(target.masked_fill(ignored, 0))).sum()
 
 
 class _BinaryCrossEntropy(Function):

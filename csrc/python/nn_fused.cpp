@@ -1,6 +1,7 @@
-// The fused layer norm and RMS norm (Note [Fused row normalization] in ops/normalization.cpp) as
-// _C._nn._layer_norm and _C._nn._rms_norm: genesis.nn.functional checks the arguments with
-// PyTorch's messages and calls these for the inputs they take.
+// The fused layer norm and RMS norm (Note [Fused row normalization] in ops/normalization.cpp) and
+// cross-entropy (Note [Fused cross-entropy] in ops/cross_entropy.cpp) as _C._nn._layer_norm,
+// _rms_norm and _cross_entropy: genesis.nn.functional checks the arguments with PyTorch's
+// messages and calls these for the inputs they take.
 #include "autograd/ops.h"
 #include "python/bindings.h"
 
@@ -14,7 +15,7 @@ Tensor optional_tensor(py::handle obj, const char* op) {
 
 }  // namespace
 
-void init_normalization(py::module_& m) {
+void init_nn_fused(py::module_& m) {
   py::module_ nn = m.attr("_nn");
   nn.def(
       "_layer_norm",
@@ -38,6 +39,18 @@ void init_normalization(py::module_& m) {
       py::arg("input"), py::arg("normalized_ndim"), py::arg("weight"), py::arg("eps"),
       "rms_norm over the last normalized_ndim dims as one fused op; weight (or None) in the\n"
       "input's dtype, on its device.");
+  nn.def(
+      "_cross_entropy",
+      [](py::handle input, py::handle target, py::handle weight, int64_t ignore_index,
+         double label_smoothing) {
+        const char* op = "cross_entropy";
+        return ag::cross_entropy(tensor_arg(input, op), tensor_arg(target, op),
+                                 optional_tensor(weight, op), ignore_index, label_smoothing);
+      },
+      py::arg("input"), py::arg("target"), py::arg("weight"), py::arg("ignore_index"),
+      py::arg("label_smoothing"),
+      "Each row's cross-entropy of (N, C) or (C,) logits and int64 class indices, as one fused\n"
+      "op (Note [Fused cross-entropy]); weight (or None) in the logits' dtype.");
 }
 
 }  // namespace genesis::python
