@@ -89,7 +89,7 @@ def _case(
             tx = tx.to(getattr(T, dtype))
         if integer_input is None:
             tx.requires_grad_()
-        t_grad = ctx.to_torch(grad_np).to(tx.dtype)
+        t_grad = ctx.to_torch(grad_np).to(getattr(T, dtype))
         t_loss = loss(T, t_grad) if loss is not None else None
         if integer_input is not None:
 
@@ -127,6 +127,10 @@ def linear(ctx: Context) -> Case:
 @register(name="Conv2d 3x3 fwd+bwd")
 def conv2d(ctx: Context) -> Case:
     n, c, hw = ctx.pick(8, 2, cuda=256), ctx.pick(64, 8), ctx.pick(32, 8)
+    if ctx.torch is not None:
+        # torch lets cuDNN convolve float32 in TF32 by default; genesis computes in float32, so
+        # the comparison is float32 against float32.
+        ctx.torch.backends.cudnn.allow_tf32 = False
     return _case(
         ctx,
         "Conv2d 3x3 fwd+bwd",

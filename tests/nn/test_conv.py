@@ -170,3 +170,22 @@ def test_conv_bad_input_names_the_op():
         nn.Conv1d(3, 4, 3, padding_mode="mirror")
     with pytest.raises(ValueError, match=r'Only "zeros" padding mode'):
         nn.ConvTranspose2d(3, 4, 3, padding_mode="reflect")
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(stride=2, padding=1, dilation=2, groups=2)])
+def test_conv_double_backward_matches_torch(kw, device):
+    # The convolution's gradients are products themselves (the _WindowProduct Function in
+    # genesis/nn/functional/_conv.py): create_graph differentiates them again.
+    x = RNG.normal(size=(2, 4, 7, 6))
+    w = RNG.normal(size=(6, 4 // kw.get("groups", 1), 3, 2))
+    out = []
+    for lib in (genesis, torch):
+        opts = {"device": device} if lib is genesis else {}
+        gx = lib.tensor(x, **opts).requires_grad_()
+        gw = lib.tensor(w, **opts).requires_grad_()
+        y = lib.nn.functional.conv2d(gx, gw, **kw)
+        dx, dw = lib.autograd.grad((y * y.detach().sin()).sum(), (gx, gw), create_graph=True)
+        second = lib.autograd.grad((dx * dx).sum() + (dw * dw.detach().cos()).sum(), (gx, gw))
+        out.append([np.asarray(t.detach().cpu().numpy()) for t in second])
+    for a, b in zip(*out):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9)

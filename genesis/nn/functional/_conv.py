@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._C import Tensor, arange, einsum, stack, zeros
+from ...autograd import Function
 from ._padding import _pad_constant
 
 __all__ = [
@@ -55,6 +56,61 @@ def _windows(x: Tensor, kernel: tuple, stride: tuple, dilation: tuple) -> Tensor
     if any(d > 1 for d in dilation):
         x = x[(Ellipsis, *(slice(None, None, d) for d in dilation))]
     return x
+
+
+def _window_product(
+    x: Tensor, weight: Tensor, stride: tuple, dilation: tuple, groups: int
+) -> Tensor:
+    """The convolution of an already padded (N, C, *spatial) input: its windows contracted with
+    the weight, one matrix product per group."""
+    nd = x.dim() - 2
+    kernel = tuple(weight.shape[2:])
+    out_channels, in_per_group = weight.shape[0], weight.shape[1]
+    windows = _windows(x, kernel, stride, dilation)  # (N, C, *out, *kernel)
+    n, out_sizes = windows.shape[0], tuple(windows.shape[2 : 2 + nd])
+    o, k = _LETTERS[:nd], "ijk"[:nd]
+    grouped = windows.reshape(n, groups, in_per_group, *out_sizes, *kernel)
+    w = weight.reshape(groups, out_channels // groups, in_per_group, *kernel)
+    return einsum(f"ngc{o}{k},gdc{k}->ngd{o}", grouped, w).reshape(n, out_channels, *out_sizes)
+
+
+class _WindowProduct(Function):
+    """_window_product with its gradients as products too (Note [Convolution as windows and a
+    product]): the input's is the transposed convolution of the output's gradient and the
+    weight's one more contraction with the windows, so no gradient flows back through the
+    windows' views, whose scatter-add backward cost several times the products."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, weight: Tensor, stride: tuple, dilation: tuple, groups: int):
+        ctx.save_for_backward(x, weight)
+        ctx.conf = (stride, dilation, groups)
+        return _window_product(x, weight, stride, dilation, groups)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, ...]:
+        x, weight = ctx.saved_tensors
+        stride, dilation, groups = ctx.conf
+        nd = x.dim() - 2
+        kernel = tuple(weight.shape[2:])
+        grad_x = grad_w = None
+        if ctx.needs_input_grad[0]:
+            # output_padding: the rows past the last window, which no output reads (< stride)
+            extra = [
+                size - ((out - 1) * s + d * (k - 1) + 1)
+                for size, out, s, d, k in zip(x.shape[2:], grad.shape[2:], stride, dilation, kernel)
+            ]
+            grad_x = _conv_transpose(
+                "conv", nd, grad, weight, None, stride, 0, extra, groups, dilation
+            )
+        if ctx.needs_input_grad[1]:
+            windows = _windows(x, kernel, stride, dilation)
+            n, out_sizes = windows.shape[0], tuple(windows.shape[2 : 2 + nd])
+            out_channels, in_per_group = weight.shape[0], weight.shape[1]
+            o, k = _LETTERS[:nd], "ijk"[:nd]
+            grouped = windows.reshape(n, groups, in_per_group, *out_sizes, *kernel)
+            g = grad.reshape(n, groups, out_channels // groups, *out_sizes)
+            grad_w = einsum(f"ngc{o}{k},ngd{o}->gdc{k}", grouped, g).reshape(weight.shape)
+        return grad_x, grad_w, None, None, None
 
 
 def _check_input(name: str, input: Any, weight: Any, nd: int) -> bool:
@@ -148,12 +204,7 @@ def _conv(
             f"({' x '.join(str(k) for k in kernel)}). Kernel size can't be greater than actual "
             "input size"
         )
-    windows = _windows(x, kernel, stride_t, dilation_t)  # (N, C, *out, *kernel)
-    n, out_sizes = windows.shape[0], tuple(windows.shape[2 : 2 + nd])
-    o, k = _LETTERS[:nd], "ijk"[:nd]
-    grouped = windows.reshape(n, groups, in_per_group, *out_sizes, *kernel)
-    w = weight.reshape(groups, out_channels // groups, in_per_group, *kernel)
-    out = einsum(f"ngc{o}{k},gdc{k}->ngd{o}", grouped, w).reshape(n, out_channels, *out_sizes)
+    out = _WindowProduct.apply(x, weight, stride_t, dilation_t, groups)
     if bias is not None:
         out = out + bias.view(out_channels, *([1] * nd))
     return out if batched else out.squeeze(0)

@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from ..._C import Tensor, arange, where, zeros
+from ...autograd import Function
 from ._conv import _tuple, _windows
 from ._padding import _pad_constant
 
@@ -121,6 +122,17 @@ def _max_pool(
     k, s, p, d, outs, ends = _geometry(
         name, x, nd, kernel_size, stride, padding, dilation, ceil_mode
     )
+    values, index = _MaxPool.apply(x, k, s, p, d, outs, ends)
+    if not with_indices:
+        return values if batched else values.squeeze(0)
+    if not batched:
+        values, index = values.squeeze(0), index.squeeze(0)
+    return values, index
+
+
+def _max_and_index(x: Tensor, k: tuple, s: tuple, p: tuple, d: tuple, outs: tuple, ends: tuple):
+    """Each window's max and its argmax as PyTorch's flat index into the input plane."""
+    nd = len(k)
     sizes = tuple(x.shape[2:])
     pairs = [(pi, max(e, 0)) for pi, e in zip(p, ends)]
     padded = (
@@ -130,8 +142,6 @@ def _max_pool(
     win = win[(Ellipsis, *[slice(0, o) for o in outs], *[slice(None)] * nd)]
     flat = win.reshape(*win.shape[: 2 + nd], -1)
     values, arg = flat.max(-1)
-    if not with_indices:
-        return values if batched else values.squeeze(0)
     # The argmax's position in the input plane: per dim, out * stride - pad + tap * dilation.
     index = None
     rest = arg
@@ -145,9 +155,30 @@ def _max_pool(
         pos = start + tap * d[i]
         index = pos if index is None else index * sizes[i] + pos
     assert index is not None  # nd >= 1: the loop ran
-    if not batched:
-        values, index = values.squeeze(0), index.squeeze(0)
     return values, index
+
+
+class _MaxPool(Function):
+    """Max pooling whose backward adds each output's gradient at its argmax in the input plane
+    (one scatter-add the size of the output), as PyTorch's max_pool backward does; through the
+    windows' views it would scatter a zero-filled tensor the size of every window."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, k: tuple, s: tuple, p: tuple, d: tuple, outs, ends):
+        values, index = _max_and_index(x, k, s, p, d, outs, ends)
+        ctx.save_for_backward(index)
+        ctx.input_shape = tuple(x.shape)
+        ctx.mark_non_differentiable(index)
+        return values, index
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor, _grad_index: Any) -> tuple[Tensor | None, ...]:
+        (index,) = ctx.saved_tensors
+        n, c = ctx.input_shape[:2]
+        plane = math.prod(ctx.input_shape[2:])
+        into = zeros(n, c, plane, dtype=grad.dtype, device=grad.device)
+        flat = into.scatter_add(2, index.reshape(n, c, -1), grad.reshape(n, c, -1))
+        return flat.view(ctx.input_shape), None, None, None, None, None, None
 
 
 def _avg_pool(
