@@ -56,6 +56,11 @@ Tensor row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight, 
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, const Tensor& weight,
                      int64_t ignore_index, double smoothing);
 
+// Batch norm as fused kernels (autograd/batch_norm.cpp; the arguments as ops::batch_norm's).
+Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                  const Tensor& running_mean, const Tensor& running_var, bool training,
+                  double momentum, double eps);
+
 // Reductions (autograd/reduce.cpp).
 Tensor sum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);
 Tensor mean(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);

@@ -1,6 +1,7 @@
 // The fused layer norm and RMS norm (Note [Fused row normalization] in ops/normalization.cpp) and
-// cross-entropy (Note [Fused cross-entropy] in ops/cross_entropy.cpp) as _C._nn._layer_norm,
-// _rms_norm and _cross_entropy: genesis.nn.functional checks the arguments with PyTorch's
+// cross-entropy (Note [Fused cross-entropy] in ops/cross_entropy.cpp) and batch norm (Note [Fused
+// batch norm] in ops/batch_norm.cpp) as _C._nn._layer_norm, _rms_norm, _cross_entropy and
+// _batch_norm: genesis.nn.functional checks the arguments with PyTorch's
 // messages and calls these for the inputs they take.
 #include "autograd/ops.h"
 #include "python/bindings.h"
@@ -39,6 +40,20 @@ void init_nn_fused(py::module_& m) {
       py::arg("input"), py::arg("normalized_ndim"), py::arg("weight"), py::arg("eps"),
       "rms_norm over the last normalized_ndim dims as one fused op; weight (or None) in the\n"
       "input's dtype, on its device.");
+  nn.def(
+      "_batch_norm",
+      [](py::handle input, py::handle running_mean, py::handle running_var, py::handle weight,
+         py::handle bias, bool training, double momentum, double eps) {
+        const char* op = "batch_norm";
+        return ag::batch_norm(tensor_arg(input, op), optional_tensor(weight, op),
+                              optional_tensor(bias, op), optional_tensor(running_mean, op),
+                              optional_tensor(running_var, op), training, momentum, eps);
+      },
+      py::arg("input"), py::arg("running_mean"), py::arg("running_var"), py::arg("weight"),
+      py::arg("bias"), py::arg("training"), py::arg("momentum"), py::arg("eps"),
+      "batch_norm of an (N, C, *) input as fused kernels (Note [Fused batch norm]); every tensor\n"
+      "(or None) in the input's dtype, on its device; the running statistics updated in place\n"
+      "in training.");
   nn.def(
       "_cross_entropy",
       [](py::handle input, py::handle target, py::handle weight, int64_t ignore_index,

@@ -5,6 +5,16 @@ import typing
 
 import genesis._C
 
+def _batch_norm(
+    input: object,
+    running_mean: object,
+    running_var: object,
+    weight: object,
+    bias: object,
+    training: bool,
+    momentum: typing.SupportsFloat | typing.SupportsIndex,
+    eps: typing.SupportsFloat | typing.SupportsIndex,
+) -> genesis._C.Tensor: ...
 def _cross_entropy(
     input: object,
     target: object,

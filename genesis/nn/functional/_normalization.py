@@ -86,8 +86,9 @@ def _as(t: Tensor | None, dtype) -> Tensor | None:
 
 def _fused_fits(input: Tensor, *params: Tensor | None) -> bool:
     """Whether the fused norm kernels take these (Note [Fused row normalization] in
-    csrc/ops/normalization.cpp): a float16/bfloat16/float32/float64 input and parameters of its
-    dtype on its device. Mixed dtypes take the composed path, which promotes."""
+    csrc/ops/normalization.cpp, Note [Fused batch norm] in csrc/ops/batch_norm.cpp): a
+    float16/bfloat16/float32/float64 input and parameters of its dtype on its device. Mixed
+    dtypes take the composed path, which promotes."""
     if input.dtype not in _FUSED:
         return False
     return all(p is None or (p.dtype == input.dtype and p.device == input.device) for p in params)
@@ -463,6 +464,11 @@ def batch_norm(
     )
     if input.numel() == 0:
         return _empty(input, weight, bias)
+    if c <= 65535 and _fused_fits(input, weight, bias, running_mean, running_var):
+        if running_mean is None or (running_mean.is_contiguous() and running_var.is_contiguous()):
+            return _nn._batch_norm(
+                input, running_mean, running_var, weight, bias, training, momentum, float(eps)
+            )
     dtype = _compute_dtype(input)
     x = _as(input, dtype)
     if training:

@@ -1,0 +1,31 @@
+#pragma once
+// Batch norm as fused kernels, forward and backward (Note [Fused batch norm] in
+// batch_norm.cpp).
+#include "core/tensor.h"
+
+namespace genesis::ops {
+
+// The result and the statistics it used, kept for backward: mean and invstd (C,) in float32
+// (float64 for float64 input): the batch's in training, the running statistics' out of it.
+struct BatchNorm {
+  Tensor out, mean, invstd;
+};
+
+// x (N, C, *) of float16, bfloat16, float32 or float64 with at least one item; weight, bias,
+// running_mean and running_var (C,) in x's dtype on x's device, each optional (undefined) except
+// the running statistics out of training. In training the running statistics (when given) are
+// updated in place: running = (1 - momentum) * running + momentum * batch (variance unbiased).
+BatchNorm batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
+                     const Tensor& running_mean, const Tensor& running_var, bool training,
+                     double momentum, double eps);
+
+struct BatchNormGrads {
+  Tensor input, weight, bias;
+};
+// The wanted gradients from the result's gradient and the saved statistics (`training`: they are
+// the batch's, with their own gradients).
+BatchNormGrads batch_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& mean,
+                                   const Tensor& invstd, const Tensor& weight, bool training,
+                                   bool want_input, bool want_weight, bool want_bias);
+
+}  // namespace genesis::ops

@@ -1,0 +1,265 @@
+// Note [Fused batch norm kernels]: a channel's statistics are sums over its N planes of S
+// items. Each channel's planes are split over `parts` blocks (grid parts x C); a block sums its
+// planes (threads striding along each plane, so reads are coalesced) and leaves its partial sums
+// in the workspace; one thread per channel then adds a channel's parts in a fixed order
+// (deterministic) and finishes: the mean and 1/std (and the running statistics) forward, the
+// weight's and bias's gradients and three coefficients backward, with which one elementwise
+// pass over the planes writes dx = k1 * dy - k2 * x + k3. The forward's sums are of x - x0,
+// x0 the channel's first item, so a large common offset cancels before the squares are summed.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
+#include "kernels/batch_norm.cuh"
+#include "kernels/dtype_traits.cuh"
+
+namespace genesis::kernels {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+template <typename C>
+__device__ __forceinline__ void block_sum2(C& a, C& b) {
+  __shared__ C part[2][kThreads / 32];
+#pragma unroll
+  for (int delta = 16; delta > 0; delta >>= 1) {
+    a += __shfl_xor_sync(0xffffffffu, a, delta);
+    b += __shfl_xor_sync(0xffffffffu, b, delta);
+  }
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) {
+    part[0][warp] = a;
+    part[1][warp] = b;
+  }
+  __syncthreads();
+  a = 0;
+  b = 0;
+  for (int w = 0; w < kThreads / 32; ++w) {
+    a += part[0][w];
+    b += part[1][w];
+  }
+}
+
+// The planes of channel blockIdx.y that block blockIdx.x takes.
+__device__ __forceinline__ void planes_of(const ChannelDims& d, int64_t& n0, int64_t& n1) {
+  n0 = d.n * blockIdx.x / gridDim.x;
+  n1 = d.n * (blockIdx.x + 1) / gridDim.x;
+}
+
+// partial[(c * parts + p) * 2 + {0, 1}] = sums of x - x0 and (x - x0)^2.
+template <typename T, typename C>
+__global__ void __launch_bounds__(kThreads)
+    stats_parts(const T* __restrict__ x, ChannelDims d, C* __restrict__ partial) {
+  int64_t c = blockIdx.y, n0, n1;
+  planes_of(d, n0, n1);
+  C x0 = convert<C>(x[c * d.s]);
+  C s1 = 0, s2 = 0;
+  for (int64_t n = n0; n < n1; ++n) {
+    const T* plane = x + (n * d.c + c) * d.s;
+    for (int64_t i = threadIdx.x; i < d.s; i += kThreads) {
+      C v = convert<C>(plane[i]) - x0;
+      s1 += v;
+      s2 += v * v;
+    }
+  }
+  block_sum2(s1, s2);
+  if (threadIdx.x == 0) {
+    C* out = partial + (c * gridDim.x + blockIdx.x) * 2;
+    out[0] = s1;
+    out[1] = s2;
+  }
+}
+
+template <typename T, typename C>
+__global__ void stats_finish(const T* __restrict__ x, ChannelDims d, int64_t parts,
+                             const C* __restrict__ partial, C eps, C momentum, C* __restrict__ mean,
+                             C* __restrict__ invstd, T* __restrict__ running_mean,
+                             T* __restrict__ running_var) {
+  int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (c >= d.c) return;
+  C s1 = 0, s2 = 0;
+  for (int64_t p = 0; p < parts; ++p) {
+    s1 += partial[(c * parts + p) * 2];
+    s2 += partial[(c * parts + p) * 2 + 1];
+  }
+  C count = C(d.n * d.s);
+  C shifted_mean = s1 / count;
+  C m2 = s2 - s1 * shifted_mean;
+  m2 = m2 > C(0) ? m2 : C(0);
+  C var = m2 / count;
+  C mu = convert<C>(x[c * d.s]) + shifted_mean;
+  mean[c] = mu;
+  invstd[c] = C(1) / sqrt(var + eps);
+  if (running_mean) {
+    C unbiased = count > C(1) ? m2 / (count - C(1)) : var;
+    running_mean[c] = convert<T>((C(1) - momentum) * convert<C>(running_mean[c]) + momentum * mu);
+    running_var[c] =
+        convert<T>((C(1) - momentum) * convert<C>(running_var[c]) + momentum * unbiased);
+  }
+}
+
+// One plane a block (blockIdx.x = n * C + c).
+template <typename T, typename C>
+__global__ void __launch_bounds__(kThreads)
+    apply_planes(const T* __restrict__ x, ChannelDims d, const C* __restrict__ mean,
+                 const C* __restrict__ invstd, const T* __restrict__ w, const T* __restrict__ b,
+                 T* __restrict__ y) {
+  int64_t plane = blockIdx.x, c = plane % d.c;
+  C scale = invstd[c] * (w ? convert<C>(w[c]) : C(1));
+  C shift = (b ? convert<C>(b[c]) : C(0)) - mean[c] * scale;
+  const T* src = x + plane * d.s;
+  T* dst = y + plane * d.s;
+  for (int64_t i = threadIdx.x; i < d.s; i += blockDim.x)
+    dst[i] = convert<T>(convert<C>(src[i]) * scale + shift);
+}
+
+// partial[(c * parts + p) * 2 + {0, 1}] = sums of dy and dy * (x - mean[c]).
+template <typename T, typename C>
+__global__ void __launch_bounds__(kThreads)
+    grad_parts(const T* __restrict__ dy, const T* __restrict__ x, ChannelDims d,
+               const C* __restrict__ mean, C* __restrict__ partial) {
+  int64_t c = blockIdx.y, n0, n1;
+  planes_of(d, n0, n1);
+  C mu = mean[c];
+  C s1 = 0, s2 = 0;
+  for (int64_t n = n0; n < n1; ++n) {
+    int64_t base = (n * d.c + c) * d.s;
+    for (int64_t i = threadIdx.x; i < d.s; i += kThreads) {
+      C g = convert<C>(dy[base + i]);
+      s1 += g;
+      s2 += g * (convert<C>(x[base + i]) - mu);
+    }
+  }
+  block_sum2(s1, s2);
+  if (threadIdx.x == 0) {
+    C* out = partial + (c * gridDim.x + blockIdx.x) * 2;
+    out[0] = s1;
+    out[1] = s2;
+  }
+}
+
+// coef[c * 3 + {0, 1, 2}] = k1, k2, k3 of dx = k1 * dy - k2 * x + k3; dw and db.
+template <typename T, typename C>
+__global__ void grad_finish(ChannelDims d, int64_t parts, const C* __restrict__ partial,
+                            const C* __restrict__ mean, const C* __restrict__ invstd,
+                            const T* __restrict__ w, bool training, C* __restrict__ coef,
+                            T* __restrict__ dw, T* __restrict__ db) {
+  int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
+  if (c >= d.c) return;
+  C sum_dy = 0, sum_dy_xc = 0;
+  for (int64_t p = 0; p < parts; ++p) {
+    sum_dy += partial[(c * parts + p) * 2];
+    sum_dy_xc += partial[(c * parts + p) * 2 + 1];
+  }
+  C is = invstd[c], wc = w ? convert<C>(w[c]) : C(1), count = C(d.n * d.s);
+  if (dw) dw[c] = convert<T>(sum_dy_xc * is);
+  if (db) db[c] = convert<T>(sum_dy);
+  C k1 = wc * is, k2 = 0, k3 = 0;
+  if (training) {
+    k2 = wc * is * is * is * sum_dy_xc / count;
+    k3 = -wc * is * sum_dy / count + k2 * mean[c];
+  }
+  coef[c * 3] = k1;
+  coef[c * 3 + 1] = k2;
+  coef[c * 3 + 2] = k3;
+}
+
+template <typename T, typename C>
+__global__ void __launch_bounds__(kThreads)
+    grad_apply(const T* __restrict__ dy, const T* __restrict__ x, ChannelDims d,
+               const C* __restrict__ coef, T* __restrict__ dx) {
+  int64_t plane = blockIdx.x, c = plane % d.c;
+  C k1 = coef[c * 3], k2 = coef[c * 3 + 1], k3 = coef[c * 3 + 2];
+  int64_t base = plane * d.s;
+  for (int64_t i = threadIdx.x; i < d.s; i += blockDim.x)
+    dx[base + i] = convert<T>(k1 * convert<C>(dy[base + i]) - k2 * convert<C>(x[base + i]) + k3);
+}
+
+int plane_threads(int64_t s) {
+  int64_t t = (s + 31) / 32 * 32;
+  return static_cast<int>(std::min<int64_t>(kThreads, std::max<int64_t>(32, t)));
+}
+
+unsigned channel_blocks(int64_t c) { return static_cast<unsigned>((c + 127) / 128); }
+
+template <typename F>
+void dispatch(int dtype, const F& f) {
+  switch (dtype) {
+    case kFloat16:
+      return f(__half{}, float{});
+    case kBFloat16:
+      return f(__nv_bfloat16{}, float{});
+    case kFloat32:
+      return f(float{}, float{});
+    case kFloat64:
+      return f(double{}, double{});
+    default:
+      return;  // the caller checked the dtype
+  }
+}
+
+}  // namespace
+
+int64_t batch_norm_parts(ChannelDims d, int device_sms) {
+  // About four blocks per multiprocessor in all, each at least 16k items, at most one per plane.
+  int64_t want = (4 * static_cast<int64_t>(device_sms) + d.c - 1) / std::max<int64_t>(d.c, 1);
+  int64_t by_size = std::max<int64_t>(1, d.n * d.s / 16384);
+  return std::max<int64_t>(1, std::min({want, by_size, d.n}));
+}
+
+void launch_batch_norm_stats(int dtype, const void* x, ChannelDims d, int64_t parts,
+                             void* workspace, double eps, double momentum, void* mean, void* invstd,
+                             void* running_mean, void* running_var, void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  dispatch(dtype, [&](auto t, auto c) {
+    using T = decltype(t);
+    using C = decltype(c);
+    auto* partial = static_cast<C*>(workspace);
+    dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(d.c));
+    stats_parts<T, C><<<grid, kThreads, 0, s>>>(static_cast<const T*>(x), d, partial);
+    stats_finish<T, C><<<channel_blocks(d.c), 128, 0, s>>>(
+        static_cast<const T*>(x), d, parts, partial, static_cast<C>(eps), static_cast<C>(momentum),
+        static_cast<C*>(mean), static_cast<C*>(invstd), static_cast<T*>(running_mean),
+        static_cast<T*>(running_var));
+  });
+}
+
+void launch_batch_norm_apply(int dtype, const void* x, ChannelDims d, const void* mean,
+                             const void* invstd, const void* w, const void* b, void* y,
+                             void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  dispatch(dtype, [&](auto t, auto c) {
+    using T = decltype(t);
+    using C = decltype(c);
+    apply_planes<T, C><<<static_cast<unsigned>(d.n * d.c), plane_threads(d.s), 0, s>>>(
+        static_cast<const T*>(x), d, static_cast<const C*>(mean), static_cast<const C*>(invstd),
+        static_cast<const T*>(w), static_cast<const T*>(b), static_cast<T*>(y));
+  });
+}
+
+void launch_batch_norm_backward(int dtype, const void* dy, const void* x, ChannelDims d,
+                                int64_t parts, void* workspace, const void* mean,
+                                const void* invstd, const void* w, bool training, void* dx,
+                                void* dw, void* db, void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  dispatch(dtype, [&](auto t, auto c) {
+    using T = decltype(t);
+    using C = decltype(c);
+    auto* partial = static_cast<C*>(workspace);
+    C* coef = partial + d.c * parts * 2;
+    dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(d.c));
+    grad_parts<T, C><<<grid, kThreads, 0, s>>>(static_cast<const T*>(dy), static_cast<const T*>(x),
+                                               d, static_cast<const C*>(mean), partial);
+    grad_finish<T, C><<<channel_blocks(d.c), 128, 0, s>>>(
+        d, parts, partial, static_cast<const C*>(mean), static_cast<const C*>(invstd),
+        static_cast<const T*>(w), training, coef, static_cast<T*>(dw), static_cast<T*>(db));
+    if (dx)
+      grad_apply<T, C><<<static_cast<unsigned>(d.n * d.c), plane_threads(d.s), 0, s>>>(
+          static_cast<const T*>(dy), static_cast<const T*>(x), d, coef, static_cast<T*>(dx));
+  });
+}
+
+}  // namespace genesis::kernels
