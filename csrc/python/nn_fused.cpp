@@ -4,6 +4,7 @@
 // _batch_norm: genesis.nn.functional checks the arguments with PyTorch's
 // messages and calls these for the inputs they take.
 #include "autograd/ops.h"
+#include "ops/max_pool.h"
 #include "python/bindings.h"
 
 namespace genesis::python {
@@ -40,6 +41,16 @@ void init_nn_fused(py::module_& m) {
       py::arg("input"), py::arg("normalized_ndim"), py::arg("weight"), py::arg("eps"),
       "rms_norm over the last normalized_ndim dims as one fused op; weight (or None) in the\n"
       "input's dtype, on its device.");
+  nn.def(
+      "_max_pool",
+      [](const Tensor& input, const Shape& kernel, const Shape& stride, const Shape& padding,
+         const Shape& dilation,
+         const Shape& out) { return ops::max_pool(input, kernel, stride, padding, dilation, out); },
+      py::arg("input"), py::arg("kernel"), py::arg("stride"), py::arg("padding"),
+      py::arg("dilation"), py::arg("out"),
+      "(values, int64 flat indices in the input plane) of max pooling an (N, C, *spatial)\n"
+      "input, one kernel, stride, padding, dilation and output size per spatial dim; no\n"
+      "gradient (genesis.nn.functional's _MaxPool gives it).");
   nn.def(
       "_batch_norm",
       [](py::handle input, py::handle running_mean, py::handle running_var, py::handle weight,

@@ -1,6 +1,7 @@
 """Type stubs for genesis._C._nn, generated from the built module by
 `python tools/generate_stubs.py`: do not edit by hand."""
 
+import collections.abc
 import typing
 
 import genesis._C
@@ -29,6 +30,14 @@ def _layer_norm(
     bias: object,
     eps: typing.SupportsFloat | typing.SupportsIndex,
 ) -> genesis._C.Tensor: ...
+def _max_pool(
+    input: genesis._C.Tensor,
+    kernel: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    stride: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    padding: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    dilation: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    out: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor]: ...
 def _rms_norm(
     input: object,
     normalized_ndim: typing.SupportsInt | typing.SupportsIndex,

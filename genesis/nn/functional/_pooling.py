@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..._C import Tensor, arange, where, zeros
+from ..._C import Tensor, _nn, arange, bfloat16, float16, float32, float64, where, zeros
 from ...autograd import Function
 from ._conv import _tuple, _windows
 from ._padding import _pad_constant
@@ -165,7 +165,10 @@ class _MaxPool(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, k: tuple, s: tuple, p: tuple, d: tuple, outs, ends):
-        values, index = _max_and_index(x, k, s, p, d, outs, ends)
+        if x.dtype in (float16, bfloat16, float32, float64):  # one kernel (csrc/ops/max_pool.h)
+            values, index = _nn._max_pool(x, list(k), list(s), list(p), list(d), list(outs))
+        else:
+            values, index = _max_and_index(x, k, s, p, d, outs, ends)
         ctx.save_for_backward(index)
         ctx.input_shape = tuple(x.shape)
         ctx.mark_non_differentiable(index)
