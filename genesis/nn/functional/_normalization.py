@@ -464,11 +464,15 @@ def batch_norm(
     )
     if input.numel() == 0:
         return _empty(input, weight, bias)
-    if c <= 65535 and _fused_fits(input, weight, bias, running_mean, running_var):
-        if running_mean is None or (running_mean.is_contiguous() and running_var.is_contiguous()):
-            return _nn._batch_norm(
-                input, running_mean, running_var, weight, bias, training, momentum, float(eps)
-            )
+    contiguous_stats = all(s is None or s.is_contiguous() for s in (running_mean, running_var))
+    if (
+        c <= 65535
+        and contiguous_stats
+        and _fused_fits(input, weight, bias, running_mean, running_var)
+    ):
+        return _nn._batch_norm(
+            input, running_mean, running_var, weight, bias, training, momentum, float(eps)
+        )
     dtype = _compute_dtype(input)
     x = _as(input, dtype)
     if training:
