@@ -26,8 +26,8 @@ struct CrossEntropyRows {
 // maximum m and log of sum exp(x - m), two items of the compute type a row) and s the
 // smoothing; 0 for rows whose target is ignore_index. A target outside [0, cols) otherwise is
 // recorded in `error` (its row's loss is NaN).
-void launch_cross_entropy_forward(const CrossEntropyRows& a, void* loss, void* lse,
-                                  IndexSite error, void* stream);
+void launch_cross_entropy_forward(const CrossEntropyRows& a, void* loss, void* lse, IndexSite error,
+                                  void* stream);
 
 // dlogits[r, c] = grad[r] * ((1 - s) w[t] (p[c] - [c == t]) + s / cols * (W p[c] - w[c])),
 // p = exp((x - m) - log s); zero rows where the target is ignored or out of range. grad: `rows`
