@@ -48,6 +48,7 @@ def _case(
     loss: Callable[[Any, Any], Callable] | None = None,
     nbytes: int | None = None,
     dtype: str = "float32",
+    min_speedup: float = 0.9,
 ) -> Case:
     """A forward + backward row for the layer ``build(lib)`` on input ``shape``."""
     T = ctx.torch
@@ -101,7 +102,11 @@ def _case(
             fns["torch"] = t_call
         else:
             fns["torch"] = lambda: _step(t_layer, tx, t_grad, t_loss)
-    goal = Goal(">= 0.9x torch", min_speedup=0.9) if ctx.on_cuda and not ctx.quick else None
+    goal = (
+        Goal(f">= {min_speedup}x torch", min_speedup=min_speedup)
+        if ctx.on_cuda and not ctx.quick
+        else None
+    )
     return Case(
         name,
         size,
@@ -139,6 +144,35 @@ def conv2d(ctx: Context) -> Case:
         (n, c, hw, hw),
         rtol=2e-3,
     )
+
+
+def _resnet_conv(ctx: Context, name: str, c_in: int, c_out: int, k: int, hw: int) -> Case:
+    """A bfloat16 convolution of ResNet-50's (stride 1, 'same' padding) at batch 32: the issue's
+    goal is >= 0.95x torch with the same cuDNN."""
+    n, c_in, c_out, hw = ctx.pick(4, 2, cuda=32), ctx.pick(c_in, 8), ctx.pick(c_out, 8), hw
+    if not ctx.on_cuda:
+        hw = ctx.pick(16, 8)
+    return _case(
+        ctx,
+        name,
+        f"{n}x{c_in}x{hw}x{hw} -> {c_out} bf16",
+        lambda lib: lib.nn.Conv2d(c_in, c_out, k, padding=k // 2, bias=False),
+        (n, c_in, hw, hw),
+        rtol=3e-2,
+        atol=3e-2,
+        dtype="bfloat16",
+        min_speedup=0.95,
+    )
+
+
+@register(name="ResNet conv 3x3 fwd+bwd")
+def resnet_conv3x3(ctx: Context) -> Case:
+    return _resnet_conv(ctx, "ResNet conv 3x3 fwd+bwd", 64, 64, 3, 56)
+
+
+@register(name="ResNet conv 1x1 fwd+bwd")
+def resnet_conv1x1(ctx: Context) -> Case:
+    return _resnet_conv(ctx, "ResNet conv 1x1 fwd+bwd", 256, 64, 1, 56)
 
 
 @register(name="BatchNorm2d fwd+bwd")

@@ -7,6 +7,7 @@
 #include "core/sync_debug.h"
 #include "cuda/blas.h"
 #include "cuda/copy.h"
+#include "cuda/cudnn.h"
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
@@ -223,6 +224,10 @@ void init_cuda(py::module_& m) {
   // genesis.backends.cuda (Note [cuBLASLt matmul] in csrc/cuda/blas_lt.cpp).
   c.def("set_allow_tf32", &cuda::set_allow_tf32, py::arg("allow"));
   c.def("allow_tf32", &cuda::allow_tf32);
+  // genesis.backends.cudnn (Note [Loading cuDNN] in csrc/cuda/cudnn.cpp).
+  c.def("cudnn_available", &cuda::cudnn_available);
+  c.def("cudnn_version", &cuda::cudnn_version);
+  c.def("set_cudnn_search_dirs", &cuda::set_cudnn_search_dirs, py::arg("dirs"));
   c.def("set_prefer_cublaslt", &cuda::set_prefer_cublaslt, py::arg("prefer"));
   c.def("prefer_cublaslt", &cuda::prefer_cublaslt);
   // What cuBLASLt did: {"available", "calls", "fallbacks", "cached", "aux_calls"}

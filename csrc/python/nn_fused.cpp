@@ -4,6 +4,7 @@
 // _batch_norm: genesis.nn.functional checks the arguments with PyTorch's
 // messages and calls these for the inputs they take.
 #include "autograd/ops.h"
+#include "ops/convolution.h"
 #include "ops/max_pool.h"
 #include "python/bindings.h"
 
@@ -13,6 +14,12 @@ namespace {
 
 Tensor optional_tensor(py::handle obj, const char* op) {
   return obj.is_none() ? Tensor() : tensor_arg(obj, op);
+}
+
+ops::ConvolutionOptions conv_options(const Shape& padding, const Shape& stride,
+                                     const Shape& dilation, int64_t groups, bool benchmark,
+                                     bool deterministic, bool allow_tf32) {
+  return {padding, stride, dilation, groups, benchmark, deterministic, allow_tf32};
 }
 
 }  // namespace
@@ -77,6 +84,53 @@ void init_nn_fused(py::module_& m) {
       py::arg("label_smoothing"),
       "Each row's cross-entropy of (N, C) or (C,) logits and int64 class indices, as one fused\n"
       "op (Note [Fused cross-entropy]); weight (or None) in the logits' dtype.");
+  // Convolution's passes through cuDNN (Note [Convolutions through cuDNN]): no gradient
+  // (genesis.nn.functional's _conv_cudnn.py gives it).
+  nn.def(
+      "_cudnn_conv",
+      [](const Tensor& input, const Tensor& weight, const Shape& padding, const Shape& stride,
+         const Shape& dilation, int64_t groups, bool benchmark, bool deterministic, bool allow_tf32,
+         const char* op) {
+        return ops::convolution(
+            input, weight,
+            conv_options(padding, stride, dilation, groups, benchmark, deterministic, allow_tf32),
+            op);
+      },
+      py::arg("input"), py::arg("weight"), py::arg("padding"), py::arg("stride"),
+      py::arg("dilation"), py::arg("groups"), py::arg("benchmark"), py::arg("deterministic"),
+      py::arg("allow_tf32"), py::arg("op"),
+      "The convolution of a CUDA (N, C, *spatial) input with a (K, C / groups, *kernel) weight\n"
+      "through cuDNN; symmetric padding, stride and dilation per spatial dim.");
+  nn.def(
+      "_cudnn_conv_backward_input",
+      [](const Tensor& grad_output, const Tensor& weight, const Shape& input_sizes,
+         const Shape& padding, const Shape& stride, const Shape& dilation, int64_t groups,
+         bool benchmark, bool deterministic, bool allow_tf32, const char* op) {
+        return ops::convolution_backward_input(
+            grad_output, weight, input_sizes,
+            conv_options(padding, stride, dilation, groups, benchmark, deterministic, allow_tf32),
+            op);
+      },
+      py::arg("grad_output"), py::arg("weight"), py::arg("input_sizes"), py::arg("padding"),
+      py::arg("stride"), py::arg("dilation"), py::arg("groups"), py::arg("benchmark"),
+      py::arg("deterministic"), py::arg("allow_tf32"), py::arg("op"),
+      "The gradient of _cudnn_conv's input (of size input_sizes) from its output's gradient:\n"
+      "the transposed convolution.");
+  nn.def(
+      "_cudnn_conv_backward_weight",
+      [](const Tensor& input, const Tensor& grad_output, const Shape& weight_sizes,
+         const Shape& padding, const Shape& stride, const Shape& dilation, int64_t groups,
+         bool benchmark, bool deterministic, bool allow_tf32, const char* op) {
+        return ops::convolution_backward_weight(
+            input, grad_output, weight_sizes,
+            conv_options(padding, stride, dilation, groups, benchmark, deterministic, allow_tf32),
+            op);
+      },
+      py::arg("input"), py::arg("grad_output"), py::arg("weight_sizes"), py::arg("padding"),
+      py::arg("stride"), py::arg("dilation"), py::arg("groups"), py::arg("benchmark"),
+      py::arg("deterministic"), py::arg("allow_tf32"), py::arg("op"),
+      "The gradient of _cudnn_conv's weight (of size weight_sizes) from its input and its\n"
+      "output's gradient.");
 }
 
 }  // namespace genesis::python

@@ -23,6 +23,44 @@ def _cross_entropy(
     ignore_index: typing.SupportsInt | typing.SupportsIndex,
     label_smoothing: typing.SupportsFloat | typing.SupportsIndex,
 ) -> genesis._C.Tensor: ...
+def _cudnn_conv(
+    input: genesis._C.Tensor,
+    weight: genesis._C.Tensor,
+    padding: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    stride: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    dilation: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    groups: typing.SupportsInt | typing.SupportsIndex,
+    benchmark: bool,
+    deterministic: bool,
+    allow_tf32: bool,
+    op: str,
+) -> genesis._C.Tensor: ...
+def _cudnn_conv_backward_input(
+    grad_output: genesis._C.Tensor,
+    weight: genesis._C.Tensor,
+    input_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    padding: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    stride: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    dilation: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    groups: typing.SupportsInt | typing.SupportsIndex,
+    benchmark: bool,
+    deterministic: bool,
+    allow_tf32: bool,
+    op: str,
+) -> genesis._C.Tensor: ...
+def _cudnn_conv_backward_weight(
+    input: genesis._C.Tensor,
+    grad_output: genesis._C.Tensor,
+    weight_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    padding: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    stride: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    dilation: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    groups: typing.SupportsInt | typing.SupportsIndex,
+    benchmark: bool,
+    deterministic: bool,
+    allow_tf32: bool,
+    op: str,
+) -> genesis._C.Tensor: ...
 def _layer_norm(
     input: object,
     normalized_ndim: typing.SupportsInt | typing.SupportsIndex,

@@ -1,5 +1,6 @@
 """genesis.backends: settings of the compute libraries genesis calls, with
-``torch.backends``'s names. So far ``genesis.backends.cuda`` (matrix products on CUDA).
+``torch.backends``'s names: ``genesis.backends.cuda`` (matrix products on CUDA) and
+``genesis.backends.cudnn`` (convolutions through cuDNN).
 
 Example::
 
@@ -7,6 +8,6 @@ Example::
     False
 """
 
-from . import cuda
+from . import cuda, cudnn
 
-__all__ = ["cuda"]
+__all__ = ["cuda", "cudnn"]

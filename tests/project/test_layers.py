@@ -46,6 +46,7 @@ CUDA_FOLDERS = {"cuda", "kernels"}
 # geometry): only CUDA implementation files include them, never a header the rest sees.
 CUDA_INTERNAL_HEADERS = {
     "cuda/check.h",
+    "cuda/cudnn_api.h",
     "cuda/device_guard.h",
     "cuda/driver_entry.h",
     "cuda/geometry.h",

@@ -4,18 +4,21 @@ Note [Convolution as windows and a product]: a convolution here is the input's s
 (``Tensor.unfold`` once per spatial dim: views, no copy; dilation is a strided slice of each
 window) contracted with the weight by one ``einsum``, which copies the windows once into a
 (rows, C * K) matrix (im2col) and runs one matrix product per group (cuBLAS on CUDA, genesis's
-GEMM on the CPU). Gradients come from those ops' own formulas. A transposed convolution is the
+GEMM on the CPU). Gradients are products too (_WindowProduct). A transposed convolution is the
 convolution of the input spread out by the stride (zeros between its elements), padded by
 ``dilation * (k - 1) - padding`` and read with the flipped, transposed weight. This is the
-exact path for every device and dtype; a cuDNN path for CUDA is separate work.
+path for the CPU, and for CUDA when cuDNN is absent or disabled (genesis.backends.cudnn);
+otherwise CUDA convolutions of floating dtypes go to cuDNN (_conv_cudnn.py).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..._C import Tensor, arange, einsum, stack, zeros
 from ...autograd import Function
+from . import _conv_cudnn as _cudnn
 from ._padding import _pad_constant
 
 __all__ = [
@@ -194,9 +197,7 @@ def _conv(
         pads = [(p, p) for p in _tuple(padding, nd, name, "padding")]
         if any(p < 0 for p, _ in pads):
             raise RuntimeError(f"[{name}] negative padding is not supported")
-    if any(p for pair in pads for p in pair):
-        x = _pad_constant(x, list(reversed(pads)), 0.0)
-    padded = tuple(x.shape[2:])
+    padded = tuple(size + a + b for size, (a, b) in zip(x.shape[2:], pads))
     if any(size < d * (k - 1) + 1 for size, d, k in zip(padded, dilation_t, kernel)):
         shown = " x ".join(str(s) for s in padded)
         raise RuntimeError(
@@ -204,7 +205,28 @@ def _conv(
             f"({' x '.join(str(k) for k in kernel)}). Kernel size can't be greater than actual "
             "input size"
         )
-    out = _WindowProduct.apply(x, weight, stride_t, dilation_t, groups)
+    out_sizes = [
+        (size - d * (k - 1) - 1) // s + 1
+        for size, d, k, s in zip(padded, dilation_t, kernel, stride_t)
+    ]
+    n_batch = x.shape[0]
+    if _cudnn.usable(
+        x,
+        n_batch * x.shape[1] * math.prod(padded),
+        weight.numel(),
+        n_batch * out_channels * math.prod(out_sizes),
+    ):
+        # cuDNN pads symmetrically; an odd 'same' pads its extra row here first
+        both = tuple(min(a, b) for a, b in pads)
+        if any(a != b for a, b in pads):
+            extra = [(a - m, b - m) for (a, b), m in zip(pads, both)]
+            x = _pad_constant(x, list(reversed(extra)), 0.0)
+        geometry = _cudnn.Geometry(both, stride_t, dilation_t, groups, name)
+        out = _cudnn.Conv.apply(x, weight, geometry)
+    else:
+        if any(p for pair in pads for p in pair):
+            x = _pad_constant(x, list(reversed(pads)), 0.0)
+        out = _WindowProduct.apply(x, weight, stride_t, dilation_t, groups)
     if bias is not None:
         out = out + bias.view(out_channels, *([1] * nd))
     return out if batched else out.squeeze(0)
@@ -221,8 +243,9 @@ def conv1d(
 ) -> Tensor:
     """Applies a 1-D convolution over an input of shape (N, C_in, L) or (C_in, L).
 
-    Computed as sliding windows contracted with the weight (Note [Convolution as windows and
-    a product]); gradients flow to input, weight and bias.
+    On CUDA through cuDNN when it is available (``genesis.backends.cudnn``), otherwise as
+    sliding windows contracted with the weight (Note [Convolution as windows and a product]);
+    gradients flow to input, weight and bias.
 
     Args:
         input (Tensor): (N, C_in, L) or unbatched (C_in, L).
@@ -257,8 +280,9 @@ def conv2d(
 ) -> Tensor:
     """Applies a 2-D convolution over an input of shape (N, C_in, H, W) or (C_in, H, W).
 
-    Computed as sliding windows contracted with the weight (Note [Convolution as windows and
-    a product]); gradients flow to input, weight and bias.
+    On CUDA through cuDNN when it is available (``genesis.backends.cudnn``), otherwise as
+    sliding windows contracted with the weight (Note [Convolution as windows and a product]);
+    gradients flow to input, weight and bias.
 
     Args:
         input (Tensor): (N, C_in, H, W) or unbatched (C_in, H, W).
@@ -295,8 +319,9 @@ def conv3d(
 ) -> Tensor:
     """Applies a 3-D convolution over an input of shape (N, C_in, D, H, W) or (C_in, D, H, W).
 
-    Computed as sliding windows contracted with the weight (Note [Convolution as windows and
-    a product]); gradients flow to input, weight and bias.
+    On CUDA through cuDNN when it is available (``genesis.backends.cudnn``), otherwise as
+    sliding windows contracted with the weight (Note [Convolution as windows and a product]);
+    gradients flow to input, weight and bias.
 
     Args:
         input (Tensor): (N, C_in, D, H, W) or unbatched (C_in, D, H, W).
@@ -378,6 +403,28 @@ def _conv_transpose(
             f"[{name}] expected bias to be 1-dimensional with {out_channels} elements, but got "
             f"bias of size {list(bias.shape)} instead"
         )
+    out_sizes = [
+        (size - 1) * s - 2 * p + d * (k - 1) + op + 1
+        for size, s, p, d, k, op in zip(
+            x.shape[2:], stride_t, padding_t, dilation_t, kernel, out_pad
+        )
+    ]
+    if any(size < 1 for size in out_sizes):
+        raise RuntimeError(
+            f"[{name}] Given input size per channel: {list(x.shape[2:])}. Calculated output size "
+            f"per channel: {out_sizes}. Output size is too small"
+        )
+    # output_padding >= stride (allowed while < dilation) leaves rows no window of the
+    # equivalent convolution reads, which cuDNN's shape rule refuses: the own path takes those.
+    out_shape = (x.shape[0], out_channels, *out_sizes)
+    if all(op < s for op, s in zip(out_pad, stride_t)) and _cudnn.usable(
+        x, x.numel(), weight.numel(), math.prod(out_shape)
+    ):
+        geometry = _cudnn.Geometry(padding_t, stride_t, dilation_t, groups, name)
+        out = _cudnn.ConvInput.apply(x, weight, out_shape, geometry)
+        if bias is not None:
+            out = out + bias.view(out_channels, *([1] * nd))
+        return out if batched else out.squeeze(0)
     x = _spread(x, stride_t)
     # Pads of the equivalent convolution: d * (k - 1) - p before, plus output_padding after
     # (negative amounts crop).

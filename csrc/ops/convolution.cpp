@@ -1,0 +1,149 @@
+#include "ops/convolution.h"
+
+#include <climits>
+
+#include "core/errors.h"
+#include "cuda/cudnn.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
+
+namespace genesis::ops {
+
+namespace {
+
+std::string sizes_text(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += str_cat(i ? ", " : "", s[i]);
+  return out + "]";
+}
+
+void check_tensor(const Tensor& t, const Tensor& like, const char* what, const char* op) {
+  GENESIS_CHECK(t.is_cuda(), op, "the cuDNN convolution takes CUDA tensors, got ", what, " on ",
+                t.device().str());
+  const ScalarType d = t.dtype();
+  GENESIS_CHECK_TYPE(d == ScalarType::Float16 || d == ScalarType::BFloat16 ||
+                         d == ScalarType::Float32 || d == ScalarType::Float64,
+                     op, "expected a floating point ", what, ", got ", scalar_type_name(d));
+  GENESIS_CHECK(d == like.dtype() && t.device() == like.device(), op, what, " is ",
+                scalar_type_name(d), " on ", t.device().str(), " but the other operand is ",
+                scalar_type_name(like.dtype()), " on ", like.device().str());
+}
+
+// The output sizes of convolving x_sizes with w_sizes, checking the channels and geometry.
+Shape output_sizes(const Shape& x, const Shape& w, const ConvolutionOptions& o, const char* op) {
+  const size_t nd = o.padding.size();
+  GENESIS_CHECK(nd >= 1 && nd <= 3 && o.stride.size() == nd && o.dilation.size() == nd &&
+                    x.size() == nd + 2 && w.size() == nd + 2,
+                op, "expected (N, C, *spatial) operands with 1 to 3 spatial dims and one ",
+                "padding, stride and dilation per spatial dim, got input ", sizes_text(x),
+                " and weight ", sizes_text(w));
+  GENESIS_CHECK(o.groups > 0 && w[0] % o.groups == 0 && x[1] == w[1] * o.groups, op, "input ",
+                sizes_text(x), " and weight ", sizes_text(w), " do not match for ", o.groups,
+                " groups");
+  Shape y{x[0], w[0]};
+  for (size_t i = 0; i < nd; ++i) {
+    GENESIS_CHECK(o.padding[i] >= 0 && o.stride[i] > 0 && o.dilation[i] > 0, op,
+                  "expected non-negative padding and positive strides and dilations");
+    const int64_t span = o.dilation[i] * (w[2 + i] - 1) + 1;
+    const int64_t room = x[2 + i] + 2 * o.padding[i] - span;
+    GENESIS_CHECK(room >= 0, op, "the kernel ", sizes_text(w), " is larger than the padded input ",
+                  sizes_text(x));
+    y.push_back(room / o.stride[i] + 1);
+  }
+  return y;
+}
+
+int as_int(int64_t v, const char* op) {
+  GENESIS_CHECK(v >= 0 && v <= INT_MAX, op, "cuDNN takes sizes below 2^31, got ", v);
+  return static_cast<int>(v);
+}
+
+// The cuDNN view of the convolution: a 1-D one lifted to 2-D with a unit height.
+cuda::CudnnConvolution describe(const Tensor& like, const Shape& x, const Shape& w, const Shape& y,
+                                const ConvolutionOptions& o, const char* op) {
+  cuda::CudnnConvolution c;
+  c.dtype = like.dtype();
+  const bool lift = o.padding.size() == 1;
+  c.rank = static_cast<int>(x.size()) + (lift ? 1 : 0);
+  for (const Shape* s : {&x, &w, &y}) {
+    int64_t numel = 1;
+    for (int64_t v : *s) numel *= v;
+    GENESIS_CHECK(numel <= INT_MAX, op, "cuDNN takes tensors of fewer than 2^31 items, got ",
+                  sizes_text(*s));
+  }
+  auto fill = [&](int* dst, const Shape& s) {
+    int j = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (lift && i == 2) dst[j++] = 1;
+      dst[j++] = as_int(s[i], op);
+    }
+  };
+  fill(c.x, x);
+  fill(c.w, w);
+  fill(c.y, y);
+  for (size_t i = 0, j = lift ? 1 : 0; i < o.padding.size(); ++i, ++j) {
+    c.pad[j] = as_int(o.padding[i], op);
+    c.stride[j] = as_int(o.stride[i], op);
+    c.dilation[j] = as_int(o.dilation[i], op);
+  }
+  if (lift) c.pad[0] = 0, c.stride[0] = 1, c.dilation[0] = 1;
+  c.groups = as_int(o.groups, op);
+  c.benchmark = o.benchmark;
+  c.deterministic = o.deterministic;
+  c.allow_tf32 = o.allow_tf32;
+  return c;
+}
+
+Tensor zeroed(const Tensor& t, const char* op) {
+  fill_(t, Scalar(0.0), op);
+  return t;
+}
+
+bool empty(const Shape& s) {
+  for (int64_t v : s)
+    if (v == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+Tensor convolution(const Tensor& x, const Tensor& w, const ConvolutionOptions& o, const char* op) {
+  check_tensor(x, w, "input", op);
+  const Shape y = output_sizes(x.sizes(), w.sizes(), o, op);
+  Tensor out = Tensor::empty(y, x.dtype(), x.device());
+  if (empty(y)) return out;
+  if (empty(x.sizes())) return zeroed(out, op);  // no input channels: every sum is empty
+  cuda::cudnn_convolution_forward(describe(x, x.sizes(), w.sizes(), y, o, op), contiguous(x),
+                                  contiguous(w), out, op);
+  return out;
+}
+
+Tensor convolution_backward_input(const Tensor& dy, const Tensor& w, const Shape& input_sizes,
+                                  const ConvolutionOptions& o, const char* op) {
+  check_tensor(dy, w, "grad_output", op);
+  const Shape y = output_sizes(input_sizes, w.sizes(), o, op);
+  GENESIS_CHECK(y == dy.sizes(), op, "grad_output ", sizes_text(dy.sizes()), " is not the ",
+                sizes_text(y), " that input ", sizes_text(input_sizes), " gives");
+  Tensor dx = Tensor::empty(input_sizes, dy.dtype(), dy.device());
+  if (empty(input_sizes)) return dx;
+  if (empty(y) || empty(w.sizes())) return zeroed(dx, op);
+  cuda::cudnn_convolution_backward_data(describe(dy, input_sizes, w.sizes(), y, o, op),
+                                        contiguous(dy), contiguous(w), dx, op);
+  return dx;
+}
+
+Tensor convolution_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weight_sizes,
+                                   const ConvolutionOptions& o, const char* op) {
+  check_tensor(x, dy, "input", op);
+  const Shape y = output_sizes(x.sizes(), weight_sizes, o, op);
+  GENESIS_CHECK(y == dy.sizes(), op, "grad_output ", sizes_text(dy.sizes()), " is not the ",
+                sizes_text(y), " that input ", sizes_text(x.sizes()), " gives");
+  Tensor dw = Tensor::empty(weight_sizes, x.dtype(), x.device());
+  if (empty(weight_sizes)) return dw;
+  if (empty(y) || empty(x.sizes())) return zeroed(dw, op);
+  cuda::cudnn_convolution_backward_filter(describe(x, x.sizes(), weight_sizes, y, o, op),
+                                          contiguous(x), contiguous(dy), dw, op);
+  return dw;
+}
+
+}  // namespace genesis::ops
