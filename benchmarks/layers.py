@@ -187,6 +187,18 @@ def batchnorm2d(ctx: Context) -> Case:
     )
 
 
+@register(name="GroupNorm fwd+bwd")
+def groupnorm(ctx: Context) -> Case:
+    n, c, hw = ctx.pick(8, 2, cuda=64), ctx.pick(64, 32, cuda=256), ctx.pick(16, 8, cuda=32)
+    return _case(
+        ctx,
+        "GroupNorm fwd+bwd",
+        f"{n}x{c}x{hw}x{hw}, 32 groups f32",
+        lambda lib: lib.nn.GroupNorm(32, c),
+        (n, c, hw, hw),
+    )
+
+
 def _norm(ctx: Context, name: str, build: Callable[[Any, int], Any], dtype: str) -> Case:
     """A norm over rows of 768 (GPT-2's width); GB/s counts the five passes a fused norm needs
     (x read and y written forward, dy and x read and dx written backward)."""

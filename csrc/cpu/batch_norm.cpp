@@ -5,20 +5,12 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "core/half.h"
+#include "cpu/float_kernels.h"
 #include "cpu/parallel.h"
 
 namespace genesis::cpu {
 
 namespace {
-
-template <typename C, typename T>
-C wide(T v) {
-  if constexpr (std::is_same_v<T, C>)
-    return v;
-  else
-    return static_cast<C>(static_cast<float>(v));
-}
 
 struct Dims {
   int64_t n, c, s;
@@ -26,22 +18,14 @@ struct Dims {
 };
 
 // Sum over channel ch's planes of f(at), `at` an element's index in the (N, C, S) arrays: a
-// plane in kLanes partial sums of C, the planes' sums added in double (a float total of many
+// plane in 8 lanes of partial sums of C, the planes' sums added in double (a float total of many
 // planes would lose the small ones).
 template <typename C, typename F>
 C channel_sum(const Dims& d, int64_t ch, const F& f) {
-  constexpr int kLanes = 8;
   double total = 0;
   for (int64_t n = 0; n < d.n; ++n) {
     int64_t base = (n * d.c + ch) * d.s;
-    C acc[kLanes] = {};
-    int64_t i = 0;
-    for (; i + kLanes <= d.s; i += kLanes)
-      for (int k = 0; k < kLanes; ++k) acc[k] += f(base + i + k);
-    for (; i < d.s; ++i) acc[0] += f(base + i);
-    C plane = 0;
-    for (int k = 0; k < kLanes; ++k) plane += acc[k];
-    total += static_cast<double>(plane);
+    total += static_cast<double>(lane_sum<8, C>(d.s, [&](int64_t i) { return f(base + i); }));
   }
   return static_cast<C>(total);
 }
@@ -62,9 +46,9 @@ void stats_typed(const Tensor& x, double eps, double momentum, const Tensor& mea
   C count = C(d.n * d.s);
   parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
     for (int64_t ch = c0; ch < c1; ++ch) {
-      C mu = channel_sum<C>(d, ch, [xs](int64_t at) { return wide<C>(xs[at]); }) / count;
+      C mu = channel_sum<C>(d, ch, [xs](int64_t at) { return widen<C>(xs[at]); }) / count;
       C m2 = channel_sum<C>(d, ch, [xs, mu](int64_t at) {
-        C v = wide<C>(xs[at]) - mu;
+        C v = widen<C>(xs[at]) - mu;
         return v * v;
       });
       C var = m2 / count;
@@ -73,8 +57,8 @@ void stats_typed(const Tensor& x, double eps, double momentum, const Tensor& mea
       if (rm) {
         C unbiased = count > 1 ? m2 / (count - 1) : var;
         C mom = C(momentum);
-        rm[ch] = static_cast<T>((C(1) - mom) * wide<C>(rm[ch]) + mom * mu);
-        rv[ch] = static_cast<T>((C(1) - mom) * wide<C>(rv[ch]) + mom * unbiased);
+        rm[ch] = static_cast<T>((C(1) - mom) * widen<C>(rm[ch]) + mom * mu);
+        rv[ch] = static_cast<T>((C(1) - mom) * widen<C>(rv[ch]) + mom * unbiased);
       }
     }
   });
@@ -94,12 +78,12 @@ void apply_typed(const Tensor& x, const Tensor& mean, const Tensor& invstd, cons
                [&](int64_t p0, int64_t p1) {
                  for (int64_t plane = p0; plane < p1; ++plane) {
                    int64_t ch = plane % d.c;
-                   C scale = invstds[ch] * (w ? wide<C>(w[ch]) : C(1));
-                   C shift = (b ? wide<C>(b[ch]) : C(0)) - means[ch] * scale;
+                   C scale = invstds[ch] * (w ? widen<C>(w[ch]) : C(1));
+                   C shift = (b ? widen<C>(b[ch]) : C(0)) - means[ch] * scale;
                    const T* src = xs + plane * d.s;
                    T* dst = ys + plane * d.s;
                    for (int64_t i = 0; i < d.s; ++i)
-                     dst[i] = static_cast<T>(wide<C>(src[i]) * scale + shift);
+                     dst[i] = static_cast<T>(widen<C>(src[i]) * scale + shift);
                  }
                });
 }
@@ -120,13 +104,13 @@ void backward_typed(const Tensor& grad, const Tensor& x, const Tensor& mean, con
   parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
     for (int64_t ch = c0; ch < c1; ++ch) {
       C mu = means[ch], is = invstds[ch];
-      C sum_dy = channel_sum<C>(d, ch, [gs](int64_t at) { return wide<C>(gs[at]); });
+      C sum_dy = channel_sum<C>(d, ch, [gs](int64_t at) { return widen<C>(gs[at]); });
       C sum_dy_xc = channel_sum<C>(
-          d, ch, [gs, xs, mu](int64_t at) { return wide<C>(gs[at]) * (wide<C>(xs[at]) - mu); });
+          d, ch, [gs, xs, mu](int64_t at) { return widen<C>(gs[at]) * (widen<C>(xs[at]) - mu); });
       if (grad_weight.defined())
         grad_weight.mutable_data_as<T>()[ch] = static_cast<T>(sum_dy_xc * is);
       if (grad_bias.defined()) grad_bias.mutable_data_as<T>()[ch] = static_cast<T>(sum_dy);
-      C wc = w ? wide<C>(w[ch]) : C(1);
+      C wc = w ? widen<C>(w[ch]) : C(1);
       k1[ch] = wc * is;
       if (training) {
         k2[ch] = wc * is * is * is * sum_dy_xc / count;
@@ -139,42 +123,25 @@ void backward_typed(const Tensor& grad, const Tensor& x, const Tensor& mean, con
   });
   if (!grad_input.defined()) return;
   T* dx = grad_input.mutable_data_as<T>();
-  parallel_for(d.n * d.c, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, d.s)),
-               [&](int64_t p0, int64_t p1) {
-                 for (int64_t plane = p0; plane < p1; ++plane) {
-                   int64_t ch = plane % d.c;
-                   const T* g = gs + plane * d.s;
-                   const T* xp = xs + plane * d.s;
-                   T* out = dx + plane * d.s;
-                   for (int64_t i = 0; i < d.s; ++i)
-                     out[i] =
-                         static_cast<T>(k1[ch] * wide<C>(g[i]) - k2[ch] * wide<C>(xp[i]) + k3[ch]);
-                 }
-               });
-}
-
-template <typename F>
-void dispatch(ScalarType dtype, const F& f) {
-  switch (dtype) {
-    case ScalarType::Float32:
-      return f(float{}, float{});
-    case ScalarType::Float64:
-      return f(double{}, double{});
-    case ScalarType::Float16:
-      return f(Half{}, float{});
-    case ScalarType::BFloat16:
-      return f(BFloat16{}, float{});
-    default:
-      GENESIS_CHECK(false, "batch_norm", "expected a floating point input, got ",
-                    scalar_type_name(dtype));
-  }
+  parallel_for(
+      d.n * d.c, std::max<int64_t>(1, kDefaultGrain / std::max<int64_t>(1, d.s)),
+      [&](int64_t p0, int64_t p1) {
+        for (int64_t plane = p0; plane < p1; ++plane) {
+          int64_t ch = plane % d.c;
+          const T* g = gs + plane * d.s;
+          const T* xp = xs + plane * d.s;
+          T* out = dx + plane * d.s;
+          for (int64_t i = 0; i < d.s; ++i)
+            out[i] = static_cast<T>(k1[ch] * widen<C>(g[i]) - k2[ch] * widen<C>(xp[i]) + k3[ch]);
+        }
+      });
 }
 
 }  // namespace
 
 void batch_norm_stats(const Tensor& x, double eps, double momentum, const Tensor& mean,
                       const Tensor& invstd, const Tensor& running_mean, const Tensor& running_var) {
-  dispatch(x.dtype(), [&](auto t, auto c) {
+  dispatch_floating(x.dtype(), "batch_norm", [&](auto t, auto c) {
     stats_typed<decltype(t), decltype(c)>(x, eps, momentum, mean, invstd, running_mean,
                                           running_var);
   });
@@ -182,7 +149,7 @@ void batch_norm_stats(const Tensor& x, double eps, double momentum, const Tensor
 
 void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd,
                       const Tensor& weight, const Tensor& bias, const Tensor& out) {
-  dispatch(x.dtype(), [&](auto t, auto c) {
+  dispatch_floating(x.dtype(), "batch_norm", [&](auto t, auto c) {
     apply_typed<decltype(t), decltype(c)>(x, mean, invstd, weight, bias, out);
   });
 }
@@ -191,7 +158,7 @@ void batch_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& mean
                          const Tensor& invstd, const Tensor& weight, bool training,
                          const Tensor& grad_input, const Tensor& grad_weight,
                          const Tensor& grad_bias) {
-  dispatch(x.dtype(), [&](auto t, auto c) {
+  dispatch_floating(x.dtype(), "batch_norm", [&](auto t, auto c) {
     backward_typed<decltype(t), decltype(c)>(grad, x, mean, invstd, weight, training, grad_input,
                                              grad_weight, grad_bias);
   });

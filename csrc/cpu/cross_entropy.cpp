@@ -6,25 +6,13 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "core/half.h"
+#include "cpu/float_kernels.h"
 #include "cpu/parallel.h"
 #include "cpu/vector_math.h"
 
 namespace genesis::cpu {
 
 namespace {
-
-// Row r's logits in the compute type: the row itself, or widened into `scratch`.
-template <typename T, typename C>
-const C* widened(const T* row, int64_t cols, std::vector<C>& scratch) {
-  if constexpr (std::is_same_v<T, C>) {
-    return row;
-  } else {
-    scratch.resize(static_cast<size_t>(cols));
-    for (int64_t i = 0; i < cols; ++i) scratch[i] = static_cast<C>(static_cast<float>(row[i]));
-    return scratch.data();
-  }
-}
 
 // The largest logit, NaN when one is NaN (so the row's loss is NaN, as the composite gives).
 template <typename C>
@@ -65,14 +53,7 @@ RowLse<C> row_logsumexp(const C* x, int64_t n, std::vector<C>& scratch) {
   C* e = scratch.data();
   for (int64_t i = 0; i < n; ++i) e[i] = x[i] - m;
   exp_in_place(e, n);
-  constexpr int kLanes = 16;
-  C acc[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) acc[k] += e[i + k];
-  for (; i < n; ++i) acc[0] += e[i];
-  C s = 0;
-  for (int k = 0; k < kLanes; ++k) s += acc[k];
+  C s = lane_sum<16, C>(n, [&](int64_t i) { return e[i]; });
   return {m, std::log(s)};
 }
 
@@ -176,29 +157,12 @@ void backward_typed(const Tensor& logits, const Tensor& target, const Tensor& we
   });
 }
 
-template <typename F>
-void dispatch(ScalarType dtype, const F& f) {
-  switch (dtype) {
-    case ScalarType::Float32:
-      return f(float{}, float{});
-    case ScalarType::Float64:
-      return f(double{}, double{});
-    case ScalarType::Float16:
-      return f(Half{}, float{});
-    case ScalarType::BFloat16:
-      return f(BFloat16{}, float{});
-    default:
-      GENESIS_CHECK(false, "cross_entropy", "expected floating point logits, got ",
-                    scalar_type_name(dtype));
-  }
-}
-
 }  // namespace
 
 void cross_entropy_forward(const Tensor& logits, const Tensor& target, const Tensor& weight,
                            int64_t ignore_index, double smoothing, const Tensor& loss,
                            const Tensor& lse) {
-  dispatch(logits.dtype(), [&](auto t, auto c) {
+  dispatch_floating(logits.dtype(), "cross_entropy", [&](auto t, auto c) {
     forward_typed<decltype(t), decltype(c)>(logits, target, weight, ignore_index, smoothing, loss,
                                             lse);
   });
@@ -207,7 +171,7 @@ void cross_entropy_forward(const Tensor& logits, const Tensor& target, const Ten
 void cross_entropy_backward(const Tensor& logits, const Tensor& target, const Tensor& weight,
                             int64_t ignore_index, double smoothing, const Tensor& grad,
                             const Tensor& lse, const Tensor& dlogits) {
-  dispatch(logits.dtype(), [&](auto t, auto c) {
+  dispatch_floating(logits.dtype(), "cross_entropy", [&](auto t, auto c) {
     backward_typed<decltype(t), decltype(c)>(logits, target, weight, ignore_index, smoothing, grad,
                                              lse, dlogits);
   });

@@ -5,7 +5,7 @@
 #include <type_traits>
 
 #include "core/errors.h"
-#include "core/half.h"
+#include "cpu/float_kernels.h"
 #include "cpu/parallel.h"
 
 namespace genesis::cpu {
@@ -61,19 +61,8 @@ void max_pool_typed(const Tensor& x, const PoolGeometry& g, const Tensor& values
 }  // namespace
 
 void max_pool(const Tensor& x, const PoolGeometry& g, const Tensor& values, const Tensor& indices) {
-  switch (x.dtype()) {
-    case ScalarType::Float32:
-      return max_pool_typed<float>(x, g, values, indices);
-    case ScalarType::Float64:
-      return max_pool_typed<double>(x, g, values, indices);
-    case ScalarType::Float16:
-      return max_pool_typed<Half>(x, g, values, indices);
-    case ScalarType::BFloat16:
-      return max_pool_typed<BFloat16>(x, g, values, indices);
-    default:
-      GENESIS_CHECK(false, "max_pool", "expected a floating point input, got ",
-                    scalar_type_name(x.dtype()));
-  }
+  dispatch_floating(x.dtype(), "max_pool",
+                    [&](auto t, auto) { max_pool_typed<decltype(t)>(x, g, values, indices); });
 }
 
 }  // namespace genesis::cpu

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/errors.h"
-#include "core/half.h"
+#include "cpu/float_kernels.h"
 #include "cpu/parallel.h"
 
 namespace genesis::cpu {
@@ -13,31 +13,6 @@ namespace genesis::cpu {
 namespace {
 
 constexpr int kLanes = 16;  // independent partial sums: lets the compiler vectorize the sums
-
-// Sum of f(i) for i < n in kLanes partial sums, folded at the end.
-template <typename C, typename F>
-C lane_sum(int64_t n, const F& f) {
-  C acc[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) acc[k] += f(i + k);
-  for (; i < n; ++i) acc[0] += f(i);
-  C total = 0;
-  for (int k = 0; k < kLanes; ++k) total += acc[k];
-  return total;
-}
-
-// A row in the compute type: the row itself, or 16-bit items widened into `scratch`.
-template <typename T, typename C>
-const C* widened(const T* row, int64_t cols, std::vector<C>& scratch) {
-  if constexpr (std::is_same_v<T, C>) {
-    return row;
-  } else {
-    scratch.resize(static_cast<size_t>(cols));
-    for (int64_t i = 0; i < cols; ++i) scratch[i] = static_cast<C>(static_cast<float>(row[i]));
-    return scratch.data();
-  }
-}
 
 // Rows are cut into at most one piece per thread, each worth a grain: the pieces (not the
 // threads' scheduling) fix the order of the weight gradient's sums, so they are deterministic.
@@ -68,15 +43,15 @@ void forward_typed(const Tensor& x, const Tensor& weight, const Tensor& bias, do
         const C* row = widened<T, C>(xs + r * cols, cols, scratch);
         C mu = 0, r_std;
         if (rms) {
-          C ms = lane_sum<C>(cols, [&](int64_t i) { return row[i] * row[i]; }) / C(cols);
+          C ms = lane_sum<kLanes, C>(cols, [&](int64_t i) { return row[i] * row[i]; }) / C(cols);
           r_std = C(1) / std::sqrt(ms + C(eps));
         } else {
-          mu = lane_sum<C>(cols, [&](int64_t i) { return row[i]; }) / C(cols);
-          C var = lane_sum<C>(cols,
-                              [&](int64_t i) {
-                                C d = row[i] - mu;
-                                return d * d;
-                              }) /
+          mu = lane_sum<kLanes, C>(cols, [&](int64_t i) { return row[i]; }) / C(cols);
+          C var = lane_sum<kLanes, C>(cols,
+                                      [&](int64_t i) {
+                                        C d = row[i] - mu;
+                                        return d * d;
+                                      }) /
                   C(cols);
           r_std = C(1) / std::sqrt(var + C(eps));
           means[r] = mu;
@@ -134,8 +109,8 @@ void backward_typed(const Tensor& grad, const Tensor& x, const Tensor& mean, con
           gwv = gw.data();
         }
         C n = C(cols);
-        C dot = lane_sum<C>(cols, [&](int64_t i) { return gwv[i] * xhat[i]; }) / n;
-        C avg = rms ? C(0) : lane_sum<C>(cols, [&](int64_t i) { return gwv[i]; }) / n;
+        C dot = lane_sum<kLanes, C>(cols, [&](int64_t i) { return gwv[i] * xhat[i]; }) / n;
+        C avg = rms ? C(0) : lane_sum<kLanes, C>(cols, [&](int64_t i) { return gwv[i]; }) / n;
         for (int64_t i = 0; i < cols; ++i) dx[i] = r_std * (gwv[i] - avg - xhat[i] * dot);
         T* dst = dxs + r * cols;
         for (int64_t i = 0; i < cols; ++i) dst[i] = static_cast<T>(dx[i]);
@@ -152,23 +127,6 @@ void backward_typed(const Tensor& grad, const Tensor& x, const Tensor& mean, con
   };
   if (want_w) finish(dw_parts, grad_weight);
   if (want_b) finish(db_parts, grad_bias);
-}
-
-template <template <typename, typename> class Body, typename... Args>
-void dispatch(ScalarType dtype, Args&&... args) {
-  switch (dtype) {
-    case ScalarType::Float32:
-      return Body<float, float>::run(args...);
-    case ScalarType::Float64:
-      return Body<double, double>::run(args...);
-    case ScalarType::Float16:
-      return Body<Half, float>::run(args...);
-    case ScalarType::BFloat16:
-      return Body<BFloat16, float>::run(args...);
-    default:
-      GENESIS_CHECK(false, "layer_norm", "expected a floating point dtype, got ",
-                    scalar_type_name(dtype));
-  }
 }
 
 template <typename T, typename C>
@@ -192,14 +150,18 @@ struct Backward {
 void row_norm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, double eps,
                       bool rms, const Tensor& out, const Tensor& mean, const Tensor& rstd) {
   if (x.numel() == 0) return;
-  dispatch<Forward>(x.dtype(), x, weight, bias, eps, rms, out, mean, rstd);
+  dispatch_floating(x.dtype(), "layer_norm", [&](auto t, auto c) {
+    Forward<decltype(t), decltype(c)>::run(x, weight, bias, eps, rms, out, mean, rstd);
+  });
 }
 
 void row_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& mean, const Tensor& rstd,
                        const Tensor& weight, bool rms, const Tensor& grad_input,
                        const Tensor& grad_weight, const Tensor& grad_bias) {
-  dispatch<Backward>(x.dtype(), grad, x, mean, rstd, weight, rms, grad_input, grad_weight,
-                     grad_bias);
+  dispatch_floating(x.dtype(), "layer_norm", [&](auto t, auto c) {
+    Backward<decltype(t), decltype(c)>::run(grad, x, mean, rstd, weight, rms, grad_input,
+                                            grad_weight, grad_bias);
+  });
 }
 
 }  // namespace genesis::cpu

@@ -198,3 +198,31 @@ def test_bad_input_from_the_compiled_op():
         genesis._C._nn._layer_norm(genesis.ones(2, 4, dtype=genesis.int64), 1, None, None, 1e-5)
     with pytest.raises(RuntimeError, match=r"^\[layer_norm\] expected weight of dtype float32"):
         genesis._C._nn._layer_norm(x, 1, genesis.ones(4, dtype=genesis.float64), None, 1e-5)
+
+
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_group_norm_as_row_norms(device, dtype, affine):
+    # Note [Group norm as row norms]: on CUDA, group_norm with enough (sample, group) rows runs
+    # the fused layer norm over each group's row and one affine pass (16-bit inputs with an
+    # affine step keep the composed path); against torch in float64, forward and gradients.
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(16, 64, 6, 5)) * 3 + 1
+    w, b = rng.normal(size=64), rng.normal(size=64)
+    dy = rng.normal(size=x.shape)
+    rtol, atol = TOL[dtype]
+    got, ref = [], []
+    for lib, out in ((genesis, got), (torch, ref)):
+        kw = {"device": device} if lib is genesis else {}
+        dt = getattr(lib, dtype) if lib is genesis else torch.float64
+        tx = lib.tensor(x, **kw).to(dt).requires_grad_()
+        tw = lib.tensor(w, **kw).to(dt).requires_grad_() if affine in ("both", "weight") else None
+        tb = lib.tensor(b, **kw).to(dt).requires_grad_() if affine in ("both", "bias") else None
+        wr = tw
+        if lib is torch and tw is None and tb is not None:  # torch 2.13 fails backward there
+            wr = torch.ones(64, dtype=dt)
+        y = lib.nn.functional.group_norm(tx, 32, wr, tb, 1e-5)  # 16 * 32 = 512 rows
+        y.backward(lib.tensor(dy, **kw).to(dt))
+        out += [_np(y), _np(tx.grad)] + [_np(t.grad) for t in (tw, tb) if t is not None]
+    for a, e in zip(got, ref):
+        np.testing.assert_allclose(a, e, rtol=rtol * 10, atol=atol * 10)

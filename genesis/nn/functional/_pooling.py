@@ -180,8 +180,9 @@ class _MaxPool(Function):
         n, c = ctx.input_shape[:2]
         plane = math.prod(ctx.input_shape[2:])
         into = zeros(n, c, plane, dtype=grad.dtype, device=grad.device)
-        flat = into.scatter_add(2, index.reshape(n, c, -1), grad.reshape(n, c, -1))
-        return flat.view(ctx.input_shape), None, None, None, None, None, None
+        # in place: the out-of-place form would copy the zeros once more
+        into.scatter_add_(2, index.reshape(n, c, -1), grad.reshape(n, c, -1))
+        return into.view(ctx.input_shape), None, None, None, None, None, None
 
 
 def _avg_pool(

@@ -1,0 +1,68 @@
+#pragma once
+// Pieces the CPU's fused nn kernels share (cpu/normalization.cpp, cross_entropy.cpp,
+// batch_norm.cpp, max_pool.cpp): the four floating dtypes with their compute types (float16
+// and bfloat16 computed in float, float32 and float64 in themselves), items widened to the
+// compute type, and sums in independent lanes that the compiler vectorizes.
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/half.h"
+#include "core/scalar_type.h"
+
+namespace genesis::cpu {
+
+// f(T{}, C{}) for dtype's storage type T and compute type C; raises "[op] ..." for a dtype
+// that is not floating.
+template <typename F>
+void dispatch_floating(ScalarType dtype, const char* op, const F& f) {
+  switch (dtype) {
+    case ScalarType::Float32:
+      return f(float{}, float{});
+    case ScalarType::Float64:
+      return f(double{}, double{});
+    case ScalarType::Float16:
+      return f(Half{}, float{});
+    case ScalarType::BFloat16:
+      return f(BFloat16{}, float{});
+    default:
+      GENESIS_CHECK(false, op, "expected a floating point input, got ", scalar_type_name(dtype));
+  }
+}
+
+// One item in the compute type C.
+template <typename C, typename T>
+C widen(T v) {
+  if constexpr (std::is_same_v<T, C>)
+    return v;
+  else
+    return static_cast<C>(static_cast<float>(v));
+}
+
+// n items in the compute type: the items themselves, or widened into `scratch`.
+template <typename T, typename C>
+const C* widened(const T* items, int64_t n, std::vector<C>& scratch) {
+  if constexpr (std::is_same_v<T, C>) {
+    return items;
+  } else {
+    scratch.resize(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) scratch[i] = widen<C>(items[i]);
+    return scratch.data();
+  }
+}
+
+// The sum of f(i) for i < n in Lanes partial sums, folded at the end.
+template <int Lanes, typename C, typename F>
+C lane_sum(int64_t n, const F& f) {
+  C acc[Lanes] = {};
+  int64_t i = 0;
+  for (; i + Lanes <= n; i += Lanes)
+    for (int k = 0; k < Lanes; ++k) acc[k] += f(i + k);
+  for (; i < n; ++i) acc[0] += f(i);
+  C total = 0;
+  for (int k = 0; k < Lanes; ++k) total += acc[k];
+  return total;
+}
+
+}  // namespace genesis::cpu
