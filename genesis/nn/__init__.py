@@ -12,7 +12,15 @@ Example::
 
 from . import functional, init, modules, utils
 from .modules import *
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
-__all__ = ["Buffer", "Parameter", "functional", "init", "utils"]
+__all__ = [
+    "Buffer",
+    "Parameter",
+    "UninitializedBuffer",
+    "UninitializedParameter",
+    "functional",
+    "init",
+    "utils",
+]
 __all__ += modules.__all__

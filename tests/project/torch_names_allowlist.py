@@ -44,12 +44,6 @@ LAYOUTS = (
     "layouts and memory formats (torch.strided, torch.layout, channels_last, preserve_format): "
     "genesis tensors are strided and row-major only"
 )
-CTC = "not yet: the CTC loss (its alignment recursion over time needs a kernel of its own)"
-LAZY = (
-    "not yet: lazy modules, whose parameters take their shape at the first call, and their "
-    "uninitialized parameter and buffer"
-)
-FRACTIONAL = "not yet: fractional max pooling (randomly placed pooling regions)"
 LINEAR_CE = (
     "not yet: torch 2.13's fused final linear layer + cross-entropy (the training-speed issue's "
     "fused classifier)"
@@ -618,17 +612,6 @@ ALLOWED = {
         ],
     },
     "torch.nn": {
-        CTC: ["CTCLoss"],
-        LAZY: [
-            "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyConv1d", "LazyConv2d",
-            "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
-            "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LazyLinear",
-            "UninitializedBuffer", "UninitializedParameter",
-        ],
-        FRACTIONAL: ["FractionalMaxPool2d", "FractionalMaxPool3d"],
-        "not yet: the adaptive softmax for large vocabularies (AdaptiveLogSoftmaxWithLoss)": [
-            "AdaptiveLogSoftmaxWithLoss",
-        ],
         LINEAR_CE: ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"],
         "data parallelism: DataParallel (one process driving several GPUs) and SyncBatchNorm "
         "(statistics over the ranks) come with the data-parallel issue": [
@@ -640,11 +623,6 @@ ALLOWED = {
         ],
     },
     "torch.nn.functional": {
-        CTC: ["ctc_loss"],
-        FRACTIONAL: [
-            "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
-            "fractional_max_pool3d_with_indices",
-        ],
         LINEAR_CE: ["linear_cross_entropy"],
         "not yet: the grouped and scaled low-precision matrix products (FP8/MX recipes: "
         "grouped_mm, scaled_mm, scaled_grouped_mm and their ScalingType/SwizzleType enums)": [

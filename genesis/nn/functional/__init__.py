@@ -16,8 +16,10 @@ Example::
 from ._activation import *
 from ._attention import *
 from ._conv import *
+from ._ctc import *
 from ._distance import *
 from ._dropout import *
+from ._fractional_pooling import *
 from ._grid import *
 from ._interpolate import *
 from ._linear import *

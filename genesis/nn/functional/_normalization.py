@@ -99,9 +99,7 @@ def _fused_fits(input: Tensor, *params: Tensor | None) -> bool:
 _GROUP_NORM_MIN_ROWS = 256
 
 
-def _group_rows_fused(
-    input: Tensor, rows: int, weight: Tensor | None, bias: Tensor | None
-) -> bool:
+def _group_rows_fused(input: Tensor, rows: int, weight: Tensor | None, bias: Tensor | None) -> bool:
     """Whether group_norm takes the fused row kernels (Note [Group norm as row norms]): a
     contiguous CUDA input the fused kernels take, with enough rows, and float32/float64 when
     there is an affine step (a 16-bit input would round the normalized rows before it; the
@@ -401,13 +399,13 @@ def group_norm(
         rows = input.reshape(n, num_groups, -1)
         y = _nn._layer_norm(rows, 1, None, None, float(eps)).reshape(input.shape)
         tail = (1,) * len(spatial)
-        if weight is None and bias is None:
-            return y
-        if bias is None:
+        if weight is not None and bias is not None:
+            return addcmul(bias.view(c, *tail), y, weight.view(c, *tail))
+        if weight is not None:
             return y * weight.view(c, *tail)
-        if weight is None:
+        if bias is not None:
             return y + bias.view(c, *tail)
-        return addcmul(bias.view(c, *tail), y, weight.view(c, *tail))
+        return y
     dtype = _compute_dtype(input)
     x = _as(input, dtype)
     grouped = x.reshape(n, num_groups, per, *spatial)  # a view: it splits one dim

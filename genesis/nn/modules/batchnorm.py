@@ -3,8 +3,8 @@
 ``_NormBase`` holds what batch and instance norm share, with PyTorch's attribute names so the
 state_dict keys match: the parameters ``weight`` and ``bias`` (with ``affine``) and the buffers
 ``running_mean``, ``running_var`` and ``num_batches_tracked`` (int64; with
-``track_running_stats``). ``SyncBatchNorm`` (statistics across processes) and the lazy variants
-are not provided.
+``track_running_stats``). ``SyncBatchNorm`` (statistics across processes) comes with data
+parallelism; the lazy variants are in ``lazy.py``.
 """
 
 from __future__ import annotations

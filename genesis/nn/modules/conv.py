@@ -11,16 +11,11 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
+from .utils import _ntuple
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
-
-
-def _ntuple(value: Any, n: int) -> tuple:
-    if isinstance(value, (tuple, list)):
-        return tuple(value)
-    return (value,) * n
 
 
 class _ConvNd(Module):
@@ -57,9 +52,9 @@ class _ConvNd(Module):
                 f"padding_mode='{padding_mode}'"
             )
         n = self._nd
-        kernel_size = _ntuple(kernel_size, n)
-        stride = _ntuple(stride, n)
-        dilation = _ntuple(dilation, n)
+        kernel_size = _ntuple(n)(kernel_size)
+        stride = _ntuple(n)(stride)
+        dilation = _ntuple(n)(dilation)
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(
@@ -71,7 +66,7 @@ class _ConvNd(Module):
                     f"[{name}] padding='same' is not supported for strided convolutions"
                 )
         else:
-            padding = _ntuple(padding, n)
+            padding = _ntuple(n)(padding)
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = kernel_size
@@ -79,7 +74,7 @@ class _ConvNd(Module):
         self.padding = padding
         self.dilation = dilation
         self.transposed = transposed
-        self.output_padding = _ntuple(output_padding, n)
+        self.output_padding = _ntuple(n)(output_padding)
         self.groups = groups
         self.padding_mode = padding_mode
         # F.pad's (last dim first) amounts for the non-zero padding modes

@@ -1,6 +1,6 @@
 """InstanceNorm1d, InstanceNorm2d and InstanceNorm3d, on PyTorch's ``_InstanceNorm`` structure
 (a ``_NormBase``, so the parameters and buffers and their state_dict keys are BatchNorm's).
-The lazy variants are not provided."""
+The lazy variants are in ``lazy.py``."""
 
 from __future__ import annotations
 

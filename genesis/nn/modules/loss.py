@@ -15,6 +15,7 @@ from .module import Module
 __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
+    "CTCLoss",
     "CosineEmbeddingLoss",
     "CrossEntropyLoss",
     "GaussianNLLLoss",
@@ -693,4 +694,43 @@ class TripletMarginWithDistanceLoss(_Loss):
             margin=self.margin,
             swap=self.swap,
             reduction=self.reduction,
+        )
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss: ``F.ctc_loss``.
+
+    Args:
+        blank (int): the blank label. Default: 0.
+        reduction (str): 'none' | 'mean' | 'sum'; 'mean' divides each loss by its target
+            length, then averages over the batch. Default: 'mean'.
+        zero_infinity (bool): make infinite losses (targets no alignment fits) and their
+            gradients 0. Default: False.
+
+    Example::
+
+        >>> loss = genesis.nn.CTCLoss()
+        >>> log_probs = genesis.full((2, 1, 2), 0.5).log()
+        >>> loss(log_probs, genesis.tensor([[1]]), (2,), (1,))
+        tensor(0.2877)
+    """
+
+    def __init__(
+        self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False
+    ) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(
+        self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any
+    ) -> Tensor:
+        return F.ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
         )

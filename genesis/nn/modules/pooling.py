@@ -1,5 +1,5 @@
-"""Pooling layers: MaxPool, AvgPool, LPPool, AdaptiveAvgPool, AdaptiveMaxPool (1, 2, 3 dims)
-and MaxUnpool, with PyTorch's arguments and reprs."""
+"""Pooling layers: MaxPool, AvgPool, LPPool, AdaptiveAvgPool, AdaptiveMaxPool (1, 2, 3 dims),
+FractionalMaxPool (2, 3 dims) and MaxUnpool, with PyTorch's arguments and reprs."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from ..._C import Tensor
 from .. import functional as F
 from .module import Module
+from .utils import _ntuple
 
 __all__ = [
     "AdaptiveAvgPool1d",
@@ -19,6 +20,8 @@ __all__ = [
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "LPPool1d",
     "LPPool2d",
     "LPPool3d",
@@ -29,10 +32,6 @@ __all__ = [
     "MaxUnpool2d",
     "MaxUnpool3d",
 ]
-
-
-def _ntuple(value: Any, n: int) -> Any:
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
 
 
 class _MaxPoolNd(Module):
@@ -124,9 +123,9 @@ class _AvgPoolNd(Module):
     ) -> None:
         super().__init__()
         if self._nd == 1:  # PyTorch keeps AvgPool1d's arguments as 1-tuples
-            kernel_size = _ntuple(kernel_size, 1)
-            stride = _ntuple(stride if stride is not None else kernel_size, 1)
-            padding = _ntuple(padding, 1)
+            kernel_size = _ntuple(1)(kernel_size)
+            stride = _ntuple(1)(stride if stride is not None else kernel_size)
+            padding = _ntuple(1)(padding)
         self.kernel_size = kernel_size
         self.stride = stride if stride is not None else kernel_size
         self.padding = padding
@@ -361,15 +360,92 @@ class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     _nd = 3
 
 
+class _FractionalMaxPoolNd(Module):
+    _nd = 0
+
+    def __init__(
+        self,
+        kernel_size: Any,
+        output_size: Any = None,
+        output_ratio: Any = None,
+        return_indices: bool = False,
+        _random_samples: Tensor | None = None,
+    ) -> None:
+        super().__init__()
+        n, name = self._nd, type(self).__name__
+        self.kernel_size = _ntuple(n)(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(n)(output_size) if output_size is not None else None
+        self.output_ratio = _ntuple(n)(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(
+                f"[{name}] requires specifying either an output size, or a pooling ratio"
+            )
+        if output_size is not None and output_ratio is not None:
+            raise ValueError(f"[{name}] only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"[{name}] output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        return getattr(F, f"fractional_max_pool{self._nd}d")(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """2-D fractional max pooling: PyTorch's ``nn.FractionalMaxPool2d``.
+
+    ``kernel_size`` windows at pseudo-random steps give an output of ``output_size`` (or
+    ``output_ratio`` times the input's size); the steps are drawn per sample and channel from
+    genesis's generator on each call unless ``_random_samples`` (N, C, 2) is given
+    (``F.fractional_max_pool2d``, Note [Fractional pooling windows]).
+
+    Args:
+        kernel_size (int or tuple): the window size.
+        output_size (int or tuple, optional): the output's (H, W). Default: None.
+        output_ratio (float or tuple, optional): the output's size as a fraction of the input's,
+            each in (0, 1). Default: None.
+        return_indices (bool, optional): whether to return the argmax positions too.
+            Default: False.
+        _random_samples (Tensor, optional): fixed samples, kept as a buffer. Default: None.
+
+    Example::
+
+        >>> genesis.nn.FractionalMaxPool2d(3, output_ratio=0.5)(genesis.zeros(1, 2, 9, 9)).shape
+        genesis.Size([1, 2, 4, 4])
+    """
+
+    _nd = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-D fractional max pooling: PyTorch's ``nn.FractionalMaxPool3d`` (as FractionalMaxPool2d,
+    with ``_random_samples`` of shape (N, C, 3)).
+
+    Example::
+
+        >>> genesis.nn.FractionalMaxPool3d(2, output_size=3)(genesis.zeros(1, 1, 6, 6, 6)).shape
+        genesis.Size([1, 1, 3, 3, 3])
+    """
+
+    _nd = 3
+
+
 class _MaxUnpoolNd(Module):
     _nd = 0
 
     def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
         super().__init__()
         n = self._nd
-        self.kernel_size = _ntuple(kernel_size, n)
-        self.stride = _ntuple(stride if stride is not None else kernel_size, n)
-        self.padding = _ntuple(padding, n)
+        self.kernel_size = _ntuple(n)(kernel_size)
+        self.stride = _ntuple(n)(stride if stride is not None else kernel_size)
+        self.padding = _ntuple(n)(padding)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
