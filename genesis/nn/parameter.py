@@ -22,9 +22,12 @@ classes keep Tensor's instance layout, ``__slots__ = ()``, so ``__class__`` can 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from .._C import Tensor, empty
+
+if TYPE_CHECKING:
+    from typing import TypeGuard  # Python 3.10; mypy runs on 3.10 or later
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "is_lazy"]
 
@@ -114,11 +117,14 @@ class Buffer(Tensor):
 # Note [Uninitialized tensors]: the Tensor methods a placeholder keeps as they are (they need no
 # values), the casts and moves that give another placeholder, and the shape attributes it refuses.
 _KEPT = frozenset({"__hash__", "is_floating_point", "requires_grad_"})
-_CASTS = ("to", "cuda", "cpu", "type", "float", "double", "half", "bfloat16")
+_CASTS: tuple[str, ...] = ("to", "cuda", "cpu", "type", "float", "double", "half", "bfloat16")
 _CASTS += ("char", "short", "int", "long", "byte", "bool")
 _SHAPE_ATTRIBUTES = ("shape", "ndim", "strides", "nbytes", "T", "mT")
 _OWN = frozenset({"__init__", "__new__", "__repr__", "__str__", "__format__", "__deepcopy__"})
 _OWN |= {"__reduce_ex__", "__dict__", "__doc__", "__module__", "detach", "share_memory_"}
+
+
+_Placeholder = TypeVar("_Placeholder", bound="UninitializedTensorMixin")
 
 
 class UninitializedTensorMixin:
@@ -128,6 +134,18 @@ class UninitializedTensorMixin:
     __slots__ = ()
     cls_to_become: type
     _what = "tensor"
+
+    if TYPE_CHECKING:
+        # Tensor's attributes, which the placeholder classes have from their Tensor base (the
+        # mixin comes first in their MRO, so defining them here at runtime would shadow them).
+        @property
+        def data(self) -> Tensor: ...
+        @data.setter
+        def data(self, value: Tensor, /) -> None: ...
+        @property
+        def requires_grad(self) -> bool: ...
+        @requires_grad.setter
+        def requires_grad(self, value: bool, /) -> None: ...
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass  # everything happens in __new__
@@ -150,7 +168,7 @@ class UninitializedTensorMixin:
         vars(self).pop("persistent", None)
         self.__class__ = self.cls_to_become
 
-    def _like(self, data: Tensor, requires_grad: bool) -> UninitializedTensorMixin:
+    def _like(self: _Placeholder, data: Tensor, requires_grad: bool) -> _Placeholder:
         """Another placeholder of this class whose empty tensor is ``data``."""
         new = Tensor.__new__(type(self))
         new.data = data
@@ -158,11 +176,11 @@ class UninitializedTensorMixin:
         vars(new).update(vars(self))
         return new
 
-    def detach(self) -> UninitializedTensorMixin:
+    def detach(self: _Placeholder) -> _Placeholder:
         """A placeholder that does not require grad (Module's moves detach what they move)."""
         return self._like(self.data, False)
 
-    def share_memory_(self) -> None:
+    def share_memory_(self) -> NoReturn:
         raise RuntimeError(
             f"[{type(self).__name__}] Can't share memory on an uninitialized {self._what}: run "
             "the module's forward to initialize its parameters before module.share_memory()"
@@ -176,7 +194,7 @@ class UninitializedTensorMixin:
     def __format__(self, spec: str) -> str:
         return format(repr(self), spec)
 
-    def __deepcopy__(self, memo: dict) -> UninitializedTensorMixin:
+    def __deepcopy__(self: _Placeholder, memo: dict) -> _Placeholder:
         if id(self) not in memo:
             memo[id(self)] = self._like(self.data.clone(), self.requires_grad)
         return memo[id(self)]
@@ -239,7 +257,7 @@ for _name, _attr in vars(Tensor).items():
         setattr(UninitializedTensorMixin, _name, _refused(_name))
 
 
-def is_lazy(param: Any) -> bool:
+def is_lazy(param: Any) -> TypeGuard[UninitializedTensorMixin]:
     """Whether ``param`` is an :class:`UninitializedParameter` or :class:`UninitializedBuffer`."""
     return isinstance(param, UninitializedTensorMixin)
 
@@ -299,6 +317,7 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     __slots__ = ()
     cls_to_become = Tensor
     _what = "buffer"
+    persistent: bool
 
     def __new__(
         cls,

@@ -19,11 +19,12 @@ the checkpoint's tensor first (``_lazy_load_hook``), so a checkpoint of the init
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Callable, cast
 
 from ..._C import Tensor, int64, tensor
 from ...autograd import no_grad
-from ..parameter import UninitializedBuffer, UninitializedParameter, is_lazy
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter, is_lazy
 from ._hooks import RemovableHandle
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, _NormBase
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
@@ -92,6 +93,16 @@ class LazyModuleMixin:
 
     cls_to_become: type | None = None
 
+    if TYPE_CHECKING:
+        # Module's, which every lazy class has: it lists the mixin before its Module class.
+        _parameters: dict[str, Parameter | None]
+        _buffers: dict[str, Tensor | None]
+        _load_state_dict_pre_hooks: OrderedDict[int, Callable[..., None]]
+
+        def register_forward_pre_hook(
+            self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+        ) -> RemovableHandle: ...
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # The load pre-hook in PyTorch's private form, hook(state_dict, prefix, ...), without the
@@ -144,7 +155,12 @@ class LazyModuleMixin:
         tensors = itertools.chain(self._parameters.items(), self._buffers.items())
         for name, current in tensors:
             value = state_dict.get(prefix + name)
-            if is_lazy(current) and not _is_placeholder(value) and hasattr(value, "shape"):
+            if (
+                is_lazy(current)
+                and not _is_placeholder(value)
+                and value is not None  # (None has no shape either)
+                and hasattr(value, "shape")
+            ):
                 with no_grad():
                     current.materialize(tuple(value.shape))
 
@@ -161,9 +177,11 @@ class LazyModuleMixin:
         # A placeholder entry for a tensor that is still a placeholder has nothing to load (both
         # stay uninitialized, as in PyTorch). Module's loading compares shapes, which
         # placeholders have none of, so such pairs are set aside while it runs.
+        # (dict[str, Any]: one loop over the two stores, whose value types differ)
+        stores: tuple[dict[str, Any], ...] = (self._parameters, self._buffers)
         aside = [
             (store, name, current)
-            for store in (self._parameters, self._buffers)
+            for store in stores
             for name, current in store.items()
             if is_lazy(current) and _is_placeholder(state_dict.get(prefix + name))
         ]
@@ -173,6 +191,7 @@ class LazyModuleMixin:
             for store, name, _ in aside:
                 store[name] = None
         try:
+            # The mixin's super() is the lazy class's Module class, which mypy cannot see here.
             super()._load_from_state_dict(  # type: ignore[misc]
                 state_dict,
                 prefix,
@@ -229,7 +248,7 @@ class LazyLinear(LazyModuleMixin, Linear):
         if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 
-    def initialize_parameters(self, input: Tensor) -> None:  # type: ignore[override]
+    def initialize_parameters(self, input: Tensor) -> None:
         """Takes ``in_features`` from the input's last dimension and initializes the weight
         and bias (a layer loaded from a state_dict takes it from the loaded weight)."""
         if self.has_uninitialized_params():
@@ -242,9 +261,11 @@ class LazyLinear(LazyModuleMixin, Linear):
                 )
             with no_grad():
                 self.in_features = input.shape[-1]
-                self.weight.materialize((self.out_features, self.in_features))
+                # Placeholders until now (has_uninitialized_params), whatever Linear declares.
+                weight = cast(UninitializedParameter, self.weight)
+                weight.materialize((self.out_features, self.in_features))
                 if self.bias is not None:
-                    self.bias.materialize((self.out_features,))
+                    cast(UninitializedParameter, self.bias).materialize((self.out_features,))
                 self.reset_parameters()
         elif self.in_features == 0:
             self.in_features = self.weight.shape[-1]
@@ -263,10 +284,14 @@ class _LazyConvXdMixin(LazyModuleMixin):
     in_channels: int
     out_channels: int
     kernel_size: tuple
+    # _ConvNd's (Parameters; bias None where the layer has none): placeholders until the first call.
+    weight: Parameter
+    bias: Parameter
 
     def reset_parameters(self) -> None:
         """The convolution's initialization, once the parameters have their shape."""
         if not self.has_uninitialized_params() and self.in_channels != 0:
+            # super(): the lazy class's _ConvNd (mixin listed first), which mypy cannot see here.
             super().reset_parameters()  # type: ignore[misc]
 
     def _check_out_channels(self) -> None:
@@ -281,7 +306,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
     def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
         """Takes ``in_channels`` from the input and initializes the weight and bias (a layer
         loaded from a state_dict takes it from the loaded weight)."""
-        weight = self.weight  # type: ignore[attr-defined]
+        weight = self.weight
         if self.has_uninitialized_params():
             in_channels = self._get_in_channels(input)
             if in_channels % self.groups != 0:
@@ -295,9 +320,10 @@ class _LazyConvXdMixin(LazyModuleMixin):
             else:
                 shape = (self.out_channels, in_channels // self.groups, *self.kernel_size)
             with no_grad():
-                weight.materialize(shape)
-                if self.bias is not None:  # type: ignore[attr-defined]
-                    self.bias.materialize((self.out_channels,))  # type: ignore[attr-defined]
+                # Placeholders until now (has_uninitialized_params), whatever _ConvNd declares.
+                cast(UninitializedParameter, weight).materialize(shape)
+                if self.bias is not None:
+                    cast(UninitializedParameter, self.bias).materialize((self.out_channels,))
                 self.reset_parameters()
         elif self.in_channels == 0:
             self.in_channels = weight.shape[0] if self.transposed else weight.shape[1] * self.groups
@@ -505,7 +531,7 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
         if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()
 
-    def initialize_parameters(self, input: Tensor) -> None:  # type: ignore[override]
+    def initialize_parameters(self, input: Tensor) -> None:
         """Takes ``num_features`` from the input's channel dimension and initializes the
         parameters and buffers (a layer loaded from a state_dict takes it from them)."""
         self._check_input_dim(input)
