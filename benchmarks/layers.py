@@ -312,6 +312,42 @@ def attention(ctx: Context) -> Case:
     )
 
 
+def _sdpa(ctx: Context, name: str, b: int, h: int, s: int, d: int) -> Case:
+    """Causal bfloat16 attention of issue 47's shapes: q, k and v are three slices of one
+    (3, B, H, S, d) input; torch picks its fastest backend (FlashAttention-2 on an H200)."""
+    b, h, s = ctx.pick(1, 1, cuda=b), ctx.pick(2, 1, cuda=h), ctx.pick(128, 16, cuda=s)
+
+    def build(lib: Any) -> Any:
+        class Attention(lib.nn.Module):
+            def forward(self, x: Any) -> Any:
+                return lib.nn.functional.scaled_dot_product_attention(
+                    x[0], x[1], x[2], is_causal=True
+                )
+
+        return Attention()
+
+    return _case(
+        ctx,
+        name,
+        f"B {b}, H {h}, S {s}, d {d} causal bf16",
+        build,
+        (3, b, h, s, d),
+        rtol=3e-2,
+        atol=3e-2,
+        dtype="bfloat16",
+    )
+
+
+@register(name="SDPA causal d64 fwd+bwd")
+def sdpa_d64(ctx: Context) -> Case:
+    return _sdpa(ctx, "SDPA causal d64 fwd+bwd", 8, 12, 1024, 64)
+
+
+@register(name="SDPA causal d128 fwd+bwd")
+def sdpa_d128(ctx: Context) -> Case:
+    return _sdpa(ctx, "SDPA causal d128 fwd+bwd", 4, 16, 4096, 128)
+
+
 @register(name="LSTM fwd+bwd")
 def lstm(ctx: Context) -> Case:
     t, b, h = ctx.pick(32, 4, cuda=128), ctx.pick(32, 2, cuda=64), ctx.pick(256, 16, cuda=1024)

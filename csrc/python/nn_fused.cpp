@@ -4,6 +4,7 @@
 // _batch_norm: genesis.nn.functional checks the arguments with PyTorch's
 // messages and calls these for the inputs they take.
 #include "autograd/ops.h"
+#include "ops/attention.h"
 #include "ops/convolution.h"
 #include "ops/max_pool.h"
 #include "python/bindings.h"
@@ -131,6 +132,38 @@ void init_nn_fused(py::module_& m) {
       py::arg("deterministic"), py::arg("allow_tf32"), py::arg("op"),
       "The gradient of _cudnn_conv's weight (of size weight_sizes) from its input and its\n"
       "output's gradient.");
+  // The fused attention (Note [Fused attention]): no gradient (genesis.nn.functional's
+  // _attention_fused.py gives it).
+  nn.def(
+      "_fused_attention_supported",
+      [](const Tensor& like) { return ops::fused_attention_supported(like); }, py::arg("like"),
+      "Whether the fused attention kernels run on the device of CUDA tensor `like` (sm_80 and\n"
+      "later, in this build).");
+  nn.def(
+      "_fused_attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, py::handle mask, double scale,
+         bool causal, const char* op) {
+        auto [out, lse] =
+            ops::fused_attention(q, k, v, optional_tensor(mask, op), scale, causal, op);
+        return py::make_tuple(out, lse);
+      },
+      py::arg("query"), py::arg("key"), py::arg("value"), py::arg("mask"), py::arg("scale"),
+      py::arg("causal"), py::arg("op"),
+      "(out, lse) of softmax(query key^T * scale + mask) value for (B, H, L, E) query and\n"
+      "(B, Hk, S, E) key and value (float16 / bfloat16, E <= 256, H a multiple of Hk); lse is\n"
+      "each row's float32 log-sum-exp.");
+  nn.def(
+      "_fused_attention_backward",
+      [](const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+         const Tensor& lse, py::handle mask, double scale, bool causal, const char* op) {
+        auto [dq, dk, dv] = ops::fused_attention_backward(
+            dout, q, k, v, out, lse, optional_tensor(mask, op), scale, causal, op);
+        return py::make_tuple(dq, dk, dv);
+      },
+      py::arg("grad_output"), py::arg("query"), py::arg("key"), py::arg("value"), py::arg("out"),
+      py::arg("lse"), py::arg("mask"), py::arg("scale"), py::arg("causal"), py::arg("op"),
+      "(dq, dk, dv) of _fused_attention from its output's gradient; dk and dv are\n"
+      "(B, H, S, E), one per query head.");
 }
 
 }  // namespace genesis::python

@@ -61,6 +61,28 @@ def _cudnn_conv_backward_weight(
     allow_tf32: bool,
     op: str,
 ) -> genesis._C.Tensor: ...
+def _fused_attention(
+    query: genesis._C.Tensor,
+    key: genesis._C.Tensor,
+    value: genesis._C.Tensor,
+    mask: object,
+    scale: typing.SupportsFloat | typing.SupportsIndex,
+    causal: bool,
+    op: str,
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor]: ...
+def _fused_attention_backward(
+    grad_output: genesis._C.Tensor,
+    query: genesis._C.Tensor,
+    key: genesis._C.Tensor,
+    value: genesis._C.Tensor,
+    out: genesis._C.Tensor,
+    lse: genesis._C.Tensor,
+    mask: object,
+    scale: typing.SupportsFloat | typing.SupportsIndex,
+    causal: bool,
+    op: str,
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor, genesis._C.Tensor]: ...
+def _fused_attention_supported(like: genesis._C.Tensor) -> bool: ...
 def _layer_norm(
     input: object,
     normalized_ndim: typing.SupportsInt | typing.SupportsIndex,

@@ -19,7 +19,15 @@ from __future__ import annotations
 
 from .. import _C
 
-__all__ = ["MatmulSettings", "matmul", "preferred_blas_library"]
+__all__ = [
+    "MatmulSettings",
+    "enable_flash_sdp",
+    "enable_math_sdp",
+    "flash_sdp_enabled",
+    "math_sdp_enabled",
+    "matmul",
+    "preferred_blas_library",
+]
 
 _LIBRARIES = {"cublaslt": True, "cublas": False}
 
@@ -74,6 +82,85 @@ class MatmulSettings:
 
 
 matmul = MatmulSettings()
+
+# Which scaled_dot_product_attention paths may run (Note [When attention is fused] in
+# genesis/nn/functional/_attention_fused.py).
+_sdp_paths = {"flash": True, "math": True}
+
+
+def _set_sdp(op: str, path: str, enabled: bool) -> None:
+    if not isinstance(enabled, bool):
+        raise TypeError(f"[{op}] expected a bool, got {type(enabled).__name__}")
+    _sdp_paths[path] = enabled
+
+
+def enable_flash_sdp(enabled: bool) -> None:
+    """Lets ``scaled_dot_product_attention`` use genesis's fused CUDA kernels (float16 and
+    bfloat16 on sm_80 and later, head dims up to 256), or, with ``False``, keeps it on the
+    composed path. Default: enabled, as in PyTorch.
+
+    Args:
+        enabled (bool): whether the fused kernels may run.
+
+    Returns:
+        None
+
+    Example::
+
+        >>> genesis.backends.cuda.enable_flash_sdp(False)
+        >>> genesis.backends.cuda.flash_sdp_enabled()
+        False
+        >>> genesis.backends.cuda.enable_flash_sdp(True)
+    """
+    _set_sdp("enable_flash_sdp", "flash", enabled)
+
+
+def flash_sdp_enabled() -> bool:
+    """Whether ``scaled_dot_product_attention`` may use the fused CUDA kernels.
+
+    Returns:
+        bool: the setting of ``enable_flash_sdp``.
+
+    Example::
+
+        >>> genesis.backends.cuda.flash_sdp_enabled()
+        True
+    """
+    return _sdp_paths["flash"]
+
+
+def enable_math_sdp(enabled: bool) -> None:
+    """Lets ``scaled_dot_product_attention`` use its composed (math) path, exact for every
+    dtype and device; with ``False`` an input the fused kernels do not take raises
+    ``RuntimeError``. Default: enabled.
+
+    Args:
+        enabled (bool): whether the composed path may run.
+
+    Returns:
+        None
+
+    Example::
+
+        >>> genesis.backends.cuda.enable_math_sdp(True)
+        >>> genesis.backends.cuda.math_sdp_enabled()
+        True
+    """
+    _set_sdp("enable_math_sdp", "math", enabled)
+
+
+def math_sdp_enabled() -> bool:
+    """Whether ``scaled_dot_product_attention`` may use its composed path.
+
+    Returns:
+        bool: the setting of ``enable_math_sdp``.
+
+    Example::
+
+        >>> genesis.backends.cuda.math_sdp_enabled()
+        True
+    """
+    return _sdp_paths["math"]
 
 
 def preferred_blas_library(backend: str | None = None) -> str:

@@ -17,6 +17,8 @@ import warnings
 
 from ..._C import Tensor, bfloat16, cat, float16, float32, matmul, ones, softmax, zeros, zeros_like
 from ..._C import bool as _bool
+from ...backends import cuda as _backends_cuda
+from ._attention_fused import fused
 from ._dropout import dropout
 from ._linear import linear
 
@@ -133,7 +135,20 @@ def _sdpa(
     scale: float | None,
     enable_gqa: bool,
 ) -> Tensor:
-    """The math of scaled_dot_product_attention on checked arguments."""
+    """The math of scaled_dot_product_attention on checked arguments: the fused kernels where
+    they apply (Note [When attention is fused]), else the composed ops."""
+    if scale is None:
+        E = query.shape[-1]
+        scale = 1.0 / math.sqrt(E) if E > 0 else math.inf
+    out = fused(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    if out is not None:
+        return out
+    if not _backends_cuda.math_sdp_enabled():
+        raise RuntimeError(
+            f"[{op}] no available kernel: the fused kernels do not take these inputs (Note "
+            "[When attention is fused]) and the math path is disabled "
+            "(genesis.backends.cuda.enable_math_sdp)"
+        )
     if enable_gqa:
         hq = query.shape[-3]
         if key.shape[-3] != hq:
@@ -156,8 +171,6 @@ def _sdpa(
         query, key, value = query.to(float32), key.to(float32), value.to(float32)
     if attn_mask is not None and attn_mask.dtype not in (_bool, query.dtype):
         attn_mask = attn_mask.to(query.dtype)  # a float32 mask, as PyTorch accepts
-    if scale is None:
-        scale = 1.0 / math.sqrt(E) if E > 0 else math.inf
     scores = matmul(query * scale, key.transpose(-2, -1))
     # Rows with every key masked: their scores stay finite (no NaN in the softmax or its
     # backward) and their output is zeroed, as the safe softmax of PyTorch's math backend.

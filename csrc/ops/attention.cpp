@@ -1,0 +1,108 @@
+#include "ops/attention.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "core/errors.h"
+#include "cuda/flash_attention.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
+
+namespace genesis::ops {
+
+namespace {
+
+void check_operand(const Tensor& t, const Tensor& q, const char* what, const char* op) {
+  GENESIS_CHECK(t.is_cuda() && t.device() == q.device(), op, "the fused attention takes ", what,
+                " on ", q.device().str(), ", got ", t.device().str());
+  GENESIS_CHECK(t.ndim() == 4, op, "the fused attention takes 4-D (batch, heads, seq, dim) ", what,
+                ", got ", shape_str(t.sizes()));
+  GENESIS_CHECK_TYPE(t.dtype() == q.dtype(), op, what, " is ", scalar_type_name(t.dtype()),
+                     " but query is ", scalar_type_name(q.dtype()));
+}
+
+// t with a contiguous last dim (itself when it has one).
+Tensor rows_contiguous(const Tensor& t) { return t.strides()[3] == 1 ? t : contiguous(t); }
+
+cuda::FlashAttentionOperands operands(const Tensor& q, const Tensor& k, const Tensor& v,
+                                      const Tensor& mask, double scale, bool causal,
+                                      const char* op) {
+  GENESIS_CHECK(q.is_cuda(), op, "the fused attention takes CUDA tensors, got query on ",
+                q.device().str());
+  GENESIS_CHECK_TYPE(q.dtype() == ScalarType::Float16 || q.dtype() == ScalarType::BFloat16, op,
+                     "the fused attention takes float16 or bfloat16, got ",
+                     scalar_type_name(q.dtype()));
+  check_operand(q, q, "query", op);
+  check_operand(k, q, "key", op);
+  check_operand(v, q, "value", op);
+  const Shape& qs = q.sizes();
+  const Shape& ks = k.sizes();
+  GENESIS_CHECK(
+      ks == v.sizes() && ks[0] == qs[0] && ks[3] == qs[3] && ks[1] > 0 && qs[1] % ks[1] == 0, op,
+      "query ", shape_str(qs), ", key ", shape_str(ks), " and value ", shape_str(v.sizes()),
+      " do not fit: one batch and head dim, key and value of one shape, and query heads "
+      "a multiple of key heads");
+  GENESIS_CHECK(qs[3] >= 1 && qs[3] <= 256, op,
+                "the fused attention takes head dims from 1 to 256, got ", qs[3]);
+  const int64_t bh = qs[0] * qs[1];
+  const int64_t blocks = std::max((qs[2] + 63) / 64, 2 * ((ks[2] + 63) / 64));
+  GENESIS_CHECK(bh == 0 || blocks <= INT_MAX / bh, op, "too many rows for one launch: query ",
+                shape_str(qs), ", key ", shape_str(ks));
+  if (mask.defined()) {
+    GENESIS_CHECK(mask.is_cuda() && mask.device() == q.device(), op, "attn_mask is on ",
+                  mask.device().str(), " but query on ", q.device().str());
+    GENESIS_CHECK_TYPE(mask.dtype() == ScalarType::Bool || mask.dtype() == ScalarType::Float32 ||
+                           mask.dtype() == q.dtype(),
+                       op, "attn_mask must be bool, float32 or the query's dtype, got ",
+                       scalar_type_name(mask.dtype()));
+    const Shape want{qs[0], qs[1], qs[2], ks[2]};
+    bool fits = mask.ndim() == 4;
+    for (int i = 0; fits && i < 4; ++i) fits = mask.sizes()[i] == 1 || mask.sizes()[i] == want[i];
+    GENESIS_CHECK(fits, op, "attn_mask ", shape_str(mask.sizes()), " does not broadcast to ",
+                  shape_str(want));
+  }
+  return {rows_contiguous(q), rows_contiguous(k), rows_contiguous(v), mask, scale, causal};
+}
+
+}  // namespace
+
+bool fused_attention_supported(const Tensor& like) {
+  return like.is_cuda() && cuda::flash_attention_supported(like.device().index);
+}
+
+std::tuple<Tensor, Tensor> fused_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                           const Tensor& mask, double scale, bool causal,
+                                           const char* op) {
+  const cuda::FlashAttentionOperands o = operands(q, k, v, mask, scale, causal, op);
+  const Shape& qs = q.sizes();
+  Tensor out = Tensor::empty(qs, q.dtype(), q.device());
+  Tensor lse = Tensor::empty({qs[0], qs[1], qs[2]}, ScalarType::Float32, q.device());
+  if (out.numel() > 0) cuda::flash_attention_forward(o, out, lse);
+  return {out, lse};
+}
+
+std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(const Tensor& dout, const Tensor& q,
+                                                            const Tensor& k, const Tensor& v,
+                                                            const Tensor& out, const Tensor& lse,
+                                                            const Tensor& mask, double scale,
+                                                            bool causal, const char* op) {
+  const cuda::FlashAttentionOperands o = operands(q, k, v, mask, scale, causal, op);
+  check_operand(dout, q, "grad_output", op);
+  const Shape& qs = q.sizes();
+  const Shape kv{qs[0], qs[1], k.sizes()[2], qs[3]};
+  GENESIS_CHECK(dout.sizes() == qs && out.sizes() == qs && out.is_contiguous() &&
+                    out.dtype() == q.dtype() && lse.sizes() == Shape({qs[0], qs[1], qs[2]}) &&
+                    lse.dtype() == ScalarType::Float32 && lse.is_contiguous(),
+                op, "grad_output ", shape_str(dout.sizes()), ", out ", shape_str(out.sizes()),
+                " and lse ", shape_str(lse.sizes()), " are not those of query ", shape_str(qs));
+  Tensor dq_accum = Tensor::empty(qs, ScalarType::Float32, q.device());
+  fill_(dq_accum, Scalar(0.0), op);
+  Tensor delta = Tensor::empty({qs[0], qs[1], qs[2]}, ScalarType::Float32, q.device());
+  Tensor dk = Tensor::empty(kv, q.dtype(), q.device());
+  Tensor dv = Tensor::empty(kv, q.dtype(), q.device());
+  if (dq_accum.numel() > 0 || dk.numel() > 0)
+    cuda::flash_attention_backward(o, out, rows_contiguous(dout), lse, delta, dq_accum, dk, dv);
+  return {to(dq_accum, q.dtype(), q.device(), false), dk, dv};
+}
+
+}  // namespace genesis::ops

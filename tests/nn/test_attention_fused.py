@@ -1,0 +1,301 @@
+"""scaled_dot_product_attention through the fused CUDA kernels (Note [When attention is fused]
+in genesis/nn/functional/_attention_fused.py): which inputs take the fused path, its output and
+gradients against the composed path in float32 on the same 16-bit values (head dims 1 to 256,
+odd lengths, causal, boolean and float masks with fully masked rows, grouped and broadcast key
+heads, strided and misaligned operands, 2-D to 5-D inputs, zero sizes), the backend flags, the
+refused double backward and the private bindings' errors. test_attention.py covers the
+composed path against torch."""
+
+import math
+
+import numpy as np
+import pytest
+from conftest import HAS_CUDA
+
+import genesis
+import genesis.nn.functional as F
+from genesis import _C
+from genesis.backends import cuda as backends_cuda
+
+RNG = np.random.default_rng(5)
+HAS_FUSED = HAS_CUDA and _C._nn._fused_attention_supported(genesis.zeros(1, device="cuda"))
+requires_fused = pytest.mark.skipif(not HAS_FUSED, reason="no CUDA device of sm_80 or later")
+DTYPES = {"bfloat16": genesis.bfloat16, "float16": genesis.float16}
+TOLERANCE = {"bfloat16": 3e-2, "float16": 5e-3}
+
+
+def test_flags_default_and_type_checks():
+    assert backends_cuda.flash_sdp_enabled() and backends_cuda.math_sdp_enabled()
+    with pytest.raises(TypeError, match=r"\[enable_flash_sdp\] expected a bool"):
+        backends_cuda.enable_flash_sdp(1)
+    with pytest.raises(TypeError, match=r"\[enable_math_sdp\] expected a bool"):
+        backends_cuda.enable_math_sdp("no")
+    assert backends_cuda.flash_sdp_enabled() and backends_cuda.math_sdp_enabled()
+
+
+def test_math_disabled_without_a_fused_kernel_raises():
+    q = genesis.randn(1, 2, 3, 4)  # CPU: never fused
+    backends_cuda.enable_math_sdp(False)
+    try:
+        with pytest.raises(RuntimeError, match=r"\[scaled_dot_product_attention\] no available"):
+            F.scaled_dot_product_attention(q, q, q)
+    finally:
+        backends_cuda.enable_math_sdp(True)
+    assert F.scaled_dot_product_attention(q, q, q).shape == (1, 2, 3, 4)
+
+
+def _leaf(a, dtype):
+    return genesis.tensor(a, dtype=dtype, device="cuda").requires_grad_()
+
+
+def _relative_error(a, b):
+    a = a.float().cpu().numpy().astype(np.float64)
+    b = b.float().cpu().numpy().astype(np.float64)
+    if a.size == 0:
+        return 0.0
+    assert np.isfinite(a).all(), "non-finite values"
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-3))
+
+
+def _compare(qs, ks, vs, dtype_name, mask=None, causal=False, gqa=False, scale=None, prep=None):
+    """Runs the attention fused (16-bit) and composed (float32 on the same values) and compares
+    the output and the three gradients; returns the fused output."""
+    dtype = DTYPES[dtype_name]
+    arrays = [RNG.normal(size=s) for s in (qs, ks, vs)]
+    low = [_leaf(a, dtype) for a in arrays]
+    ref = [
+        genesis.tensor(t.detach().float().cpu().numpy(), device="cuda").requires_grad_()
+        for t in low
+    ]
+    kw = dict(attn_mask=mask, is_causal=causal, enable_gqa=gqa, scale=scale)
+    ops = (lambda t: t) if prep is None else prep
+    out = F.scaled_dot_product_attention(*[ops(t) for t in low], **kw)
+    assert "FusedAttention" in _graph_names(out), _graph_names(out)
+    backends_cuda.enable_flash_sdp(False)
+    try:
+        ref_mask = mask
+        if mask is not None and mask.dtype != genesis.bool:
+            ref_mask = mask.float()
+        kw["attn_mask"] = ref_mask
+        expect = F.scaled_dot_product_attention(*[ops(t) for t in ref], **kw)
+    finally:
+        backends_cuda.enable_flash_sdp(True)
+    assert out.dtype == dtype and out.shape == expect.shape
+    tol = TOLERANCE[dtype_name]
+    assert _relative_error(out, expect) < tol
+    grad = RNG.normal(size=tuple(out.shape))
+    out.backward(genesis.tensor(grad, dtype=dtype, device="cuda"))
+    expect.backward(genesis.tensor(grad, dtype=genesis.float32, device="cuda"))
+    for name, a, b in zip("qkv", low, ref):
+        assert a.grad is not None and a.grad.dtype == dtype, name
+        assert _relative_error(a.grad, b.grad) < 2 * tol, name
+    return out
+
+
+def _graph_names(t):
+    names, todo = [], [t.grad_fn]
+    while todo and len(names) < 8:
+        node = todo.pop()
+        if node is None:
+            continue
+        names.append(node.name())
+        todo.extend(n for n, _ in node.next_functions)
+    return " ".join(names)
+
+
+@requires_fused
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("E", [1, 16, 20, 64, 80, 128, 160, 192, 256])
+def test_head_dims(dtype, E):
+    _compare((2, 3, 37, E), (2, 3, 45, E), (2, 3, 45, E), dtype)
+
+
+@requires_fused
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize(
+    "L,S", [(1, 1), (1, 100), (100, 1), (64, 64), (130, 70), (70, 130), (257, 257)]
+)
+@pytest.mark.parametrize("causal", [False, True])
+def test_lengths_and_causal(dtype, L, S, causal):
+    _compare((2, 2, L, 64), (2, 2, S, 64), (2, 2, S, 64), dtype, causal=causal)
+
+
+@requires_fused
+@pytest.mark.parametrize("E", [64, 128, 256])
+def test_long_causal_rows(E):
+    _compare((1, 2, 600, E), (1, 2, 600, E), (1, 2, 600, E), "bfloat16", causal=True)
+
+
+@requires_fused
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_scale(dtype):
+    _compare((1, 2, 33, 32), (1, 2, 40, 32), (1, 2, 40, 32), dtype, scale=0.3)
+
+
+def _mask(shape, kind, dtype, dead_rows=()):
+    keep = RNG.random(shape) > 0.4
+    for r in dead_rows:
+        keep[..., r, :] = False
+    if kind == "bool":
+        return genesis.tensor(keep, device="cuda")
+    bias = np.where(keep, RNG.normal(size=shape), -np.inf)
+    return genesis.tensor(bias, dtype=dtype, device="cuda")
+
+
+@requires_fused
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("kind", ["bool", "float32", "same"])
+@pytest.mark.parametrize("shape", [(40, 50), (2, 1, 40, 50), (1, 3, 1, 50), (2, 3, 40, 50)])
+def test_masks(dtype, kind, shape):
+    mdtype = genesis.float32 if kind == "float32" else DTYPES[dtype]
+    dead = (3, 17) if shape[-2] == 40 else ()
+    mask = _mask(shape, kind, mdtype, dead_rows=dead)
+    out = _compare((2, 3, 40, 32), (2, 3, 50, 32), (2, 3, 50, 32), dtype, mask=mask)
+    if dead:  # every key masked: zeros, as the math backend's safe softmax
+        assert (
+            out[:, :, 3].float().abs().max().item(),
+            out[:, :, 17].float().abs().max().item(),
+        ) == (0.0, 0.0)
+
+
+@requires_fused
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_grouped_and_broadcast_key_heads(dtype):
+    _compare((2, 8, 33, 64), (2, 2, 47, 64), (2, 2, 47, 64), dtype, gqa=True, causal=True)
+    _compare((2, 6, 33, 64), (2, 1, 47, 64), (2, 1, 47, 64), dtype)
+    _compare((3, 4, 20, 32), (1, 4, 25, 32), (1, 4, 25, 32), dtype)  # batch broadcast
+
+
+@requires_fused
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+def test_strided_and_unaligned_operands(dtype):
+    # (B, L, H, E) storage seen as (B, H, L, E), as a transformer block splits heads
+    _compare(
+        (2, 29, 4, 64), (2, 31, 4, 64), (2, 31, 4, 64), dtype, prep=lambda t: t.transpose(1, 2)
+    )
+    # a last dim of stride 1 whose rows start off the 16-byte grid
+    _compare((2, 3, 30, 33), (2, 3, 31, 33), (2, 3, 31, 33), dtype, prep=lambda t: t[..., 1:])
+    # a non-contiguous last dim (copied for the kernel)
+    _compare((2, 3, 30, 32), (2, 3, 31, 32), (2, 3, 31, 32), dtype, prep=lambda t: t[..., ::2])
+
+
+@requires_fused
+@pytest.mark.parametrize("dims", [2, 3, 5])
+def test_other_ranks(dims):
+    lead = {2: (), 3: (4,), 5: (2, 3, 2)}[dims]
+    mask = _mask(lead[-1:] + (21, 26), "bool", genesis.bool) if dims > 2 else None
+    _compare(lead + (21, 32), lead + (26, 32), lead + (26, 32), "bfloat16", mask=mask)
+
+
+@requires_fused
+def test_zero_sizes():
+    for qs, ks in [
+        ((0, 2, 5, 16), (0, 2, 7, 16)),
+        ((1, 2, 0, 16), (1, 2, 7, 16)),
+        ((1, 2, 5, 16), (1, 2, 0, 16)),
+    ]:
+        q, k, v = (_leaf(np.ones(s), genesis.bfloat16) for s in (qs, ks, ks))
+        out = F.scaled_dot_product_attention(q, k, v)
+        assert out.shape == qs
+        if out.numel():
+            assert out.float().abs().max().item() == 0.0  # no keys: zeros
+        out.sum().backward()
+        for t in (q, k, v):
+            assert t.grad.shape == t.shape
+            if t.grad.numel():
+                assert t.grad.float().abs().max().item() == 0.0
+
+
+@requires_fused
+def test_paths_the_fused_kernel_leaves_to_the_math_backend():
+    q = _leaf(RNG.normal(size=(1, 2, 9, 16)), genesis.bfloat16)
+    v32 = genesis.randn(1, 2, 9, 8, device="cuda").to(genesis.bfloat16)
+    cases = [
+        F.scaled_dot_product_attention(q.float(), q.float(), q.float()),  # float32
+        F.scaled_dot_product_attention(q, q, v32),  # value head dim differs
+        F.scaled_dot_product_attention(q, q, q, dropout_p=0.5),
+    ]
+    mask = genesis.zeros(9, 9, device="cuda", requires_grad=True)
+    cases.append(F.scaled_dot_product_attention(q, q, q, attn_mask=mask))
+    for out in cases:
+        assert "FusedAttention" not in _graph_names(out)
+    cases[-1].sum().backward()
+    assert mask.grad is not None and mask.grad.shape == (9, 9)
+    backends_cuda.enable_flash_sdp(False)
+    try:
+        assert "FusedAttention" not in _graph_names(F.scaled_dot_product_attention(q, q, q))
+    finally:
+        backends_cuda.enable_flash_sdp(True)
+
+
+@requires_fused
+def test_double_backward_raises():
+    q = _leaf(RNG.normal(size=(1, 2, 9, 16)), genesis.bfloat16)
+    out = F.scaled_dot_product_attention(q, q, q)
+    (g,) = genesis.autograd.grad(out.float().sum(), q, create_graph=True)
+    with pytest.raises(RuntimeError, match=r"\[scaled_dot_product_attention\] the fused"):
+        g.float().sum().backward()
+
+
+@requires_fused
+def test_multi_head_attention_layer_uses_the_kernel():
+    genesis.manual_seed(0)
+    mha = genesis.nn.MultiheadAttention(64, 4, batch_first=True).to("cuda", genesis.bfloat16)
+    x = genesis.randn(2, 30, 64, device="cuda", dtype=genesis.bfloat16)
+    out, weights = mha(x, x, x, need_weights=False)
+    assert weights is None and "FusedAttention" in _graph_names(out)
+
+
+@requires_fused
+def test_against_torch_cuda():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    shape = (2, 4, 300, 128)
+    arrays = [RNG.normal(size=shape).astype(np.float32) for _ in range(3)]
+    g = [genesis.tensor(a, device="cuda", dtype=genesis.bfloat16).requires_grad_() for a in arrays]
+    t = [torch.tensor(a, device="cuda", dtype=torch.bfloat16, requires_grad=True) for a in arrays]
+    out = F.scaled_dot_product_attention(*g, is_causal=True)
+    expect = torch.nn.functional.scaled_dot_product_attention(*t, is_causal=True)
+    grad = RNG.normal(size=shape).astype(np.float32)
+    out.backward(genesis.tensor(grad, device="cuda", dtype=genesis.bfloat16))
+    expect.backward(torch.tensor(grad, device="cuda", dtype=torch.bfloat16))
+    assert _relative_error(out, expect.detach()) < 2e-2
+    for a, b in zip(g, t):
+        assert _relative_error(a.grad, b.grad) < 4e-2
+
+
+@requires_fused
+def test_binding_errors():
+    q = genesis.randn(1, 2, 4, 8, device="cuda").to(genesis.bfloat16)
+    op = "scaled_dot_product_attention"
+    with pytest.raises(TypeError, match=r"\[sdpa\] the fused attention takes float16 or bfloat16"):
+        _C._nn._fused_attention(q.float(), q.float(), q.float(), None, 1.0, False, "sdpa")
+    with pytest.raises(RuntimeError, match=r"\[sdpa\] the fused attention takes 4-D"):
+        _C._nn._fused_attention(q[0], q[0], q[0], None, 1.0, False, "sdpa")
+    with pytest.raises(RuntimeError, match=r"do not fit"):
+        _C._nn._fused_attention(q, q[:, :1, :, :4], q[:, :1, :, :4], None, 1.0, False, op)
+    with pytest.raises(RuntimeError, match=r"head dims from 1 to 256"):
+        big = genesis.zeros(1, 1, 2, 264, device="cuda", dtype=genesis.bfloat16)
+        _C._nn._fused_attention(big, big, big, None, 1.0, False, op)
+    with pytest.raises(RuntimeError, match=r"attn_mask \(1, 1, 3, 4\) does not broadcast"):
+        m = genesis.ones(1, 1, 3, 4, device="cuda", dtype=genesis.bool).reshape(1, 1, 3, 4)
+        _C._nn._fused_attention(q, q, q, m, 1.0, False, op)
+    with pytest.raises(TypeError, match=r"attn_mask must be bool, float32"):
+        m = genesis.ones(1, 1, 4, 4, device="cuda", dtype=genesis.int32)
+        _C._nn._fused_attention(q, q, q, m, 1.0, False, op)
+    out, lse = _C._nn._fused_attention(q, q, q, None, 1 / math.sqrt(8), False, op)
+    assert lse.dtype == genesis.float32 and lse.shape == (1, 2, 4)
+    with pytest.raises(RuntimeError, match=r"are not those of query"):
+        _C._nn._fused_attention_backward(q[:, :, :2], q, q, q, out, lse, None, 1.0, False, op)
+    cpu = genesis.zeros(1, 1, 2, 8, dtype=genesis.bfloat16)
+    with pytest.raises(RuntimeError, match=r"takes CUDA tensors"):
+        _C._nn._fused_attention(cpu, cpu, cpu, None, 1.0, False, op)
+
+
+def test_cpu_never_fused():
+    q = genesis.randn(1, 2, 5, 8, dtype=genesis.bfloat16, requires_grad=True)
+    out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    assert "FusedAttention" not in _graph_names(out)
+    if not HAS_CUDA:
+        assert not _C._nn._fused_attention_supported(q)
