@@ -156,6 +156,41 @@ __device__ __forceinline__ void load_tile(uint16_t* tile, const uint16_t* g, int
   }
 }
 
+// Starts copying the same tile as load_tile when vec holds (16-byte cp.async pieces, zero-filled
+// past rows and cols; the caller commits and waits), else copies it at once.
+template <int ROWS, int D>
+__device__ __forceinline__ void load_tile_async(uint16_t* tile, const uint16_t* g,
+                                                int64_t row_stride, int rows, int cols, bool vec) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  if (vec) {
+    constexpr int kStride = D + 8, kPieces = D / 8;
+    for (int i = threadIdx.x; i < ROWS * kPieces; i += blockDim.x) {
+      const int r = i / kPieces, c = (i % kPieces) * 8;
+      const bool in = r < rows && c < cols;
+      const uint16_t* src = in ? g + r * row_stride + c : g;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(
+                       shared_address(tile + r * kStride + c)),
+                   "l"(src), "r"(in ? 16 : 0));
+    }
+    return;
+  }
+#endif
+  load_tile<ROWS, D>(tile, g, row_stride, rows, cols, vec);
+}
+
+__device__ __forceinline__ void async_commit() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+// Waits for every cp.async this thread started (the caller then synchronizes the block).
+__device__ __forceinline__ void async_wait_all() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group 0;\n" ::);
+#endif
+}
+
 // A mask's item as a float added to a score (in natural-log units): 0 or -inf for a boolean
 // mask (true keeps), the value for a float one. dtype: a DtypeCode.
 __device__ __forceinline__ float mask_bias(const void* mask, int dtype, int64_t at) {
