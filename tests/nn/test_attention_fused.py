@@ -299,3 +299,20 @@ def test_cpu_never_fused():
     assert "FusedAttention" not in _graph_names(out)
     if not HAS_CUDA:
         assert not _C._nn._fused_attention_supported(q)
+
+
+def test_views_the_kernels_take():
+    """The 4-D views of query and mask that the fused path builds (no GPU needed)."""
+    from genesis.nn.functional._attention_fused import _as_4d, _mask_4d
+
+    assert tuple(_as_4d(genesis.zeros(5, 8)).shape) == (1, 1, 5, 8)
+    assert tuple(_as_4d(genesis.zeros(3, 5, 8)).shape) == (1, 3, 5, 8)
+    assert tuple(_as_4d(genesis.zeros(2, 3, 4, 5, 8)).shape) == (6, 4, 5, 8)
+    lead = (2, 3, 4)  # query (2, 3, 4, L, E) folds to (6, 4, L, E)
+    assert tuple(_mask_4d(genesis.zeros(5, 7), lead).shape) == (1, 1, 5, 7)
+    assert tuple(_mask_4d(genesis.zeros(4, 5, 7), lead).shape) == (1, 4, 5, 7)
+    assert tuple(_mask_4d(genesis.zeros(2, 3, 1, 5, 7), lead).shape) == (6, 1, 5, 7)
+    assert _mask_4d(genesis.zeros(2, 1, 1, 5, 7), lead) is None  # folds unlike the query
+    assert _mask_4d(genesis.zeros(9, 2, 3, 4, 5, 7), lead) is None  # would grow the output
+    assert tuple(_mask_4d(genesis.zeros(3, 5, 7), (3,)).shape) == (1, 3, 5, 7)
+    assert tuple(_mask_4d(genesis.zeros(5, 7), ()).shape) == (1, 1, 5, 7)
