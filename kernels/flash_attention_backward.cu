@@ -129,18 +129,7 @@ __global__ void __launch_bounds__(kThreads)
 
     // P^T: this warp's 16 keys against the block's queries.
     float p[kScoreTiles][4] = {};
-#pragma unroll
-    for (int kk = 0; kk < D; kk += 16) {
-      uint32_t ka[4];
-      flash::load_a(ka, sk, kStride, warp * 16, kk, lane);
-#pragma unroll
-      for (int n = 0; n < kScoreTiles; n += 2) {
-        uint32_t qb[4];
-        flash::load_b_of_rows(qb, sq, kStride, n * 8, kk, lane);
-        flash::mma<T>(p[n], ka, qb[0], qb[1]);
-        flash::mma<T>(p[n + 1], ka, qb[2], qb[3]);
-      }
-    }
+    flash::rows_times_rows<T, D>(p, sk, kStride, warp * 16, sq, kStride, lane);
     // Only blocks that reach past L or S, cross the causal diagonal of this warp's keys or have
     // a mask look at each item; lse = -inf (a row with every key masked) gives P = 0 as
     // exp2(x + inf) would not.
@@ -166,33 +155,11 @@ __global__ void __launch_bounds__(kThreads)
     }
 
     // dv += P^T dout[:, chunk]
-#pragma unroll
-    for (int kk = 0; kk < kQueries / 16; ++kk) {
-      uint32_t pa[4];
-      flash::accumulators_as_a<T>(pa, p[2 * kk], p[2 * kk + 1]);
-#pragma unroll
-      for (int d = 0; d < kColTiles; d += 2) {
-        uint32_t ob[4];
-        flash::load_b_of_columns(ob, sdo, kStride, c0 + d * 8, kk * 16, lane);
-        flash::mma<T>(dv[d], pa, ob[0], ob[1]);
-        flash::mma<T>(dv[d + 1], pa, ob[2], ob[3]);
-      }
-    }
+    flash::accumulators_times_columns<T, kQueries>(dv, p, sdo, kStride, c0, lane);
 
     // dP^T = v dout^T, then dS^T = P^T (dP^T - delta)
     float ds[kScoreTiles][4] = {};
-#pragma unroll
-    for (int kk = 0; kk < D; kk += 16) {
-      uint32_t va[4];
-      flash::load_a(va, sv, kStride, warp * 16, kk, lane);
-#pragma unroll
-      for (int n = 0; n < kScoreTiles; n += 2) {
-        uint32_t ob[4];
-        flash::load_b_of_rows(ob, sdo, kStride, n * 8, kk, lane);
-        flash::mma<T>(ds[n], va, ob[0], ob[1]);
-        flash::mma<T>(ds[n + 1], va, ob[2], ob[3]);
-      }
-    }
+    flash::rows_times_rows<T, D>(ds, sv, kStride, warp * 16, sdo, kStride, lane);
 #pragma unroll
     for (int n = 0; n < kScoreTiles; ++n) {
 #pragma unroll
@@ -204,18 +171,7 @@ __global__ void __launch_bounds__(kThreads)
     }
 
     // dk += dS^T q[:, chunk]
-#pragma unroll
-    for (int kk = 0; kk < kQueries / 16; ++kk) {
-      uint32_t sa[4];
-      flash::accumulators_as_a<T>(sa, ds[2 * kk], ds[2 * kk + 1]);
-#pragma unroll
-      for (int d = 0; d < kColTiles; d += 2) {
-        uint32_t qb[4];
-        flash::load_b_of_columns(qb, sq, kStride, c0 + d * 8, kk * 16, lane);
-        flash::mma<T>(dk[d], sa, qb[0], qb[1]);
-        flash::mma<T>(dk[d + 1], sa, qb[2], qb[3]);
-      }
-    }
+    flash::accumulators_times_columns<T, kQueries>(dk, ds, sq, kStride, c0, lane);
     __syncthreads();  // dS is in shared memory
 
     // dq[q0 + 16 (warp % 2) .., chunk half warp / 2] += scale dS k

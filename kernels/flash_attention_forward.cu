@@ -31,23 +31,25 @@ namespace {
 constexpr int kThreads = 128;  // 4 warps
 constexpr float kLog2e = 1.4426950408889634f;
 
-// Note [Fused attention tiles]: MT 16-row tiles of queries per warp (a block has 64 MT rows),
-// KB keys per block, at least MINB resident blocks per SM (the register budget). Measured on an
-// H200 (bf16, causal, fwd at B 4, H 16, S 4096, d 128): KB 32 with 4 blocks 1.70 ms, KB 64 with
-// the query fragments kept in registers (2 blocks) 2.39 ms, MT 2 (each key fragment feeds two
-// query tiles, but half the resident warps) 2.42-2.55 ms: resident warps hide the latency of the
-// dependent ldmatrix -> mma -> exp2 chains better than reuse does.
-template <int D, int KB, int MT>
+// Note [Fused attention tiles]: a block holds 64 query rows (16 per warp) and streams over KB
+// keys at a time, with at least MINB resident blocks per SM (the register budget). Measured on
+// an H200 (bf16, causal, forward at B 4, H 16, S 4096, d 128): KB 32 with 4 blocks 1.70 ms; KB
+// 64 with the query fragments kept in registers (2 blocks) 2.39 ms; 32 rows per warp (each key
+// fragment feeds two query tiles, but half the resident warps) 2.42-2.55 ms: resident warps
+// hide the latency of the dependent ldmatrix -> mma -> exp2 chains better than reuse does.
+constexpr int kRows = 64;
+
+template <int D, int KB>
 constexpr size_t forward_shared_bytes() {
   // the query block and two buffers of keys and values (the next block loads during this one)
-  return static_cast<size_t>(64 * MT + 4 * KB) * (D + 8) * sizeof(uint16_t);
+  return static_cast<size_t>(kRows + 4 * KB) * (D + 8) * sizeof(uint16_t);
 }
 
-template <typename T, int D, int KB, int MINB, int MT>
+template <typename T, int D, int KB, int MINB>
 __global__ void __launch_bounds__(kThreads, MINB)
     flash_forward(FlashAttentionArgs a, uint16_t* out, float* lse, bool vec) {
-  constexpr int kRows = 64 * MT, kKeys = KB, kStride = D + 8;
-  constexpr int kScoreTiles = kKeys / 8, kOutTiles = D / 8, kSteps = D / 16;
+  constexpr int kKeys = KB, kStride = D + 8;
+  constexpr int kScoreTiles = kKeys / 8, kOutTiles = D / 8;
   constexpr int kTile = kKeys * kStride;
   extern __shared__ __align__(16) uint16_t shared[];
   uint16_t* sq = shared;
@@ -63,7 +65,8 @@ __global__ void __launch_bounds__(kThreads, MINB)
   const auto* v = static_cast<const uint16_t*>(a.v) + b * a.v_stride[0] + hk * a.v_stride[1];
   const int64_t mask_base = b * a.mask_stride[0] + h * a.mask_stride[1];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int warp_row = warp * 16 * MT;  // the warp's first row in the block
+  const int warp_row = warp * 16;  // the warp's first row in the block
+  const int64_t row[2] = {q0 + warp_row + lane / 4, q0 + warp_row + lane / 4 + 8};
   const int64_t key_end = a.causal ? min(a.S, q0 + kRows) : a.S;
 
   auto load_keys = [&](int64_t k0, int buffer) {
@@ -78,11 +81,8 @@ __global__ void __launch_bounds__(kThreads, MINB)
   if (key_end > 0) load_keys(0, 0);
   flash::async_commit();
 
-  uint32_t qa[MT][4];
-  float acc[MT][kOutTiles][4] = {};
-  float m[MT][2], l[MT][2];
-#pragma unroll
-  for (int t = 0; t < MT; ++t) m[t][0] = m[t][1] = -INFINITY, l[t][0] = l[t][1] = 0.0f;
+  float acc[kOutTiles][4] = {};
+  float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
   const float scale2 = a.scale * kLog2e;
   int buffer = 0;
   for (int64_t k0 = 0; k0 < key_end; k0 += kKeys, buffer ^= 1) {
@@ -93,132 +93,90 @@ __global__ void __launch_bounds__(kThreads, MINB)
     const uint16_t* sk = skv + buffer * 2 * kTile;
     const uint16_t* sv = sk + kTile;
 
-    float s[MT][kScoreTiles][4] = {};
-#pragma unroll
-    for (int kk = 0; kk < kSteps; ++kk) {
-#pragma unroll
-      for (int t = 0; t < MT; ++t)
-        flash::load_a(qa[t], sq, kStride, warp_row + 16 * t, kk * 16, lane);
-#pragma unroll
-      for (int n = 0; n < kScoreTiles; n += 2) {
-        uint32_t kb[4];
-        flash::load_b_of_rows(kb, sk, kStride, n * 8, kk * 16, lane);
-#pragma unroll
-        for (int t = 0; t < MT; ++t) {
-          flash::mma<T>(s[t][n], qa[t], kb[0], kb[1]);
-          flash::mma<T>(s[t][n + 1], qa[t], kb[2], kb[3]);
-        }
-      }
-    }
+    float s[kScoreTiles][4] = {};
+    flash::rows_times_rows<T, D>(s, sq, kStride, warp_row, sk, kStride, lane);
 
     // Scores in base-2 units; only blocks that reach past S or L, cross the causal diagonal of
     // this warp's rows or have a mask look at each item.
     const bool edge = k0 + kKeys > a.S || a.mask != nullptr || q0 + kRows > a.L ||
                       (a.causal && k0 + kKeys - 1 > q0 + warp_row);
+    float top[2] = {m[0], m[1]};
 #pragma unroll
-    for (int t = 0; t < MT; ++t) {
-      const int64_t row0 = q0 + warp_row + 16 * t + lane / 4;
-      float top[2] = {m[t][0], m[t][1]};
+    for (int n = 0; n < kScoreTiles; ++n) {
 #pragma unroll
-      for (int n = 0; n < kScoreTiles; ++n) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          float x = s[t][n][e] * scale2;
-          if (edge) {
-            const int64_t i = row0 + (e / 2) * 8, j = k0 + n * 8 + 2 * (lane % 4) + e % 2;
-            const bool keep = j < a.S && i < a.L && !(a.causal && j > i);
-            if (keep && a.mask)
-              x += kLog2e *
-                   flash::mask_bias(a.mask, a.mask_dtype,
-                                    mask_base + i * a.mask_stride[2] + j * a.mask_stride[3]);
-            x = keep ? x : -INFINITY;
-          }
-          s[t][n][e] = x;
-          top[e / 2] = fmaxf(top[e / 2], x);
+      for (int e = 0; e < 4; ++e) {
+        float x = s[n][e] * scale2;
+        if (edge) {
+          const int64_t i = row[e / 2], j = k0 + n * 8 + 2 * (lane % 4) + e % 2;
+          const bool keep = j < a.S && i < a.L && !(a.causal && j > i);
+          if (keep && a.mask)
+            x += kLog2e * flash::mask_bias(a.mask, a.mask_dtype,
+                                           mask_base + i * a.mask_stride[2] + j * a.mask_stride[3]);
+          x = keep ? x : -INFINITY;
         }
-      }
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        top[r] = fmaxf(top[r], __shfl_xor_sync(0xffffffffu, top[r], 1));
-        top[r] = fmaxf(top[r], __shfl_xor_sync(0xffffffffu, top[r], 2));
-        const float rescale = top[r] == -INFINITY ? 1.0f : exp2f(m[t][r] - top[r]);
-        m[t][r] = top[r];
-        l[t][r] *= rescale;
-#pragma unroll
-        for (int d = 0; d < kOutTiles; ++d) {
-          acc[t][d][2 * r] *= rescale;
-          acc[t][d][2 * r + 1] *= rescale;
-        }
-      }
-      const float base[2] = {m[t][0] == -INFINITY ? 0.0f : m[t][0],
-                             m[t][1] == -INFINITY ? 0.0f : m[t][1]};
-#pragma unroll
-      for (int n = 0; n < kScoreTiles; ++n) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const float p = exp2f(s[t][n][e] - base[e / 2]);  // exp2(-inf) = 0 for masked items
-          s[t][n][e] = p;
-          l[t][e / 2] += p;
-        }
+        s[n][e] = x;
+        top[e / 2] = fmaxf(top[e / 2], x);
       }
     }
 #pragma unroll
-    for (int kk = 0; kk < kKeys / 16; ++kk) {
-      uint32_t pa[MT][4];
+    for (int r = 0; r < 2; ++r) {
+      top[r] = fmaxf(top[r], __shfl_xor_sync(0xffffffffu, top[r], 1));
+      top[r] = fmaxf(top[r], __shfl_xor_sync(0xffffffffu, top[r], 2));
+      const float rescale = top[r] == -INFINITY ? 1.0f : exp2f(m[r] - top[r]);
+      m[r] = top[r];
+      l[r] *= rescale;
 #pragma unroll
-      for (int t = 0; t < MT; ++t)
-        flash::accumulators_as_a<T>(pa[t], s[t][2 * kk], s[t][2 * kk + 1]);
-#pragma unroll
-      for (int d = 0; d < kOutTiles; d += 2) {
-        uint32_t vb[4];
-        flash::load_b_of_columns(vb, sv, kStride, d * 8, kk * 16, lane);
-#pragma unroll
-        for (int t = 0; t < MT; ++t) {
-          flash::mma<T>(acc[t][d], pa[t], vb[0], vb[1]);
-          flash::mma<T>(acc[t][d + 1], pa[t], vb[2], vb[3]);
-        }
+      for (int d = 0; d < kOutTiles; ++d) {
+        acc[d][2 * r] *= rescale;
+        acc[d][2 * r + 1] *= rescale;
       }
     }
+    const float base[2] = {m[0] == -INFINITY ? 0.0f : m[0], m[1] == -INFINITY ? 0.0f : m[1]};
+#pragma unroll
+    for (int n = 0; n < kScoreTiles; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float p = exp2f(s[n][e] - base[e / 2]);  // exp2(-inf) = 0 for masked items
+        s[n][e] = p;
+        l[e / 2] += p;
+      }
+    }
+    flash::accumulators_times_columns<T, kKeys>(acc, s, sv, kStride, 0, lane);
   }
   flash::async_wait_all();  // nothing may be left in flight at exit
 
+  float inv[2];
 #pragma unroll
-  for (int t = 0; t < MT; ++t) {
-    const int64_t row[2] = {q0 + warp_row + 16 * t + lane / 4,
-                            q0 + warp_row + 16 * t + lane / 4 + 8};
-    float inv[2];
+  for (int r = 0; r < 2; ++r) {
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 1);
+    l[r] += __shfl_xor_sync(0xffffffffu, l[r], 2);
+    inv[r] = l[r] > 0.0f ? 1.0f / l[r] : 0.0f;
+    if (lane % 4 == 0 && row[r] < a.L)
+      lse[bh * a.L + row[r]] = l[r] > 0.0f ? (m[r] + log2f(l[r])) / kLog2e : -INFINITY;
+  }
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      l[t][r] += __shfl_xor_sync(0xffffffffu, l[t][r], 1);
-      l[t][r] += __shfl_xor_sync(0xffffffffu, l[t][r], 2);
-      inv[r] = l[t][r] > 0.0f ? 1.0f / l[t][r] : 0.0f;
-      if (lane % 4 == 0 && row[r] < a.L)
-        lse[bh * a.L + row[r]] = l[t][r] > 0.0f ? (m[t][r] + log2f(l[t][r])) / kLog2e : -INFINITY;
-    }
+  for (int d = 0; d < kOutTiles; ++d) {
 #pragma unroll
-    for (int d = 0; d < kOutTiles; ++d) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int64_t i = row[e / 2];
-        const int c = d * 8 + 2 * (lane % 4) + e % 2;
-        if (i < a.L && c < a.E)
-          out[(bh * a.L + i) * a.E + c] = flash::bits_of<T>(acc[t][d][e] * inv[e / 2]);
-      }
+    for (int e = 0; e < 4; ++e) {
+      const int64_t i = row[e / 2];
+      const int c = d * 8 + 2 * (lane % 4) + e % 2;
+      if (i < a.L && c < a.E)
+        out[(bh * a.L + i) * a.E + c] = flash::bits_of<T>(acc[d][e] * inv[e / 2]);
     }
   }
 }
 
 template <typename T, int D>
 void forward_typed(const FlashAttentionArgs& a, void* out, float* lse, cudaStream_t stream) {
-  constexpr int kKeys = 32, kMinBlocks = D <= 128 ? 4 : 1, kTiles = 1;
-  const int64_t qblocks = (a.L + 64 * kTiles - 1) / (64 * kTiles);
+  constexpr int kKeys = 32, kMinBlocks = D <= 128 ? 4 : 1;
+  const int64_t qblocks = (a.L + kRows - 1) / kRows;
   const int64_t blocks = a.batch * a.heads * qblocks;
   if (blocks == 0) return;
   const bool vec = flash::moves_in_pieces(a.q, a.q_stride, 3, a.E) &&
                    flash::moves_in_pieces(a.k, a.k_stride, 3, a.E) &&
                    flash::moves_in_pieces(a.v, a.v_stride, 3, a.E);
-  constexpr size_t bytes = forward_shared_bytes<D, kKeys, kTiles>();
-  auto kernel = flash_forward<T, D, kKeys, kMinBlocks, kTiles>;
+  constexpr size_t bytes = forward_shared_bytes<D, kKeys>();
+  auto kernel = flash_forward<T, D, kKeys, kMinBlocks>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                        static_cast<int>(bytes));
   kernel<<<static_cast<unsigned>(blocks), kThreads, bytes, stream>>>(a, static_cast<uint16_t*>(out),
@@ -245,7 +203,7 @@ bool flash_attention_device_supported(int device) {
   if (major < 8) return false;
   // The build must hold sm_80+ code for this device (GENESIS_CUDA_ARCHITECTURES).
   cudaFuncAttributes attributes{};
-  if (cudaFuncGetAttributes(&attributes, flash_forward<__half, 64, 32, 4, 1>) != cudaSuccess)
+  if (cudaFuncGetAttributes(&attributes, flash_forward<__half, 64, 32, 4>) != cudaSuccess)
     return false;
   return attributes.binaryVersion >= 80 || attributes.ptxVersion >= 80;
 }

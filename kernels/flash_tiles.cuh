@@ -116,6 +116,47 @@ __device__ __forceinline__ void accumulators_as_a(uint32_t (&a)[4], const float 
   a[3] = pack<T>(right[2], right[3]);
 }
 
+// acc[n] += A B for the NT 8-column blocks of B = b^T (b's rows, from row 0, are B's columns)
+// over k in [0, K), A the 16 rows of `a` from row r0; both row-major shared tiles.
+template <typename T, int K, int NT>
+__device__ __forceinline__ void rows_times_rows(float (&acc)[NT][4], const uint16_t* a,
+                                                int a_stride, int r0, const uint16_t* b,
+                                                int b_stride, int lane) {
+#pragma unroll
+  for (int kk = 0; kk < K; kk += 16) {
+    uint32_t af[4];
+    load_a(af, a, a_stride, r0, kk, lane);
+#pragma unroll
+    for (int n = 0; n < NT; n += 2) {
+      uint32_t bf[4];
+      load_b_of_rows(bf, b, b_stride, n * 8, kk, lane);
+      mma<T>(acc[n], af, bf[0], bf[1]);
+      mma<T>(acc[n + 1], af, bf[2], bf[3]);
+    }
+  }
+}
+
+// acc[d] += P B, P (16 x K) held in the accumulator tiles p, B rows [0, K) and the NT 8-column
+// blocks from column c0 of a row-major shared tile.
+template <typename T, int K, int NT>
+__device__ __forceinline__ void accumulators_times_columns(float (&acc)[NT][4],
+                                                           const float (&p)[K / 8][4],
+                                                           const uint16_t* b, int stride, int c0,
+                                                           int lane) {
+#pragma unroll
+  for (int kk = 0; kk < K / 16; ++kk) {
+    uint32_t pa[4];
+    accumulators_as_a<T>(pa, p[2 * kk], p[2 * kk + 1]);
+#pragma unroll
+    for (int d = 0; d < NT; d += 2) {
+      uint32_t bf[4];
+      load_b_of_columns(bf, b, stride, c0 + d * 8, kk * 16, lane);
+      mma<T>(acc[d], pa, bf[0], bf[1]);
+      mma<T>(acc[d + 1], pa, bf[2], bf[3]);
+    }
+  }
+}
+
 template <typename T>
 __device__ __forceinline__ uint16_t bits_of(float v) {
   if constexpr (std::is_same_v<T, __nv_bfloat16>)
