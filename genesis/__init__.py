@@ -374,6 +374,13 @@ from ._defaults import (
 )
 from ._dtype_info import finfo, iinfo
 from ._mapped_file import from_file  # noqa: E402
+from ._memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
+)
 from ._memory_stats import detailed_memory_stats, memory_stats
 from ._random import fork_rng
 from ._size import Size
@@ -513,6 +520,11 @@ __all__ = [
     "UntypedStorage",
     "device",
     "dtype",
+    "memory_format",
+    "contiguous_format",
+    "channels_last",
+    "channels_last_3d",
+    "preserve_format",
     # dtypes and PyTorch's aliases for them
     "bfloat16",
     "double",

@@ -35,6 +35,12 @@ py::object same_or(py::object self, const Tensor& result) {
   return result.is_same_view(self.cast<const Tensor&>()) ? self : py::cast(result);
 }
 
+// The memory_format= keyword of to / contiguous / clone: any format given goes to
+// genesis._memory_format (Note [Memory formats]), so calls without one stay here.
+py::object with_format(const char* fn, py::object t, py::handle memory_format) {
+  return py::module_::import("genesis._memory_format").attr(fn)(t, memory_format);
+}
+
 Tensor on_host(const Tensor& t) { return t.is_cuda() ? ag::to(t, t.dtype(), kCPU, false) : t; }
 
 py::object nested_list(const char* ptr, const Tensor& t, int64_t dim) {
@@ -53,6 +59,7 @@ py::object to_impl(py::object self, py::args args, py::kwargs kwargs) {
   ScalarType dtype = t.dtype();
   Device device = t.device();
   bool copy = false, non_blocking = false;
+  py::handle memory_format = py::none();
   for (py::handle a : args) {
     if (py::isinstance<Tensor>(a)) {
       const Tensor& o = a.cast<const Tensor&>();
@@ -79,13 +86,17 @@ py::object to_impl(py::object self, py::args args, py::kwargs kwargs) {
       if (!kv.second.is_none()) device = to_device(kv.second, "to");
     } else if (key == "copy") {
       copy = kv.second.cast<bool>();
+    } else if (key == "memory_format") {
+      memory_format = kv.second;
     } else if (key == "non_blocking") {
       non_blocking = kv.second.cast<bool>();
     } else {
       GENESIS_FAIL(ErrorKind::Type, "to", "unexpected keyword argument '", key, "'");
     }
   }
-  return same_or(self, ag::to(t, dtype, device, copy, non_blocking));
+  py::object out = same_or(self, ag::to(t, dtype, device, copy, non_blocking));
+  if (memory_format.is_none()) return out;
+  return py::module_::import("genesis._memory_format").attr("to_format")(self, out, memory_format);
 }
 
 py::object one_item(const Tensor& t, const char* op) {
@@ -132,7 +143,13 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
              const Tensor& t = self.cast<const Tensor&>();
              return same_or(self, ag::to(t, t.dtype(), kCPU, false));
            })
-      .def("clone", &ag::clone)
+      .def(
+          "clone",
+          [](py::object self, py::handle memory_format) -> py::object {
+            if (memory_format.is_none()) return py::cast(ag::clone(self.cast<const Tensor&>()));
+            return with_format("clone", self, memory_format);
+          },
+          py::arg("memory_format") = py::none())
       .def("pin_memory",
            [](py::object self) {
              return same_or(self, ops::pin_memory(self.cast<const Tensor&>()));
@@ -152,7 +169,20 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
           py::arg("stream"))
       .def(
           "contiguous",
-          [](py::object self) { return same_or(self, ag::contiguous(self.cast<const Tensor&>())); })
+          [](py::object self, py::handle memory_format) {
+            if (memory_format.is_none())
+              return same_or(self, ag::contiguous(self.cast<const Tensor&>()));
+            return with_format("contiguous", self, memory_format);
+          },
+          py::arg("memory_format") = py::none())
+      .def(
+          "is_contiguous",
+          [](py::object self, py::handle memory_format) -> py::object {
+            if (memory_format.is_none())
+              return py::bool_(self.cast<const Tensor&>().is_contiguous());
+            return with_format("is_contiguous", self, memory_format);
+          },
+          py::arg("memory_format") = py::none())
       .def(
           "copy_",
           [](py::object self, py::object src, bool non_blocking) {

@@ -69,7 +69,6 @@ void init_tensor(py::module_& m, py::class_<Tensor>& cls) {
       .def_property_readonly("itemsize", &Tensor::itemsize)
       .def("element_size", &Tensor::itemsize)
       .def_property_readonly("nbytes", &Tensor::nbytes)
-      .def("is_contiguous", &Tensor::is_contiguous)
       .def("storage_offset", &Tensor::storage_offset)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.share_data()); })
       .def_property_readonly("is_cuda", &Tensor::is_cuda)

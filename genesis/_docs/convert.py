@@ -27,6 +27,9 @@ Args:
     non_blocking (bool): keyword: between pinned host memory and a GPU, queue the copy on the
         current stream and return without waiting (synchronize before reading the result); a
         CUDA tensor copied to the CPU this way lands in pinned memory. Default: False.
+    memory_format (genesis.memory_format, optional): keyword: lay the result out in this
+        format (``genesis.channels_last`` for 4-D tensors, Note [Memory formats]);
+        ``preserve_format`` keeps the converted tensor's. Default: None (as converted).
 
 Returns:
     Tensor: the converted tensor, or this tensor when nothing changes.
@@ -83,11 +86,17 @@ Example::
 Returns a copy of the tensor in new memory on the same device, with the same dtype.
 
 The copy is contiguous (row-major), even when the tensor is not: a transposed tensor's clone
-has row-major strides (PyTorch would keep the transposed layout). Use it to copy a tensor
-(tensors do not support ``copy.copy``) or before writing to an expanded view.
+has row-major strides (PyTorch would keep the transposed layout). ``memory_format=
+genesis.channels_last`` lays the copy out with the channels innermost, and ``preserve_format``
+keeps a channels-last tensor's layout (Note [Memory formats]). Use it to copy a tensor (tensors
+do not support ``copy.copy``) or before writing to an expanded view.
+
+Args:
+    memory_format (genesis.memory_format, optional): the copy's layout. Default: None
+        (row-major).
 
 Returns:
-    Tensor: a new contiguous tensor with the same values.
+    Tensor: a new tensor with the same values.
 
 Example::
 
@@ -146,8 +155,15 @@ Example::
     "Tensor.contiguous": """\
 Returns a contiguous tensor with the same values: this tensor, or a row-major copy.
 
+With ``memory_format=genesis.channels_last`` (4-D) or ``channels_last_3d`` (5-D) the tensor is
+laid out with its channels innermost instead, its sizes unchanged (Note [Memory formats]).
+
+Args:
+    memory_format (genesis.memory_format, optional): the layout asked for. Default: None
+        (``genesis.contiguous_format``).
+
 Returns:
-    Tensor: ``self`` when ``is_contiguous()``, else a new contiguous copy.
+    Tensor: ``self`` when it already has the layout, else a new copy in it.
 
 Example::
 
@@ -157,6 +173,8 @@ Example::
     >>> y = x.t().contiguous()
     >>> y.is_contiguous(), y.stride()
     (True, (2, 1))
+    >>> genesis.zeros(2, 3, 4, 5).contiguous(memory_format=genesis.channels_last).stride()
+    (60, 1, 15, 3)
 """,
     "Tensor.copy_": f"""\
 Copies the values of ``src`` into this tensor, in place, and returns this tensor.

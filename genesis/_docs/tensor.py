@@ -385,10 +385,16 @@ Example::
 Returns True when the tensor's elements lie in row-major order without gaps.
 
 Strides of size-1 dimensions do not matter, and a tensor without elements is always
-contiguous, as in PyTorch and NumPy. ``contiguous()`` gives a contiguous tensor.
+contiguous, as in PyTorch and NumPy. ``contiguous()`` gives a contiguous tensor. With
+``memory_format=genesis.channels_last`` (or ``channels_last_3d``) the question is whether the
+tensor is laid out with its channels innermost (Note [Memory formats]).
+
+Args:
+    memory_format (genesis.memory_format, optional): the layout to test. Default: None
+        (row-major).
 
 Returns:
-    bool: whether the tensor is C-contiguous.
+    bool: whether the tensor is contiguous in that layout.
 
 Example::
 

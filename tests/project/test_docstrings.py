@@ -263,10 +263,11 @@ def _help_sections(text):
 def test_all_lists_the_public_names():
     exported = {qualname.split(".")[-1] for qualname, _ in _exported(genesis)}
     dtypes = {n for n in dir(genesis) if isinstance(getattr(genesis, n), genesis.dtype)}
+    formats = {n for n in dir(genesis) if isinstance(getattr(genesis, n), genesis.memory_format)}
     # The dtypes named like Python's types stay out of `from genesis import *`, which would
     # otherwise replace bool, int and float (genesis.bool ... remain attributes).
     builtin_types = {"bool", "int", "float"}
-    assert set(genesis.__all__) == exported | (dtypes - builtin_types) | {
+    assert set(genesis.__all__) == exported | (dtypes - builtin_types) | formats | {
         "backends",
         "cuda",
         "linalg",

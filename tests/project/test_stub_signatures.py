@@ -248,6 +248,10 @@ RESULTS = {
     "genesis._C.Tensor.__array__": lambda: _Y.__array__(),
     "genesis._C.Tensor.__iter__": lambda: iter(_Y),
     "genesis._C.Tensor.cuda": (lambda: _Y.cuda()) if HAS_CUDA else None,
+    "genesis._C.Tensor.clone": lambda: _Y.clone(memory_format=genesis.preserve_format),
+    "genesis._C.Tensor.is_contiguous": lambda: _Y.is_contiguous(
+        memory_format=genesis.channels_last
+    ),
     "genesis._C.Tensor.pin_memory": (lambda: _Y.pin_memory()) if HAS_CUDA else None,
     "genesis._C.Generator.device": lambda: _G().device,
     "genesis._C.UntypedStorage.device": lambda: _Y.untyped_storage().device,

@@ -41,8 +41,8 @@ LEGACY_TYPES = (
     "Tensor.storage(), Tensor.new()): deprecated in PyTorch for dtype= and untyped_storage()"
 )
 LAYOUTS = (
-    "layouts and memory formats (torch.strided, torch.layout, channels_last, preserve_format): "
-    "genesis tensors are strided and row-major only"
+    "layouts (torch.strided, torch.layout) and the legacy format: genesis tensors are all "
+    "strided, so there is nothing to choose"
 )
 LINEAR_CE = (
     "not yet: torch 2.13's fused final linear layer + cross-entropy (the training-speed issue's "
@@ -264,10 +264,7 @@ ALLOWED = {
         UNDOCUMENTED_ATEN: [
             "frobenius_norm", "is_distributed", "native_norm", "nuclear_norm", "rsub",
         ],
-        LAYOUTS: [
-            "channels_last", "channels_last_3d", "contiguous_format", "layout",
-            "legacy_contiguous_format", "memory_format", "preserve_format", "strided",
-        ],
+        LAYOUTS: ["layout", "legacy_contiguous_format", "strided"],
         FFT: [
             "bartlett_window", "blackman_window", "hamming_window", "hann_window", "istft",
             "kaiser_window", "stft",

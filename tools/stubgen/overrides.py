@@ -119,6 +119,7 @@ RETURNS = {
     "genesis._C.Tensor.grad": f"{TENSOR} | None",
     "genesis._C.Tensor.grad_fn": "genesis._C._Node | None",  # None for a leaf
     "genesis._C.Tensor.item": ITEM,
+    "genesis._C.Tensor.is_contiguous": "bool",
     "genesis._C.Tensor.__int__": "int",
     "genesis._C.Tensor.__array__": "numpy.ndarray",
     "genesis._C.Tensor.__iter__": f"collections.abc.Iterator[{TENSOR}]",
@@ -138,7 +139,7 @@ RETURNS = {
         [
             *(f"genesis._C.Tensor.{m}" for m in "bfloat16 bool byte char double float".split()),
             *(f"genesis._C.Tensor.{m}" for m in "half int long short type_as".split()),
-            *(f"genesis._C.Tensor.{m}" for m in "contiguous cpu cuda pin_memory".split()),
+            *(f"genesis._C.Tensor.{m}" for m in "clone contiguous cpu cuda pin_memory".split()),
             *(f"genesis._C.Tensor.{m}" for m in "argwhere histc logcumsumexp".split()),
             *(f"genesis._C.Tensor.{m}" for m in "cumsum cumprod quantile nanquantile".split()),
             "genesis._C.argwhere",
@@ -265,7 +266,7 @@ def _atleast():
 
 
 _SELF = "self: genesis._C.Tensor"
-_COPY = "non_blocking: bool = False, copy: bool = False"
+_COPY = "non_blocking: bool = False, copy: bool = False, memory_format: object = None"
 SIGNATURES = {
     # Factories: *size as ints or one sequence; the keywords the run time takes (habits too).
     "genesis._C.zeros": _sizes(f"{_OUT}, {_FACTORY}"),

@@ -466,9 +466,11 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Moves and/or casts the parameters and buffers: ``to(device)``, ``to(dtype)``,
-        ``to(device, dtype)``, ``to(tensor)``, with ``non_blocking``. A dtype casts only the
-        floating-point tensors; it must be a floating-point dtype. Returns self."""
-        device, dtype, non_blocking = _parse_to(*args, **kwargs)
+        ``to(device, dtype)``, ``to(tensor)``, with ``non_blocking``, and ``memory_format=``
+        (``genesis.channels_last``: the 4-D and 5-D ones re-laid, Note [Memory formats]). A
+        dtype casts only the floating-point tensors; it must be a floating-point dtype. Returns
+        self."""
+        device, dtype, non_blocking, layout = _parse_to(*args, **kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
@@ -477,9 +479,12 @@ class Module:
 
         def convert(t: Tensor) -> Tensor:
             cast = dtype if dtype is not None and t.is_floating_point() else None
-            if device is None and cast is None:
+            relay = layout if layout is not None and t.dim() in (4, 5) else None
+            if device is None and cast is None and relay is None:
                 return t
             kw: dict[str, Any] = {"non_blocking": non_blocking}
+            if relay is not None:
+                kw["memory_format"] = relay
             if device is not None:
                 kw["device"] = device
             if cast is not None:
@@ -894,12 +899,12 @@ class Module:
         return head + "\n  " + "\n  ".join(lines) + "\n)"
 
 
-def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any, bool]:
-    """(device, dtype, non_blocking) from Module.to's argument forms."""
+def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any, bool, Any]:
+    """(device, dtype, non_blocking, memory_format) from Module.to's argument forms."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = bool(kwargs.pop("non_blocking", False))
-    kwargs.pop("memory_format", None)
+    layout = kwargs.pop("memory_format", None)
     copy_flag = kwargs.pop("copy", None)
     del copy_flag
     if kwargs:
@@ -919,4 +924,4 @@ def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any, bool]:
             raise TypeError(f"to() received an invalid combination of arguments: {value!r}")
     if isinstance(device, int):
         device = f"cuda:{device}"
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, layout
