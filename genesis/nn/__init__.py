@@ -10,7 +10,7 @@ Example::
     genesis.Size([3, 2])
 """
 
-from . import functional, init, modules, utils
+from . import attention, functional, init, modules, utils
 from .modules import *
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
@@ -19,6 +19,7 @@ __all__ = [
     "Parameter",
     "UninitializedBuffer",
     "UninitializedParameter",
+    "attention",
     "functional",
     "init",
     "utils",

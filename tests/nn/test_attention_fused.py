@@ -316,3 +316,36 @@ def test_views_the_kernels_take():
     assert _mask_4d(genesis.zeros(9, 2, 3, 4, 5, 7), lead) is None  # would grow the output
     assert tuple(_mask_4d(genesis.zeros(3, 5, 7), (3,)).shape) == (1, 3, 5, 7)
     assert tuple(_mask_4d(genesis.zeros(5, 7), ()).shape) == (1, 1, 5, 7)
+
+
+def test_sdpa_kernel_sets_and_restores_the_paths():
+    from genesis.nn.attention import SDPBackend, sdpa_kernel
+
+    torch_attention = pytest.importorskip("torch.nn.attention")
+    assert {b.name: b.value for b in SDPBackend} == {
+        b.name: b.value for b in torch_attention.SDPBackend.__members__.values()
+    }
+    flags = backends_cuda.flash_sdp_enabled, backends_cuda.math_sdp_enabled
+    with sdpa_kernel(SDPBackend.MATH):
+        assert (flags[0](), flags[1]()) == (False, True)
+        with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION], set_priority=True):
+            assert (flags[0](), flags[1]()) == (True, False)
+        assert (flags[0](), flags[1]()) == (False, True)
+    with pytest.raises(ValueError, match="inside"):
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.CUDNN_ATTENTION]):
+            assert (flags[0](), flags[1]()) == (True, False)
+            raise ValueError("inside")
+    assert (flags[0](), flags[1]()) == (True, True)
+    q = genesis.randn(1, 2, 3, 4)  # CPU: only the math path takes it
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        with pytest.raises(RuntimeError, match="no available kernel"):
+            F.scaled_dot_product_attention(q, q, q)
+    with pytest.raises(TypeError, match=r"\[sdpa_kernel\] backends must be SDPBackend"):
+        with sdpa_kernel(["MATH"]):
+            pass
+    assert (flags[0](), flags[1]()) == (True, True)
+    if HAS_FUSED:
+        h = genesis.randn(1, 2, 9, 16, device="cuda").to(genesis.bfloat16).requires_grad_()
+        with sdpa_kernel(SDPBackend.MATH):
+            assert "FusedAttention" not in _graph_names(F.scaled_dot_product_attention(h, h, h))
+        assert "FusedAttention" in _graph_names(F.scaled_dot_product_attention(h, h, h))
