@@ -127,8 +127,6 @@ def to_format(source: Any, t: Any, fmt: Any) -> Any:
         _rank("to", t, fmt)
     if t is source and _format_of(t) is fmt:
         return t
-    if t is source and fmt not in _ORDER:
-        return t.contiguous() if _format_of(t) is not contiguous_format else t
     return contiguous(t, fmt)
 
 
