@@ -56,10 +56,12 @@ from . import (
     memory_manager,  # noqa: E402  (empty_cache, collect_garbage, compact)
     multiprocessing,  # noqa: E402  (sends CPU tensors between processes as shared memory)
     nn,  # noqa: E402
+    optim,  # noqa: E402
     safetensors,  # noqa: E402
     serialization,  # noqa: E402  (also makes tensors picklable)
     special,  # noqa: E402  (torch.special's names)
     testing,  # noqa: E402  (assert_close)
+    utils,  # noqa: E402  (utils.data: datasets, samplers, the DataLoader)
 )
 from ._C import (  # noqa: E402  (the classes and dtypes; the ops follow)
     Generator,

@@ -1,11 +1,13 @@
 """The unpickler of ``genesis.load(weights_only=True)``: what a file may build, and how much.
 
 ``RestrictedUnpickler`` reads a ``data.pkl`` held in memory. It builds only tensors (through
-``genesis.serialization._rebuild_tensor`` and the caller's ``persistent_load``), genesis dtypes
-and devices, and plain Python containers and values (Note [weights_only's BUILD]); it spends at
-most a budget proportional to the pickle's size (Note [Load budget]); and whatever is wrong with
-the pickle (a truncated or damaged file, an unknown opcode, a hostile one) raises
-``pickle.UnpicklingError`` with a message that starts with ``[load]`` and says what and where.
+``genesis.serialization._rebuild_tensor``, the names of PyTorch's checkpoints that the caller's
+``find_global`` maps to genesis's builders (genesis/_torch_checkpoint.py) and the caller's
+``persistent_load``), genesis dtypes and devices, and plain Python containers and values (Note
+[weights_only's BUILD]); it spends at most a budget proportional to the pickle's size (Note
+[Load budget]); and whatever is wrong with the pickle (a truncated or damaged file, an unknown
+opcode, a hostile one) raises ``pickle.UnpicklingError`` with a message that starts with
+``[load]`` and says what and where.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pickle
 import reprlib
 import struct
 import sys
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Any, Callable
 
 from genesis._C import Tensor
@@ -59,6 +61,7 @@ _SAFE_GLOBALS = {
     ("genesis._C", "device"),
     *(("genesis._C", name) for name in _DTYPE_NAMES),
     ("collections", "OrderedDict"),
+    ("collections", "Counter"),  # (PyTorch's weights_only allows it too)
     ("builtins", "set"),
     ("builtins", "frozenset"),
     ("builtins", "complex"),
@@ -124,7 +127,7 @@ _OPCODE_NAMES = {
     for name, value in vars(pickle).items()
     if name.isupper() and isinstance(value, bytes) and len(value) == 1
 }
-_SIZED = (list, tuple, set, frozenset, dict, OrderedDict, range, str, bytes, bytearray)
+_SIZED = (list, tuple, set, frozenset, dict, OrderedDict, Counter, range, str, bytes, bytearray)
 _PLAIN_HASH = frozenset({int, float, complex, tuple, frozenset, range, slice, bool})  # unseeded
 _LEAVES = frozenset({int, float, complex, bool, str, bytes, bytearray, range, type(None)})
 _HASH_MODULUS = sys.hash_info.modulus  # an int's hash is the int modulo this
@@ -192,12 +195,22 @@ class RestrictedUnpickler(pickle._Unpickler):  # type: ignore[name-defined,misc]
         payload: The pickle's bytes.
         persistent_load: Builds the object of a persistent id (a storage); what it raises goes
             to the caller unchanged.
+        find_global: Asked first for each global the pickle names, as ``(module, name)``: the
+            object and the check of its call's arguments (None: it may not be called), or None
+            for a name it does not know (then only genesis's own allowed names load). What it
+            raises refuses the name. Default: None.
     """
 
     dispatch: dict[int, Any] = dict(pickle._Unpickler.dispatch)  # type: ignore[attr-defined,misc]
 
-    def __init__(self, payload: bytes, persistent_load: Callable[[Any], Any]) -> None:
+    def __init__(
+        self,
+        payload: bytes,
+        persistent_load: Callable[[Any], Any],
+        find_global: Callable[[str, str], tuple[Any, Any] | None] | None = None,
+    ) -> None:
         super().__init__(io.BytesIO())  # (load() reads the payload instead)
+        self._find_global = find_global
         self.memo: dict[int, Any] = {}
         self._data = bytes(payload)
         self._size = len(self._data)
@@ -383,7 +396,7 @@ class RestrictedUnpickler(pickle._Unpickler):  # type: ignore[name-defined,misc]
             t = type(obj)
             if t is list or t is tuple or t is set or t is frozenset:
                 return iter(obj)
-            if t is dict or t is OrderedDict:
+            if t is dict or t is OrderedDict or t is Counter:
                 return (v for kv in obj.items() for v in kv)
             if t is slice:
                 return iter((obj.start, obj.stop, obj.step))
@@ -444,8 +457,15 @@ class RestrictedUnpickler(pickle._Unpickler):  # type: ignore[name-defined,misc]
         module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
         module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         sys.audit("pickle.find_class", module, name)
+        obj: Any
+        found = self._find_global(module, name) if self._find_global is not None else None
+        if found is not None:  # (a name of PyTorch's checkpoints, genesis/_torch_checkpoint.py)
+            obj, check = found
+            if check is not None:
+                self._callables[id(obj)] = (obj, f"{module}.{name}", check)
+            return obj
         if (module, name) == ("_codecs", "encode"):
-            obj: Any = _latin1_bytes
+            obj = _latin1_bytes
         elif (module, name) in _SAFE_GLOBALS:
             obj = getattr(importlib.import_module(module), name)
         else:
@@ -655,7 +675,7 @@ class RestrictedUnpickler(pickle._Unpickler):  # type: ignore[name-defined,misc]
         value = self.stack.pop()
         key = self.stack.pop()
         self._spend_items(2, "a dict")
-        target = self._target((dict, OrderedDict), "dict")
+        target = self._target((dict, OrderedDict, Counter), "dict")
         self._check_hashes(target, (key,))
         target[key] = value
 
@@ -666,7 +686,7 @@ class RestrictedUnpickler(pickle._Unpickler):  # type: ignore[name-defined,misc]
         if len(items) % 2:
             raise self._malformed("an odd number of items (keys and values)")
         self._spend_items(len(items), "a dict")
-        target = self._target((dict, OrderedDict), "dict")
+        target = self._target((dict, OrderedDict, Counter), "dict")
         self._check_hashes(target, items[::2])
         for i in range(0, len(items), 2):
             target[items[i]] = items[i + 1]
@@ -832,6 +852,19 @@ def _check_ordered_dict(unpickler: RestrictedUnpickler, name: str, args: tuple) 
     unpickler._check_hashes(None, (pair[0] for pair in arg))
 
 
+def _check_counter(unpickler: RestrictedUnpickler, name: str, args: tuple) -> None:
+    # Counter(dict) (as a Counter pickles): Counter(list) would count the list's items instead.
+    _no_more_than(unpickler, name, args, 1)
+    if args and type(args[0]) is not dict:
+        raise pickle.UnpicklingError(
+            f"[load] weights_only=True refuses {name}() of a {type(args[0]).__name__} (a dict "
+            "expected)"
+        )
+    if args:
+        _iterated(unpickler, name, args[0])
+        unpickler._check_hashes(None, args[0])
+
+
 def _check_bytes(unpickler: RestrictedUnpickler, name: str, args: tuple) -> None:
     _no_more_than(unpickler, name, args, 3)
     if not args:
@@ -931,6 +964,7 @@ _ARGUMENT_CHECKS: dict[tuple[str, str], Callable[[RestrictedUnpickler, str, tupl
     ("genesis.nn.parameter", "_rebuild_parameter"): _check_rebuild_parameter,
     ("genesis._C", "device"): _check_device,
     ("collections", "OrderedDict"): _check_ordered_dict,
+    ("collections", "Counter"): _check_counter,
     ("builtins", "set"): _check_set,
     ("builtins", "frozenset"): _check_set,
     ("builtins", "complex"): _check_complex,

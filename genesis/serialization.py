@@ -7,13 +7,16 @@ the core (``UntypedStorage._to_bytes``) and go back through it (``_storage_from_
 layout read back is checked against its storage in C++ (``_tensor_on_storage``), so a crafted
 pickle cannot make a tensor that reaches past its memory.
 
-``genesis.save(obj, f)`` writes a zip archive (entries stored, not compressed): ``data.pkl``,
-the object pickled with each storage replaced by a reference, ``data/<key>`` with each
-storage's bytes once, and ``version``. ``genesis.load(f)`` reads it back; with
-``weights_only=True`` (the default) its unpickler (genesis/_restricted_unpickler.py) only builds
-tensors, genesis dtypes and devices, and plain Python containers and values: nothing in the file
-can run code, nor take memory or time out of proportion to the file's size (Note [Load budget]).
-Note [Saved archives] describes the format.
+``genesis.save(obj, f)`` writes PyTorch's zip archive (entries stored, not compressed):
+``data.pkl``, the object pickled with each storage replaced by a reference, ``data/<key>`` with
+each storage's bytes once, ``byteorder`` and ``version``; ``torch.load`` reads it.
+``genesis.load(f)`` reads it back, and reads PyTorch's checkpoints (zip and legacy) and
+genesis's older archives, without importing torch; with ``weights_only=True`` (the default) its
+unpickler (genesis/_restricted_unpickler.py) only builds tensors, dtypes, devices and sizes, and
+plain Python containers and values: nothing in the file can run code, nor take memory or time
+out of proportion to the file's size (Note [Load budget]). Note [Saved archives] describes the
+archive, Note [PyTorch checkpoints] (genesis/_torch_checkpoint.py) its pickle and the legacy
+format.
 """
 
 from __future__ import annotations
@@ -25,11 +28,13 @@ import mmap as _mmap
 import os
 import pickle
 import struct
+import sys
 import weakref
 import zipfile
 import zlib
 from typing import IO, Any, Callable, Union, cast
 
+from genesis import _torch_legacy
 from genesis._C import (
     Tensor,
     UntypedStorage,
@@ -39,10 +44,12 @@ from genesis._C import (
 )
 from genesis._C import device as _device
 from genesis._restricted_unpickler import RestrictedUnpickler, describe
+from genesis._torch_checkpoint import StorageType, TorchNames, byteswap, storage_reference
+from genesis._torch_pickler import TorchPickler
 
 __all__ = ["save", "load"]
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "3"  # the `version` entry: PyTorch's (genesis's own archives wrote "1")
 
 # Note [Storage handles]
 # ~~~~~~~~~~~~~~~~~~~~~~
@@ -201,15 +208,20 @@ UntypedStorage.__deepcopy__ = _storage_deepcopy  # type: ignore[attr-defined]
 
 # Note [Saved archives]
 # ~~~~~~~~~~~~~~~~~~~~~
-# genesis.save writes a zip archive whose entries sit under one folder (the file's stem, as in
-# PyTorch): data.pkl (the object, pickled with protocol 2, each storage a persistent reference
-# ("storage", key, device, nbytes)), data/<key> (the storage's bytes, stored uncompressed) and
-# version. load reads data.pkl with persistent_load building each storage once from its entry:
-# the entry must be stored (not compressed: its size is bounded by the file's) and hold exactly
-# nbytes bytes; every tensor's layout is checked against its storage in C++. Each data entry's
-# bytes start at a multiple of 64 bytes in the file (ALIGNMENT; the local header's extra field
-# is padded, as PyTorch pads it), so load(mmap=True) can lay storages over a copy-on-write map
-# of the file, aligned for every dtype; an entry that is not aligned (another writer's) is read.
+# genesis.save writes PyTorch's zip archive (Note [PyTorch checkpoints] in
+# genesis/_torch_checkpoint.py), whose entries sit under one folder (the file's stem): data.pkl
+# (the object, pickled with protocol 2 by _torch_pickler.TorchPickler, each storage a persistent
+# reference ("storage", storage class, key, location, numel)), data/<key> (the storage's bytes,
+# stored uncompressed), byteorder and version; every entry dated 1980-01-01, so that one object
+# saves to the same bytes. genesis's older archives referred to a storage as ("storage", key,
+# device, nbytes); load reads both. It reads data.pkl with persistent_load building each storage
+# once from its entry: the entry must be stored (not compressed: its size is bounded by the
+# file's) and hold exactly nbytes bytes; every tensor's layout is checked against its storage in
+# C++. A file that is no zip archive but starts as a pickle is PyTorch's legacy format
+# (genesis/_torch_legacy.py). Each data entry's bytes start at a multiple of 64 bytes in the file
+# (ALIGNMENT; the local header's extra field is padded, as PyTorch pads it), so load(mmap=True)
+# can lay storages over a copy-on-write map of the file, aligned for every dtype; an entry that
+# is not aligned (another writer's) is read.
 ALIGNMENT = 64
 _PAD_FIELD = 0x4246  # the extra field's id ("FB", as PyTorch's)
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")  # a zip local file header's fixed 30 bytes
@@ -219,13 +231,17 @@ _MapLocation = Union[None, str, _device, dict, Callable[[UntypedStorage, str], U
 def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_protocol: int = 2) -> None:
     """Saves an object holding tensors (nested dicts, lists, tuples, plain values) to a file.
 
-    The file is a zip archive (Note [Saved archives] in genesis/serialization.py): each storage's
-    bytes once, views of one storage saved as views. Read it back with ``genesis.load``.
+    The file is PyTorch's zip archive (Note [Saved archives] in genesis/serialization.py): each
+    storage's bytes once, views of one storage saved as views, Parameters as Parameters. Read it
+    back with ``genesis.load``, or with ``torch.load`` (``weights_only=True`` too, when the object
+    holds only tensors, Parameters, dtypes, devices, sizes, and dicts, lists, tuples, sets and
+    plain values, saved with the default protocol), without genesis.
 
     Args:
         obj: What to save: tensors, and containers and plain Python values holding them.
         f: A path, or a binary file object open for writing.
-        pickle_protocol: The pickle protocol of the object's entry. Default: 2.
+        pickle_protocol: The pickle protocol of the object's entry (PyTorch's weights_only
+            loader reads protocol 2 only). Default: 2.
 
     Returns:
         None.
@@ -240,34 +256,31 @@ def save(obj: Any, f: str | os.PathLike | IO[bytes], pickle_protocol: int = 2) -
         >>> state["step"], state["w"].shape
         (7, genesis.Size([2, 3]))
     """
-    keys: dict[int, str] = {}  # storage identity -> its entry's key: "0", "1", ...
-    storages: dict[str, UntypedStorage] = {}  # (also keeps each storage, so its identity)
-
-    class _Pickler(pickle.Pickler):
-        def persistent_id(self, o: Any) -> tuple[str, str, str, int] | None:
-            if isinstance(o, UntypedStorage):
-                key = keys.setdefault(o._cdata, str(len(keys)))
-                storages.setdefault(key, o)
-                return ("storage", key, str(o.device), o.nbytes())
-            return None
-
     data = io.BytesIO()
-    _Pickler(data, protocol=pickle_protocol).dump(obj)
+    pickler = TorchPickler(data, protocol=pickle_protocol)
+    pickler.dump(obj)
     stem = "archive"
     if isinstance(f, (str, os.PathLike)):
         stem = os.path.splitext(os.path.basename(os.fspath(f)))[0] or "archive"
     with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as zf:
-        zf.writestr(f"{stem}/data.pkl", data.getvalue())
-        zf.writestr(f"{stem}/version", FORMAT_VERSION + "\n")
-        for key, s in storages.items():
+        zf.writestr(_entry(f"{stem}/data.pkl"), data.getvalue())
+        zf.writestr(_entry(f"{stem}/version"), FORMAT_VERSION + "\n")
+        for key, s in pickler.storages.items():
             _write_aligned(zf, f"{stem}/data/{key}", s._to_bytes())
+        zf.writestr(_entry(f"{stem}/byteorder"), sys.byteorder)  # (the storages' bytes: native)
+
+
+def _entry(name: str) -> zipfile.ZipInfo:
+    """A stored entry dated 1980-01-01 (not now: the same object saves to the same bytes)."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    info.external_attr = 0o600 << 16
+    return info
 
 
 def _write_aligned(zf: zipfile.ZipFile, name: str, data: bytes) -> None:
     """Writes a stored entry whose bytes start at a multiple of ALIGNMENT in the file."""
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    info.external_attr = 0o600 << 16
+    info = _entry(name)
     start = zf.start_dir  # where zipfile writes the next local header
     # zipfile appends a 20-byte zip64 field to the local header of a large entry.
     zip64 = len(data) * 1.05 > zipfile.ZIP64_LIMIT
@@ -496,14 +509,34 @@ def _read_to_cuda(
 
 class _Unpickler(pickle.Unpickler):
     """load's unpickler with weights_only=False (files the caller trusts): any global, storages
-    through ``persistent_load``."""
+    through ``persistent_load``; PyTorch's tensor, storage, dtype and device names are genesis's
+    (``names``), so a PyTorch checkpoint's tensors load as genesis tensors."""
 
-    def __init__(self, file: IO[bytes], persistent_load: Callable[[Any], Any]) -> None:
+    def __init__(
+        self, file: IO[bytes], persistent_load: Callable[[Any], Any], names: TorchNames
+    ) -> None:
         super().__init__(file)
         self._storage_of = persistent_load
+        self._names = names
 
     def persistent_load(self, pid: Any) -> Any:
         return self._storage_of(pid)
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = self._names.lookup(module, name)
+        if found is not None:
+            return found[0]
+        return super().find_class(module, name)
+
+
+def _unpickle(
+    payload: bytes, persistent_load: Callable[[Any], Any], names: TorchNames, weights_only: bool
+) -> Any:
+    """The object of a pickle, under weights_only (Note [weights_only's BUILD], Note [Load
+    budget]) or not."""
+    if weights_only:
+        return RestrictedUnpickler(payload, persistent_load, names.lookup).load()
+    return _Unpickler(io.BytesIO(payload), persistent_load, names).load()
 
 
 def _target_device(map_location: _MapLocation, saved: str) -> str | None:
@@ -516,20 +549,62 @@ def _target_device(map_location: _MapLocation, saved: str) -> str | None:
     return None  # a callable: applied to the CPU storage
 
 
+def _byte_order(zf: zipfile.ZipFile, stem: str, archive_size: int | None) -> str:
+    """The archive's `byteorder` entry: the byte order of its storages (little when absent)."""
+    name = f"{stem}/byteorder"
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        return "little"
+    value = _read_pickle_entry(zf, info, archive_size) if info.file_size <= 16 else b"?"
+    if value not in (b"little", b"big"):
+        raise ValueError(
+            f"[load] entry {name!r} says {describe(value[:16])}: a byte order is little or big"
+        )
+    return value.decode()
+
+
+def _read_swapped(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, target: str | None, unit: int, where: str
+) -> UntypedStorage:
+    """A stored entry of the other byte order, read to the host, swapped, and sent to target
+    (None: the CPU, where a callable map_location takes it)."""
+    cuda = target is not None and target.startswith("cuda")
+    checks = _CrcChecks()
+    try:
+        host = _read_to_host(zf, info, checks, pinned=cuda)
+        checks.finish()  # (the check reads the bytes as written: before they change)
+    finally:
+        checks.close()
+    byteswap(host, unit, info.filename)
+    if target in (None, "cpu"):
+        return host.untyped_storage()
+    return _placed(where, lambda: host.to(target, non_blocking=cuda).untyped_storage())
+
+
 def load(
     f: str | os.PathLike | IO[bytes],
     map_location: _MapLocation = None,
     mmap: bool = False,
     weights_only: bool = True,
 ) -> Any:
-    """Loads an object that ``genesis.save`` wrote.
+    """Loads an object that ``genesis.save`` or ``torch.save`` wrote.
 
-    With ``weights_only=True`` only tensors, genesis dtypes and devices, and plain Python
-    containers and values are built: a file cannot make the loader import or run anything
-    (``pickle.UnpicklingError`` instead), nor build more than a budget proportional to its size
-    (Note [Load budget] in genesis/_restricted_unpickler.py). A damaged or hostile file raises
-    ``pickle.UnpicklingError`` (its pickle) or ``ValueError`` (its archive), or the error of the
-    check that refused a tensor's layout or a device it names, with a ``[load]`` message.
+    Reads genesis's archives and PyTorch's checkpoints, the zip archive ``torch.save`` writes and
+    its legacy format (before PyTorch 1.6, or ``_use_new_zipfile_serialization=False``), without
+    importing torch: a PyTorch tensor becomes a genesis tensor of the same dtype, shape, strides
+    and offset, tensors that shared a storage share one, ``nn.Parameter`` becomes
+    ``genesis.nn.Parameter``, and PyTorch's dtypes, devices and ``torch.Size`` become genesis's
+    (Note [PyTorch checkpoints] in genesis/_torch_checkpoint.py).
+
+    With ``weights_only=True`` only tensors, dtypes, devices, sizes, and plain Python containers
+    and values are built: a file cannot make the loader import or run anything
+    (``pickle.UnpicklingError`` naming the global instead), nor build more than a budget
+    proportional to its size (Note [Load budget] in genesis/_restricted_unpickler.py). A damaged
+    or hostile file raises ``pickle.UnpicklingError`` (its pickle) or ``ValueError`` (its
+    archive), or the error of the check that refused a tensor's layout or a device it names,
+    with a ``[load]`` message; so does a PyTorch tensor genesis has no dtype for (complex,
+    float8, ...).
 
     Args:
         f: A path, or a binary file object open for reading.
@@ -537,11 +612,12 @@ def load(
             (all of them there), a dict from saved device names to devices, or a function
             ``(cpu_storage, saved_device_name) -> storage``. Default: None.
         mmap: Lay CPU storages over a copy-on-write map of the file instead of reading them
-            (``f`` must be a path): loading costs no copy, pages are read when touched, and
-            writes to the tensors stay in this process. Storages bound elsewhere than the CPU
-            are read and copied as usual. Default: False.
-        weights_only: Refuse anything but tensors, dtypes, devices and plain values. Default:
-            True.
+            (``f`` must be a path, and a zip archive): loading costs no copy, pages are read
+            when touched, and writes to the tensors stay in this process. Storages bound
+            elsewhere than the CPU, or written in the other byte order, are read and copied as
+            usual. Default: False.
+        weights_only: Refuse anything but tensors, dtypes, devices, sizes and plain values.
+            Default: True.
 
     Returns:
         The saved object.
@@ -557,6 +633,14 @@ def load(
         >>> b.tolist(), a.untyped_storage()._cdata == b.untyped_storage()._cdata
         ([2.0, 3.0], True)
     """
+    names = TorchNames(lambda saved: _target_device(map_location, saved))
+    if _torch_legacy.is_legacy(f):
+        if mmap:
+            raise ValueError(
+                "[load] mmap=True needs a zip archive: this is PyTorch's legacy format, whose "
+                "storages are read"
+            )
+        return _torch_legacy.load_file(f, map_location, names, weights_only)
     mapped: _mmap.mmap | None = None
     if mmap:
         if not isinstance(f, (str, os.PathLike)):
@@ -568,36 +652,42 @@ def load(
     try:
         zf = zipfile.ZipFile(f, "r")
     except (zipfile.BadZipFile, EOFError, struct.error, UnicodeDecodeError, OverflowError) as e:
-        raise ValueError(f"[load] not a genesis archive (a zip file expected): {e}") from None
+        raise ValueError(
+            f"[load] not a genesis or PyTorch checkpoint (a zip archive, or PyTorch's legacy "
+            f"format, expected): {e}"
+        ) from None
     except ValueError as e:  # io.BytesIO: a directory at a negative offset
-        raise ValueError(f"[load] not a genesis archive (a damaged zip file): {e}") from None
+        raise ValueError(f"[load] not a checkpoint (a damaged zip file): {e}") from None
     except NotImplementedError as e:  # a zip feature zipfile lacks (a later zip version, ...)
         raise ValueError(f"[load] unsupported archive: {e}") from None
     with zf:
         archive_size = _archive_size(zf)
-        names = zf.namelist()
-        pickles = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
+        names_in_zip = zf.namelist()
+        pickles = [n for n in names_in_zip if n.endswith("/data.pkl") and n.count("/") == 1]
         if len(pickles) != 1:
-            raise ValueError("[load] not a genesis archive: no single '<name>/data.pkl' entry")
+            raise ValueError("[load] not a checkpoint archive: no single '<name>/data.pkl' entry")
         stem = pickles[0].split("/")[0]
         if zf.getinfo(pickles[0]).compress_type != zipfile.ZIP_STORED:
             raise ValueError(f"[load] entry {pickles[0]!r} is compressed: it must be stored")
+        try:
+            swap = _byte_order(zf, stem, archive_size) != sys.byteorder
+        except NotImplementedError as e:
+            raise ValueError(f"[load] unsupported archive: {e}") from None
         built: dict[str, UntypedStorage] = {}
         checks = _CrcChecks()
 
         def storage_of(pid: Any) -> UntypedStorage:
-            if not (
-                type(pid) is tuple
-                and len(pid) == 4
-                and all(type(v) is str for v in pid[:3])
-                and pid[0] == "storage"
-                and type(pid[3]) is int
-                and pid[3] >= 0
-            ):
-                raise pickle.UnpicklingError(f"[load] malformed storage reference {describe(pid)}")
-            _, key, saved_device, nbytes = pid
-            if key in built:
-                return built[key]
+            key, saved_device, nbytes, storage_type = storage_reference(pid)
+            storage = built.get(key)
+            if storage is None:
+                storage = built[key] = read_storage(key, saved_device, nbytes, storage_type)
+            if storage_type is not None:
+                names.note_storage(storage, storage_type)  # (the first reference's class counts)
+            return storage
+
+        def read_storage(
+            key: str, saved_device: str, nbytes: int, storage_type: StorageType | None
+        ) -> UntypedStorage:
             name = f"{stem}/data/{key}"
             try:
                 info = zf.getinfo(name)
@@ -611,12 +701,15 @@ def load(
             _check_entry_size(info, archive_size)
             target = _target_device(map_location, saved_device)  # None: a callable places it
             where = f"storage {key!r} cannot be placed on {target!r}"
+            unit = storage_type.swap_unit if swap and storage_type is not None else 1
             start = None
-            if mapped is not None and target in (None, "cpu"):
+            if mapped is not None and target in (None, "cpu") and unit == 1:
                 start = _aligned_data_start(mapped, info)
             if mapped is not None and start is not None:
                 # Over the file's copy-on-write map: writes reach this process's pages only.
                 storage = _storage_over_buffer(memoryview(mapped)[start : start + nbytes])
+            elif unit > 1:
+                storage = _read_swapped(zf, info, target, unit, where)
             elif target is not None and target.startswith("cuda"):
                 storage = _placed(where, lambda: _read_to_cuda(zf, info, target, checks))
             elif target in (None, "cpu"):
@@ -628,16 +721,11 @@ def load(
             if target is None:
                 place = cast(Callable[[UntypedStorage, str], UntypedStorage], map_location)
                 storage = place(storage, saved_device)
-            built[key] = storage
             return storage
 
         try:
             payload = _read_pickle_entry(zf, zf.getinfo(pickles[0]), archive_size)
-            if weights_only:  # Note [weights_only's BUILD], Note [Load budget]
-                unpickler: Any = RestrictedUnpickler(payload, storage_of)
-            else:
-                unpickler = _Unpickler(io.BytesIO(payload), storage_of)
-            result = unpickler.load()
+            result = _unpickle(payload, storage_of, names, weights_only)
             checks.finish()
             return result
         except NotImplementedError as e:  # a zip feature zipfile lacks (patched data, ...)

@@ -23,6 +23,8 @@ void init_resize(py::class_<Tensor>& cls);  // Tensor.resize_ (resize.cpp)
 void init_linalg_decomp(py::module_& m);
 // python/nn_fused.cpp: the fused norms and cross-entropy, in _C._nn (made by init_activation).
 void init_nn_fused(py::module_& m);
+// python/optim.cpp: genesis.optim's fused steps, in _C._optim.
+void init_optim(py::module_& m);
 }  // namespace genesis::python
 
 PYBIND11_MODULE(_C, m) {
@@ -60,6 +62,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_creation_helpers(m, tensor);
   gp::init_activation(m, tensor);
   gp::init_nn_fused(m);
+  gp::init_optim(m);
   gp::init_index_ops(m, tensor);
   gp::init_sort(m, tensor);
   gp::init_index_reduce(m, tensor);

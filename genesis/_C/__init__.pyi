@@ -16,6 +16,7 @@ from . import _host_heap as _host_heap
 from . import _linalg as _linalg
 from . import _memory_profiler as _memory_profiler
 from . import _nn as _nn
+from . import _optim as _optim
 from . import _testing as _testing
 
 __version__: str

@@ -1,15 +1,18 @@
 """How much of PyTorch's public API genesis has, name by name; a name it lacks needs a reason.
 
-Eight namespaces of torch are compared with their genesis counterparts:
+Eleven namespaces of torch are compared with their genesis counterparts:
 
-    torch                genesis
-    torch.Tensor         genesis.Tensor
-    torch.linalg         genesis.linalg
-    torch.special        genesis.special
-    torch.nn             genesis.nn
-    torch.nn.functional  genesis.nn.functional
-    torch.nn.init        genesis.nn.init
-    torch.nn.utils       genesis.nn.utils
+    torch                     genesis
+    torch.Tensor              genesis.Tensor
+    torch.linalg              genesis.linalg
+    torch.special             genesis.special
+    torch.nn                  genesis.nn
+    torch.nn.functional       genesis.nn.functional
+    torch.nn.init             genesis.nn.init
+    torch.nn.utils            genesis.nn.utils
+    torch.optim               genesis.optim
+    torch.optim.lr_scheduler  genesis.optim.lr_scheduler
+    torch.utils.data          genesis.utils.data
 
 Which of torch's names count is decided below (torch_names and friends). A name torch has and
 genesis lacks must be in torch_names_allowlist.py under a reason; a name listed there that
@@ -45,6 +48,9 @@ NAMESPACES = (
     "torch.nn.functional",
     "torch.nn.init",
     "torch.nn.utils",
+    "torch.optim",
+    "torch.optim.lr_scheduler",
+    "torch.utils.data",
 )
 # The torch version the allow-list and the figures of the docs are written for.
 REFERENCE_TORCH = "2.13"
@@ -135,8 +141,9 @@ def torch_names(namespace):
     - torch.nn and torch.nn.functional: they have no __all__: the names of dir() that do not
       start with "_" and are callable (classes and functions; this leaves out modules, the
       docstring fragments and constants of torch.nn.functional), less NN_NOT_API.
-    - torch.nn.init and torch.nn.utils: their __all__, less submodules (torch.nn.utils.rnn,
-      parametrize, parametrizations and stateless are namespaces of their own).
+    - torch.nn.init, torch.nn.utils, torch.optim, torch.optim.lr_scheduler and torch.utils.data:
+      their __all__, less submodules (torch.nn.utils.rnn, parametrize, parametrizations and
+      stateless, torch.optim.lr_scheduler and swa_utils are namespaces of their own).
     """
     if namespace == "torch":
         return frozenset(
@@ -167,7 +174,13 @@ def torch_names(namespace):
             and not isinstance(getattr(module, n), types.ModuleType)
             and n not in NN_NOT_API
         )
-    if namespace in ("torch.nn.init", "torch.nn.utils"):
+    if namespace in (
+        "torch.nn.init",
+        "torch.nn.utils",
+        "torch.optim",
+        "torch.optim.lr_scheduler",
+        "torch.utils.data",
+    ):
         module = importlib.import_module(namespace)
         return frozenset(
             n for n in module.__all__ if not isinstance(getattr(module, n), types.ModuleType)

@@ -1,0 +1,147 @@
+// Note [Vectorized steps]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// The CPU step applies the same per-element update as the CUDA kernel (Note [Optimizer rules]
+// in vocab/optimizer_rules.h). For the compiler to vectorize it, the loop must see a local
+// update object whose constants are already in the compute type (a double conversion inside
+// the loop stops it), a constant number of states, and contiguous float or double arrays
+// (16-bit items are widened into blocks first); and this file is compiled with -fno-math-errno
+// (sqrt may otherwise set errno) and -fno-trapping-math (the options' selects compute both
+// arms, which the compiler may otherwise not do for operations that could trap).
+#include "cpu/optimizer_step.h"
+
+#include <algorithm>
+#include <type_traits>
+
+#include "cpu/float_kernels.h"
+#include "cpu/isa.h"
+#include "cpu/parallel.h"
+
+namespace genesis::cpu {
+
+namespace {
+
+constexpr int64_t kBlock = 256;  // elements widened at a time
+
+// A rule's update of elements [begin, end) of one tensor with S states, in blocks: a local update
+// object and a constant S, so that the compiler sees loop-invariant options and fixed-size state
+// and vectorizes the loop (Note [Vectorized steps]); 16-bit items are widened into a block of
+// floats first and rounded back after.
+template <typename T, typename C, int S, typename Rule>
+[[gnu::always_inline]] inline void step_range(const Rule& rule, const StepFactors& f, T* p,
+                                              const T* g, T* const* s, int64_t begin, int64_t end) {
+  const auto step = rule.template update<C>(f);
+  C* sv[S > 0 ? S : 1] = {};
+  C *pv = nullptr, *gv = nullptr;
+  C pb[kBlock], gb[kBlock], sb[S > 0 ? S : 1][kBlock];
+  for (int64_t at = begin; at < end; at += kBlock) {
+    int64_t n = std::min(kBlock, end - at);
+    if constexpr (std::is_same_v<T, C>) {  // in place
+      pv = p + at;
+      gv = const_cast<C*>(g + at);
+      for (int k = 0; k < S; ++k) sv[k] = s[k] + at;
+    } else {
+      pv = pb;
+      gv = gb;
+      for (int64_t j = 0; j < n; ++j) pb[j] = widen<C>(p[at + j]);
+      for (int64_t j = 0; j < n; ++j) gb[j] = widen<C>(g[at + j]);
+      for (int k = 0; k < S; ++k) {
+        sv[k] = sb[k];
+        for (int64_t j = 0; j < n; ++j) sb[k][j] = widen<C>(s[k][at + j]);
+      }
+    }
+    // Named state pointers, not sv[k]: the vectorizer gives up on loads through the array.
+    C* const s0 = sv[0];
+    C* const s1 = sv[S > 1 ? 1 : 0];
+    C* const s2 = sv[S > 2 ? 2 : 0];
+    for (int64_t j = 0; j < n; ++j) {
+      C state[3] = {S > 0 ? s0[j] : C(0), S > 1 ? s1[j] : C(0), S > 2 ? s2[j] : C(0)};
+      step(pv[j], gv[j], state);
+      if constexpr (S > 0) s0[j] = state[0];
+      if constexpr (S > 1) s1[j] = state[1];
+      if constexpr (S > 2) s2[j] = state[2];
+    }
+    if constexpr (!std::is_same_v<T, C>) {
+      for (int64_t j = 0; j < n; ++j) p[at + j] = static_cast<T>(pb[j]);
+      for (int k = 0; k < S; ++k)
+        for (int64_t j = 0; j < n; ++j) s[k][at + j] = static_cast<T>(sb[k][j]);
+    }
+  }
+}
+
+// step_range compiled for the baseline and for AVX2 and AVX-512 (with FMA), picked at run time
+// (cpu/isa.h).
+#define GENESIS_STEP_RANGE(isa, attributes)                                                  \
+  template <typename T, typename C, int S, typename Rule>                                    \
+  attributes void step_range_##isa(const Rule& rule, const StepFactors& f, T* p, const T* g, \
+                                   T* const* s, int64_t begin, int64_t end) {                \
+    step_range<T, C, S>(rule, f, p, g, s, begin, end);                                       \
+  }
+GENESIS_STEP_RANGE(base, )
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GENESIS_STEP_X86 1
+GENESIS_STEP_RANGE(avx2, __attribute__((target("avx2,fma"))))
+GENESIS_STEP_RANGE(avx512, __attribute__((target("avx512f,avx2,fma"))))
+#endif
+
+// Every element of every tensor: a tensor's elements are split over the threads; tensors are
+// taken one after another (an optimizer's tensors are few and large, or small enough that
+// threads would not pay).
+template <typename T, typename C, int S, typename Rule>
+void step_tensors(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                  const Rule& rule) {
+  [[maybe_unused]] const Isa isa = cpu_isa();
+  for (size_t i = 0; i < slots[0].size(); ++i) {
+    T* p = slots[0][i].mutable_data_as<T>();
+    const T* g = slots[1][i].data_as<T>();
+    T* s[S > 0 ? S : 1] = {};
+    for (int k = 0; k < S; ++k) s[k] = slots[2 + k][i].mutable_data_as<T>();
+    // About 20 operations an element.
+    parallel_for(slots[0][i].numel(), kDefaultGrain / 20, [&](int64_t begin, int64_t end) {
+#ifdef GENESIS_STEP_X86
+      if (isa == Isa::Avx512)
+        return step_range_avx512<T, C, S>(rule, factors[i], p, g, s, begin, end);
+      if (isa == Isa::Avx2) return step_range_avx2<T, C, S>(rule, factors[i], p, g, s, begin, end);
+#endif
+      step_range_base<T, C, S>(rule, factors[i], p, g, s, begin, end);
+    });
+  }
+}
+
+template <typename T, typename C, typename Rule>
+void step_typed(const StepSlots& slots, const std::vector<StepFactors>& factors, const Rule& rule) {
+  switch (slots.size() - 2) {
+    case 0:
+      return step_tensors<T, C, 0>(slots, factors, rule);
+    case 1:
+      return step_tensors<T, C, 1>(slots, factors, rule);
+    case 2:
+      if constexpr (Rule::kStates >= 2) return step_tensors<T, C, 2>(slots, factors, rule);
+      break;
+    case 3:
+      if constexpr (Rule::kStates >= 3) return step_tensors<T, C, 3>(slots, factors, rule);
+      break;
+  }
+}
+
+template <typename Rule>
+void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const Rule& rule,
+          const char* op) {
+  if (slots[0].empty()) return;
+  dispatch_floating(slots[0][0].dtype(), op, [&](auto t, auto c) {
+    step_typed<decltype(t), decltype(c)>(slots, factors, rule);
+  });
+}
+
+}  // namespace
+
+void sgd_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+              const SgdRule& rule) {
+  step(slots, factors, rule, "sgd_step");
+}
+
+void adam_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+               const AdamRule& rule) {
+  step(slots, factors, rule, "adam_step");
+}
+
+}  // namespace genesis::cpu

@@ -1,0 +1,63 @@
+#include "cuda/optimizer_step.h"
+
+#include "cuda/check.h"
+#include "cuda/device_guard.h"
+#include "cuda/stream.h"
+#include "kernels/optimizer_step.cuh"
+
+namespace genesis::cuda {
+
+namespace {
+
+// Fills tables of up to StepTable::kMaxTensors tensors and launches each (Note [Multi-tensor
+// steps] in kernels/optimizer_step.cu); the table is copied into the launch's parameters, so
+// one table object serves every launch.
+template <typename Rule, typename Launch>
+void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const Rule& rule,
+          const Launch& launch) {
+  if (slots[0].empty()) return;
+  int device = slots[0][0].device().index;
+  DeviceGuard guard(device);
+  void* stream = reinterpret_cast<void*>(current_stream(device));
+  int dtype = static_cast<int>(slots[0][0].dtype());
+  kernels::StepTable table;
+  table.states = static_cast<int>(slots.size()) - 2;
+  table.first_chunk[0] = 0;
+  auto flush = [&] {
+    if (table.tensors == 0) return;
+    launch(table, rule, dtype, stream);
+    GENESIS_CUDA_CHECK(cudaGetLastError());
+    table.tensors = 0;
+  };
+  for (size_t i = 0; i < slots[0].size(); ++i) {
+    int64_t n = slots[0][i].numel();
+    if (n == 0) continue;
+    int t = table.tensors++;
+    table.numel[t] = n;
+    table.first_chunk[t + 1] =
+        table.first_chunk[t] + (n + kernels::kStepChunk - 1) / kernels::kStepChunk;
+    for (size_t k = 0; k < slots.size(); ++k)
+      table.data[k][t] =
+          k == 1 ? const_cast<void*>(slots[k][i].data()) : slots[k][i].mutable_data();
+    table.factors[t] = factors[i];
+    // A grid stays well under its 2^31 - 1 blocks.
+    if (table.tensors == kernels::StepTable::kMaxTensors ||
+        table.first_chunk[table.tensors] > (int64_t{1} << 30))
+      flush();
+  }
+  flush();
+}
+
+}  // namespace
+
+void sgd_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+              const SgdRule& rule) {
+  step(slots, factors, rule, kernels::launch_sgd_step);
+}
+
+void adam_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+               const AdamRule& rule) {
+  step(slots, factors, rule, kernels::launch_adam_step);
+}
+
+}  // namespace genesis::cuda

@@ -1,0 +1,172 @@
+// Note [Optimizer steps]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// genesis.optim keeps PyTorch's objects (param_groups, per-parameter state dicts) in Python, but
+// a step is one C++ call per parameter group: the lists of parameters, gradients and state
+// tensors go down together, and every element of every tensor is updated by the rule of
+// vocab/optimizer_rules.h (Note [Optimizer rules]). On the CPU that is one pass over each
+// tensor (threaded over its elements); on CUDA one multi-tensor kernel launch for up to
+// kernels' StepTable::kMaxTensors tensors of one dtype, each block taking a chunk of one tensor
+// (Note [Multi-tensor steps] in kernels/optimizer_step.cu). The lists are split here by device
+// and dtype, so a group may mix them.
+//
+// Step counts stay 0-d float32 CPU tensors, as PyTorch's non-capturable optimizers keep them
+// (their state_dicts are then the same); they are incremented here and turned into each
+// tensor's bias corrections on the host, in double, as PyTorch's Python does. A tensor that is
+// not contiguous (a parameter made by a transposing view, or a state loaded with other strides)
+// is stepped through a contiguous copy that is copied back.
+#include "ops/optimizer_step.h"
+
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "core/errors.h"
+#include "cpu/optimizer_step.h"
+#include "cuda/optimizer_step.h"
+#include "ops/convert.h"
+#include "ops/copy.h"
+
+namespace genesis::ops {
+
+namespace {
+
+bool is_step_dtype(ScalarType t) {
+  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
+         t == ScalarType::Float64;
+}
+
+// The tensors of one call: slots[0] parameters, slots[1] gradients, then the rule's states.
+struct StepCall {
+  const char* op;
+  std::vector<std::vector<Tensor>> slots;
+  std::vector<StepFactors> factors;
+};
+
+void check_lists(const StepCall& call) {
+  const std::vector<Tensor>& params = call.slots[0];
+  static const char* const kNames[] = {"param", "grad", "state", "state", "state"};
+  for (size_t k = 1; k < call.slots.size(); ++k)
+    GENESIS_CHECK_VALUE(call.slots[k].size() == params.size(), call.op, "expected ", params.size(),
+                        " tensors in every list, got ", call.slots[k].size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Tensor& p = params[i];
+    GENESIS_CHECK(p.defined(), call.op, "param ", i, " is undefined");
+    GENESIS_CHECK_TYPE(is_step_dtype(p.dtype()), call.op, "param ", i,
+                       " must be a floating point tensor of 16, 32 or 64 bits, got ",
+                       scalar_type_name(p.dtype()));
+    for (size_t k = 1; k < call.slots.size(); ++k) {
+      const Tensor& t = call.slots[k][i];
+      GENESIS_CHECK(t.defined(), call.op, kNames[k], " ", i, " is undefined");
+      GENESIS_CHECK(t.dtype() == p.dtype() && t.device() == p.device() && t.sizes() == p.sizes(),
+                    call.op, kNames[k], " ", i, " (", scalar_type_name(t.dtype()), ", ",
+                    shape_str(t.sizes()), ", ", t.device().str(), ") does not match its param (",
+                    scalar_type_name(p.dtype()), ", ", shape_str(p.sizes()), ", ", p.device().str(),
+                    ")");
+    }
+  }
+  for (size_t k = 0; k < call.slots.size(); ++k)
+    if (k != 1)
+      for (const Tensor& t : call.slots[k]) check_writable(t, call.op);
+}
+
+// Runs `backend(slots, factors)` over each (device, dtype) part of the call, with contiguous
+// stand-ins for the tensors that are not, copied back afterwards.
+template <typename Backend>
+void run_parts(const StepCall& call, const Backend& backend) {
+  std::map<std::pair<std::string, int>, std::vector<size_t>> parts;
+  const std::vector<Tensor>& params = call.slots[0];
+  for (size_t i = 0; i < params.size(); ++i)
+    if (params[i].numel() > 0)
+      parts[{params[i].device().str(), static_cast<int>(params[i].dtype())}].push_back(i);
+  for (const auto& [key, members] : parts) {
+    std::vector<std::vector<Tensor>> slots(call.slots.size());
+    std::vector<StepFactors> factors;
+    std::vector<std::pair<Tensor, Tensor>> write_back;  // (original, contiguous stand-in)
+    for (size_t i : members) {
+      for (size_t k = 0; k < slots.size(); ++k) {
+        const Tensor& t = call.slots[k][i];
+        if (t.is_contiguous()) {
+          slots[k].push_back(t);
+        } else {
+          Tensor dense = contiguous(t);
+          slots[k].push_back(dense);
+          if (k != 1) write_back.emplace_back(t, dense);
+        }
+      }
+      factors.push_back(call.factors[i]);
+    }
+    backend(slots, factors);
+    for (const auto& [original, dense] : write_back) copy_(original, dense);
+  }
+}
+
+void check_steps(const std::vector<Tensor>& steps, size_t n, const char* op) {
+  GENESIS_CHECK_VALUE(steps.size() == n, op, "expected ", n, " step counts, got ", steps.size());
+  for (const Tensor& s : steps) {
+    GENESIS_CHECK(s.defined() && !s.is_cuda() && s.numel() == 1 &&
+                      s.dtype() == ScalarType::Float32 && s.is_contiguous(),
+                  op, "expected each step count as a one-element float32 CPU tensor");
+    check_writable(s, op);
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                             const std::vector<Tensor>& momentum_buffers, const SgdRule& rule) {
+  const char* op = "sgd_step";
+  bool momentum = rule.momentum != 0;
+  GENESIS_CHECK_VALUE(momentum_buffers.size() == (momentum ? params.size() : 0), op, "expected ",
+                      momentum ? params.size() : 0, " momentum buffers, got ",
+                      momentum_buffers.size());
+  GENESIS_CHECK_VALUE(grads.size() == params.size(), op, "expected ", params.size(),
+                      " gradients, got ", grads.size());
+  StepCall call{op, {params, grads}, std::vector<StepFactors>(params.size())};
+  std::vector<Tensor> buffers = momentum_buffers;
+  if (momentum) {
+    for (size_t i = 0; i < params.size(); ++i) {
+      if (buffers[i].defined() || !params[i].defined()) continue;
+      buffers[i] = Tensor::empty(params[i].sizes(), params[i].dtype(), params[i].device());
+      call.factors[i].a = 1;  // a new buffer starts as the direction itself
+    }
+    call.slots.push_back(buffers);
+  }
+  check_lists(call);
+  run_parts(call, [&](const auto& slots, const auto& factors) {
+    if (slots[0][0].is_cuda())
+      cuda::sgd_step(slots, factors, rule);
+    else
+      cpu::sgd_step(slots, factors, rule);
+  });
+  return buffers;
+}
+
+void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+               const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+               const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
+               const AdamRule& rule) {
+  const char* op = rule.decoupled ? "adamw_step" : "adam_step";
+  GENESIS_CHECK_VALUE(max_exp_avg_sqs.size() == (rule.amsgrad ? params.size() : 0), op, "expected ",
+                      rule.amsgrad ? params.size() : 0, " max_exp_avg_sqs, got ",
+                      max_exp_avg_sqs.size());
+  StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
+  if (rule.amsgrad) call.slots.push_back(max_exp_avg_sqs);
+  check_lists(call);
+  check_steps(steps, params.size(), op);
+  call.factors.resize(params.size());
+  for (size_t i = 0; i < params.size(); ++i) {
+    float* count = steps[i].mutable_data_as<float>();
+    *count += 1;
+    double step = *count;
+    call.factors[i].a = rule.lr / (1 - std::pow(rule.beta1, step));
+    call.factors[i].b = std::sqrt(1 - std::pow(rule.beta2, step));
+  }
+  run_parts(call, [&](const auto& slots, const auto& factors) {
+    if (slots[0][0].is_cuda())
+      cuda::adam_step(slots, factors, rule);
+    else
+      cpu::adam_step(slots, factors, rule);
+  });
+}
+
+}  // namespace genesis::ops

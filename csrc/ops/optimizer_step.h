@@ -1,0 +1,28 @@
+#pragma once
+// One optimizer step over a list of parameters as one call (Note [Optimizer steps] in
+// optimizer_step.cpp): genesis.optim's SGD, Adam and AdamW call these once per parameter group.
+#include <vector>
+
+#include "core/tensor.h"
+#include "vocab/optimizer_rules.h"
+
+namespace genesis::ops {
+
+// params[i] -= lr * (its SGD direction) in place, for every i; grads[i] has params[i]'s dtype,
+// shape and device. momentum_buffers: empty when rule.momentum is 0, else one entry per
+// parameter, an undefined Tensor where the buffer does not exist yet (it is created, as the
+// gradient's direction, and returned in its place). Returns the buffers (empty without
+// momentum).
+std::vector<Tensor> sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                             const std::vector<Tensor>& momentum_buffers, const SgdRule& rule);
+
+// The Adam (AdamW under rule.decoupled) step in place. steps: each parameter's step count, a
+// 0-d float32 CPU tensor, incremented here before its bias corrections are worked out.
+// max_exp_avg_sqs: one per parameter under rule.amsgrad, else empty. Every state tensor has its
+// parameter's dtype, shape and device.
+void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+               const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+               const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
+               const AdamRule& rule);
+
+}  // namespace genesis::ops

@@ -1,0 +1,76 @@
+// genesis.optim's fused steps (Note [Optimizer steps] in ops/optimizer_step.cpp) as
+// _C._optim._sgd_step and _adam_step: the optimizer classes check the options with PyTorch's
+// messages and call these once per parameter group, under no_grad.
+#include "ops/optimizer_step.h"
+#include "python/bindings.h"
+
+namespace genesis::python {
+
+namespace {
+
+// A list of tensors; None entries become undefined tensors where `none_ok`.
+std::vector<Tensor> tensor_list(const py::list& items, const char* op, const char* what,
+                                bool none_ok = false) {
+  std::vector<Tensor> out;
+  out.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    py::handle item = items[i];
+    if (none_ok && item.is_none()) {
+      out.emplace_back();
+      continue;
+    }
+    GENESIS_CHECK_TYPE(py::isinstance<Tensor>(item), op, "expected ", what, " ", i,
+                       " to be a tensor, got ", type_name(item));
+    out.push_back(item.cast<Tensor>());
+  }
+  return out;
+}
+
+py::list to_list(const std::vector<Tensor>& tensors) {
+  py::list out;
+  for (const Tensor& t : tensors) out.append(t.defined() ? py::cast(t) : py::none());
+  return out;
+}
+
+}  // namespace
+
+void init_optim(py::module_& m) {
+  py::module_ optim = m.def_submodule("_optim", "genesis.optim's compiled steps");
+  optim.def(
+      "_sgd_step",
+      [](const py::list& params, const py::list& grads, const py::list& momentum_buffers, double lr,
+         double momentum, double dampening, double weight_decay, bool nesterov, bool maximize) {
+        const char* op = "sgd_step";
+        SgdRule rule{lr, momentum, dampening, weight_decay, nesterov, maximize};
+        return to_list(
+            ops::sgd_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                          tensor_list(momentum_buffers, op, "momentum buffer", true), rule));
+      },
+      py::arg("params"), py::arg("grads"), py::arg("momentum_buffers"), py::arg("lr"),
+      py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"),
+      py::arg("maximize"),
+      "One SGD step over the lists in place; momentum_buffers: [] without momentum, else one per\n"
+      "param, None where it does not exist yet. Returns the buffers, the new ones made.");
+  optim.def(
+      "_adam_step",
+      [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
+         const py::list& exp_avg_sqs, const py::list& max_exp_avg_sqs, const py::list& steps,
+         double lr, double beta1, double beta2, double eps, double weight_decay, bool decoupled,
+         bool amsgrad, bool maximize) {
+        const char* op = decoupled ? "adamw_step" : "adam_step";
+        AdamRule rule{lr, beta1, beta2, eps, weight_decay, decoupled, amsgrad, maximize};
+        ops::adam_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                       tensor_list(exp_avgs, op, "exp_avg"),
+                       tensor_list(exp_avg_sqs, op, "exp_avg_sq"),
+                       tensor_list(max_exp_avg_sqs, op, "max_exp_avg_sq"),
+                       tensor_list(steps, op, "step"), rule);
+      },
+      py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
+      py::arg("max_exp_avg_sqs"), py::arg("steps"), py::arg("lr"), py::arg("beta1"),
+      py::arg("beta2"), py::arg("eps"), py::arg("weight_decay"), py::arg("decoupled"),
+      py::arg("amsgrad"), py::arg("maximize"),
+      "One Adam (AdamW when decoupled) step over the lists in place; each step count (a 0-d\n"
+      "float32 CPU tensor) is incremented first. max_exp_avg_sqs: [] unless amsgrad.");
+}
+
+}  // namespace genesis::python

@@ -1,0 +1,112 @@
+#pragma once
+// The per-element update rules of genesis.optim's steps, shared by the CPU pass and the CUDA
+// multi-tensor kernel (Note [Optimizer steps] in ops/optimizer_step.cpp).
+//
+// Note [Optimizer rules]
+// A rule holds the options of a call (as doubles, PyTorch's Python floats); rule.update<C>(f)
+// gives the update of one tensor's elements, with every constant already in the compute type C
+// (float for 16- and 32-bit parameters, double for float64) and the tensor's StepFactors (what
+// differs between the tensors of a call: their step counts, worked out on the host in double)
+// folded in. update(p, g, s) then changes one element: its parameter value p, gradient g and
+// state values s[0..kStates) (each kept in the parameter's dtype). Each rule does the arithmetic of
+// PyTorch's single-tensor step in the same order (torch.optim's _single_tensor_* functions), so
+// that genesis and PyTorch agree to the last bit or two after many steps. Options are written as
+// selects, not branches: the CPU's loop is then vectorized (Note [Vectorized steps] in
+// cpu/optimizer_step.cpp). A state the options leave unused (SGD's buffer without momentum, Adam's
+// max_exp_avg_sq without amsgrad) is read and written back unchanged; the backends pass zeros for
+// states they do not hold.
+#include <cmath>
+
+#include "vocab/host_device.h"
+
+namespace genesis {
+
+// What one tensor of a call contributes beyond the shared scalars; each rule says what a and b
+// mean.
+struct StepFactors {
+  double a = 0, b = 0;
+};
+
+// SGD: weight decay into the gradient, momentum with dampening, Nesterov's look-ahead.
+// a: 1 when the momentum buffer is new (it starts as the gradient), else 0.
+template <typename C>
+struct SgdUpdate {
+  C neg_lr, momentum, keep, weight_decay;  // keep: 1 - dampening
+  bool has_momentum, has_decay, nesterov, maximize, fresh;
+
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    g = has_decay ? g + weight_decay * p : g;
+    C buf = fresh ? g : s[0] * momentum + keep * g;
+    s[0] = has_momentum ? buf : s[0];
+    g = !has_momentum ? g : nesterov ? g + momentum * buf : buf;
+    p = p + neg_lr * g;
+  }
+};
+
+struct SgdRule {
+  static constexpr int kStates = 1;  // momentum_buffer (untouched when momentum is 0)
+  double lr = 0, momentum = 0, dampening = 0, weight_decay = 0;
+  bool nesterov = false, maximize = false;
+
+  // The update of one tensor's elements, its constants in the compute type C.
+  template <typename C>
+  GENESIS_HD SgdUpdate<C> update(const StepFactors& f) const {
+    return {C(-lr),          C(momentum),   C(1 - dampening),
+            C(weight_decay), momentum != 0, weight_decay != 0,
+            nesterov,        maximize,      f.a != 0};
+  }
+};
+
+// Adam, and AdamW when `decoupled` (weight decay shrinks the parameter instead of joining the
+// gradient); amsgrad keeps the running maximum of the second moment.
+// a: lr / (1 - beta1^step), the step size; b: sqrt(1 - beta2^step).
+template <typename C>
+struct AdamUpdate {
+  // shrink: 1 - lr * weight_decay under decoupled weight decay, else 1 (p * 1 is p, exactly).
+  C shrink, weight_decay, one_minus_beta1, beta2, one_minus_beta2, eps, neg_step_size,
+      bias_correction2_sqrt;
+  bool coupled_decay, maximize;
+
+  // s[2] holds the largest second moment so far under amsgrad and stays 0 otherwise (then the
+  // larger of s[2] and s[1] is s[1], NaN included): no select on amsgrad, which keeps the CPU's
+  // loop vectorizable.
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    p = p * shrink;
+    g = coupled_decay ? g + weight_decay * p : g;
+    s[0] = lerp(s[0], g, one_minus_beta1);
+    s[1] = s[1] * beta2 + one_minus_beta2 * g * g;
+    s[2] = s[2] > s[1] ? s[2] : s[1];
+    C denom = std::sqrt(s[2]) / bias_correction2_sqrt + eps;
+    p = p + neg_step_size * (s[0] / denom);
+  }
+
+  // PyTorch's lerp: exact at both ends, computed from the nearer one.
+  GENESIS_HD static C lerp(C from, C to, C weight) {
+    return weight < C(0.5) ? from + weight * (to - from) : to - (to - from) * (C(1) - weight);
+  }
+};
+
+struct AdamRule {
+  static constexpr int kStates = 3;  // exp_avg, exp_avg_sq, max_exp_avg_sq (under amsgrad)
+  double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
+  bool decoupled = false, amsgrad = false, maximize = false;
+
+  template <typename C>
+  GENESIS_HD AdamUpdate<C> update(const StepFactors& f) const {
+    bool decay = weight_decay != 0;
+    return {decay && decoupled ? C(1 - lr * weight_decay) : C(1),
+            C(weight_decay),
+            C(1 - beta1),
+            C(beta2),
+            C(1 - beta2),
+            C(eps),
+            C(-f.a),
+            C(f.b),
+            decay && !decoupled,
+            maximize};
+  }
+};
+
+}  // namespace genesis

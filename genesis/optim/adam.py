@@ -1,0 +1,237 @@
+"""Adam and AdamW: adaptive moment estimation, with L2 or decoupled weight decay and amsgrad."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .. import _C
+from ..autograd import no_grad
+from .optimizer import Optimizer, _check_implementation_flags, _scalar
+
+__all__ = ["Adam", "AdamW"]
+
+
+def _check_adam_options(lr: Any, betas: Any, eps: float, weight_decay: float) -> None:
+    if isinstance(lr, _C.Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= _scalar(lr):
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= _scalar(betas[0]) < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= _scalar(betas[1]) < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    if isinstance(betas[0], _C.Tensor) != isinstance(betas[1], _C.Tensor):
+        raise ValueError("betas must be either both floats or both Tensors")
+
+
+class Adam(Optimizer):
+    """Adam, as ``torch.optim.Adam``.
+
+    For each parameter with gradient g (negated under ``maximize``) at step t:
+    ``g += weight_decay * p`` (or ``p *= 1 - lr * weight_decay`` under
+    ``decoupled_weight_decay``), ``m = lerp(m, g, 1 - beta1)``,
+    ``v = beta2 * v + (1 - beta2) * g * g`` (under ``amsgrad`` its running maximum is used),
+    ``p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)``. Each group's step is
+    one fused call (one kernel launch on CUDA; Note [Optimizer objects] in
+    genesis/optim/optimizer.py). The state of a parameter: ``step`` (a 0-d float32 CPU tensor),
+    ``exp_avg``, ``exp_avg_sq`` and, under amsgrad, ``max_exp_avg_sq``.
+
+    Args:
+        params (iterable): parameters, ``(name, parameter)`` pairs, or parameter groups.
+        lr (float or Tensor): learning rate. Default: 1e-3.
+        betas (tuple of two floats): decay rates of the first and second moments.
+            Default: (0.9, 0.999).
+        eps (float): added to the denominator. Default: 1e-8.
+        weight_decay (float): weight decay. Default: 0.
+        amsgrad (bool): use the running maximum of the second moment. Default: False.
+        foreach (bool, optional): accepted for PyTorch's code; genesis has one implementation.
+            Default: None.
+        maximize (bool): maximize the objective instead. Default: False.
+        capturable (bool): not supported yet (must be False). Default: False.
+        differentiable (bool): not supported (must be False). Default: False.
+        fused (bool, optional): accepted for PyTorch's code; every step is fused.
+            Default: None.
+        decoupled_weight_decay (bool): AdamW's weight decay. Default: False.
+
+    Example::
+
+        >>> p = genesis.nn.Parameter(genesis.tensor([1.0, 2.0]))
+        >>> opt = genesis.optim.Adam([p], lr=0.1)
+        >>> p.grad = genesis.tensor([1.0, -1.0])
+        >>> opt.step()
+        >>> p
+        Parameter containing:
+        tensor([0.9000, 2.1000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: Any = 1e-3,
+        betas: tuple[Any, Any] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        _check_adam_options(lr, betas, eps, weight_decay)
+        _check_implementation_flags(type(self).__name__, foreach, fused, differentiable, capturable)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("amsgrad", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("capturable", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", None)
+            group.setdefault("decoupled_weight_decay", isinstance(self, AdamW))
+
+    def _state_shapes_checked(self) -> tuple[str, ...]:
+        return ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Performs one Adam step over every parameter that has a gradient.
+
+        Args:
+            closure (Callable, optional): re-evaluates the model and returns the loss, run
+                with gradients enabled before the step. Default: None.
+
+        Returns:
+            The closure's loss, or None.
+
+        Example::
+
+            >>> p = genesis.nn.Parameter(genesis.ones(2))
+            >>> p.grad = genesis.ones(2)
+            >>> genesis.optim.Adam([p], lr=0.5).step()
+            >>> p
+            Parameter containing:
+            tensor([0.5000, 0.5000], requires_grad=True)
+        """
+        return self._step_groups(closure)
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        """One fused Adam call over the group's parameters that have a gradient."""
+        params = self._params_with_grad(group)
+        if not params:
+            return
+        amsgrad = group["amsgrad"]
+        states = [self.state[p] for p in params]
+        for p, state in zip(params, states):
+            if len(state) == 0 or (amsgrad and "max_exp_avg_sq" not in state):
+                _init_state(p, state, amsgrad)
+        beta1, beta2 = group["betas"]
+        _C._optim._adam_step(
+            params,
+            [p.grad for p in params],
+            [s["exp_avg"] for s in states],
+            [s["exp_avg_sq"] for s in states],
+            [s["max_exp_avg_sq"] for s in states] if amsgrad else [],
+            [s["step"] for s in states],
+            lr=_scalar(group["lr"]),
+            beta1=_scalar(beta1),
+            beta2=_scalar(beta2),
+            eps=group["eps"],
+            weight_decay=_scalar(group["weight_decay"]),
+            decoupled=group["decoupled_weight_decay"],
+            amsgrad=amsgrad,
+            maximize=group["maximize"],
+        )
+
+
+def _init_state(p: _C.Tensor, state: dict[str, Any], amsgrad: bool) -> None:
+    """A parameter's Adam state at its first step (what is missing of it)."""
+    with no_grad():
+        if "step" not in state:
+            state["step"] = _C.tensor(0.0, dtype=_C.float32)
+            state["exp_avg"] = _C.zeros_like(p)
+            state["exp_avg_sq"] = _C.zeros_like(p)
+        if amsgrad and "max_exp_avg_sq" not in state:
+            state["max_exp_avg_sq"] = _C.zeros_like(p)
+
+
+class AdamW(Adam):
+    """AdamW, as ``torch.optim.AdamW``: Adam whose weight decay shrinks the parameters
+    (``p *= 1 - lr * weight_decay``) instead of joining the gradient; its default weight decay
+    is 0.01.
+
+    Args:
+        params (iterable): parameters, ``(name, parameter)`` pairs, or parameter groups.
+        lr (float or Tensor): learning rate. Default: 1e-3.
+        betas (tuple of two floats): decay rates of the first and second moments.
+            Default: (0.9, 0.999).
+        eps (float): added to the denominator. Default: 1e-8.
+        weight_decay (float): decoupled weight decay. Default: 1e-2.
+        amsgrad (bool): use the running maximum of the second moment. Default: False.
+        maximize (bool): maximize the objective instead. Default: False.
+        foreach (bool, optional): accepted for PyTorch's code. Default: None.
+        capturable (bool): not supported yet (must be False). Default: False.
+        differentiable (bool): not supported (must be False). Default: False.
+        fused (bool, optional): accepted for PyTorch's code. Default: None.
+
+    Example::
+
+        >>> p = genesis.nn.Parameter(genesis.ones(2))
+        >>> opt = genesis.optim.AdamW([p], lr=0.1, weight_decay=0.5)
+        >>> p.grad = genesis.zeros(2)
+        >>> opt.step()
+        >>> p.tolist()
+        [0.949999988079071, 0.949999988079071]
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: Any = 1e-3,
+        betas: tuple[Any, Any] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )

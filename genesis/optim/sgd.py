@@ -1,0 +1,134 @@
+"""SGD: stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from .. import _C
+from .optimizer import Optimizer, _check_implementation_flags, _scalar
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, as ``torch.optim.SGD``.
+
+    For each parameter with gradient g (negated under ``maximize``):
+    ``g += weight_decay * p``; with momentum, ``buf = momentum * buf + (1 - dampening) * g``
+    (``buf = g`` at its first step) and ``g = g + momentum * buf`` under ``nesterov``, else
+    ``g = buf``; then ``p -= lr * g``. Each group's step is one fused call (one kernel launch
+    on CUDA; Note [Optimizer objects] in genesis/optim/optimizer.py).
+
+    Args:
+        params (iterable): parameters, ``(name, parameter)`` pairs, or parameter groups.
+        lr (float or Tensor): learning rate. Default: 1e-3.
+        momentum (float): momentum factor. Default: 0.
+        dampening (float): dampening of the momentum. Default: 0.
+        weight_decay (float): L2 penalty. Default: 0.
+        nesterov (bool): Nesterov momentum. Default: False.
+        maximize (bool): maximize the objective instead. Default: False.
+        foreach (bool, optional): accepted for PyTorch's code; genesis has one implementation.
+            Default: None.
+        differentiable (bool): not supported (must be False). Default: False.
+        fused (bool, optional): accepted for PyTorch's code; every step is fused.
+            Default: None.
+
+    Example::
+
+        >>> p = genesis.nn.Parameter(genesis.tensor([1.0, 2.0]))
+        >>> opt = genesis.optim.SGD([p], lr=0.1, momentum=0.9)
+        >>> p.grad = genesis.tensor([1.0, -1.0])
+        >>> opt.step()
+        >>> p
+        Parameter containing:
+        tensor([0.9000, 2.1000], requires_grad=True)
+    """
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: Any = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        if isinstance(lr, _C.Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if _scalar(lr) < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if _scalar(weight_decay) < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        _check_implementation_flags("SGD", foreach, fused, differentiable, False)
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for key, default in (("nesterov", False), ("maximize", False), ("foreach", None)):
+                group.setdefault(key, default)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Performs one SGD step over every parameter that has a gradient.
+
+        Args:
+            closure (Callable, optional): re-evaluates the model and returns the loss, run
+                with gradients enabled before the step. Default: None.
+
+        Returns:
+            The closure's loss, or None.
+
+        Example::
+
+            >>> p = genesis.nn.Parameter(genesis.ones(2))
+            >>> p.grad = genesis.ones(2)
+            >>> genesis.optim.SGD([p], lr=0.25).step()
+            >>> p.tolist()
+            [0.75, 0.75]
+        """
+        return self._step_groups(closure)
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        """One fused SGD call over the group's parameters that have a gradient."""
+        params = self._params_with_grad(group)
+        if not params:
+            return
+        momentum = group["momentum"]
+        buffers = [self.state[p].get("momentum_buffer") for p in params] if momentum else []
+        stepped = _C._optim._sgd_step(
+            params,
+            [p.grad for p in params],
+            buffers,
+            lr=_scalar(group["lr"]),
+            momentum=momentum,
+            dampening=group["dampening"],
+            weight_decay=_scalar(group["weight_decay"]),
+            nesterov=group["nesterov"],
+            maximize=group["maximize"],
+        )
+        if any(b is None for b in buffers):
+            for p, b in zip(params, stepped):
+                self.state[p]["momentum_buffer"] = b

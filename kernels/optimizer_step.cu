@@ -1,0 +1,133 @@
+// Note [Multi-tensor steps]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// An optimizer step reads and writes every parameter and state once; it is bound by memory
+// bandwidth, and over hundreds of tensors a launch per tensor (or per op per tensor) would cost
+// more in launches than in memory traffic. So one launch steps up to StepTable::kMaxTensors
+// tensors: the table of their addresses, sizes and factors is the kernel's parameter itself
+// (__grid_constant__, read from the constant bank, no copy to the device beforehand, and so
+// also captured whole by a CUDA graph). Each tensor is cut into chunks of kStepChunk elements,
+// block b takes global chunk b, and finds its tensor by a binary search over the chunks' prefix
+// sums. A tensor whose pointers are all 16-byte aligned (any tensor that starts its storage) is
+// read and written in 16-byte packs; the rest of it, and unaligned tensors, one element at a
+// time.
+//
+// Measured on an H200 (AdamW and SGD with momentum over 124M float32 parameters in 210 tensors,
+// against torch's fused=True in the same run): chunks of 16384 elements beat 65536 (a block's
+// share of the last wave is smaller), and loading two or four packs per thread before computing
+// them was slower than one (1.68 and 1.77 ms against 1.59 ms for AdamW: more registers, fewer
+// blocks). Both libraries move about 2.2 TB/s here.
+#include <cuda_runtime.h>
+
+#include "kernels/dtype_traits.cuh"
+#include "kernels/optimizer_step.cuh"
+
+namespace genesis::kernels {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+template <typename T, int V>
+struct alignas(sizeof(T) * V) Pack {
+  T v[V];
+};
+
+__device__ __forceinline__ int tensor_of(const StepTable& table, int64_t chunk) {
+  int lo = 0, hi = table.tensors - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (table.first_chunk[mid] <= chunk)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+// Steps V elements at `at` (of each of p, g and the states), T items held as compute type C.
+template <typename T, typename C, int kStates, int V, typename Update>
+__device__ __forceinline__ void step_pack(const Update& update, int states, T* p, const T* g,
+                                          T* const* s, int64_t at) {
+  using P = Pack<T, V>;
+  P pp = *reinterpret_cast<const P*>(p + at);
+  P gp = *reinterpret_cast<const P*>(g + at);
+  P sp[kStates];
+#pragma unroll
+  for (int k = 0; k < kStates; ++k)
+    if (k < states) sp[k] = *reinterpret_cast<const P*>(s[k] + at);
+#pragma unroll
+  for (int e = 0; e < V; ++e) {
+    C pv = convert<C>(pp.v[e]);
+    C sv[kStates];
+#pragma unroll
+    for (int k = 0; k < kStates; ++k) sv[k] = k < states ? convert<C>(sp[k].v[e]) : C(0);
+    update(pv, convert<C>(gp.v[e]), sv);
+    pp.v[e] = convert<T>(pv);
+#pragma unroll
+    for (int k = 0; k < kStates; ++k)
+      if (k < states) sp[k].v[e] = convert<T>(sv[k]);
+  }
+  *reinterpret_cast<P*>(p + at) = pp;
+#pragma unroll
+  for (int k = 0; k < kStates; ++k)
+    if (k < states) *reinterpret_cast<P*>(s[k] + at) = sp[k];
+}
+
+template <typename T, typename C, typename Rule>
+__global__ void __launch_bounds__(kThreads)
+    multi_tensor_step(const __grid_constant__ StepTable table, const Rule rule) {
+  const int64_t chunk = blockIdx.x;
+  const int t = tensor_of(table, chunk);
+  const int64_t begin = (chunk - table.first_chunk[t]) * kStepChunk;
+  const int64_t rest = table.numel[t] - begin;
+  const int64_t n = rest < kStepChunk ? rest : kStepChunk;
+  const int states = table.states;
+  T* p = static_cast<T*>(table.data[0][t]) + begin;
+  const T* g = static_cast<const T*>(table.data[1][t]) + begin;
+  T* s[Rule::kStates];
+  uintptr_t addresses = reinterpret_cast<uintptr_t>(p) | reinterpret_cast<uintptr_t>(g);
+#pragma unroll
+  for (int k = 0; k < Rule::kStates; ++k) {
+    s[k] = k < states ? static_cast<T*>(table.data[2 + k][t]) + begin : nullptr;
+    addresses |= reinterpret_cast<uintptr_t>(s[k]);
+  }
+  const auto update = rule.template update<C>(table.factors[t]);
+  constexpr int V = 16 / sizeof(T);
+  const int64_t packed = addresses % 16 == 0 ? n / V * V : 0;
+  for (int64_t at = int64_t{threadIdx.x} * V; at < packed; at += int64_t{kThreads} * V)
+    step_pack<T, C, Rule::kStates, V>(update, states, p, g, s, at);
+  for (int64_t at = packed + threadIdx.x; at < n; at += kThreads)
+    step_pack<T, C, Rule::kStates, 1>(update, states, p, g, s, at);
+}
+
+template <typename Rule>
+void launch(const StepTable& table, const Rule& rule, int dtype, void* stream) {
+  unsigned blocks = static_cast<unsigned>(table.first_chunk[table.tensors]);
+  if (blocks == 0) return;
+  auto go = [&](auto t, auto c) {
+    multi_tensor_step<decltype(t), decltype(c), Rule>
+        <<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(table, rule);
+  };
+  switch (dtype) {
+    case kFloat16:
+      return go(__half{}, float{});
+    case kBFloat16:
+      return go(__nv_bfloat16{}, float{});
+    case kFloat32:
+      return go(float{}, float{});
+    default:
+      return go(double{}, double{});
+  }
+}
+
+}  // namespace
+
+void launch_sgd_step(const StepTable& table, const SgdRule& rule, int dtype, void* stream) {
+  launch(table, rule, dtype, stream);
+}
+
+void launch_adam_step(const StepTable& table, const AdamRule& rule, int dtype, void* stream) {
+  launch(table, rule, dtype, stream);
+}
+
+}  // namespace genesis::kernels

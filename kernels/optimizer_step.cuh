@@ -1,0 +1,30 @@
+#pragma once
+// Host launchers of the multi-tensor optimizer steps (device code and Note [Multi-tensor steps]
+// in optimizer_step.cu).
+#include <cstdint>
+
+#include "vocab/optimizer_rules.h"
+
+namespace genesis::kernels {
+
+// Up to kMaxTensors tensors of one dtype, passed whole as the kernel's parameter (CUDA 12.1 and
+// sm_70 take up to 32764 bytes of them). data[0] the parameters, data[1] the gradients,
+// data[2 + k] the rule's k-th state (states of them in use).
+struct StepTable {
+  static constexpr int kMaxTensors = 224;
+  static constexpr int kMaxSlots = 5;
+  int tensors = 0, states = 0;
+  int64_t first_chunk[kMaxTensors + 1];  // tensor t's chunks: [first_chunk[t], first_chunk[t+1])
+  int64_t numel[kMaxTensors];
+  void* data[kMaxSlots][kMaxTensors];
+  StepFactors factors[kMaxTensors];
+};
+
+// dtype: a DtypeCode of dtype_traits.cuh (float16, bfloat16, float32 or float64).
+// The elements a block steps.
+constexpr int64_t kStepChunk = 16384;
+
+void launch_sgd_step(const StepTable& table, const SgdRule& rule, int dtype, void* stream);
+void launch_adam_step(const StepTable& table, const AdamRule& rule, int dtype, void* stream);
+
+}  // namespace genesis::kernels
