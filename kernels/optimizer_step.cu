@@ -46,31 +46,31 @@ __device__ __forceinline__ int tensor_of(const StepTable& table, int64_t chunk) 
 
 // Steps V elements at `at` (of each of p, g and the states), T items held as compute type C.
 template <typename T, typename C, int kStates, int V, typename Update>
-__device__ __forceinline__ void step_pack(const Update& update, int states, T* p, const T* g,
-                                          T* const* s, int64_t at) {
+__device__ __forceinline__ void step_pack(const Update& update, T* p, const T* g, T* const* s,
+                                          int64_t at) {
   using P = Pack<T, V>;
   P pp = *reinterpret_cast<const P*>(p + at);
   P gp = *reinterpret_cast<const P*>(g + at);
   P sp[kStates];
 #pragma unroll
   for (int k = 0; k < kStates; ++k)
-    if (k < states) sp[k] = *reinterpret_cast<const P*>(s[k] + at);
+    if (s[k] != nullptr) sp[k] = *reinterpret_cast<const P*>(s[k] + at);
 #pragma unroll
   for (int e = 0; e < V; ++e) {
     C pv = convert<C>(pp.v[e]);
     C sv[kStates];
 #pragma unroll
-    for (int k = 0; k < kStates; ++k) sv[k] = k < states ? convert<C>(sp[k].v[e]) : C(0);
+    for (int k = 0; k < kStates; ++k) sv[k] = s[k] != nullptr ? convert<C>(sp[k].v[e]) : C(0);
     update(pv, convert<C>(gp.v[e]), sv);
     pp.v[e] = convert<T>(pv);
 #pragma unroll
     for (int k = 0; k < kStates; ++k)
-      if (k < states) sp[k].v[e] = convert<T>(sv[k]);
+      if (s[k] != nullptr) sp[k].v[e] = convert<T>(sv[k]);
   }
   *reinterpret_cast<P*>(p + at) = pp;
 #pragma unroll
   for (int k = 0; k < kStates; ++k)
-    if (k < states) *reinterpret_cast<P*>(s[k] + at) = sp[k];
+    if (s[k] != nullptr) *reinterpret_cast<P*>(s[k] + at) = sp[k];
 }
 
 template <typename T, typename C, typename Rule>
@@ -88,16 +88,17 @@ __global__ void __launch_bounds__(kThreads)
   uintptr_t addresses = reinterpret_cast<uintptr_t>(p) | reinterpret_cast<uintptr_t>(g);
 #pragma unroll
   for (int k = 0; k < Rule::kStates; ++k) {
-    s[k] = k < states ? static_cast<T*>(table.data[2 + k][t]) + begin : nullptr;
+    void* state = k < states ? table.data[2 + k][t] : nullptr;  // null: not held, reads 0
+    s[k] = state != nullptr ? static_cast<T*>(state) + begin : nullptr;
     addresses |= reinterpret_cast<uintptr_t>(s[k]);
   }
   const auto update = rule.template update<C>(table.factors[t]);
   constexpr int V = 16 / sizeof(T);
   const int64_t packed = addresses % 16 == 0 ? n / V * V : 0;
   for (int64_t at = int64_t{threadIdx.x} * V; at < packed; at += int64_t{kThreads} * V)
-    step_pack<T, C, Rule::kStates, V>(update, states, p, g, s, at);
+    step_pack<T, C, Rule::kStates, V>(update, p, g, s, at);
   for (int64_t at = packed + threadIdx.x; at < n; at += kThreads)
-    step_pack<T, C, Rule::kStates, 1>(update, states, p, g, s, at);
+    step_pack<T, C, Rule::kStates, 1>(update, p, g, s, at);
 }
 
 template <typename Rule>
@@ -127,6 +128,18 @@ void launch_sgd_step(const StepTable& table, const SgdRule& rule, int dtype, voi
 }
 
 void launch_adam_step(const StepTable& table, const AdamRule& rule, int dtype, void* stream) {
+  launch(table, rule, dtype, stream);
+}
+
+void launch_rmsprop_step(const StepTable& table, const RmspropRule& rule, int dtype, void* stream) {
+  launch(table, rule, dtype, stream);
+}
+
+void launch_adagrad_step(const StepTable& table, const AdagradRule& rule, int dtype, void* stream) {
+  launch(table, rule, dtype, stream);
+}
+
+void launch_adamax_step(const StepTable& table, const AdamaxRule& rule, int dtype, void* stream) {
   launch(table, rule, dtype, stream);
 }
 

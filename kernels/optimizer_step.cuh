@@ -9,7 +9,8 @@ namespace genesis::kernels {
 
 // Up to kMaxTensors tensors of one dtype, passed whole as the kernel's parameter (CUDA 12.1 and
 // sm_70 take up to 32764 bytes of them). data[0] the parameters, data[1] the gradients,
-// data[2 + k] the rule's k-th state (states of them in use).
+// data[2 + k] the rule's k-th state (states of them in use; a null address is a state the call
+// does not hold, read as 0 and not written).
 struct StepTable {
   static constexpr int kMaxTensors = 224;
   static constexpr int kMaxSlots = 5;
@@ -26,5 +27,8 @@ constexpr int64_t kStepChunk = 16384;
 
 void launch_sgd_step(const StepTable& table, const SgdRule& rule, int dtype, void* stream);
 void launch_adam_step(const StepTable& table, const AdamRule& rule, int dtype, void* stream);
+void launch_rmsprop_step(const StepTable& table, const RmspropRule& rule, int dtype, void* stream);
+void launch_adagrad_step(const StepTable& table, const AdagradRule& rule, int dtype, void* stream);
+void launch_adamax_step(const StepTable& table, const AdamaxRule& rule, int dtype, void* stream);
 
 }  // namespace genesis::kernels

@@ -38,13 +38,19 @@ template <typename T, typename C, int S, typename Rule>
     if constexpr (std::is_same_v<T, C>) {  // in place
       pv = p + at;
       gv = const_cast<C*>(g + at);
-      for (int k = 0; k < S; ++k) sv[k] = s[k] + at;
     } else {
       pv = pb;
       gv = gb;
       for (int64_t j = 0; j < n; ++j) pb[j] = widen<C>(p[at + j]);
       for (int64_t j = 0; j < n; ++j) gb[j] = widen<C>(g[at + j]);
-      for (int k = 0; k < S; ++k) {
+    }
+    for (int k = 0; k < S; ++k) {
+      if (s[k] == nullptr) {  // a state the call does not hold: zeros, not stored
+        sv[k] = sb[k];
+        std::fill(sb[k], sb[k] + n, C(0));
+      } else if constexpr (std::is_same_v<T, C>) {
+        sv[k] = s[k] + at;
+      } else {
         sv[k] = sb[k];
         for (int64_t j = 0; j < n; ++j) sb[k][j] = widen<C>(s[k][at + j]);
       }
@@ -63,7 +69,8 @@ template <typename T, typename C, int S, typename Rule>
     if constexpr (!std::is_same_v<T, C>) {
       for (int64_t j = 0; j < n; ++j) p[at + j] = static_cast<T>(pb[j]);
       for (int k = 0; k < S; ++k)
-        for (int64_t j = 0; j < n; ++j) s[k][at + j] = static_cast<T>(sb[k][j]);
+        if (s[k] != nullptr)
+          for (int64_t j = 0; j < n; ++j) s[k][at + j] = static_cast<T>(sb[k][j]);
     }
   }
 }
@@ -94,7 +101,8 @@ void step_tensors(const StepSlots& slots, const std::vector<StepFactors>& factor
     T* p = slots[0][i].mutable_data_as<T>();
     const T* g = slots[1][i].data_as<T>();
     T* s[S > 0 ? S : 1] = {};
-    for (int k = 0; k < S; ++k) s[k] = slots[2 + k][i].mutable_data_as<T>();
+    for (int k = 0; k < S; ++k)
+      s[k] = slots[2 + k].empty() ? nullptr : slots[2 + k][i].mutable_data_as<T>();
     // About 20 operations an element.
     parallel_for(slots[0][i].numel(), kDefaultGrain / 20, [&](int64_t begin, int64_t end) {
 #ifdef GENESIS_STEP_X86
@@ -134,14 +142,25 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
 
 }  // namespace
 
-void sgd_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-              const SgdRule& rule) {
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const SgdRule& rule) {
   step(slots, factors, rule, "sgd_step");
 }
-
-void adam_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-               const AdamRule& rule) {
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdamRule& rule) {
   step(slots, factors, rule, "adam_step");
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const RmspropRule& rule) {
+  step(slots, factors, rule, "rmsprop_step");
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdagradRule& rule) {
+  step(slots, factors, rule, "adagrad_step");
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdamaxRule& rule) {
+  step(slots, factors, rule, "adamax_step");
 }
 
 }  // namespace genesis::cpu

@@ -1,8 +1,8 @@
 #pragma once
 // The CPU's optimizer steps (Note [Optimizer steps] in ops/optimizer_step.cpp): slots[0] the
-// parameters, slots[1] their gradients, then the rule's states (Note [Optimizer rules] in
-// vocab/optimizer_rules.h); every tensor contiguous, on the CPU, of one floating dtype, with its
-// parameter's numel. factors[i]: tensor i's StepFactors.
+// parameters, slots[1] their gradients, then the rule's states, an empty list for a state the call
+// does not hold (Note [Optimizer rules] in vocab/optimizer_rules.h); every tensor contiguous, on
+// the CPU, of one floating dtype, with its parameter's numel. factors[i]: tensor i's StepFactors.
 #include <vector>
 
 #include "core/tensor.h"
@@ -12,8 +12,16 @@ namespace genesis::cpu {
 
 using StepSlots = std::vector<std::vector<Tensor>>;
 
-void sgd_step(const StepSlots& slots, const std::vector<StepFactors>& factors, const SgdRule& rule);
-void adam_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-               const AdamRule& rule);
+// One overload per rule of vocab/optimizer_rules.h.
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const SgdRule& rule);
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdamRule& rule);
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const RmspropRule& rule);
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdagradRule& rule);
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdamaxRule& rule);
 
 }  // namespace genesis::cpu

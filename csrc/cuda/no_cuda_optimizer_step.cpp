@@ -4,8 +4,20 @@
 
 namespace genesis::cuda {
 
-void sgd_step(const StepSlots&, const std::vector<StepFactors>&, const SgdRule&) { no_device(); }
-
-void adam_step(const StepSlots&, const std::vector<StepFactors>&, const AdamRule&) { no_device(); }
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const SgdRule&) {
+  no_device();
+}
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdamRule&) {
+  no_device();
+}
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const RmspropRule&) {
+  no_device();
+}
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdagradRule&) {
+  no_device();
+}
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdamaxRule&) {
+  no_device();
+}
 
 }  // namespace genesis::cuda

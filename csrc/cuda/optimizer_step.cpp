@@ -36,9 +36,13 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
     table.numel[t] = n;
     table.first_chunk[t + 1] =
         table.first_chunk[t] + (n + kernels::kStepChunk - 1) / kernels::kStepChunk;
-    for (size_t k = 0; k < slots.size(); ++k)
-      table.data[k][t] =
-          k == 1 ? const_cast<void*>(slots[k][i].data()) : slots[k][i].mutable_data();
+    for (size_t k = 0; k < slots.size(); ++k) {
+      if (slots[k].empty())  // a state the call does not hold (Note [Multi-tensor steps])
+        table.data[k][t] = nullptr;
+      else
+        table.data[k][t] =
+            k == 1 ? const_cast<void*>(slots[k][i].data()) : slots[k][i].mutable_data();
+    }
     table.factors[t] = factors[i];
     // A grid stays well under its 2^31 - 1 blocks.
     if (table.tensors == kernels::StepTable::kMaxTensors ||
@@ -50,14 +54,25 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
 
 }  // namespace
 
-void sgd_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-              const SgdRule& rule) {
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const SgdRule& rule) {
   step(slots, factors, rule, kernels::launch_sgd_step);
 }
-
-void adam_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-               const AdamRule& rule) {
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdamRule& rule) {
   step(slots, factors, rule, kernels::launch_adam_step);
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const RmspropRule& rule) {
+  step(slots, factors, rule, kernels::launch_rmsprop_step);
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdagradRule& rule) {
+  step(slots, factors, rule, kernels::launch_adagrad_step);
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdamaxRule& rule) {
+  step(slots, factors, rule, kernels::launch_adamax_step);
 }
 
 }  // namespace genesis::cuda

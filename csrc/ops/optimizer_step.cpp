@@ -46,8 +46,9 @@ void check_lists(const StepCall& call) {
   const std::vector<Tensor>& params = call.slots[0];
   static const char* const kNames[] = {"param", "grad", "state", "state", "state"};
   for (size_t k = 1; k < call.slots.size(); ++k)
-    GENESIS_CHECK_VALUE(call.slots[k].size() == params.size(), call.op, "expected ", params.size(),
-                        " tensors in every list, got ", call.slots[k].size());
+    GENESIS_CHECK_VALUE(call.slots[k].size() == params.size() || (k >= 2 && call.slots[k].empty()),
+                        call.op, "expected ", params.size(), " tensors in every list, got ",
+                        call.slots[k].size());
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
     GENESIS_CHECK(p.defined(), call.op, "param ", i, " is undefined");
@@ -55,6 +56,7 @@ void check_lists(const StepCall& call) {
                        " must be a floating point tensor of 16, 32 or 64 bits, got ",
                        scalar_type_name(p.dtype()));
     for (size_t k = 1; k < call.slots.size(); ++k) {
+      if (call.slots[k].empty()) continue;  // a state the call does not hold
       const Tensor& t = call.slots[k][i];
       GENESIS_CHECK(t.defined(), call.op, kNames[k], " ", i, " is undefined");
       GENESIS_CHECK(t.dtype() == p.dtype() && t.device() == p.device() && t.sizes() == p.sizes(),
@@ -69,10 +71,10 @@ void check_lists(const StepCall& call) {
       for (const Tensor& t : call.slots[k]) check_writable(t, call.op);
 }
 
-// Runs `backend(slots, factors)` over each (device, dtype) part of the call, with contiguous
-// stand-ins for the tensors that are not, copied back afterwards.
-template <typename Backend>
-void run_parts(const StepCall& call, const Backend& backend) {
+// Steps each (device, dtype) part of the call with its backend, with contiguous stand-ins for
+// the tensors that are not, copied back afterwards.
+template <typename Rule>
+void run_parts(const StepCall& call, const Rule& rule) {
   std::map<std::pair<std::string, int>, std::vector<size_t>> parts;
   const std::vector<Tensor>& params = call.slots[0];
   for (size_t i = 0; i < params.size(); ++i)
@@ -84,6 +86,7 @@ void run_parts(const StepCall& call, const Backend& backend) {
     std::vector<std::pair<Tensor, Tensor>> write_back;  // (original, contiguous stand-in)
     for (size_t i : members) {
       for (size_t k = 0; k < slots.size(); ++k) {
+        if (call.slots[k].empty()) continue;
         const Tensor& t = call.slots[k][i];
         if (t.is_contiguous()) {
           slots[k].push_back(t);
@@ -95,12 +98,19 @@ void run_parts(const StepCall& call, const Backend& backend) {
       }
       factors.push_back(call.factors[i]);
     }
-    backend(slots, factors);
+    if (slots[0][0].is_cuda())
+      cuda::optimizer_step(slots, factors, rule);
+    else
+      cpu::optimizer_step(slots, factors, rule);
     for (const auto& [original, dense] : write_back) copy_(original, dense);
   }
 }
 
-void check_steps(const std::vector<Tensor>& steps, size_t n, const char* op) {
+// Increments each step count (0-d float32 CPU tensors, as PyTorch keeps them) and returns
+// factors(step) for each.
+template <typename Factors>
+std::vector<StepFactors> count_steps(const std::vector<Tensor>& steps, size_t n, const char* op,
+                                     const Factors& factors) {
   GENESIS_CHECK_VALUE(steps.size() == n, op, "expected ", n, " step counts, got ", steps.size());
   for (const Tensor& s : steps) {
     GENESIS_CHECK(s.defined() && !s.is_cuda() && s.numel() == 1 &&
@@ -108,6 +118,14 @@ void check_steps(const std::vector<Tensor>& steps, size_t n, const char* op) {
                   op, "expected each step count as a one-element float32 CPU tensor");
     check_writable(s, op);
   }
+  std::vector<StepFactors> out;
+  out.reserve(n);
+  for (const Tensor& s : steps) {
+    float* count = s.mutable_data_as<float>();
+    *count += 1;
+    out.push_back(factors(static_cast<double>(*count)));
+  }
+  return out;
 }
 
 }  // namespace
@@ -132,12 +150,7 @@ std::vector<Tensor> sgd_step(const std::vector<Tensor>& params, const std::vecto
     call.slots.push_back(buffers);
   }
   check_lists(call);
-  run_parts(call, [&](const auto& slots, const auto& factors) {
-    if (slots[0][0].is_cuda())
-      cuda::sgd_step(slots, factors, rule);
-    else
-      cpu::sgd_step(slots, factors, rule);
-  });
+  run_parts(call, rule);
   return buffers;
 }
 
@@ -149,24 +162,54 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
   GENESIS_CHECK_VALUE(max_exp_avg_sqs.size() == (rule.amsgrad ? params.size() : 0), op, "expected ",
                       rule.amsgrad ? params.size() : 0, " max_exp_avg_sqs, got ",
                       max_exp_avg_sqs.size());
-  StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
-  if (rule.amsgrad) call.slots.push_back(max_exp_avg_sqs);
+  StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs}, {}};
   check_lists(call);
-  check_steps(steps, params.size(), op);
-  call.factors.resize(params.size());
-  for (size_t i = 0; i < params.size(); ++i) {
-    float* count = steps[i].mutable_data_as<float>();
-    *count += 1;
-    double step = *count;
-    call.factors[i].a = rule.lr / (1 - std::pow(rule.beta1, step));
-    call.factors[i].b = std::sqrt(1 - std::pow(rule.beta2, step));
-  }
-  run_parts(call, [&](const auto& slots, const auto& factors) {
-    if (slots[0][0].is_cuda())
-      cuda::adam_step(slots, factors, rule);
-    else
-      cpu::adam_step(slots, factors, rule);
+  call.factors = count_steps(steps, params.size(), op, [&](double step) {
+    return StepFactors{rule.lr / (1 - std::pow(rule.beta1, step)),
+                       std::sqrt(1 - std::pow(rule.beta2, step))};
   });
+  run_parts(call, rule);
+}
+
+void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& grad_avgs,
+                  const std::vector<Tensor>& momentum_buffers, const std::vector<Tensor>& steps,
+                  const RmspropRule& rule) {
+  const char* op = "rmsprop_step";
+  size_t averages = rule.centered ? params.size() : 0,
+         buffers = rule.momentum > 0 ? params.size() : 0;
+  GENESIS_CHECK_VALUE(grad_avgs.size() == averages, op, "expected ", averages, " grad_avgs, got ",
+                      grad_avgs.size());
+  GENESIS_CHECK_VALUE(momentum_buffers.size() == buffers, op, "expected ", buffers,
+                      " momentum buffers, got ", momentum_buffers.size());
+  StepCall call{op, {params, grads, square_avgs, grad_avgs, momentum_buffers}, {}};
+  check_lists(call);
+  call.factors = count_steps(steps, params.size(), op, [](double) { return StepFactors{}; });
+  run_parts(call, rule);
+}
+
+void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& sums, const std::vector<Tensor>& steps, double lr,
+                  double lr_decay, const AdagradRule& rule) {
+  const char* op = "adagrad_step";
+  StepCall call{op, {params, grads, sums}, {}};
+  check_lists(call);
+  call.factors = count_steps(steps, params.size(), op, [&](double step) {
+    return StepFactors{lr / (1 + (step - 1) * lr_decay), 0};
+  });
+  run_parts(call, rule);
+}
+
+void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                 const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_infs,
+                 const std::vector<Tensor>& steps, double lr, const AdamaxRule& rule) {
+  const char* op = "adamax_step";
+  StepCall call{op, {params, grads, exp_avgs, exp_infs}, {}};
+  check_lists(call);
+  call.factors = count_steps(steps, params.size(), op, [&](double step) {
+    return StepFactors{lr / (1 - std::pow(rule.beta1, step)), 0};
+  });
+  run_parts(call, rule);
 }
 
 }  // namespace genesis::ops

@@ -25,4 +25,21 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
                const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
                const AdamRule& rule);
 
+// RMSprop in place. grad_avgs: one per parameter when rule.centered, else empty;
+// momentum_buffers: one per parameter when rule.momentum > 0, else empty. steps as for Adam.
+void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& grad_avgs,
+                  const std::vector<Tensor>& momentum_buffers, const std::vector<Tensor>& steps,
+                  const RmspropRule& rule);
+
+// Adagrad in place; each parameter's learning rate is lr / (1 + (step - 1) * lr_decay).
+void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                  const std::vector<Tensor>& sums, const std::vector<Tensor>& steps, double lr,
+                  double lr_decay, const AdagradRule& rule);
+
+// Adamax in place; the step size is lr / (1 - beta1^step).
+void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                 const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_infs,
+                 const std::vector<Tensor>& steps, double lr, const AdamaxRule& rule);
+
 }  // namespace genesis::ops

@@ -1,6 +1,7 @@
 // genesis.optim's fused steps (Note [Optimizer steps] in ops/optimizer_step.cpp) as
-// _C._optim._sgd_step and _adam_step: the optimizer classes check the options with PyTorch's
-// messages and call these once per parameter group, under no_grad.
+// _C._optim._sgd_step, _adam_step, _rmsprop_step, _adagrad_step and _adamax_step: the optimizer
+// classes check the options with PyTorch's messages and call these once per parameter group, under
+// no_grad.
 #include "ops/optimizer_step.h"
 #include "python/bindings.h"
 
@@ -71,6 +72,54 @@ void init_optim(py::module_& m) {
       py::arg("amsgrad"), py::arg("maximize"),
       "One Adam (AdamW when decoupled) step over the lists in place; each step count (a 0-d\n"
       "float32 CPU tensor) is incremented first. max_exp_avg_sqs: [] unless amsgrad.");
+  optim.def(
+      "_rmsprop_step",
+      [](const py::list& params, const py::list& grads, const py::list& square_avgs,
+         const py::list& grad_avgs, const py::list& momentum_buffers, const py::list& steps,
+         double lr, double alpha, double eps, double weight_decay, double momentum, bool centered,
+         bool maximize) {
+        const char* op = "rmsprop_step";
+        RmspropRule rule{lr, alpha, eps, weight_decay, momentum, centered, maximize};
+        ops::rmsprop_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                          tensor_list(square_avgs, op, "square_avg"),
+                          tensor_list(grad_avgs, op, "grad_avg"),
+                          tensor_list(momentum_buffers, op, "momentum buffer"),
+                          tensor_list(steps, op, "step"), rule);
+      },
+      py::arg("params"), py::arg("grads"), py::arg("square_avgs"), py::arg("grad_avgs"),
+      py::arg("momentum_buffers"), py::arg("steps"), py::arg("lr"), py::arg("alpha"),
+      py::arg("eps"), py::arg("weight_decay"), py::arg("momentum"), py::arg("centered"),
+      py::arg("maximize"),
+      "One RMSprop step over the lists in place; grad_avgs: [] unless centered,\n"
+      "momentum_buffers: [] unless momentum > 0; step counts incremented first.");
+  optim.def(
+      "_adagrad_step",
+      [](const py::list& params, const py::list& grads, const py::list& sums, const py::list& steps,
+         double lr, double lr_decay, double eps, double weight_decay, bool maximize) {
+        const char* op = "adagrad_step";
+        AdagradRule rule{eps, weight_decay, maximize};
+        ops::adagrad_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                          tensor_list(sums, op, "sum"), tensor_list(steps, op, "step"), lr,
+                          lr_decay, rule);
+      },
+      py::arg("params"), py::arg("grads"), py::arg("sums"), py::arg("steps"), py::arg("lr"),
+      py::arg("lr_decay"), py::arg("eps"), py::arg("weight_decay"), py::arg("maximize"),
+      "One Adagrad step over the lists in place; step counts incremented first.");
+  optim.def(
+      "_adamax_step",
+      [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
+         const py::list& exp_infs, const py::list& steps, double lr, double beta1, double beta2,
+         double eps, double weight_decay, bool maximize) {
+        const char* op = "adamax_step";
+        AdamaxRule rule{beta1, beta2, eps, weight_decay, maximize};
+        ops::adamax_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                         tensor_list(exp_avgs, op, "exp_avg"), tensor_list(exp_infs, op, "exp_inf"),
+                         tensor_list(steps, op, "step"), lr, rule);
+      },
+      py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_infs"),
+      py::arg("steps"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"), py::arg("eps"),
+      py::arg("weight_decay"), py::arg("maximize"),
+      "One Adamax step over the lists in place; step counts incremented first.");
 }
 
 }  // namespace genesis::python

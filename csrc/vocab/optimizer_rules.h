@@ -109,4 +109,92 @@ struct AdamRule {
   }
 };
 
+// RMSprop: a running mean of squared gradients (and, centered, of gradients) scales the step;
+// momentum accumulates the scaled steps. States: square_avg, grad_avg (centered only),
+// momentum_buffer (momentum > 0 only).
+template <typename C>
+struct RmspropUpdate {
+  C neg_lr, alpha, one_minus_alpha, eps, weight_decay, momentum;
+  bool has_decay, centered, has_momentum, maximize;
+
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    g = has_decay ? g + weight_decay * p : g;
+    s[0] = s[0] * alpha + one_minus_alpha * g * g;
+    s[1] = centered ? AdamUpdate<C>::lerp(s[1], g, one_minus_alpha) : s[1];
+    C variance = centered ? s[0] + C(-1) * s[1] * s[1] : s[0];
+    C avg = std::sqrt(variance) + eps;
+    s[2] = has_momentum ? s[2] * momentum + g / avg : s[2];
+    p = has_momentum ? p + neg_lr * s[2] : p + neg_lr * (g / avg);
+  }
+};
+
+struct RmspropRule {
+  static constexpr int kStates = 3;
+  double lr = 0, alpha = 0, eps = 0, weight_decay = 0, momentum = 0;
+  bool centered = false, maximize = false;
+
+  template <typename C>
+  GENESIS_HD RmspropUpdate<C> update(const StepFactors&) const {
+    return {C(-lr),      C(alpha),          C(1 - alpha), C(eps),       C(weight_decay),
+            C(momentum), weight_decay != 0, centered,     momentum > 0, maximize};
+  }
+};
+
+// Adagrad: the running sum of squared gradients scales the step.
+// a: lr / (1 + (step - 1) * lr_decay).
+template <typename C>
+struct AdagradUpdate {
+  C neg_lr, eps, weight_decay;
+  bool has_decay, maximize;
+
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    g = has_decay ? g + weight_decay * p : g;
+    s[0] = s[0] + g * g;
+    C std = std::sqrt(s[0]) + eps;
+    p = p + neg_lr * (g / std);
+  }
+};
+
+struct AdagradRule {
+  static constexpr int kStates = 1;  // sum
+  double eps = 0, weight_decay = 0;
+  bool maximize = false;
+
+  template <typename C>
+  GENESIS_HD AdagradUpdate<C> update(const StepFactors& f) const {
+    return {C(-f.a), C(eps), C(weight_decay), weight_decay != 0, maximize};
+  }
+};
+
+// Adamax: Adam with the infinity norm in place of the second moment.
+// a: lr / (1 - beta1^step).
+template <typename C>
+struct AdamaxUpdate {
+  C one_minus_beta1, beta2, eps, weight_decay, neg_step_size;
+  bool has_decay, maximize;
+
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    g = has_decay ? g + weight_decay * p : g;
+    s[0] = AdamUpdate<C>::lerp(s[0], g, one_minus_beta1);
+    C decayed = s[1] * beta2;
+    C magnitude = (g < C(0) ? -g : g) + eps;
+    s[1] = decayed > magnitude ? decayed : magnitude;
+    p = p + neg_step_size * (s[0] / s[1]);
+  }
+};
+
+struct AdamaxRule {
+  static constexpr int kStates = 2;  // exp_avg, exp_inf
+  double beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
+  bool maximize = false;
+
+  template <typename C>
+  GENESIS_HD AdamaxUpdate<C> update(const StepFactors& f) const {
+    return {C(1 - beta1), C(beta2), C(eps), C(weight_decay), C(-f.a), weight_decay != 0, maximize};
+  }
+};
+
 }  // namespace genesis

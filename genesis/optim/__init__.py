@@ -2,8 +2,21 @@
 on CUDA); Note [Optimizer objects] in genesis/optim/optimizer.py."""
 
 from . import lr_scheduler, optimizer
+from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adamax import Adamax
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adam", "AdamW", "Optimizer", "lr_scheduler", "optimizer"]
+__all__ = [
+    "SGD",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Optimizer",
+    "RMSprop",
+    "lr_scheduler",
+    "optimizer",
+]

@@ -7,16 +7,13 @@ from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import Optimizer, _check_implementation_flags, _scalar
+from .optimizer import Optimizer, _check_implementation_flags, _check_lr, _scalar
 
 __all__ = ["Adam", "AdamW"]
 
 
 def _check_adam_options(lr: Any, betas: Any, eps: float, weight_decay: float) -> None:
-    if isinstance(lr, _C.Tensor) and lr.numel() != 1:
-        raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= _scalar(lr):
-        raise ValueError(f"Invalid learning rate: {lr}")
+    _check_lr(lr)
     if not 0.0 <= eps:
         raise ValueError(f"Invalid epsilon value: {eps}")
     if not 0.0 <= _scalar(betas[0]) < 1.0:

@@ -613,6 +613,14 @@ def _cast_state(param: Tensor, value: Any, shaped: tuple[str, ...], number: int,
     return value
 
 
+def _check_lr(lr: Any) -> None:
+    """PyTorch's checks of a learning rate (a float or a one-element tensor)."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= _scalar(lr):
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
 def _scalar(value: Any) -> float:
     """A float option that may be given as a one-element tensor (a learning rate)."""
     return float(value.item()) if isinstance(value, Tensor) else float(value)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import _C
-from .optimizer import Optimizer, _check_implementation_flags, _scalar
+from .optimizer import Optimizer, _check_implementation_flags, _check_lr, _scalar
 
 __all__ = ["SGD"]
 
@@ -59,10 +59,7 @@ class SGD(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        if isinstance(lr, _C.Tensor) and lr.numel() != 1:
-            raise ValueError("Tensor lr must be 1-element")
-        if _scalar(lr) < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        _check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if _scalar(weight_decay) < 0.0:

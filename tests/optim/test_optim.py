@@ -19,6 +19,7 @@ from genesis import optim
 torch = pytest.importorskip("torch")
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
+TORCH_FUSED = ("Adam", "AdamW", "Adagrad")  # the reference for 16-bit parameters
 HALF_DTYPES = {"float16": torch.float16, "bfloat16": torch.bfloat16}
 SHAPES = [(7, 5), (33,), (2, 3, 4), (), (0, 3)]
 
@@ -39,10 +40,26 @@ ADAM_OPTIONS = [
     {"decoupled_weight_decay": True, "weight_decay": 0.1},
 ]
 ADAMW_OPTIONS = [{}, {"weight_decay": 0.3, "amsgrad": True}, {"maximize": True}]
+RMSPROP_OPTIONS = [
+    {},
+    {"alpha": 0.9, "eps": 1e-6, "weight_decay": 0.1},
+    {"centered": True},
+    {"momentum": 0.9},
+    {"centered": True, "momentum": 0.5, "maximize": True},
+]
+ADAGRAD_OPTIONS = [
+    {},
+    {"lr_decay": 0.01, "weight_decay": 0.1},
+    {"initial_accumulator_value": 0.5, "eps": 1e-6, "maximize": True},
+]
+ADAMAX_OPTIONS = [{}, {"betas": (0.8, 0.99), "weight_decay": 0.1}, {"maximize": True}]
 CASES = (
     [("SGD", dict(lr=0.05, **o)) for o in SGD_OPTIONS]
     + [("Adam", dict(lr=0.01, **o)) for o in ADAM_OPTIONS]
     + [("AdamW", dict(lr=0.01, **o)) for o in ADAMW_OPTIONS]
+    + [("RMSprop", dict(lr=0.01, **o)) for o in RMSPROP_OPTIONS]
+    + [("Adagrad", dict(lr=0.05, **o)) for o in ADAGRAD_OPTIONS]
+    + [("Adamax", dict(lr=0.01, **o)) for o in ADAMAX_OPTIONS]
 )
 
 
@@ -117,12 +134,12 @@ def test_matches_torch(case, dtype_name, device):
 def test_half_precision_matches_torch_fused(case, dtype_name, device):
     name, options = case
     # torch 2.13's fused CPU SGD goes wrong on this list of shapes (its steps differ from its
-    # own default SGD by 5% after one step); its default SGD computes in the parameters' dtype,
-    # op by op, which is close enough here.
+    # own default SGD by 5% after one step), and RMSprop and Adamax have no fused form: torch's
+    # default then computes in the parameters' dtype, op by op, which is close enough here.
     tparams, gparams, _, _ = _pair(
-        name, options, HALF_DTYPES[dtype_name], device, steps=20, torch_fused=name != "SGD"
+        name, options, HALF_DTYPES[dtype_name], device, steps=20, torch_fused=name in TORCH_FUSED
     )
-    tol = 2e-2 if dtype_name == "bfloat16" else 3e-3 if name != "SGD" else 6e-3
+    tol = 2e-2 if dtype_name == "bfloat16" else 3e-3 if name in TORCH_FUSED else 6e-3
     for tp, gp in zip(tparams, gparams):
         assert _relative_error(tp, gp) <= tol
 
@@ -255,6 +272,9 @@ def _to_genesis(value):
         ("SGD", {"lr": 0.1, "momentum": 0.9}),
         ("Adam", {"lr": 0.01, "amsgrad": True}),
         ("AdamW", {"lr": 0.01}),
+        ("RMSprop", {"lr": 0.01, "centered": True, "momentum": 0.9}),
+        ("Adagrad", {"lr": 0.1, "initial_accumulator_value": 0.1}),
+        ("Adamax", {"lr": 0.01}),
     ],
     ids=_case_id,
 )

@@ -32,6 +32,7 @@ MODULES = [
     genesis.optim.lr_scheduler,
     genesis.safetensors,
     genesis.special,
+    genesis.utils.checkpoint,
     genesis.utils.data,
 ]
 

@@ -4,8 +4,9 @@ signatures, defaults and behaviour.
 One concept per module: ``dataset.py`` (Dataset, IterableDataset and their combinations),
 ``sampler.py`` (the orders of keys and BatchSampler), ``distributed.py`` (DistributedSampler),
 ``collate.py`` (default_collate and default_convert, Note [Batches in shared memory]),
-``dataloader.py`` (DataLoader and its iterators, Note [DataLoader shutdown]) and ``_worker.py``
-(what runs in a worker process, get_worker_info, Note [DataLoader workers]).
+``dataloader.py`` (DataLoader), ``_iterators.py`` (its iterators and worker processes, Note
+[DataLoader shutdown]) and ``_worker.py`` (what runs in a worker process, get_worker_info, Note
+[DataLoader workers]).
 
 Example::
 
