@@ -146,7 +146,12 @@ def _notebook_names():
 
 
 def test_the_notebooks_are_there():
-    assert {"memory_debugging.ipynb", "tour.ipynb", "train_cnn.ipynb"} <= set(_notebook_names())
+    assert {
+        "memory_debugging.ipynb",
+        "tour.ipynb",
+        "train_cnn.ipynb",
+        "train_loop.ipynb",
+    } <= set(_notebook_names())
 
 
 @pytest.mark.parametrize("name", _notebook_names())
@@ -185,6 +190,16 @@ def test_training_notebook_plots_a_falling_loss(executed):
     text = "".join(_text(c) for c in nb.cells if c.cell_type == "code")
     first, last = map(float, re.search(r"loss: first ([\d.]+), last ([\d.]+)", text).groups())
     assert last < 0.5 * first, text
+
+
+def test_training_loop_notebook_plots_loss_and_schedule(executed):
+    nb = executed("train_loop.ipynb")  # its last cell asserts that the resumed run matches
+    cell = _tagged(nb, "loss-and-lr")
+    images = [o for o in cell.outputs if "image/png" in o.get("data", {})]
+    assert len(images) == 1, cell.outputs
+    text = "".join(_text(c) for c in nb.cells if c.cell_type == "code")
+    first, last = map(float, re.search(r"loss: first ([\d.]+), last ([\d.]+)", text).groups())
+    assert last < 0.1 * first, text
 
 
 def test_planted_leak_is_reported_on_its_line(executed):
