@@ -143,4 +143,17 @@ void launch_adamax_step(const StepTable& table, const AdamaxRule& rule, int dtyp
   launch(table, rule, dtype, stream);
 }
 
+void launch_adadelta_step(const StepTable& table, const AdadeltaRule& rule, int dtype,
+                          void* stream) {
+  launch(table, rule, dtype, stream);
+}
+
+void launch_nadam_step(const StepTable& table, const NadamRule& rule, int dtype, void* stream) {
+  launch(table, rule, dtype, stream);
+}
+
+void launch_radam_step(const StepTable& table, const RadamRule& rule, int dtype, void* stream) {
+  launch(table, rule, dtype, stream);
+}
+
 }  // namespace genesis::kernels

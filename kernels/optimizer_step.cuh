@@ -30,5 +30,9 @@ void launch_adam_step(const StepTable& table, const AdamRule& rule, int dtype, v
 void launch_rmsprop_step(const StepTable& table, const RmspropRule& rule, int dtype, void* stream);
 void launch_adagrad_step(const StepTable& table, const AdagradRule& rule, int dtype, void* stream);
 void launch_adamax_step(const StepTable& table, const AdamaxRule& rule, int dtype, void* stream);
+void launch_adadelta_step(const StepTable& table, const AdadeltaRule& rule, int dtype,
+                          void* stream);
+void launch_nadam_step(const StepTable& table, const NadamRule& rule, int dtype, void* stream);
+void launch_radam_step(const StepTable& table, const RadamRule& rule, int dtype, void* stream);
 
 }  // namespace genesis::kernels

@@ -115,28 +115,15 @@ void step_tensors(const StepSlots& slots, const std::vector<StepFactors>& factor
   }
 }
 
-template <typename T, typename C, typename Rule>
-void step_typed(const StepSlots& slots, const std::vector<StepFactors>& factors, const Rule& rule) {
-  switch (slots.size() - 2) {
-    case 0:
-      return step_tensors<T, C, 0>(slots, factors, rule);
-    case 1:
-      return step_tensors<T, C, 1>(slots, factors, rule);
-    case 2:
-      if constexpr (Rule::kStates >= 2) return step_tensors<T, C, 2>(slots, factors, rule);
-      break;
-    case 3:
-      if constexpr (Rule::kStates >= 3) return step_tensors<T, C, 3>(slots, factors, rule);
-      break;
-  }
-}
-
 template <typename Rule>
 void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const Rule& rule,
           const char* op) {
   if (slots[0].empty()) return;
+  // Every rule's states are passed, an empty list for each the call does not hold.
+  GENESIS_CHECK(slots.size() == 2 + Rule::kStates, op, "expected ", 2 + Rule::kStates,
+                " lists of tensors, got ", slots.size());
   dispatch_floating(slots[0][0].dtype(), op, [&](auto t, auto c) {
-    step_typed<decltype(t), decltype(c)>(slots, factors, rule);
+    step_tensors<decltype(t), decltype(c), Rule::kStates>(slots, factors, rule);
   });
 }
 
@@ -161,6 +148,18 @@ void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& fact
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
                     const AdamaxRule& rule) {
   step(slots, factors, rule, "adamax_step");
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdadeltaRule& rule) {
+  step(slots, factors, rule, "adadelta_step");
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const NadamRule& rule) {
+  step(slots, factors, rule, "nadam_step");
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const RadamRule& rule) {
+  step(slots, factors, rule, "radam_step");
 }
 
 }  // namespace genesis::cpu

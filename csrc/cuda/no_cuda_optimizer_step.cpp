@@ -19,5 +19,14 @@ void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const Ada
 void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdamaxRule&) {
   no_device();
 }
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdadeltaRule&) {
+  no_device();
+}
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const NadamRule&) {
+  no_device();
+}
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const RadamRule&) {
+  no_device();
+}
 
 }  // namespace genesis::cuda

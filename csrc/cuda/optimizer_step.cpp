@@ -74,5 +74,17 @@ void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& fact
                     const AdamaxRule& rule) {
   step(slots, factors, rule, kernels::launch_adamax_step);
 }
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdadeltaRule& rule) {
+  step(slots, factors, rule, kernels::launch_adadelta_step);
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const NadamRule& rule) {
+  step(slots, factors, rule, kernels::launch_nadam_step);
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const RadamRule& rule) {
+  step(slots, factors, rule, kernels::launch_radam_step);
+}
 
 }  // namespace genesis::cuda

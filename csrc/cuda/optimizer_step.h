@@ -25,5 +25,11 @@ void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& fact
                     const AdagradRule& rule);
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
                     const AdamaxRule& rule);
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AdadeltaRule& rule);
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const NadamRule& rule);
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const RadamRule& rule);
 
 }  // namespace genesis::cuda

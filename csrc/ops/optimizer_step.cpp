@@ -106,18 +106,25 @@ void run_parts(const StepCall& call, const Rule& rule) {
   }
 }
 
+// PyTorch keeps some scalar states as 0-d float32 CPU tensors (step, NAdam's mu_product).
+void check_counters(const std::vector<Tensor>& counters, size_t n, const char* op,
+                    const char* what) {
+  GENESIS_CHECK_VALUE(counters.size() == n, op, "expected ", n, " ", what, "s, got ",
+                      counters.size());
+  for (const Tensor& s : counters) {
+    GENESIS_CHECK(s.defined() && !s.is_cuda() && s.numel() == 1 &&
+                      s.dtype() == ScalarType::Float32 && s.is_contiguous(),
+                  op, "expected each ", what, " as a one-element float32 CPU tensor");
+    check_writable(s, op);
+  }
+}
+
 // Increments each step count (0-d float32 CPU tensors, as PyTorch keeps them) and returns
 // factors(step) for each.
 template <typename Factors>
 std::vector<StepFactors> count_steps(const std::vector<Tensor>& steps, size_t n, const char* op,
                                      const Factors& factors) {
-  GENESIS_CHECK_VALUE(steps.size() == n, op, "expected ", n, " step counts, got ", steps.size());
-  for (const Tensor& s : steps) {
-    GENESIS_CHECK(s.defined() && !s.is_cuda() && s.numel() == 1 &&
-                      s.dtype() == ScalarType::Float32 && s.is_contiguous(),
-                  op, "expected each step count as a one-element float32 CPU tensor");
-    check_writable(s, op);
-  }
+  check_counters(steps, n, op, "step count");
   std::vector<StepFactors> out;
   out.reserve(n);
   for (const Tensor& s : steps) {
@@ -147,8 +154,8 @@ std::vector<Tensor> sgd_step(const std::vector<Tensor>& params, const std::vecto
       buffers[i] = Tensor::empty(params[i].sizes(), params[i].dtype(), params[i].device());
       call.factors[i].a = 1;  // a new buffer starts as the direction itself
     }
-    call.slots.push_back(buffers);
   }
+  call.slots.push_back(buffers);  // empty without momentum: a state the call does not hold
   check_lists(call);
   run_parts(call, rule);
   return buffers;
@@ -208,6 +215,59 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
   check_lists(call);
   call.factors = count_steps(steps, params.size(), op, [&](double step) {
     return StepFactors{lr / (1 - std::pow(rule.beta1, step)), 0};
+  });
+  run_parts(call, rule);
+}
+
+void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                   const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& acc_deltas,
+                   const std::vector<Tensor>& steps, const AdadeltaRule& rule) {
+  const char* op = "adadelta_step";
+  StepCall call{op, {params, grads, square_avgs, acc_deltas}, {}};
+  check_lists(call);
+  call.factors = count_steps(steps, params.size(), op, [](double) { return StepFactors{}; });
+  run_parts(call, rule);
+}
+
+void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                const std::vector<Tensor>& mu_products, const std::vector<Tensor>& steps,
+                double momentum_decay, const NadamRule& rule) {
+  const char* op = "nadam_step";
+  StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
+  check_lists(call);
+  check_counters(mu_products, params.size(), op, "mu_product");
+  size_t i = 0;
+  call.factors = count_steps(steps, params.size(), op, [&](double step) {
+    double mu = rule.beta1 * (1.0 - 0.5 * std::pow(0.96, step * momentum_decay));
+    double mu_next = rule.beta1 * (1.0 - 0.5 * std::pow(0.96, (step + 1) * momentum_decay));
+    // The product is kept in float32, as PyTorch's 0-d tensor is: rounded at each step.
+    float* product = mu_products[i++].mutable_data_as<float>();
+    *product = *product * static_cast<float>(mu);
+    double kept = *product;
+    return StepFactors{-rule.lr * (1.0 - mu) / (1.0 - kept),
+                       -rule.lr * mu_next / (1.0 - kept * mu_next), 1 - std::pow(rule.beta2, step)};
+  });
+  run_parts(call, rule);
+}
+
+void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                const std::vector<Tensor>& steps, const RadamRule& rule) {
+  const char* op = "radam_step";
+  StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
+  check_lists(call);
+  call.factors = count_steps(steps, params.size(), op, [&](double step) {
+    double correction1 = 1 - std::pow(rule.beta1, step);
+    double correction2 = 1 - std::pow(rule.beta2, step);
+    // The length of the approximated simple moving average, and its limit.
+    double rho_inf = 2 / (1 - rule.beta2) - 1;
+    double rho = rho_inf - 2 * step * std::pow(rule.beta2, step) / correction2;
+    double rectification =
+        rho > 5.0
+            ? std::sqrt((rho - 4) * (rho - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho))
+            : 0.0;
+    return StepFactors{rectification, std::sqrt(correction2), correction1};
   });
   run_parts(call, rule);
 }

@@ -42,4 +42,21 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
                  const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_infs,
                  const std::vector<Tensor>& steps, double lr, const AdamaxRule& rule);
 
+// Adadelta in place; steps as for Adam.
+void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                   const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& acc_deltas,
+                   const std::vector<Tensor>& steps, const AdadeltaRule& rule);
+
+// NAdam in place; mu_products: each parameter's product of momentum coefficients, a 0-d
+// float32 CPU tensor updated here.
+void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                const std::vector<Tensor>& mu_products, const std::vector<Tensor>& steps,
+                double momentum_decay, const NadamRule& rule);
+
+// RAdam in place; steps as for Adam.
+void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
+                const std::vector<Tensor>& steps, const RadamRule& rule);
+
 }  // namespace genesis::ops

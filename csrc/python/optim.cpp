@@ -1,7 +1,7 @@
 // genesis.optim's fused steps (Note [Optimizer steps] in ops/optimizer_step.cpp) as
-// _C._optim._sgd_step, _adam_step, _rmsprop_step, _adagrad_step and _adamax_step: the optimizer
-// classes check the options with PyTorch's messages and call these once per parameter group, under
-// no_grad.
+// _C._optim._<name>_step (sgd, adam, rmsprop, adagrad, adamax, adadelta, nadam, radam): the
+// optimizer classes check the options with PyTorch's messages and call these once per parameter
+// group, under no_grad.
 #include "ops/optimizer_step.h"
 #include "python/bindings.h"
 
@@ -120,6 +120,58 @@ void init_optim(py::module_& m) {
       py::arg("steps"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"), py::arg("eps"),
       py::arg("weight_decay"), py::arg("maximize"),
       "One Adamax step over the lists in place; step counts incremented first.");
+  optim.def(
+      "_adadelta_step",
+      [](const py::list& params, const py::list& grads, const py::list& square_avgs,
+         const py::list& acc_deltas, const py::list& steps, double lr, double rho, double eps,
+         double weight_decay, bool maximize) {
+        const char* op = "adadelta_step";
+        AdadeltaRule rule{lr, rho, eps, weight_decay, maximize};
+        ops::adadelta_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                           tensor_list(square_avgs, op, "square_avg"),
+                           tensor_list(acc_deltas, op, "acc_delta"), tensor_list(steps, op, "step"),
+                           rule);
+      },
+      py::arg("params"), py::arg("grads"), py::arg("square_avgs"), py::arg("acc_deltas"),
+      py::arg("steps"), py::arg("lr"), py::arg("rho"), py::arg("eps"), py::arg("weight_decay"),
+      py::arg("maximize"),
+      "One Adadelta step over the lists in place; step counts incremented first.");
+  optim.def(
+      "_nadam_step",
+      [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
+         const py::list& exp_avg_sqs, const py::list& mu_products, const py::list& steps, double lr,
+         double beta1, double beta2, double eps, double weight_decay, double momentum_decay,
+         bool decoupled, bool maximize) {
+        const char* op = "nadam_step";
+        NadamRule rule{lr, beta1, beta2, eps, weight_decay, decoupled, maximize};
+        ops::nadam_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                        tensor_list(exp_avgs, op, "exp_avg"),
+                        tensor_list(exp_avg_sqs, op, "exp_avg_sq"),
+                        tensor_list(mu_products, op, "mu_product"), tensor_list(steps, op, "step"),
+                        momentum_decay, rule);
+      },
+      py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
+      py::arg("mu_products"), py::arg("steps"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"),
+      py::arg("eps"), py::arg("weight_decay"), py::arg("momentum_decay"), py::arg("decoupled"),
+      py::arg("maximize"),
+      "One NAdam step over the lists in place; step counts and mu_products (0-d float32 CPU\n"
+      "tensors) updated first.");
+  optim.def(
+      "_radam_step",
+      [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
+         const py::list& exp_avg_sqs, const py::list& steps, double lr, double beta1, double beta2,
+         double eps, double weight_decay, bool decoupled, bool maximize) {
+        const char* op = "radam_step";
+        RadamRule rule{lr, beta1, beta2, eps, weight_decay, decoupled, maximize};
+        ops::radam_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                        tensor_list(exp_avgs, op, "exp_avg"),
+                        tensor_list(exp_avg_sqs, op, "exp_avg_sq"), tensor_list(steps, op, "step"),
+                        rule);
+      },
+      py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
+      py::arg("steps"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"), py::arg("eps"),
+      py::arg("weight_decay"), py::arg("decoupled"), py::arg("maximize"),
+      "One RAdam step over the lists in place; step counts incremented first.");
 }
 
 }  // namespace genesis::python

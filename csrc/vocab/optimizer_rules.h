@@ -24,7 +24,7 @@ namespace genesis {
 // What one tensor of a call contributes beyond the shared scalars; each rule says what a and b
 // mean.
 struct StepFactors {
-  double a = 0, b = 0;
+  double a = 0, b = 0, c = 0;
 };
 
 // SGD: weight decay into the gradient, momentum with dampening, Nesterov's look-ahead.
@@ -194,6 +194,122 @@ struct AdamaxRule {
   template <typename C>
   GENESIS_HD AdamaxUpdate<C> update(const StepFactors& f) const {
     return {C(1 - beta1), C(beta2), C(eps), C(weight_decay), C(-f.a), weight_decay != 0, maximize};
+  }
+};
+
+// Adadelta: steps of the running RMS of past steps over that of the gradients.
+template <typename C>
+struct AdadeltaUpdate {
+  C neg_lr, rho, one_minus_rho, eps, weight_decay;
+  bool has_decay, maximize;
+
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    g = has_decay ? g + weight_decay * p : g;
+    s[0] = s[0] * rho + one_minus_rho * g * g;
+    C std = std::sqrt(s[0] + eps);
+    C delta = std::sqrt(s[1] + eps) / std * g;
+    s[1] = s[1] * rho + one_minus_rho * delta * delta;
+    p = p + neg_lr * delta;
+  }
+};
+
+struct AdadeltaRule {
+  static constexpr int kStates = 2;  // square_avg, acc_delta
+  double lr = 0, rho = 0, eps = 0, weight_decay = 0;
+  bool maximize = false;
+
+  template <typename C>
+  GENESIS_HD AdadeltaUpdate<C> update(const StepFactors&) const {
+    return {C(-lr), C(rho), C(1 - rho), C(eps), C(weight_decay), weight_decay != 0, maximize};
+  }
+};
+
+// NAdam: Adam with Nesterov momentum whose coefficient mu warms up with the step.
+// a: -lr (1 - mu) / (1 - mu_product), b: -lr mu_next / (1 - mu_product mu_next),
+// c: 1 - beta2^step.
+template <typename C>
+struct NadamUpdate {
+  C shrink, weight_decay, one_minus_beta1, beta2, one_minus_beta2, eps, gradient_step,
+      momentum_step, bias_correction2;
+  bool coupled_decay, maximize;
+
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    p = p * shrink;
+    g = coupled_decay ? g + weight_decay * p : g;
+    s[0] = AdamUpdate<C>::lerp(s[0], g, one_minus_beta1);
+    s[1] = s[1] * beta2 + one_minus_beta2 * g * g;
+    C denom = std::sqrt(s[1] / bias_correction2) + eps;
+    p = p + gradient_step * (g / denom);
+    p = p + momentum_step * (s[0] / denom);
+  }
+};
+
+struct NadamRule {
+  static constexpr int kStates = 2;  // exp_avg, exp_avg_sq
+  double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
+  bool decoupled = false, maximize = false;
+
+  template <typename C>
+  GENESIS_HD NadamUpdate<C> update(const StepFactors& f) const {
+    bool decay = weight_decay != 0;
+    return {decay && decoupled ? C(1 - lr * weight_decay) : C(1),
+            C(weight_decay),
+            C(1 - beta1),
+            C(beta2),
+            C(1 - beta2),
+            C(eps),
+            C(f.a),
+            C(f.b),
+            C(f.c),
+            decay && !decoupled,
+            maximize};
+  }
+};
+
+// RAdam: Adam whose adaptive step is rectified by the variance of its estimate, and plain
+// momentum SGD while that variance is undefined (the first steps).
+// a: the rectification, 0 for a step without it; b: sqrt(1 - beta2^step); c: 1 - beta1^step.
+template <typename C>
+struct RadamUpdate {
+  C shrink, weight_decay, one_minus_beta1, beta2, one_minus_beta2, eps, lr, rectification,
+      bias_correction2_sqrt, bias_correction1;
+  bool coupled_decay, maximize, rectified;
+
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    p = p * shrink;
+    g = coupled_decay ? g + weight_decay * p : g;
+    s[0] = AdamUpdate<C>::lerp(s[0], g, one_minus_beta1);
+    s[1] = s[1] * beta2 + one_minus_beta2 * g * g;
+    C corrected = s[0] / bias_correction1 * lr;
+    C adaptive = bias_correction2_sqrt / (std::sqrt(s[1]) + eps);
+    p = p - (rectified ? corrected * adaptive * rectification : corrected);
+  }
+};
+
+struct RadamRule {
+  static constexpr int kStates = 2;  // exp_avg, exp_avg_sq
+  double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
+  bool decoupled = false, maximize = false;
+
+  template <typename C>
+  GENESIS_HD RadamUpdate<C> update(const StepFactors& f) const {
+    bool decay = weight_decay != 0;
+    return {decay && decoupled ? C(1 - lr * weight_decay) : C(1),
+            C(weight_decay),
+            C(1 - beta1),
+            C(beta2),
+            C(1 - beta2),
+            C(eps),
+            C(lr),
+            C(f.a),
+            C(f.b),
+            C(f.c),
+            decay && !decoupled,
+            maximize,
+            f.a != 0};
   }
 };
 

@@ -3,6 +3,18 @@
 
 import typing
 
+def _adadelta_step(
+    params: list,
+    grads: list,
+    square_avgs: list,
+    acc_deltas: list,
+    steps: list,
+    lr: typing.SupportsFloat | typing.SupportsIndex,
+    rho: typing.SupportsFloat | typing.SupportsIndex,
+    eps: typing.SupportsFloat | typing.SupportsIndex,
+    weight_decay: typing.SupportsFloat | typing.SupportsIndex,
+    maximize: bool,
+) -> None: ...
 def _adagrad_step(
     params: list,
     grads: list,
@@ -41,6 +53,36 @@ def _adamax_step(
     beta2: typing.SupportsFloat | typing.SupportsIndex,
     eps: typing.SupportsFloat | typing.SupportsIndex,
     weight_decay: typing.SupportsFloat | typing.SupportsIndex,
+    maximize: bool,
+) -> None: ...
+def _nadam_step(
+    params: list,
+    grads: list,
+    exp_avgs: list,
+    exp_avg_sqs: list,
+    mu_products: list,
+    steps: list,
+    lr: typing.SupportsFloat | typing.SupportsIndex,
+    beta1: typing.SupportsFloat | typing.SupportsIndex,
+    beta2: typing.SupportsFloat | typing.SupportsIndex,
+    eps: typing.SupportsFloat | typing.SupportsIndex,
+    weight_decay: typing.SupportsFloat | typing.SupportsIndex,
+    momentum_decay: typing.SupportsFloat | typing.SupportsIndex,
+    decoupled: bool,
+    maximize: bool,
+) -> None: ...
+def _radam_step(
+    params: list,
+    grads: list,
+    exp_avgs: list,
+    exp_avg_sqs: list,
+    steps: list,
+    lr: typing.SupportsFloat | typing.SupportsIndex,
+    beta1: typing.SupportsFloat | typing.SupportsIndex,
+    beta2: typing.SupportsFloat | typing.SupportsIndex,
+    eps: typing.SupportsFloat | typing.SupportsIndex,
+    weight_decay: typing.SupportsFloat | typing.SupportsIndex,
+    decoupled: bool,
     maximize: bool,
 ) -> None: ...
 def _rmsprop_step(

@@ -2,20 +2,25 @@
 on CUDA); Note [Optimizer objects] in genesis/optim/optimizer.py."""
 
 from . import lr_scheduler, optimizer
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
+from .nadam import NAdam, RAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
 __all__ = [
     "SGD",
+    "Adadelta",
     "Adagrad",
     "Adam",
     "AdamW",
     "Adamax",
+    "NAdam",
     "Optimizer",
+    "RAdam",
     "RMSprop",
     "lr_scheduler",
     "optimizer",

@@ -23,6 +23,7 @@ from itertools import chain
 from typing import Any
 
 from .._C import Tensor
+from .._C import float32 as _float32
 from ..autograd import no_grad
 from ..nn.modules._hooks import RemovableHandle
 
@@ -553,7 +554,9 @@ class Optimizer:
         for key, value in state_dict["state"].items():
             if key in id_map:
                 param = id_map[key]
-                state[param] = _cast_state(param, value, self._state_shapes_checked(), key)
+                state[param] = _cast_state(
+                    param, value, self._state_shapes_checked(), self._scalar_state_keys(), key
+                )
             else:
                 state[key] = value
         for g, s in zip(groups, saved_groups):
@@ -567,6 +570,11 @@ class Optimizer:
     def _state_shapes_checked(self) -> tuple[str, ...]:
         """The state keys whose tensors must have their parameter's shape (the subclass's)."""
         return ()
+
+    def _scalar_state_keys(self) -> tuple[str, ...]:
+        """The state keys of 0-d float32 CPU tensors the step reads on the host (the step
+        count; NAdam's mu_product), loaded as they are rather than moved to the parameter."""
+        return ("step",)
 
     # -- helpers for subclasses -----------------------------------------------------------------
 
@@ -592,7 +600,14 @@ def _register(hooks: OrderedDict, hook: Callable, prepend: bool) -> RemovableHan
     return handle
 
 
-def _cast_state(param: Tensor, value: Any, shaped: tuple[str, ...], number: int, key: Any = None):
+def _cast_state(
+    param: Tensor,
+    value: Any,
+    shaped: tuple[str, ...],
+    scalars: tuple[str, ...],
+    number: int,
+    key: Any = None,
+):
     """A deep copy of a parameter's saved state with its tensors on the parameter's device (and
     floating ones, except the step count, in its dtype), as PyTorch loads them."""
     if isinstance(value, Tensor):
@@ -601,15 +616,15 @@ def _cast_state(param: Tensor, value: Any, shaped: tuple[str, ...], number: int,
                 f"loaded state dict has a {key!r} of shape {tuple(value.shape)} for parameter "
                 f"{number}, whose shape is {tuple(param.shape)}"
             )
-        if key == "step":
-            return value.clone()
+        if key in scalars:
+            return value.to(device="cpu", dtype=_float32, copy=True)
         if param.is_floating_point() and value.is_floating_point():
             return value.to(device=param.device, dtype=param.dtype, copy=True)
         return value.to(device=param.device, copy=True)
     if isinstance(value, dict):
-        return {k: _cast_state(param, v, shaped, number, k) for k, v in value.items()}
+        return {k: _cast_state(param, v, shaped, scalars, number, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return type(value)(_cast_state(param, v, shaped, number) for v in value)
+        return type(value)(_cast_state(param, v, shaped, scalars, number) for v in value)
     return value
 
 

@@ -53,6 +53,17 @@ ADAGRAD_OPTIONS = [
     {"initial_accumulator_value": 0.5, "eps": 1e-6, "maximize": True},
 ]
 ADAMAX_OPTIONS = [{}, {"betas": (0.8, 0.99), "weight_decay": 0.1}, {"maximize": True}]
+ADADELTA_OPTIONS = [{}, {"rho": 0.8, "eps": 1e-4, "weight_decay": 0.1}, {"maximize": True}]
+NADAM_OPTIONS = [
+    {},
+    {"momentum_decay": 0.01, "weight_decay": 0.1},
+    {"decoupled_weight_decay": True, "weight_decay": 0.1, "maximize": True},
+]
+RADAM_OPTIONS = [
+    {},
+    {"betas": (0.8, 0.99), "weight_decay": 0.1},
+    {"decoupled_weight_decay": True, "weight_decay": 0.1, "maximize": True},
+]
 CASES = (
     [("SGD", dict(lr=0.05, **o)) for o in SGD_OPTIONS]
     + [("Adam", dict(lr=0.01, **o)) for o in ADAM_OPTIONS]
@@ -60,6 +71,9 @@ CASES = (
     + [("RMSprop", dict(lr=0.01, **o)) for o in RMSPROP_OPTIONS]
     + [("Adagrad", dict(lr=0.05, **o)) for o in ADAGRAD_OPTIONS]
     + [("Adamax", dict(lr=0.01, **o)) for o in ADAMAX_OPTIONS]
+    + [("Adadelta", dict(lr=1.0, **o)) for o in ADADELTA_OPTIONS]
+    + [("NAdam", dict(lr=0.01, **o)) for o in NADAM_OPTIONS]
+    + [("RAdam", dict(lr=0.01, **o)) for o in RADAM_OPTIONS]
 )
 
 
@@ -275,6 +289,9 @@ def _to_genesis(value):
         ("RMSprop", {"lr": 0.01, "centered": True, "momentum": 0.9}),
         ("Adagrad", {"lr": 0.1, "initial_accumulator_value": 0.1}),
         ("Adamax", {"lr": 0.01}),
+        ("Adadelta", {"lr": 1.0}),
+        ("NAdam", {"lr": 0.01}),
+        ("RAdam", {"lr": 0.01}),
     ],
     ids=_case_id,
 )

@@ -632,8 +632,7 @@ ALLOWED = {
     },
     "torch.optim": {
         "the other optimizers of issue 46, still to come": [
-            "ASGD", "Adadelta", "Adafactor", "LBFGS", "Muon", "NAdam", "RAdam", "Rprop",
-            "SparseAdam",
+            "ASGD", "Adafactor", "LBFGS", "Muon", "Rprop", "SparseAdam",
         ],
         "a helper of torch's differentiable optimizers, which genesis does not have": [
             "swap_in_optimizer_params_and_state",
