@@ -358,14 +358,20 @@ def test_garbage_collection_of_an_iterator_in_a_cycle_stops_the_workers():
 
 
 def test_keyboard_interrupt_stops_the_workers():
-    it = iter(_loader(Pid(n=10, delay=3.0), num_workers=2))
-    pids = _worker_pids(it)
-    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
-    timer.start()
-    start = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        next(it)
-    timer.join()
+    # A process started in the background by a non-interactive shell (CI) inherits SIGINT as
+    # ignored, and Python then leaves it so: install Python's own handler for this test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        it = iter(_loader(Pid(n=10, delay=3.0), num_workers=2))
+        pids = _worker_pids(it)
+        timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        start = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            next(it)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - start < 2.0
     assert all(_gone(p) for p in pids)  # terminated: they were in the middle of an item
 
