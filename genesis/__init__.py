@@ -48,6 +48,7 @@ _install_docs(_core)
 # genesis.max, genesis.sum ...).
 from . import (
     _C,  # noqa: E402
+    amp,  # noqa: E402  (autocast, GradScaler)
     autograd,  # noqa: E402
     backends,  # noqa: E402  (backends.cuda.matmul.allow_tf32)
     cpu,  # noqa: E402  (enable_pinned_memory)
@@ -367,6 +368,10 @@ from ._C import (  # noqa: E402
 from ._C import (
     _addmm_activation as _addmm_activation,  # PyTorch's private name; not in __all__
 )
+from ._C import (  # noqa: E402  (GradScaler's fused ops, PyTorch's private names)
+    _amp_foreach_non_finite_check_and_unscale_,
+    _amp_update_scale_,
+)
 from ._C._nn import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus
 from ._defaults import (
     get_default_device,
@@ -395,6 +400,19 @@ from ._tensor_str import (
     tensor_repr,
 )
 from ._tensor_str import tensor_format as _tensor_format
+from .amp import (  # noqa: E402
+    GradScaler,
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
+)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,
@@ -402,6 +420,10 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+
+# PyTorch's deprecated genesis.cuda.amp and genesis.cpu.amp (after genesis.amp, which they wrap).
+from .cpu import amp as _cpu_amp  # noqa: E402, F401
+from .cuda import amp as _cuda_amp  # noqa: E402, F401
 from .memory_manager import empty_cache  # noqa: E402
 from .memory_profiler import (  # noqa: E402
     check_memory_leaks,
@@ -514,6 +536,18 @@ __all__ = [
     "is_grad_enabled",
     "no_grad",
     "set_grad_enabled",
+    # mixed precision
+    "GradScaler",
+    "autocast",
+    "autocast_decrement_nesting",
+    "autocast_increment_nesting",
+    "clear_autocast_cache",
+    "get_autocast_dtype",
+    "is_autocast_cache_enabled",
+    "is_autocast_enabled",
+    "set_autocast_cache_enabled",
+    "set_autocast_dtype",
+    "set_autocast_enabled",
     # classes
     "IndexKind",
     "IndexPath",

@@ -19,6 +19,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/dtype_traits.cuh"
+#include "kernels/multi_tensor.cuh"
 #include "kernels/optimizer_step.cuh"
 
 namespace genesis::kernels {
@@ -31,18 +32,6 @@ template <typename T, int V>
 struct alignas(sizeof(T) * V) Pack {
   T v[V];
 };
-
-__device__ __forceinline__ int tensor_of(const StepTable& table, int64_t chunk) {
-  int lo = 0, hi = table.tensors - 1;
-  while (lo < hi) {
-    int mid = (lo + hi + 1) / 2;
-    if (table.first_chunk[mid] <= chunk)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  return lo;
-}
 
 // Steps V elements at `at` (of each of p, g and the states), T items held as compute type C.
 template <typename T, typename C, int kStates, int V, typename Update>
@@ -77,7 +66,7 @@ template <typename T, typename C, typename Rule>
 __global__ void __launch_bounds__(kThreads)
     multi_tensor_step(const __grid_constant__ StepTable table, const Rule rule) {
   const int64_t chunk = blockIdx.x;
-  const int t = tensor_of(table, chunk);
+  const int t = chunk_owner(table.first_chunk, table.tensors, chunk);
   const int64_t begin = (chunk - table.first_chunk[t]) * kStepChunk;
   const int64_t rest = table.numel[t] - begin;
   const int64_t n = rest < kStepChunk ? rest : kStepChunk;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "python/autocast.h"
 #include "python/bindings.h"
 #include "python/op_table.h"
 #include "python/operand.h"
@@ -276,7 +277,8 @@ PyObject* on_no_match(PyObject* self, PyObject* const* args, size_t nargsf, PyOb
   return nullptr;
 }
 
-PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+PyObject* dispatch_unchanged(PyObject* self, PyObject* const* args, size_t nargsf,
+                             PyObject* kwnames) {
   PyObject* r = pybind_dispatch(self, args, nargsf, kwnames);
   if (r != nullptr) return track_untracked_results(self, args, nargsf, kwnames, r);
   // CPython called this function pointer: no C++ exception may leave it (a RecursionError
@@ -294,6 +296,13 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObjec
   r = on_no_match(self, args, nargsf, kwnames, py::detail::function_record_ptr_from_PyObject(self));
   // The rewritten call's arguments are the caller's, renamed: the inputs are still here.
   return r == nullptr ? nullptr : track_untracked_results(self, args, nargsf, kwnames, r);
+}
+
+// Under autocast, a listed function's arguments are cast first (Note [Autocast]).
+PyObject* dispatch(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  if (autocast::active())
+    return autocast::call_bound(self, args, nargsf, kwnames, &dispatch_unchanged);
+  return dispatch_unchanged(self, args, nargsf, kwnames);
 }
 
 // Points a pybind11 function object (or the instance method wrapping one) at `dispatch`.

@@ -1,6 +1,7 @@
 // genesis._C: one pybind11 module; each area binds itself in its own file.
 #include "cpu/parallel.h"
 #include "cuda/runtime.h"
+#include "python/autocast.h"
 #include "python/bindings.h"
 #include "python/operand.h"
 #include "python/tensor_object.h"
@@ -25,6 +26,8 @@ void init_linalg_decomp(py::module_& m);
 void init_nn_fused(py::module_& m);
 // python/optim.cpp: genesis.optim's fused steps, in _C._optim.
 void init_optim(py::module_& m);
+// python/grad_scaling.cpp: GradScaler's fused ops, genesis._amp_*.
+void init_grad_scaling(py::module_& m);
 }  // namespace genesis::python
 
 PYBIND11_MODULE(_C, m) {
@@ -63,6 +66,8 @@ PYBIND11_MODULE(_C, m) {
   gp::init_activation(m, tensor);
   gp::init_nn_fused(m);
   gp::init_optim(m);
+  gp::autocast::init(m);
+  gp::init_grad_scaling(m);
   gp::init_index_ops(m, tensor);
   gp::init_sort(m, tensor);
   gp::init_index_reduce(m, tensor);

@@ -6,6 +6,7 @@
 // calls and share the ops and the error messages.
 #include "autograd/ops.h"
 #include "core/errors.h"
+#include "python/autocast.h"
 #include "python/operand.h"
 #include "python/tensor_object.h"
 
@@ -40,8 +41,24 @@ struct SlotNames {
 
 // a op b, where either side may be the tensor (Python calls the right operand's slot with the
 // same argument order when the left one answers NotImplemented).
+// Under autocast, `t ** x`, `x ** t` and `x / t` are listed ops (fp32 on CUDA: Note
+// [Autocast]): the slot hands them to their bound methods, which autocast sees.
+template <BinaryOp Op, const SlotNames& Names>
+PyObject* autocast_method(PyObject* a, PyObject* b) {
+  if (tensor_of(a) != nullptr && Op == BinaryOp::Pow)
+    return PyObject_CallMethod(a, Names.forward, "O", b);
+  if (tensor_of(a) == nullptr && tensor_of(b) != nullptr)
+    return PyObject_CallMethod(b, Names.reflected, "O", a);
+  return nullptr;
+}
+
 template <BinaryOp Op, const SlotNames& Names>
 PyObject* binary_slot(PyObject* a, PyObject* b) {
+  if constexpr (Op == BinaryOp::Pow || Op == BinaryOp::Div) {
+    if (autocast::active())
+      if (PyObject* r = autocast_method<Op, Names>(a, b); r != nullptr || PyErr_Occurred())
+        return r;
+  }
   return guarded([&]() -> PyObject* {
     if (const Tensor* ta = tensor_of(a)) {
       auto other = try_operand(b, Names.forward);

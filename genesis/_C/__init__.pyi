@@ -9,6 +9,7 @@ import numpy
 
 import genesis._size
 
+from . import _amp as _amp
 from . import _autograd as _autograd
 from . import _cuda as _cuda
 from . import _distributed as _distributed
@@ -1228,6 +1229,17 @@ def _addmm_activation(
     alpha: object = 1,
     use_gelu: builtins.bool = False,
     out: Tensor | None = None,
+) -> Tensor: ...
+def _amp_foreach_non_finite_check_and_unscale_(
+    self: collections.abc.Sequence[Tensor], found_inf: Tensor, inv_scale: Tensor
+) -> None: ...
+def _amp_update_scale_(
+    self: Tensor,
+    growth_tracker: Tensor,
+    found_inf: Tensor,
+    scale_growth_factor: typing.SupportsFloat | typing.SupportsIndex,
+    scale_backoff_factor: typing.SupportsFloat | typing.SupportsIndex,
+    growth_interval: typing.SupportsInt | typing.SupportsIndex,
 ) -> Tensor: ...
 def _dtype_from_name(arg0: str, /) -> dtype: ...
 def _finish_out(result: Tensor, out: Tensor, name: str) -> Tensor: ...

@@ -24,6 +24,7 @@ MODULES = [
     genesis.backends.cuda,
     genesis.cpu,
     genesis.cuda,
+    genesis.amp,
     genesis.distributed,
     genesis.linalg,
     genesis.memory_manager,

@@ -236,6 +236,7 @@ _Y = genesis.arange(1.0, 13.0).view(3, 4)
 _M = genesis.tensor([[2.0, 1.0], [1.0, 3.0]])
 RESULTS = {
     "genesis._C.Tensor.dtype": lambda: _Y.dtype,
+    "genesis._C._amp._get_dtype": lambda: genesis._C._amp._get_dtype("cpu"),
     "genesis._C.Tensor.device": lambda: _Y.device,
     "genesis._C.Tensor.shape": lambda: _Y.shape,
     "genesis._C.Tensor.size": lambda: _Y.size(),

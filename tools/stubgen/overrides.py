@@ -111,6 +111,7 @@ IGNORES = {
 RETURNS = {
     # Properties and plain results the C++ returns as objects.
     "genesis._C.Tensor.dtype": DTYPE,
+    "genesis._C._amp._get_dtype": DTYPE,
     "genesis._C.Tensor.device": "genesis._C.device",
     "genesis._C.Tensor.shape": SIZE,
     "genesis._C.Tensor.size": {"tuple": SIZE},
@@ -185,6 +186,7 @@ ANY = {
     "genesis._C.Tensor.tolist": "nested lists of Python numbers, or one number for a 0-d tensor",
     "genesis._C.Tensor.__dlpack__": "a PyCapsule, which has no name in typing",
     "genesis._C.Tensor.__new__": "pybind11's; genesis.Tensor() raises TypeError: no constructor",
+    "genesis._C._amp._call": "whatever the decorated nn.functional function returns",
 }
 
 # ---- Keywords the call habits add (Note [Call habits] in csrc/python/call_habits.cpp) -----------

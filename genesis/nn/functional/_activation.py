@@ -27,6 +27,7 @@ from ..._C._nn import (
     silu,
     softplus,
 )
+from ...amp._policies import autocast_policy
 from ...autograd import is_grad_enabled
 
 __all__ = [
@@ -211,6 +212,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     return _nn.hardtanh(input, 0, 6, inplace)
 
 
+@autocast_policy
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """Applies the parametric ReLU, ``x`` where ``x > 0`` and ``weight * x`` elsewhere.
 
@@ -739,6 +741,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 # ----------------------------------------------------------------------------------------------
 
 
+@autocast_policy
 def softmax(
     input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:
@@ -770,6 +773,7 @@ def softmax(
     return _C.softmax(input, dim, dtype)
 
 
+@autocast_policy
 def log_softmax(
     input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:

@@ -17,6 +17,7 @@ import warnings
 
 from ..._C import Tensor, bfloat16, cat, float16, float32, matmul, ones, softmax, zeros, zeros_like
 from ..._C import bool as _bool
+from ...amp._policies import autocast_policy
 from ...backends import cuda as _backends_cuda
 from ._attention_fused import fused
 from ._dropout import dropout
@@ -194,6 +195,7 @@ def _sdpa(
     return out if out.dtype == out_dtype else out.to(out_dtype)
 
 
+@autocast_policy
 def scaled_dot_product_attention(
     query: Tensor,
     key: Tensor,

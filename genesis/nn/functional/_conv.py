@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from ..._C import Tensor, arange, einsum, stack, zeros
+from ...amp._policies import autocast_policy
 from ...autograd import Function
 from . import _conv_cudnn as _cudnn
 from ._padding import _pad_constant
@@ -232,6 +233,7 @@ def _conv(
     return out if batched else out.squeeze(0)
 
 
+@autocast_policy
 def conv1d(
     input: Tensor,
     weight: Tensor,
@@ -269,6 +271,7 @@ def conv1d(
     return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_policy
 def conv2d(
     input: Tensor,
     weight: Tensor,
@@ -308,6 +311,7 @@ def conv2d(
     return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@autocast_policy
 def conv3d(
     input: Tensor,
     weight: Tensor,
@@ -440,6 +444,7 @@ def _conv_transpose(
     return out if batched else out.squeeze(0)
 
 
+@autocast_policy
 def conv_transpose1d(
     input: Tensor,
     weight: Tensor,
@@ -488,6 +493,7 @@ def conv_transpose1d(
     )
 
 
+@autocast_policy
 def conv_transpose2d(
     input: Tensor,
     weight: Tensor,
@@ -536,6 +542,7 @@ def conv_transpose2d(
     )
 
 
+@autocast_policy
 def conv_transpose3d(
     input: Tensor,
     weight: Tensor,
@@ -707,6 +714,7 @@ def fold(
     return out if batched else out.squeeze(0)
 
 
+@autocast_policy
 def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
     """A 1-D convolution over time-batch-channel input (fairseq's layout).
 

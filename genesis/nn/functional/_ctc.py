@@ -33,6 +33,7 @@ from ..._C import (
 )
 from ..._C import bool as bool_
 from ..._dtype_info import finfo
+from ...amp._policies import autocast_policy
 from ...autograd import Function, once_differentiable
 
 __all__ = ["ctc_loss"]
@@ -267,6 +268,7 @@ def _labels(
     return where(valid, labels, blank)
 
 
+@autocast_policy
 def ctc_loss(
     log_probs: Tensor,
     targets: Tensor,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..._C import Tensor, broadcast_tensors, norm, result_type, triu_indices
+from ...amp._policies import autocast_policy
 from ...autograd import no_grad
 from ...linalg import vector_norm
 
@@ -58,6 +59,7 @@ def pairwise_distance(
     return norm(x1 - x2 + eps, p, dim=dim, keepdim=keepdim)
 
 
+@autocast_policy
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Returns the cosine similarity of ``x1`` and ``x2`` along ``dim``.
 
@@ -104,6 +106,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
+@autocast_policy
 def pdist(input: Tensor, p: float = 2) -> Tensor:
     """Returns the p-norm distance between every pair of rows of ``input``.
 

@@ -20,6 +20,7 @@ import math
 from typing import Any
 
 from ..._C import Tensor, arange, cat, full, int64, rand
+from ...amp._policies import autocast_policy
 
 __all__ = [
     "fractional_max_pool2d",
@@ -245,6 +246,7 @@ def fractional_max_pool3d_with_indices(
     )
 
 
+@autocast_policy
 def fractional_max_pool2d(
     input,
     kernel_size,
@@ -259,6 +261,7 @@ def fractional_max_pool2d(
     return (values, index) if return_indices else values
 
 
+@autocast_policy
 def fractional_max_pool3d(
     input,
     kernel_size,

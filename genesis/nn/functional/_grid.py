@@ -15,6 +15,7 @@ import warnings
 from typing import Any
 
 from ..._C import Tensor, arange, ones, stack
+from ...amp._policies import autocast_policy
 
 __all__ = ["affine_grid", "grid_sample"]
 
@@ -143,6 +144,7 @@ def _cubic_weights(t: Tensor) -> list[Tensor]:
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
+@autocast_policy
 def grid_sample(
     input: Tensor,
     grid: Tensor,

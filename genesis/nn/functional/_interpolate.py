@@ -16,6 +16,7 @@ import warnings
 from typing import Any
 
 from ..._C import Tensor, arange, float32, float64
+from ...amp._policies import autocast_policy
 from ._pooling import _adaptive
 
 __all__ = ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
@@ -89,6 +90,7 @@ def _resize_dim(
     return result
 
 
+@autocast_policy
 def interpolate(
     input: Tensor,
     size: Any = None,
@@ -190,6 +192,7 @@ def interpolate(
     return out if out is not input else input.clone()
 
 
+@autocast_policy
 def upsample(
     input: Tensor,
     size: Any = None,
@@ -223,6 +226,7 @@ def upsample(
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+@autocast_policy
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: nearest-neighbour :func:`interpolate`.
 
@@ -248,6 +252,7 @@ def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) 
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
+@autocast_policy
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: bilinear :func:`interpolate` with ``align_corners=True``.
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 
 from ..._C import Tensor, addmm, matmul
+from ...amp._policies import autocast_policy
 
 __all__ = ["bilinear", "linear"]
 
 
+@autocast_policy
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """Returns ``input @ weight.T + bias``: PyTorch's ``torch.nn.functional.linear``.
 
@@ -54,6 +56,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return matmul(input, weight.t()) + bias
 
 
+@autocast_policy
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y[..., o] = sum_ij input1[..., i] * weight[o, i, j] * input2[..., j] + bias[o]``:
     PyTorch's ``torch.nn.functional.bilinear``, computed as one matrix product of ``input1``

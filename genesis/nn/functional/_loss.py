@@ -38,6 +38,7 @@ from ..._C import (
     where,
 )
 from ..._C._nn import softplus
+from ...amp._policies import autocast_policy
 from ...autograd import Function, no_grad
 
 __all__ = [
@@ -276,6 +277,7 @@ def _nll_indices(
     return total / where(ignored, 0.0, w_t).sum()
 
 
+@autocast_policy
 def nll_loss(
     input: Tensor,
     target: Tensor,
@@ -325,6 +327,7 @@ def nll_loss(
     return _nll_indices(op, input, target, weight, ignore_index, reduction)
 
 
+@autocast_policy
 def cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -485,6 +488,7 @@ class _BinaryCrossEntropy(Function):
         return grad_input, grad_target, None
 
 
+@autocast_policy
 def binary_cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -546,6 +550,7 @@ def binary_cross_entropy(
     return _reduce(_BinaryCrossEntropy.apply(input, target, weight), reduction)
 
 
+@autocast_policy
 def binary_cross_entropy_with_logits(
     input: Tensor,
     target: Tensor,
@@ -637,6 +642,7 @@ def _check_weight_like_input(op: str, weight: Any, input: Tensor) -> None:
         )
 
 
+@autocast_policy
 def mse_loss(
     input: Tensor,
     target: Tensor,
@@ -674,6 +680,7 @@ def mse_loss(
     return _weighted(op, (input - target).square(), input, weight, reduction)
 
 
+@autocast_policy
 def l1_loss(
     input: Tensor,
     target: Tensor,
@@ -719,6 +726,7 @@ def _huber(input: Tensor, target: Tensor, delta: float) -> Tensor:
     return h * (diff - 0.5 * h)
 
 
+@autocast_policy
 def smooth_l1_loss(
     input: Tensor,
     target: Tensor,
@@ -762,6 +770,7 @@ def smooth_l1_loss(
     return _reduce((h / beta) * (diff - 0.5 * h), reduction)
 
 
+@autocast_policy
 def huber_loss(
     input: Tensor,
     target: Tensor,
@@ -804,6 +813,7 @@ def huber_loss(
     return _reduce(loss, reduction)
 
 
+@autocast_policy
 def kl_div(
     input: Tensor,
     target: Tensor,
@@ -865,6 +875,7 @@ def kl_div(
     return _reduce(loss, red)
 
 
+@autocast_policy
 def poisson_nll_loss(
     input: Tensor,
     target: Tensor,
@@ -986,6 +997,7 @@ def gaussian_nll_loss(
 # ----------------------------------------------------------------------------------------------
 
 
+@autocast_policy
 def cosine_embedding_loss(
     input1: Tensor,
     input2: Tensor,
@@ -1045,6 +1057,7 @@ def cosine_embedding_loss(
     return _reduce(loss, reduction)
 
 
+@autocast_policy
 def margin_ranking_loss(
     input1: Tensor,
     input2: Tensor,
@@ -1092,6 +1105,7 @@ def margin_ranking_loss(
     return _reduce(loss, reduction)
 
 
+@autocast_policy
 def triplet_margin_loss(
     anchor: Tensor,
     positive: Tensor,
@@ -1155,6 +1169,7 @@ def triplet_margin_loss(
     return _reduce((d_pos - d_neg + margin).clamp_min(0.0), reduction)
 
 
+@autocast_policy
 def hinge_embedding_loss(
     input: Tensor,
     target: Tensor,
@@ -1197,6 +1212,7 @@ def hinge_embedding_loss(
     return _reduce(loss, reduction)
 
 
+@autocast_policy
 def soft_margin_loss(
     input: Tensor,
     target: Tensor,
@@ -1303,6 +1319,7 @@ def _margin_rows(op: str, input: Tensor, target: Tensor) -> tuple[int, int]:
     return rows, classes
 
 
+@autocast_policy
 def multi_margin_loss(
     input: Tensor,
     target: Tensor,
@@ -1372,6 +1389,7 @@ def multi_margin_loss(
     return _reduce(loss, reduction)
 
 
+@autocast_policy
 def multilabel_margin_loss(
     input: Tensor,
     target: Tensor,

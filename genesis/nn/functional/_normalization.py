@@ -33,6 +33,7 @@ from ..._C import (
     zeros,
 )
 from ..._dtype_info import finfo
+from ...amp._policies import autocast_policy
 from ...autograd import no_grad
 
 __all__ = [
@@ -231,6 +232,7 @@ def _update_running(
 # -- the functions ---------------------------------------------------------------------------
 
 
+@autocast_policy
 def layer_norm(
     input: Tensor,
     normalized_shape: _Shape,
@@ -285,6 +287,7 @@ def layer_norm(
     return _back(y, input)
 
 
+@autocast_policy
 def rms_norm(
     input: Tensor,
     normalized_shape: _Shape,
@@ -331,6 +334,7 @@ def rms_norm(
     return _back(y, input)
 
 
+@autocast_policy
 def group_norm(
     input: Tensor,
     num_groups: int,
@@ -618,6 +622,7 @@ def instance_norm(
     return _scale_shift(input, x, mean, var, weight, bias, eps)
 
 
+@autocast_policy
 def normalize(
     input: Tensor,
     p: float = 2.0,

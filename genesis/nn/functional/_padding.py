@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._C import Tensor, arange, cat, full
+from ...amp._policies import autocast_policy
 
 __all__ = ["channel_shuffle", "native_channel_shuffle", "pad", "pixel_shuffle", "pixel_unshuffle"]
 
@@ -89,6 +90,26 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             f"[pad] {mode} padding of the last {n_padded} dims takes a {n_padded + 1}-D or "
             f"{n_padded + 2}-D input, got {input.dim()}-D"
         )
+    # PyTorch's CPU autocast runs these in float32 (Note [Autocast policies]).
+    if mode == "replicate":
+        return _replication_pad(input, pairs)
+    if mode == "reflect" and n_padded < 3:
+        return _reflection_pad(input, pairs)
+    return _pad_by_index(input, pairs, mode)
+
+
+@autocast_policy
+def _reflection_pad(input: Tensor, pairs: list[tuple[int, int]]) -> Tensor:
+    return _pad_by_index(input, pairs, "reflect")
+
+
+@autocast_policy
+def _replication_pad(input: Tensor, pairs: list[tuple[int, int]]) -> Tensor:
+    return _pad_by_index(input, pairs, "replicate")
+
+
+def _pad_by_index(input: Tensor, pairs: list[tuple[int, int]], mode: str) -> Tensor:
+    """Note [Padding by index]: one index_select per padded dim."""
     out = input
     for i, (before, after) in enumerate(pairs):
         dim = input.dim() - 1 - i

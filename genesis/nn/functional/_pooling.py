@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from ..._C import Tensor, _nn, arange, bfloat16, float16, float32, float64, where, zeros
+from ...amp._policies import autocast_policy
 from ...autograd import Function
 from ._conv import _tuple, _windows
 from ._padding import _pad_constant
@@ -374,6 +375,7 @@ def max_pool2d(
     )
 
 
+@autocast_policy
 def max_pool3d(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
@@ -428,12 +430,14 @@ def _avg_pool_doc(nd: int) -> str:
     """  # noqa: E501
 
 
+@autocast_policy
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     return _avg_pool(
         "avg_pool1d", 1, input, kernel_size, stride, padding, ceil_mode, count_include_pad, None
     )
 
 
+@autocast_policy
 def avg_pool2d(
     input,
     kernel_size,
@@ -456,6 +460,7 @@ def avg_pool2d(
     )
 
 
+@autocast_policy
 def avg_pool3d(
     input,
     kernel_size,
@@ -669,14 +674,17 @@ def _adaptive_doc(nd: int, kind: str, with_indices: bool = False) -> str:
     """
 
 
+@autocast_policy
 def adaptive_avg_pool1d(input, output_size):
     return _adaptive("adaptive_avg_pool1d", 1, input, output_size, "avg")
 
 
+@autocast_policy
 def adaptive_avg_pool2d(input, output_size):
     return _adaptive("adaptive_avg_pool2d", 2, input, output_size, "avg")
 
 
+@autocast_policy
 def adaptive_avg_pool3d(input, output_size):
     return _adaptive("adaptive_avg_pool3d", 3, input, output_size, "avg")
 
@@ -693,6 +701,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     )
 
 
+@autocast_policy
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     return _adaptive(
         "adaptive_max_pool3d", 3, input, output_size, "max_idx" if return_indices else "max"
@@ -778,10 +787,12 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool("max_unpool1d", 1, input, indices, kernel_size, stride, padding, output_size)
 
 
+@autocast_policy
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpool("max_unpool2d", 2, input, indices, kernel_size, stride, padding, output_size)
 
 
+@autocast_policy
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     return _max_unpool("max_unpool3d", 3, input, indices, kernel_size, stride, padding, output_size)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ... import _C
 from ..._C import Tensor, empty
 from .. import functional as F
 from .. import init
@@ -30,7 +31,9 @@ def _check_features(
     """The layer's own message for an input of the wrong type, size, dtype or device."""
     if not isinstance(input, Tensor):
         raise TypeError(f"[{layer}] {what} must be a genesis.Tensor, got {type(input).__name__}")
-    if input.dtype != weight.dtype or input.device != weight.device:
+    # Under autocast the layer casts its inputs itself (Note [Autocast policies]).
+    autocasting = input.dtype != weight.dtype and _C._amp._active()
+    if (input.dtype != weight.dtype and not autocasting) or input.device != weight.device:
         raise RuntimeError(
             f"[{layer}] {what} is {input.dtype} on {input.device} but the weight is "
             f"{weight.dtype} on {weight.device}; move one with .to()"

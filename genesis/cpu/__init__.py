@@ -13,7 +13,7 @@ Example::
     >>> genesis.cpu.enable_pinned_memory(False)
 """
 
-from . import _C
+from .. import _C
 
 __all__ = ["enable_pinned_memory", "is_pinned_memory_enabled"]
 

@@ -1,0 +1,16 @@
+#pragma once
+// The CPU's gradient scaling ops (Note [Gradient scaling] in ops/grad_scaling.cpp): contiguous
+// CPU tensors, checked by the front end.
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace genesis::cpu {
+
+// grads: contiguous, of one floating dtype; found_inf, inv_scale: one-element float32.
+void non_finite_check_and_unscale_(const std::vector<Tensor>& grads, const Tensor& found_inf,
+                                   const Tensor& inv_scale);
+void update_scale_(const Tensor& scale, const Tensor& growth_tracker, const Tensor& found_inf,
+                   double growth_factor, double backoff_factor, int growth_interval);
+
+}  // namespace genesis::cpu
