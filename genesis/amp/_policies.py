@@ -5,7 +5,9 @@ One table for both kinds of op (Note [Autocast] in csrc/python/autocast.cpp): ``
 hands it to the core, which finds the compiled functions and methods of each name (genesis.X,
 Tensor.X, genesis.linalg.X, the compiled nn.functional ones) and casts their arguments while a
 region is on; the nn.functional functions written in Python take the same policy through
-``autocast_policy``. The lists are PyTorch's (aten/src/ATen/autocast_mode.{h,cpp}) for the ops
+``autocast_policy`` (F.softmax and F.log_softmax need not: they are one call of the compiled
+softmax, which takes the policy, and their implicit-dim warning must point at the caller). The
+lists are PyTorch's (aten/src/ATen/autocast_mode.{h,cpp}) for the ops
 genesis has, per device type: CUDA's list is also PyTorch's for other GPUs, the CPU's is its own.
 A name is one policy wherever it is bound (genesis.cross and genesis.linalg.cross, the
 functional and the method forms), as in PyTorch, whose Python forms reach the same native op.

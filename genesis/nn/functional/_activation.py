@@ -741,7 +741,6 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 # ----------------------------------------------------------------------------------------------
 
 
-@autocast_policy
 def softmax(
     input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:
@@ -773,7 +772,6 @@ def softmax(
     return _C.softmax(input, dim, dtype)
 
 
-@autocast_policy
 def log_softmax(
     input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:
