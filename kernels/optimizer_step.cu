@@ -18,6 +18,8 @@
 // blocks). Both libraries move about 2.2 TB/s here.
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "kernels/dtype_traits.cuh"
 #include "kernels/multi_tensor.cuh"
 #include "kernels/optimizer_step.cuh"
@@ -34,12 +36,13 @@ struct alignas(sizeof(T) * V) Pack {
 };
 
 // Steps V elements at `at` (of each of p, g and the states), T items held as compute type C.
-template <typename T, typename C, int kStates, int V, typename Update>
-__device__ __forceinline__ void step_pack(const Update& update, T* p, const T* g, T* const* s,
-                                          int64_t at) {
+template <typename T, typename G, typename C, int kStates, int V, typename Update>
+__device__ __forceinline__ void step_pack(const Update& update, T* p, const G* g, T* const* s,
+                                          G* narrow, int64_t at) {
   using P = Pack<T, V>;
+  using GP = Pack<G, V>;
   P pp = *reinterpret_cast<const P*>(p + at);
-  P gp = *reinterpret_cast<const P*>(g + at);
+  GP gp = *reinterpret_cast<const GP*>(g + at);
   P sp[kStates];
 #pragma unroll
   for (int k = 0; k < kStates; ++k)
@@ -60,9 +63,19 @@ __device__ __forceinline__ void step_pack(const Update& update, T* p, const T* g
 #pragma unroll
   for (int k = 0; k < kStates; ++k)
     if (s[k] != nullptr) *reinterpret_cast<P*>(s[k] + at) = sp[k];
+  if constexpr (!std::is_same_v<G, T>) {
+    if (narrow != nullptr) {
+      GP np;
+#pragma unroll
+      for (int e = 0; e < V; ++e) np.v[e] = convert<G>(pp.v[e]);
+      *reinterpret_cast<GP*>(narrow + at) = np;
+    }
+  }
 }
 
-template <typename T, typename C, typename Rule>
+// G: the gradients' type, T's except under master weights (T float, G 16-bit), where the
+// narrow slot (data[2 + kStates], else null) receives each stepped value rounded to G.
+template <typename T, typename G, typename C, typename Rule>
 __global__ void __launch_bounds__(kThreads)
     multi_tensor_step(const __grid_constant__ StepTable table, const Rule rule) {
   const int64_t chunk = blockIdx.x;
@@ -72,9 +85,12 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t n = rest < kStepChunk ? rest : kStepChunk;
   const int states = table.states;
   T* p = static_cast<T*>(table.data[0][t]) + begin;
-  const T* g = static_cast<const T*>(table.data[1][t]) + begin;
+  const G* g = static_cast<const G*>(table.data[1][t]) + begin;
+  void* narrow_base = table.data[2 + Rule::kStates][t];
+  G* narrow = narrow_base != nullptr ? static_cast<G*>(narrow_base) + begin : nullptr;
   T* s[Rule::kStates];
-  uintptr_t addresses = reinterpret_cast<uintptr_t>(p) | reinterpret_cast<uintptr_t>(g);
+  uintptr_t addresses = reinterpret_cast<uintptr_t>(p) | reinterpret_cast<uintptr_t>(g) |
+                        reinterpret_cast<uintptr_t>(narrow);
 #pragma unroll
   for (int k = 0; k < Rule::kStates; ++k) {
     void* state = k < states ? table.data[2 + k][t] : nullptr;  // null: not held, reads 0
@@ -85,64 +101,75 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int V = 16 / sizeof(T);
   const int64_t packed = addresses % 16 == 0 ? n / V * V : 0;
   for (int64_t at = int64_t{threadIdx.x} * V; at < packed; at += int64_t{kThreads} * V)
-    step_pack<T, C, Rule::kStates, V>(update, p, g, s, at);
+    step_pack<T, G, C, Rule::kStates, V>(update, p, g, s, narrow, at);
   for (int64_t at = packed + threadIdx.x; at < n; at += kThreads)
-    step_pack<T, C, Rule::kStates, 1>(update, p, g, s, at);
+    step_pack<T, G, C, Rule::kStates, 1>(update, p, g, s, narrow, at);
 }
 
 template <typename Rule>
-void launch(const StepTable& table, const Rule& rule, int dtype, void* stream) {
+void launch(const StepTable& table, const Rule& rule, int dtype, int grad_dtype, void* stream) {
   unsigned blocks = static_cast<unsigned>(table.first_chunk[table.tensors]);
   if (blocks == 0) return;
-  auto go = [&](auto t, auto c) {
-    multi_tensor_step<decltype(t), decltype(c), Rule>
+  auto go = [&](auto t, auto g, auto c) {
+    multi_tensor_step<decltype(t), decltype(g), decltype(c), Rule>
         <<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(table, rule);
   };
+  if (grad_dtype != dtype) {  // master weights: float32 values, 16-bit gradients
+    if (grad_dtype == kFloat16) return go(float{}, __half{}, float{});
+    return go(float{}, __nv_bfloat16{}, float{});
+  }
   switch (dtype) {
     case kFloat16:
-      return go(__half{}, float{});
+      return go(__half{}, __half{}, float{});
     case kBFloat16:
-      return go(__nv_bfloat16{}, float{});
+      return go(__nv_bfloat16{}, __nv_bfloat16{}, float{});
     case kFloat32:
-      return go(float{}, float{});
+      return go(float{}, float{}, float{});
     default:
-      return go(double{}, double{});
+      return go(double{}, double{}, double{});
   }
 }
 
 }  // namespace
 
-void launch_sgd_step(const StepTable& table, const SgdRule& rule, int dtype, void* stream) {
-  launch(table, rule, dtype, stream);
+void launch_sgd_step(const StepTable& table, const SgdRule& rule, int dtype, int grad_dtype,
+                     void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
 }
 
-void launch_adam_step(const StepTable& table, const AdamRule& rule, int dtype, void* stream) {
-  launch(table, rule, dtype, stream);
+void launch_adam_step(const StepTable& table, const AdamRule& rule, int dtype, int grad_dtype,
+                      void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
 }
 
-void launch_rmsprop_step(const StepTable& table, const RmspropRule& rule, int dtype, void* stream) {
-  launch(table, rule, dtype, stream);
+void launch_rmsprop_step(const StepTable& table, const RmspropRule& rule, int dtype, int grad_dtype,
+                         void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
 }
 
-void launch_adagrad_step(const StepTable& table, const AdagradRule& rule, int dtype, void* stream) {
-  launch(table, rule, dtype, stream);
+void launch_adagrad_step(const StepTable& table, const AdagradRule& rule, int dtype, int grad_dtype,
+                         void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
 }
 
-void launch_adamax_step(const StepTable& table, const AdamaxRule& rule, int dtype, void* stream) {
-  launch(table, rule, dtype, stream);
+void launch_adamax_step(const StepTable& table, const AdamaxRule& rule, int dtype, int grad_dtype,
+                        void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
 }
 
 void launch_adadelta_step(const StepTable& table, const AdadeltaRule& rule, int dtype,
-                          void* stream) {
-  launch(table, rule, dtype, stream);
+                          int grad_dtype, void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
 }
 
-void launch_nadam_step(const StepTable& table, const NadamRule& rule, int dtype, void* stream) {
-  launch(table, rule, dtype, stream);
+void launch_nadam_step(const StepTable& table, const NadamRule& rule, int dtype, int grad_dtype,
+                       void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
 }
 
-void launch_radam_step(const StepTable& table, const RadamRule& rule, int dtype, void* stream) {
-  launch(table, rule, dtype, stream);
+void launch_radam_step(const StepTable& table, const RadamRule& rule, int dtype, int grad_dtype,
+                       void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
 }
 
 }  // namespace genesis::kernels

@@ -26,9 +26,12 @@ constexpr int64_t kBlock = 256;  // elements widened at a time
 // object and a constant S, so that the compiler sees loop-invariant options and fixed-size state
 // and vectorizes the loop (Note [Vectorized steps]); 16-bit items are widened into a block of
 // floats first and rounded back after.
-template <typename T, typename C, int S, typename Rule>
+// G: the gradients' type, T's except under master weights (T float, G 16-bit), where `narrow`
+// (else null) receives each stepped value rounded to G.
+template <typename T, typename G, typename C, int S, typename Rule>
 [[gnu::always_inline]] inline void step_range(const Rule& rule, const StepFactors& f, T* p,
-                                              const T* g, T* const* s, int64_t begin, int64_t end) {
+                                              const G* g, T* const* s, G* narrow, int64_t begin,
+                                              int64_t end) {
   const auto step = rule.template update<C>(f);
   C* sv[S > 0 ? S : 1] = {};
   C *pv = nullptr, *gv = nullptr;
@@ -37,11 +40,14 @@ template <typename T, typename C, int S, typename Rule>
     int64_t n = std::min(kBlock, end - at);
     if constexpr (std::is_same_v<T, C>) {  // in place
       pv = p + at;
-      gv = const_cast<C*>(g + at);
     } else {
       pv = pb;
-      gv = gb;
       for (int64_t j = 0; j < n; ++j) pb[j] = widen<C>(p[at + j]);
+    }
+    if constexpr (std::is_same_v<G, C>) {
+      gv = const_cast<C*>(g + at);
+    } else {
+      gv = gb;
       for (int64_t j = 0; j < n; ++j) gb[j] = widen<C>(g[at + j]);
     }
     for (int k = 0; k < S; ++k) {
@@ -72,16 +78,19 @@ template <typename T, typename C, int S, typename Rule>
         if (s[k] != nullptr)
           for (int64_t j = 0; j < n; ++j) s[k][at + j] = static_cast<T>(sb[k][j]);
     }
+    if constexpr (!std::is_same_v<G, C>)
+      if (narrow != nullptr)
+        for (int64_t j = 0; j < n; ++j) narrow[at + j] = static_cast<G>(pv[j]);
   }
 }
 
 // step_range compiled for the baseline and for AVX2 and AVX-512 (with FMA), picked at run time
 // (cpu/isa.h).
 #define GENESIS_STEP_RANGE(isa, attributes)                                                  \
-  template <typename T, typename C, int S, typename Rule>                                    \
-  attributes void step_range_##isa(const Rule& rule, const StepFactors& f, T* p, const T* g, \
-                                   T* const* s, int64_t begin, int64_t end) {                \
-    step_range<T, C, S>(rule, f, p, g, s, begin, end);                                       \
+  template <typename T, typename G, typename C, int S, typename Rule>                        \
+  attributes void step_range_##isa(const Rule& rule, const StepFactors& f, T* p, const G* g, \
+                                   T* const* s, G* narrow, int64_t begin, int64_t end) {     \
+    step_range<T, G, C, S>(rule, f, p, g, s, narrow, begin, end);                            \
   }
 GENESIS_STEP_RANGE(base, )
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -92,14 +101,17 @@ GENESIS_STEP_RANGE(avx512, __attribute__((target("avx512f,avx2,fma"))))
 
 // Every element of every tensor: a tensor's elements are split over the threads; tensors are
 // taken one after another (an optimizer's tensors are few and large, or small enough that
-// threads would not pay).
-template <typename T, typename C, int S, typename Rule>
+// threads would not pay). slots[2 + S]: the 16-bit parameters under master weights, or empty.
+template <typename T, typename G, typename C, int S, typename Rule>
 void step_tensors(const StepSlots& slots, const std::vector<StepFactors>& factors,
                   const Rule& rule) {
   [[maybe_unused]] const Isa isa = cpu_isa();
+  const std::vector<Tensor>& narrows = slots[2 + S];
   for (size_t i = 0; i < slots[0].size(); ++i) {
     T* p = slots[0][i].mutable_data_as<T>();
-    const T* g = slots[1][i].data_as<T>();
+    const G* g = slots[1][i].data_as<G>();
+    G* narrow =
+        narrows.empty() || !narrows[i].defined() ? nullptr : narrows[i].mutable_data_as<G>();
     T* s[S > 0 ? S : 1] = {};
     for (int k = 0; k < S; ++k)
       s[k] = slots[2 + k].empty() ? nullptr : slots[2 + k][i].mutable_data_as<T>();
@@ -107,10 +119,11 @@ void step_tensors(const StepSlots& slots, const std::vector<StepFactors>& factor
     parallel_for(slots[0][i].numel(), kDefaultGrain / 20, [&](int64_t begin, int64_t end) {
 #ifdef GENESIS_STEP_X86
       if (isa == Isa::Avx512)
-        return step_range_avx512<T, C, S>(rule, factors[i], p, g, s, begin, end);
-      if (isa == Isa::Avx2) return step_range_avx2<T, C, S>(rule, factors[i], p, g, s, begin, end);
+        return step_range_avx512<T, G, C, S>(rule, factors[i], p, g, s, narrow, begin, end);
+      if (isa == Isa::Avx2)
+        return step_range_avx2<T, G, C, S>(rule, factors[i], p, g, s, narrow, begin, end);
 #endif
-      step_range_base<T, C, S>(rule, factors[i], p, g, s, begin, end);
+      step_range_base<T, G, C, S>(rule, factors[i], p, g, s, narrow, begin, end);
     });
   }
 }
@@ -119,12 +132,28 @@ template <typename Rule>
 void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const Rule& rule,
           const char* op) {
   if (slots[0].empty()) return;
-  // Every rule's states are passed, an empty list for each the call does not hold.
-  GENESIS_CHECK(slots.size() == 2 + Rule::kStates, op, "expected ", 2 + Rule::kStates,
+  // Every rule's states are passed, an empty list for each the call does not hold, then the
+  // 16-bit parameters of master weights (or an empty list).
+  GENESIS_CHECK(slots.size() == 3 + Rule::kStates, op, "expected ", 3 + Rule::kStates,
                 " lists of tensors, got ", slots.size());
-  dispatch_floating(slots[0][0].dtype(), op, [&](auto t, auto c) {
-    step_tensors<decltype(t), decltype(c), Rule::kStates>(slots, factors, rule);
-  });
+  ScalarType grad_dtype = slots[1][0].dtype();
+  if (grad_dtype == slots[0][0].dtype()) {
+    dispatch_floating(slots[0][0].dtype(), op, [&](auto t, auto c) {
+      using T = decltype(t);
+      step_tensors<T, T, decltype(c), Rule::kStates>(slots, factors, rule);
+    });
+    return;
+  }
+  // Master weights: float32 values and states, 16-bit gradients and parameters.
+  GENESIS_CHECK(slots[0][0].dtype() == ScalarType::Float32, op,
+                "master weights must be float32, got ", scalar_type_name(slots[0][0].dtype()));
+  if (grad_dtype == ScalarType::Float16)
+    step_tensors<float, Half, float, Rule::kStates>(slots, factors, rule);
+  else if (grad_dtype == ScalarType::BFloat16)
+    step_tensors<float, BFloat16, float, Rule::kStates>(slots, factors, rule);
+  else
+    GENESIS_CHECK(false, op, "master weights take 16-bit gradients, got ",
+                  scalar_type_name(grad_dtype));
 }
 
 }  // namespace

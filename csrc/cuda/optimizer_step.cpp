@@ -20,12 +20,13 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
   DeviceGuard guard(device);
   void* stream = reinterpret_cast<void*>(current_stream(device));
   int dtype = static_cast<int>(slots[0][0].dtype());
+  int grad_dtype = static_cast<int>(slots[1][0].dtype());
   kernels::StepTable table;
-  table.states = static_cast<int>(slots.size()) - 2;
+  table.states = static_cast<int>(slots.size()) - 3;  // the last list: master weights' narrows
   table.first_chunk[0] = 0;
   auto flush = [&] {
     if (table.tensors == 0) return;
-    launch(table, rule, dtype, stream);
+    launch(table, rule, dtype, grad_dtype, stream);
     GENESIS_CUDA_CHECK(cudaGetLastError());
     table.tensors = 0;
   };
@@ -37,7 +38,8 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
     table.first_chunk[t + 1] =
         table.first_chunk[t] + (n + kernels::kStepChunk - 1) / kernels::kStepChunk;
     for (size_t k = 0; k < slots.size(); ++k) {
-      if (slots[k].empty())  // a state the call does not hold (Note [Multi-tensor steps])
+      // Not held (Note [Multi-tensor steps]), or no master weights (for this tensor).
+      if (slots[k].empty() || !slots[k][i].defined())
         table.data[k][t] = nullptr;
       else
         table.data[k][t] =

@@ -2,7 +2,9 @@
 // The CUDA optimizer steps (Note [Optimizer steps] in ops/optimizer_step.cpp): a multi-tensor
 // launch per kernels' StepTable::kMaxTensors tensors, on the current stream. slots[0] the
 // parameters, slots[1] their gradients, then the rule's states, an empty list for a state the call
-// does not hold (Note [Optimizer rules] in vocab/optimizer_rules.h); every tensor contiguous, on
+// does not hold (Note [Optimizer rules] in vocab/optimizer_rules.h), then under master weights
+// the 16-bit parameters that take the stepped float32 values rounded (else an empty list; the
+// gradients then have the 16-bit dtype, the rest float32); every tensor contiguous, on
 // one device, of one floating dtype, with its parameter's numel. factors[i]: tensor i's
 // StepFactors.
 #include <vector>

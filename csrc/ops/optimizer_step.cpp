@@ -14,10 +14,22 @@
 // tensor's bias corrections on the host, in double, as PyTorch's Python does. A tensor that is
 // not contiguous (a parameter made by a transposing view, or a state loaded with other strides)
 // is stepped through a contiguous copy that is copied back.
+//
+// Note [Master weights]
+// ~~~~~~~~~~~~~~~~~~~~~
+// A bfloat16 parameter stepped in bfloat16 loses every update smaller than half its last bit
+// (2^-8 of its value): late in training most of them. With `master_weights=True` (a genesis
+// option of every optimizer; PyTorch users get it from apex or by hand), the optimizer keeps a
+// float32 copy of each 16-bit parameter (state "master_param") and float32 states, steps the
+// copy with the 16-bit gradient widened, and writes the result rounded back into the parameter,
+// in the same pass: the call's `params` are the copies and `narrow` the 16-bit parameters. Per
+// element that reads 2 + 4 + 4k bytes and writes 2 + 4 + 4k (k states), against 4 + 4k each way
+// for a float32 model; the backends instantiate (float, float16) and (float, bfloat16).
 #include "ops/optimizer_step.h"
 
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "core/errors.h"
@@ -40,10 +52,15 @@ struct StepCall {
   const char* op;
   std::vector<std::vector<Tensor>> slots;
   std::vector<StepFactors> factors;
+  // Under master weights, the 16-bit parameters that slots[0]'s float32 copies stand for (Note
+  // [Master weights]); else empty.
+  std::vector<Tensor> narrow;
 };
 
 void check_lists(const StepCall& call) {
   const std::vector<Tensor>& params = call.slots[0];
+  GENESIS_CHECK_VALUE(call.narrow.empty() || call.narrow.size() == params.size(), call.op,
+                      "expected ", params.size(), " 16-bit parameters, got ", call.narrow.size());
   static const char* const kNames[] = {"param", "grad", "state", "state", "state"};
   for (size_t k = 1; k < call.slots.size(); ++k)
     GENESIS_CHECK_VALUE(call.slots[k].size() == params.size() || (k >= 2 && call.slots[k].empty()),
@@ -55,11 +72,26 @@ void check_lists(const StepCall& call) {
     GENESIS_CHECK_TYPE(is_step_dtype(p.dtype()), call.op, "param ", i,
                        " must be a floating point tensor of 16, 32 or 64 bits, got ",
                        scalar_type_name(p.dtype()));
+    // Under master weights, each 16-bit parameter (undefined for one that is its own master).
+    const bool mastered = !call.narrow.empty() && call.narrow[i].defined();
+    if (mastered) {
+      const Tensor& q = call.narrow[i];
+      GENESIS_CHECK(p.dtype() == ScalarType::Float32 &&
+                        (q.dtype() == ScalarType::Float16 || q.dtype() == ScalarType::BFloat16) &&
+                        q.device() == p.device() && q.sizes() == p.sizes(),
+                    call.op, "master weight ", i, " (", scalar_type_name(p.dtype()), ", ",
+                    shape_str(p.sizes()),
+                    ") must be float32 with the shape and device of its "
+                    "float16 or bfloat16 parameter");
+      check_writable(q, call.op);
+    }
     for (size_t k = 1; k < call.slots.size(); ++k) {
       if (call.slots[k].empty()) continue;  // a state the call does not hold
       const Tensor& t = call.slots[k][i];
       GENESIS_CHECK(t.defined(), call.op, kNames[k], " ", i, " is undefined");
-      GENESIS_CHECK(t.dtype() == p.dtype() && t.device() == p.device() && t.sizes() == p.sizes(),
+      // Under master weights the gradients are the 16-bit parameters'.
+      ScalarType want = k == 1 && mastered ? call.narrow[i].dtype() : p.dtype();
+      GENESIS_CHECK(t.dtype() == want && t.device() == p.device() && t.sizes() == p.sizes(),
                     call.op, kNames[k], " ", i, " (", scalar_type_name(t.dtype()), ", ",
                     shape_str(t.sizes()), ", ", t.device().str(), ") does not match its param (",
                     scalar_type_name(p.dtype()), ", ", shape_str(p.sizes()), ", ", p.device().str(),
@@ -75,20 +107,26 @@ void check_lists(const StepCall& call) {
 // the tensors that are not, copied back afterwards.
 template <typename Rule>
 void run_parts(const StepCall& call, const Rule& rule) {
-  std::map<std::pair<std::string, int>, std::vector<size_t>> parts;
+  // Parts by device, dtype and gradient dtype (master weights step float32 copies of 16-bit
+  // parameters of either kind); the last list of each part holds the 16-bit parameters.
+  std::map<std::tuple<std::string, int, int>, std::vector<size_t>> parts;
   const std::vector<Tensor>& params = call.slots[0];
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i].numel() > 0)
-      parts[{params[i].device().str(), static_cast<int>(params[i].dtype())}].push_back(i);
+      parts[{params[i].device().str(), static_cast<int>(params[i].dtype()),
+             static_cast<int>(call.slots[1][i].dtype())}]
+          .push_back(i);
+  std::vector<std::vector<Tensor>> all = call.slots;
+  all.push_back(call.narrow);
   for (const auto& [key, members] : parts) {
-    std::vector<std::vector<Tensor>> slots(call.slots.size());
+    std::vector<std::vector<Tensor>> slots(all.size());
     std::vector<StepFactors> factors;
     std::vector<std::pair<Tensor, Tensor>> write_back;  // (original, contiguous stand-in)
     for (size_t i : members) {
       for (size_t k = 0; k < slots.size(); ++k) {
-        if (call.slots[k].empty()) continue;
-        const Tensor& t = call.slots[k][i];
-        if (t.is_contiguous()) {
+        if (all[k].empty()) continue;
+        const Tensor& t = all[k][i];
+        if (!t.defined() || t.is_contiguous()) {  // undefined: a parameter without a master
           slots[k].push_back(t);
         } else {
           Tensor dense = contiguous(t);
@@ -138,7 +176,8 @@ std::vector<StepFactors> count_steps(const std::vector<Tensor>& steps, size_t n,
 }  // namespace
 
 std::vector<Tensor> sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                             const std::vector<Tensor>& momentum_buffers, const SgdRule& rule) {
+                             const std::vector<Tensor>& momentum_buffers, const SgdRule& rule,
+                             const std::vector<Tensor>& narrow) {
   const char* op = "sgd_step";
   bool momentum = rule.momentum != 0;
   GENESIS_CHECK_VALUE(momentum_buffers.size() == (momentum ? params.size() : 0), op, "expected ",
@@ -147,6 +186,7 @@ std::vector<Tensor> sgd_step(const std::vector<Tensor>& params, const std::vecto
   GENESIS_CHECK_VALUE(grads.size() == params.size(), op, "expected ", params.size(),
                       " gradients, got ", grads.size());
   StepCall call{op, {params, grads}, std::vector<StepFactors>(params.size())};
+  call.narrow = narrow;
   std::vector<Tensor> buffers = momentum_buffers;
   if (momentum) {
     for (size_t i = 0; i < params.size(); ++i) {
@@ -164,12 +204,13 @@ std::vector<Tensor> sgd_step(const std::vector<Tensor>& params, const std::vecto
 void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
                const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
-               const AdamRule& rule) {
+               const AdamRule& rule, const std::vector<Tensor>& narrow) {
   const char* op = rule.decoupled ? "adamw_step" : "adam_step";
   GENESIS_CHECK_VALUE(max_exp_avg_sqs.size() == (rule.amsgrad ? params.size() : 0), op, "expected ",
                       rule.amsgrad ? params.size() : 0, " max_exp_avg_sqs, got ",
                       max_exp_avg_sqs.size());
   StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs}, {}};
+  call.narrow = narrow;
   check_lists(call);
   call.factors = count_steps(steps, params.size(), op, [&](double step) {
     return StepFactors{rule.lr / (1 - std::pow(rule.beta1, step)),
@@ -181,7 +222,7 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
 void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                   const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& grad_avgs,
                   const std::vector<Tensor>& momentum_buffers, const std::vector<Tensor>& steps,
-                  const RmspropRule& rule) {
+                  const RmspropRule& rule, const std::vector<Tensor>& narrow) {
   const char* op = "rmsprop_step";
   size_t averages = rule.centered ? params.size() : 0,
          buffers = rule.momentum > 0 ? params.size() : 0;
@@ -190,6 +231,7 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
   GENESIS_CHECK_VALUE(momentum_buffers.size() == buffers, op, "expected ", buffers,
                       " momentum buffers, got ", momentum_buffers.size());
   StepCall call{op, {params, grads, square_avgs, grad_avgs, momentum_buffers}, {}};
+  call.narrow = narrow;
   check_lists(call);
   call.factors = count_steps(steps, params.size(), op, [](double) { return StepFactors{}; });
   run_parts(call, rule);
@@ -197,9 +239,10 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
 
 void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                   const std::vector<Tensor>& sums, const std::vector<Tensor>& steps, double lr,
-                  double lr_decay, const AdagradRule& rule) {
+                  double lr_decay, const AdagradRule& rule, const std::vector<Tensor>& narrow) {
   const char* op = "adagrad_step";
   StepCall call{op, {params, grads, sums}, {}};
+  call.narrow = narrow;
   check_lists(call);
   call.factors = count_steps(steps, params.size(), op, [&](double step) {
     return StepFactors{lr / (1 + (step - 1) * lr_decay), 0};
@@ -209,9 +252,11 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
 
 void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                  const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_infs,
-                 const std::vector<Tensor>& steps, double lr, const AdamaxRule& rule) {
+                 const std::vector<Tensor>& steps, double lr, const AdamaxRule& rule,
+                 const std::vector<Tensor>& narrow) {
   const char* op = "adamax_step";
   StepCall call{op, {params, grads, exp_avgs, exp_infs}, {}};
+  call.narrow = narrow;
   check_lists(call);
   call.factors = count_steps(steps, params.size(), op, [&](double step) {
     return StepFactors{lr / (1 - std::pow(rule.beta1, step)), 0};
@@ -221,9 +266,11 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
 
 void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                    const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& acc_deltas,
-                   const std::vector<Tensor>& steps, const AdadeltaRule& rule) {
+                   const std::vector<Tensor>& steps, const AdadeltaRule& rule,
+                   const std::vector<Tensor>& narrow) {
   const char* op = "adadelta_step";
   StepCall call{op, {params, grads, square_avgs, acc_deltas}, {}};
+  call.narrow = narrow;
   check_lists(call);
   call.factors = count_steps(steps, params.size(), op, [](double) { return StepFactors{}; });
   run_parts(call, rule);
@@ -232,9 +279,10 @@ void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>&
 void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                 const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
                 const std::vector<Tensor>& mu_products, const std::vector<Tensor>& steps,
-                double momentum_decay, const NadamRule& rule) {
+                double momentum_decay, const NadamRule& rule, const std::vector<Tensor>& narrow) {
   const char* op = "nadam_step";
   StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
+  call.narrow = narrow;
   check_lists(call);
   check_counters(mu_products, params.size(), op, "mu_product");
   size_t i = 0;
@@ -253,9 +301,11 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
 
 void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
                 const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
-                const std::vector<Tensor>& steps, const RadamRule& rule) {
+                const std::vector<Tensor>& steps, const RadamRule& rule,
+                const std::vector<Tensor>& narrow) {
   const char* op = "radam_step";
   StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
+  call.narrow = narrow;
   check_lists(call);
   call.factors = count_steps(steps, params.size(), op, [&](double step) {
     double correction1 = 1 - std::pow(rule.beta1, step);

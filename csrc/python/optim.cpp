@@ -35,21 +35,25 @@ py::list to_list(const std::vector<Tensor>& tensors) {
 
 }  // namespace
 
+void init_optim_adafactor(py::module_& optim);  // optim_adafactor.cpp
+
 void init_optim(py::module_& m) {
   py::module_ optim = m.def_submodule("_optim", "genesis.optim's compiled steps");
   optim.def(
       "_sgd_step",
       [](const py::list& params, const py::list& grads, const py::list& momentum_buffers, double lr,
-         double momentum, double dampening, double weight_decay, bool nesterov, bool maximize) {
+         double momentum, double dampening, double weight_decay, bool nesterov, bool maximize,
+         const py::list& narrow) {
         const char* op = "sgd_step";
         SgdRule rule{lr, momentum, dampening, weight_decay, nesterov, maximize};
-        return to_list(
-            ops::sgd_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
-                          tensor_list(momentum_buffers, op, "momentum buffer", true), rule));
+        return to_list(ops::sgd_step(tensor_list(params, op, "param"),
+                                     tensor_list(grads, op, "grad"),
+                                     tensor_list(momentum_buffers, op, "momentum buffer", true),
+                                     rule, tensor_list(narrow, op, "16-bit param", true)));
       },
       py::arg("params"), py::arg("grads"), py::arg("momentum_buffers"), py::arg("lr"),
       py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"),
-      py::arg("maximize"),
+      py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
       "One SGD step over the lists in place; momentum_buffers: [] without momentum, else one per\n"
       "param, None where it does not exist yet. Returns the buffers, the new ones made.");
   optim.def(
@@ -57,19 +61,19 @@ void init_optim(py::module_& m) {
       [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
          const py::list& exp_avg_sqs, const py::list& max_exp_avg_sqs, const py::list& steps,
          double lr, double beta1, double beta2, double eps, double weight_decay, bool decoupled,
-         bool amsgrad, bool maximize) {
+         bool amsgrad, bool maximize, const py::list& narrow) {
         const char* op = decoupled ? "adamw_step" : "adam_step";
         AdamRule rule{lr, beta1, beta2, eps, weight_decay, decoupled, amsgrad, maximize};
-        ops::adam_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
-                       tensor_list(exp_avgs, op, "exp_avg"),
-                       tensor_list(exp_avg_sqs, op, "exp_avg_sq"),
-                       tensor_list(max_exp_avg_sqs, op, "max_exp_avg_sq"),
-                       tensor_list(steps, op, "step"), rule);
+        ops::adam_step(
+            tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+            tensor_list(exp_avgs, op, "exp_avg"), tensor_list(exp_avg_sqs, op, "exp_avg_sq"),
+            tensor_list(max_exp_avg_sqs, op, "max_exp_avg_sq"), tensor_list(steps, op, "step"),
+            rule, tensor_list(narrow, op, "16-bit param", true));
       },
       py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
       py::arg("max_exp_avg_sqs"), py::arg("steps"), py::arg("lr"), py::arg("beta1"),
       py::arg("beta2"), py::arg("eps"), py::arg("weight_decay"), py::arg("decoupled"),
-      py::arg("amsgrad"), py::arg("maximize"),
+      py::arg("amsgrad"), py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
       "One Adam (AdamW when decoupled) step over the lists in place; each step count (a 0-d\n"
       "float32 CPU tensor) is incremented first. max_exp_avg_sqs: [] unless amsgrad.");
   optim.def(
@@ -77,101 +81,106 @@ void init_optim(py::module_& m) {
       [](const py::list& params, const py::list& grads, const py::list& square_avgs,
          const py::list& grad_avgs, const py::list& momentum_buffers, const py::list& steps,
          double lr, double alpha, double eps, double weight_decay, double momentum, bool centered,
-         bool maximize) {
+         bool maximize, const py::list& narrow) {
         const char* op = "rmsprop_step";
         RmspropRule rule{lr, alpha, eps, weight_decay, momentum, centered, maximize};
-        ops::rmsprop_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
-                          tensor_list(square_avgs, op, "square_avg"),
-                          tensor_list(grad_avgs, op, "grad_avg"),
-                          tensor_list(momentum_buffers, op, "momentum buffer"),
-                          tensor_list(steps, op, "step"), rule);
+        ops::rmsprop_step(
+            tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+            tensor_list(square_avgs, op, "square_avg"), tensor_list(grad_avgs, op, "grad_avg"),
+            tensor_list(momentum_buffers, op, "momentum buffer"), tensor_list(steps, op, "step"),
+            rule, tensor_list(narrow, op, "16-bit param", true));
       },
       py::arg("params"), py::arg("grads"), py::arg("square_avgs"), py::arg("grad_avgs"),
       py::arg("momentum_buffers"), py::arg("steps"), py::arg("lr"), py::arg("alpha"),
       py::arg("eps"), py::arg("weight_decay"), py::arg("momentum"), py::arg("centered"),
-      py::arg("maximize"),
+      py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
       "One RMSprop step over the lists in place; grad_avgs: [] unless centered,\n"
       "momentum_buffers: [] unless momentum > 0; step counts incremented first.");
   optim.def(
       "_adagrad_step",
       [](const py::list& params, const py::list& grads, const py::list& sums, const py::list& steps,
-         double lr, double lr_decay, double eps, double weight_decay, bool maximize) {
+         double lr, double lr_decay, double eps, double weight_decay, bool maximize,
+         const py::list& narrow) {
         const char* op = "adagrad_step";
         AdagradRule rule{eps, weight_decay, maximize};
         ops::adagrad_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
                           tensor_list(sums, op, "sum"), tensor_list(steps, op, "step"), lr,
-                          lr_decay, rule);
+                          lr_decay, rule, tensor_list(narrow, op, "16-bit param", true));
       },
       py::arg("params"), py::arg("grads"), py::arg("sums"), py::arg("steps"), py::arg("lr"),
       py::arg("lr_decay"), py::arg("eps"), py::arg("weight_decay"), py::arg("maximize"),
+      py::kw_only(), py::arg("narrow") = py::list(),
       "One Adagrad step over the lists in place; step counts incremented first.");
   optim.def(
       "_adamax_step",
       [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
          const py::list& exp_infs, const py::list& steps, double lr, double beta1, double beta2,
-         double eps, double weight_decay, bool maximize) {
+         double eps, double weight_decay, bool maximize, const py::list& narrow) {
         const char* op = "adamax_step";
         AdamaxRule rule{beta1, beta2, eps, weight_decay, maximize};
         ops::adamax_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
                          tensor_list(exp_avgs, op, "exp_avg"), tensor_list(exp_infs, op, "exp_inf"),
-                         tensor_list(steps, op, "step"), lr, rule);
+                         tensor_list(steps, op, "step"), lr, rule,
+                         tensor_list(narrow, op, "16-bit param", true));
       },
       py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_infs"),
       py::arg("steps"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"), py::arg("eps"),
-      py::arg("weight_decay"), py::arg("maximize"),
+      py::arg("weight_decay"), py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
       "One Adamax step over the lists in place; step counts incremented first.");
   optim.def(
       "_adadelta_step",
       [](const py::list& params, const py::list& grads, const py::list& square_avgs,
          const py::list& acc_deltas, const py::list& steps, double lr, double rho, double eps,
-         double weight_decay, bool maximize) {
+         double weight_decay, bool maximize, const py::list& narrow) {
         const char* op = "adadelta_step";
         AdadeltaRule rule{lr, rho, eps, weight_decay, maximize};
         ops::adadelta_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
                            tensor_list(square_avgs, op, "square_avg"),
                            tensor_list(acc_deltas, op, "acc_delta"), tensor_list(steps, op, "step"),
-                           rule);
+                           rule, tensor_list(narrow, op, "16-bit param", true));
       },
       py::arg("params"), py::arg("grads"), py::arg("square_avgs"), py::arg("acc_deltas"),
       py::arg("steps"), py::arg("lr"), py::arg("rho"), py::arg("eps"), py::arg("weight_decay"),
-      py::arg("maximize"),
+      py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
       "One Adadelta step over the lists in place; step counts incremented first.");
   optim.def(
       "_nadam_step",
       [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
          const py::list& exp_avg_sqs, const py::list& mu_products, const py::list& steps, double lr,
          double beta1, double beta2, double eps, double weight_decay, double momentum_decay,
-         bool decoupled, bool maximize) {
+         bool decoupled, bool maximize, const py::list& narrow) {
         const char* op = "nadam_step";
         NadamRule rule{lr, beta1, beta2, eps, weight_decay, decoupled, maximize};
         ops::nadam_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
                         tensor_list(exp_avgs, op, "exp_avg"),
                         tensor_list(exp_avg_sqs, op, "exp_avg_sq"),
                         tensor_list(mu_products, op, "mu_product"), tensor_list(steps, op, "step"),
-                        momentum_decay, rule);
+                        momentum_decay, rule, tensor_list(narrow, op, "16-bit param", true));
       },
       py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
       py::arg("mu_products"), py::arg("steps"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"),
       py::arg("eps"), py::arg("weight_decay"), py::arg("momentum_decay"), py::arg("decoupled"),
-      py::arg("maximize"),
+      py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
       "One NAdam step over the lists in place; step counts and mu_products (0-d float32 CPU\n"
       "tensors) updated first.");
   optim.def(
       "_radam_step",
       [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
          const py::list& exp_avg_sqs, const py::list& steps, double lr, double beta1, double beta2,
-         double eps, double weight_decay, bool decoupled, bool maximize) {
+         double eps, double weight_decay, bool decoupled, bool maximize, const py::list& narrow) {
         const char* op = "radam_step";
         RadamRule rule{lr, beta1, beta2, eps, weight_decay, decoupled, maximize};
         ops::radam_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
                         tensor_list(exp_avgs, op, "exp_avg"),
                         tensor_list(exp_avg_sqs, op, "exp_avg_sq"), tensor_list(steps, op, "step"),
-                        rule);
+                        rule, tensor_list(narrow, op, "16-bit param", true));
       },
       py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
       py::arg("steps"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"), py::arg("eps"),
-      py::arg("weight_decay"), py::arg("decoupled"), py::arg("maximize"),
+      py::arg("weight_decay"), py::arg("decoupled"), py::arg("maximize"), py::kw_only(),
+      py::arg("narrow") = py::list(),
       "One RAdam step over the lists in place; step counts incremented first.");
+  init_optim_adafactor(optim);
 }
 
 }  // namespace genesis::python

@@ -14,6 +14,23 @@ def _adadelta_step(
     eps: typing.SupportsFloat | typing.SupportsIndex,
     weight_decay: typing.SupportsFloat | typing.SupportsIndex,
     maximize: bool,
+    *,
+    narrow: list = ...,
+) -> None: ...
+def _adafactor_step(
+    params: list,
+    grads: list,
+    row_vars: list,
+    col_vars: list,
+    variances: list,
+    steps: list,
+    lr: typing.SupportsFloat | typing.SupportsIndex,
+    beta2_decay: typing.SupportsFloat | typing.SupportsIndex,
+    eps1: typing.SupportsFloat | typing.SupportsIndex | None,
+    eps2: typing.SupportsFloat | typing.SupportsIndex,
+    d: typing.SupportsFloat | typing.SupportsIndex,
+    weight_decay: typing.SupportsFloat | typing.SupportsIndex,
+    maximize: bool,
 ) -> None: ...
 def _adagrad_step(
     params: list,
@@ -25,6 +42,8 @@ def _adagrad_step(
     eps: typing.SupportsFloat | typing.SupportsIndex,
     weight_decay: typing.SupportsFloat | typing.SupportsIndex,
     maximize: bool,
+    *,
+    narrow: list = ...,
 ) -> None: ...
 def _adam_step(
     params: list,
@@ -41,6 +60,8 @@ def _adam_step(
     decoupled: bool,
     amsgrad: bool,
     maximize: bool,
+    *,
+    narrow: list = ...,
 ) -> None: ...
 def _adamax_step(
     params: list,
@@ -54,6 +75,8 @@ def _adamax_step(
     eps: typing.SupportsFloat | typing.SupportsIndex,
     weight_decay: typing.SupportsFloat | typing.SupportsIndex,
     maximize: bool,
+    *,
+    narrow: list = ...,
 ) -> None: ...
 def _nadam_step(
     params: list,
@@ -70,6 +93,8 @@ def _nadam_step(
     momentum_decay: typing.SupportsFloat | typing.SupportsIndex,
     decoupled: bool,
     maximize: bool,
+    *,
+    narrow: list = ...,
 ) -> None: ...
 def _radam_step(
     params: list,
@@ -84,6 +109,8 @@ def _radam_step(
     weight_decay: typing.SupportsFloat | typing.SupportsIndex,
     decoupled: bool,
     maximize: bool,
+    *,
+    narrow: list = ...,
 ) -> None: ...
 def _rmsprop_step(
     params: list,
@@ -99,6 +126,8 @@ def _rmsprop_step(
     momentum: typing.SupportsFloat | typing.SupportsIndex,
     centered: bool,
     maximize: bool,
+    *,
+    narrow: list = ...,
 ) -> None: ...
 def _sgd_step(
     params: list,
@@ -110,4 +139,6 @@ def _sgd_step(
     weight_decay: typing.SupportsFloat | typing.SupportsIndex,
     nesterov: bool,
     maximize: bool,
+    *,
+    narrow: list = ...,
 ) -> list: ...

@@ -1,8 +1,10 @@
 """genesis.optim: PyTorch's optimizers, each group's step one fused C++ call (one kernel launch
-on CUDA); Note [Optimizer objects] in genesis/optim/optimizer.py."""
+on CUDA; Adafactor's is composed of ops, Note [Adafactor steps]); Note [Optimizer objects] in
+genesis/optim/optimizer.py."""
 
 from . import lr_scheduler, optimizer
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
@@ -15,6 +17,7 @@ from .sgd import SGD
 __all__ = [
     "SGD",
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",

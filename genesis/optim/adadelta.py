@@ -32,6 +32,9 @@ class Adadelta(Optimizer):
         capturable (bool): not supported yet (must be False). Default: False.
         maximize (bool): maximize the objective instead. Default: False.
         differentiable (bool): not supported (must be False). Default: False.
+        master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
+            (state ``master_param``) and float32 states, step those and round the result into
+            the parameter (a genesis option). Default: False.
 
     Example::
 
@@ -56,6 +59,7 @@ class Adadelta(Optimizer):
         capturable: bool = False,
         maximize: bool = False,
         differentiable: bool = False,
+        master_weights: bool = False,
     ) -> None:
         _check_lr(lr)
         if not 0.0 <= rho <= 1.0:
@@ -75,6 +79,8 @@ class Adadelta(Optimizer):
             "foreach": foreach,
             "differentiable": differentiable,
         }
+        if master_weights:  # a genesis option: absent from the groups unless on
+            defaults["master_weights"] = True
         super().__init__(params, defaults)
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
@@ -107,14 +113,15 @@ class Adadelta(Optimizer):
         if not params:
             return
         states = [self.state[p] for p in params]
+        targets, narrow = self._master_weights(group, params, states)
         with no_grad():
-            for p, state in zip(params, states):
-                if len(state) == 0:
+            for p, state in zip(targets, states):
+                if "step" not in state:
                     state["step"] = _C.tensor(0.0, dtype=_C.float32)
                     state["square_avg"] = _C.zeros_like(p)
                     state["acc_delta"] = _C.zeros_like(p)
         _C._optim._adadelta_step(
-            params,
+            targets,
             [p.grad for p in params],
             [s["square_avg"] for s in states],
             [s["acc_delta"] for s in states],
@@ -124,4 +131,5 @@ class Adadelta(Optimizer):
             eps=group["eps"],
             weight_decay=group["weight_decay"],
             maximize=group["maximize"],
+            narrow=narrow,
         )

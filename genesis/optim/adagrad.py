@@ -33,6 +33,9 @@ class Adagrad(Optimizer):
         maximize (bool): maximize the objective instead. Default: False.
         differentiable (bool): not supported (must be False). Default: False.
         fused (bool, optional): accepted for PyTorch's code. Default: None.
+        master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
+            (state ``master_param``) and float32 states, step those and round the result into
+            the parameter (a genesis option). Default: False.
 
     Example::
 
@@ -58,6 +61,7 @@ class Adagrad(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
         fused: bool | None = None,
+        master_weights: bool = False,
     ) -> None:
         _check_lr(lr)
         if not 0.0 <= lr_decay:
@@ -82,13 +86,18 @@ class Adagrad(Optimizer):
             "differentiable": differentiable,
             "fused": fused,
         }
+        if master_weights:  # a genesis option: absent from the groups unless on
+            defaults["master_weights"] = True
         super().__init__(params, defaults)
         with no_grad():
             for group in self.param_groups:
                 for p in group["params"]:
                     state = self.state[p]
                     state["step"] = _C.tensor(0.0, dtype=_C.float32)
-                    state["sum"] = _C.full_like(p, group["initial_accumulator_value"])
+                    # float32 under master weights (Note [Master weights]).
+                    half = p.dtype in (_C.float16, _C.bfloat16)
+                    dtype = _C.float32 if half and group.get("master_weights") else p.dtype
+                    state["sum"] = _C.full_like(p, group["initial_accumulator_value"], dtype=dtype)
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
         return ("sum",)
@@ -120,8 +129,9 @@ class Adagrad(Optimizer):
         if not params:
             return
         states = [self.state[p] for p in params]
+        targets, narrow = self._master_weights(group, params, states)
         _C._optim._adagrad_step(
-            params,
+            targets,
             [p.grad for p in params],
             [s["sum"] for s in states],
             [s["step"] for s in states],
@@ -130,4 +140,5 @@ class Adagrad(Optimizer):
             eps=group["eps"],
             weight_decay=group["weight_decay"],
             maximize=group["maximize"],
+            narrow=narrow,
         )

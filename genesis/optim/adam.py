@@ -54,6 +54,9 @@ class Adam(Optimizer):
         fused (bool, optional): accepted for PyTorch's code; every step is fused.
             Default: None.
         decoupled_weight_decay (bool): AdamW's weight decay. Default: False.
+        master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
+            (state ``master_param``) and float32 states, step those and round the result into
+            the parameter (a genesis option). Default: False.
 
     Example::
 
@@ -81,6 +84,7 @@ class Adam(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
+        master_weights: bool = False,
     ) -> None:
         _check_adam_options(lr, betas, eps, weight_decay)
         _check_implementation_flags(type(self).__name__, foreach, fused, differentiable, capturable)
@@ -97,6 +101,8 @@ class Adam(Optimizer):
             "fused": fused,
             "decoupled_weight_decay": decoupled_weight_decay,
         }
+        if master_weights:  # a genesis option: absent from the groups unless on
+            defaults["master_weights"] = True
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -141,12 +147,13 @@ class Adam(Optimizer):
             return
         amsgrad = group["amsgrad"]
         states = [self.state[p] for p in params]
-        for p, state in zip(params, states):
-            if len(state) == 0 or (amsgrad and "max_exp_avg_sq" not in state):
+        targets, narrow = self._master_weights(group, params, states)
+        for p, state in zip(targets, states):
+            if "step" not in state or (amsgrad and "max_exp_avg_sq" not in state):
                 _init_state(p, state, amsgrad)
         beta1, beta2 = group["betas"]
         _C._optim._adam_step(
-            params,
+            targets,
             [p.grad for p in params],
             [s["exp_avg"] for s in states],
             [s["exp_avg_sq"] for s in states],
@@ -160,6 +167,7 @@ class Adam(Optimizer):
             decoupled=group["decoupled_weight_decay"],
             amsgrad=amsgrad,
             maximize=group["maximize"],
+            narrow=narrow,
         )
 
 
@@ -192,6 +200,9 @@ class AdamW(Adam):
         capturable (bool): not supported yet (must be False). Default: False.
         differentiable (bool): not supported (must be False). Default: False.
         fused (bool, optional): accepted for PyTorch's code. Default: None.
+        master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
+            (state ``master_param``) and float32 states, step those and round the result into
+            the parameter (a genesis option). Default: False.
 
     Example::
 
@@ -217,6 +228,7 @@ class AdamW(Adam):
         capturable: bool = False,
         differentiable: bool = False,
         fused: bool | None = None,
+        master_weights: bool = False,
     ) -> None:
         super().__init__(
             params,
@@ -231,4 +243,5 @@ class AdamW(Adam):
             differentiable=differentiable,
             fused=fused,
             decoupled_weight_decay=True,
+            master_weights=master_weights,
         )

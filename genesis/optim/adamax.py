@@ -32,6 +32,9 @@ class Adamax(Optimizer):
         maximize (bool): maximize the objective instead. Default: False.
         differentiable (bool): not supported (must be False). Default: False.
         capturable (bool): not supported yet (must be False). Default: False.
+        master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
+            (state ``master_param``) and float32 states, step those and round the result into
+            the parameter (a genesis option). Default: False.
 
     Example::
 
@@ -56,6 +59,7 @@ class Adamax(Optimizer):
         maximize: bool = False,
         differentiable: bool = False,
         capturable: bool = False,
+        master_weights: bool = False,
     ) -> None:
         _check_lr(lr)
         if not 0.0 <= eps:
@@ -77,6 +81,8 @@ class Adamax(Optimizer):
             "differentiable": differentiable,
             "capturable": capturable,
         }
+        if master_weights:  # a genesis option: absent from the groups unless on
+            defaults["master_weights"] = True
         super().__init__(params, defaults)
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
@@ -109,15 +115,16 @@ class Adamax(Optimizer):
         if not params:
             return
         states = [self.state[p] for p in params]
+        targets, narrow = self._master_weights(group, params, states)
         with no_grad():
-            for p, state in zip(params, states):
-                if len(state) == 0:
+            for p, state in zip(targets, states):
+                if "step" not in state:
                     state["step"] = _C.tensor(0.0, dtype=_C.float32)
                     state["exp_avg"] = _C.zeros_like(p)
                     state["exp_inf"] = _C.zeros_like(p)
         beta1, beta2 = group["betas"]
         _C._optim._adamax_step(
-            params,
+            targets,
             [p.grad for p in params],
             [s["exp_avg"] for s in states],
             [s["exp_inf"] for s in states],
@@ -128,4 +135,5 @@ class Adamax(Optimizer):
             eps=group["eps"],
             weight_decay=group["weight_decay"],
             maximize=group["maximize"],
+            narrow=narrow,
         )

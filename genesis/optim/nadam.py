@@ -17,7 +17,7 @@ def _init_moments(params: list[_C.Tensor], states: list[dict[str, Any]], nadam: 
     """The first step's state of the parameters that have none: PyTorch's keys and order."""
     with no_grad():
         for p, state in zip(params, states):
-            if len(state) == 0:
+            if "step" not in state:
                 state["step"] = _C.tensor(0.0, dtype=_C.float32)
                 if nadam:
                     state["mu_product"] = _C.tensor(1.0, dtype=_C.float32)
@@ -49,6 +49,9 @@ class NAdam(Optimizer):
         maximize (bool): maximize the objective instead. Default: False.
         capturable (bool): not supported yet (must be False). Default: False.
         differentiable (bool): not supported (must be False). Default: False.
+        master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
+            (state ``master_param``) and float32 states, step those and round the result into
+            the parameter (a genesis option). Default: False.
 
     Example::
 
@@ -75,6 +78,7 @@ class NAdam(Optimizer):
         maximize: bool = False,
         capturable: bool = False,
         differentiable: bool = False,
+        master_weights: bool = False,
     ) -> None:
         _check_adam_options(lr, betas, eps, weight_decay)
         if not 0.0 <= momentum_decay:
@@ -92,6 +96,8 @@ class NAdam(Optimizer):
             "capturable": capturable,
             "differentiable": differentiable,
         }
+        if master_weights:  # a genesis option: absent from the groups unless on
+            defaults["master_weights"] = True
         super().__init__(params, defaults)
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
@@ -127,10 +133,11 @@ class NAdam(Optimizer):
         if not params:
             return
         states = [self.state[p] for p in params]
-        _init_moments(params, states, nadam=True)
+        targets, narrow = self._master_weights(group, params, states)
+        _init_moments(targets, states, nadam=True)
         beta1, beta2 = group["betas"]
         _C._optim._nadam_step(
-            params,
+            targets,
             [p.grad for p in params],
             [s["exp_avg"] for s in states],
             [s["exp_avg_sq"] for s in states],
@@ -144,6 +151,7 @@ class NAdam(Optimizer):
             momentum_decay=group["momentum_decay"],
             decoupled=group["decoupled_weight_decay"],
             maximize=group["maximize"],
+            narrow=narrow,
         )
 
 
@@ -170,6 +178,9 @@ class RAdam(Optimizer):
         maximize (bool): maximize the objective instead. Default: False.
         capturable (bool): not supported yet (must be False). Default: False.
         differentiable (bool): not supported (must be False). Default: False.
+        master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
+            (state ``master_param``) and float32 states, step those and round the result into
+            the parameter (a genesis option). Default: False.
 
     Example::
 
@@ -195,6 +206,7 @@ class RAdam(Optimizer):
         maximize: bool = False,
         capturable: bool = False,
         differentiable: bool = False,
+        master_weights: bool = False,
     ) -> None:
         _check_adam_options(lr, betas, eps, weight_decay)
         _check_implementation_flags("RAdam", foreach, None, differentiable, capturable)
@@ -209,6 +221,8 @@ class RAdam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
             "differentiable": differentiable,
         }
+        if master_weights:  # a genesis option: absent from the groups unless on
+            defaults["master_weights"] = True
         super().__init__(params, defaults)
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
@@ -241,10 +255,11 @@ class RAdam(Optimizer):
         if not params:
             return
         states = [self.state[p] for p in params]
-        _init_moments(params, states, nadam=False)
+        targets, narrow = self._master_weights(group, params, states)
+        _init_moments(targets, states, nadam=False)
         beta1, beta2 = group["betas"]
         _C._optim._radam_step(
-            params,
+            targets,
             [p.grad for p in params],
             [s["exp_avg"] for s in states],
             [s["exp_avg_sq"] for s in states],
@@ -256,4 +271,5 @@ class RAdam(Optimizer):
             weight_decay=group["weight_decay"],
             decoupled=group["decoupled_weight_decay"],
             maximize=group["maximize"],
+            narrow=narrow,
         )

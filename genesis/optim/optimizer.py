@@ -23,9 +23,13 @@ from itertools import chain
 from typing import Any
 
 from .._C import Tensor
+from .._C import bfloat16 as _bfloat16
+from .._C import float16 as _float16
 from .._C import float32 as _float32
 from ..autograd import no_grad
 from ..nn.modules._hooks import RemovableHandle
+
+_HALF_DTYPES = (_float16, _bfloat16)  # the dtypes master weights stand in for
 
 __all__ = [
     "Optimizer",
@@ -550,12 +554,20 @@ class Optimizer:
                 chain.from_iterable(g["params"] for g in groups),
             )
         )
+        # Under master weights a 16-bit parameter's state stays float32 (Note [Master weights]).
+        mastered = {k for s in saved_groups if s.get("master_weights") for k in s["params"]}
         state: defaultdict = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in id_map:
                 param = id_map[key]
+                dtype = _float32 if key in mastered and param.dtype in _HALF_DTYPES else None
                 state[param] = _cast_state(
-                    param, value, self._state_shapes_checked(), self._scalar_state_keys(), key
+                    param,
+                    value,
+                    self._state_shapes_checked(),
+                    self._scalar_state_keys(),
+                    key,
+                    dtype=dtype,
                 )
             else:
                 state[key] = value
@@ -591,6 +603,29 @@ class Optimizer:
         """The group's parameters that have a gradient (the others are not stepped)."""
         return [p for p in group["params"] if p.grad is not None]
 
+    @staticmethod
+    def _master_weights(
+        group: dict[str, Any], params: list[Tensor], states: list[dict[str, Any]]
+    ) -> tuple[list[Tensor], list[Tensor | None]]:
+        """The tensors a step updates and the 16-bit parameters they stand for (Note [Master
+        weights] in csrc/ops/optimizer_step.cpp): without ``master_weights``, the parameters and
+        []; with it, each float16/bfloat16 parameter's float32 copy (state "master_param", made
+        at its first step) and the parameter, other parameters themselves and None."""
+        if not group.get("master_weights", False):
+            return params, []
+        targets: list[Tensor] = []
+        narrow: list[Tensor | None] = []
+        for p, state in zip(params, states):
+            if p.dtype in _HALF_DTYPES:
+                if "master_param" not in state:
+                    state["master_param"] = p.detach().to(dtype=_float32, copy=True)
+                targets.append(state["master_param"])
+                narrow.append(p)
+            else:
+                targets.append(p)
+                narrow.append(None)
+        return targets, narrow
+
 
 def _register(hooks: OrderedDict, hook: Callable, prepend: bool) -> RemovableHandle:
     handle = RemovableHandle(hooks)
@@ -607,6 +642,7 @@ def _cast_state(
     scalars: tuple[str, ...],
     number: int,
     key: Any = None,
+    dtype: Any = None,
 ):
     """A deep copy of a parameter's saved state with its tensors on the parameter's device (and
     floating ones, except the step count, in its dtype), as PyTorch loads them."""
@@ -619,12 +655,15 @@ def _cast_state(
         if key in scalars:
             return value.to(device="cpu", dtype=_float32, copy=True)
         if param.is_floating_point() and value.is_floating_point():
-            return value.to(device=param.device, dtype=param.dtype, copy=True)
+            return value.to(device=param.device, dtype=dtype or param.dtype, copy=True)
         return value.to(device=param.device, copy=True)
     if isinstance(value, dict):
-        return {k: _cast_state(param, v, shaped, scalars, number, k) for k, v in value.items()}
+        return {
+            k: _cast_state(param, v, shaped, scalars, number, k, dtype) for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
-        return type(value)(_cast_state(param, v, shaped, scalars, number) for v in value)
+        items = (_cast_state(param, v, shaped, scalars, number, None, dtype) for v in value)
+        return type(value)(items)
     return value
 
 

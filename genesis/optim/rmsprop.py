@@ -35,6 +35,9 @@ class RMSprop(Optimizer):
         foreach (bool, optional): accepted for PyTorch's code. Default: None.
         maximize (bool): maximize the objective instead. Default: False.
         differentiable (bool): not supported (must be False). Default: False.
+        master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
+            (state ``master_param``) and float32 states, step those and round the result into
+            the parameter (a genesis option). Default: False.
 
     Example::
 
@@ -60,6 +63,7 @@ class RMSprop(Optimizer):
         foreach: bool | None = None,
         maximize: bool = False,
         differentiable: bool = False,
+        master_weights: bool = False,
     ) -> None:
         _check_lr(lr)
         if not 0.0 <= eps:
@@ -83,6 +87,8 @@ class RMSprop(Optimizer):
             "maximize": maximize,
             "differentiable": differentiable,
         }
+        if master_weights:  # a genesis option: absent from the groups unless on
+            defaults["master_weights"] = True
         super().__init__(params, defaults)
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
@@ -116,9 +122,10 @@ class RMSprop(Optimizer):
             return
         momentum, centered = group["momentum"], group["centered"]
         states = [self.state[p] for p in params]
+        targets, narrow = self._master_weights(group, params, states)
         with no_grad():
-            for p, state in zip(params, states):
-                if len(state) == 0:
+            for p, state in zip(targets, states):
+                if "step" not in state:
                     state["step"] = _C.tensor(0.0, dtype=_C.float32)
                     state["square_avg"] = _C.zeros_like(p)
                     if momentum > 0:
@@ -126,7 +133,7 @@ class RMSprop(Optimizer):
                     if centered:
                         state["grad_avg"] = _C.zeros_like(p)
         _C._optim._rmsprop_step(
-            params,
+            targets,
             [p.grad for p in params],
             [s["square_avg"] for s in states],
             [s["grad_avg"] for s in states] if centered else [],
@@ -139,4 +146,5 @@ class RMSprop(Optimizer):
             momentum=momentum,
             centered=centered,
             maximize=group["maximize"],
+            narrow=narrow,
         )

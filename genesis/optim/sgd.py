@@ -33,6 +33,9 @@ class SGD(Optimizer):
         differentiable (bool): not supported (must be False). Default: False.
         fused (bool, optional): accepted for PyTorch's code; every step is fused.
             Default: None.
+        master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
+            (state ``master_param``) and float32 states, step those and round the result into
+            the parameter (a genesis option). Default: False.
 
     Example::
 
@@ -58,6 +61,7 @@ class SGD(Optimizer):
         foreach: bool | None = None,
         differentiable: bool = False,
         fused: bool | None = None,
+        master_weights: bool = False,
     ) -> None:
         _check_lr(lr)
         if momentum < 0.0:
@@ -78,6 +82,8 @@ class SGD(Optimizer):
             "differentiable": differentiable,
             "fused": fused,
         }
+        if master_weights:  # a genesis option: absent from the groups unless on
+            defaults["master_weights"] = True
         super().__init__(params, defaults)
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -114,9 +120,11 @@ class SGD(Optimizer):
         if not params:
             return
         momentum = group["momentum"]
-        buffers = [self.state[p].get("momentum_buffer") for p in params] if momentum else []
+        states = [self.state[p] for p in params]
+        targets, narrow = self._master_weights(group, params, states)
+        buffers = [s.get("momentum_buffer") for s in states] if momentum else []
         stepped = _C._optim._sgd_step(
-            params,
+            targets,
             [p.grad for p in params],
             buffers,
             lr=_scalar(group["lr"]),
@@ -125,6 +133,7 @@ class SGD(Optimizer):
             weight_decay=_scalar(group["weight_decay"]),
             nesterov=group["nesterov"],
             maximize=group["maximize"],
+            narrow=narrow,
         )
         if any(b is None for b in buffers):
             for p, b in zip(params, stepped):

@@ -1,9 +1,10 @@
 """Runs the notebooks of docs/notebooks/ headless, so they cannot go stale.
 
 Each notebook is executed once, top to bottom, by nbclient in a fresh IPython kernel, and the
-tests read its outputs: no cell failed, the memory notebook's timeline cell drew a picture, and
-the leak that check_memory_leaks() reports is on the line where the notebook plants it. The
-notebooks are stored without outputs, which is checked too.
+tests read its outputs: no cell failed, the memory notebook's timeline cell drew a picture, the
+leak that check_memory_leaks() reports is on the line where the notebook plants it, and the
+training loop's autocast region gives bfloat16 outputs and float32 losses. The notebooks are
+stored without outputs, which is checked too.
 
 Note [The notebook kernel]: the kernel must be this interpreter, with this genesis. A kernel
 named "python3" is whatever kernelspec Jupyter finds first (one in ~/.local/share/jupyter may
@@ -200,6 +201,24 @@ def test_training_loop_notebook_plots_loss_and_schedule(executed):
     text = "".join(_text(c) for c in nb.cells if c.cell_type == "code")
     first, last = map(float, re.search(r"loss: first ([\d.]+), last ([\d.]+)", text).groups())
     assert last < 0.1 * first, text
+
+
+def test_training_loop_notebook_trains_under_autocast(executed):
+    nb = executed("train_loop.ipynb")
+    # Inside the region nn.Linear's output is bfloat16 and the loss float32; the weights and
+    # their gradients stay float32.
+    text = _text(_tagged(nb, "autocast-dtypes"))
+    found = re.findall(r"^(\w+): +genesis\.(\w+)$", text, re.MULTILINE)
+    assert found == [
+        ("weight", "float32"),
+        ("output", "bfloat16"),
+        ("loss", "float32"),
+        ("grad", "float32"),
+    ], text
+    # The loop that draws the curves and resumes from the checkpoint is the one under autocast.
+    (train,) = [c.source for c in nb.cells if "def train_epoch" in c.source]
+    for step in ("with genesis.autocast(device, dtype=dtype):", "scaler.scale(loss).backward()"):
+        assert step in train, train
 
 
 def test_planted_leak_is_reported_on_its_line(executed):
