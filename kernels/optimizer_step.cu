@@ -172,4 +172,9 @@ void launch_radam_step(const StepTable& table, const RadamRule& rule, int dtype,
   launch(table, rule, dtype, grad_dtype, stream);
 }
 
+void launch_lion_step(const StepTable& table, const LionRule& rule, int dtype, int grad_dtype,
+                      void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
+}
+
 }  // namespace genesis::kernels

@@ -44,5 +44,7 @@ void launch_nadam_step(const StepTable& table, const NadamRule& rule, int dtype,
                        void* stream);
 void launch_radam_step(const StepTable& table, const RadamRule& rule, int dtype, int grad_dtype,
                        void* stream);
+void launch_lion_step(const StepTable& table, const LionRule& rule, int dtype, int grad_dtype,
+                      void* stream);
 
 }  // namespace genesis::kernels

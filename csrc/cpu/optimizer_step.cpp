@@ -190,5 +190,9 @@ void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& fact
                     const RadamRule& rule) {
   step(slots, factors, rule, "radam_step");
 }
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const LionRule& rule) {
+  step(slots, factors, rule, "lion_step");
+}
 
 }  // namespace genesis::cpu

@@ -28,5 +28,8 @@ void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const Nad
 void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const RadamRule&) {
   no_device();
 }
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const LionRule&) {
+  no_device();
+}
 
 }  // namespace genesis::cuda

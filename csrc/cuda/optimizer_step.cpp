@@ -88,5 +88,9 @@ void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& fact
                     const RadamRule& rule) {
   step(slots, factors, rule, kernels::launch_radam_step);
 }
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const LionRule& rule) {
+  step(slots, factors, rule, kernels::launch_lion_step);
+}
 
 }  // namespace genesis::cuda

@@ -33,5 +33,7 @@ void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& fact
                     const NadamRule& rule);
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
                     const RadamRule& rule);
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const LionRule& rule);
 
 }  // namespace genesis::cuda

@@ -322,4 +322,13 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
   run_parts(call, rule);
 }
 
+void lion_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+               const std::vector<Tensor>& exp_avgs, const LionRule& rule,
+               const std::vector<Tensor>& narrow) {
+  StepCall call{"lion_step", {params, grads, exp_avgs}, std::vector<StepFactors>(params.size())};
+  call.narrow = narrow;
+  check_lists(call);
+  run_parts(call, rule);
+}
+
 }  // namespace genesis::ops

@@ -67,4 +67,9 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
                 const std::vector<Tensor>& steps, const RadamRule& rule,
                 const std::vector<Tensor>& narrow = {});
 
+// Lion in place (no step count: its update does not depend on the step).
+void lion_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+               const std::vector<Tensor>& exp_avgs, const LionRule& rule,
+               const std::vector<Tensor>& narrow = {});
+
 }  // namespace genesis::ops

@@ -164,6 +164,19 @@ void init_optim(py::module_& m) {
       "One NAdam step over the lists in place; step counts and mu_products (0-d float32 CPU\n"
       "tensors) updated first.");
   optim.def(
+      "_lion_step",
+      [](const py::list& params, const py::list& grads, const py::list& exp_avgs, double lr,
+         double beta1, double beta2, double weight_decay, bool maximize, const py::list& narrow) {
+        const char* op = "lion_step";
+        LionRule rule{lr, beta1, beta2, weight_decay, maximize};
+        ops::lion_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                       tensor_list(exp_avgs, op, "exp_avg"), rule,
+                       tensor_list(narrow, op, "16-bit param", true));
+      },
+      py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("lr"), py::arg("beta1"),
+      py::arg("beta2"), py::arg("weight_decay"), py::arg("maximize"), py::kw_only(),
+      py::arg("narrow") = py::list(), "One Lion step over the lists in place.");
+  optim.def(
       "_radam_step",
       [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
          const py::list& exp_avg_sqs, const py::list& steps, double lr, double beta1, double beta2,

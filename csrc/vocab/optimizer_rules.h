@@ -313,4 +313,34 @@ struct RadamRule {
   }
 };
 
+// Lion (Chen et al., 2023, "Symbolic Discovery of Optimization Algorithms"; beyond PyTorch):
+// the step is the sign of an interpolation of the momentum and the gradient, and the momentum
+// then follows the gradient with another rate. Decoupled weight decay shrinks the parameter.
+template <typename C>
+struct LionUpdate {
+  C shrink, neg_lr, beta1, one_minus_beta1, beta2, one_minus_beta2;
+  bool maximize;
+
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    p = p * shrink;
+    C c = s[0] * beta1 + one_minus_beta1 * g;
+    C sign = C(c > C(0)) - C(c < C(0));  // 0 for 0 (and NaN)
+    p = p + neg_lr * sign;
+    s[0] = s[0] * beta2 + one_minus_beta2 * g;
+  }
+};
+
+struct LionRule {
+  static constexpr int kStates = 1;  // exp_avg
+  double lr = 0, beta1 = 0, beta2 = 0, weight_decay = 0;
+  bool maximize = false;
+
+  template <typename C>
+  GENESIS_HD LionUpdate<C> update(const StepFactors&) const {
+    return {
+        C(1 - lr * weight_decay), C(-lr), C(beta1), C(1 - beta1), C(beta2), C(1 - beta2), maximize};
+  }
+};
+
 }  // namespace genesis

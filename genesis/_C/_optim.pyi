@@ -78,6 +78,18 @@ def _adamax_step(
     *,
     narrow: list = ...,
 ) -> None: ...
+def _lion_step(
+    params: list,
+    grads: list,
+    exp_avgs: list,
+    lr: typing.SupportsFloat | typing.SupportsIndex,
+    beta1: typing.SupportsFloat | typing.SupportsIndex,
+    beta2: typing.SupportsFloat | typing.SupportsIndex,
+    weight_decay: typing.SupportsFloat | typing.SupportsIndex,
+    maximize: bool,
+    *,
+    narrow: list = ...,
+) -> None: ...
 def _nadam_step(
     params: list,
     grads: list,

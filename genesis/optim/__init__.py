@@ -9,6 +9,7 @@ from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .adamax import Adamax
 from .lbfgs import LBFGS
+from .lion import Lion
 from .nadam import NAdam, RAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
@@ -23,6 +24,7 @@ __all__ = [
     "AdamW",
     "Adamax",
     "LBFGS",
+    "Lion",
     "NAdam",
     "Optimizer",
     "RAdam",
