@@ -13,11 +13,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-template <typename T, int V>
-struct alignas(sizeof(T) * V) Pack {
-  T v[V];
-};
-
 // Unscales V elements at g + at; true when one of them was not finite.
 template <typename T, typename C, int V>
 __device__ __forceinline__ bool unscale_pack(T* g, int64_t at, C inv) {

@@ -5,6 +5,12 @@
 
 namespace genesis::kernels {
 
+// V items of T read or written as one access (16 bytes for the widest V).
+template <typename T, int V>
+struct alignas(sizeof(T) * V) Pack {
+  T v[V];
+};
+
 // The tensor that owns `chunk`: tensor t's chunks are [first_chunk[t], first_chunk[t + 1]),
 // over `tensors` tensors (a binary search of the prefix sums).
 __device__ __forceinline__ int chunk_owner(const int64_t* first_chunk, int tensors, int64_t chunk) {

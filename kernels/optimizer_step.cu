@@ -30,11 +30,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-template <typename T, int V>
-struct alignas(sizeof(T) * V) Pack {
-  T v[V];
-};
-
 // Steps V elements at `at` (of each of p, g and the states), T items held as compute type C.
 template <typename T, typename G, typename C, int kStates, int V, typename Update>
 __device__ __forceinline__ void step_pack(const Update& update, T* p, const G* g, T* const* s,

@@ -51,11 +51,6 @@ namespace {
 
 constexpr const char* kOp = "adafactor_step";
 
-bool is_step_dtype(ScalarType t) {
-  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
-         t == ScalarType::Float64;
-}
-
 // torch.finfo(dtype).eps of the step dtypes.
 double machine_epsilon(ScalarType t) {
   switch (t) {
@@ -95,7 +90,7 @@ void check_lists(const std::vector<Tensor>& params, const std::vector<Tensor>& g
   for (size_t i = 0; i < n; ++i) {
     const Tensor& p = params[i];
     GENESIS_CHECK(p.defined(), kOp, "param ", i, " is undefined");
-    GENESIS_CHECK_TYPE(is_step_dtype(p.dtype()), kOp, "param ", i,
+    GENESIS_CHECK_TYPE(is_floating_point(p.dtype()), kOp, "param ", i,
                        " must be a floating point tensor of 16, 32 or 64 bits, got ",
                        scalar_type_name(p.dtype()));
     check_writable(p, kOp);

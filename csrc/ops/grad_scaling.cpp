@@ -32,11 +32,6 @@ void check_scalar(const Tensor& t, ScalarType dtype, const char* op, const char*
   GENESIS_CHECK(t.dtype() == dtype, op, what, " must be a ", dtype_name, " tensor.");
 }
 
-bool is_floating(ScalarType t) {
-  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
-         t == ScalarType::Float64;
-}
-
 }  // namespace
 
 void non_finite_check_and_unscale_(const std::vector<Tensor>& grads, const Tensor& found_inf,
@@ -56,7 +51,7 @@ void non_finite_check_and_unscale_(const std::vector<Tensor>& grads, const Tenso
     GENESIS_CHECK(g.defined(), op, "grad ", i, " is undefined");
     GENESIS_CHECK(g.device() == found_inf.device(), op, "grad ", i, " is on ", g.device().str(),
                   " but found_inf and inv_scale are on ", found_inf.device().str());
-    GENESIS_CHECK_TYPE(is_floating(g.dtype()), op, "grad ", i,
+    GENESIS_CHECK_TYPE(is_floating_point(g.dtype()), op, "grad ", i,
                        " must be a floating point tensor, got ", scalar_type_name(g.dtype()));
     check_writable(g, op);
     if (g.numel() == 0) continue;

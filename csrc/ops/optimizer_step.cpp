@@ -42,11 +42,6 @@ namespace genesis::ops {
 
 namespace {
 
-bool is_step_dtype(ScalarType t) {
-  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
-         t == ScalarType::Float64;
-}
-
 // The tensors of one call: slots[0] parameters, slots[1] gradients, then the rule's states.
 struct StepCall {
   const char* op;
@@ -69,15 +64,14 @@ void check_lists(const StepCall& call) {
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
     GENESIS_CHECK(p.defined(), call.op, "param ", i, " is undefined");
-    GENESIS_CHECK_TYPE(is_step_dtype(p.dtype()), call.op, "param ", i,
+    GENESIS_CHECK_TYPE(is_floating_point(p.dtype()), call.op, "param ", i,
                        " must be a floating point tensor of 16, 32 or 64 bits, got ",
                        scalar_type_name(p.dtype()));
     // Under master weights, each 16-bit parameter (undefined for one that is its own master).
     const bool mastered = !call.narrow.empty() && call.narrow[i].defined();
     if (mastered) {
       const Tensor& q = call.narrow[i];
-      GENESIS_CHECK(p.dtype() == ScalarType::Float32 &&
-                        (q.dtype() == ScalarType::Float16 || q.dtype() == ScalarType::BFloat16) &&
+      GENESIS_CHECK(p.dtype() == ScalarType::Float32 && is_16_bit_float(q.dtype()) &&
                         q.device() == p.device() && q.sizes() == p.sizes(),
                     call.op, "master weight ", i, " (", scalar_type_name(p.dtype()), ", ",
                     shape_str(p.sizes()),

@@ -2,6 +2,7 @@
 #include "python/autocast.h"
 
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -184,25 +185,25 @@ py::object cast_argument(PyObject* obj, const Target& target) {
   return std::move(out);
 }
 
+// The value of keyword `name` in a vectorcall, or null.
+PyObject* keyword(PyObject* const* args, size_t nargs, PyObject* kwnames, std::string_view name) {
+  Py_ssize_t k = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
+  for (Py_ssize_t i = 0; i < k; ++i) {
+    const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+    if (key != nullptr && std::string_view(key) == name) return args[nargs + i];
+  }
+  return nullptr;
+}
+
+bool gives(PyObject* const* args, size_t nargs, PyObject* kwnames, std::string_view name) {
+  PyObject* value = keyword(args, nargs, kwnames, name);
+  return value != nullptr && value != Py_None;
+}
+
 bool gives_dtype(PyObject* const* args, size_t nargs, PyObject* kwnames) {
   for (size_t i = 0; i < nargs; ++i)
     if (py::isinstance<DType>(args[i])) return true;
-  Py_ssize_t k = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
-  for (Py_ssize_t i = 0; i < k; ++i) {
-    const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
-    if (key != nullptr && std::string_view(key) == "dtype" && args[nargs + i] != Py_None)
-      return true;
-  }
-  return false;
-}
-
-bool gives_out(PyObject* const* args, size_t nargs, PyObject* kwnames) {
-  Py_ssize_t k = kwnames == nullptr ? 0 : PyTuple_GET_SIZE(kwnames);
-  for (Py_ssize_t i = 0; i < k; ++i) {
-    const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
-    if (key != nullptr && std::string_view(key) == "out" && args[nargs + i] != Py_None) return true;
-  }
-  return false;
+  return gives(args, nargs, kwnames, "dtype");
 }
 
 // The call with its arguments cast as `policies` says (Note [Autocast]); `call` takes the
@@ -220,7 +221,7 @@ PyObject* with_policy(const Policies& policies, const char* name, PyObject* cons
   if (!scan.cuda && !scan.cpu) return call(args, nargs, kwnames);
   const Region& r = scan.cuda ? state.cuda : state.cpu;
   Policy policy = scan.cuda ? policies.cuda : policies.cpu;
-  if (!r.enabled || policy == Policy::None || gives_out(args, nargs, kwnames))
+  if (!r.enabled || policy == Policy::None || gives(args, nargs, kwnames, "out"))
     return call(args, nargs, kwnames);
   if (policy == Policy::Banned)
     GENESIS_FAIL(ErrorKind::Runtime, name,

@@ -24,7 +24,6 @@ __all__ = [
 ]
 
 _DEVICE_TYPES = ("cuda", "cpu")
-_SUPPORTED_DTYPES = ("bfloat16", "float16")
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 
@@ -260,7 +259,7 @@ class autocast:
                     stacklevel=2,
                 )
                 enabled = False
-            elif str(self.fast_dtype).removeprefix("genesis.") not in _SUPPORTED_DTYPES:
+            elif self.fast_dtype not in (_C.bfloat16, _C.float16):
                 name = self.device.upper()
                 warnings.warn(
                     f"In {name} autocast, but the target dtype is not supported. Disabling "

@@ -20,7 +20,7 @@ def _cast(value: Any, device_type: str, dtype: Any) -> Any:
         eligible = (
             value.is_floating_point()
             and value.device.type == device_type
-            and str(value.dtype) != "genesis.float64"
+            and value.dtype != _C.float64
         )
         return value.to(dtype) if eligible else value
     if isinstance(value, (list, tuple)):

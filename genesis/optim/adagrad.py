@@ -7,7 +7,7 @@ from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import Optimizer, _check_implementation_flags, _check_lr, _scalar
+from .optimizer import _HALF_DTYPES, Optimizer, _check_implementation_flags, _check_lr, _scalar
 
 __all__ = ["Adagrad"]
 
@@ -95,7 +95,7 @@ class Adagrad(Optimizer):
                     state = self.state[p]
                     state["step"] = _C.tensor(0.0, dtype=_C.float32)
                     # float32 under master weights (Note [Master weights]).
-                    half = p.dtype in (_C.float16, _C.bfloat16)
+                    half = p.dtype in _HALF_DTYPES
                     dtype = _C.float32 if half and group.get("master_weights") else p.dtype
                     state["sum"] = _C.full_like(p, group["initial_accumulator_value"], dtype=dtype)
 
