@@ -5,6 +5,7 @@
 
 Writes:
 - csrc/python/op_table.h: the elementwise binding rows and the habit lists of the bindings;
+- csrc/python/op_families.h: the init functions of the op families module.cpp binds in order;
 - csrc/vocab/elementwise_codes.h: the X-macro lists of the op codes (the enums and the dispatch);
 - csrc/autograd/elementwise_derivatives.inc: each code's backward name, and the unary
   derivatives with what they save;
@@ -23,6 +24,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 HEADER = ROOT / "csrc" / "python" / "op_table.h"
+FAMILIES = ROOT / "csrc" / "python" / "op_families.h"
 CODES = ROOT / "csrc" / "vocab" / "elementwise_codes.h"
 DERIVATIVES = ROOT / "csrc" / "autograd" / "elementwise_derivatives.inc"
 INIT = ROOT / "genesis" / "__init__.py"
@@ -243,6 +245,35 @@ def header_text(ops) -> str:
     return "\n".join(lines) + "\n"
 
 
+def families_text(table) -> str:
+    families = table.BOUND_FAMILIES
+    unknown = sorted(set(families) - {r.family for r in table.OPS})
+    if unknown or len(set(families)) != len(families):
+        raise ValueError(f"op table: BOUND_FAMILIES names no rows' family or repeats: {unknown}")
+    signature = "(py::module_& m, py::class_<Tensor>& cls)"
+    lines = [
+        "#pragma once",
+        *GENERATED,
+        '#include "python/bindings.h"',
+        "",
+        "namespace genesis::python {",
+        "",
+        "// clang-format off",
+        "// The op families' bindings, each in csrc/python/<family>.cpp.",
+        *[f"void init_{f}{signature};" for f in families],
+        "",
+        "// Binds them in the table's order (BOUND_FAMILIES); module.cpp calls this once the",
+        "// Tensor's own methods and operator slots are in place.",
+        f"inline void init_op_families{signature} {{",
+        *[f"  init_{f}(m, cls);" for f in families],
+        "}",
+        "// clang-format on",
+        "",
+        "}  // namespace genesis::python",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def _exported(ops) -> list[str]:
     return sorted(r.name for r in ops if r.module == "genesis" and "function" in r.forms)
 
@@ -271,7 +302,13 @@ def init_text(ops, current: str) -> str:
 FORM_MARKS = (("function", "f"), ("method", "m"), ("inplace", "i"), ("out", "o"))
 
 
-def index_text(ops) -> str:
+def _dtypes_cell(r) -> str:
+    if r.cuda_dtypes == r.dtypes or "cuda" not in r.devices:
+        return r.dtypes
+    return f"{r.dtypes} (CUDA: {r.cuda_dtypes})"
+
+
+def index_text(ops, classes) -> str:
     lines = [
         "# Op index",
         "",
@@ -279,9 +316,13 @@ def index_text(ops) -> str:
         "do not edit.",
         "Forms: **f** `genesis.<name>` (or the module's function), **m** `Tensor.<name>`, **i** "
         "the in-place `<name>_`, **o** `out=`. Gradient: *formula*, *none* (integer, bool or "
-        "non-tensor results, factories) or *missing* (backward raises, as PyTorch's). Dtypes "
-        "(stated for the elementwise ops): the input dtypes taken, *all*, *numeric* (not bool), "
-        "*integral* (bool and integers), *integer* or *float*.",
+        "non-tensor results, factories) or *missing* (backward raises, as PyTorch's). Dtypes: "
+        "the input dtypes taken (on the CPU; on CUDA too unless stated), checked by "
+        "`tests/ops/test_op_dtypes.py`: "
+        + "; ".join(
+            f"*{c}* ({', '.join(d) if d else 'no tensor input'})" for c, d in classes.items()
+        )
+        + ". Devices: where the op's tensors (inputs, or a factory's results) may be.",
         "",
         f"{len(ops)} ops: "
         + ", ".join(
@@ -299,8 +340,8 @@ def index_text(ops) -> str:
             "",
             f"Bound in `csrc/python/{family}.cpp`; docstrings in `genesis/_docs/{family}.py`.",
             "",
-            "| op | forms | gradient | dtypes | notes |",
-            "| --- | --- | --- | --- | --- |",
+            "| op | forms | gradient | dtypes | devices | notes |",
+            "| --- | --- | --- | --- | --- | --- |",
         ]
         for r in sorted(families[family], key=lambda r: r.qualified_name):
             forms = "".join(mark for form, mark in FORM_MARKS if form in r.forms)
@@ -309,8 +350,9 @@ def index_text(ops) -> str:
                 notes.append(f"alias of `{r.alias}`")
             if r.elementwise:
                 notes.append(f"`{r.elementwise.split()[0]}` row")
-            row = f"| `{r.qualified_name}` | {forms} | {r.grad} | {r.dtypes} | {', '.join(notes)} |"
-            lines.append(row)
+            devices = " ".join(sorted(r.devices))
+            cells = [f"`{r.qualified_name}`", forms, r.grad, _dtypes_cell(r), devices]
+            lines.append("| " + " | ".join([*cells, ", ".join(notes)]) + " |")
         lines.append("")
     return "\n".join(lines)
 
@@ -319,10 +361,11 @@ def outputs(table) -> dict[pathlib.Path, str]:
     ops = table.OPS
     return {
         HEADER: header_text(ops),
+        FAMILIES: families_text(table),
         CODES: codes_text(table),
         DERIVATIVES: derivatives_text(table),
         INIT: init_text(ops, INIT.read_text(encoding="utf-8")),
-        INDEX: index_text(ops),
+        INDEX: index_text(ops, table.DTYPE_CLASSES),
     }
 
 

@@ -81,29 +81,12 @@ void init_math(py::module_& m, py::class_<Tensor>& cls);
 // The elementwise ops of issue 15 (csrc/python/math_functions.cpp).
 void init_math_functions(py::module_& m, py::class_<Tensor>& cls);
 void init_reduce(py::module_& m, py::class_<Tensor>& cls);
-void init_join(py::module_& m);
-void init_creation_helpers(py::module_& m, py::class_<Tensor>& cls);
-void init_activation(py::module_& m, py::class_<Tensor>& cls);
-void init_index_ops(py::module_& m, py::class_<Tensor>& cls);
-// Sorting, selection, unique and binary search (csrc/python/sort.cpp).
-void init_sort(py::module_& m, py::class_<Tensor>& cls);
-// scatter_add, scatter_reduce, index_add, index_reduce, put (index_reduce.cpp).
-void init_index_reduce(py::module_& m, py::class_<Tensor>& cls);
+// The op families bound after these (join, sort, scan, products, ...) are declared and
+// called in order by the generated op_families.h (BOUND_FAMILIES in genesis/_op_table.py).
 // genesis.where(condition): the tuple of nonzero(condition)'s coordinates (index_ops.cpp).
 py::object where_one(const Tensor& condition);
 // Lets the core release the GIL around long work (Note [Releasing the caller's lock]).
 void install_caller_lock();
-void init_reduce_composite(py::module_& m, py::class_<Tensor>& cls);
-// The scans: cumsum, cumprod, logcumsumexp, cummax, cummin (csrc/python/scan.cpp).
-void init_scan(py::module_& m, py::class_<Tensor>& cls);
-// Products and einsum; adds linalg.cross to the _C._linalg submodule init_reduce_composite makes.
-void init_products(py::module_& m, py::class_<Tensor>& cls);
-// bincount and histc (csrc/python/counting.cpp).
-void init_counting(py::module_& m, py::class_<Tensor>& cls);
-void init_shape_ops(py::module_& m, py::class_<Tensor>& cls);
-void init_random(py::module_& m);
-// genesis.Generator, get/set_rng_state and the distributions (csrc/python/generator.cpp).
-void init_generator(py::module_& m, py::class_<Tensor>& cls);
 }  // namespace genesis::python
 namespace genesis::ops {
 class Generator;

@@ -30,7 +30,7 @@ std::vector<Tensor> to_tensors(py::handle seq, const char* op) {
 
 }  // namespace
 
-void init_join(py::module_& m) {
+void init_join(py::module_& m, py::class_<Tensor>& /*cls*/) {
   for (const char* name : {"cat", "concat", "concatenate"})
     m.def(
         name,

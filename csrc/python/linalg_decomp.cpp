@@ -42,7 +42,7 @@ py::object& eigh_type() {
 
 }  // namespace
 
-void init_linalg_decomp(py::module_& m) {
+void init_linalg_decomp(py::module_& m, py::class_<Tensor>& /*cls*/) {
   py::module_ linalg = m.attr("_linalg").cast<py::module_>();
   static py::handle linalg_error = PyErr_NewExceptionWithDoc(
       "genesis._C.LinAlgError",

@@ -109,8 +109,9 @@ BinaryOp div_op(py::handle mode) {
 // genesis/_op_table.py describes every op the core binds: its forms (genesis.<name>,
 // Tensor.<name>, the in-place Tensor.<name>_, out=), its family, whether it has a derivative, and
 // the per-op habits of its binding. tools/generate_ops.py turns it into csrc/python/op_table.h
-// (the elementwise rows bound below, and the lists call_habits.cpp consults), the op imports and
-// __all__ of genesis/__init__.py, and docs/ops.md; tests/project/test_op_table.py checks that
+// (the elementwise rows bound below, and the lists call_habits.cpp consults), op_families.h (the
+// op families module.cpp binds, in order), the op imports and __all__ of genesis/__init__.py,
+// and docs/ops.md; tests/project/test_op_table.py checks that
 // the rows and the built core agree and that each op has forward and gradient tests. The
 // table's codes section lists the elementwise op codes, each with its backward name and (unary)
 // derivative: from it come vocab/elementwise_codes.h (the enums and the dispatch switches) and

@@ -3,6 +3,7 @@
 #include "cuda/runtime.h"
 #include "python/autocast.h"
 #include "python/bindings.h"
+#include "python/op_families.h"
 #include "python/operand.h"
 #include "python/tensor_object.h"
 
@@ -18,10 +19,6 @@ const char* build_source_dir();  // the package directory this core was built fr
 // PyTorch's keyword habits and clean errors when no overload matches (Note [Call habits] in
 // call_habits.cpp); after everything is bound.
 void install_call_habits(py::module_& m, py::handle tensor_class);
-void init_resize(py::class_<Tensor>& cls);  // Tensor.resize_ (resize.cpp)
-// python/linalg_decomp.cpp: genesis.linalg's decompositions and LinAlgError, in _C._linalg
-// (made by init_reduce_composite).
-void init_linalg_decomp(py::module_& m);
 // python/nn_fused.cpp: the fused norms and cross-entropy, in _C._nn (made by init_activation).
 void init_nn_fused(py::module_& m);
 // python/optim.cpp: genesis.optim's fused steps, in _C._optim.
@@ -61,25 +58,12 @@ PYBIND11_MODULE(_C, m) {
   gp::init_reduce(m, tensor);
   gp::install_operator_slots(tensor);  // after every __op__ method is defined
   gp::install_index_slot(tensor);      // after __getitem__
-  gp::init_join(m);
-  gp::init_creation_helpers(m, tensor);
-  gp::init_activation(m, tensor);
-  gp::init_nn_fused(m);
+  // join, sort, scan, products, ...: the families of the op table (BOUND_FAMILIES).
+  gp::init_op_families(m, tensor);
+  gp::init_nn_fused(m);  // after activation, which makes _C._nn
   gp::init_optim(m);
   gp::autocast::init(m);
   gp::init_grad_scaling(m);
-  gp::init_index_ops(m, tensor);
-  gp::init_sort(m, tensor);
-  gp::init_index_reduce(m, tensor);
-  gp::init_reduce_composite(m, tensor);
-  gp::init_scan(m, tensor);
-  gp::init_products(m, tensor);  // after reduce_composite, which makes _C._linalg
-  gp::init_linalg_decomp(m);
-  gp::init_shape_ops(m, tensor);
-  gp::init_counting(m, tensor);
-  gp::init_random(m);
-  gp::init_generator(m, tensor);
-  gp::init_resize(tensor);
   gp::init_cuda(m);
   gp::init_cuda_ipc(m);
   gp::init_cuda_graph(m);

@@ -84,7 +84,7 @@ std::vector<std::string> randint_names(const py::args& args, const py::kwargs& k
 
 }  // namespace
 
-void init_random(py::module_& m) {
+void init_random(py::module_& m, py::class_<Tensor>& /*cls*/) {
   m.def("manual_seed", [](py::handle seed) { ops::manual_seed(to_seed(seed)); }, py::arg("seed"));
   m.def("initial_seed", [] { return ops::initial_seed(); });
   m.def("seed", [] { return ops::seed(); });

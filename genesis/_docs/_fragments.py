@@ -166,22 +166,51 @@ def function_form(method_doc: str) -> str:
     return method_doc
 
 
-# The texts of the unary float functions and of the in-place unary methods, whose prose differs
-# only by name (the paragraphs wrapped at 95 columns, as the rest of the texts).
+# The texts of the op families whose prose differs only by name (the paragraphs wrapped at 95
+# columns, as the rest of the texts).
 _FLOAT_INPUTS = (
     "Integer and bool input gives float32; floating point input keeps its dtype (16-bit floats "
     "compute in float32 and round once)."
 )
+_BROADCAST_PROMOTE = (
+    "Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``); "
+    "either operand may be a number."
+)
+
+
+def example(*lines: str) -> str:
+    """The Example section of a text: ``lines`` (doctest input and output), indented."""
+    return "Example::\n\n" + "".join(f"    {line}\n" for line in lines)
+
+
+def fill(paragraph: str) -> str:
+    """``paragraph`` wrapped at 95 columns, as the texts' paragraphs are."""
+    return textwrap.fill(paragraph, width=95)
+
+
+def unary(name: str, summary: str, example_input: str, example_output: str) -> str:
+    """genesis.<name> and Tensor.<name> (input, out=): ``summary`` and "the same" sentence, one
+    example."""
+    paragraph = f"{summary} ``genesis.{name}(x)`` and ``x.{name}()`` are the same."
+    return f"""\
+{fill(paragraph)}
+
+Args:
+{INPUT_SELF}
+{OUT_CAST}
+
+{RETURNS_INPUT_SHAPE_OR_OUT}
+
+Example::
+
+    >>> genesis.{name}(genesis.tensor({example_input}))
+    {example_output}
+"""
 
 
 def unary_float(name: str, summary: str, example_input: str, example_output: str) -> str:
     """genesis.<name> and Tensor.<name>: ``summary``, the float rules, one example."""
-    paragraph = f"{summary} {_FLOAT_INPUTS} ``genesis.{name}(x)`` and ``x.{name}()`` are the same."
-    return (
-        f"{textwrap.fill(paragraph, width=95)}\n\nArgs:\n{INPUT_SELF}\n{OUT_CAST}\n\n"
-        f"{RETURNS_INPUT_SHAPE_OR_OUT}\n\nExample::\n\n"
-        f"    >>> genesis.{name}(genesis.tensor({example_input}))\n    {example_output}\n"
-    )
+    return unary(name, f"{summary} {_FLOAT_INPUTS}", example_input, example_output)
 
 
 def inplace_unary(name: str, example_input: str, example_output: str) -> str:
@@ -191,17 +220,76 @@ def inplace_unary(name: str, example_input: str, example_output: str) -> str:
         "The result must be castable to this tensor's dtype (a float result cannot be written "
         "into an integer tensor: RuntimeError)."
     )
-    return (
-        f"{textwrap.fill(paragraph, width=95)}\n\n{RETURNS_SELF}\n\nExample::\n\n"
-        f"    >>> genesis.tensor({example_input}).{name}_()\n    {example_output}\n"
+    return f"""\
+{fill(paragraph)}
+
+{RETURNS_SELF}
+
+Example::
+
+    >>> genesis.tensor({example_input}).{name}_()
+    {example_output}
+"""
+
+
+def binary(name: str, summary: str, notes: str, operands: str, output: str, other="other") -> str:
+    """genesis.<name> and Tensor.<name> (input, ``other``, out=): ``summary``, the broadcasting
+    rules and ``notes``, one example ``genesis.<name>(<operands>)``."""
+    paragraph = f"{summary} {_BROADCAST_PROMOTE} {notes}"
+    return f"""\
+{fill(paragraph)}
+
+Args:
+{INPUT_OPERAND}
+    {other} (Tensor or Number): the second operand.
+{OUT_CAST}
+
+{RETURNS_BROADCAST_OR_OUT}
+
+Example::
+
+    >>> genesis.{name}({operands})
+    {output}
+"""
+
+
+def inplace_binary(name: str, start: str, operand: str, output: str, other="other") -> str:
+    """Tensor.<name>_: the in-place form of a binary op, one example
+    ``genesis.tensor(<start>).<name>_(<operand>)``."""
+    paragraph = (
+        f"The in-place ``{name}``: writes ``{name}(self, {other})`` into this tensor and returns "
+        "it. The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), "
+        f"and ``{other}`` must broadcast to its shape."
     )
+    return f"""\
+{fill(paragraph)}
+
+Args:
+    {other} (Tensor or Number): the second operand.
+
+{RETURNS_SELF}
+
+Example::
+
+    >>> genesis.tensor({start}).{name}_({operand})
+    {output}
+"""
 
 
-def comparison_alias(name: str, target: str, symbol: str, example: str, output: str) -> str:
+def comparison_alias(name: str, target: str, symbol: str, operands: str, output: str) -> str:
     """genesis.<name> and Tensor.<name>: NumPy's name for the comparison <target>."""
-    return (
-        f"Tests ``input {symbol} other`` elementwise; returns a bool tensor: ``genesis.{target}`` "
-        f"under NumPy's name (the same op).\n\nArgs:\n{INPUT_OPERAND}\n{OTHER_OPERAND}\n"
-        f"{OUT_CAST}\n\n{RETURNS_BOOL_BROADCAST}\n\nExample::\n\n"
-        f"    >>> genesis.{name}({example})\n    {output}\n"
-    )
+    return f"""\
+Tests ``input {symbol} other`` elementwise; returns a bool tensor: ``genesis.{target}`` under NumPy's name (the same op).
+
+Args:
+{INPUT_OPERAND}
+{OTHER_OPERAND}
+{OUT_CAST}
+
+{RETURNS_BOOL_BROADCAST}
+
+Example::
+
+    >>> genesis.{name}({operands})
+    {output}
+"""

@@ -10,7 +10,49 @@ from ._fragments import (
     RETURNS_NEW_OR_INPUT,
     RETURNS_NEW_OR_OUT,
     RETURNS_SELF,
+    example,
 )
+
+_ARGS_CLOSE = f"""\
+Args:
+    input (Tensor): the first tensor (``self`` for the method).
+{OTHER_TENSOR}
+    rtol (float, optional): relative tolerance. Default: 1e-05.
+    atol (float, optional): absolute tolerance. Default: 1e-08.
+    equal_nan (bool, optional): whether two NaNs are close. Default: False."""
+
+
+def _inplace_nn(name: str, doing: str, args: str, *example_lines: str) -> str:
+    """genesis.nn.functional.<name>_: ``name`` writing into ``input``."""
+    return f"""\
+The in-place ``{name}``: writes the result into ``input`` and returns it.
+
+Args:
+    input (Tensor): the tensor to {doing}.
+{args}
+
+Returns:
+    Tensor: ``input``.
+
+{example(*example_lines)}"""
+
+
+def _clamp_side(bound: str, side: str, formula: str, *example_lines: str) -> str:
+    """genesis.clamp_min and genesis.clamp_max: clamp with one ``bound``."""
+    limit = "lower" if bound == "min" else "upper"
+    return f"""\
+Clamps each element from {side}: ``{formula}`` with PyTorch's type promotion (``clamp``
+with only ``{bound}``).
+
+Args:
+{INPUT_SELF}
+    {bound} (Number or Tensor): the {limit} bound.
+{OUT_CAST}
+
+{RETURNS_NEW_OR_OUT}
+
+{example(*example_lines)}"""
+
 
 DOCS = {
     "_nn.silu": f"""\
@@ -115,22 +157,14 @@ Example::
     >>> genesis.elu(genesis.tensor([-2.0, 0.0, 2.0]), alpha=0.5)
     tensor([-0.4323,  0.0000,  2.0000])
 """,
-    "_nn.elu_": """\
-The in-place ``elu``: writes the result into ``input`` and returns it.
-
-Args:
-    input (Tensor): the tensor to transform.
-    alpha (float, optional): as in ``elu``. Default: 1.
-
-Returns:
-    Tensor: ``input``.
-
-Example::
-
-    >>> x = genesis.tensor([-2.0, 2.0])
-    >>> genesis.nn.functional.elu_(x) is x
-    True
-""",
+    "_nn.elu_": _inplace_nn(
+        "elu",
+        "transform",
+        "    alpha (float, optional): as in ``elu``. Default: 1.",
+        ">>> x = genesis.tensor([-2.0, 2.0])",
+        ">>> genesis.nn.functional.elu_(x) is x",
+        "True",
+    ),
     "_nn.leaky_relu": f"""\
 Applies the leaky ReLU elementwise: ``x`` where ``x > 0``, ``negative_slope * x`` elsewhere.
 Floating point input only. Also ``genesis.nn.functional.leaky_relu``.
@@ -147,21 +181,13 @@ Example::
     >>> genesis.leaky_relu(genesis.tensor([-2.0, 0.0, 2.0]), 0.1)
     tensor([-0.2000,  0.0000,  2.0000])
 """,
-    "_nn.leaky_relu_": """\
-The in-place ``leaky_relu``: writes the result into ``input`` and returns it.
-
-Args:
-    input (Tensor): the tensor to transform.
-    negative_slope (float, optional): as in ``leaky_relu``. Default: 0.01.
-
-Returns:
-    Tensor: ``input``.
-
-Example::
-
-    >>> genesis.nn.functional.leaky_relu_(genesis.tensor([-2.0, 2.0]), 0.5)
-    tensor([-1.,  2.])
-""",
+    "_nn.leaky_relu_": _inplace_nn(
+        "leaky_relu",
+        "transform",
+        "    negative_slope (float, optional): as in ``leaky_relu``. Default: 0.01.",
+        ">>> genesis.nn.functional.leaky_relu_(genesis.tensor([-2.0, 2.0]), 0.5)",
+        "tensor([-1.,  2.])",
+    ),
     "_nn.hardtanh": f"""\
 Clamps each element to ``[min_val, max_val]`` (``clamp`` under the activation's name); every
 dtype but bool. Also ``genesis.nn.functional.hardtanh``.
@@ -179,22 +205,14 @@ Example::
     >>> genesis.hardtanh(genesis.tensor([-2.0, 0.5, 2.0]))
     tensor([-1.0000,  0.5000,  1.0000])
 """,
-    "_nn.hardtanh_": """\
-The in-place ``hardtanh``: writes the result into ``input`` and returns it.
-
-Args:
-    input (Tensor): the tensor to clamp.
-    min_val (Number, optional): the lower bound. Default: -1.
-    max_val (Number, optional): the upper bound. Default: 1.
-
-Returns:
-    Tensor: ``input``.
-
-Example::
-
-    >>> genesis.nn.functional.hardtanh_(genesis.tensor([-2.0, 0.5, 2.0]), 0.0, 1.0)
-    tensor([0.0000, 0.5000, 1.0000])
-""",
+    "_nn.hardtanh_": _inplace_nn(
+        "hardtanh",
+        "clamp",
+        "    min_val (Number, optional): the lower bound. Default: -1.\n"
+        "    max_val (Number, optional): the upper bound. Default: 1.",
+        ">>> genesis.nn.functional.hardtanh_(genesis.tensor([-2.0, 0.5, 2.0]), 0.0, 1.0)",
+        "tensor([0.0000, 0.5000, 1.0000])",
+    ),
     "Tensor.lerp lerp": f"""\
 Linear interpolation, ``input + weight * (end - input)``, elementwise with broadcasting. As in
 PyTorch, where ``|weight| >= 0.5`` it computes ``end - (end - input) * (1 - weight)``, so a
@@ -294,22 +312,13 @@ Example::
     >>> genesis.tensor([1.0, 2.0]).addcdiv_(genesis.tensor([3.0, 4.0]), genesis.tensor([2.0, 8.0]))
     tensor([2.5000, 2.5000])
 """,
-    "Tensor.clamp_min clamp_min": f"""\
-Clamps each element from below: ``max(input, min)`` with PyTorch's type promotion (``clamp``
-with only ``min``).
-
-Args:
-{INPUT_SELF}
-    min (Number or Tensor): the lower bound.
-{OUT_CAST}
-
-{RETURNS_NEW_OR_OUT}
-
-Example::
-
-    >>> genesis.clamp_min(genesis.tensor([-2.0, 0.5, 2.0]), 0.0)
-    tensor([0.0000, 0.5000, 2.0000])
-""",
+    "Tensor.clamp_min clamp_min": _clamp_side(
+        "min",
+        "below",
+        "max(input, min)",
+        ">>> genesis.clamp_min(genesis.tensor([-2.0, 0.5, 2.0]), 0.0)",
+        "tensor([0.0000, 0.5000, 2.0000])",
+    ),
     "Tensor.clamp_min_": f"""\
 The in-place ``clamp_min``; returns this tensor.
 
@@ -323,22 +332,13 @@ Example::
     >>> genesis.tensor([-2, 1, 3]).clamp_min_(0)
     tensor([0, 1, 3])
 """,
-    "Tensor.clamp_max clamp_max": f"""\
-Clamps each element from above: ``min(input, max)`` with PyTorch's type promotion (``clamp``
-with only ``max``).
-
-Args:
-{INPUT_SELF}
-    max (Number or Tensor): the upper bound.
-{OUT_CAST}
-
-{RETURNS_NEW_OR_OUT}
-
-Example::
-
-    >>> genesis.clamp_max(genesis.tensor([-2.0, 0.5, 2.0]), 1.0)
-    tensor([-2.0000,  0.5000,  1.0000])
-""",
+    "Tensor.clamp_max clamp_max": _clamp_side(
+        "max",
+        "above",
+        "min(input, max)",
+        ">>> genesis.clamp_max(genesis.tensor([-2.0, 0.5, 2.0]), 1.0)",
+        "tensor([-2.0000,  0.5000,  1.0000])",
+    ),
     "Tensor.clamp_max_": f"""\
 The in-place ``clamp_max``; returns this tensor.
 
@@ -394,12 +394,7 @@ Tests elementwise whether ``|input - other| <= atol + rtol * |other|`` (with bro
 equal values (infinities of one sign too) are close, NaNs only with ``equal_nan``. Both
 tensors must have one dtype; integers compare in float32.
 
-Args:
-    input (Tensor): the first tensor (``self`` for the method).
-{OTHER_TENSOR}
-    rtol (float, optional): relative tolerance. Default: 1e-05.
-    atol (float, optional): absolute tolerance. Default: 1e-08.
-    equal_nan (bool, optional): whether two NaNs are close. Default: False.
+{_ARGS_CLOSE}
 
 Returns:
     Tensor: a bool tensor of the broadcast shape.
@@ -412,12 +407,7 @@ Example::
     "Tensor.allclose allclose": f"""\
 Whether ``isclose`` holds for every element (as a Python bool).
 
-Args:
-    input (Tensor): the first tensor (``self`` for the method).
-{OTHER_TENSOR}
-    rtol (float, optional): relative tolerance. Default: 1e-05.
-    atol (float, optional): absolute tolerance. Default: 1e-08.
-    equal_nan (bool, optional): whether two NaNs are close. Default: False.
+{_ARGS_CLOSE}
 
 Returns:
     bool: True when every pair is close.

@@ -3,6 +3,27 @@ item, tolist."""
 
 from ._fragments import RETURNS_NONE, RETURNS_SELF
 
+_TRUNCATES = "Floats are truncated toward zero."
+_WRAPS = "Floats are truncated toward zero; integers wrap."
+
+
+def _cast(name: str, dtype: str, notes: str, example_input: str, output: str) -> str:
+    """Tensor.<name>: ``to(genesis.<dtype>)``, with ``notes`` (a paragraph, or "")."""
+    article = "an" if dtype.startswith("int") else "a"
+    notes = f"{notes}\n\n" if notes else ""
+    return f"""\
+Returns the tensor cast to {dtype} (``to(genesis.{dtype})``; itself when it is {dtype}).
+
+{notes}Returns:
+    Tensor: {article} {dtype} tensor.
+
+Example::
+
+    >>> genesis.tensor({example_input}).{name}()
+    {output}
+"""
+
+
 DOCS = {
     "Tensor.to": """\
 Returns the tensor converted to another dtype and/or device.
@@ -255,28 +276,10 @@ Example::
     >>> genesis.tensor(1.5).tolist()
     1.5
 """,
-    "Tensor.float": """\
-Returns the tensor cast to float32 (``to(genesis.float32)``; itself when it is float32).
-
-Returns:
-    Tensor: a float32 tensor.
-
-Example::
-
-    >>> genesis.tensor([1, 2]).float()
-    tensor([1., 2.])
-""",
-    "Tensor.half": """\
-Returns the tensor cast to float16 (``to(genesis.float16)``; itself when it is float16).
-
-Returns:
-    Tensor: a float16 tensor.
-
-Example::
-
-    >>> genesis.tensor([1.0, 0.1]).half()
-    tensor([1.0000, 0.1000], dtype=genesis.float16)
-""",
+    "Tensor.float": _cast("float", "float32", "", "[1, 2]", "tensor([1., 2.])"),
+    "Tensor.half": _cast(
+        "half", "float16", "", "[1.0, 0.1]", "tensor([1.0000, 0.1000], dtype=genesis.float16)"
+    ),
     "Tensor.bfloat16": """\
 Returns the tensor cast to bfloat16 (``to(genesis.bfloat16)``; itself if bfloat16).
 
@@ -291,95 +294,29 @@ Example::
     >>> genesis.tensor([1.0, 0.1]).bfloat16()
     tensor([1.0000, 0.1001], dtype=genesis.bfloat16)
 """,
-    "Tensor.double": """\
-Returns the tensor cast to float64 (``to(genesis.float64)``; itself when it is float64).
-
-Returns:
-    Tensor: a float64 tensor.
-
-Example::
-
-    >>> genesis.tensor([1, 2]).double()
-    tensor([1., 2.], dtype=genesis.float64)
-""",
-    "Tensor.int": """\
-Returns the tensor cast to int32 (``to(genesis.int32)``; itself when it is int32).
-
-Floats are truncated toward zero.
-
-Returns:
-    Tensor: an int32 tensor.
-
-Example::
-
-    >>> genesis.tensor([2.9, -2.9]).int()
-    tensor([ 2, -2], dtype=genesis.int32)
-""",
-    "Tensor.long": """\
-Returns the tensor cast to int64 (``to(genesis.int64)``; itself when it is int64).
-
-Floats are truncated toward zero.
-
-Returns:
-    Tensor: an int64 tensor.
-
-Example::
-
-    >>> genesis.tensor([2.9, -2.9]).long()
-    tensor([ 2, -2])
-""",
-    "Tensor.short": """\
-Returns the tensor cast to int16 (``to(genesis.int16)``; itself when it is int16).
-
-Floats are truncated toward zero; integers wrap.
-
-Returns:
-    Tensor: an int16 tensor.
-
-Example::
-
-    >>> genesis.tensor([1, 70000]).short()
-    tensor([   1, 4464], dtype=genesis.int16)
-""",
-    "Tensor.char": """\
-Returns the tensor cast to int8 (``to(genesis.int8)``; itself when it is int8).
-
-Floats are truncated toward zero; integers wrap.
-
-Returns:
-    Tensor: an int8 tensor.
-
-Example::
-
-    >>> genesis.tensor([1, 200]).char()
-    tensor([  1, -56], dtype=genesis.int8)
-""",
-    "Tensor.byte": """\
-Returns the tensor cast to uint8 (``to(genesis.uint8)``; itself when it is uint8).
-
-Floats are truncated toward zero; integers wrap.
-
-Returns:
-    Tensor: a uint8 tensor.
-
-Example::
-
-    >>> genesis.tensor([255, 256, -1]).byte()
-    tensor([255,   0, 255], dtype=genesis.uint8)
-""",
-    "Tensor.bool": """\
-Returns the tensor cast to bool (``to(genesis.bool)``; itself when it is bool).
-
-Every nonzero value (NaN included) is True.
-
-Returns:
-    Tensor: a bool tensor.
-
-Example::
-
-    >>> genesis.tensor([0.0, 0.5, -2.0]).bool()
-    tensor([False,  True,  True])
-""",
+    "Tensor.double": _cast(
+        "double", "float64", "", "[1, 2]", "tensor([1., 2.], dtype=genesis.float64)"
+    ),
+    "Tensor.int": _cast(
+        "int", "int32", _TRUNCATES, "[2.9, -2.9]", "tensor([ 2, -2], dtype=genesis.int32)"
+    ),
+    "Tensor.long": _cast("long", "int64", _TRUNCATES, "[2.9, -2.9]", "tensor([ 2, -2])"),
+    "Tensor.short": _cast(
+        "short", "int16", _WRAPS, "[1, 70000]", "tensor([   1, 4464], dtype=genesis.int16)"
+    ),
+    "Tensor.char": _cast(
+        "char", "int8", _WRAPS, "[1, 200]", "tensor([  1, -56], dtype=genesis.int8)"
+    ),
+    "Tensor.byte": _cast(
+        "byte", "uint8", _WRAPS, "[255, 256, -1]", "tensor([255,   0, 255], dtype=genesis.uint8)"
+    ),
+    "Tensor.bool": _cast(
+        "bool",
+        "bool",
+        "Every nonzero value (NaN included) is True.",
+        "[0.0, 0.5, -2.0]",
+        "tensor([False,  True,  True])",
+    ),
     "Tensor.type": """\
 Returns the name of the tensor's dtype, or the tensor cast to ``dtype``.
 

@@ -7,7 +7,41 @@ from ._fragments import (
     DTYPE_LIKE,
     INPUT_LIKE,
     RETURNS_CONTIGUOUS,
+    example,
 )
+
+_SIZES = "    *size (int): the sizes, as separate ints or one tuple or list (not negative)."
+
+
+def _filled(what: str, *example_lines: str) -> str:
+    """genesis.zeros and genesis.ones: a tensor of the given size filled with ``what``."""
+    return f"""\
+Returns a tensor of the given size filled with {what}.
+
+Args:
+{_SIZES}
+{DTYPE_FLOAT32}
+{DEVICE}
+
+{RETURNS_CONTIGUOUS}
+
+{example(*example_lines)}"""
+
+
+def _like(what: str, returns: str, *example_lines: str) -> str:
+    """genesis.empty_like, zeros_like and ones_like: ``what`` with the shape of ``input``."""
+    return f"""\
+Returns {what} with the shape of ``input`` (and its dtype and device).
+
+Args:
+{INPUT_LIKE}
+{DTYPE_LIKE}
+{DEVICE_LIKE}
+
+{returns}
+
+{example(*example_lines)}"""
+
 
 DOCS = {
     "tensor": """\
@@ -59,7 +93,7 @@ genesis's caching pool; ``pin_memory=True`` gives page-locked host memory (for n
 copies to and from a GPU; it needs a CUDA build with a GPU).
 
 Args:
-    *size (int): the sizes, as separate ints or one tuple or list (not negative).
+{_SIZES}
 {DTYPE_FLOAT32}
 {DEVICE}
     pin_memory (bool): keyword-only: allocate pinned host memory (CPU tensors only).
@@ -78,42 +112,22 @@ Example::
     >>> genesis.empty(1024, pin_memory=True).is_pinned()  # doctest: +SKIP
     True
 """,
-    "zeros": f"""\
-Returns a tensor of the given size filled with zeros.
-
-Args:
-    *size (int): the sizes, as separate ints or one tuple or list (not negative).
-{DTYPE_FLOAT32}
-{DEVICE}
-
-{RETURNS_CONTIGUOUS}
-
-Example::
-
-    >>> genesis.zeros(2, 3)
-    tensor([[0., 0., 0.],
-            [0., 0., 0.]])
-    >>> genesis.zeros((2,), dtype=genesis.int32)
-    tensor([0, 0], dtype=genesis.int32)
-""",
-    "ones": f"""\
-Returns a tensor of the given size filled with ones.
-
-Args:
-    *size (int): the sizes, as separate ints or one tuple or list (not negative).
-{DTYPE_FLOAT32}
-{DEVICE}
-
-{RETURNS_CONTIGUOUS}
-
-Example::
-
-    >>> genesis.ones(3)
-    tensor([1., 1., 1.])
-    >>> genesis.ones([2, 2], dtype=genesis.bool)
-    tensor([[True, True],
-            [True, True]])
-""",
+    "zeros": _filled(
+        "zeros",
+        ">>> genesis.zeros(2, 3)",
+        "tensor([[0., 0., 0.],",
+        "        [0., 0., 0.]])",
+        ">>> genesis.zeros((2,), dtype=genesis.int32)",
+        "tensor([0, 0], dtype=genesis.int32)",
+    ),
+    "ones": _filled(
+        "ones",
+        ">>> genesis.ones(3)",
+        "tensor([1., 1., 1.])",
+        ">>> genesis.ones([2, 2], dtype=genesis.bool)",
+        "tensor([[True, True],",
+        "        [True, True]])",
+    ),
     "full": f"""\
 Returns a tensor of the given size filled with ``fill_value``.
 
@@ -206,53 +220,25 @@ Example::
     tensor([[1, 0, 0],
             [0, 1, 0]], dtype=genesis.int32)
 """,
-    "empty_like": f"""\
-Returns an uninitialized tensor with the shape of ``input`` (and its dtype and device).
-
-Args:
-{INPUT_LIKE}
-{DTYPE_LIKE}
-{DEVICE_LIKE}
-
-Returns:
-    Tensor: a new contiguous tensor with arbitrary values.
-
-Example::
-
-    >>> x = genesis.empty_like(genesis.zeros(2, 3, dtype=genesis.int8))
-    >>> x.shape, x.dtype
-    (genesis.Size([2, 3]), genesis.int8)
-""",
-    "zeros_like": f"""\
-Returns a tensor of zeros with the shape of ``input`` (and its dtype and device).
-
-Args:
-{INPUT_LIKE}
-{DTYPE_LIKE}
-{DEVICE_LIKE}
-
-{RETURNS_CONTIGUOUS}
-
-Example::
-
-    >>> genesis.zeros_like(genesis.arange(3))
-    tensor([0, 0, 0])
-""",
-    "ones_like": f"""\
-Returns a tensor of ones with the shape of ``input`` (and its dtype and device).
-
-Args:
-{INPUT_LIKE}
-{DTYPE_LIKE}
-{DEVICE_LIKE}
-
-{RETURNS_CONTIGUOUS}
-
-Example::
-
-    >>> genesis.ones_like(genesis.arange(3), dtype=genesis.float16)
-    tensor([1., 1., 1.], dtype=genesis.float16)
-""",
+    "empty_like": _like(
+        "an uninitialized tensor",
+        "Returns:\n    Tensor: a new contiguous tensor with arbitrary values.",
+        ">>> x = genesis.empty_like(genesis.zeros(2, 3, dtype=genesis.int8))",
+        ">>> x.shape, x.dtype",
+        "(genesis.Size([2, 3]), genesis.int8)",
+    ),
+    "zeros_like": _like(
+        "a tensor of zeros",
+        RETURNS_CONTIGUOUS,
+        ">>> genesis.zeros_like(genesis.arange(3))",
+        "tensor([0, 0, 0])",
+    ),
+    "ones_like": _like(
+        "a tensor of ones",
+        RETURNS_CONTIGUOUS,
+        ">>> genesis.ones_like(genesis.arange(3), dtype=genesis.float16)",
+        "tensor([1., 1., 1.], dtype=genesis.float16)",
+    ),
     "full_like": f"""\
 Returns a tensor filled with ``fill_value``, with the shape of ``input`` (and its dtype).
 

@@ -8,58 +8,46 @@ from ._fragments import (
     INPUT_TENSOR,
     RETURNS_NEW,
     SIZE,
+    example,
 )
 
+
+def _new(what: str, result: str, *example_lines: str) -> str:
+    """Tensor.new_empty, new_zeros and new_ones: a tensor of ``what`` of the given size."""
+    return f"""\
+Returns {what} of the given size, with this tensor's dtype and device.
+
+Args:
+{SIZE}
+{DTYPE_OTHER}
+{DEVICE_OTHER}
+
+Returns:
+    Tensor: {result}.
+
+{example(*example_lines)}"""
+
+
 DOCS = {
-    "Tensor.new_empty": f"""\
-Returns an uninitialised tensor of the given size, with this tensor's dtype and device.
-
-Args:
-{SIZE}
-{DTYPE_OTHER}
-{DEVICE_OTHER}
-
-Returns:
-    Tensor: a new tensor whose values are whatever the memory held.
-
-Example::
-
-    >>> genesis.zeros(2, dtype=genesis.int32).new_empty(3, 4).dtype
-    genesis.int32
-""",
-    "Tensor.new_zeros": f"""\
-Returns a tensor of zeros of the given size, with this tensor's dtype and device.
-
-Args:
-{SIZE}
-{DTYPE_OTHER}
-{DEVICE_OTHER}
-
-Returns:
-    Tensor: a new tensor of zeros.
-
-Example::
-
-    >>> genesis.ones(2, dtype=genesis.float64).new_zeros((2, 2))
-    tensor([[0., 0.],
-            [0., 0.]], dtype=genesis.float64)
-""",
-    "Tensor.new_ones": f"""\
-Returns a tensor of ones of the given size, with this tensor's dtype and device.
-
-Args:
-{SIZE}
-{DTYPE_OTHER}
-{DEVICE_OTHER}
-
-Returns:
-    Tensor: a new tensor of ones.
-
-Example::
-
-    >>> genesis.zeros(1, dtype=genesis.int64).new_ones(3)
-    tensor([1, 1, 1])
-""",
+    "Tensor.new_empty": _new(
+        "an uninitialised tensor",
+        "a new tensor whose values are whatever the memory held",
+        ">>> genesis.zeros(2, dtype=genesis.int32).new_empty(3, 4).dtype",
+        "genesis.int32",
+    ),
+    "Tensor.new_zeros": _new(
+        "a tensor of zeros",
+        "a new tensor of zeros",
+        ">>> genesis.ones(2, dtype=genesis.float64).new_zeros((2, 2))",
+        "tensor([[0., 0.],",
+        "        [0., 0.]], dtype=genesis.float64)",
+    ),
+    "Tensor.new_ones": _new(
+        "a tensor of ones",
+        "a new tensor of ones",
+        ">>> genesis.zeros(1, dtype=genesis.int64).new_ones(3)",
+        "tensor([1, 1, 1])",
+    ),
     "Tensor.new_full": f"""\
 Returns a tensor of ``size`` filled with ``fill_value``, with this tensor's dtype and device.
 

@@ -56,13 +56,10 @@ Example::
 """,
     "device.__str__": """\
 str(device): ``'cpu'``, ``'cuda'`` or ``'cuda:N'``, the form the constructor takes.""",
-    "device.__repr__": """\
-repr(device): ``device(type='cuda', index=0)``, as PyTorch prints it.""",
+    "device.__repr__": "repr(device): ``device(type='cuda', index=0)``, as PyTorch prints it.",
     "device.__eq__": """\
 device == other: equal to a device of the same type and index, or to its string.""",
-    "device.__hash__": """\
-hash(device): from the type and index.""",
-    "device.__reduce__": """\
-Pickling support: a device is rebuilt from its string.""",
+    "device.__hash__": "hash(device): from the type and index.",
+    "device.__reduce__": "Pickling support: a device is rebuilt from its string.",
     "device.__init__": (DEVICE_INIT_TEXT, DEVICE_INIT_INDEX, DEVICE_INIT_COPY),
 }

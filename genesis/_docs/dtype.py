@@ -52,14 +52,11 @@ Example::
     >>> genesis.half.name
     'float16'
 """,
-    "dtype.__repr__": """\
-repr(dtype): ``genesis.float32`` and so on.""",
+    "dtype.__repr__": "repr(dtype): ``genesis.float32`` and so on.",
     "dtype.__eq__": """\
 dtype == other: True only for the same dtype (not for its name or a NumPy dtype).""",
-    "dtype.__hash__": """\
-hash(dtype): one value per dtype.""",
-    "dtype.__reduce__": """\
-Pickling support: unpickling gives back the same dtype object.""",
+    "dtype.__hash__": "hash(dtype): one value per dtype.",
+    "dtype.__reduce__": "Pickling support: unpickling gives back the same dtype object.",
     "promote_types": """\
 Returns the smallest dtype that holds the values of both ``type1`` and ``type2``.
 

@@ -19,16 +19,11 @@ Example::
     >>> x._index_plan([0, 2]).kind == genesis.IndexKind.GATHER
     True
 """,
-    "IndexKind.VIEW": """\
-x[basic key]: a view, no copy.""",
-    "IndexKind.GATHER": """\
-x[advanced key]: a gather into a new tensor.""",
-    "IndexKind.SCATTER": """\
-x[advanced key] = tensor: a scatter into the indexed positions.""",
-    "IndexKind.COPY": """\
-x[basic key] = tensor: a strided copy into the view.""",
-    "IndexKind.FILL": """\
-x[key] = number: a fill of the selected elements.""",
+    "IndexKind.VIEW": "x[basic key]: a view, no copy.",
+    "IndexKind.GATHER": "x[advanced key]: a gather into a new tensor.",
+    "IndexKind.SCATTER": "x[advanced key] = tensor: a scatter into the indexed positions.",
+    "IndexKind.COPY": "x[basic key] = tensor: a strided copy into the view.",
+    "IndexKind.FILL": "x[key] = number: a fill of the selected elements.",
     "IndexPlan": """\
 What ``x[key]`` or ``x[key] = value`` will do, planned without doing it.
 
@@ -53,8 +48,7 @@ Example::
     >>> genesis.zeros(4)._index_plan(slice(1, 3), 0.5).kind
     <IndexKind.FILL: 4>
 """,
-    "IndexPlan.__repr__": """\
-repr(plan): ``IndexPlan(kind=..., path=...)``.""",
+    "IndexPlan.__repr__": "repr(plan): ``IndexPlan(kind=..., path=...)``.",
     "IndexPlan.path": """\
 The ``genesis.IndexPath`` of the plan: how the operation runs.
 
@@ -82,18 +76,15 @@ Example::
     >>> x._index_plan([0, 2]).path == genesis.IndexPath.OFFSETS
     True
 """,
-    "IndexPath.VIEW": """\
-No kernel: the view, or a copy or fill into it.""",
-    "IndexPath.OFFSETS": """\
-Indices to byte offsets, one gather or scatter kernel.""",
+    "IndexPath.VIEW": "No kernel: the view, or a copy or fill into it.",
+    "IndexPath.OFFSETS": "Indices to byte offsets, one gather or scatter kernel.",
     "IndexPath.ONE_INDEX": """\
 One index tensor on the tensor's GPU, used directly, bounds check fused.""",
     "IndexPath.FIRST_DIM": """\
 x[index]: one int64 index tensor on x's GPU, along dim 0, without walking the key.""",
     "IndexPath.MASK_COMPACT": """\
 x[mask] over all of a GPU tensor's dims: the values compacted directly.""",
-    "IndexPath.MASKED_FILL": """\
-x[mask] = number: a masked fill, no nonzero, never a wait.""",
+    "IndexPath.MASKED_FILL": "x[mask] = number: a masked fill, no nonzero, never a wait.",
     "Tensor.__getitem__": """\
 x[key]: indexing with NumPy's rules; a view for basic keys, a copy for advanced ones.
 

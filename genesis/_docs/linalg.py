@@ -78,8 +78,7 @@ Example::
     >>> genesis.bmm(genesis.ones(4, 2, 3), genesis.ones(4, 3, 1)).shape
     genesis.Size([4, 2, 1])
 """,
-    "Tensor.__matmul__": """\
-x @ other: ``matmul(x, other)``.""",
+    "Tensor.__matmul__": "x @ other: ``matmul(x, other)``.",
     "Tensor.__rmatmul__": """\
 other @ x, when the left operand does not handle ``@``: ``matmul(other, x)``.""",
 }

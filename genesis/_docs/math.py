@@ -17,7 +17,103 @@ from ._fragments import (
     RETURNS_SAME_SHAPE_DTYPE,
     RETURNS_SELF,
     comparison_alias,
+    example,
+    fill,
 )
+
+_ARGS_OPERANDS = f"Args:\n{INPUT_OPERAND}\n{OTHER_OPERAND}\n{OUT_CAST}"
+_ARGS_DIVISION = f"Args:\n{INPUT_DIVIDEND}\n{OTHER_DIVISOR}\n{OUT_CAST}"
+_FLOAT32 = "Integer and bool input gives float32."
+_NAN_FALSE = "Broadcasting and promotion as in ``genesis.eq``; comparisons with NaN are False."
+
+
+def _comparison(symbol: str, notes: str, *example_lines: str) -> str:
+    """genesis.<name> and Tensor.<name>: the comparison ``input <symbol> other``."""
+    return f"""\
+Tests ``input {symbol} other`` elementwise; returns a bool tensor.
+
+{notes}
+
+{_ARGS_OPERANDS}
+
+{RETURNS_BOOL_BROADCAST}
+
+{example(*example_lines)}"""
+
+
+def _bitwise(op: str, symbol: str, *example_lines: str) -> str:
+    """genesis.bitwise_<op> and Tensor.bitwise_<op> (the operator ``symbol``)."""
+    return f"""\
+Computes the bitwise {op} of ``input`` and ``other`` (logical {op} for bool tensors).
+
+For integer and bool operands only: floating point ones are a TypeError. Broadcasting and
+promotion as in ``genesis.add``. ``x {symbol} y`` is the same.
+
+Args:
+    input (Tensor or Number): the first operand, an integer or bool (``self`` for the method).
+    other (Tensor or Number): the second operand, an integer or bool.
+{OUT_CAST}
+
+{RETURNS_BROADCAST}
+
+{example(*example_lines)}"""
+
+
+def _inplace_bitwise(op: str, symbol: str, *example_lines: str) -> str:
+    """Tensor.bitwise_<op>_ (the operator ``symbol=``)."""
+    return f"""\
+Replaces this tensor by its bitwise {op} with ``other`` and returns it (``x {symbol}= other``).
+
+For integer and bool tensors. Takes ``alpha`` like every in-place binary method: ``other`` is
+scaled by it first.
+
+Args:
+    other (Tensor or Number): an integer or bool operand.
+{ALPHA_OTHER}
+
+{RETURNS_SELF}
+
+{example(*example_lines)}"""
+
+
+def _inplace_float(name: str, what: str, example_input: str, output: str) -> str:
+    """Tensor.<name>_ of a function with a floating point result: each element becomes ``what``."""
+    return f"""\
+Replaces each element of this float tensor by {what}; returns the tensor.
+
+The tensor must be floating point (RuntimeError for integer tensors).
+
+{RETURNS_SELF}
+
+Example::
+
+    >>> genesis.tensor({example_input}).{name}_()
+    {output}
+"""
+
+
+def _float_function(
+    name: str, summary: str, notes: str, input_: str, output: str, values=""
+) -> str:
+    """genesis.<name> and Tensor.<name>: a function with a floating point result."""
+    return f"""\
+{summary}
+
+{fill(notes)}
+
+Args:
+{INPUT_SELF}
+{OUT_CAST}
+
+Returns:
+    Tensor: a new floating point tensor of the same shape{values}.
+
+Example::
+
+    >>> genesis.{name}(genesis.tensor({input_}))
+    {output}
+"""
+
 
 DOCS = {
     "Tensor.add add": f"""\
@@ -83,10 +179,7 @@ With NumPy broadcasting and PyTorch's type promotion (see ``genesis.add``); eith
 may be a number. Integer products wrap on overflow. ``mul`` and ``multiply`` are the same
 function, and so are ``genesis.mul(x, y)`` and ``x.mul(y)``.
 
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
+{_ARGS_OPERANDS}
 
 {RETURNS_BROADCAST}
 
@@ -133,10 +226,7 @@ The result is floating point even for integer operands (the promoted dtype when 
 floating, else float32); division by zero gives inf or nan. Broadcasting and promotion as in
 ``genesis.add``.
 
-Args:
-{INPUT_DIVIDEND}
-{OTHER_DIVISOR}
-{OUT_CAST}
+{_ARGS_DIVISION}
 
 Returns:
     Tensor: a new floating point tensor.
@@ -153,10 +243,7 @@ For integers and floats alike, as Python's operator and PyTorch's ``floor_divide
 result keeps the promoted dtype. Integer division by zero gives 0, on the CPU and on CUDA, and
 ``INT_MIN // -1`` wraps; float division by zero gives inf or nan.
 
-Args:
-{INPUT_DIVIDEND}
-{OTHER_DIVISOR}
-{OUT_CAST}
+{_ARGS_DIVISION}
 
 {RETURNS_BROADCAST}
 
@@ -174,10 +261,7 @@ Returns the remainder of ``input / other``, with the sign of ``other``: Python's
 ``input - floor_divide(input, other) * other``, for integers and floats. Integer ``x % 0``
 gives 0; float ``x % 0.0`` is nan.
 
-Args:
-{INPUT_DIVIDEND}
-{OTHER_DIVISOR}
-{OUT_CAST}
+{_ARGS_DIVISION}
 
 {RETURNS_BROADCAST}
 
@@ -218,10 +302,7 @@ Broadcasting and type promotion as in ``genesis.add``. NaN propagates: where eit
 is NaN the result is NaN (as in PyTorch, and NumPy's ``maximum``). ``x.max(other)`` is the
 same operation.
 
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
+{_ARGS_OPERANDS}
 
 {RETURNS_BROADCAST}
 
@@ -238,10 +319,7 @@ Returns the elementwise minimum of ``input`` and ``other``.
 Broadcasting and type promotion as in ``genesis.add``. NaN propagates: where either operand
 is NaN the result is NaN. ``x.min(other)`` is the same operation.
 
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
+{_ARGS_OPERANDS}
 
 {RETURNS_BROADCAST}
 
@@ -259,10 +337,7 @@ The operands broadcast and are compared in their promoted dtype (see ``genesis.a
 number that does not fit the dtype wraps first, so ``uint8_tensor == 256`` compares with 0, as
 in PyTorch. ``x == y`` is the same, which is why tensors hash by identity.
 
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
+{_ARGS_OPERANDS}
 
 {RETURNS_BOOL_BROADCAST}
 
@@ -273,152 +348,55 @@ Example::
     >>> genesis.tensor([0.5, 1.0]).eq(1)
     tensor([False,  True])
 """,
-    "Tensor.ne ne": f"""\
-Tests ``input != other`` elementwise; returns a bool tensor.
-
-Broadcasting and promotion as in ``genesis.eq``. NaN is not equal to anything, itself
-included.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BOOL_BROADCAST}
-
-Example::
-
-    >>> genesis.ne(genesis.tensor([1, 2, 3]), 2)
-    tensor([ True, False,  True])
-""",
-    "Tensor.lt lt": f"""\
-Tests ``input < other`` elementwise; returns a bool tensor.
-
-Broadcasting and promotion as in ``genesis.eq``; comparisons with NaN are False.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BOOL_BROADCAST}
-
-Example::
-
-    >>> genesis.lt(genesis.tensor([1, 2, 3]), 2)
-    tensor([ True, False, False])
-""",
-    "Tensor.le le": f"""\
-Tests ``input <= other`` elementwise; returns a bool tensor.
-
-Broadcasting and promotion as in ``genesis.eq``; comparisons with NaN are False.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BOOL_BROADCAST}
-
-Example::
-
-    >>> genesis.le(genesis.tensor([1, 2, 3]), 2)
-    tensor([ True,  True, False])
-""",
-    "Tensor.gt gt": f"""\
-Tests ``input > other`` elementwise; returns a bool tensor.
-
-Broadcasting and promotion as in ``genesis.eq``; comparisons with NaN are False.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BOOL_BROADCAST}
-
-Example::
-
-    >>> x = genesis.tensor([[1.0, 2.0], [3.0, 4.0]])
-    >>> genesis.gt(x, 2)
-    tensor([[False, False],
-            [ True,  True]])
-""",
-    "Tensor.ge ge": f"""\
-Tests ``input >= other`` elementwise; returns a bool tensor.
-
-Broadcasting and promotion as in ``genesis.eq``; comparisons with NaN are False.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BOOL_BROADCAST}
-
-Example::
-
-    >>> genesis.tensor([1, 2, 3]).ge(2)
-    tensor([False,  True,  True])
-""",
-    "Tensor.bitwise_and bitwise_and": f"""\
-Computes the bitwise AND of ``input`` and ``other`` (logical AND for bool tensors).
-
-For integer and bool operands only: floating point ones are a TypeError. Broadcasting and
-promotion as in ``genesis.add``. ``x & y`` is the same.
-
-Args:
-    input (Tensor or Number): the first operand, an integer or bool (``self`` for the method).
-    other (Tensor or Number): the second operand, an integer or bool.
-{OUT_CAST}
-
-{RETURNS_BROADCAST}
-
-Example::
-
-    >>> genesis.bitwise_and(genesis.tensor([5, 3]), 6)
-    tensor([4, 2])
-    >>> genesis.tensor([True, False]) & genesis.tensor([True, True])
-    tensor([ True, False])
-""",
-    "Tensor.bitwise_or bitwise_or": f"""\
-Computes the bitwise OR of ``input`` and ``other`` (logical OR for bool tensors).
-
-For integer and bool operands only: floating point ones are a TypeError. Broadcasting and
-promotion as in ``genesis.add``. ``x | y`` is the same.
-
-Args:
-    input (Tensor or Number): the first operand, an integer or bool (``self`` for the method).
-    other (Tensor or Number): the second operand, an integer or bool.
-{OUT_CAST}
-
-{RETURNS_BROADCAST}
-
-Example::
-
-    >>> genesis.bitwise_or(genesis.tensor([5, 3]), 6)
-    tensor([7, 7])
-""",
-    "Tensor.bitwise_xor bitwise_xor": f"""\
-Computes the bitwise XOR of ``input`` and ``other`` (logical XOR for bool tensors).
-
-For integer and bool operands only: floating point ones are a TypeError. Broadcasting and
-promotion as in ``genesis.add``. ``x ^ y`` is the same.
-
-Args:
-    input (Tensor or Number): the first operand, an integer or bool (``self`` for the method).
-    other (Tensor or Number): the second operand, an integer or bool.
-{OUT_CAST}
-
-{RETURNS_BROADCAST}
-
-Example::
-
-    >>> genesis.bitwise_xor(genesis.tensor([5, 3]), 6)
-    tensor([3, 5])
-    >>> genesis.tensor([True, False]) ^ True
-    tensor([False,  True])
-""",
+    "Tensor.ne ne": _comparison(
+        "!=",
+        "Broadcasting and promotion as in ``genesis.eq``. NaN is not equal to anything, itself\n"
+        "included.",
+        ">>> genesis.ne(genesis.tensor([1, 2, 3]), 2)",
+        "tensor([ True, False,  True])",
+    ),
+    "Tensor.lt lt": _comparison(
+        "<",
+        _NAN_FALSE,
+        ">>> genesis.lt(genesis.tensor([1, 2, 3]), 2)",
+        "tensor([ True, False, False])",
+    ),
+    "Tensor.le le": _comparison(
+        "<=",
+        _NAN_FALSE,
+        ">>> genesis.le(genesis.tensor([1, 2, 3]), 2)",
+        "tensor([ True,  True, False])",
+    ),
+    "Tensor.gt gt": _comparison(
+        ">",
+        _NAN_FALSE,
+        ">>> x = genesis.tensor([[1.0, 2.0], [3.0, 4.0]])",
+        ">>> genesis.gt(x, 2)",
+        "tensor([[False, False],",
+        "        [ True,  True]])",
+    ),
+    "Tensor.ge ge": _comparison(
+        ">=", _NAN_FALSE, ">>> genesis.tensor([1, 2, 3]).ge(2)", "tensor([False,  True,  True])"
+    ),
+    "Tensor.bitwise_and bitwise_and": _bitwise(
+        "AND",
+        "&",
+        ">>> genesis.bitwise_and(genesis.tensor([5, 3]), 6)",
+        "tensor([4, 2])",
+        ">>> genesis.tensor([True, False]) & genesis.tensor([True, True])",
+        "tensor([ True, False])",
+    ),
+    "Tensor.bitwise_or bitwise_or": _bitwise(
+        "OR", "|", ">>> genesis.bitwise_or(genesis.tensor([5, 3]), 6)", "tensor([7, 7])"
+    ),
+    "Tensor.bitwise_xor bitwise_xor": _bitwise(
+        "XOR",
+        "^",
+        ">>> genesis.bitwise_xor(genesis.tensor([5, 3]), 6)",
+        "tensor([3, 5])",
+        ">>> genesis.tensor([True, False]) ^ True",
+        "tensor([False,  True])",
+    ),
     "Tensor.add_": f"""\
 Adds ``alpha * other`` to this tensor in place and returns it (``x += other``).
 
@@ -571,57 +549,18 @@ Example::
     >>> genesis.tensor([1.0, 2.0, 3.0]).pow_(2)
     tensor([1., 4., 9.])
 """,
-    "Tensor.bitwise_and_": f"""\
-Replaces this tensor by its bitwise AND with ``other`` and returns it (``x &= other``).
-
-For integer and bool tensors. Takes ``alpha`` like every in-place binary method: ``other`` is
-scaled by it first.
-
-Args:
-    other (Tensor or Number): an integer or bool operand.
-{ALPHA_OTHER}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([5, 3]).bitwise_and_(6)
-    tensor([4, 2])
-""",
-    "Tensor.bitwise_or_": f"""\
-Replaces this tensor by its bitwise OR with ``other`` and returns it (``x |= other``).
-
-For integer and bool tensors. Takes ``alpha`` like every in-place binary method: ``other`` is
-scaled by it first.
-
-Args:
-    other (Tensor or Number): an integer or bool operand.
-{ALPHA_OTHER}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([True, False]).bitwise_or_(genesis.tensor([False, False]))
-    tensor([ True, False])
-""",
-    "Tensor.bitwise_xor_": f"""\
-Replaces this tensor by its bitwise XOR with ``other`` and returns it (``x ^= other``).
-
-For integer and bool tensors. Takes ``alpha`` like every in-place binary method: ``other`` is
-scaled by it first.
-
-Args:
-    other (Tensor or Number): an integer or bool operand.
-{ALPHA_OTHER}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([5, 3]).bitwise_xor_(6)
-    tensor([3, 5])
-""",
+    "Tensor.bitwise_and_": _inplace_bitwise(
+        "AND", "&", ">>> genesis.tensor([5, 3]).bitwise_and_(6)", "tensor([4, 2])"
+    ),
+    "Tensor.bitwise_or_": _inplace_bitwise(
+        "OR",
+        "|",
+        ">>> genesis.tensor([True, False]).bitwise_or_(genesis.tensor([False, False]))",
+        "tensor([ True, False])",
+    ),
+    "Tensor.bitwise_xor_": _inplace_bitwise(
+        "XOR", "^", ">>> genesis.tensor([5, 3]).bitwise_xor_(6)", "tensor([3, 5])"
+    ),
     "Tensor.neg Tensor.negative neg negative": f"""\
 Returns the negation of ``input``, elementwise: ``-input``.
 
@@ -692,121 +631,58 @@ Example::
     >>> genesis.exp(genesis.tensor([0.0, 1.0]))
     tensor([1.0000, 2.7183])
 """,
-    "Tensor.log log": f"""\
-Returns the natural logarithm of each element of ``input``.
-
-Integer and bool input gives float32. ``log(0)`` is ``-inf`` and the log of a negative number
-is nan, as in IEEE arithmetic.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_FLOAT_SAME_SHAPE}
-
-Example::
-
-    >>> genesis.log(genesis.tensor([1.0, 0.0, -1.0]))
-    tensor([0., -inf, nan])
-""",
-    "Tensor.sqrt sqrt": f"""\
-Returns the square root of each element of ``input``.
-
-Integer and bool input gives float32; negative numbers give nan.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_FLOAT_SAME_SHAPE}
-
-Example::
-
-    >>> genesis.sqrt(genesis.tensor([1, 4, 9]))
-    tensor([1., 2., 3.])
-""",
-    "Tensor.rsqrt rsqrt": f"""\
-Returns the reciprocal of the square root of each element: ``1 / sqrt(input)``.
-
-Integer and bool input gives float32; 0 gives inf and negative numbers nan.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_FLOAT_SAME_SHAPE}
-
-Example::
-
-    >>> genesis.rsqrt(genesis.tensor([1.0, 4.0, 0.0]))
-    tensor([1.0000, 0.5000,    inf])
-""",
-    "Tensor.sin sin": f"""\
-Returns the sine of each element of ``input`` (in radians).
-
-Integer and bool input gives float32.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_FLOAT_SAME_SHAPE}
-
-Example::
-
-    >>> genesis.sin(genesis.tensor([0.0, 3.14159265 / 2]))
-    tensor([0., 1.])
-""",
-    "Tensor.cos cos": f"""\
-Returns the cosine of each element of ``input`` (in radians).
-
-Integer and bool input gives float32.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_FLOAT_SAME_SHAPE}
-
-Example::
-
-    >>> genesis.cos(genesis.tensor([0.0, 3.14159265]))
-    tensor([ 1., -1.])
-""",
-    "Tensor.tanh tanh": f"""\
-Returns the hyperbolic tangent of each element of ``input``.
-
-Integer and bool input gives float32.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-Returns:
-    Tensor: a new floating point tensor of the same shape, with values in [-1, 1].
-
-Example::
-
-    >>> genesis.tanh(genesis.tensor([0.0, 100.0]))
-    tensor([0., 1.])
-""",
-    "Tensor.sigmoid sigmoid": f"""\
-Returns the logistic sigmoid of each element: ``1 / (1 + exp(-input))``.
-
-Integer and bool input gives float32.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-Returns:
-    Tensor: a new floating point tensor of the same shape, with values in [0, 1].
-
-Example::
-
-    >>> genesis.sigmoid(genesis.tensor([0.0, 100.0, -100.0]))
-    tensor([0.5000, 1.0000, 0.0000])
-""",
+    "Tensor.log log": _float_function(
+        "log",
+        "Returns the natural logarithm of each element of ``input``.",
+        "Integer and bool input gives float32. ``log(0)`` is ``-inf`` and the log of a negative "
+        "number is nan, as in IEEE arithmetic.",
+        "[1.0, 0.0, -1.0]",
+        "tensor([0., -inf, nan])",
+    ),
+    "Tensor.sqrt sqrt": _float_function(
+        "sqrt",
+        "Returns the square root of each element of ``input``.",
+        "Integer and bool input gives float32; negative numbers give nan.",
+        "[1, 4, 9]",
+        "tensor([1., 2., 3.])",
+    ),
+    "Tensor.rsqrt rsqrt": _float_function(
+        "rsqrt",
+        "Returns the reciprocal of the square root of each element: ``1 / sqrt(input)``.",
+        "Integer and bool input gives float32; 0 gives inf and negative numbers nan.",
+        "[1.0, 4.0, 0.0]",
+        "tensor([1.0000, 0.5000,    inf])",
+    ),
+    "Tensor.sin sin": _float_function(
+        "sin",
+        "Returns the sine of each element of ``input`` (in radians).",
+        _FLOAT32,
+        "[0.0, 3.14159265 / 2]",
+        "tensor([0., 1.])",
+    ),
+    "Tensor.cos cos": _float_function(
+        "cos",
+        "Returns the cosine of each element of ``input`` (in radians).",
+        _FLOAT32,
+        "[0.0, 3.14159265]",
+        "tensor([ 1., -1.])",
+    ),
+    "Tensor.tanh tanh": _float_function(
+        "tanh",
+        "Returns the hyperbolic tangent of each element of ``input``.",
+        _FLOAT32,
+        "[0.0, 100.0]",
+        "tensor([0., 1.])",
+        values=", with values in [-1, 1]",
+    ),
+    "Tensor.sigmoid sigmoid": _float_function(
+        "sigmoid",
+        "Returns the logistic sigmoid of each element: ``1 / (1 + exp(-input))``.",
+        _FLOAT32,
+        "[0.0, 100.0, -100.0]",
+        "tensor([0.5000, 1.0000, 0.0000])",
+        values=", with values in [0, 1]",
+    ),
     "Tensor.bitwise_not bitwise_not": f"""\
 Returns the bitwise NOT of each element (logical NOT for bool tensors).
 
@@ -870,90 +746,15 @@ Example::
     >>> genesis.tensor([0.0, 1.0]).exp_()
     tensor([1.0000, 2.7183])
 """,
-    "Tensor.log_": f"""\
-Replaces each element of this float tensor by its natural log; returns the tensor.
-
-The tensor must be floating point (RuntimeError for integer tensors).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0, 1.0]).log_()
-    tensor([0., 0.])
-""",
-    "Tensor.sqrt_": f"""\
-Replaces each element of this float tensor by its square root; returns the tensor.
-
-The tensor must be floating point (RuntimeError for integer tensors).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([4.0, 9.0]).sqrt_()
-    tensor([2., 3.])
-""",
-    "Tensor.rsqrt_": f"""\
-Replaces each element of this float tensor by ``1 / sqrt(x)``; returns the tensor.
-
-The tensor must be floating point (RuntimeError for integer tensors).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([4.0, 16.0]).rsqrt_()
-    tensor([0.5000, 0.2500])
-""",
-    "Tensor.sin_": f"""\
-Replaces each element of this float tensor by its sine; returns the tensor.
-
-The tensor must be floating point (RuntimeError for integer tensors).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0]).sin_()
-    tensor([0.])
-""",
-    "Tensor.cos_": f"""\
-Replaces each element of this float tensor by its cosine; returns the tensor.
-
-The tensor must be floating point (RuntimeError for integer tensors).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0]).cos_()
-    tensor([1.])
-""",
-    "Tensor.tanh_": f"""\
-Replaces each element of this float tensor by its tanh; returns the tensor.
-
-The tensor must be floating point (RuntimeError for integer tensors).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0]).tanh_()
-    tensor([0.])
-""",
-    "Tensor.sigmoid_": f"""\
-Replaces each element of this float tensor by its sigmoid; returns the tensor.
-
-The tensor must be floating point (RuntimeError for integer tensors).
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([0.0]).sigmoid_()
-    tensor([0.5000])
-""",
+    "Tensor.log_": _inplace_float("log", "its natural log", "[1.0, 1.0]", "tensor([0., 0.])"),
+    "Tensor.sqrt_": _inplace_float("sqrt", "its square root", "[4.0, 9.0]", "tensor([2., 3.])"),
+    "Tensor.rsqrt_": _inplace_float(
+        "rsqrt", "``1 / sqrt(x)``", "[4.0, 16.0]", "tensor([0.5000, 0.2500])"
+    ),
+    "Tensor.sin_": _inplace_float("sin", "its sine", "[0.0]", "tensor([0.])"),
+    "Tensor.cos_": _inplace_float("cos", "its cosine", "[0.0]", "tensor([1.])"),
+    "Tensor.tanh_": _inplace_float("tanh", "its tanh", "[0.0]", "tensor([0.])"),
+    "Tensor.sigmoid_": _inplace_float("sigmoid", "its sigmoid", "[0.0]", "tensor([0.5000])"),
     "Tensor.bitwise_not_": f"""\
 Replaces each element of this integer or bool tensor by its bitwise NOT; returns it.
 
@@ -1095,78 +896,42 @@ Example::
     >>> genesis.result_type(u, genesis.tensor([1, 2]))
     genesis.int64
 """,
-    "Tensor.__add__": """\
-x + other: ``add(x, other)``.""",
-    "Tensor.__radd__": """\
-other + x, for a number or other non-tensor on the left.""",
-    "Tensor.__iadd__": """\
-x += other: in place, as ``x.add_(other)``.""",
-    "Tensor.__sub__": """\
-x - other: ``sub(x, other)``.""",
-    "Tensor.__rsub__": """\
-other - x, for a number or other non-tensor on the left.""",
-    "Tensor.__isub__": """\
-x -= other: in place, as ``x.sub_(other)``.""",
-    "Tensor.__mul__": """\
-x * other: ``mul(x, other)``.""",
-    "Tensor.__rmul__": """\
-other * x, for a number or other non-tensor on the left.""",
-    "Tensor.__imul__": """\
-x *= other: in place, as ``x.mul_(other)``.""",
-    "Tensor.__truediv__": """\
-x / other: ``div(x, other)``, true division.""",
-    "Tensor.__rtruediv__": """\
-other / x, for a number or other non-tensor on the left.""",
-    "Tensor.__itruediv__": """\
-x /= other: in place, as ``x.div_(other)``.""",
-    "Tensor.__floordiv__": """\
-x // other: ``floor_divide(x, other)``.""",
-    "Tensor.__rfloordiv__": """\
-other // x, for a number or other non-tensor on the left.""",
-    "Tensor.__ifloordiv__": """\
-x //= other: in place, as ``x.floor_divide_(other)``.""",
-    "Tensor.__mod__": """\
-x % other: ``remainder(x, other)``.""",
-    "Tensor.__rmod__": """\
-other % x, for a number or other non-tensor on the left.""",
-    "Tensor.__imod__": """\
-x %= other: in place, as ``x.remainder_(other)``.""",
-    "Tensor.__pow__": """\
-x ** other: ``pow(x, other)``.""",
-    "Tensor.__rpow__": """\
-other ** x, for a number or other non-tensor on the left.""",
-    "Tensor.__ipow__": """\
-x **= other: in place, as ``x.pow_(other)``.""",
-    "Tensor.__and__": """\
-x & other: ``bitwise_and(x, other)``.""",
-    "Tensor.__rand__": """\
-other & x, for a number or other non-tensor on the left.""",
-    "Tensor.__iand__": """\
-x &= other: in place, as ``x.bitwise_and_(other)``.""",
-    "Tensor.__or__": """\
-x | other: ``bitwise_or(x, other)``.""",
-    "Tensor.__ror__": """\
-other | x, for a number or other non-tensor on the left.""",
-    "Tensor.__ior__": """\
-x |= other: in place, as ``x.bitwise_or_(other)``.""",
-    "Tensor.__xor__": """\
-x ^ other: ``bitwise_xor(x, other)``.""",
-    "Tensor.__rxor__": """\
-other ^ x, for a number or other non-tensor on the left.""",
-    "Tensor.__ixor__": """\
-x ^= other: in place, as ``x.bitwise_xor_(other)``.""",
-    "Tensor.__lshift__": """\
-x << other: ``bitwise_left_shift(x, other)``.""",
-    "Tensor.__rlshift__": """\
-other << x, for a number or other non-tensor on the left.""",
-    "Tensor.__ilshift__": """\
-x <<= other: in place, as ``x.bitwise_left_shift_(other)``.""",
-    "Tensor.__rshift__": """\
-x >> other: ``bitwise_right_shift(x, other)``.""",
-    "Tensor.__rrshift__": """\
-other >> x, for a number or other non-tensor on the left.""",
-    "Tensor.__irshift__": """\
-x >>= other: in place, as ``x.bitwise_right_shift_(other)``.""",
+    "Tensor.__add__": "x + other: ``add(x, other)``.",
+    "Tensor.__radd__": "other + x, for a number or other non-tensor on the left.",
+    "Tensor.__iadd__": "x += other: in place, as ``x.add_(other)``.",
+    "Tensor.__sub__": "x - other: ``sub(x, other)``.",
+    "Tensor.__rsub__": "other - x, for a number or other non-tensor on the left.",
+    "Tensor.__isub__": "x -= other: in place, as ``x.sub_(other)``.",
+    "Tensor.__mul__": "x * other: ``mul(x, other)``.",
+    "Tensor.__rmul__": "other * x, for a number or other non-tensor on the left.",
+    "Tensor.__imul__": "x *= other: in place, as ``x.mul_(other)``.",
+    "Tensor.__truediv__": "x / other: ``div(x, other)``, true division.",
+    "Tensor.__rtruediv__": "other / x, for a number or other non-tensor on the left.",
+    "Tensor.__itruediv__": "x /= other: in place, as ``x.div_(other)``.",
+    "Tensor.__floordiv__": "x // other: ``floor_divide(x, other)``.",
+    "Tensor.__rfloordiv__": "other // x, for a number or other non-tensor on the left.",
+    "Tensor.__ifloordiv__": "x //= other: in place, as ``x.floor_divide_(other)``.",
+    "Tensor.__mod__": "x % other: ``remainder(x, other)``.",
+    "Tensor.__rmod__": "other % x, for a number or other non-tensor on the left.",
+    "Tensor.__imod__": "x %= other: in place, as ``x.remainder_(other)``.",
+    "Tensor.__pow__": "x ** other: ``pow(x, other)``.",
+    "Tensor.__rpow__": "other ** x, for a number or other non-tensor on the left.",
+    "Tensor.__ipow__": "x **= other: in place, as ``x.pow_(other)``.",
+    "Tensor.__and__": "x & other: ``bitwise_and(x, other)``.",
+    "Tensor.__rand__": "other & x, for a number or other non-tensor on the left.",
+    "Tensor.__iand__": "x &= other: in place, as ``x.bitwise_and_(other)``.",
+    "Tensor.__or__": "x | other: ``bitwise_or(x, other)``.",
+    "Tensor.__ror__": "other | x, for a number or other non-tensor on the left.",
+    "Tensor.__ior__": "x |= other: in place, as ``x.bitwise_or_(other)``.",
+    "Tensor.__xor__": "x ^ other: ``bitwise_xor(x, other)``.",
+    "Tensor.__rxor__": "other ^ x, for a number or other non-tensor on the left.",
+    "Tensor.__ixor__": "x ^= other: in place, as ``x.bitwise_xor_(other)``.",
+    "Tensor.__lshift__": "x << other: ``bitwise_left_shift(x, other)``.",
+    "Tensor.__rlshift__": "other << x, for a number or other non-tensor on the left.",
+    "Tensor.__ilshift__": "x <<= other: in place, as ``x.bitwise_left_shift_(other)``.",
+    "Tensor.__rshift__": "x >> other: ``bitwise_right_shift(x, other)``.",
+    "Tensor.__rrshift__": "other >> x, for a number or other non-tensor on the left.",
+    "Tensor.__irshift__": "x >>= other: in place, as ``x.bitwise_right_shift_(other)``.",
     "Tensor.logical_not_": """\
 In place ``logical_not``: each element becomes 1 where it was zero, else 0, in the
 tensor's own dtype (True/False for bool).
@@ -1183,28 +948,18 @@ Example::
     >>> t.logical_not_()
     tensor([1., 0.])
 """,
-    "Tensor.__eq__": """\
-x == other: elementwise, a bool tensor (``eq``).""",
-    "Tensor.__ne__": """\
-x != other: elementwise, a bool tensor (``ne``).""",
-    "Tensor.__lt__": """\
-x < other: elementwise, a bool tensor (``lt``).""",
-    "Tensor.__le__": """\
-x <= other: elementwise, a bool tensor (``le``).""",
-    "Tensor.__gt__": """\
-x > other: elementwise, a bool tensor (``gt``).""",
-    "Tensor.__ge__": """\
-x >= other: elementwise, a bool tensor (``ge``).""",
+    "Tensor.__eq__": "x == other: elementwise, a bool tensor (``eq``).",
+    "Tensor.__ne__": "x != other: elementwise, a bool tensor (``ne``).",
+    "Tensor.__lt__": "x < other: elementwise, a bool tensor (``lt``).",
+    "Tensor.__le__": "x <= other: elementwise, a bool tensor (``le``).",
+    "Tensor.__gt__": "x > other: elementwise, a bool tensor (``gt``).",
+    "Tensor.__ge__": "x >= other: elementwise, a bool tensor (``ge``).",
     "Tensor.__hash__": """\
 hash(x): by identity, as in PyTorch (``==`` is elementwise), for use as dict keys.""",
-    "Tensor.__neg__": """\
--x: ``neg(x)``; a TypeError for bool tensors.""",
-    "Tensor.__pos__": """\
-+x: the tensor itself (a new handle on the same memory, not a copy).""",
-    "Tensor.__abs__": """\
-abs(x): ``genesis.abs(x)``.""",
-    "Tensor.__invert__": """\
-~x: ``bitwise_not(x)``; inverts a bool mask.""",
+    "Tensor.__neg__": "-x: ``neg(x)``; a TypeError for bool tensors.",
+    "Tensor.__pos__": "+x: the tensor itself (a new handle on the same memory, not a copy).",
+    "Tensor.__abs__": "abs(x): ``genesis.abs(x)``.",
+    "Tensor.__invert__": "~x: ``bitwise_not(x)``; inverts a bool mask.",
     "Tensor.absolute absolute": f"""\
 The absolute value of each element: ``genesis.abs`` under NumPy's name (the same op).
 

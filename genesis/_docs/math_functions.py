@@ -1,155 +1,102 @@
 """Docstrings of the elementwise ops bound in csrc/python/math_functions.cpp."""
 
 from ._fragments import (
-    INPUT_OPERAND,
     INPUT_SELF,
-    OTHER_OPERAND,
     OUT_CAST,
-    RETURNS_BROADCAST_OR_OUT,
     RETURNS_INPUT_SHAPE_OR_OUT,
     RETURNS_SELF,
+    binary,
+    fill,
+    inplace_binary,
     inplace_unary,
+    unary,
     unary_float,
 )
 
+_INTEGER_KEPT = (
+    "Integer input is returned unchanged (a new tensor of its dtype); bool input raises "
+    "TypeError, as in PyTorch."
+)
+_LOGICAL = "Returns the elementwise logical {} of the operands (nonzero is True) as a bool tensor."
+
+
+def _float_test(name: str, what: str, example_input: str, output: str, out: bool = False) -> str:
+    """genesis.<name> and Tensor.<name>: a bool tensor, True where ``input`` is ``what``."""
+    paragraph = (
+        f"Returns a bool tensor that is True where ``input`` is {what}. Integer and bool tensors "
+        "are never NaN or infinite. The result has the input's shape."
+    )
+    args = f"{INPUT_SELF}\n{OUT_CAST}" if out else INPUT_SELF
+    returns = "a new bool tensor, or ``out``" if out else "a new bool tensor"
+    return (
+        f"{fill(paragraph)}\n\nArgs:\n{args}\n\nReturns:\n    Tensor: {returns}.\n\n"
+        f"Example::\n\n    >>> genesis.{name}(genesis.tensor({example_input}))\n    {output}\n"
+    )
+
+
 DOCS = {
-    "Tensor.floor floor": f"""\
-Rounds each element down to the nearest integer, elementwise. Integer input is returned
-unchanged (a new tensor of its dtype); bool input raises TypeError, as in PyTorch.
-``genesis.floor(x)`` and ``x.floor()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.floor(genesis.tensor([-1.5, 0.5, 2.7]))
-    tensor([-2.,  0.,  2.])
-""",
+    "Tensor.floor floor": unary(
+        "floor",
+        f"Rounds each element down to the nearest integer, elementwise. {_INTEGER_KEPT}",
+        "[-1.5, 0.5, 2.7]",
+        "tensor([-2.,  0.,  2.])",
+    ),
     "Tensor.floor_": inplace_unary("floor", "[-1.5, 0.5, 2.7]", "tensor([-2.,  0.,  2.])"),
-    "Tensor.ceil ceil": f"""\
-Rounds each element up to the nearest integer, elementwise. Integer input is returned unchanged
-(a new tensor of its dtype); bool input raises TypeError, as in PyTorch. ``genesis.ceil(x)``
-and ``x.ceil()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.ceil(genesis.tensor([-1.5, 0.5, 2.7]))
-    tensor([-1.,  1.,  3.])
-""",
+    "Tensor.ceil ceil": unary(
+        "ceil",
+        f"Rounds each element up to the nearest integer, elementwise. {_INTEGER_KEPT}",
+        "[-1.5, 0.5, 2.7]",
+        "tensor([-1.,  1.,  3.])",
+    ),
     "Tensor.ceil_": inplace_unary("ceil", "[-1.5, 0.5, 2.7]", "tensor([-1.,  1.,  3.])"),
-    "Tensor.trunc trunc": f"""\
-Rounds each element toward zero to an integer, elementwise. Integer input is returned unchanged
-(a new tensor of its dtype); bool input raises TypeError, as in PyTorch. ``genesis.trunc(x)``
-and ``x.trunc()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.trunc(genesis.tensor([-1.5, 0.5, 2.7]))
-    tensor([-1.,  0.,  2.])
-""",
+    "Tensor.trunc trunc": unary(
+        "trunc",
+        f"Rounds each element toward zero to an integer, elementwise. {_INTEGER_KEPT}",
+        "[-1.5, 0.5, 2.7]",
+        "tensor([-1.,  0.,  2.])",
+    ),
     "Tensor.trunc_": inplace_unary("trunc", "[-1.5, 0.5, 2.7]", "tensor([-1.,  0.,  2.])"),
-    "Tensor.fix fix": f"""\
-Rounds each element toward zero to an integer, elementwise (an alias of trunc). Integer input
-is returned unchanged (a new tensor of its dtype); bool input raises TypeError, as in PyTorch.
-``genesis.fix(x)`` and ``x.fix()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.fix(genesis.tensor([-1.5, 0.5, 2.7]))
-    tensor([-1.,  0.,  2.])
-""",
+    "Tensor.fix fix": unary(
+        "fix",
+        "Rounds each element toward zero to an integer, elementwise (an alias of trunc). "
+        + _INTEGER_KEPT,
+        "[-1.5, 0.5, 2.7]",
+        "tensor([-1.,  0.,  2.])",
+    ),
     "Tensor.fix_": inplace_unary("fix", "[-1.5, 0.5, 2.7]", "tensor([-1.,  0.,  2.])"),
-    "Tensor.frac frac": f"""\
-Returns the fractional part of each element, ``input - trunc(input)``. Floating point input
-only: integer and bool input raise TypeError, as in PyTorch. ``genesis.frac(x)`` and
-``x.frac()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.frac(genesis.tensor([-1.5, 0.25, 2.0]))
-    tensor([-0.5000,  0.2500,  0.0000])
-""",
+    "Tensor.frac frac": unary(
+        "frac",
+        "Returns the fractional part of each element, ``input - trunc(input)``. Floating point "
+        "input only: integer and bool input raise TypeError, as in PyTorch.",
+        "[-1.5, 0.25, 2.0]",
+        "tensor([-0.5000,  0.2500,  0.0000])",
+    ),
     "Tensor.frac_": inplace_unary(
         "frac", "[-1.5, 0.25, 2.0]", "tensor([-0.5000,  0.2500,  0.0000])"
     ),
-    "Tensor.sign sign": f"""\
-Returns the sign of each element: -1, 0 or 1 (NaN gives 0, as PyTorch). Every dtype, bool
-included (``sign(True)`` is True); the result keeps the input's dtype. ``genesis.sign(x)`` and
-``x.sign()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.sign(genesis.tensor([-2.5, 0.0, 3.0]))
-    tensor([-1.,  0.,  1.])
-""",
+    "Tensor.sign sign": unary(
+        "sign",
+        "Returns the sign of each element: -1, 0 or 1 (NaN gives 0, as PyTorch). Every dtype, "
+        "bool included (``sign(True)`` is True); the result keeps the input's dtype.",
+        "[-2.5, 0.0, 3.0]",
+        "tensor([-1.,  0.,  1.])",
+    ),
     "Tensor.sign_": inplace_unary("sign", "[-2.5, 0.0, 3.0]", "tensor([-1.,  0.,  1.])"),
-    "Tensor.sgn sgn": f"""\
-Returns the sign of each element: -1, 0 or 1; for real tensors the same as ``sign``. Every
-dtype, bool included (``sign(True)`` is True); the result keeps the input's dtype.
-``genesis.sgn(x)`` and ``x.sgn()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.sgn(genesis.tensor([-2, 0, 7]))
-    tensor([-1,  0,  1])
-""",
+    "Tensor.sgn sgn": unary(
+        "sgn",
+        "Returns the sign of each element: -1, 0 or 1; for real tensors the same as ``sign``. "
+        "Every dtype, bool included (``sign(True)`` is True); the result keeps the input's dtype.",
+        "[-2, 0, 7]",
+        "tensor([-1,  0,  1])",
+    ),
     "Tensor.sgn_": inplace_unary("sgn", "[-2, 0, 7]", "tensor([-1,  0,  1])"),
-    "Tensor.square square": f"""\
-Returns the square of each element, ``input * input``. The result keeps the input's dtype
-(integers wrap on overflow); bool input gives int64, as PyTorch's ``pow(x, 2)``.
-``genesis.square(x)`` and ``x.square()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.square(genesis.tensor([-2, 3]))
-    tensor([4, 9])
-""",
+    "Tensor.square square": unary(
+        "square",
+        "Returns the square of each element, ``input * input``. The result keeps the input's "
+        "dtype (integers wrap on overflow); bool input gives int64, as PyTorch's ``pow(x, 2)``.",
+        "[-2, 3]",
+        "tensor([4, 9])",
+    ),
     "Tensor.square_": inplace_unary("square", "[-2, 3]", "tensor([4, 9])"),
     "Tensor.reciprocal reciprocal": unary_float(
         "reciprocal",
@@ -206,58 +153,28 @@ Example::
         "tensor([ 0.0000,  0.5205, -0.9953])",
     ),
     "Tensor.erf_": inplace_unary("erf", "[0.0, 0.5, -2.0]", "tensor([ 0.0000,  0.5205, -0.9953])"),
-    "Tensor.erfc erfc": f"""\
-Returns the complementary error function ``1 - erf(input)`` of each element. Integer and bool
-input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
-round once). ``genesis.erfc(x)`` and ``x.erfc()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.erfc(genesis.tensor([0.0, 0.5, -2.0]))
-    tensor([1.0000, 0.4795, 1.9953])
-""",
+    "Tensor.erfc erfc": unary_float(
+        "erfc",
+        "Returns the complementary error function ``1 - erf(input)`` of each element.",
+        "[0.0, 0.5, -2.0]",
+        "tensor([1.0000, 0.4795, 1.9953])",
+    ),
     "Tensor.erfc_": inplace_unary("erfc", "[0.0, 0.5, -2.0]", "tensor([1.0000, 0.4795, 1.9953])"),
-    "Tensor.erfinv erfinv": f"""\
-Returns the inverse error function of each element (``erf(erfinv(y)) == y``). Integer and bool
-input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
-round once). ``genesis.erfinv(x)`` and ``x.erfinv()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.erfinv(genesis.tensor([0.0, 0.5, -1.0]))
-    tensor([0.0000, 0.4769,   -inf])
-""",
+    "Tensor.erfinv erfinv": unary_float(
+        "erfinv",
+        "Returns the inverse error function of each element (``erf(erfinv(y)) == y``).",
+        "[0.0, 0.5, -1.0]",
+        "tensor([0.0000, 0.4769,   -inf])",
+    ),
     "Tensor.erfinv_": inplace_unary(
         "erfinv", "[0.0, 0.5, -1.0]", "tensor([0.0000, 0.4769,   -inf])"
     ),
-    "Tensor.lgamma lgamma": f"""\
-Returns the natural logarithm of the absolute value of the gamma function. Integer and bool
-input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
-round once). ``genesis.lgamma(x)`` and ``x.lgamma()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.lgamma(genesis.tensor([0.5, 1.0, 10.0]))
-    tensor([ 0.5724,  0.0000, 12.8018])
-""",
+    "Tensor.lgamma lgamma": unary_float(
+        "lgamma",
+        "Returns the natural logarithm of the absolute value of the gamma function.",
+        "[0.5, 1.0, 10.0]",
+        "tensor([ 0.5724,  0.0000, 12.8018])",
+    ),
     "Tensor.lgamma_": inplace_unary(
         "lgamma", "[0.5, 1.0, 10.0]", "tensor([ 0.5724,  0.0000, 12.8018])"
     ),
@@ -330,22 +247,12 @@ Example::
         "tensor([0.0000, 1.5708,    nan])",
     ),
     "Tensor.asin_": inplace_unary("asin", "[0.0, 1.0, 2.0]", "tensor([0.0000, 1.5708,    nan])"),
-    "Tensor.arcsin arcsin": f"""\
-Returns the arcsine of each element (an alias of asin; NaN outside [-1, 1]). Integer and bool
-input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
-round once). ``genesis.arcsin(x)`` and ``x.arcsin()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.arcsin(genesis.tensor([0.0, 0.5]))
-    tensor([0.0000, 0.5236])
-""",
+    "Tensor.arcsin arcsin": unary_float(
+        "arcsin",
+        "Returns the arcsine of each element (an alias of asin; NaN outside [-1, 1]).",
+        "[0.0, 0.5]",
+        "tensor([0.0000, 0.5236])",
+    ),
     "Tensor.arcsin_": inplace_unary("arcsin", "[0.0, 0.5]", "tensor([0.0000, 0.5236])"),
     "Tensor.acos acos": unary_float(
         "acos",
@@ -354,22 +261,12 @@ Example::
         "tensor([0.0000, 1.5708,    nan])",
     ),
     "Tensor.acos_": inplace_unary("acos", "[1.0, 0.0, -2.0]", "tensor([0.0000, 1.5708,    nan])"),
-    "Tensor.arccos arccos": f"""\
-Returns the arccosine of each element (an alias of acos; NaN outside [-1, 1]). Integer and bool
-input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
-round once). ``genesis.arccos(x)`` and ``x.arccos()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.arccos(genesis.tensor([1.0, 0.5]))
-    tensor([0.0000, 1.0472])
-""",
+    "Tensor.arccos arccos": unary_float(
+        "arccos",
+        "Returns the arccosine of each element (an alias of acos; NaN outside [-1, 1]).",
+        "[1.0, 0.5]",
+        "tensor([0.0000, 1.0472])",
+    ),
     "Tensor.arccos_": inplace_unary("arccos", "[1.0, 0.5]", "tensor([0.0000, 1.0472])"),
     "Tensor.atan atan": unary_float(
         "atan",
@@ -410,56 +307,26 @@ Example::
         "tensor([0.0000, 1.3170,    nan])",
     ),
     "Tensor.acosh_": inplace_unary("acosh", "[1.0, 2.0, 0.5]", "tensor([0.0000, 1.3170,    nan])"),
-    "Tensor.arccosh arccosh": f"""\
-Returns the inverse hyperbolic cosine of each element (an alias of acosh). Integer and bool
-input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
-round once). ``genesis.arccosh(x)`` and ``x.arccosh()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.arccosh(genesis.tensor([1.0, 2.0]))
-    tensor([0.0000, 1.3170])
-""",
+    "Tensor.arccosh arccosh": unary_float(
+        "arccosh",
+        "Returns the inverse hyperbolic cosine of each element (an alias of acosh).",
+        "[1.0, 2.0]",
+        "tensor([0.0000, 1.3170])",
+    ),
     "Tensor.arccosh_": inplace_unary("arccosh", "[1.0, 2.0]", "tensor([0.0000, 1.3170])"),
-    "Tensor.atanh atanh": f"""\
-Returns the inverse hyperbolic tangent of each element (NaN outside [-1, 1]). Integer and bool
-input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
-round once). ``genesis.atanh(x)`` and ``x.atanh()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.atanh(genesis.tensor([0.0, 0.5, 1.0]))
-    tensor([0.0000, 0.5493,    inf])
-""",
+    "Tensor.atanh atanh": unary_float(
+        "atanh",
+        "Returns the inverse hyperbolic tangent of each element (NaN outside [-1, 1]).",
+        "[0.0, 0.5, 1.0]",
+        "tensor([0.0000, 0.5493,    inf])",
+    ),
     "Tensor.atanh_": inplace_unary("atanh", "[0.0, 0.5, 1.0]", "tensor([0.0000, 0.5493,    inf])"),
-    "Tensor.arctanh arctanh": f"""\
-Returns the inverse hyperbolic tangent of each element (an alias of atanh). Integer and bool
-input gives float32; floating point input keeps its dtype (16-bit floats compute in float32 and
-round once). ``genesis.arctanh(x)`` and ``x.arctanh()`` are the same.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-{RETURNS_INPUT_SHAPE_OR_OUT}
-
-Example::
-
-    >>> genesis.arctanh(genesis.tensor([0.0, 0.5]))
-    tensor([0.0000, 0.5493])
-""",
+    "Tensor.arctanh arctanh": unary_float(
+        "arctanh",
+        "Returns the inverse hyperbolic tangent of each element (an alias of atanh).",
+        "[0.0, 0.5]",
+        "tensor([0.0000, 0.5493])",
+    ),
     "Tensor.arctanh_": inplace_unary("arctanh", "[0.0, 0.5]", "tensor([0.0000, 0.5493])"),
     "Tensor.round round": f"""\
 Rounds each element to the nearest integer, halves to even (as PyTorch and NumPy), or to
@@ -497,438 +364,152 @@ Example::
     >>> genesis.tensor([0.5, 1.5, 2.25]).round_()
     tensor([0., 2., 2.])
 """,
-    "Tensor.atan2 atan2": f"""\
-Returns the arctangent of ``input / other`` in the quadrant of the point (other, input).
-Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
-either operand may be a number. Integer and bool operands give float32.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.atan2(genesis.tensor([1.0, -1.0]), genesis.tensor([-1.0, 0.0]))
-    tensor([ 2.3562, -1.5708])
-""",
-    "Tensor.atan2_": f"""\
-The in-place ``atan2``: writes ``atan2(self, other)`` into this tensor and returns it. The
-result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and ``other``
-must broadcast to its shape.
-
-Args:
-{OTHER_OPERAND}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0, -1.0]).atan2_(genesis.tensor([-1.0, 0.0]))
-    tensor([ 2.3562, -1.5708])
-""",
-    "Tensor.arctan2 arctan2": f"""\
-Returns the arctangent of ``input / other`` in the right quadrant (an alias of atan2).
-Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
-either operand may be a number. Integer and bool operands give float32.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.arctan2(genesis.tensor([1.0]), genesis.tensor([1.0]))
-    tensor([0.7854])
-""",
-    "Tensor.arctan2_": f"""\
-The in-place ``arctan2``: writes ``arctan2(self, other)`` into this tensor and returns it. The
-result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and ``other``
-must broadcast to its shape.
-
-Args:
-{OTHER_OPERAND}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0]).arctan2_(genesis.tensor([1.0]))
-    tensor([0.7854])
-""",
-    "Tensor.hypot hypot": f"""\
-Returns ``sqrt(input ** 2 + other ** 2)`` elementwise, without overflow in between.
-Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
-either operand may be a number. Floating point operands only (TypeError otherwise, as PyTorch).
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.hypot(genesis.tensor([3.0, 5.0]), genesis.tensor([4.0, 12.0]))
-    tensor([ 5., 13.])
-""",
-    "Tensor.hypot_": f"""\
-The in-place ``hypot``: writes ``hypot(self, other)`` into this tensor and returns it. The
-result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and ``other``
-must broadcast to its shape.
-
-Args:
-{OTHER_OPERAND}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([3.0, 5.0]).hypot_(genesis.tensor([4.0, 12.0]))
-    tensor([ 5., 13.])
-""",
-    "Tensor.fmod fmod": f"""\
-Returns the remainder of ``input / other`` with the sign of the dividend (C's fmod).
-Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
-either operand may be a number. Compare ``remainder``, whose result has the sign of the
-divisor. Integer ``x fmod 0`` gives 0 (PyTorch's CPU raises); bool is refused (TypeError).
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.fmod(genesis.tensor([5, -5]), 3)
-    tensor([ 2, -2])
-""",
-    "Tensor.fmod_": f"""\
-The in-place ``fmod``: writes ``fmod(self, other)`` into this tensor and returns it. The result
-dtype must be castable to this tensor's dtype (RuntimeError otherwise), and ``other`` must
-broadcast to its shape.
-
-Args:
-{OTHER_OPERAND}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([5, -5]).fmod_(3)
-    tensor([ 2, -2])
-""",
-    "Tensor.copysign copysign": f"""\
-Returns the magnitude of ``input`` with the sign of ``other``, elementwise. Elementwise, with
-NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``); either operand may
-be a number. Integer and bool operands give float32.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.copysign(genesis.tensor([1.0, -2.0]), genesis.tensor([-0.0, 3.0]))
-    tensor([-1.,  2.])
-""",
-    "Tensor.copysign_": f"""\
-The in-place ``copysign``: writes ``copysign(self, other)`` into this tensor and returns it.
-The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and
-``other`` must broadcast to its shape.
-
-Args:
-{OTHER_OPERAND}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1.0, -2.0]).copysign_(genesis.tensor([-0.0, 3.0]))
-    tensor([-1.,  2.])
-""",
-    "Tensor.heaviside heaviside": f"""\
-Returns the Heaviside step function: 0 where input < 0, 1 where input > 0, ``values`` where
-input == 0. Elementwise, with NumPy broadcasting and PyTorch's type promotion
-(``genesis.result_type``); either operand may be a number. Both tensors must have the same
-dtype (TypeError otherwise, as PyTorch); NaN input gives 0.
-
-Args:
-{INPUT_OPERAND}
-    values (Tensor or Number): the second operand.
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.heaviside(genesis.tensor([-1.5, 0.0, 2.0]), genesis.tensor([0.5]))
-    tensor([0.0000, 0.5000, 1.0000])
-""",
-    "Tensor.heaviside_": f"""\
-The in-place ``heaviside``: writes ``heaviside(self, values)`` into this tensor and returns it.
-The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and
-``values`` must broadcast to its shape.
-
-Args:
-    values (Tensor or Number): the second operand.
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([-1.5, 0.0, 2.0]).heaviside_(genesis.tensor([0.5]))
-    tensor([0.0000, 0.5000, 1.0000])
-""",
-    "Tensor.logical_and logical_and": f"""\
-Returns the elementwise logical AND of the operands (nonzero is True) as a bool tensor.
-Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
-either operand may be a number. Any dtypes; numbers count as nonzero or zero.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.logical_and(genesis.tensor([1, 0, 2]), genesis.tensor([True, True, False]))
-    tensor([ True, False, False])
-""",
-    "Tensor.logical_and_": f"""\
-The in-place ``logical_and``: writes ``logical_and(self, other)`` into this tensor and returns
-it. The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and
-``other`` must broadcast to its shape.
-
-Args:
-{OTHER_OPERAND}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1, 0, 2]).logical_and_(genesis.tensor([True, True, False]))
-    tensor([1, 0, 0])
-""",
-    "Tensor.logical_or logical_or": f"""\
-Returns the elementwise logical OR of the operands (nonzero is True) as a bool tensor.
-Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
-either operand may be a number. Any dtypes; numbers count as nonzero or zero.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.logical_or(genesis.tensor([1, 0, 0]), genesis.tensor([0.0, 0.0, 3.0]))
-    tensor([ True, False,  True])
-""",
-    "Tensor.logical_or_": f"""\
-The in-place ``logical_or``: writes ``logical_or(self, other)`` into this tensor and returns
-it. The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and
-``other`` must broadcast to its shape.
-
-Args:
-{OTHER_OPERAND}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1, 0, 0]).logical_or_(genesis.tensor([0.0, 0.0, 3.0]))
-    tensor([1, 0, 1])
-""",
-    "Tensor.logical_xor logical_xor": f"""\
-Returns the elementwise logical XOR of the operands (nonzero is True) as a bool tensor.
-Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
-either operand may be a number. Any dtypes; numbers count as nonzero or zero.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.logical_xor(genesis.tensor([1, 0, 2]), genesis.tensor([1, 1, 0]))
-    tensor([False,  True,  True])
-""",
-    "Tensor.logical_xor_": f"""\
-The in-place ``logical_xor``: writes ``logical_xor(self, other)`` into this tensor and returns
-it. The result dtype must be castable to this tensor's dtype (RuntimeError otherwise), and
-``other`` must broadcast to its shape.
-
-Args:
-{OTHER_OPERAND}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1, 0, 2]).logical_xor_(genesis.tensor([1, 1, 0]))
-    tensor([0, 1, 1])
-""",
-    "Tensor.bitwise_left_shift bitwise_left_shift": f"""\
-Shifts the bits of ``input`` left by ``other``, elementwise. Elementwise, with NumPy
-broadcasting and PyTorch's type promotion (``genesis.result_type``); either operand may be a
-number. Integer dtypes only (TypeError for floats and bool). A shift by a negative amount or by
-the width of the type or more gives 0, as PyTorch.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.bitwise_left_shift(genesis.tensor([1, 3]), genesis.tensor([2, 1]))
-    tensor([4, 6])
-""",
-    "Tensor.bitwise_left_shift_": f"""\
-The in-place ``bitwise_left_shift``: writes ``bitwise_left_shift(self, other)`` into this
-tensor and returns it. The result dtype must be castable to this tensor's dtype (RuntimeError
-otherwise), and ``other`` must broadcast to its shape.
-
-Args:
-{OTHER_OPERAND}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([1, 3]).bitwise_left_shift_(genesis.tensor([2, 1]))
-    tensor([4, 6])
-""",
-    "Tensor.bitwise_right_shift bitwise_right_shift": f"""\
-Shifts the bits of ``input`` right by ``other`` (arithmetic for signed types), elementwise.
-Elementwise, with NumPy broadcasting and PyTorch's type promotion (``genesis.result_type``);
-either operand may be a number. Integer dtypes only (TypeError for floats and bool). A shift by
-a negative amount or by the width of the type or more gives 0, or -1 for negative signed
-values, as PyTorch.
-
-Args:
-{INPUT_OPERAND}
-{OTHER_OPERAND}
-{OUT_CAST}
-
-{RETURNS_BROADCAST_OR_OUT}
-
-Example::
-
-    >>> genesis.bitwise_right_shift(genesis.tensor([16, -16]), 2)
-    tensor([ 4, -4])
-""",
-    "Tensor.bitwise_right_shift_": f"""\
-The in-place ``bitwise_right_shift``: writes ``bitwise_right_shift(self, other)`` into this
-tensor and returns it. The result dtype must be castable to this tensor's dtype (RuntimeError
-otherwise), and ``other`` must broadcast to its shape.
-
-Args:
-{OTHER_OPERAND}
-
-{RETURNS_SELF}
-
-Example::
-
-    >>> genesis.tensor([16, -16]).bitwise_right_shift_(2)
-    tensor([ 4, -4])
-""",
-    "Tensor.isnan isnan": f"""\
-Returns a bool tensor that is True where ``input`` is NaN. Integer and bool tensors are never
-NaN or infinite. The result has the input's shape.
-
-Args:
-{INPUT_SELF}
-
-Returns:
-    Tensor: a new bool tensor.
-
-Example::
-
-    >>> genesis.isnan(genesis.tensor([1.0, float('nan'), float('inf')]))
-    tensor([False,  True, False])
-""",
-    "Tensor.isinf isinf": f"""\
-Returns a bool tensor that is True where ``input`` is positive or negative infinity. Integer
-and bool tensors are never NaN or infinite. The result has the input's shape.
-
-Args:
-{INPUT_SELF}
-
-Returns:
-    Tensor: a new bool tensor.
-
-Example::
-
-    >>> genesis.isinf(genesis.tensor([1.0, float('-inf'), float('inf')]))
-    tensor([False,  True,  True])
-""",
-    "Tensor.isposinf isposinf": f"""\
-Returns a bool tensor that is True where ``input`` is positive infinity. Integer and bool
-tensors are never NaN or infinite. The result has the input's shape.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-Returns:
-    Tensor: a new bool tensor, or ``out``.
-
-Example::
-
-    >>> genesis.isposinf(genesis.tensor([1.0, float('-inf'), float('inf')]))
-    tensor([False, False,  True])
-""",
-    "Tensor.isneginf isneginf": f"""\
-Returns a bool tensor that is True where ``input`` is negative infinity. Integer and bool
-tensors are never NaN or infinite. The result has the input's shape.
-
-Args:
-{INPUT_SELF}
-{OUT_CAST}
-
-Returns:
-    Tensor: a new bool tensor, or ``out``.
-
-Example::
-
-    >>> genesis.isneginf(genesis.tensor([1.0, float('-inf'), float('inf')]))
-    tensor([False,  True, False])
-""",
-    "Tensor.isfinite isfinite": f"""\
-Returns a bool tensor that is True where ``input`` is neither infinite nor NaN. Integer and
-bool tensors are never NaN or infinite. The result has the input's shape.
-
-Args:
-{INPUT_SELF}
-
-Returns:
-    Tensor: a new bool tensor.
-
-Example::
-
-    >>> genesis.isfinite(genesis.tensor([1.0, float('nan'), float('inf')]))
-    tensor([ True, False, False])
-""",
+    "Tensor.atan2 atan2": binary(
+        "atan2",
+        "Returns the arctangent of ``input / other`` in the quadrant of the point (other, input).",
+        "Integer and bool operands give float32.",
+        "genesis.tensor([1.0, -1.0]), genesis.tensor([-1.0, 0.0])",
+        "tensor([ 2.3562, -1.5708])",
+    ),
+    "Tensor.atan2_": inplace_binary(
+        "atan2", "[1.0, -1.0]", "genesis.tensor([-1.0, 0.0])", "tensor([ 2.3562, -1.5708])"
+    ),
+    "Tensor.arctan2 arctan2": binary(
+        "arctan2",
+        "Returns the arctangent of ``input / other`` in the right quadrant (an alias of atan2).",
+        "Integer and bool operands give float32.",
+        "genesis.tensor([1.0]), genesis.tensor([1.0])",
+        "tensor([0.7854])",
+    ),
+    "Tensor.arctan2_": inplace_binary(
+        "arctan2", "[1.0]", "genesis.tensor([1.0])", "tensor([0.7854])"
+    ),
+    "Tensor.hypot hypot": binary(
+        "hypot",
+        "Returns ``sqrt(input ** 2 + other ** 2)`` elementwise, without overflow in between.",
+        "Floating point operands only (TypeError otherwise, as PyTorch).",
+        "genesis.tensor([3.0, 5.0]), genesis.tensor([4.0, 12.0])",
+        "tensor([ 5., 13.])",
+    ),
+    "Tensor.hypot_": inplace_binary(
+        "hypot", "[3.0, 5.0]", "genesis.tensor([4.0, 12.0])", "tensor([ 5., 13.])"
+    ),
+    "Tensor.fmod fmod": binary(
+        "fmod",
+        "Returns the remainder of ``input / other`` with the sign of the dividend (C's fmod).",
+        "Compare ``remainder``, whose result has the sign of the divisor. Integer ``x fmod 0`` "
+        "gives 0 (PyTorch's CPU raises); bool is refused (TypeError).",
+        "genesis.tensor([5, -5]), 3",
+        "tensor([ 2, -2])",
+    ),
+    "Tensor.fmod_": inplace_binary("fmod", "[5, -5]", "3", "tensor([ 2, -2])"),
+    "Tensor.copysign copysign": binary(
+        "copysign",
+        "Returns the magnitude of ``input`` with the sign of ``other``, elementwise.",
+        "Integer and bool operands give float32.",
+        "genesis.tensor([1.0, -2.0]), genesis.tensor([-0.0, 3.0])",
+        "tensor([-1.,  2.])",
+    ),
+    "Tensor.copysign_": inplace_binary(
+        "copysign", "[1.0, -2.0]", "genesis.tensor([-0.0, 3.0])", "tensor([-1.,  2.])"
+    ),
+    "Tensor.heaviside heaviside": binary(
+        "heaviside",
+        "Returns the Heaviside step function: 0 where input < 0, 1 where input > 0, ``values`` "
+        "where input == 0.",
+        "Both tensors must have the same dtype (TypeError otherwise, as PyTorch); NaN input gives "
+        "0.",
+        "genesis.tensor([-1.5, 0.0, 2.0]), genesis.tensor([0.5])",
+        "tensor([0.0000, 0.5000, 1.0000])",
+        other="values",
+    ),
+    "Tensor.heaviside_": inplace_binary(
+        "heaviside",
+        "[-1.5, 0.0, 2.0]",
+        "genesis.tensor([0.5])",
+        "tensor([0.0000, 0.5000, 1.0000])",
+        other="values",
+    ),
+    "Tensor.logical_and logical_and": binary(
+        "logical_and",
+        _LOGICAL.format("AND"),
+        "Any dtypes; numbers count as nonzero or zero.",
+        "genesis.tensor([1, 0, 2]), genesis.tensor([True, True, False])",
+        "tensor([ True, False, False])",
+    ),
+    "Tensor.logical_and_": inplace_binary(
+        "logical_and", "[1, 0, 2]", "genesis.tensor([True, True, False])", "tensor([1, 0, 0])"
+    ),
+    "Tensor.logical_or logical_or": binary(
+        "logical_or",
+        _LOGICAL.format("OR"),
+        "Any dtypes; numbers count as nonzero or zero.",
+        "genesis.tensor([1, 0, 0]), genesis.tensor([0.0, 0.0, 3.0])",
+        "tensor([ True, False,  True])",
+    ),
+    "Tensor.logical_or_": inplace_binary(
+        "logical_or", "[1, 0, 0]", "genesis.tensor([0.0, 0.0, 3.0])", "tensor([1, 0, 1])"
+    ),
+    "Tensor.logical_xor logical_xor": binary(
+        "logical_xor",
+        _LOGICAL.format("XOR"),
+        "Any dtypes; numbers count as nonzero or zero.",
+        "genesis.tensor([1, 0, 2]), genesis.tensor([1, 1, 0])",
+        "tensor([False,  True,  True])",
+    ),
+    "Tensor.logical_xor_": inplace_binary(
+        "logical_xor", "[1, 0, 2]", "genesis.tensor([1, 1, 0])", "tensor([0, 1, 1])"
+    ),
+    "Tensor.bitwise_left_shift bitwise_left_shift": binary(
+        "bitwise_left_shift",
+        "Shifts the bits of ``input`` left by ``other``, elementwise.",
+        "Integer dtypes only (TypeError for floats and bool). A shift by a negative amount or by "
+        "the width of the type or more gives 0, as PyTorch.",
+        "genesis.tensor([1, 3]), genesis.tensor([2, 1])",
+        "tensor([4, 6])",
+    ),
+    "Tensor.bitwise_left_shift_": inplace_binary(
+        "bitwise_left_shift", "[1, 3]", "genesis.tensor([2, 1])", "tensor([4, 6])"
+    ),
+    "Tensor.bitwise_right_shift bitwise_right_shift": binary(
+        "bitwise_right_shift",
+        "Shifts the bits of ``input`` right by ``other`` (arithmetic for signed types), "
+        "elementwise.",
+        "Integer dtypes only (TypeError for floats and bool). A shift by a negative amount or by "
+        "the width of the type or more gives 0, or -1 for negative signed values, as PyTorch.",
+        "genesis.tensor([16, -16]), 2",
+        "tensor([ 4, -4])",
+    ),
+    "Tensor.bitwise_right_shift_": inplace_binary(
+        "bitwise_right_shift", "[16, -16]", "2", "tensor([ 4, -4])"
+    ),
+    "Tensor.isnan isnan": _float_test(
+        "isnan", "NaN", "[1.0, float('nan'), float('inf')]", "tensor([False,  True, False])"
+    ),
+    "Tensor.isinf isinf": _float_test(
+        "isinf",
+        "positive or negative infinity",
+        "[1.0, float('-inf'), float('inf')]",
+        "tensor([False,  True,  True])",
+    ),
+    "Tensor.isposinf isposinf": _float_test(
+        "isposinf",
+        "positive infinity",
+        "[1.0, float('-inf'), float('inf')]",
+        "tensor([False, False,  True])",
+        out=True,
+    ),
+    "Tensor.isneginf isneginf": _float_test(
+        "isneginf",
+        "negative infinity",
+        "[1.0, float('-inf'), float('inf')]",
+        "tensor([False,  True, False])",
+        out=True,
+    ),
+    "Tensor.isfinite isfinite": _float_test(
+        "isfinite",
+        "neither infinite nor NaN",
+        "[1.0, float('nan'), float('inf')]",
+        "tensor([ True, False, False])",
+    ),
 }

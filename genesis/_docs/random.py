@@ -8,7 +8,28 @@ from ._fragments import (
     INPUT_LIKE,
     RETURNS_NONE,
     SIZE,
+    example,
 )
+
+
+def _random_like(numbers: str, function: str, samples: str, *example_lines: str) -> str:
+    """genesis.rand_like and genesis.randn_like: ``function``'s ``numbers`` in ``input``'s shape."""
+    return f"""\
+Returns {numbers} with the shape of ``input`` (and its dtype).
+
+See ``{function}``; ``input``'s dtype must be floating point unless ``dtype`` is given.
+
+Args:
+{INPUT_LIKE}
+    dtype (genesis.dtype, optional): keyword-only: a floating point dtype instead of
+        ``input``'s. Default: None.
+{DEVICE_LIKE}
+
+Returns:
+    Tensor: a new tensor of {samples} samples.
+
+{example(*example_lines)}"""
+
 
 DOCS = {
     "manual_seed": f"""\
@@ -149,44 +170,20 @@ Example::
     >>> genesis.randint(0, 256, (4,), dtype=genesis.uint8).dtype
     genesis.uint8
 """,
-    "rand_like": f"""\
-Returns uniform random numbers in [0, 1) with the shape of ``input`` (and its dtype).
-
-See ``rand``; ``input``'s dtype must be floating point unless ``dtype`` is given.
-
-Args:
-{INPUT_LIKE}
-    dtype (genesis.dtype, optional): keyword-only: a floating point dtype instead of
-        ``input``'s. Default: None.
-{DEVICE_LIKE}
-
-Returns:
-    Tensor: a new tensor of uniform samples.
-
-Example::
-
-    >>> genesis.rand_like(genesis.zeros(2, 2, dtype=genesis.float16)).dtype
-    genesis.float16
-""",
-    "randn_like": f"""\
-Returns standard normal random numbers with the shape of ``input`` (and its dtype).
-
-See ``randn``; ``input``'s dtype must be floating point unless ``dtype`` is given.
-
-Args:
-{INPUT_LIKE}
-    dtype (genesis.dtype, optional): keyword-only: a floating point dtype instead of
-        ``input``'s. Default: None.
-{DEVICE_LIKE}
-
-Returns:
-    Tensor: a new tensor of normal samples.
-
-Example::
-
-    >>> genesis.randn_like(genesis.zeros(3, dtype=genesis.float64)).shape
-    genesis.Size([3])
-""",
+    "rand_like": _random_like(
+        "uniform random numbers in [0, 1)",
+        "rand",
+        "uniform",
+        ">>> genesis.rand_like(genesis.zeros(2, 2, dtype=genesis.float16)).dtype",
+        "genesis.float16",
+    ),
+    "randn_like": _random_like(
+        "standard normal random numbers",
+        "randn",
+        "normal",
+        ">>> genesis.randn_like(genesis.zeros(3, dtype=genesis.float64)).shape",
+        "genesis.Size([3])",
+    ),
     "randint_like": f"""\
 Returns random integers in [``low``, ``high``) with ``input``'s shape (and its dtype).
 

@@ -6,7 +6,62 @@ from ._fragments import (
     INPUT_SELF,
     KEEPDIM_EACH,
     KEEPDIM_REDUCED,
+    example,
+    fill,
 )
+
+_DTYPE_FIRST = """\
+    dtype (genesis.dtype, optional): keyword-only: the dtype to convert ``input`` to first and
+        to return. Default: None."""
+_ARGS_VARIANCE = f"""\
+Args:
+    input (Tensor): a floating point tensor (``self`` for the method).
+{DIM_OR_DIMS}
+    unbiased (bool, optional): True for ``correction=1``, False for 0. Default: None.
+{KEEPDIM_EACH}
+    correction (Number, optional): keyword-only: subtracted from the element count.
+        Default: None (1)."""
+
+
+def _truth(which: str, value: str, notes: str, *example_lines: str) -> str:
+    """genesis.all and genesis.any: whether ``which`` element is nonzero."""
+    paragraph = fill(
+        f"Always gives bool, for every input dtype{notes}. Over no elements it is {value}."
+    )
+    return f"""\
+Tests whether {which} element of ``input`` is nonzero (True), over all or over ``dim``.
+
+{paragraph}
+
+Args:
+{INPUT_SELF}
+{DIM_OR_DIMS}
+{KEEPDIM_EACH}
+
+Returns:
+    Tensor: a bool tensor; 0-d when everything is reduced.
+
+{example(*example_lines)}"""
+
+
+def _arg_extreme(which: str, reduction: str, *example_lines: str) -> str:
+    """genesis.argmax and genesis.argmin: the index of the ``which`` element."""
+    return f"""\
+Returns the index of the {which} element of ``input``, overall or along ``dim``.
+
+Without ``dim`` the index is into the flattened tensor. Ties go to the lowest index, and a NaN
+counts as the {which} (the first NaN wins). An empty tensor is an error, as in ``{reduction}``.
+
+Args:
+{INPUT_SELF}
+    dim (int, optional): the dimension to reduce. Default: None (the flattened tensor).
+{KEEPDIM_REDUCED}
+
+Returns:
+    Tensor: int64 indices; a 0-d tensor without ``dim``.
+
+{example(*example_lines)}"""
+
 
 DOCS = {
     "Tensor.sum sum": f"""\
@@ -21,8 +76,7 @@ Args:
 {INPUT_SELF}
 {DIM_OR_DIMS}
 {KEEPDIM_EACH}
-    dtype (genesis.dtype, optional): keyword-only: the dtype to convert ``input`` to first and
-        to return. Default: None.
+{_DTYPE_FIRST}
 
 Returns:
     Tensor: the sums; a 0-d tensor when everything is reduced.
@@ -74,8 +128,7 @@ Args:
 {INPUT_SELF}
 {DIM_OR_DIMS}
 {KEEPDIM_EACH}
-    dtype (genesis.dtype, optional): keyword-only: the dtype to convert ``input`` to first and
-        to return. Default: None.
+{_DTYPE_FIRST}
 
 Returns:
     Tensor: the products; a 0-d tensor when everything is reduced.
@@ -97,13 +150,7 @@ defaults to 1 (Bessel's correction, the sample variance); ``unbiased=False`` mea
 ``correction=0``. Give one of the two, not both. Over no elements, or when ``N - correction``
 is not positive, the result is nan or inf.
 
-Args:
-    input (Tensor): a floating point tensor (``self`` for the method).
-{DIM_OR_DIMS}
-    unbiased (bool, optional): True for ``correction=1``, False for 0. Default: None.
-{KEEPDIM_EACH}
-    correction (Number, optional): keyword-only: subtracted from the element count.
-        Default: None (1).
+{_ARGS_VARIANCE}
 
 Returns:
     Tensor: the variances; a 0-d tensor when everything is reduced.
@@ -124,13 +171,7 @@ Returns the standard deviation of ``input``: the square root of ``var``.
 Over all elements or over ``dim``; the input must be floating point. ``correction`` and
 ``unbiased`` work as in ``var`` (default: correction 1).
 
-Args:
-    input (Tensor): a floating point tensor (``self`` for the method).
-{DIM_OR_DIMS}
-    unbiased (bool, optional): True for ``correction=1``, False for 0. Default: None.
-{KEEPDIM_EACH}
-    correction (Number, optional): keyword-only: subtracted from the element count.
-        Default: None (1).
+{_ARGS_VARIANCE}
 
 Returns:
     Tensor: the standard deviations; a 0-d tensor when everything is reduced.
@@ -143,49 +184,26 @@ Example::
     >>> v.std()
     tensor(1.4142)
 """,
-    "Tensor.all all": f"""\
-Tests whether every element of ``input`` is nonzero (True), over all or over ``dim``.
-
-Always gives bool, for every input dtype (PyTorch gives uint8 for uint8 input). Over no
-elements it is True.
-
-Args:
-{INPUT_SELF}
-{DIM_OR_DIMS}
-{KEEPDIM_EACH}
-
-Returns:
-    Tensor: a bool tensor; 0-d when everything is reduced.
-
-Example::
-
-    >>> x = genesis.tensor([[1, 0], [2, 3]])
-    >>> x.all()
-    tensor(False)
-    >>> genesis.all(x, dim=1)
-    tensor([False,  True])
-""",
-    "Tensor.any any": f"""\
-Tests whether any element of ``input`` is nonzero (True), over all or over ``dim``.
-
-Always gives bool, for every input dtype. Over no elements it is False.
-
-Args:
-{INPUT_SELF}
-{DIM_OR_DIMS}
-{KEEPDIM_EACH}
-
-Returns:
-    Tensor: a bool tensor; 0-d when everything is reduced.
-
-Example::
-
-    >>> x = genesis.tensor([[0, 0], [0, 3]])
-    >>> x.any()
-    tensor(True)
-    >>> genesis.any(x, 1)
-    tensor([False,  True])
-""",
+    "Tensor.all all": _truth(
+        "every",
+        "True",
+        " (PyTorch gives uint8 for uint8 input)",
+        ">>> x = genesis.tensor([[1, 0], [2, 3]])",
+        ">>> x.all()",
+        "tensor(False)",
+        ">>> genesis.all(x, dim=1)",
+        "tensor([False,  True])",
+    ),
+    "Tensor.any any": _truth(
+        "any",
+        "False",
+        "",
+        ">>> x = genesis.tensor([[0, 0], [0, 3]])",
+        ">>> x.any()",
+        "tensor(True)",
+        ">>> genesis.any(x, 1)",
+        "tensor([False,  True])",
+    ),
     "Tensor.max max": f"""\
 Returns the maximum of ``input``: overall, along ``dim`` with indices, or with a tensor.
 
@@ -249,51 +267,25 @@ Example::
     >>> r.values, r.indices
     (tensor([0, 3]), tensor([0, 0]))
 """,
-    "Tensor.argmax argmax": f"""\
-Returns the index of the largest element of ``input``, overall or along ``dim``.
-
-Without ``dim`` the index is into the flattened tensor. Ties go to the lowest index, and a NaN
-counts as the largest (the first NaN wins). An empty tensor is an error, as in ``max``.
-
-Args:
-{INPUT_SELF}
-    dim (int, optional): the dimension to reduce. Default: None (the flattened tensor).
-{KEEPDIM_REDUCED}
-
-Returns:
-    Tensor: int64 indices; a 0-d tensor without ``dim``.
-
-Example::
-
-    >>> x = genesis.tensor([[0, 5, 2], [3, 4, 9]])
-    >>> x.argmax()
-    tensor(5)
-    >>> genesis.argmax(x, dim=1)
-    tensor([1, 2])
-""",
-    "Tensor.argmin argmin": f"""\
-Returns the index of the smallest element of ``input``, overall or along ``dim``.
-
-Without ``dim`` the index is into the flattened tensor. Ties go to the lowest index, and a NaN
-counts as the smallest (the first NaN wins). An empty tensor is an error, as in ``min``.
-
-Args:
-{INPUT_SELF}
-    dim (int, optional): the dimension to reduce. Default: None (the flattened tensor).
-{KEEPDIM_REDUCED}
-
-Returns:
-    Tensor: int64 indices; a 0-d tensor without ``dim``.
-
-Example::
-
-    >>> x = genesis.tensor([[4, 5, 2], [3, 0, 9]])
-    >>> x.argmin()
-    tensor(4)
-    >>> genesis.argmin(x, 1, keepdim=True)
-    tensor([[2],
-            [1]])
-""",
+    "Tensor.argmax argmax": _arg_extreme(
+        "largest",
+        "max",
+        ">>> x = genesis.tensor([[0, 5, 2], [3, 4, 9]])",
+        ">>> x.argmax()",
+        "tensor(5)",
+        ">>> genesis.argmax(x, dim=1)",
+        "tensor([1, 2])",
+    ),
+    "Tensor.argmin argmin": _arg_extreme(
+        "smallest",
+        "min",
+        ">>> x = genesis.tensor([[4, 5, 2], [3, 0, 9]])",
+        ">>> x.argmin()",
+        "tensor(4)",
+        ">>> genesis.argmin(x, 1, keepdim=True)",
+        "tensor([[2],",
+        "        [1]])",
+    ),
     "Tensor.softmax softmax": f"""\
 Returns the softmax of ``input`` along ``dim``: ``exp(x) / sum(exp(x))``.
 

@@ -8,48 +8,65 @@ from ._fragments import (
     INPUT_FLOAT,
     INPUT_TENSOR,
     KEEPDIM_DIMS,
+    example,
 )
 
+
+def _extreme(which: str, what: str, reduction: str, *example_lines: str) -> str:
+    """genesis.amax and genesis.amin: the ``which`` value over dims."""
+    return f"""\
+Returns the {which} value over the given dims, without indices (unlike ``{reduction}(dim)``).
+
+Several dims may be reduced at once. NaN propagates, as in ``{reduction}``. A reduced dim of size 0
+raises IndexError.
+
+Args:
+{INPUT_TENSOR}
+    dim (int or sequence of ints): the dims to reduce; ``()`` reduces every dim. Default: ().
+{KEEPDIM_DIMS}
+
+Returns:
+    Tensor: the {what}, of the input's dtype.
+
+{example(*example_lines)}"""
+
+
+def _with_mean(what: str, name: str, divisor: str, *example_lines: str) -> str:
+    """genesis.var_mean and genesis.std_mean: ``what`` and the mean, as ``(name, mean)``."""
+    return f"""\
+Returns the {what} and the mean over the given dims, as ``({name}, mean)``.
+
+The variance divides by ``N - correction`` ({divisor}), as ``{name}``.
+
+Args:
+{INPUT_FLOAT}
+{DIMS_SEQUENCE}
+    unbiased (bool, optional): True for correction 1, False for 0. Default: None.
+{KEEPDIM_DIMS}
+    correction (number, optional): subtracted from N in the divisor. Default: None (1).
+
+Returns:
+    tuple of Tensors: ``({name}, mean)``.
+
+{example(*example_lines)}"""
+
+
 DOCS = {
-    "Tensor.amax amax": f"""\
-Returns the largest value over the given dims, without indices (unlike ``max(dim)``).
-
-Several dims may be reduced at once. NaN propagates, as in ``max``. A reduced dim of size 0
-raises IndexError.
-
-Args:
-{INPUT_TENSOR}
-    dim (int or sequence of ints): the dims to reduce; ``()`` reduces every dim. Default: ().
-{KEEPDIM_DIMS}
-
-Returns:
-    Tensor: the maxima, of the input's dtype.
-
-Example::
-
-    >>> x = genesis.tensor([[1, 5], [7, 2]])
-    >>> x.amax(), x.amax(0), x.amax(1, keepdim=True).shape
-    (tensor(7), tensor([7, 5]), genesis.Size([2, 1]))
-""",
-    "Tensor.amin amin": f"""\
-Returns the smallest value over the given dims, without indices (unlike ``min(dim)``).
-
-Several dims may be reduced at once. NaN propagates, as in ``min``. A reduced dim of size 0
-raises IndexError.
-
-Args:
-{INPUT_TENSOR}
-    dim (int or sequence of ints): the dims to reduce; ``()`` reduces every dim. Default: ().
-{KEEPDIM_DIMS}
-
-Returns:
-    Tensor: the minima, of the input's dtype.
-
-Example::
-
-    >>> genesis.tensor([[1, 5], [7, 2]]).amin((0, 1))
-    tensor(1)
-""",
+    "Tensor.amax amax": _extreme(
+        "largest",
+        "maxima",
+        "max",
+        ">>> x = genesis.tensor([[1, 5], [7, 2]])",
+        ">>> x.amax(), x.amax(0), x.amax(1, keepdim=True).shape",
+        "(tensor(7), tensor([7, 5]), genesis.Size([2, 1]))",
+    ),
+    "Tensor.amin amin": _extreme(
+        "smallest",
+        "minima",
+        "min",
+        ">>> genesis.tensor([[1, 5], [7, 2]]).amin((0, 1))",
+        "tensor(1)",
+    ),
     "Tensor.aminmax aminmax": f"""\
 Returns the minimum and the maximum over ``dim`` (every element when None).
 
@@ -141,46 +158,20 @@ Example::
     >>> genesis.tensor([[0, 1], [2, 0]]).count_nonzero(0)
     tensor([1, 1])
 """,
-    "var_mean": f"""\
-Returns the variance and the mean over the given dims, as ``(var, mean)``.
-
-The variance divides by ``N - correction`` (1 by default, the unbiased estimate), as ``var``.
-
-Args:
-{INPUT_FLOAT}
-{DIMS_SEQUENCE}
-    unbiased (bool, optional): True for correction 1, False for 0. Default: None.
-{KEEPDIM_DIMS}
-    correction (number, optional): subtracted from N in the divisor. Default: None (1).
-
-Returns:
-    tuple of Tensors: ``(var, mean)``.
-
-Example::
-
-    >>> genesis.var_mean(genesis.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]), 1)
-    (tensor([1., 1.]), tensor([1., 4.]))
-""",
-    "std_mean": f"""\
-Returns the standard deviation and the mean over the given dims, as ``(std, mean)``.
-
-The variance divides by ``N - correction`` (1 by default), as ``std``.
-
-Args:
-{INPUT_FLOAT}
-{DIMS_SEQUENCE}
-    unbiased (bool, optional): True for correction 1, False for 0. Default: None.
-{KEEPDIM_DIMS}
-    correction (number, optional): subtracted from N in the divisor. Default: None (1).
-
-Returns:
-    tuple of Tensors: ``(std, mean)``.
-
-Example::
-
-    >>> genesis.std_mean(genesis.tensor([1.0, 3.0]))
-    (tensor(1.4142), tensor(2.))
-""",
+    "var_mean": _with_mean(
+        "variance",
+        "var",
+        "1 by default, the unbiased estimate",
+        ">>> genesis.var_mean(genesis.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]), 1)",
+        "(tensor([1., 1.]), tensor([1., 4.]))",
+    ),
+    "std_mean": _with_mean(
+        "standard deviation",
+        "std",
+        "1 by default",
+        ">>> genesis.std_mean(genesis.tensor([1.0, 3.0]))",
+        "(tensor(1.4142), tensor(2.))",
+    ),
     "Tensor.norm norm": f"""\
 Returns a norm of the tensor: PyTorch's ``norm``, for floating point tensors.
 

@@ -8,7 +8,29 @@ from ._fragments import (
     INPUT_TENSOR,
     OUT_RESULT_SHAPE,
     RETURNS_THIS,
+    example,
 )
+
+
+def _running(which: str, *example_lines: str) -> str:
+    """genesis.cummax and genesis.cummin: the running ``which`` and its indices."""
+    return f"""\
+Returns the running {which} along ``dim`` and where it was found.
+
+Ties take the index of the last occurrence; once a NaN is seen the running {which} is NaN,
+with the index of the latest NaN (as PyTorch). Every dtype, bool included.
+
+Args:
+{INPUT_TENSOR}
+{DIM_SCAN}
+    out (tuple, optional): a ``(values, indices)`` pair of tensors to write into. Default:
+        None.
+
+Returns:
+    tuple: a named tuple ``(values, indices)``, indices int64 along ``dim``.
+
+{example(*example_lines)}"""
+
 
 DOCS = {
     "Tensor.cumsum cumsum": f"""\
@@ -72,48 +94,18 @@ Example::
     >>> genesis.logcumsumexp(genesis.tensor([1.0, 1.0, 500.0]), 0)  # exp(500) overflows float32
     tensor([  1.0000,   1.6931, 500.0000])
 """,
-    "Tensor.cummax cummax": f"""\
-Returns the running maximum along ``dim`` and where it was found.
-
-Ties take the index of the last occurrence; once a NaN is seen the running maximum is NaN,
-with the index of the latest NaN (as PyTorch). Every dtype, bool included.
-
-Args:
-{INPUT_TENSOR}
-{DIM_SCAN}
-    out (tuple, optional): a ``(values, indices)`` pair of tensors to write into. Default:
-        None.
-
-Returns:
-    tuple: a named tuple ``(values, indices)``, indices int64 along ``dim``.
-
-Example::
-
-    >>> r = genesis.tensor([1, 3, 2, 3, 5]).cummax(0)
-    >>> r.values, r.indices
-    (tensor([1, 3, 3, 3, 5]), tensor([0, 1, 1, 3, 4]))
-""",
-    "Tensor.cummin cummin": f"""\
-Returns the running minimum along ``dim`` and where it was found.
-
-Ties take the index of the last occurrence; once a NaN is seen the running minimum is NaN,
-with the index of the latest NaN (as PyTorch). Every dtype, bool included.
-
-Args:
-{INPUT_TENSOR}
-{DIM_SCAN}
-    out (tuple, optional): a ``(values, indices)`` pair of tensors to write into. Default:
-        None.
-
-Returns:
-    tuple: a named tuple ``(values, indices)``, indices int64 along ``dim``.
-
-Example::
-
-    >>> values, indices = genesis.cummin(genesis.tensor([4, 2, 3, 2, 1]), 0)
-    >>> values, indices
-    (tensor([4, 2, 2, 2, 1]), tensor([0, 1, 1, 3, 4]))
-""",
+    "Tensor.cummax cummax": _running(
+        "maximum",
+        ">>> r = genesis.tensor([1, 3, 2, 3, 5]).cummax(0)",
+        ">>> r.values, r.indices",
+        "(tensor([1, 3, 3, 3, 5]), tensor([0, 1, 1, 3, 4]))",
+    ),
+    "Tensor.cummin cummin": _running(
+        "minimum",
+        ">>> values, indices = genesis.cummin(genesis.tensor([4, 2, 3, 2, 1]), 0)",
+        ">>> values, indices",
+        "(tensor([4, 2, 2, 2, 1]), tensor([0, 1, 1, 3, 4]))",
+    ),
     "Tensor.cumsum_": f"""\
 In-place ``cumsum``: replaces the tensor by its cumulative sum along ``dim``.
 

@@ -8,6 +8,7 @@ from ._fragments import (
     RETURNS_NEW,
     RETURNS_SAME_SHAPE_DTYPE,
     TENSORS,
+    example,
     function_form,
 )
 
@@ -348,6 +349,62 @@ Example::
     genesis.Size([4, 2])
 """
 
+_TENSORS_ONE_OR_MORE = """\
+Args:
+    *tensors (Tensor): one tensor, several, or one sequence of them.
+
+Returns:
+    Tensor or tuple of Tensors: a tensor for one tensor, else a tuple."""
+
+
+def _triangle_(part: str, which: str, function: str, *example_lines: str) -> str:
+    """Tensor.tril_ and Tensor.triu_: keep the ``part`` triangle in place."""
+    return f"""\
+In place: keeps the {part} triangle of each matrix and sets the rest to 0 (see ``{function}``).
+
+Args:
+    diagonal (int): the {which} diagonal kept. Default: 0.
+
+Returns:
+    Tensor: the tensor itself, modified in place.
+
+{example(*example_lines)}"""
+
+
+def _triangle_indices(part: str, which: str, function: str, *example_lines: str) -> str:
+    """genesis.tril_indices and genesis.triu_indices."""
+    return f"""\
+Returns the indices of the {part} triangle of a ``row`` x ``col`` matrix.
+
+The result is a 2 x N tensor: the row indices, then the column indices, in row-major order.
+``offset`` moves the {which} diagonal included, as ``{function}``'s ``diagonal`` does.
+
+Args:
+    row (int): the number of rows.
+    col (int): the number of columns.
+    offset (int): the {which} diagonal included. Default: 0.
+    dtype (genesis.dtype, optional): int64 or int32. Default: None (int64).
+    device (genesis.device, optional): where the result goes. Default: None (the CPU).
+
+Returns:
+    Tensor: a 2 x N index tensor.
+
+{example(*example_lines)}"""
+
+
+def _stack(summary: str, *example_lines: str) -> str:
+    """genesis.hstack, vstack, dstack and column_stack: ``summary``, the Args, one example."""
+    return f"""\
+{summary}
+
+Args:
+{TENSORS}
+
+{RETURNS_NEW}
+
+{example(*example_lines)}"""
+
+
 DOCS = {
     "split": f"""\
 Splits a tensor into views along ``dim``: pieces of one size, or of the given sizes.
@@ -490,14 +547,10 @@ Example::
     "Tensor.fliplr": FLIPLR,
     "Tensor.flipud": FLIPUD,
     "Tensor.roll": ROLL,
-    "atleast_1d": """\
+    "atleast_1d": f"""\
 Returns views with at least one dimension: a 0-d tensor becomes shape (1,).
 
-Args:
-    *tensors (Tensor): one tensor, several, or one sequence of them.
-
-Returns:
-    Tensor or tuple of Tensors: a tensor for one tensor, else a tuple.
+{_TENSORS_ONE_OR_MORE}
 
 Example::
 
@@ -506,30 +559,22 @@ Example::
     >>> [t.shape for t in genesis.atleast_1d(genesis.tensor(1), genesis.zeros(2, 2))]
     [genesis.Size([1]), genesis.Size([2, 2])]
 """,
-    "atleast_2d": """\
+    "atleast_2d": f"""\
 Returns views with at least two dimensions: (n,) becomes (1, n) and 0-d becomes (1, 1).
 
-Args:
-    *tensors (Tensor): one tensor, several, or one sequence of them.
-
-Returns:
-    Tensor or tuple of Tensors: a tensor for one tensor, else a tuple.
+{_TENSORS_ONE_OR_MORE}
 
 Example::
 
     >>> genesis.atleast_2d(genesis.arange(3)).shape
     genesis.Size([1, 3])
 """,
-    "atleast_3d": """\
+    "atleast_3d": f"""\
 Returns views with at least three dimensions, as NumPy: (n,) becomes (1, n, 1).
 
 A 2-d (m, n) tensor becomes (m, n, 1) and a 0-d one (1, 1, 1).
 
-Args:
-    *tensors (Tensor): one tensor, several, or one sequence of them.
-
-Returns:
-    Tensor or tuple of Tensors: a tensor for one tensor, else a tuple.
+{_TENSORS_ONE_OR_MORE}
 
 Example::
 
@@ -553,127 +598,61 @@ Example::
     >>> genesis.hstack([genesis.zeros(2, 1), genesis.ones(2, 2)]).shape
     genesis.Size([2, 3])
 """,
-    "vstack": f"""\
-Joins tensors row-wise: along dim 0 of their at-least-2-d views.
-
-Args:
-{TENSORS}
-
-{RETURNS_NEW}
-
-Example::
-
-    >>> genesis.vstack([genesis.tensor([1, 2]), genesis.tensor([3, 4])])
-    tensor([[1, 2],
-            [3, 4]])
-""",
-    "dstack": f"""\
-Joins tensors depth-wise: along dim 2 of their at-least-3-d views.
-
-Args:
-{TENSORS}
-
-{RETURNS_NEW}
-
-Example::
-
-    >>> genesis.dstack([genesis.tensor([1, 2]), genesis.tensor([3, 4])]).shape
-    genesis.Size([1, 2, 2])
-""",
-    "column_stack": f"""\
-Joins tensors as columns: 0-d and 1-d tensors become columns (n, 1), then ``hstack``.
-
-Args:
-{TENSORS}
-
-{RETURNS_NEW}
-
-Example::
-
-    >>> genesis.column_stack([genesis.tensor([1, 2]), genesis.tensor([3, 4])])
-    tensor([[1, 3],
-            [2, 4]])
-""",
+    "vstack": _stack(
+        "Joins tensors row-wise: along dim 0 of their at-least-2-d views.",
+        ">>> genesis.vstack([genesis.tensor([1, 2]), genesis.tensor([3, 4])])",
+        "tensor([[1, 2],",
+        "        [3, 4]])",
+    ),
+    "dstack": _stack(
+        "Joins tensors depth-wise: along dim 2 of their at-least-3-d views.",
+        ">>> genesis.dstack([genesis.tensor([1, 2]), genesis.tensor([3, 4])]).shape",
+        "genesis.Size([1, 2, 2])",
+    ),
+    "column_stack": _stack(
+        "Joins tensors as columns: 0-d and 1-d tensors become columns (n, 1), then ``hstack``.",
+        ">>> genesis.column_stack([genesis.tensor([1, 2]), genesis.tensor([3, 4])])",
+        "tensor([[1, 3],",
+        "        [2, 4]])",
+    ),
     "Tensor.tril": TRIL,
     "Tensor.triu": TRIU,
-    "Tensor.tril_": """\
-In place: keeps the lower triangle of each matrix and sets the rest to 0 (see ``tril``).
-
-Args:
-    diagonal (int): the last diagonal kept. Default: 0.
-
-Returns:
-    Tensor: the tensor itself, modified in place.
-
-Example::
-
-    >>> x = genesis.ones(2, 2)
-    >>> x.tril_() is x
-    True
-    >>> x.tolist()
-    [[1.0, 0.0], [1.0, 1.0]]
-""",
-    "Tensor.triu_": """\
-In place: keeps the upper triangle of each matrix and sets the rest to 0 (see ``triu``).
-
-Args:
-    diagonal (int): the first diagonal kept. Default: 0.
-
-Returns:
-    Tensor: the tensor itself, modified in place.
-
-Example::
-
-    >>> x = genesis.ones(2, 2)
-    >>> x.triu_() is x
-    True
-    >>> x.tolist()
-    [[1.0, 1.0], [0.0, 1.0]]
-""",
-    "tril_indices": """\
-Returns the indices of the lower triangle of a ``row`` x ``col`` matrix.
-
-The result is a 2 x N tensor: the row indices, then the column indices, in row-major order.
-``offset`` moves the last diagonal included, as ``tril``'s ``diagonal`` does.
-
-Args:
-    row (int): the number of rows.
-    col (int): the number of columns.
-    offset (int): the last diagonal included. Default: 0.
-    dtype (genesis.dtype, optional): int64 or int32. Default: None (int64).
-    device (genesis.device, optional): where the result goes. Default: None (the CPU).
-
-Returns:
-    Tensor: a 2 x N index tensor.
-
-Example::
-
-    >>> genesis.tril_indices(3, 3)
-    tensor([[0, 1, 1, 2, 2, 2],
-            [0, 0, 1, 0, 1, 2]])
-""",
-    "triu_indices": """\
-Returns the indices of the upper triangle of a ``row`` x ``col`` matrix.
-
-The result is a 2 x N tensor: the row indices, then the column indices, in row-major order.
-``offset`` moves the first diagonal included, as ``triu``'s ``diagonal`` does.
-
-Args:
-    row (int): the number of rows.
-    col (int): the number of columns.
-    offset (int): the first diagonal included. Default: 0.
-    dtype (genesis.dtype, optional): int64 or int32. Default: None (int64).
-    device (genesis.device, optional): where the result goes. Default: None (the CPU).
-
-Returns:
-    Tensor: a 2 x N index tensor.
-
-Example::
-
-    >>> genesis.triu_indices(3, 3, 1)
-    tensor([[0, 0, 1],
-            [1, 2, 2]])
-""",
+    "Tensor.tril_": _triangle_(
+        "lower",
+        "last",
+        "tril",
+        ">>> x = genesis.ones(2, 2)",
+        ">>> x.tril_() is x",
+        "True",
+        ">>> x.tolist()",
+        "[[1.0, 0.0], [1.0, 1.0]]",
+    ),
+    "Tensor.triu_": _triangle_(
+        "upper",
+        "first",
+        "triu",
+        ">>> x = genesis.ones(2, 2)",
+        ">>> x.triu_() is x",
+        "True",
+        ">>> x.tolist()",
+        "[[1.0, 1.0], [0.0, 1.0]]",
+    ),
+    "tril_indices": _triangle_indices(
+        "lower",
+        "last",
+        "tril",
+        ">>> genesis.tril_indices(3, 3)",
+        "tensor([[0, 1, 1, 2, 2, 2],",
+        "        [0, 0, 1, 0, 1, 2]])",
+    ),
+    "triu_indices": _triangle_indices(
+        "upper",
+        "first",
+        "triu",
+        ">>> genesis.triu_indices(3, 3, 1)",
+        "tensor([[0, 0, 1],",
+        "        [1, 2, 2]])",
+    ),
     "Tensor.diag": DIAG,
     "Tensor.diag_embed": DIAG_EMBED,
     "Tensor.repeat": f"""\

@@ -493,8 +493,7 @@ Example::
     >>> s.nbytes(), x[1].untyped_storage().data_ptr() == s.data_ptr()
     (48, True)
 """,
-    "Tensor.__len__": """\
-len(x): the size of the first dimension; a TypeError for a 0-d tensor.""",
+    "Tensor.__len__": "len(x): the size of the first dimension; a TypeError for a 0-d tensor.",
     "Tensor.view": """\
 Returns a view of the tensor with the same elements in a new shape.
 
@@ -704,8 +703,7 @@ Example::
     >>> x.untyped_storage().use_count()
     2
 """,
-    "UntypedStorage.__len__": """\
-len(storage): the size of the storage in bytes.""",
+    "UntypedStorage.__len__": "len(storage): the size of the storage in bytes.",
     "UntypedStorage.clone": """\
 Returns a copy of the storage: new memory on the same device with the same bytes.
 
