@@ -172,4 +172,14 @@ void launch_lion_step(const StepTable& table, const LionRule& rule, int dtype, i
   launch(table, rule, dtype, grad_dtype, stream);
 }
 
+void launch_rprop_step(const StepTable& table, const RpropRule& rule, int dtype, int grad_dtype,
+                       void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
+}
+
+void launch_asgd_step(const StepTable& table, const AsgdRule& rule, int dtype, int grad_dtype,
+                      void* stream) {
+  launch(table, rule, dtype, grad_dtype, stream);
+}
+
 }  // namespace genesis::kernels

@@ -46,5 +46,9 @@ void launch_radam_step(const StepTable& table, const RadamRule& rule, int dtype,
                        void* stream);
 void launch_lion_step(const StepTable& table, const LionRule& rule, int dtype, int grad_dtype,
                       void* stream);
+void launch_rprop_step(const StepTable& table, const RpropRule& rule, int dtype, int grad_dtype,
+                       void* stream);
+void launch_asgd_step(const StepTable& table, const AsgdRule& rule, int dtype, int grad_dtype,
+                      void* stream);
 
 }  // namespace genesis::kernels

@@ -194,5 +194,13 @@ void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& fact
                     const LionRule& rule) {
   step(slots, factors, rule, "lion_step");
 }
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const RpropRule& rule) {
+  step(slots, factors, rule, "rprop_step");
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AsgdRule& rule) {
+  step(slots, factors, rule, "asgd_step");
+}
 
 }  // namespace genesis::cpu

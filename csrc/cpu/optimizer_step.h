@@ -33,5 +33,9 @@ void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& fact
                     const RadamRule& rule);
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
                     const LionRule& rule);
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const RpropRule& rule);
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AsgdRule& rule);
 
 }  // namespace genesis::cpu

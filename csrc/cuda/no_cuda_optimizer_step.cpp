@@ -31,5 +31,11 @@ void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const Rad
 void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const LionRule&) {
   no_device();
 }
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const RpropRule&) {
+  no_device();
+}
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AsgdRule&) {
+  no_device();
+}
 
 }  // namespace genesis::cuda

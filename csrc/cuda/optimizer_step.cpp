@@ -92,5 +92,13 @@ void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& fact
                     const LionRule& rule) {
   step(slots, factors, rule, kernels::launch_lion_step);
 }
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const RpropRule& rule) {
+  step(slots, factors, rule, kernels::launch_rprop_step);
+}
+void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
+                    const AsgdRule& rule) {
+  step(slots, factors, rule, kernels::launch_asgd_step);
+}
 
 }  // namespace genesis::cuda

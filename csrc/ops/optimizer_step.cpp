@@ -27,6 +27,7 @@
 // for a float32 model; the backends instantiate (float, float16) and (float, bfloat16).
 #include "ops/optimizer_step.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -322,6 +323,41 @@ void lion_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
   StepCall call{"lion_step", {params, grads, exp_avgs}, std::vector<StepFactors>(params.size())};
   call.narrow = narrow;
   check_lists(call);
+  run_parts(call, rule);
+}
+
+void rprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                const std::vector<Tensor>& prevs, const std::vector<Tensor>& step_sizes,
+                const std::vector<Tensor>& steps, const RpropRule& rule,
+                const std::vector<Tensor>& narrow) {
+  const char* op = "rprop_step";
+  StepCall call{op, {params, grads, prevs, step_sizes}, {}};
+  call.narrow = narrow;
+  check_lists(call);
+  call.factors = count_steps(steps, params.size(), op, [](double) { return StepFactors{}; });
+  run_parts(call, rule);
+}
+
+void asgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+               const std::vector<Tensor>& axs, const std::vector<Tensor>& steps,
+               const std::vector<Tensor>& etas, const std::vector<Tensor>& mus, double lr,
+               double alpha, double t0, const AsgdRule& rule, const std::vector<Tensor>& narrow) {
+  const char* op = "asgd_step";
+  StepCall call{op, {params, grads, axs}, {}};
+  call.narrow = narrow;
+  check_lists(call);
+  check_counters(etas, params.size(), op, "eta");
+  check_counters(mus, params.size(), op, "mu");
+  // Each tensor steps with the eta and mu its state holds now; then they follow the new count.
+  size_t i = 0;
+  call.factors = count_steps(steps, params.size(), op, [&](double step) {
+    float* eta = etas[i].mutable_data_as<float>();
+    float* mu = mus[i++].mutable_data_as<float>();
+    StepFactors now{*eta, *mu};
+    *eta = static_cast<float>(lr / std::pow(1 + rule.lambd * lr * step, alpha));
+    *mu = static_cast<float>(1 / std::max(1.0, step - t0));
+    return now;
+  });
   run_parts(call, rule);
 }
 

@@ -72,4 +72,21 @@ void lion_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
                const std::vector<Tensor>& exp_avgs, const LionRule& rule,
                const std::vector<Tensor>& narrow = {});
 
+// Rprop in place: prevs and step_sizes are each parameter's states; steps counted (unused by
+// the update).
+void rprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+                const std::vector<Tensor>& prevs, const std::vector<Tensor>& step_sizes,
+                const std::vector<Tensor>& steps, const RpropRule& rule,
+                const std::vector<Tensor>& narrow = {});
+
+// ASGD in place: axs (the averages) are states of the parameters' dtype; steps, etas and mus
+// are one-element float32 CPU tensors, as PyTorch keeps them: each parameter is stepped with its
+// eta and mu, then the step is counted and eta and mu become lr / (1 + lambd * lr * step)^alpha
+// and 1 / max(1, step - t0).
+void asgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
+               const std::vector<Tensor>& axs, const std::vector<Tensor>& steps,
+               const std::vector<Tensor>& etas, const std::vector<Tensor>& mus, double lr,
+               double alpha, double t0, const AsgdRule& rule,
+               const std::vector<Tensor>& narrow = {});
+
 }  // namespace genesis::ops

@@ -193,6 +193,39 @@ void init_optim(py::module_& m) {
       py::arg("weight_decay"), py::arg("decoupled"), py::arg("maximize"), py::kw_only(),
       py::arg("narrow") = py::list(),
       "One RAdam step over the lists in place; step counts incremented first.");
+  optim.def(
+      "_rprop_step",
+      [](const py::list& params, const py::list& grads, const py::list& prevs,
+         const py::list& step_sizes, const py::list& steps, double etaminus, double etaplus,
+         double step_size_min, double step_size_max, bool maximize, const py::list& narrow) {
+        const char* op = "rprop_step";
+        RpropRule rule{etaminus, etaplus, step_size_min, step_size_max, maximize};
+        ops::rprop_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                        tensor_list(prevs, op, "prev"), tensor_list(step_sizes, op, "step_size"),
+                        tensor_list(steps, op, "step"), rule,
+                        tensor_list(narrow, op, "16-bit param", true));
+      },
+      py::arg("params"), py::arg("grads"), py::arg("prevs"), py::arg("step_sizes"),
+      py::arg("steps"), py::arg("etaminus"), py::arg("etaplus"), py::arg("step_size_min"),
+      py::arg("step_size_max"), py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
+      "One Rprop step over the lists in place; step counts incremented first.");
+  optim.def(
+      "_asgd_step",
+      [](const py::list& params, const py::list& grads, const py::list& axs, const py::list& steps,
+         const py::list& etas, const py::list& mus, double lr, double lambd, double alpha,
+         double t0, double weight_decay, bool maximize, const py::list& narrow) {
+        const char* op = "asgd_step";
+        AsgdRule rule{lambd, weight_decay, maximize};
+        ops::asgd_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                       tensor_list(axs, op, "ax"), tensor_list(steps, op, "step"),
+                       tensor_list(etas, op, "eta"), tensor_list(mus, op, "mu"), lr, alpha, t0,
+                       rule, tensor_list(narrow, op, "16-bit param", true));
+      },
+      py::arg("params"), py::arg("grads"), py::arg("axs"), py::arg("steps"), py::arg("etas"),
+      py::arg("mus"), py::arg("lr"), py::arg("lambd"), py::arg("alpha"), py::arg("t0"),
+      py::arg("weight_decay"), py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
+      "One ASGD step over the lists in place, with each parameter's eta and mu (0-d float32 CPU\n"
+      "tensors); then the step counts, etas and mus are updated.");
   init_optim_adafactor(optim);
 }
 

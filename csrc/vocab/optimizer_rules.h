@@ -343,4 +343,71 @@ struct LionRule {
   }
 };
 
+// Rprop: each element's own step size grows by etaplus while its gradient keeps its sign and
+// shrinks by etaminus when it flips (clamped to [step_size_min, step_size_max]); the parameter
+// moves by the step size against the gradient's sign, and after a flip the gradient is
+// forgotten (stored as 0, so the next step neither grows nor shrinks). s[0]: prev, s[1]:
+// step_size.
+template <typename C>
+struct RpropUpdate {
+  C etaminus, etaplus, step_min, step_max;
+  bool maximize;
+
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    C product = g * s[0];
+    // PyTorch's sign tensor overwritten in place: > 0 etaplus, < 0 etaminus, else 1.
+    C factor = product > C(0) ? etaplus : product < C(0) ? etaminus : C(1);
+    C size = s[1] * factor;
+    size = size < step_min ? step_min : size;
+    size = size > step_max ? step_max : size;
+    g = factor == etaminus ? C(0) : g;
+    C sign = C(g > C(0)) - C(g < C(0));
+    p = p - sign * size;
+    s[0] = g;
+    s[1] = size;
+  }
+};
+
+struct RpropRule {
+  static constexpr int kStates = 2;  // prev, step_size
+  double etaminus = 0, etaplus = 0, step_size_min = 0, step_size_max = 0;
+  bool maximize = false;
+
+  template <typename C>
+  GENESIS_HD RpropUpdate<C> update(const StepFactors&) const {
+    return {C(etaminus), C(etaplus), C(step_size_min), C(step_size_max), maximize};
+  }
+};
+
+// ASGD (averaged SGD): SGD with a step size eta that decays with the step count and a decay
+// term, and a running average `ax` of the parameters (Polyak averaging from step t0 on).
+// a: this tensor's eta, b: its mu (both the float32 values PyTorch keeps, before this step
+// updates them).
+template <typename C>
+struct AsgdUpdate {
+  C shrink, neg_eta, weight_decay, mu;
+  bool has_decay, maximize, averaging;
+
+  GENESIS_HD void operator()(C& p, C g, C* s) const {
+    g = maximize ? -g : g;
+    g = has_decay ? g + weight_decay * p : g;
+    p = p * shrink;
+    p = p + neg_eta * g;
+    s[0] = averaging ? s[0] + (p - s[0]) * mu : p;
+  }
+};
+
+struct AsgdRule {
+  static constexpr int kStates = 1;  // ax
+  double lambd = 0, weight_decay = 0;
+  bool maximize = false;
+
+  template <typename C>
+  GENESIS_HD AsgdUpdate<C> update(const StepFactors& f) const {
+    return {C(1 - lambd * f.a), C(-f.a),  C(weight_decay), C(f.b),
+            weight_decay != 0,  maximize, f.b != 1};
+  }
+};
+
 }  // namespace genesis

@@ -78,6 +78,22 @@ def _adamax_step(
     *,
     narrow: list = ...,
 ) -> None: ...
+def _asgd_step(
+    params: list,
+    grads: list,
+    axs: list,
+    steps: list,
+    etas: list,
+    mus: list,
+    lr: typing.SupportsFloat | typing.SupportsIndex,
+    lambd: typing.SupportsFloat | typing.SupportsIndex,
+    alpha: typing.SupportsFloat | typing.SupportsIndex,
+    t0: typing.SupportsFloat | typing.SupportsIndex,
+    weight_decay: typing.SupportsFloat | typing.SupportsIndex,
+    maximize: bool,
+    *,
+    narrow: list = ...,
+) -> None: ...
 def _lion_step(
     params: list,
     grads: list,
@@ -137,6 +153,20 @@ def _rmsprop_step(
     weight_decay: typing.SupportsFloat | typing.SupportsIndex,
     momentum: typing.SupportsFloat | typing.SupportsIndex,
     centered: bool,
+    maximize: bool,
+    *,
+    narrow: list = ...,
+) -> None: ...
+def _rprop_step(
+    params: list,
+    grads: list,
+    prevs: list,
+    step_sizes: list,
+    steps: list,
+    etaminus: typing.SupportsFloat | typing.SupportsIndex,
+    etaplus: typing.SupportsFloat | typing.SupportsIndex,
+    step_size_min: typing.SupportsFloat | typing.SupportsIndex,
+    step_size_max: typing.SupportsFloat | typing.SupportsIndex,
     maximize: bool,
     *,
     narrow: list = ...,

@@ -64,6 +64,16 @@ RADAM_OPTIONS = [
     {"betas": (0.8, 0.99), "weight_decay": 0.1},
     {"decoupled_weight_decay": True, "weight_decay": 0.1, "maximize": True},
 ]
+RPROP_OPTIONS = [
+    {},
+    {"etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2)},
+    {"etas": (0.6, 1.1), "maximize": True},
+]
+ASGD_OPTIONS = [
+    {},
+    {"lambd": 0.01, "alpha": 0.5, "t0": 10, "weight_decay": 0.1},
+    {"t0": 0, "maximize": True},
+]
 CASES = (
     [("SGD", dict(lr=0.05, **o)) for o in SGD_OPTIONS]
     + [("Adam", dict(lr=0.01, **o)) for o in ADAM_OPTIONS]
@@ -74,6 +84,8 @@ CASES = (
     + [("Adadelta", dict(lr=1.0, **o)) for o in ADADELTA_OPTIONS]
     + [("NAdam", dict(lr=0.01, **o)) for o in NADAM_OPTIONS]
     + [("RAdam", dict(lr=0.01, **o)) for o in RADAM_OPTIONS]
+    + [("Rprop", dict(lr=0.01, **o)) for o in RPROP_OPTIONS]
+    + [("ASGD", dict(lr=0.05, **o)) for o in ASGD_OPTIONS]
 )
 
 
@@ -292,6 +304,8 @@ def _to_genesis(value):
         ("Adadelta", {"lr": 1.0}),
         ("NAdam", {"lr": 0.01}),
         ("RAdam", {"lr": 0.01}),
+        ("Rprop", {"lr": 0.01}),
+        ("ASGD", {"lr": 0.01, "t0": 2}),
     ],
     ids=_case_id,
 )
@@ -436,6 +450,15 @@ def test_constructor_errors():
         optim.Adam([p], capturable=True)
     with pytest.raises(NotImplementedError, match=r"\[SGD\] differentiable"):
         optim.SGD([p], differentiable=True)
+    for etas in [(0.0, 1.2), (0.5, 1.0), (1.0, 1.2)]:
+        with pytest.raises(ValueError, match="Invalid eta values"):
+            optim.Rprop([p], etas=etas)
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        optim.Rprop([p], lr=-0.1)
+    with pytest.raises(ValueError, match="Invalid weight_decay"):
+        optim.ASGD([p], weight_decay=-1.0)
+    with pytest.raises(NotImplementedError, match=r"\[ASGD\] capturable"):
+        optim.ASGD([p], capturable=True)
 
 
 def test_step_errors_name_the_tensor():
