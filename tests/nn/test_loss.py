@@ -905,3 +905,24 @@ def test_triplet_margin_with_distance_loss_matches_torch(swap, reduction, device
         genesis.nn.functional.triplet_margin_with_distance_loss(
             *[genesis.tensor(a) for a in arrays], margin=0.0
         )
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize(
+    "input_dtype, target_dtype",
+    [("bfloat16", "float32"), ("float32", "float64"), ("float16", "bfloat16")],
+)
+def test_soft_margin_loss_keeps_the_input_dtype(input_dtype, target_dtype, reduction, device):
+    """PyTorch writes the elementwise loss in the input's dtype, whatever the target's."""
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=(3, 4)), np.sign(rng.normal(size=(3, 4)))
+    tx = torch.tensor(x).to(getattr(torch, input_dtype))
+    ty = torch.tensor(y).to(getattr(torch, target_dtype))
+    gx = genesis.tensor(x).to(device=device, dtype=getattr(genesis, input_dtype))
+    gy = genesis.tensor(y).to(device=device, dtype=getattr(genesis, target_dtype))
+    want = torch.nn.functional.soft_margin_loss(tx, ty, reduction=reduction)
+    got = genesis.nn.functional.soft_margin_loss(gx, gy, reduction=reduction)
+    assert got.dtype == getattr(genesis, input_dtype) and str(want.dtype) == f"torch.{input_dtype}"
+    np.testing.assert_allclose(
+        to_numpy(got.float().cpu()), want.float().numpy(), rtol=2e-2, atol=1e-2
+    )

@@ -1252,7 +1252,12 @@ def soft_margin_loss(
             f"[{op}] target {_shape(target)} does not broadcast to the input's shape "
             f"{_shape(input)}"
         )
-    return _reduce(softplus(-(input * target)), reduction)
+    loss = softplus(-(input * target))
+    # PyTorch writes the elementwise loss into a tensor of the input's dtype (a float32 target
+    # does not widen a bfloat16 input's loss), then reduces that.
+    if loss.dtype != input.dtype:
+        loss = loss.to(input.dtype)
+    return _reduce(loss, reduction)
 
 
 def multilabel_soft_margin_loss(
