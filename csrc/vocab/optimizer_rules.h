@@ -21,6 +21,18 @@
 
 namespace genesis {
 
+// An update holds its options in the compute type, 1 or 0, made by as_option() and tested by
+// is_set(): GCC vectorizes a select on a comparison of C values but not one on a loop-invariant
+// bool (Note [Vectorized steps] in cpu/optimizer_step.cpp).
+template <typename C>
+GENESIS_HD constexpr C as_option(bool option) {
+  return option ? C(1) : C(0);
+}
+template <typename C>
+GENESIS_HD constexpr bool is_set(C option) {
+  return option != C(0);
+}
+
 // What one tensor of a call contributes beyond the shared scalars; each rule says what a and b
 // mean.
 struct StepFactors {
@@ -31,15 +43,15 @@ struct StepFactors {
 // a: 1 when the momentum buffer is new (it starts as the gradient), else 0.
 template <typename C>
 struct SgdUpdate {
-  C neg_lr, momentum, keep, weight_decay;  // keep: 1 - dampening
-  bool has_momentum, has_decay, nesterov, maximize, fresh;
+  C neg_lr, momentum, keep, weight_decay;                // keep: 1 - dampening
+  C has_momentum, has_decay, nesterov, maximize, fresh;  // options: as_option(), is_set()
 
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
-    g = has_decay ? g + weight_decay * p : g;
-    C buf = fresh ? g : s[0] * momentum + keep * g;
-    s[0] = has_momentum ? buf : s[0];
-    g = !has_momentum ? g : nesterov ? g + momentum * buf : buf;
+    g = is_set(maximize) ? -g : g;
+    g = is_set(has_decay) ? g + weight_decay * p : g;
+    C buf = is_set(fresh) ? g : s[0] * momentum + keep * g;
+    s[0] = is_set(has_momentum) ? buf : s[0];
+    g = !is_set(has_momentum) ? g : is_set(nesterov) ? g + momentum * buf : buf;
     p = p + neg_lr * g;
   }
 };
@@ -52,9 +64,15 @@ struct SgdRule {
   // The update of one tensor's elements, its constants in the compute type C.
   template <typename C>
   GENESIS_HD SgdUpdate<C> update(const StepFactors& f) const {
-    return {C(-lr),          C(momentum),   C(1 - dampening),
-            C(weight_decay), momentum != 0, weight_decay != 0,
-            nesterov,        maximize,      f.a != 0};
+    return {C(-lr),
+            C(momentum),
+            C(1 - dampening),
+            C(weight_decay),
+            as_option<C>(momentum != 0),
+            as_option<C>(weight_decay != 0),
+            as_option<C>(nesterov),
+            as_option<C>(maximize),
+            as_option<C>(f.a != 0)};
   }
 };
 
@@ -66,15 +84,15 @@ struct AdamUpdate {
   // shrink: 1 - lr * weight_decay under decoupled weight decay, else 1 (p * 1 is p, exactly).
   C shrink, weight_decay, one_minus_beta1, beta2, one_minus_beta2, eps, neg_step_size,
       bias_correction2_sqrt;
-  bool coupled_decay, maximize;
+  C coupled_decay, maximize;  // options: as_option(), is_set()
 
   // s[2] holds the largest second moment so far under amsgrad and stays 0 otherwise (then the
   // larger of s[2] and s[1] is s[1], NaN included): no select on amsgrad, which keeps the CPU's
   // loop vectorizable.
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
+    g = is_set(maximize) ? -g : g;
     p = p * shrink;
-    g = coupled_decay ? g + weight_decay * p : g;
+    g = is_set(coupled_decay) ? g + weight_decay * p : g;
     s[0] = lerp(s[0], g, one_minus_beta1);
     s[1] = s[1] * beta2 + one_minus_beta2 * g * g;
     s[2] = s[2] > s[1] ? s[2] : s[1];
@@ -104,8 +122,8 @@ struct AdamRule {
             C(eps),
             C(-f.a),
             C(f.b),
-            decay && !decoupled,
-            maximize};
+            as_option<C>(decay && !decoupled),
+            as_option<C>(maximize)};
   }
 };
 
@@ -115,17 +133,20 @@ struct AdamRule {
 template <typename C>
 struct RmspropUpdate {
   C neg_lr, alpha, one_minus_alpha, eps, weight_decay, momentum;
-  bool has_decay, centered, has_momentum, maximize;
+  C has_decay, centered, has_momentum, maximize;  // options: as_option(), is_set()
 
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
-    g = has_decay ? g + weight_decay * p : g;
+    g = is_set(maximize) ? -g : g;
+    g = is_set(has_decay) ? g + weight_decay * p : g;
     s[0] = s[0] * alpha + one_minus_alpha * g * g;
-    s[1] = centered ? AdamUpdate<C>::lerp(s[1], g, one_minus_alpha) : s[1];
-    C variance = centered ? s[0] + C(-1) * s[1] * s[1] : s[0];
+    // The lerp taken out of the select: nested in it, GCC merges the two conditions into one
+    // loop-invariant bool, and does not vectorize a select on that.
+    C averaged = AdamUpdate<C>::lerp(s[1], g, one_minus_alpha);
+    s[1] = is_set(centered) ? averaged : s[1];
+    C variance = is_set(centered) ? s[0] + C(-1) * s[1] * s[1] : s[0];
     C avg = std::sqrt(variance) + eps;
-    s[2] = has_momentum ? s[2] * momentum + g / avg : s[2];
-    p = has_momentum ? p + neg_lr * s[2] : p + neg_lr * (g / avg);
+    s[2] = is_set(has_momentum) ? s[2] * momentum + g / avg : s[2];
+    p = is_set(has_momentum) ? p + neg_lr * s[2] : p + neg_lr * (g / avg);
   }
 };
 
@@ -136,8 +157,16 @@ struct RmspropRule {
 
   template <typename C>
   GENESIS_HD RmspropUpdate<C> update(const StepFactors&) const {
-    return {C(-lr),      C(alpha),          C(1 - alpha), C(eps),       C(weight_decay),
-            C(momentum), weight_decay != 0, centered,     momentum > 0, maximize};
+    return {C(-lr),
+            C(alpha),
+            C(1 - alpha),
+            C(eps),
+            C(weight_decay),
+            C(momentum),
+            as_option<C>(weight_decay != 0),
+            as_option<C>(centered),
+            as_option<C>(momentum > 0),
+            as_option<C>(maximize)};
   }
 };
 
@@ -146,11 +175,11 @@ struct RmspropRule {
 template <typename C>
 struct AdagradUpdate {
   C neg_lr, eps, weight_decay;
-  bool has_decay, maximize;
+  C has_decay, maximize;  // options: as_option(), is_set()
 
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
-    g = has_decay ? g + weight_decay * p : g;
+    g = is_set(maximize) ? -g : g;
+    g = is_set(has_decay) ? g + weight_decay * p : g;
     s[0] = s[0] + g * g;
     C std = std::sqrt(s[0]) + eps;
     p = p + neg_lr * (g / std);
@@ -164,7 +193,8 @@ struct AdagradRule {
 
   template <typename C>
   GENESIS_HD AdagradUpdate<C> update(const StepFactors& f) const {
-    return {C(-f.a), C(eps), C(weight_decay), weight_decay != 0, maximize};
+    return {C(-f.a), C(eps), C(weight_decay), as_option<C>(weight_decay != 0),
+            as_option<C>(maximize)};
   }
 };
 
@@ -173,11 +203,11 @@ struct AdagradRule {
 template <typename C>
 struct AdamaxUpdate {
   C one_minus_beta1, beta2, eps, weight_decay, neg_step_size;
-  bool has_decay, maximize;
+  C has_decay, maximize;  // options: as_option(), is_set()
 
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
-    g = has_decay ? g + weight_decay * p : g;
+    g = is_set(maximize) ? -g : g;
+    g = is_set(has_decay) ? g + weight_decay * p : g;
     s[0] = AdamUpdate<C>::lerp(s[0], g, one_minus_beta1);
     C decayed = s[1] * beta2;
     C magnitude = (g < C(0) ? -g : g) + eps;
@@ -193,7 +223,9 @@ struct AdamaxRule {
 
   template <typename C>
   GENESIS_HD AdamaxUpdate<C> update(const StepFactors& f) const {
-    return {C(1 - beta1), C(beta2), C(eps), C(weight_decay), C(-f.a), weight_decay != 0, maximize};
+    return {C(1 - beta1),          C(beta2), C(eps),
+            C(weight_decay),       C(-f.a),  as_option<C>(weight_decay != 0),
+            as_option<C>(maximize)};
   }
 };
 
@@ -201,11 +233,11 @@ struct AdamaxRule {
 template <typename C>
 struct AdadeltaUpdate {
   C neg_lr, rho, one_minus_rho, eps, weight_decay;
-  bool has_decay, maximize;
+  C has_decay, maximize;  // options: as_option(), is_set()
 
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
-    g = has_decay ? g + weight_decay * p : g;
+    g = is_set(maximize) ? -g : g;
+    g = is_set(has_decay) ? g + weight_decay * p : g;
     s[0] = s[0] * rho + one_minus_rho * g * g;
     C std = std::sqrt(s[0] + eps);
     C delta = std::sqrt(s[1] + eps) / std * g;
@@ -221,7 +253,13 @@ struct AdadeltaRule {
 
   template <typename C>
   GENESIS_HD AdadeltaUpdate<C> update(const StepFactors&) const {
-    return {C(-lr), C(rho), C(1 - rho), C(eps), C(weight_decay), weight_decay != 0, maximize};
+    return {C(-lr),
+            C(rho),
+            C(1 - rho),
+            C(eps),
+            C(weight_decay),
+            as_option<C>(weight_decay != 0),
+            as_option<C>(maximize)};
   }
 };
 
@@ -232,12 +270,12 @@ template <typename C>
 struct NadamUpdate {
   C shrink, weight_decay, one_minus_beta1, beta2, one_minus_beta2, eps, gradient_step,
       momentum_step, bias_correction2;
-  bool coupled_decay, maximize;
+  C coupled_decay, maximize;  // options: as_option(), is_set()
 
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
+    g = is_set(maximize) ? -g : g;
     p = p * shrink;
-    g = coupled_decay ? g + weight_decay * p : g;
+    g = is_set(coupled_decay) ? g + weight_decay * p : g;
     s[0] = AdamUpdate<C>::lerp(s[0], g, one_minus_beta1);
     s[1] = s[1] * beta2 + one_minus_beta2 * g * g;
     C denom = std::sqrt(s[1] / bias_correction2) + eps;
@@ -263,8 +301,8 @@ struct NadamRule {
             C(f.a),
             C(f.b),
             C(f.c),
-            decay && !decoupled,
-            maximize};
+            as_option<C>(decay && !decoupled),
+            as_option<C>(maximize)};
   }
 };
 
@@ -275,17 +313,17 @@ template <typename C>
 struct RadamUpdate {
   C shrink, weight_decay, one_minus_beta1, beta2, one_minus_beta2, eps, lr, rectification,
       bias_correction2_sqrt, bias_correction1;
-  bool coupled_decay, maximize, rectified;
+  C coupled_decay, maximize, rectified;  // options: as_option(), is_set()
 
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
+    g = is_set(maximize) ? -g : g;
     p = p * shrink;
-    g = coupled_decay ? g + weight_decay * p : g;
+    g = is_set(coupled_decay) ? g + weight_decay * p : g;
     s[0] = AdamUpdate<C>::lerp(s[0], g, one_minus_beta1);
     s[1] = s[1] * beta2 + one_minus_beta2 * g * g;
     C corrected = s[0] / bias_correction1 * lr;
     C adaptive = bias_correction2_sqrt / (std::sqrt(s[1]) + eps);
-    p = p - (rectified ? corrected * adaptive * rectification : corrected);
+    p = p - (is_set(rectified) ? corrected * adaptive * rectification : corrected);
   }
 };
 
@@ -307,9 +345,9 @@ struct RadamRule {
             C(f.a),
             C(f.b),
             C(f.c),
-            decay && !decoupled,
-            maximize,
-            f.a != 0};
+            as_option<C>(decay && !decoupled),
+            as_option<C>(maximize),
+            as_option<C>(f.a != 0)};
   }
 };
 
@@ -319,10 +357,10 @@ struct RadamRule {
 template <typename C>
 struct LionUpdate {
   C shrink, neg_lr, beta1, one_minus_beta1, beta2, one_minus_beta2;
-  bool maximize;
+  C maximize;  // options: as_option(), is_set()
 
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
+    g = is_set(maximize) ? -g : g;
     p = p * shrink;
     C c = s[0] * beta1 + one_minus_beta1 * g;
     C sign = C(c > C(0)) - C(c < C(0));  // 0 for 0 (and NaN)
@@ -338,8 +376,8 @@ struct LionRule {
 
   template <typename C>
   GENESIS_HD LionUpdate<C> update(const StepFactors&) const {
-    return {
-        C(1 - lr * weight_decay), C(-lr), C(beta1), C(1 - beta1), C(beta2), C(1 - beta2), maximize};
+    return {C(1 - lr * weight_decay), C(-lr), C(beta1), C(1 - beta1), C(beta2), C(1 - beta2),
+            as_option<C>(maximize)};
   }
 };
 
@@ -351,10 +389,10 @@ struct LionRule {
 template <typename C>
 struct RpropUpdate {
   C etaminus, etaplus, step_min, step_max;
-  bool maximize;
+  C maximize;  // options: as_option(), is_set()
 
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
+    g = is_set(maximize) ? -g : g;
     C product = g * s[0];
     // PyTorch's sign tensor overwritten in place: > 0 etaplus, < 0 etaminus, else 1.
     C factor = product > C(0) ? etaplus : product < C(0) ? etaminus : C(1);
@@ -376,7 +414,7 @@ struct RpropRule {
 
   template <typename C>
   GENESIS_HD RpropUpdate<C> update(const StepFactors&) const {
-    return {C(etaminus), C(etaplus), C(step_size_min), C(step_size_max), maximize};
+    return {C(etaminus), C(etaplus), C(step_size_min), C(step_size_max), as_option<C>(maximize)};
   }
 };
 
@@ -387,14 +425,14 @@ struct RpropRule {
 template <typename C>
 struct AsgdUpdate {
   C shrink, neg_eta, weight_decay, mu;
-  bool has_decay, maximize, averaging;
+  C has_decay, maximize, averaging;  // options: as_option(), is_set()
 
   GENESIS_HD void operator()(C& p, C g, C* s) const {
-    g = maximize ? -g : g;
-    g = has_decay ? g + weight_decay * p : g;
+    g = is_set(maximize) ? -g : g;
+    g = is_set(has_decay) ? g + weight_decay * p : g;
     p = p * shrink;
     p = p + neg_eta * g;
-    s[0] = averaging ? s[0] + (p - s[0]) * mu : p;
+    s[0] = is_set(averaging) ? s[0] + (p - s[0]) * mu : p;
   }
 };
 
@@ -405,8 +443,13 @@ struct AsgdRule {
 
   template <typename C>
   GENESIS_HD AsgdUpdate<C> update(const StepFactors& f) const {
-    return {C(1 - lambd * f.a), C(-f.a),  C(weight_decay), C(f.b),
-            weight_decay != 0,  maximize, f.b != 1};
+    return {C(1 - lambd * f.a),
+            C(-f.a),
+            C(weight_decay),
+            C(f.b),
+            as_option<C>(weight_decay != 0),
+            as_option<C>(maximize),
+            as_option<C>(f.b != 1)};
   }
 };
 
