@@ -36,6 +36,7 @@ py::list to_list(const std::vector<Tensor>& tensors) {
 }  // namespace
 
 void init_optim_adafactor(py::module_& optim);  // optim_adafactor.cpp
+void init_optim_muon(py::module_& optim);       // optim_muon.cpp
 
 void init_optim(py::module_& m) {
   py::module_ optim = m.def_submodule("_optim", "genesis.optim's compiled steps");
@@ -227,6 +228,7 @@ void init_optim(py::module_& m) {
       "One ASGD step over the lists in place, with each parameter's eta and mu (0-d float32 CPU\n"
       "tensors); then the step counts, etas and mus are updated.");
   init_optim_adafactor(optim);
+  init_optim_muon(optim);
 }
 
 }  // namespace genesis::python

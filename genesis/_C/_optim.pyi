@@ -1,6 +1,7 @@
 """Type stubs for genesis._C._optim, generated from the built module by
 `python tools/generate_stubs.py`: do not edit by hand."""
 
+import collections.abc
 import typing
 
 def _adadelta_step(
@@ -103,6 +104,21 @@ def _lion_step(
     beta2: typing.SupportsFloat | typing.SupportsIndex,
     weight_decay: typing.SupportsFloat | typing.SupportsIndex,
     maximize: bool,
+    *,
+    narrow: list = ...,
+) -> None: ...
+def _muon_step(
+    params: list,
+    grads: list,
+    momentum_buffers: list,
+    lr: typing.SupportsFloat | typing.SupportsIndex,
+    weight_decay: typing.SupportsFloat | typing.SupportsIndex,
+    momentum: typing.SupportsFloat | typing.SupportsIndex,
+    nesterov: bool,
+    ns_coefficients: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex],
+    eps: typing.SupportsFloat | typing.SupportsIndex,
+    ns_steps: typing.SupportsInt | typing.SupportsIndex,
+    adjust_lr_fn: str | None,
     *,
     narrow: list = ...,
 ) -> None: ...

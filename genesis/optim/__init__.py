@@ -1,6 +1,6 @@
 """genesis.optim: PyTorch's optimizers, each group's step one fused C++ call (one kernel launch
-on CUDA; Adafactor's is composed of ops, Note [Adafactor steps]); Note [Optimizer objects] in
-genesis/optim/optimizer.py."""
+on CUDA; Adafactor's and Muon's are composed of ops, Note [Adafactor steps], Note [Muon steps]);
+Note [Optimizer objects] in genesis/optim/optimizer.py."""
 
 from . import lr_scheduler, optimizer
 from .adadelta import Adadelta
@@ -11,6 +11,7 @@ from .adamax import Adamax
 from .asgd import ASGD
 from .lbfgs import LBFGS
 from .lion import Lion
+from .muon import Muon
 from .nadam import NAdam, RAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
@@ -28,6 +29,7 @@ __all__ = [
     "Adamax",
     "LBFGS",
     "Lion",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",

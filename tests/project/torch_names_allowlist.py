@@ -632,7 +632,7 @@ ALLOWED = {
     },
     "torch.optim": {
         "the other optimizers of issue 46, still to come (SparseAdam with sparse gradients)": [
-            "Muon", "SparseAdam",
+            "SparseAdam",
         ],
         "a helper of torch's differentiable optimizers, which genesis does not have": [
             "swap_in_optimizer_params_and_state",
