@@ -21,5 +21,9 @@ Allocator* pinned_cpu_tensor_allocator();
 bool is_pinned(const void* ptr);
 // Marks that `stream` uses the memory of `data` (a pool block), for record_stream.
 void record_stream(const DataPtr& data, StreamId stream);
+// Marks that a copy queued on `stream` reads or writes the pinned host memory of `data` (a
+// block of the pinned pool; other memory is left alone): the block is handed out again only
+// after that copy, whatever the stream (Note [Pinned blocks wait for their copies]).
+void record_pinned_use(const DataPtr& data, StreamId stream);
 
 }  // namespace genesis::cuda

@@ -11,5 +11,6 @@ Allocator* pinned_allocator() { no_device(); }
 Allocator* pinned_cpu_tensor_allocator() { return nullptr; }
 bool is_pinned(const void*) { return false; }
 void record_stream(const DataPtr&, StreamId) {}
+void record_pinned_use(const DataPtr&, StreamId) {}
 
 }  // namespace genesis::cuda

@@ -1,6 +1,16 @@
 // Page-locked host memory through the caching pool, so host<->device copies from it can be
-// truly asynchronous. Blocks are cached on stream 0; a copy that reads or writes one on another
-// stream records that stream (record_stream), so the block is reused only after that copy.
+// truly asynchronous. Blocks are cached on stream 0.
+//
+// Note [Pinned blocks wait for their copies]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A device block freed while a kernel queued on its stream still uses it can be handed out
+// again at once: the next user's work is queued behind that kernel on the same stream. A pinned
+// block cannot: its next user is the host (a DataLoader's next batch, load()'s next entry),
+// whose writes no stream orders, so a block freed while a non_blocking copy of it is still
+// queued would be overwritten before the copy reads it (or read before the copy writes it). So
+// every asynchronous copy records its stream on the block (record_pinned_use), on stream 0 as
+// on any other, and freeing the block waits for an event recorded there, as PyTorch's host
+// allocator does.
 #include <cuda_runtime_api.h>
 #include <unistd.h>
 
@@ -101,6 +111,12 @@ class PinnedCpuTensorAllocator final : public Allocator {
 }  // namespace
 
 Allocator* pinned_allocator() { return instance(); }
+
+void record_pinned_use(const DataPtr& data, StreamId stream) {
+  if (data.deleter() != &free_pinned) return;  // pinned memory genesis does not pool
+  auto* block = static_cast<memory::Block*>(data.context());
+  block->pool->record_host_use(block, stream);
+}
 
 Allocator* pinned_cpu_tensor_allocator() {
   static auto* a = new PinnedCpuTensorAllocator();

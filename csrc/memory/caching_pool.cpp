@@ -315,8 +315,12 @@ void CachingPool::merge_free(Block* block) {
 }
 
 void CachingPool::record_stream(Block* block, StreamId stream) {
-  std::lock_guard<std::mutex> lock(mutex_);
   if (stream == block->stream) return;
+  record_host_use(block, stream);
+}
+
+void CachingPool::record_host_use(Block* block, StreamId stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
   if (std::find(block->stream_uses.begin(), block->stream_uses.end(), stream) ==
       block->stream_uses.end())
     block->stream_uses.push_back(stream);

@@ -132,6 +132,10 @@ class CachingPool {
   void free(Block* block);
   // Marks that `stream` uses the block, so freeing it waits for that stream's work.
   void record_stream(Block* block, StreamId stream);
+  // The same for memory the host also reads and writes (pinned blocks): the stream is recorded
+  // even when it is the block's own, which no later host access is ordered behind (Note
+  // [Pinned blocks wait for their copies] in cuda/pinned_pool.cpp).
+  void record_host_use(Block* block, StreamId stream);
   // Returns every whole free segment to the backend, and says how much that was.
   ReleaseReport empty_cache();
   // Returns the blocks whose cross-stream frees have completed to the cache; says how many

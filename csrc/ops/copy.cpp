@@ -22,7 +22,8 @@ bool dense(const Tensor& t) {
 
 // One transfer of a contiguous block between devices. With non_blocking and pinned host memory
 // it is queued on the CUDA side's current stream and the pinned block is marked as used there
-// (so the pool does not hand it out again before the copy ran); otherwise it completes first.
+// (so the pool does not hand it out again before the copy ran: Note [Pinned blocks wait for
+// their copies] in cuda/pinned_pool.cpp); otherwise it completes first.
 void transfer(const Tensor& dst, const Tensor& src, bool non_blocking) {
   const Tensor& host = dst.is_cuda() ? src : dst;
   const Tensor& gpu = dst.is_cuda() ? dst : src;
@@ -35,7 +36,7 @@ void transfer(const Tensor& dst, const Tensor& src, bool non_blocking) {
   int device = gpu.device().index;
   cuda::StreamId stream = cuda::current_stream(device);
   cuda::copy_bytes_async(dst.mutable_data(), src.data(), dst.nbytes(), stream, device);
-  cuda::record_stream(host.storage().data_ptr(), stream);
+  cuda::record_pinned_use(host.storage().data_ptr(), stream);
 }
 
 // Note [Cross-device copies]

@@ -689,6 +689,20 @@ def test_load_to_cuda_through_pinned_memory(tmp_path):
                 assert np.array_equal(got[key].cpu().numpy(), value.numpy()), key
 
 
+@requires_cuda
+def test_load_to_cuda_while_the_device_is_busy(tmp_path):
+    """Each storage's pinned block waits for its copy before the next entry is read into it
+    (Note [Pinned blocks wait for their copies]): equal sizes, the stream a second behind."""
+    state = {f"t{i}": genesis.full((1 << 18,), float(i)) for i in range(8)}
+    genesis.save(state, tmp_path / "same_sizes.pt")
+    a = genesis.randn(8192, 8192, device="cuda")
+    busy = [a @ a for _ in range(40)]
+    got = genesis.load(tmp_path / "same_sizes.pt", map_location="cuda")
+    for i in range(8):
+        assert bool((got[f"t{i}"] == float(i)).all()), i
+    del busy
+
+
 # ---------------------------------------------------------------------------------------------
 # 6. compared with PyTorch
 # ---------------------------------------------------------------------------------------------

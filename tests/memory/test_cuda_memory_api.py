@@ -524,6 +524,31 @@ def test_pinned_memory():
     assert genesis.full((4,), 2.0).cuda().cpu().tolist() == [2.0] * 4
 
 
+def _keep_the_device_busy():
+    """About a second of matrix products queued on the current stream (returned, so that they
+    are not freed early): work for an asynchronous copy to wait behind."""
+    a = genesis.randn(8192, 8192, device="cuda")
+    return [a @ a for _ in range(40)]
+
+
+@requires_cuda
+def test_a_freed_pinned_block_waits_for_its_copy():
+    # Note [Pinned blocks wait for their copies]: a pinned tensor copied to the device without
+    # waiting and then freed is not handed out again (and written by the host) before the copy
+    # has read it, even on the default stream and with the stream far behind the host.
+    busy = _keep_the_device_busy()
+    n, copies = 1 << 20, []
+    for value in (1.0, 2.0, 3.0):
+        src = genesis.full((n,), value).pin_memory()
+        copies.append((value, src.to("cuda", non_blocking=True)))
+        del src
+        reused = genesis.empty(n, pin_memory=True)  # its size: the freed block, were it free
+        reused.fill_(-1.0)
+    for value, dst in copies:
+        assert bool((dst == value).all()), value
+    del busy
+
+
 @requires_cuda
 def test_device_properties():
     p = cuda.get_device_properties()
