@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import Optimizer, _check_implementation_flags, _check_lr, _scalar
+from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
 
 __all__ = ["Adadelta"]
 
 
-class Adadelta(Optimizer):
+class Adadelta(_GroupStepOptimizer):
     """Adadelta, as ``torch.optim.Adadelta``.
 
     For each parameter with gradient g (negated under ``maximize``): ``g += weight_decay * p``,
@@ -85,27 +85,6 @@ class Adadelta(Optimizer):
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
         return ("square_avg", "acc_delta")
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one Adadelta step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> p = genesis.nn.Parameter(genesis.ones(2))
-            >>> p.grad = genesis.ones(2)
-            >>> genesis.optim.Adadelta([p], lr=1.0, rho=0.0).step()
-            >>> p
-            Parameter containing:
-            tensor([0.9990, 0.9990], requires_grad=True)
-        """
-        return self._step_groups(closure)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused Adadelta call over the group's parameters that have a gradient."""

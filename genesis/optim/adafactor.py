@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import Optimizer, _scalar
+from .optimizer import _GroupStepOptimizer, _scalar
 
 __all__ = ["Adafactor"]
 
 
-class Adafactor(Optimizer):
+class Adafactor(_GroupStepOptimizer):
     """Adafactor, as ``torch.optim.Adafactor``: Adam-like steps without a first moment, whose
     second moment is kept factored for parameters of two or more dims.
 
@@ -104,31 +104,6 @@ class Adafactor(Optimizer):
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
         return ("variance",)  # row_var and col_var are checked by the step, against theirs
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one Adafactor step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> w = genesis.nn.Parameter(genesis.ones(2, 3))
-            >>> opt = genesis.optim.Adafactor([w], lr=0.1)
-            >>> w.grad = genesis.ones(2, 3)
-            >>> opt.step()
-            >>> w
-            Parameter containing:
-            tensor([[0.9000, 0.9000, 0.9000],
-                    [0.9000, 0.9000, 0.9000]], requires_grad=True)
-            >>> opt.state[w]["row_var"].shape, opt.state[w]["col_var"].shape
-            (genesis.Size([2, 1]), genesis.Size([1, 3]))
-        """
-        return self._step_groups(closure)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One Adafactor call over the group's parameters that have a gradient."""

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import _HALF_DTYPES, Optimizer, _check_implementation_flags, _check_lr, _scalar
+from .optimizer import (
+    _HALF_DTYPES,
+    _check_implementation_flags,
+    _check_lr,
+    _GroupStepOptimizer,
+    _scalar,
+)
 
 __all__ = ["Adagrad"]
 
 
-class Adagrad(Optimizer):
+class Adagrad(_GroupStepOptimizer):
     """Adagrad, as ``torch.optim.Adagrad``.
 
     For each parameter with gradient g (negated under ``maximize``) at step t:
@@ -101,27 +107,6 @@ class Adagrad(Optimizer):
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
         return ("sum",)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one Adagrad step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> p = genesis.nn.Parameter(genesis.ones(2))
-            >>> p.grad = genesis.ones(2)
-            >>> genesis.optim.Adagrad([p], lr=0.5).step()
-            >>> p
-            Parameter containing:
-            tensor([0.5000, 0.5000], requires_grad=True)
-        """
-        return self._step_groups(closure)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused Adagrad call over the group's parameters that have a gradient."""

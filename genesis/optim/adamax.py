@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import Optimizer, _check_implementation_flags, _check_lr, _scalar
+from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
 
 __all__ = ["Adamax"]
 
 
-class Adamax(Optimizer):
+class Adamax(_GroupStepOptimizer):
     """Adamax, as ``torch.optim.Adamax``.
 
     For each parameter with gradient g (negated under ``maximize``) at step t:
@@ -87,27 +87,6 @@ class Adamax(Optimizer):
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
         return ("exp_avg", "exp_inf")
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one Adamax step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> p = genesis.nn.Parameter(genesis.ones(2))
-            >>> p.grad = genesis.ones(2)
-            >>> genesis.optim.Adamax([p], lr=0.5).step()
-            >>> p
-            Parameter containing:
-            tensor([0.5000, 0.5000], requires_grad=True)
-        """
-        return self._step_groups(closure)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused Adamax call over the group's parameters that have a gradient."""

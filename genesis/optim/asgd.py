@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import Optimizer, _check_implementation_flags, _check_lr, _scalar
+from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
 
 __all__ = ["ASGD"]
 
 
-class ASGD(Optimizer):
+class ASGD(_GroupStepOptimizer):
     """Averaged stochastic gradient descent, as ``torch.optim.ASGD``.
 
     Each parameter is stepped with its current step size ``eta`` (at first ``lr``):
@@ -89,27 +89,6 @@ class ASGD(Optimizer):
 
     def _scalar_state_keys(self) -> tuple[str, ...]:
         return ("step", "eta", "mu")
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one ASGD step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> p = genesis.nn.Parameter(genesis.ones(2))
-            >>> p.grad = genesis.ones(2)
-            >>> genesis.optim.ASGD([p], lr=0.5, lambd=0.0).step()
-            >>> p
-            Parameter containing:
-            tensor([0.5000, 0.5000], requires_grad=True)
-        """
-        return self._step_groups(closure)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused ASGD call over the group's parameters that have a gradient."""

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import Optimizer, _check_lr, _scalar
+from .optimizer import _check_lr, _GroupStepOptimizer, _scalar
 
 __all__ = ["Lion"]
 
 
-class Lion(Optimizer):
+class Lion(_GroupStepOptimizer):
     """Lion (Chen et al., 2023, "Symbolic Discovery of Optimization Algorithms"), which PyTorch
     users take from third-party packages; genesis has it with the fused step of the others.
 
@@ -69,27 +69,6 @@ class Lion(Optimizer):
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
         return ("exp_avg",)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one Lion step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> p = genesis.nn.Parameter(genesis.ones(2))
-            >>> p.grad = genesis.tensor([1.0, 0.0])
-            >>> genesis.optim.Lion([p], lr=0.5).step()
-            >>> p
-            Parameter containing:
-            tensor([0.5000, 1.0000], requires_grad=True)
-        """
-        return self._step_groups(closure)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused Lion call over the group's parameters that have a gradient."""

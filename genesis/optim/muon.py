@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import Optimizer, _scalar
+from .optimizer import _GroupStepOptimizer, _scalar
 
 __all__ = ["Muon"]
 
@@ -19,7 +19,7 @@ DEFAULT_C = 2.0315
 DEFAULT_NS_STEPS = 5
 
 
-class Muon(Optimizer):
+class Muon(_GroupStepOptimizer):
     """Muon, as ``torch.optim.Muon``: SGD momentum whose update is made nearly orthogonal by
     Newton-Schulz iterations, for the 2-D parameters of hidden layers (biases, embeddings and
     other parameters go to another optimizer such as AdamW).
@@ -119,29 +119,6 @@ class Muon(Optimizer):
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
         return ("momentum_buffer",)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one Muon step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> w = genesis.nn.Parameter(genesis.zeros(2, 2))
-            >>> opt = genesis.optim.Muon([w], lr=0.5, weight_decay=0.0)
-            >>> w.grad = genesis.tensor([[3.0, 0.0], [0.0, 3.0]])
-            >>> opt.step()
-            >>> w
-            Parameter containing:
-            tensor([[-0.5508,  0.0000],
-                    [ 0.0000, -0.5508]], requires_grad=True)
-        """
-        return self._step_groups(closure)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One Muon call over the group's parameters that have a gradient."""

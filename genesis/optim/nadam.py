@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
 from .adam import _check_adam_options
-from .optimizer import Optimizer, _check_implementation_flags, _scalar
+from .optimizer import _check_implementation_flags, _GroupStepOptimizer, _scalar
 
 __all__ = ["NAdam", "RAdam"]
 
@@ -25,7 +25,7 @@ def _init_moments(params: list[_C.Tensor], states: list[dict[str, Any]], nadam: 
                 state["exp_avg_sq"] = _C.zeros_like(p)
 
 
-class NAdam(Optimizer):
+class NAdam(_GroupStepOptimizer):
     """NAdam, as ``torch.optim.NAdam``: Adam with Nesterov momentum.
 
     At step t the momentum coefficient is ``mu_t = beta1 * (1 - 0.5 * 0.96^(t *
@@ -106,27 +106,6 @@ class NAdam(Optimizer):
     def _scalar_state_keys(self) -> tuple[str, ...]:
         return ("step", "mu_product")
 
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one NAdam step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> p = genesis.nn.Parameter(genesis.ones(2))
-            >>> p.grad = genesis.ones(2)
-            >>> genesis.optim.NAdam([p], lr=0.5).step()
-            >>> p
-            Parameter containing:
-            tensor([0.4718, 0.4718], requires_grad=True)
-        """
-        return self._step_groups(closure)
-
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused NAdam call over the group's parameters that have a gradient."""
         params = self._params_with_grad(group)
@@ -155,7 +134,7 @@ class NAdam(Optimizer):
         )
 
 
-class RAdam(Optimizer):
+class RAdam(_GroupStepOptimizer):
     """RAdam, as ``torch.optim.RAdam``: Adam whose adaptive step is rectified by the variance
     of its estimate.
 
@@ -227,27 +206,6 @@ class RAdam(Optimizer):
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
         return ("exp_avg", "exp_avg_sq")
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one RAdam step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> p = genesis.nn.Parameter(genesis.ones(2))
-            >>> p.grad = genesis.ones(2)
-            >>> genesis.optim.RAdam([p], lr=0.5).step()
-            >>> p
-            Parameter containing:
-            tensor([0.5000, 0.5000], requires_grad=True)
-        """
-        return self._step_groups(closure)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused RAdam call over the group's parameters that have a gradient."""

@@ -6,10 +6,12 @@ dicts holding ``params`` and every option (the constructor's defaults filled in)
 each parameter to its dict of state tensors (created at its first step), and ``state_dict()``
 numbers the parameters in group order. Each group's step is one fused call into C++ (Note
 [Optimizer steps] in csrc/ops/optimizer_step.cpp); gathering the group's tensors into lists is
-all the Python does per parameter. The flags PyTorch uses to pick among its implementations
-(``foreach``, ``fused``) are accepted and kept in the groups, so that state_dicts match, and
-change nothing: genesis has one implementation. ``capturable`` and ``differentiable`` are
-refused for now.
+all the Python does per parameter. The optimizers stepped that way derive from
+``_GroupStepOptimizer``, whose ``step`` calls their ``_step_group`` for each group; an optimizer
+that is not (LBFGS, a user's subclass) writes its own ``step``. The flags PyTorch uses to pick
+among its implementations (``foreach``, ``fused``) are accepted and kept in the groups, so that
+state_dicts match, and change nothing: genesis has one implementation. ``capturable`` and
+``differentiable`` are refused for now.
 """
 
 from __future__ import annotations
@@ -590,14 +592,6 @@ class Optimizer:
 
     # -- helpers for subclasses -----------------------------------------------------------------
 
-    def _step_groups(self, closure: Callable[[], Any] | None) -> Any:
-        """The closure's loss, then ``self._step_group(group)`` for each group under no_grad."""
-        loss = _closure_loss(closure)
-        with no_grad():
-            for group in self.param_groups:
-                self._step_group(group)  # type: ignore[attr-defined]
-        return loss
-
     @staticmethod
     def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:
         """The group's parameters that have a gradient (the others are not stepped)."""
@@ -625,6 +619,42 @@ class Optimizer:
                 targets.append(p)
                 narrow.append(None)
         return targets, narrow
+
+
+class _GroupStepOptimizer(Optimizer):
+    """The optimizers whose step is one fused call per parameter group (every one but LBFGS):
+    ``step`` runs the closure, then ``_step_group(group)`` (the subclass's) for each group under
+    no_grad; hooks wrap it as they wrap any optimizer's step."""
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Performs one step over every parameter that has a gradient: one fused call per
+        parameter group (Note [Optimizer objects]).
+
+        Args:
+            closure (Callable, optional): re-evaluates the model and returns the loss, run
+                with gradients enabled before the step. Default: None.
+
+        Returns:
+            The closure's loss, or None.
+
+        Example::
+
+            >>> p = genesis.nn.Parameter(genesis.ones(2))
+            >>> p.grad = genesis.ones(2)
+            >>> genesis.optim.Adam([p], lr=0.5).step()
+            >>> p
+            Parameter containing:
+            tensor([0.5000, 0.5000], requires_grad=True)
+        """
+        loss = _closure_loss(closure)
+        with no_grad():
+            for group in self.param_groups:
+                self._step_group(group)
+        return loss
+
+    def _step_group(self, group: dict[str, Any]) -> None:
+        """One fused call over the group's parameters that have a gradient (the subclass's)."""
+        raise NotImplementedError
 
 
 def _register(hooks: OrderedDict, hook: Callable, prepend: bool) -> RemovableHandle:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import Optimizer, _check_implementation_flags, _check_lr, _scalar
+from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
 
 __all__ = ["RMSprop"]
 
 
-class RMSprop(Optimizer):
+class RMSprop(_GroupStepOptimizer):
     """RMSprop, as ``torch.optim.RMSprop``.
 
     For each parameter with gradient g (negated under ``maximize``): ``g += weight_decay * p``,
@@ -93,27 +93,6 @@ class RMSprop(Optimizer):
 
     def _state_shapes_checked(self) -> tuple[str, ...]:
         return ("square_avg", "momentum_buffer", "grad_avg")
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one RMSprop step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> p = genesis.nn.Parameter(genesis.ones(2))
-            >>> p.grad = genesis.ones(2)
-            >>> genesis.optim.RMSprop([p], lr=0.01, alpha=0.75).step()
-            >>> p
-            Parameter containing:
-            tensor([0.9800, 0.9800], requires_grad=True)
-        """
-        return self._step_groups(closure)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused RMSprop call over the group's parameters that have a gradient."""

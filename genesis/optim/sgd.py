@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
-from .optimizer import Optimizer, _check_implementation_flags, _check_lr, _scalar
+from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
 
 __all__ = ["SGD"]
 
 
-class SGD(Optimizer):
+class SGD(_GroupStepOptimizer):
     """Stochastic gradient descent, as ``torch.optim.SGD``.
 
     For each parameter with gradient g (negated under ``maximize``):
@@ -93,26 +93,6 @@ class SGD(Optimizer):
                 group.setdefault(key, default)
             group.setdefault("differentiable", False)
             group.setdefault("fused", False)
-
-    def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """Performs one SGD step over every parameter that has a gradient.
-
-        Args:
-            closure (Callable, optional): re-evaluates the model and returns the loss, run
-                with gradients enabled before the step. Default: None.
-
-        Returns:
-            The closure's loss, or None.
-
-        Example::
-
-            >>> p = genesis.nn.Parameter(genesis.ones(2))
-            >>> p.grad = genesis.ones(2)
-            >>> genesis.optim.SGD([p], lr=0.25).step()
-            >>> p.tolist()
-            [0.75, 0.75]
-        """
-        return self._step_groups(closure)
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused SGD call over the group's parameters that have a gradient."""
