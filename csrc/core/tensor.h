@@ -3,6 +3,7 @@
 // Copying a Tensor makes another view of the same memory.
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/scalar_type.h"
 #include "core/shape.h"
@@ -103,5 +104,10 @@ class Tensor {
 void check_writable(const Tensor& t, const char* op);
 using WriteGuard = void (*)(const Tensor& t, const char* op);
 void set_write_guard(WriteGuard guard);
+
+// Borrowed tensors, null for an undefined one: for calls over hundreds of tensors (the optimizer
+// steps), where copying each Tensor (its shape and strides are heap vectors) would cost more on
+// the host than the call's own work.
+using TensorRefs = std::vector<const Tensor*>;
 
 }  // namespace genesis

@@ -117,17 +117,17 @@ template <typename T, typename G, typename C, int S, typename Rule>
 void step_tensors(const StepSlots& slots, const std::vector<StepFactors>& factors,
                   const Rule& rule) {
   [[maybe_unused]] const Isa isa = cpu_isa();
-  const std::vector<Tensor>& narrows = slots[2 + S];
+  const TensorRefs& narrows = slots[2 + S];
   for (size_t i = 0; i < slots[0].size(); ++i) {
-    T* p = slots[0][i].mutable_data_as<T>();
-    const G* g = slots[1][i].data_as<G>();
+    T* p = slots[0][i]->mutable_data_as<T>();
+    const G* g = slots[1][i]->data_as<G>();
     G* narrow =
-        narrows.empty() || !narrows[i].defined() ? nullptr : narrows[i].mutable_data_as<G>();
+        narrows.empty() || narrows[i] == nullptr ? nullptr : narrows[i]->mutable_data_as<G>();
     T* s[S > 0 ? S : 1] = {};
     for (int k = 0; k < S; ++k)
-      s[k] = slots[2 + k].empty() ? nullptr : slots[2 + k][i].mutable_data_as<T>();
+      s[k] = slots[2 + k].empty() ? nullptr : slots[2 + k][i]->mutable_data_as<T>();
     // About 20 operations an element.
-    parallel_for(slots[0][i].numel(), kDefaultGrain / 20, [&](int64_t begin, int64_t end) {
+    parallel_for(slots[0][i]->numel(), kDefaultGrain / 20, [&](int64_t begin, int64_t end) {
 #ifdef GENESIS_STEP_X86
       if (isa == Isa::Avx512)
         return step_range_avx512<T, G, C, S>(rule, factors[i], p, g, s, narrow, begin, end);
@@ -147,17 +147,17 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
   // 16-bit parameters of master weights (or an empty list).
   GENESIS_CHECK(slots.size() == 3 + Rule::kStates, op, "expected ", 3 + Rule::kStates,
                 " lists of tensors, got ", slots.size());
-  ScalarType grad_dtype = slots[1][0].dtype();
-  if (grad_dtype == slots[0][0].dtype()) {
-    dispatch_floating(slots[0][0].dtype(), op, [&](auto t, auto c) {
+  ScalarType grad_dtype = slots[1][0]->dtype();
+  if (grad_dtype == slots[0][0]->dtype()) {
+    dispatch_floating(slots[0][0]->dtype(), op, [&](auto t, auto c) {
       using T = decltype(t);
       step_tensors<T, T, decltype(c), Rule::kStates>(slots, factors, rule);
     });
     return;
   }
   // Master weights: float32 values and states, 16-bit gradients and parameters.
-  GENESIS_CHECK(slots[0][0].dtype() == ScalarType::Float32, op,
-                "master weights must be float32, got ", scalar_type_name(slots[0][0].dtype()));
+  GENESIS_CHECK(slots[0][0]->dtype() == ScalarType::Float32, op,
+                "master weights must be float32, got ", scalar_type_name(slots[0][0]->dtype()));
   if (grad_dtype == ScalarType::Float16)
     step_tensors<float, Half, float, Rule::kStates>(slots, factors, rule);
   else if (grad_dtype == ScalarType::BFloat16)

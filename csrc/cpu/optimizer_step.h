@@ -12,7 +12,7 @@
 
 namespace genesis::cpu {
 
-using StepSlots = std::vector<std::vector<Tensor>>;
+using StepSlots = std::vector<TensorRefs>;
 
 // One overload per rule of vocab/optimizer_rules.h.
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,

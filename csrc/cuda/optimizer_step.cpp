@@ -16,11 +16,11 @@ template <typename Rule, typename Launch>
 void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const Rule& rule,
           const Launch& launch) {
   if (slots[0].empty()) return;
-  int device = slots[0][0].device().index;
+  int device = slots[0][0]->device().index;
   DeviceGuard guard(device);
   void* stream = reinterpret_cast<void*>(current_stream(device));
-  int dtype = static_cast<int>(slots[0][0].dtype());
-  int grad_dtype = static_cast<int>(slots[1][0].dtype());
+  int dtype = static_cast<int>(slots[0][0]->dtype());
+  int grad_dtype = static_cast<int>(slots[1][0]->dtype());
   kernels::StepTable table;
   table.states = static_cast<int>(slots.size()) - 3;  // the last list: master weights' narrows
   table.first_chunk[0] = 0;
@@ -31,7 +31,7 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
     table.tensors = 0;
   };
   for (size_t i = 0; i < slots[0].size(); ++i) {
-    int64_t n = slots[0][i].numel();
+    int64_t n = slots[0][i]->numel();
     if (n == 0) continue;
     int t = table.tensors++;
     table.numel[t] = n;
@@ -39,11 +39,11 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
         table.first_chunk[t] + (n + kernels::kStepChunk - 1) / kernels::kStepChunk;
     for (size_t k = 0; k < slots.size(); ++k) {
       // Not held (Note [Multi-tensor steps]), or no master weights (for this tensor).
-      if (slots[k].empty() || !slots[k][i].defined())
+      const Tensor* tensor = slots[k].empty() ? nullptr : slots[k][i];
+      if (tensor == nullptr)
         table.data[k][t] = nullptr;
       else
-        table.data[k][t] =
-            k == 1 ? const_cast<void*>(slots[k][i].data()) : slots[k][i].mutable_data();
+        table.data[k][t] = k == 1 ? const_cast<void*>(tensor->data()) : tensor->mutable_data();
     }
     table.factors[t] = factors[i];
     // A grid stays well under its 2^31 - 1 blocks.

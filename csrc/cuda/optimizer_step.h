@@ -14,7 +14,7 @@
 
 namespace genesis::cuda {
 
-using StepSlots = std::vector<std::vector<Tensor>>;
+using StepSlots = std::vector<TensorRefs>;
 
 // One overload per rule of vocab/optimizer_rules.h.
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,

@@ -9,6 +9,13 @@
 // (Note [Multi-tensor steps] in kernels/optimizer_step.cu). The lists are split here by device
 // and dtype, so a group may mix them.
 //
+// The lists are borrowed (TensorRefs), not copied: a Tensor copy allocates its shape and strides,
+// and a step over a model's few hundred tensors made about five copies of each, which cost more
+// on the host than the launch (AdamW over 210 tensors on the 2-core CPU machine: 490 us in this
+// call before, 82 us after; on the H200 the host work before the launch was 1.0-1.5 ms against
+// a 0.9 ms kernel). The optimizers read the gradients in one compiled pass
+// (_C._optim._params_and_grads) for the same reason.
+//
 // Step counts stay 0-d float32 CPU tensors, as PyTorch's non-capturable optimizers keep them
 // (their state_dicts are then the same); they are incremented here and turned into each
 // tensor's bias corrections on the host, in double, as PyTorch's Python does. A tensor that is
@@ -29,6 +36,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -43,18 +51,20 @@ namespace genesis::ops {
 
 namespace {
 
-// The tensors of one call: slots[0] parameters, slots[1] gradients, then the rule's states.
+// The tensors of one call: slots[0] parameters, slots[1] gradients, then the rule's states,
+// borrowed (Note [Optimizer steps]: the lists hold hundreds of tensors, and a copy of each would
+// cost more on the host than the launch).
 struct StepCall {
   const char* op;
-  std::vector<std::vector<Tensor>> slots;
+  std::vector<TensorRefs> slots;
   std::vector<StepFactors> factors;
   // Under master weights, the 16-bit parameters that slots[0]'s float32 copies stand for (Note
   // [Master weights]); else empty.
-  std::vector<Tensor> narrow;
+  TensorRefs narrow;
 };
 
 void check_lists(const StepCall& call) {
-  const std::vector<Tensor>& params = call.slots[0];
+  const TensorRefs& params = call.slots[0];
   GENESIS_CHECK_VALUE(call.narrow.empty() || call.narrow.size() == params.size(), call.op,
                       "expected ", params.size(), " 16-bit parameters, got ", call.narrow.size());
   static const char* const kNames[] = {"param", "grad", "state", "state", "state"};
@@ -63,39 +73,40 @@ void check_lists(const StepCall& call) {
                         call.op, "expected ", params.size(), " tensors in every list, got ",
                         call.slots[k].size());
   for (size_t i = 0; i < params.size(); ++i) {
-    const Tensor& p = params[i];
-    GENESIS_CHECK(p.defined(), call.op, "param ", i, " is undefined");
+    GENESIS_CHECK(params[i] != nullptr && params[i]->defined(), call.op, "param ", i,
+                  " is undefined");
+    const Tensor& p = *params[i];
     GENESIS_CHECK_TYPE(is_floating_point(p.dtype()), call.op, "param ", i,
                        " must be a floating point tensor of 16, 32 or 64 bits, got ",
                        scalar_type_name(p.dtype()));
-    // Under master weights, each 16-bit parameter (undefined for one that is its own master).
-    const bool mastered = !call.narrow.empty() && call.narrow[i].defined();
+    // Under master weights, each 16-bit parameter (null for one that is its own master).
+    const Tensor* q = call.narrow.empty() ? nullptr : call.narrow[i];
+    const bool mastered = q != nullptr && q->defined();
     if (mastered) {
-      const Tensor& q = call.narrow[i];
-      GENESIS_CHECK(p.dtype() == ScalarType::Float32 && is_16_bit_float(q.dtype()) &&
-                        q.device() == p.device() && q.sizes() == p.sizes(),
+      GENESIS_CHECK(p.dtype() == ScalarType::Float32 && is_16_bit_float(q->dtype()) &&
+                        q->device() == p.device() && q->sizes() == p.sizes(),
                     call.op, "master weight ", i, " (", scalar_type_name(p.dtype()), ", ",
                     shape_str(p.sizes()),
                     ") must be float32 with the shape and device of its "
                     "float16 or bfloat16 parameter");
-      check_writable(q, call.op);
+      check_writable(*q, call.op);
     }
     for (size_t k = 1; k < call.slots.size(); ++k) {
       if (call.slots[k].empty()) continue;  // a state the call does not hold
-      const Tensor& t = call.slots[k][i];
-      GENESIS_CHECK(t.defined(), call.op, kNames[k], " ", i, " is undefined");
+      const Tensor* t = call.slots[k][i];
+      GENESIS_CHECK(t != nullptr && t->defined(), call.op, kNames[k], " ", i, " is undefined");
       // Under master weights the gradients are the 16-bit parameters'.
-      ScalarType want = k == 1 && mastered ? call.narrow[i].dtype() : p.dtype();
-      GENESIS_CHECK(t.dtype() == want && t.device() == p.device() && t.sizes() == p.sizes(),
-                    call.op, kNames[k], " ", i, " (", scalar_type_name(t.dtype()), ", ",
-                    shape_str(t.sizes()), ", ", t.device().str(), ") does not match its param (",
+      ScalarType want = k == 1 && mastered ? q->dtype() : p.dtype();
+      GENESIS_CHECK(t->dtype() == want && t->device() == p.device() && t->sizes() == p.sizes(),
+                    call.op, kNames[k], " ", i, " (", scalar_type_name(t->dtype()), ", ",
+                    shape_str(t->sizes()), ", ", t->device().str(), ") does not match its param (",
                     scalar_type_name(p.dtype()), ", ", shape_str(p.sizes()), ", ", p.device().str(),
                     ")");
     }
   }
   for (size_t k = 0; k < call.slots.size(); ++k)
     if (k != 1)
-      for (const Tensor& t : call.slots[k]) check_writable(t, call.op);
+      for (const Tensor* t : call.slots[k]) check_writable(*t, call.op);
 }
 
 // Steps each (device, dtype) part of the call with its backend, with contiguous stand-ins for
@@ -104,64 +115,74 @@ template <typename Rule>
 void run_parts(const StepCall& call, const Rule& rule) {
   // Parts by device, dtype and gradient dtype (master weights step float32 copies of 16-bit
   // parameters of either kind); the last list of each part holds the 16-bit parameters.
-  std::map<std::tuple<std::string, int, int>, std::vector<size_t>> parts;
-  const std::vector<Tensor>& params = call.slots[0];
-  for (size_t i = 0; i < params.size(); ++i)
-    if (params[i].numel() > 0)
-      parts[{params[i].device().str(), static_cast<int>(params[i].dtype()),
-             static_cast<int>(call.slots[1][i].dtype())}]
+  using Key = std::tuple<int, int, int, int>;  // device type and index, dtype, gradient dtype
+  std::map<Key, std::vector<size_t>> parts;
+  const TensorRefs& params = call.slots[0];
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Tensor& p = *params[i];
+    if (p.numel() > 0)
+      parts[{static_cast<int>(p.device().type), p.device().index, static_cast<int>(p.dtype()),
+             static_cast<int>(call.slots[1][i]->dtype())}]
           .push_back(i);
-  std::vector<std::vector<Tensor>> all = call.slots;
-  all.push_back(call.narrow);
+  }
+  const size_t lists = call.slots.size() + 1;  // the slots, then the 16-bit parameters
+  auto list = [&](size_t k) -> const TensorRefs& {
+    return k < call.slots.size() ? call.slots[k] : call.narrow;
+  };
   for (const auto& [key, members] : parts) {
-    std::vector<std::vector<Tensor>> slots(all.size());
+    std::vector<TensorRefs> slots(lists);
     std::vector<StepFactors> factors;
-    std::vector<std::pair<Tensor, Tensor>> write_back;  // (original, contiguous stand-in)
+    factors.reserve(members.size());
+    std::deque<Tensor> dense;                                   // the contiguous stand-ins
+    std::vector<std::pair<const Tensor*, Tensor*>> write_back;  // (original, its stand-in)
+    for (size_t k = 0; k < lists; ++k)
+      if (!list(k).empty()) slots[k].reserve(members.size());
     for (size_t i : members) {
-      for (size_t k = 0; k < slots.size(); ++k) {
-        if (all[k].empty()) continue;
-        const Tensor& t = all[k][i];
-        if (!t.defined() || t.is_contiguous()) {  // undefined: a parameter without a master
+      for (size_t k = 0; k < lists; ++k) {
+        if (list(k).empty()) continue;
+        const Tensor* t = list(k)[i];
+        if (t == nullptr || !t->defined()) {  // a parameter without a master
+          slots[k].push_back(nullptr);
+        } else if (t->is_contiguous()) {
           slots[k].push_back(t);
         } else {
-          Tensor dense = contiguous(t);
-          slots[k].push_back(dense);
-          if (k != 1) write_back.emplace_back(t, dense);
+          Tensor* stand_in = &dense.emplace_back(contiguous(*t));
+          slots[k].push_back(stand_in);
+          if (k != 1) write_back.emplace_back(t, stand_in);
         }
       }
       factors.push_back(call.factors[i]);
     }
-    if (slots[0][0].is_cuda())
+    if (slots[0][0]->is_cuda())
       cuda::optimizer_step(slots, factors, rule);
     else
       cpu::optimizer_step(slots, factors, rule);
-    for (const auto& [original, dense] : write_back) copy_(original, dense);
+    for (const auto& [original, stand_in] : write_back) copy_(*original, *stand_in);
   }
 }
 
 // PyTorch keeps some scalar states as 0-d float32 CPU tensors (step, NAdam's mu_product).
-void check_counters(const std::vector<Tensor>& counters, size_t n, const char* op,
-                    const char* what) {
+void check_counters(const TensorRefs& counters, size_t n, const char* op, const char* what) {
   GENESIS_CHECK_VALUE(counters.size() == n, op, "expected ", n, " ", what, "s, got ",
                       counters.size());
-  for (const Tensor& s : counters) {
-    GENESIS_CHECK(s.defined() && !s.is_cuda() && s.numel() == 1 &&
-                      s.dtype() == ScalarType::Float32 && s.is_contiguous(),
+  for (const Tensor* s : counters) {
+    GENESIS_CHECK(s != nullptr && s->defined() && !s->is_cuda() && s->numel() == 1 &&
+                      s->dtype() == ScalarType::Float32 && s->is_contiguous(),
                   op, "expected each ", what, " as a one-element float32 CPU tensor");
-    check_writable(s, op);
+    check_writable(*s, op);
   }
 }
 
 // Increments each step count (0-d float32 CPU tensors, as PyTorch keeps them) and returns
 // factors(step) for each.
 template <typename Factors>
-std::vector<StepFactors> count_steps(const std::vector<Tensor>& steps, size_t n, const char* op,
+std::vector<StepFactors> count_steps(const TensorRefs& steps, size_t n, const char* op,
                                      const Factors& factors) {
   check_counters(steps, n, op, "step count");
   std::vector<StepFactors> out;
   out.reserve(n);
-  for (const Tensor& s : steps) {
-    float* count = s.mutable_data_as<float>();
+  for (const Tensor* s : steps) {
+    float* count = s->mutable_data_as<float>();
     *count += 1;
     out.push_back(factors(static_cast<double>(*count)));
   }
@@ -170,9 +191,9 @@ std::vector<StepFactors> count_steps(const std::vector<Tensor>& steps, size_t n,
 
 }  // namespace
 
-std::vector<Tensor> sgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                             const std::vector<Tensor>& momentum_buffers, const SgdRule& rule,
-                             const std::vector<Tensor>& narrow) {
+std::vector<Tensor> sgd_step(const TensorRefs& params, const TensorRefs& grads,
+                             const TensorRefs& momentum_buffers, const SgdRule& rule,
+                             const TensorRefs& narrow) {
   const char* op = "sgd_step";
   bool momentum = rule.momentum != 0;
   GENESIS_CHECK_VALUE(momentum_buffers.size() == (momentum ? params.size() : 0), op, "expected ",
@@ -182,24 +203,24 @@ std::vector<Tensor> sgd_step(const std::vector<Tensor>& params, const std::vecto
                       " gradients, got ", grads.size());
   StepCall call{op, {params, grads}, std::vector<StepFactors>(params.size())};
   call.narrow = narrow;
-  std::vector<Tensor> buffers = momentum_buffers;
-  if (momentum) {
-    for (size_t i = 0; i < params.size(); ++i) {
-      if (buffers[i].defined() || !params[i].defined()) continue;
-      buffers[i] = Tensor::empty(params[i].sizes(), params[i].dtype(), params[i].device());
-      call.factors[i].a = 1;  // a new buffer starts as the direction itself
-    }
+  std::vector<Tensor> created(momentum ? params.size() : 0);
+  TensorRefs buffers = momentum_buffers;
+  for (size_t i = 0; i < created.size(); ++i) {
+    if (buffers[i] != nullptr || params[i] == nullptr) continue;
+    const Tensor& p = *params[i];
+    created[i] = Tensor::empty(p.sizes(), p.dtype(), p.device());
+    buffers[i] = &created[i];
+    call.factors[i].a = 1;  // a new buffer starts as the direction itself
   }
-  call.slots.push_back(buffers);  // empty without momentum: a state the call does not hold
+  call.slots.push_back(std::move(buffers));  // empty without momentum: a state not held
   check_lists(call);
   run_parts(call, rule);
-  return buffers;
+  return created;
 }
 
-void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-               const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
-               const std::vector<Tensor>& max_exp_avg_sqs, const std::vector<Tensor>& steps,
-               const AdamRule& rule, const std::vector<Tensor>& narrow) {
+void adam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
+               const TensorRefs& exp_avg_sqs, const TensorRefs& max_exp_avg_sqs,
+               const TensorRefs& steps, const AdamRule& rule, const TensorRefs& narrow) {
   const char* op = rule.decoupled ? "adamw_step" : "adam_step";
   GENESIS_CHECK_VALUE(max_exp_avg_sqs.size() == (rule.amsgrad ? params.size() : 0), op, "expected ",
                       rule.amsgrad ? params.size() : 0, " max_exp_avg_sqs, got ",
@@ -214,10 +235,9 @@ void adam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
   run_parts(call, rule);
 }
 
-void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                  const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& grad_avgs,
-                  const std::vector<Tensor>& momentum_buffers, const std::vector<Tensor>& steps,
-                  const RmspropRule& rule, const std::vector<Tensor>& narrow) {
+void rmsprop_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& square_avgs,
+                  const TensorRefs& grad_avgs, const TensorRefs& momentum_buffers,
+                  const TensorRefs& steps, const RmspropRule& rule, const TensorRefs& narrow) {
   const char* op = "rmsprop_step";
   size_t averages = rule.centered ? params.size() : 0,
          buffers = rule.momentum > 0 ? params.size() : 0;
@@ -232,9 +252,9 @@ void rmsprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
   run_parts(call, rule);
 }
 
-void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                  const std::vector<Tensor>& sums, const std::vector<Tensor>& steps, double lr,
-                  double lr_decay, const AdagradRule& rule, const std::vector<Tensor>& narrow) {
+void adagrad_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& sums,
+                  const TensorRefs& steps, double lr, double lr_decay, const AdagradRule& rule,
+                  const TensorRefs& narrow) {
   const char* op = "adagrad_step";
   StepCall call{op, {params, grads, sums}, {}};
   call.narrow = narrow;
@@ -245,10 +265,9 @@ void adagrad_step(const std::vector<Tensor>& params, const std::vector<Tensor>& 
   run_parts(call, rule);
 }
 
-void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                 const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_infs,
-                 const std::vector<Tensor>& steps, double lr, const AdamaxRule& rule,
-                 const std::vector<Tensor>& narrow) {
+void adamax_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
+                 const TensorRefs& exp_infs, const TensorRefs& steps, double lr,
+                 const AdamaxRule& rule, const TensorRefs& narrow) {
   const char* op = "adamax_step";
   StepCall call{op, {params, grads, exp_avgs, exp_infs}, {}};
   call.narrow = narrow;
@@ -259,10 +278,9 @@ void adamax_step(const std::vector<Tensor>& params, const std::vector<Tensor>& g
   run_parts(call, rule);
 }
 
-void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                   const std::vector<Tensor>& square_avgs, const std::vector<Tensor>& acc_deltas,
-                   const std::vector<Tensor>& steps, const AdadeltaRule& rule,
-                   const std::vector<Tensor>& narrow) {
+void adadelta_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& square_avgs,
+                   const TensorRefs& acc_deltas, const TensorRefs& steps, const AdadeltaRule& rule,
+                   const TensorRefs& narrow) {
   const char* op = "adadelta_step";
   StepCall call{op, {params, grads, square_avgs, acc_deltas}, {}};
   call.narrow = narrow;
@@ -271,10 +289,10 @@ void adadelta_step(const std::vector<Tensor>& params, const std::vector<Tensor>&
   run_parts(call, rule);
 }
 
-void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
-                const std::vector<Tensor>& mu_products, const std::vector<Tensor>& steps,
-                double momentum_decay, const NadamRule& rule, const std::vector<Tensor>& narrow) {
+void nadam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
+                const TensorRefs& exp_avg_sqs, const TensorRefs& mu_products,
+                const TensorRefs& steps, double momentum_decay, const NadamRule& rule,
+                const TensorRefs& narrow) {
   const char* op = "nadam_step";
   StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
   call.narrow = narrow;
@@ -285,7 +303,7 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
     double mu = rule.beta1 * (1.0 - 0.5 * std::pow(0.96, step * momentum_decay));
     double mu_next = rule.beta1 * (1.0 - 0.5 * std::pow(0.96, (step + 1) * momentum_decay));
     // The product is kept in float32, as PyTorch's 0-d tensor is: rounded at each step.
-    float* product = mu_products[i++].mutable_data_as<float>();
+    float* product = mu_products[i++]->mutable_data_as<float>();
     *product = *product * static_cast<float>(mu);
     double kept = *product;
     return StepFactors{-rule.lr * (1.0 - mu) / (1.0 - kept),
@@ -294,10 +312,9 @@ void nadam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
   run_parts(call, rule);
 }
 
-void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                const std::vector<Tensor>& exp_avgs, const std::vector<Tensor>& exp_avg_sqs,
-                const std::vector<Tensor>& steps, const RadamRule& rule,
-                const std::vector<Tensor>& narrow) {
+void radam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
+                const TensorRefs& exp_avg_sqs, const TensorRefs& steps, const RadamRule& rule,
+                const TensorRefs& narrow) {
   const char* op = "radam_step";
   StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
   call.narrow = narrow;
@@ -317,19 +334,17 @@ void radam_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
   run_parts(call, rule);
 }
 
-void lion_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-               const std::vector<Tensor>& exp_avgs, const LionRule& rule,
-               const std::vector<Tensor>& narrow) {
+void lion_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
+               const LionRule& rule, const TensorRefs& narrow) {
   StepCall call{"lion_step", {params, grads, exp_avgs}, std::vector<StepFactors>(params.size())};
   call.narrow = narrow;
   check_lists(call);
   run_parts(call, rule);
 }
 
-void rprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-                const std::vector<Tensor>& prevs, const std::vector<Tensor>& step_sizes,
-                const std::vector<Tensor>& steps, const RpropRule& rule,
-                const std::vector<Tensor>& narrow) {
+void rprop_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& prevs,
+                const TensorRefs& step_sizes, const TensorRefs& steps, const RpropRule& rule,
+                const TensorRefs& narrow) {
   const char* op = "rprop_step";
   StepCall call{op, {params, grads, prevs, step_sizes}, {}};
   call.narrow = narrow;
@@ -338,10 +353,9 @@ void rprop_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gr
   run_parts(call, rule);
 }
 
-void asgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& grads,
-               const std::vector<Tensor>& axs, const std::vector<Tensor>& steps,
-               const std::vector<Tensor>& etas, const std::vector<Tensor>& mus, double lr,
-               double alpha, double t0, const AsgdRule& rule, const std::vector<Tensor>& narrow) {
+void asgd_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& axs,
+               const TensorRefs& steps, const TensorRefs& etas, const TensorRefs& mus, double lr,
+               double alpha, double t0, const AsgdRule& rule, const TensorRefs& narrow) {
   const char* op = "asgd_step";
   StepCall call{op, {params, grads, axs}, {}};
   call.narrow = narrow;
@@ -351,8 +365,8 @@ void asgd_step(const std::vector<Tensor>& params, const std::vector<Tensor>& gra
   // Each tensor steps with the eta and mu its state holds now; then they follow the new count.
   size_t i = 0;
   call.factors = count_steps(steps, params.size(), op, [&](double step) {
-    float* eta = etas[i].mutable_data_as<float>();
-    float* mu = mus[i++].mutable_data_as<float>();
+    float* eta = etas[i]->mutable_data_as<float>();
+    float* mu = mus[i++]->mutable_data_as<float>();
     StepFactors now{*eta, *mu};
     *eta = static_cast<float>(lr / std::pow(1 + rule.lambd * lr * step, alpha));
     *mu = static_cast<float>(1 / std::max(1.0, step - t0));

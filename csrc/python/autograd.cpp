@@ -18,7 +18,7 @@ namespace {
 
 namespace au = genesis::autograd;
 
-py::object optional_tensor(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
+py::object optional_tensor(Tensor t) { return t.defined() ? py::cast(std::move(t)) : py::none(); }
 
 // A Python callable as a gradient hook; the callable is released under the GIL, wherever the
 // last reference to the hook goes.

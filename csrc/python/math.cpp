@@ -268,8 +268,10 @@ void init_math(py::module_& m, py::class_<Tensor>& cls) {
       });
     }
   }
-  // Defining __eq__ drops the default hash; tensors hash by identity, as in PyTorch.
-  cls.def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); });
+  // Defining __eq__ drops the default hash; tensors hash by identity, as in PyTorch. object's own
+  // __hash__ (CPython then calls its C slot directly: ~40 ns, against ~240 through a bound
+  // function; optimizers look up each parameter's state by it every step).
+  cls.attr("__hash__") = py::module_::import("builtins").attr("object").attr("__hash__");
   // Tensor.__array_ufunc__ (NumPy ufuncs on CPU tensors) is in genesis/_tensor_protocols.py.
 
   cls.def("__neg__", [](const Tensor& self) { return ag::unary(UnaryOp::Neg, self, "neg"); })

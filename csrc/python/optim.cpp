@@ -2,6 +2,7 @@
 // _C._optim._<name>_step (sgd, adam, rmsprop, adagrad, adamax, adadelta, nadam, radam): the
 // optimizer classes check the options with PyTorch's messages and call these once per parameter
 // group, under no_grad.
+#include "autograd/meta.h"
 #include "ops/optimizer_step.h"
 #include "python/bindings.h"
 
@@ -9,27 +10,30 @@ namespace genesis::python {
 
 namespace {
 
-// A list of tensors; None entries become undefined tensors where `none_ok`.
-std::vector<Tensor> tensor_list(const py::list& items, const char* op, const char* what,
-                                bool none_ok = false) {
-  std::vector<Tensor> out;
+// A list of tensors, borrowed from the Python list (which outlives the call: it is an argument);
+// None entries become null where `none_ok`.
+TensorRefs tensor_list(const py::list& items, const char* op, const char* what,
+                       bool none_ok = false) {
+  TensorRefs out;
   out.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) {
     py::handle item = items[i];
     if (none_ok && item.is_none()) {
-      out.emplace_back();
+      out.push_back(nullptr);
       continue;
     }
     GENESIS_CHECK_TYPE(py::isinstance<Tensor>(item), op, "expected ", what, " ", i,
                        " to be a tensor, got ", type_name(item));
-    out.push_back(item.cast<Tensor>());
+    out.push_back(&item.cast<const Tensor&>());
   }
   return out;
 }
 
-py::list to_list(const std::vector<Tensor>& tensors) {
+// `given` with each tensor of `created` (defined where a new one was made) in its place.
+py::list with_created(const py::list& given, const std::vector<Tensor>& created) {
   py::list out;
-  for (const Tensor& t : tensors) out.append(t.defined() ? py::cast(t) : py::none());
+  for (size_t i = 0; i < created.size(); ++i)
+    out.append(created[i].defined() ? py::cast(created[i]) : py::object(given[i]));
   return out;
 }
 
@@ -41,16 +45,35 @@ void init_optim_muon(py::module_& optim);       // optim_muon.cpp
 void init_optim(py::module_& m) {
   py::module_ optim = m.def_submodule("_optim", "genesis.optim's compiled steps");
   optim.def(
+      "_params_and_grads",
+      [](const py::iterable& params) {
+        // One pass in C++: .grad from Python costs about a microsecond a parameter, which over
+        // a model's hundreds of tensors is more than the step's own host work.
+        py::list with_grad, grads;
+        for (py::handle item : params) {
+          GENESIS_CHECK_TYPE(py::isinstance<Tensor>(item), "optimizer",
+                             "expected each parameter to be a tensor, got ", type_name(item));
+          Tensor grad = autograd::grad(item.cast<const Tensor&>());
+          if (!grad.defined()) continue;
+          with_grad.append(item);
+          grads.append(py::cast(std::move(grad)));
+        }
+        return py::make_tuple(with_grad, grads);
+      },
+      py::arg("params"),
+      "The parameters of the list that have a gradient, and their gradients: two lists.");
+  optim.def(
       "_sgd_step",
       [](const py::list& params, const py::list& grads, const py::list& momentum_buffers, double lr,
          double momentum, double dampening, double weight_decay, bool nesterov, bool maximize,
          const py::list& narrow) {
         const char* op = "sgd_step";
         SgdRule rule{lr, momentum, dampening, weight_decay, nesterov, maximize};
-        return to_list(ops::sgd_step(tensor_list(params, op, "param"),
-                                     tensor_list(grads, op, "grad"),
-                                     tensor_list(momentum_buffers, op, "momentum buffer", true),
-                                     rule, tensor_list(narrow, op, "16-bit param", true)));
+        return with_created(
+            momentum_buffers,
+            ops::sgd_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
+                          tensor_list(momentum_buffers, op, "momentum buffer", true), rule,
+                          tensor_list(narrow, op, "16-bit param", true)));
       },
       py::arg("params"), py::arg("grads"), py::arg("momentum_buffers"), py::arg("lr"),
       py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"),

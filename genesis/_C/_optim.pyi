@@ -140,6 +140,7 @@ def _nadam_step(
     *,
     narrow: list = ...,
 ) -> None: ...
+def _params_and_grads(params: collections.abc.Iterable) -> tuple[list, list]: ...
 def _radam_step(
     params: list,
     grads: list,

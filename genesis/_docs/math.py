@@ -954,8 +954,6 @@ Example::
     "Tensor.__le__": "x <= other: elementwise, a bool tensor (``le``).",
     "Tensor.__gt__": "x > other: elementwise, a bool tensor (``gt``).",
     "Tensor.__ge__": "x >= other: elementwise, a bool tensor (``ge``).",
-    "Tensor.__hash__": """\
-hash(x): by identity, as in PyTorch (``==`` is elementwise), for use as dict keys.""",
     "Tensor.__neg__": "-x: ``neg(x)``; a TypeError for bool tensors.",
     "Tensor.__pos__": "+x: the tensor itself (a new handle on the same memory, not a copy).",
     "Tensor.__abs__": "abs(x): ``genesis.abs(x)``.",

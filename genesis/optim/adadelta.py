@@ -88,7 +88,7 @@ class Adadelta(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused Adadelta call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         states = [self.state[p] for p in params]
@@ -101,7 +101,7 @@ class Adadelta(_GroupStepOptimizer):
                     state["acc_delta"] = _C.zeros_like(p)
         _C._optim._adadelta_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["square_avg"] for s in states],
             [s["acc_delta"] for s in states],
             [s["step"] for s in states],

@@ -107,10 +107,9 @@ class Adafactor(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One Adafactor call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
-        grads = [p.grad for p in params]
         states = [self.state[p] for p in params]
         for grad, state in zip(grads, states):
             if len(state) == 0:

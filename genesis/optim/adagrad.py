@@ -110,14 +110,14 @@ class Adagrad(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused Adagrad call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         states = [self.state[p] for p in params]
         targets, narrow = self._master_weights(group, params, states)
         _C._optim._adagrad_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["sum"] for s in states],
             [s["step"] for s in states],
             lr=_scalar(group["lr"]),

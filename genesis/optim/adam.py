@@ -121,7 +121,7 @@ class Adam(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused Adam call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         amsgrad = group["amsgrad"]
@@ -133,7 +133,7 @@ class Adam(_GroupStepOptimizer):
         beta1, beta2 = group["betas"]
         _C._optim._adam_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["exp_avg"] for s in states],
             [s["exp_avg_sq"] for s in states],
             [s["max_exp_avg_sq"] for s in states] if amsgrad else [],

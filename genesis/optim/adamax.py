@@ -90,7 +90,7 @@ class Adamax(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused Adamax call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         states = [self.state[p] for p in params]
@@ -104,7 +104,7 @@ class Adamax(_GroupStepOptimizer):
         beta1, beta2 = group["betas"]
         _C._optim._adamax_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["exp_avg"] for s in states],
             [s["exp_inf"] for s in states],
             [s["step"] for s in states],

@@ -92,7 +92,7 @@ class ASGD(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused ASGD call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         states = [self.state[p] for p in params]
@@ -107,7 +107,7 @@ class ASGD(_GroupStepOptimizer):
                     state["ax"] = _C.zeros_like(p)
         _C._optim._asgd_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["ax"] for s in states],
             [s["step"] for s in states],
             [s["eta"] for s in states],

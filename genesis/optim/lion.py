@@ -72,7 +72,7 @@ class Lion(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused Lion call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         states = [self.state[p] for p in params]
@@ -84,7 +84,7 @@ class Lion(_GroupStepOptimizer):
         beta1, beta2 = group["betas"]
         _C._optim._lion_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["exp_avg"] for s in states],
             lr=_scalar(group["lr"]),
             beta1=beta1,

@@ -122,7 +122,7 @@ class Muon(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One Muon call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         states = [self.state[p] for p in params]
@@ -133,7 +133,7 @@ class Muon(_GroupStepOptimizer):
                     state["momentum_buffer"] = _C.zeros_like(p)
         _C._optim._muon_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["momentum_buffer"] for s in states],
             lr=_scalar(group["lr"]),
             weight_decay=group["weight_decay"],

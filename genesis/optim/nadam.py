@@ -108,7 +108,7 @@ class NAdam(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused NAdam call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         states = [self.state[p] for p in params]
@@ -117,7 +117,7 @@ class NAdam(_GroupStepOptimizer):
         beta1, beta2 = group["betas"]
         _C._optim._nadam_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["exp_avg"] for s in states],
             [s["exp_avg_sq"] for s in states],
             [s["mu_product"] for s in states],
@@ -209,7 +209,7 @@ class RAdam(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused RAdam call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         states = [self.state[p] for p in params]
@@ -218,7 +218,7 @@ class RAdam(_GroupStepOptimizer):
         beta1, beta2 = group["betas"]
         _C._optim._radam_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["exp_avg"] for s in states],
             [s["exp_avg_sq"] for s in states],
             [s["step"] for s in states],

@@ -24,6 +24,7 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any
 
+from .. import _C
 from .._C import Tensor
 from .._C import bfloat16 as _bfloat16
 from .._C import float16 as _float16
@@ -593,9 +594,12 @@ class Optimizer:
     # -- helpers for subclasses -----------------------------------------------------------------
 
     @staticmethod
-    def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:
-        """The group's parameters that have a gradient (the others are not stepped)."""
-        return [p for p in group["params"] if p.grad is not None]
+    def _params_and_grads(group: dict[str, Any]) -> tuple[list[Tensor], list[Tensor]]:
+        """The group's parameters that have a gradient (the others are not stepped), and those
+        gradients (read in one compiled pass: ``.grad`` per parameter costs more in Python than
+        the rest of a step's host work)."""
+        params, grads = _C._optim._params_and_grads(group["params"])
+        return params, grads
 
     @staticmethod
     def _master_weights(

@@ -96,7 +96,7 @@ class RMSprop(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused RMSprop call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         momentum, centered = group["momentum"], group["centered"]
@@ -113,7 +113,7 @@ class RMSprop(_GroupStepOptimizer):
                         state["grad_avg"] = _C.zeros_like(p)
         _C._optim._rmsprop_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["square_avg"] for s in states],
             [s["grad_avg"] for s in states] if centered else [],
             [s["momentum_buffer"] for s in states] if momentum > 0 else [],

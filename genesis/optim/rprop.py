@@ -84,7 +84,7 @@ class Rprop(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused Rprop call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         states = [self.state[p] for p in params]
@@ -99,7 +99,7 @@ class Rprop(_GroupStepOptimizer):
         step_size_min, step_size_max = group["step_sizes"]
         _C._optim._rprop_step(
             targets,
-            [p.grad for p in params],
+            grads,
             [s["prev"] for s in states],
             [s["step_size"] for s in states],
             [s["step"] for s in states],

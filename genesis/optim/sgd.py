@@ -96,7 +96,7 @@ class SGD(_GroupStepOptimizer):
 
     def _step_group(self, group: dict[str, Any]) -> None:
         """One fused SGD call over the group's parameters that have a gradient."""
-        params = self._params_with_grad(group)
+        params, grads = self._params_and_grads(group)
         if not params:
             return
         momentum = group["momentum"]
@@ -105,7 +105,7 @@ class SGD(_GroupStepOptimizer):
         buffers = [s.get("momentum_buffer") for s in states] if momentum else []
         stepped = _C._optim._sgd_step(
             targets,
-            [p.grad for p in params],
+            grads,
             buffers,
             lr=_scalar(group["lr"]),
             momentum=momentum,

@@ -172,6 +172,8 @@ class _ModuleStub:
                 return []
             return self.function(name, value, indent, shadowed, key=key)
         if kind == "wrapper_descriptor":
+            if name == "__hash__":  # object's own, set on Tensor (python/math.cpp)
+                return [f"{indent}def __hash__(self) -> builtins.int: ..."]
             return []  # a C slot: pybind11's __init__ that raises when no constructor is bound
         if value is None:
             # __hash__ = None: unhashable (pybind11 clears it for classes that define __eq__).
