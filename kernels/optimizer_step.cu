@@ -72,6 +72,20 @@ __device__ __forceinline__ void step_pack(const Update& update, T* p, const G* g
   }
 }
 
+// Tensor t's update: from the host's factors, or (Note [Capturable steps]) from its count and
+// the learning rate on the device.
+template <typename C, typename Rule>
+__device__ __forceinline__ auto tensor_update(const Rule& rule, const StepTable& table, int t) {
+  Rule r = rule;
+  if constexpr (Rule::kLrOnDevice)
+    if (table.lr != nullptr)
+      r.lr = table.lr_is_double ? *static_cast<const double*>(table.lr)
+                                : double{*static_cast<const float*>(table.lr)};
+  if constexpr (Rule::kCountsOnDevice)
+    if (table.counts[t] != nullptr) return r.template update<C>(r.factors(*table.counts[t]));
+  return r.template update<C>(table.factors[t]);
+}
+
 // G: the gradients' type, T's except under master weights (T float, G 16-bit), where the
 // narrow slot (data[2 + kStates], else null) receives each stepped value rounded to G.
 template <typename T, typename G, typename C, typename Rule>
@@ -96,7 +110,7 @@ __global__ void __launch_bounds__(kThreads)
     s[k] = state != nullptr ? static_cast<T*>(state) + begin : nullptr;
     addresses |= reinterpret_cast<uintptr_t>(s[k]);
   }
-  const auto update = rule.template update<C>(table.factors[t]);
+  const auto update = tensor_update<C>(rule, table, t);
   constexpr int V = 16 / sizeof(T);
   const int64_t packed = addresses % 16 == 0 ? n / V * V : 0;
   for (int64_t at = int64_t{threadIdx.x} * V; at < packed; at += int64_t{kThreads} * V)
@@ -129,7 +143,24 @@ void launch(const StepTable& table, const Rule& rule, int dtype, int grad_dtype,
   }
 }
 
+struct CountTable {
+  int n;
+  float* counts[StepTable::kMaxTensors];
+};
+
+__global__ void increment_counts(const __grid_constant__ CountTable table) {
+  if (static_cast<int>(threadIdx.x) < table.n) *table.counts[threadIdx.x] += 1;
+}
+
 }  // namespace
+
+void launch_increment_counts(float* const* counts, int n, void* stream) {
+  if (n == 0) return;
+  CountTable table;
+  table.n = n;
+  for (int i = 0; i < n; ++i) table.counts[i] = counts[i];
+  increment_counts<<<1, StepTable::kMaxTensors, 0, static_cast<cudaStream_t>(stream)>>>(table);
+}
 
 void launch_sgd_step(const StepTable& table, const SgdRule& rule, int dtype, int grad_dtype,
                      void* stream) {

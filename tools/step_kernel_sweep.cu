@@ -69,6 +69,18 @@ __device__ __forceinline__ void apply(const Adam& u, float4& p, float4 g, float4
   u(p.w, g.w, m.w, v.w);
 }
 
+// One float4 pack of each operand at `at`: loaded, stepped, stored.
+template <bool kStream>
+__device__ __forceinline__ void step_pack4(const Adam& u, float* p, const float* g, float* m,
+                                           float* v, int64_t at) {
+  float4 pp = load<kStream>(p + at), gg = load<kStream>(g + at), mm = load<kStream>(m + at),
+         vv = load<kStream>(v + at);
+  apply(u, pp, gg, mm, vv);
+  store<kStream>(p + at, pp);
+  store<kStream>(m + at, mm);
+  store<kStream>(v + at, vv);
+}
+
 // Multi-tensor variant: kUnroll float4 packs per thread per iteration, all loads first.
 template <int kThreads, int64_t kChunk, int kUnroll, bool kStream>
 __global__ void __launch_bounds__(kThreads) mt_adam(const __grid_constant__ Table table, Adam u) {
@@ -104,12 +116,7 @@ __global__ void __launch_bounds__(kThreads) mt_adam(const __grid_constant__ Tabl
     }
   }
   for (; at < packed; at += kStride) {
-    float4 pp = load<kStream>(p + at), gg = load<kStream>(g + at), mm = load<kStream>(m + at),
-           vv = load<kStream>(v + at);
-    apply(u, pp, gg, mm, vv);
-    store<kStream>(p + at, pp);
-    store<kStream>(m + at, mm);
-    store<kStream>(v + at, vv);
+    step_pack4<kStream>(u, p, g, m, v, at);
   }
   for (int64_t e = packed + threadIdx.x; e < n; e += kThreads) u(p[e], g[e], m[e], v[e]);
 }
@@ -120,12 +127,7 @@ __global__ void flat_adam(float* __restrict__ p, const float* __restrict__ g, fl
                           float* __restrict__ v, int64_t n, Adam u) {
   for (int64_t at = (int64_t{blockIdx.x} * blockDim.x + threadIdx.x) * 4; at < n;
        at += int64_t{gridDim.x} * blockDim.x * 4) {
-    float4 pp = load<kStream>(p + at), gg = load<kStream>(g + at), mm = load<kStream>(m + at),
-           vv = load<kStream>(v + at);
-    apply(u, pp, gg, mm, vv);
-    store<kStream>(p + at, pp);
-    store<kStream>(m + at, mm);
-    store<kStream>(v + at, vv);
+    step_pack4<kStream>(u, p, g, m, v, at);
   }
 }
 

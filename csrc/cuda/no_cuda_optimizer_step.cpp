@@ -4,37 +4,48 @@
 
 namespace genesis::cuda {
 
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const SgdRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const SgdRule&,
+                    const DeviceScalars&) {
   no_device();
 }
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdamRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdamRule&,
+                    const DeviceScalars&) {
   no_device();
 }
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const RmspropRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const RmspropRule&,
+                    const DeviceScalars&) {
   no_device();
 }
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdagradRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdagradRule&,
+                    const DeviceScalars&) {
   no_device();
 }
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdamaxRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdamaxRule&,
+                    const DeviceScalars&) {
   no_device();
 }
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdadeltaRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AdadeltaRule&,
+                    const DeviceScalars&) {
   no_device();
 }
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const NadamRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const NadamRule&,
+                    const DeviceScalars&) {
   no_device();
 }
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const RadamRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const RadamRule&,
+                    const DeviceScalars&) {
   no_device();
 }
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const LionRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const LionRule&,
+                    const DeviceScalars&) {
   no_device();
 }
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const RpropRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const RpropRule&,
+                    const DeviceScalars&) {
   no_device();
 }
-void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AsgdRule&) {
+void optimizer_step(const StepSlots&, const std::vector<StepFactors>&, const AsgdRule&,
+                    const DeviceScalars&) {
   no_device();
 }
 

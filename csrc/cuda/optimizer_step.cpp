@@ -14,7 +14,7 @@ namespace {
 // one table object serves every launch.
 template <typename Rule, typename Launch>
 void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const Rule& rule,
-          const Launch& launch) {
+          const DeviceScalars& scalars, const Launch& launch) {
   if (slots[0].empty()) return;
   int device = slots[0][0]->device().index;
   DeviceGuard guard(device);
@@ -24,8 +24,15 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
   kernels::StepTable table;
   table.states = static_cast<int>(slots.size()) - 3;  // the last list: master weights' narrows
   table.first_chunk[0] = 0;
+  table.lr = scalars.lr != nullptr ? scalars.lr->data() : nullptr;
+  table.lr_is_double = scalars.lr != nullptr && scalars.lr->dtype() == ScalarType::Float64;
+  float* counts[kernels::StepTable::kMaxTensors];  // this table's, to increment before it
   auto flush = [&] {
     if (table.tensors == 0) return;
+    if (!scalars.counts.empty()) {
+      kernels::launch_increment_counts(counts, table.tensors, stream);
+      GENESIS_CUDA_CHECK(cudaGetLastError());
+    }
     launch(table, rule, dtype, grad_dtype, stream);
     GENESIS_CUDA_CHECK(cudaGetLastError());
     table.tensors = 0;
@@ -46,6 +53,8 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
         table.data[k][t] = k == 1 ? const_cast<void*>(tensor->data()) : tensor->mutable_data();
     }
     table.factors[t] = factors[i];
+    counts[t] = scalars.counts.empty() ? nullptr : scalars.counts[i]->mutable_data_as<float>();
+    table.counts[t] = counts[t];
     // A grid stays well under its 2^31 - 1 blocks.
     if (table.tensors == kernels::StepTable::kMaxTensors ||
         table.first_chunk[table.tensors] > (int64_t{1} << 30))
@@ -57,48 +66,48 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
 }  // namespace
 
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const SgdRule& rule) {
-  step(slots, factors, rule, kernels::launch_sgd_step);
+                    const SgdRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_sgd_step);
 }
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const AdamRule& rule) {
-  step(slots, factors, rule, kernels::launch_adam_step);
+                    const AdamRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_adam_step);
 }
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const RmspropRule& rule) {
-  step(slots, factors, rule, kernels::launch_rmsprop_step);
+                    const RmspropRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_rmsprop_step);
 }
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const AdagradRule& rule) {
-  step(slots, factors, rule, kernels::launch_adagrad_step);
+                    const AdagradRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_adagrad_step);
 }
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const AdamaxRule& rule) {
-  step(slots, factors, rule, kernels::launch_adamax_step);
+                    const AdamaxRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_adamax_step);
 }
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const AdadeltaRule& rule) {
-  step(slots, factors, rule, kernels::launch_adadelta_step);
+                    const AdadeltaRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_adadelta_step);
 }
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const NadamRule& rule) {
-  step(slots, factors, rule, kernels::launch_nadam_step);
+                    const NadamRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_nadam_step);
 }
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const RadamRule& rule) {
-  step(slots, factors, rule, kernels::launch_radam_step);
+                    const RadamRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_radam_step);
 }
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const LionRule& rule) {
-  step(slots, factors, rule, kernels::launch_lion_step);
+                    const LionRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_lion_step);
 }
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const RpropRule& rule) {
-  step(slots, factors, rule, kernels::launch_rprop_step);
+                    const RpropRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_rprop_step);
 }
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const AsgdRule& rule) {
-  step(slots, factors, rule, kernels::launch_asgd_step);
+                    const AsgdRule& rule, const DeviceScalars& scalars) {
+  step(slots, factors, rule, scalars, kernels::launch_asgd_step);
 }
 
 }  // namespace genesis::cuda

@@ -16,28 +16,38 @@ namespace genesis::cuda {
 
 using StepSlots = std::vector<TensorRefs>;
 
+// Capturable steps (Note [Capturable steps] in vocab/optimizer_rules.h): `counts` empty, or each
+// tensor's step count (a one-element float32 tensor on its device), incremented here before the
+// step and turned into the tensor's factors on the device (factors[i] are then unused); `lr`
+// null, or a one-element float32/float64 tensor on the device read for the rule's lr. Only for
+// rules with kCountsOnDevice / kLrOnDevice.
+struct DeviceScalars {
+  TensorRefs counts;
+  const Tensor* lr = nullptr;
+};
+
 // One overload per rule of vocab/optimizer_rules.h.
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const SgdRule& rule);
+                    const SgdRule& rule, const DeviceScalars& scalars = {});
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const AdamRule& rule);
+                    const AdamRule& rule, const DeviceScalars& scalars = {});
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const RmspropRule& rule);
+                    const RmspropRule& rule, const DeviceScalars& scalars = {});
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const AdagradRule& rule);
+                    const AdagradRule& rule, const DeviceScalars& scalars = {});
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const AdamaxRule& rule);
+                    const AdamaxRule& rule, const DeviceScalars& scalars = {});
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const AdadeltaRule& rule);
+                    const AdadeltaRule& rule, const DeviceScalars& scalars = {});
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const NadamRule& rule);
+                    const NadamRule& rule, const DeviceScalars& scalars = {});
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const RadamRule& rule);
+                    const RadamRule& rule, const DeviceScalars& scalars = {});
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const LionRule& rule);
+                    const LionRule& rule, const DeviceScalars& scalars = {});
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const RpropRule& rule);
+                    const RpropRule& rule, const DeviceScalars& scalars = {});
 void optimizer_step(const StepSlots& slots, const std::vector<StepFactors>& factors,
-                    const AsgdRule& rule);
+                    const AsgdRule& rule, const DeviceScalars& scalars = {});
 
 }  // namespace genesis::cuda

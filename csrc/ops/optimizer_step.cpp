@@ -61,6 +61,11 @@ struct StepCall {
   // Under master weights, the 16-bit parameters that slots[0]'s float32 copies stand for (Note
   // [Master weights]); else empty.
   TensorRefs narrow;
+  // Capturable steps (Note [Capturable steps] in vocab/optimizer_rules.h): the step counts on
+  // the parameters' devices (else empty: `factors` are the host's), the learning rate on the
+  // device (else null).
+  TensorRefs counts;
+  const Tensor* lr = nullptr;
 };
 
 void check_lists(const StepCall& call) {
@@ -137,7 +142,11 @@ void run_parts(const StepCall& call, const Rule& rule) {
     std::vector<std::pair<const Tensor*, Tensor*>> write_back;  // (original, its stand-in)
     for (size_t k = 0; k < lists; ++k)
       if (!list(k).empty()) slots[k].reserve(members.size());
+    cuda::DeviceScalars scalars;
+    scalars.lr = call.lr;
+    if (!call.counts.empty()) scalars.counts.reserve(members.size());
     for (size_t i : members) {
+      if (!call.counts.empty()) scalars.counts.push_back(call.counts[i]);
       for (size_t k = 0; k < lists; ++k) {
         if (list(k).empty()) continue;
         const Tensor* t = list(k)[i];
@@ -153,8 +162,13 @@ void run_parts(const StepCall& call, const Rule& rule) {
       }
       factors.push_back(call.factors[i]);
     }
-    if (slots[0][0]->is_cuda())
-      cuda::optimizer_step(slots, factors, rule);
+    const Tensor& first = *slots[0][0];
+    GENESIS_CHECK(call.lr == nullptr || call.lr->device() == first.device(), call.op,
+                  "lr is a tensor on ", call.lr == nullptr ? "" : call.lr->device().str(),
+                  ", the parameters are on ", first.device().str(),
+                  ": a tensor lr must be on the parameters' device (or on the CPU)");
+    if (first.is_cuda())
+      cuda::optimizer_step(slots, factors, rule, scalars);
     else
       cpu::optimizer_step(slots, factors, rule);
     for (const auto& [original, stand_in] : write_back) copy_(*original, *stand_in);
@@ -189,11 +203,52 @@ std::vector<StepFactors> count_steps(const TensorRefs& steps, size_t n, const ch
   return out;
 }
 
+// A learning rate given as a tensor on a device (Note [Capturable steps]): one float32 or
+// float64 element.
+void check_device_lr(const Tensor* lr, const char* op) {
+  if (lr == nullptr) return;
+  GENESIS_CHECK(lr->defined() && lr->is_cuda() && lr->numel() == 1 &&
+                    (lr->dtype() == ScalarType::Float32 || lr->dtype() == ScalarType::Float64),
+                op, "expected lr as a one-element float32 or float64 CUDA tensor, got ",
+                lr->defined() ? scalar_type_name(lr->dtype()) : "an undefined tensor");
+}
+
+// The step counts of a rule that can work its factors out on the device (Note [Capturable
+// steps]): counts on the CPU are incremented and turned into factors here, as count_steps does;
+// counts on the parameters' devices (capturable=True) go to the backend, which increments them
+// there.
+template <typename Rule>
+void count_steps_of(StepCall& call, const TensorRefs& steps, const Rule& rule) {
+  const TensorRefs& params = call.slots[0];
+  bool on_device = false;
+  for (const Tensor* s : steps) on_device = on_device || (s != nullptr && s->is_cuda());
+  if (!on_device) {
+    GENESIS_CHECK(call.lr == nullptr, call.op,
+                  "a CUDA tensor lr needs the step counts on the device (capturable=True)");
+    call.factors =
+        count_steps(steps, params.size(), call.op, [&](double step) { return rule.factors(step); });
+    return;
+  }
+  GENESIS_CHECK_VALUE(steps.size() == params.size(), call.op, "expected ", params.size(),
+                      " step counts, got ", steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Tensor* s = steps[i];
+    GENESIS_CHECK(s != nullptr && s->defined() && s->device() == params[i]->device() &&
+                      s->numel() == 1 && s->dtype() == ScalarType::Float32 && s->is_contiguous(),
+                  call.op, "step count ", i,
+                  " must be a one-element float32 tensor on its parameter's device (",
+                  params[i]->device().str(), ") when any is on a GPU (capturable=True)");
+    check_writable(*s, call.op);
+  }
+  call.counts = steps;
+  call.factors.assign(params.size(), StepFactors{});
+}
+
 }  // namespace
 
 std::vector<Tensor> sgd_step(const TensorRefs& params, const TensorRefs& grads,
                              const TensorRefs& momentum_buffers, const SgdRule& rule,
-                             const TensorRefs& narrow) {
+                             const TensorRefs& narrow, const Tensor* lr) {
   const char* op = "sgd_step";
   bool momentum = rule.momentum != 0;
   GENESIS_CHECK_VALUE(momentum_buffers.size() == (momentum ? params.size() : 0), op, "expected ",
@@ -213,6 +268,8 @@ std::vector<Tensor> sgd_step(const TensorRefs& params, const TensorRefs& grads,
     call.factors[i].a = 1;  // a new buffer starts as the direction itself
   }
   call.slots.push_back(std::move(buffers));  // empty without momentum: a state not held
+  call.lr = lr;
+  check_device_lr(lr, op);
   check_lists(call);
   run_parts(call, rule);
   return created;
@@ -220,7 +277,8 @@ std::vector<Tensor> sgd_step(const TensorRefs& params, const TensorRefs& grads,
 
 void adam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
                const TensorRefs& exp_avg_sqs, const TensorRefs& max_exp_avg_sqs,
-               const TensorRefs& steps, const AdamRule& rule, const TensorRefs& narrow) {
+               const TensorRefs& steps, const AdamRule& rule, const TensorRefs& narrow,
+               const Tensor* lr) {
   const char* op = rule.decoupled ? "adamw_step" : "adam_step";
   GENESIS_CHECK_VALUE(max_exp_avg_sqs.size() == (rule.amsgrad ? params.size() : 0), op, "expected ",
                       rule.amsgrad ? params.size() : 0, " max_exp_avg_sqs, got ",
@@ -228,16 +286,16 @@ void adam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRe
   StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.factors = count_steps(steps, params.size(), op, [&](double step) {
-    return StepFactors{rule.lr / (1 - std::pow(rule.beta1, step)),
-                       std::sqrt(1 - std::pow(rule.beta2, step))};
-  });
+  call.lr = lr;
+  check_device_lr(lr, op);
+  count_steps_of(call, steps, rule);
   run_parts(call, rule);
 }
 
 void rmsprop_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& square_avgs,
                   const TensorRefs& grad_avgs, const TensorRefs& momentum_buffers,
-                  const TensorRefs& steps, const RmspropRule& rule, const TensorRefs& narrow) {
+                  const TensorRefs& steps, const RmspropRule& rule, const TensorRefs& narrow,
+                  const Tensor* lr) {
   const char* op = "rmsprop_step";
   size_t averages = rule.centered ? params.size() : 0,
          buffers = rule.momentum > 0 ? params.size() : 0;
@@ -248,7 +306,9 @@ void rmsprop_step(const TensorRefs& params, const TensorRefs& grads, const Tenso
   StepCall call{op, {params, grads, square_avgs, grad_avgs, momentum_buffers}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.factors = count_steps(steps, params.size(), op, [](double) { return StepFactors{}; });
+  call.lr = lr;
+  check_device_lr(lr, op);
+  count_steps_of(call, steps, rule);
   run_parts(call, rule);
 }
 
@@ -280,12 +340,14 @@ void adamax_step(const TensorRefs& params, const TensorRefs& grads, const Tensor
 
 void adadelta_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& square_avgs,
                    const TensorRefs& acc_deltas, const TensorRefs& steps, const AdadeltaRule& rule,
-                   const TensorRefs& narrow) {
+                   const TensorRefs& narrow, const Tensor* lr) {
   const char* op = "adadelta_step";
   StepCall call{op, {params, grads, square_avgs, acc_deltas}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.factors = count_steps(steps, params.size(), op, [](double) { return StepFactors{}; });
+  call.lr = lr;
+  check_device_lr(lr, op);
+  count_steps_of(call, steps, rule);
   run_parts(call, rule);
 }
 
@@ -314,23 +376,14 @@ void nadam_step(const TensorRefs& params, const TensorRefs& grads, const TensorR
 
 void radam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
                 const TensorRefs& exp_avg_sqs, const TensorRefs& steps, const RadamRule& rule,
-                const TensorRefs& narrow) {
+                const TensorRefs& narrow, const Tensor* lr) {
   const char* op = "radam_step";
   StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.factors = count_steps(steps, params.size(), op, [&](double step) {
-    double correction1 = 1 - std::pow(rule.beta1, step);
-    double correction2 = 1 - std::pow(rule.beta2, step);
-    // The length of the approximated simple moving average, and its limit.
-    double rho_inf = 2 / (1 - rule.beta2) - 1;
-    double rho = rho_inf - 2 * step * std::pow(rule.beta2, step) / correction2;
-    double rectification =
-        rho > 5.0
-            ? std::sqrt((rho - 4) * (rho - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho))
-            : 0.0;
-    return StepFactors{rectification, std::sqrt(correction2), correction1};
-  });
+  call.lr = lr;
+  check_device_lr(lr, op);
+  count_steps_of(call, steps, rule);
   run_parts(call, rule);
 }
 

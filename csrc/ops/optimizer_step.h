@@ -4,7 +4,11 @@
 // takes its lists as borrowed tensors (core/tensor.h's TensorRefs; null: an undefined tensor) and
 // `narrow`: empty, or under master weights (Note [Master weights]) the float16/bfloat16
 // parameters whose float32 copies are `params` (their gradients are the 16-bit ones, the states
-// float32); each stepped value is then also written to its 16-bit parameter, rounded.
+// float32); each stepped value is then also written to its 16-bit parameter, rounded. The steps
+// that can be captured in a CUDA graph (SGD, Adam, RMSprop, Adadelta, RAdam) also take `lr`:
+// null, or the learning rate as a one-element tensor on the parameters' device, read there; and
+// their step counts may be on the parameters' devices, incremented there (Note [Capturable
+// steps] in vocab/optimizer_rules.h).
 #include <vector>
 
 #include "core/tensor.h"
@@ -19,7 +23,7 @@ namespace genesis::ops {
 // (empty without momentum).
 std::vector<Tensor> sgd_step(const TensorRefs& params, const TensorRefs& grads,
                              const TensorRefs& momentum_buffers, const SgdRule& rule,
-                             const TensorRefs& narrow = {});
+                             const TensorRefs& narrow = {}, const Tensor* lr = nullptr);
 
 // The Adam (AdamW under rule.decoupled) step in place. steps: each parameter's step count, a
 // 0-d float32 CPU tensor, incremented here before its bias corrections are worked out.
@@ -27,13 +31,15 @@ std::vector<Tensor> sgd_step(const TensorRefs& params, const TensorRefs& grads,
 // parameter's dtype, shape and device.
 void adam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
                const TensorRefs& exp_avg_sqs, const TensorRefs& max_exp_avg_sqs,
-               const TensorRefs& steps, const AdamRule& rule, const TensorRefs& narrow = {});
+               const TensorRefs& steps, const AdamRule& rule, const TensorRefs& narrow = {},
+               const Tensor* lr = nullptr);
 
 // RMSprop in place. grad_avgs: one per parameter when rule.centered, else empty;
 // momentum_buffers: one per parameter when rule.momentum > 0, else empty. steps as for Adam.
 void rmsprop_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& square_avgs,
                   const TensorRefs& grad_avgs, const TensorRefs& momentum_buffers,
-                  const TensorRefs& steps, const RmspropRule& rule, const TensorRefs& narrow = {});
+                  const TensorRefs& steps, const RmspropRule& rule, const TensorRefs& narrow = {},
+                  const Tensor* lr = nullptr);
 
 // Adagrad in place; each parameter's learning rate is lr / (1 + (step - 1) * lr_decay).
 void adagrad_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& sums,
@@ -48,7 +54,7 @@ void adamax_step(const TensorRefs& params, const TensorRefs& grads, const Tensor
 // Adadelta in place; steps as for Adam.
 void adadelta_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& square_avgs,
                    const TensorRefs& acc_deltas, const TensorRefs& steps, const AdadeltaRule& rule,
-                   const TensorRefs& narrow = {});
+                   const TensorRefs& narrow = {}, const Tensor* lr = nullptr);
 
 // NAdam in place; mu_products: each parameter's product of momentum coefficients, a 0-d
 // float32 CPU tensor updated here.
@@ -60,7 +66,7 @@ void nadam_step(const TensorRefs& params, const TensorRefs& grads, const TensorR
 // RAdam in place; steps as for Adam.
 void radam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
                 const TensorRefs& exp_avg_sqs, const TensorRefs& steps, const RadamRule& rule,
-                const TensorRefs& narrow = {});
+                const TensorRefs& narrow = {}, const Tensor* lr = nullptr);
 
 // Lion in place (no step count: its update does not depend on the step).
 void lion_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,

@@ -29,6 +29,11 @@ TensorRefs tensor_list(const py::list& items, const char* op, const char* what,
   return out;
 }
 
+// An optional tensor argument: null for None.
+const Tensor* optional_ref(const py::object& value) {
+  return value.is_none() ? nullptr : &value.cast<const Tensor&>();
+}
+
 // `given` with each tensor of `created` (defined where a new one was made) in its place.
 py::list with_created(const py::list& given, const std::vector<Tensor>& created) {
   py::list out;
@@ -66,18 +71,19 @@ void init_optim(py::module_& m) {
       "_sgd_step",
       [](const py::list& params, const py::list& grads, const py::list& momentum_buffers, double lr,
          double momentum, double dampening, double weight_decay, bool nesterov, bool maximize,
-         const py::list& narrow) {
+         const py::list& narrow, const py::object& lr_tensor) {
         const char* op = "sgd_step";
         SgdRule rule{lr, momentum, dampening, weight_decay, nesterov, maximize};
         return with_created(
             momentum_buffers,
             ops::sgd_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
                           tensor_list(momentum_buffers, op, "momentum buffer", true), rule,
-                          tensor_list(narrow, op, "16-bit param", true)));
+                          tensor_list(narrow, op, "16-bit param", true), optional_ref(lr_tensor)));
       },
       py::arg("params"), py::arg("grads"), py::arg("momentum_buffers"), py::arg("lr"),
       py::arg("momentum"), py::arg("dampening"), py::arg("weight_decay"), py::arg("nesterov"),
       py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
+      py::arg("lr_tensor") = py::none(),
       "One SGD step over the lists in place; momentum_buffers: [] without momentum, else one per\n"
       "param, None where it does not exist yet. Returns the buffers, the new ones made.");
   optim.def(
@@ -85,19 +91,20 @@ void init_optim(py::module_& m) {
       [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
          const py::list& exp_avg_sqs, const py::list& max_exp_avg_sqs, const py::list& steps,
          double lr, double beta1, double beta2, double eps, double weight_decay, bool decoupled,
-         bool amsgrad, bool maximize, const py::list& narrow) {
+         bool amsgrad, bool maximize, const py::list& narrow, const py::object& lr_tensor) {
         const char* op = decoupled ? "adamw_step" : "adam_step";
         AdamRule rule{lr, beta1, beta2, eps, weight_decay, decoupled, amsgrad, maximize};
         ops::adam_step(
             tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
             tensor_list(exp_avgs, op, "exp_avg"), tensor_list(exp_avg_sqs, op, "exp_avg_sq"),
             tensor_list(max_exp_avg_sqs, op, "max_exp_avg_sq"), tensor_list(steps, op, "step"),
-            rule, tensor_list(narrow, op, "16-bit param", true));
+            rule, tensor_list(narrow, op, "16-bit param", true), optional_ref(lr_tensor));
       },
       py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
       py::arg("max_exp_avg_sqs"), py::arg("steps"), py::arg("lr"), py::arg("beta1"),
       py::arg("beta2"), py::arg("eps"), py::arg("weight_decay"), py::arg("decoupled"),
       py::arg("amsgrad"), py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
+      py::arg("lr_tensor") = py::none(),
       "One Adam (AdamW when decoupled) step over the lists in place; each step count (a 0-d\n"
       "float32 CPU tensor) is incremented first. max_exp_avg_sqs: [] unless amsgrad.");
   optim.def(
@@ -105,19 +112,20 @@ void init_optim(py::module_& m) {
       [](const py::list& params, const py::list& grads, const py::list& square_avgs,
          const py::list& grad_avgs, const py::list& momentum_buffers, const py::list& steps,
          double lr, double alpha, double eps, double weight_decay, double momentum, bool centered,
-         bool maximize, const py::list& narrow) {
+         bool maximize, const py::list& narrow, const py::object& lr_tensor) {
         const char* op = "rmsprop_step";
         RmspropRule rule{lr, alpha, eps, weight_decay, momentum, centered, maximize};
         ops::rmsprop_step(
             tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
             tensor_list(square_avgs, op, "square_avg"), tensor_list(grad_avgs, op, "grad_avg"),
             tensor_list(momentum_buffers, op, "momentum buffer"), tensor_list(steps, op, "step"),
-            rule, tensor_list(narrow, op, "16-bit param", true));
+            rule, tensor_list(narrow, op, "16-bit param", true), optional_ref(lr_tensor));
       },
       py::arg("params"), py::arg("grads"), py::arg("square_avgs"), py::arg("grad_avgs"),
       py::arg("momentum_buffers"), py::arg("steps"), py::arg("lr"), py::arg("alpha"),
       py::arg("eps"), py::arg("weight_decay"), py::arg("momentum"), py::arg("centered"),
       py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
+      py::arg("lr_tensor") = py::none(),
       "One RMSprop step over the lists in place; grad_avgs: [] unless centered,\n"
       "momentum_buffers: [] unless momentum > 0; step counts incremented first.");
   optim.def(
@@ -155,17 +163,19 @@ void init_optim(py::module_& m) {
       "_adadelta_step",
       [](const py::list& params, const py::list& grads, const py::list& square_avgs,
          const py::list& acc_deltas, const py::list& steps, double lr, double rho, double eps,
-         double weight_decay, bool maximize, const py::list& narrow) {
+         double weight_decay, bool maximize, const py::list& narrow, const py::object& lr_tensor) {
         const char* op = "adadelta_step";
         AdadeltaRule rule{lr, rho, eps, weight_decay, maximize};
         ops::adadelta_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
                            tensor_list(square_avgs, op, "square_avg"),
                            tensor_list(acc_deltas, op, "acc_delta"), tensor_list(steps, op, "step"),
-                           rule, tensor_list(narrow, op, "16-bit param", true));
+                           rule, tensor_list(narrow, op, "16-bit param", true),
+                           optional_ref(lr_tensor));
       },
       py::arg("params"), py::arg("grads"), py::arg("square_avgs"), py::arg("acc_deltas"),
       py::arg("steps"), py::arg("lr"), py::arg("rho"), py::arg("eps"), py::arg("weight_decay"),
       py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
+      py::arg("lr_tensor") = py::none(),
       "One Adadelta step over the lists in place; step counts incremented first.");
   optim.def(
       "_nadam_step",
@@ -204,18 +214,20 @@ void init_optim(py::module_& m) {
       "_radam_step",
       [](const py::list& params, const py::list& grads, const py::list& exp_avgs,
          const py::list& exp_avg_sqs, const py::list& steps, double lr, double beta1, double beta2,
-         double eps, double weight_decay, bool decoupled, bool maximize, const py::list& narrow) {
+         double eps, double weight_decay, bool decoupled, bool maximize, const py::list& narrow,
+         const py::object& lr_tensor) {
         const char* op = "radam_step";
         RadamRule rule{lr, beta1, beta2, eps, weight_decay, decoupled, maximize};
         ops::radam_step(tensor_list(params, op, "param"), tensor_list(grads, op, "grad"),
                         tensor_list(exp_avgs, op, "exp_avg"),
                         tensor_list(exp_avg_sqs, op, "exp_avg_sq"), tensor_list(steps, op, "step"),
-                        rule, tensor_list(narrow, op, "16-bit param", true));
+                        rule, tensor_list(narrow, op, "16-bit param", true),
+                        optional_ref(lr_tensor));
       },
       py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
       py::arg("steps"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"), py::arg("eps"),
       py::arg("weight_decay"), py::arg("decoupled"), py::arg("maximize"), py::kw_only(),
-      py::arg("narrow") = py::list(),
+      py::arg("narrow") = py::list(), py::arg("lr_tensor") = py::none(),
       "One RAdam step over the lists in place; step counts incremented first.");
   optim.def(
       "_rprop_step",

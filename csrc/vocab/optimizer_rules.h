@@ -2,6 +2,20 @@
 // The per-element update rules of genesis.optim's steps, shared by the CPU pass and the CUDA
 // multi-tensor kernel (Note [Optimizer steps] in ops/optimizer_step.cpp).
 //
+// Note [Capturable steps]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A step captured in a CUDA graph replays the launches it recorded, their parameters included:
+// a step count incremented on the host and turned into bias corrections there would be baked
+// in at its capture value. So, as PyTorch's capturable=True, the step counts can live on the
+// device (0-d float32 tensors on the parameter's device) and the learning rate in a device
+// tensor: the CUDA backend then increments the counts in a launch of its own before the step's,
+// and each block of the step works out its tensor's factors from its count with the rule's
+// factors(step), the same double arithmetic the host does (so both give the same values), and
+// reads lr from the tensor. A rule that can says so: kCountsOnDevice (it defines factors(step)
+// from its options alone) and kLrOnDevice (its update takes lr from its `lr` member). The
+// others (NAdam's mu_product, ASGD's eta and mu, Adamax's and Adagrad's lr outside the rule)
+// step with host counts only.
+//
 // Note [Optimizer rules]
 // A rule holds the options of a call (as doubles, PyTorch's Python floats); rule.update<C>(f)
 // gives the update of one tensor's elements, with every constant already in the compute type C
@@ -58,6 +72,8 @@ struct SgdUpdate {
 
 struct SgdRule {
   static constexpr int kStates = 1;  // momentum_buffer (untouched when momentum is 0)
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = false, kLrOnDevice = true;
   double lr = 0, momentum = 0, dampening = 0, weight_decay = 0;
   bool nesterov = false, maximize = false;
 
@@ -78,7 +94,7 @@ struct SgdRule {
 
 // Adam, and AdamW when `decoupled` (weight decay shrinks the parameter instead of joining the
 // gradient); amsgrad keeps the running maximum of the second moment.
-// a: lr / (1 - beta1^step), the step size; b: sqrt(1 - beta2^step).
+// a: lr / (1 - beta1^step), the step size; b: std::sqrt(1 - beta2^step).
 template <typename C>
 struct AdamUpdate {
   // shrink: 1 - lr * weight_decay under decoupled weight decay, else 1 (p * 1 is p, exactly).
@@ -108,8 +124,16 @@ struct AdamUpdate {
 
 struct AdamRule {
   static constexpr int kStates = 3;  // exp_avg, exp_avg_sq, max_exp_avg_sq (under amsgrad)
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = true, kLrOnDevice = true;
   double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
   bool decoupled = false, amsgrad = false, maximize = false;
+
+  // A tensor's factors at its step count `step` (already incremented), in double, as PyTorch's
+  // Python works them out.
+  GENESIS_HD StepFactors factors(double step) const {
+    return {lr / (1 - std::pow(beta1, step)), std::sqrt(1 - std::pow(beta2, step))};
+  }
 
   template <typename C>
   GENESIS_HD AdamUpdate<C> update(const StepFactors& f) const {
@@ -152,8 +176,13 @@ struct RmspropUpdate {
 
 struct RmspropRule {
   static constexpr int kStates = 3;
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = true, kLrOnDevice = true;
   double lr = 0, alpha = 0, eps = 0, weight_decay = 0, momentum = 0;
   bool centered = false, maximize = false;
+
+  // The update does not depend on the step count.
+  GENESIS_HD StepFactors factors(double) const { return {}; }
 
   template <typename C>
   GENESIS_HD RmspropUpdate<C> update(const StepFactors&) const {
@@ -188,6 +217,8 @@ struct AdagradUpdate {
 
 struct AdagradRule {
   static constexpr int kStates = 1;  // sum
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = false, kLrOnDevice = false;
   double eps = 0, weight_decay = 0;
   bool maximize = false;
 
@@ -218,6 +249,8 @@ struct AdamaxUpdate {
 
 struct AdamaxRule {
   static constexpr int kStates = 2;  // exp_avg, exp_inf
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = false, kLrOnDevice = false;
   double beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
   bool maximize = false;
 
@@ -248,8 +281,13 @@ struct AdadeltaUpdate {
 
 struct AdadeltaRule {
   static constexpr int kStates = 2;  // square_avg, acc_delta
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = true, kLrOnDevice = true;
   double lr = 0, rho = 0, eps = 0, weight_decay = 0;
   bool maximize = false;
+
+  // The update does not depend on the step count.
+  GENESIS_HD StepFactors factors(double) const { return {}; }
 
   template <typename C>
   GENESIS_HD AdadeltaUpdate<C> update(const StepFactors&) const {
@@ -286,6 +324,8 @@ struct NadamUpdate {
 
 struct NadamRule {
   static constexpr int kStates = 2;  // exp_avg, exp_avg_sq
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = false, kLrOnDevice = false;
   double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
   bool decoupled = false, maximize = false;
 
@@ -308,7 +348,7 @@ struct NadamRule {
 
 // RAdam: Adam whose adaptive step is rectified by the variance of its estimate, and plain
 // momentum SGD while that variance is undefined (the first steps).
-// a: the rectification, 0 for a step without it; b: sqrt(1 - beta2^step); c: 1 - beta1^step.
+// a: the rectification, 0 for a step without it; b: std::sqrt(1 - beta2^step); c: 1 - beta1^step.
 template <typename C>
 struct RadamUpdate {
   C shrink, weight_decay, one_minus_beta1, beta2, one_minus_beta2, eps, lr, rectification,
@@ -329,8 +369,23 @@ struct RadamUpdate {
 
 struct RadamRule {
   static constexpr int kStates = 2;  // exp_avg, exp_avg_sq
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = true, kLrOnDevice = true;
   double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
   bool decoupled = false, maximize = false;
+
+  GENESIS_HD StepFactors factors(double step) const {
+    double correction1 = 1 - std::pow(beta1, step);
+    double correction2 = 1 - std::pow(beta2, step);
+    // The length of the approximated simple moving average, and its limit.
+    double rho_inf = 2 / (1 - beta2) - 1;
+    double rho = rho_inf - 2 * step * std::pow(beta2, step) / correction2;
+    double rectification =
+        rho > 5.0
+            ? std::sqrt((rho - 4) * (rho - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho))
+            : 0.0;
+    return {rectification, std::sqrt(correction2), correction1};
+  }
 
   template <typename C>
   GENESIS_HD RadamUpdate<C> update(const StepFactors& f) const {
@@ -371,6 +426,8 @@ struct LionUpdate {
 
 struct LionRule {
   static constexpr int kStates = 1;  // exp_avg
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = false, kLrOnDevice = false;
   double lr = 0, beta1 = 0, beta2 = 0, weight_decay = 0;
   bool maximize = false;
 
@@ -409,6 +466,8 @@ struct RpropUpdate {
 
 struct RpropRule {
   static constexpr int kStates = 2;  // prev, step_size
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = false, kLrOnDevice = false;
   double etaminus = 0, etaplus = 0, step_size_min = 0, step_size_max = 0;
   bool maximize = false;
 
@@ -438,6 +497,8 @@ struct AsgdUpdate {
 
 struct AsgdRule {
   static constexpr int kStates = 1;  // ax
+  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = false, kLrOnDevice = false;
   double lambd = 0, weight_decay = 0;
   bool maximize = false;
 

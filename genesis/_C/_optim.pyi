@@ -17,6 +17,7 @@ def _adadelta_step(
     maximize: bool,
     *,
     narrow: list = ...,
+    lr_tensor: object = None,
 ) -> None: ...
 def _adafactor_step(
     params: list,
@@ -63,6 +64,7 @@ def _adam_step(
     maximize: bool,
     *,
     narrow: list = ...,
+    lr_tensor: object = None,
 ) -> None: ...
 def _adamax_step(
     params: list,
@@ -156,6 +158,7 @@ def _radam_step(
     maximize: bool,
     *,
     narrow: list = ...,
+    lr_tensor: object = None,
 ) -> None: ...
 def _rmsprop_step(
     params: list,
@@ -173,6 +176,7 @@ def _rmsprop_step(
     maximize: bool,
     *,
     narrow: list = ...,
+    lr_tensor: object = None,
 ) -> None: ...
 def _rprop_step(
     params: list,
@@ -200,4 +204,5 @@ def _sgd_step(
     maximize: bool,
     *,
     narrow: list = ...,
+    lr_tensor: object = None,
 ) -> list: ...

@@ -7,7 +7,14 @@ from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
+from .optimizer import (
+    _check_capturable,
+    _check_implementation_flags,
+    _check_lr,
+    _GroupStepOptimizer,
+    _lr_arguments,
+    _new_step,
+)
 
 __all__ = ["Adadelta"]
 
@@ -29,7 +36,9 @@ class Adadelta(_GroupStepOptimizer):
         eps (float): added inside the square roots. Default: 1e-6.
         weight_decay (float): L2 penalty. Default: 0.
         foreach (bool, optional): accepted for PyTorch's code. Default: None.
-        capturable (bool): not supported yet (must be False). Default: False.
+        capturable (bool): keep the step counts on the parameters' GPU and read a tensor
+            ``lr`` there, so that the step can be captured in a CUDA graph (its parameters
+            must be CUDA tensors). Default: False.
         maximize (bool): maximize the objective instead. Default: False.
         differentiable (bool): not supported (must be False). Default: False.
         master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
@@ -68,7 +77,7 @@ class Adadelta(_GroupStepOptimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _check_implementation_flags("Adadelta", foreach, None, differentiable, capturable)
+        _check_implementation_flags("Adadelta", foreach, None, differentiable, False)
         defaults = {
             "lr": lr,
             "rho": rho,
@@ -91,12 +100,13 @@ class Adadelta(_GroupStepOptimizer):
         params, grads = self._params_and_grads(group)
         if not params:
             return
+        _check_capturable("Adadelta", group, params)
         states = [self.state[p] for p in params]
         targets, narrow = self._master_weights(group, params, states)
         with no_grad():
             for p, state in zip(targets, states):
                 if "step" not in state:
-                    state["step"] = _C.tensor(0.0, dtype=_C.float32)
+                    state["step"] = _new_step(p, group)
                     state["square_avg"] = _C.zeros_like(p)
                     state["acc_delta"] = _C.zeros_like(p)
         _C._optim._adadelta_step(
@@ -105,7 +115,7 @@ class Adadelta(_GroupStepOptimizer):
             [s["square_avg"] for s in states],
             [s["acc_delta"] for s in states],
             [s["step"] for s in states],
-            lr=_scalar(group["lr"]),
+            **_lr_arguments(group, params, group["capturable"]),
             rho=group["rho"],
             eps=group["eps"],
             weight_decay=group["weight_decay"],

@@ -7,7 +7,15 @@ from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
+from .optimizer import (
+    _check_capturable,
+    _check_implementation_flags,
+    _check_lr,
+    _GroupStepOptimizer,
+    _lr_arguments,
+    _new_step,
+    _scalar,
+)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -49,7 +57,9 @@ class Adam(_GroupStepOptimizer):
         foreach (bool, optional): accepted for PyTorch's code; genesis has one implementation.
             Default: None.
         maximize (bool): maximize the objective instead. Default: False.
-        capturable (bool): not supported yet (must be False). Default: False.
+        capturable (bool): keep the step counts on the parameters' GPU and read a tensor
+            ``lr`` there, so that the step can be captured in a CUDA graph (its parameters
+            must be CUDA tensors). Default: False.
         differentiable (bool): not supported (must be False). Default: False.
         fused (bool, optional): accepted for PyTorch's code; every step is fused.
             Default: None.
@@ -87,7 +97,7 @@ class Adam(_GroupStepOptimizer):
         master_weights: bool = False,
     ) -> None:
         _check_adam_options(lr, betas, eps, weight_decay)
-        _check_implementation_flags(type(self).__name__, foreach, fused, differentiable, capturable)
+        _check_implementation_flags(type(self).__name__, foreach, fused, differentiable, False)
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -124,12 +134,13 @@ class Adam(_GroupStepOptimizer):
         params, grads = self._params_and_grads(group)
         if not params:
             return
+        _check_capturable(type(self).__name__, group, params)
         amsgrad = group["amsgrad"]
         states = [self.state[p] for p in params]
         targets, narrow = self._master_weights(group, params, states)
         for p, state in zip(targets, states):
             if "step" not in state or (amsgrad and "max_exp_avg_sq" not in state):
-                _init_state(p, state, amsgrad)
+                _init_state(p, state, amsgrad, group)
         beta1, beta2 = group["betas"]
         _C._optim._adam_step(
             targets,
@@ -138,7 +149,7 @@ class Adam(_GroupStepOptimizer):
             [s["exp_avg_sq"] for s in states],
             [s["max_exp_avg_sq"] for s in states] if amsgrad else [],
             [s["step"] for s in states],
-            lr=_scalar(group["lr"]),
+            **_lr_arguments(group, params, group["capturable"]),
             beta1=_scalar(beta1),
             beta2=_scalar(beta2),
             eps=group["eps"],
@@ -150,11 +161,11 @@ class Adam(_GroupStepOptimizer):
         )
 
 
-def _init_state(p: _C.Tensor, state: dict[str, Any], amsgrad: bool) -> None:
+def _init_state(p: _C.Tensor, state: dict[str, Any], amsgrad: bool, group: dict[str, Any]) -> None:
     """A parameter's Adam state at its first step (what is missing of it)."""
     with no_grad():
         if "step" not in state:
-            state["step"] = _C.tensor(0.0, dtype=_C.float32)
+            state["step"] = _new_step(p, group)
             state["exp_avg"] = _C.zeros_like(p)
             state["exp_avg_sq"] = _C.zeros_like(p)
         if amsgrad and "max_exp_avg_sq" not in state:
@@ -176,7 +187,9 @@ class AdamW(Adam):
         amsgrad (bool): use the running maximum of the second moment. Default: False.
         maximize (bool): maximize the objective instead. Default: False.
         foreach (bool, optional): accepted for PyTorch's code. Default: None.
-        capturable (bool): not supported yet (must be False). Default: False.
+        capturable (bool): keep the step counts on the parameters' GPU and read a tensor
+            ``lr`` there, so that the step can be captured in a CUDA graph (its parameters
+            must be CUDA tensors). Default: False.
         differentiable (bool): not supported (must be False). Default: False.
         fused (bool, optional): accepted for PyTorch's code. Default: None.
         master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy

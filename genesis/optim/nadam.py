@@ -8,17 +8,26 @@ from typing import Any
 from .. import _C
 from ..autograd import no_grad
 from .adam import _check_adam_options
-from .optimizer import _check_implementation_flags, _GroupStepOptimizer, _scalar
+from .optimizer import (
+    _check_capturable,
+    _check_implementation_flags,
+    _GroupStepOptimizer,
+    _lr_arguments,
+    _new_step,
+    _scalar,
+)
 
 __all__ = ["NAdam", "RAdam"]
 
 
-def _init_moments(params: list[_C.Tensor], states: list[dict[str, Any]], nadam: bool) -> None:
+def _init_moments(
+    params: list[_C.Tensor], states: list[dict[str, Any]], nadam: bool, group: dict[str, Any]
+) -> None:
     """The first step's state of the parameters that have none: PyTorch's keys and order."""
     with no_grad():
         for p, state in zip(params, states):
             if "step" not in state:
-                state["step"] = _C.tensor(0.0, dtype=_C.float32)
+                state["step"] = _new_step(p, group)
                 if nadam:
                     state["mu_product"] = _C.tensor(1.0, dtype=_C.float32)
                 state["exp_avg"] = _C.zeros_like(p)
@@ -113,7 +122,7 @@ class NAdam(_GroupStepOptimizer):
             return
         states = [self.state[p] for p in params]
         targets, narrow = self._master_weights(group, params, states)
-        _init_moments(targets, states, nadam=True)
+        _init_moments(targets, states, nadam=True, group=group)
         beta1, beta2 = group["betas"]
         _C._optim._nadam_step(
             targets,
@@ -155,7 +164,9 @@ class RAdam(_GroupStepOptimizer):
         decoupled_weight_decay (bool): AdamW's weight decay. Default: False.
         foreach (bool, optional): accepted for PyTorch's code. Default: None.
         maximize (bool): maximize the objective instead. Default: False.
-        capturable (bool): not supported yet (must be False). Default: False.
+        capturable (bool): keep the step counts on the parameters' GPU and read a tensor
+            ``lr`` there, so that the step can be captured in a CUDA graph (its parameters
+            must be CUDA tensors). Default: False.
         differentiable (bool): not supported (must be False). Default: False.
         master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
             (state ``master_param``) and float32 states, step those and round the result into
@@ -188,7 +199,7 @@ class RAdam(_GroupStepOptimizer):
         master_weights: bool = False,
     ) -> None:
         _check_adam_options(lr, betas, eps, weight_decay)
-        _check_implementation_flags("RAdam", foreach, None, differentiable, capturable)
+        _check_implementation_flags("RAdam", foreach, None, differentiable, False)
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -212,9 +223,10 @@ class RAdam(_GroupStepOptimizer):
         params, grads = self._params_and_grads(group)
         if not params:
             return
+        _check_capturable("RAdam", group, params)
         states = [self.state[p] for p in params]
         targets, narrow = self._master_weights(group, params, states)
-        _init_moments(targets, states, nadam=False)
+        _init_moments(targets, states, nadam=False, group=group)
         beta1, beta2 = group["betas"]
         _C._optim._radam_step(
             targets,
@@ -222,7 +234,7 @@ class RAdam(_GroupStepOptimizer):
             [s["exp_avg"] for s in states],
             [s["exp_avg_sq"] for s in states],
             [s["step"] for s in states],
-            lr=_scalar(group["lr"]),
+            **_lr_arguments(group, params, group["capturable"]),
             beta1=beta1,
             beta2=beta2,
             eps=group["eps"],

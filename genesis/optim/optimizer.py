@@ -559,6 +559,9 @@ class Optimizer:
         )
         # Under master weights a 16-bit parameter's state stays float32 (Note [Master weights]).
         mastered = {k for s in saved_groups if s.get("master_weights") for k in s["params"]}
+        # A capturable group's step counts live on its parameters' devices (Note [Capturable
+        # steps] in csrc/vocab/optimizer_rules.h), as PyTorch loads them.
+        captured = {k for s in saved_groups if s.get("capturable") for k in s["params"]}
         state: defaultdict = defaultdict(dict)
         for key, value in state_dict["state"].items():
             if key in id_map:
@@ -571,6 +574,7 @@ class Optimizer:
                     self._scalar_state_keys(),
                     key,
                     dtype=dtype,
+                    scalars_device=param.device if key in captured else None,
                 )
             else:
                 state[key] = value
@@ -677,9 +681,11 @@ def _cast_state(
     number: int,
     key: Any = None,
     dtype: Any = None,
+    scalars_device: Any = None,
 ):
     """A deep copy of a parameter's saved state with its tensors on the parameter's device (and
-    floating ones, except the step count, in its dtype), as PyTorch loads them."""
+    floating ones, except the step count, in its dtype), as PyTorch loads them; the `scalars`
+    (float32) on the CPU, or the step count on `scalars_device` when given (capturable)."""
     if isinstance(value, Tensor):
         if key in shaped and tuple(value.shape) != tuple(param.shape):
             raise ValueError(
@@ -687,13 +693,15 @@ def _cast_state(
                 f"{number}, whose shape is {tuple(param.shape)}"
             )
         if key in scalars:
-            return value.to(device="cpu", dtype=_float32, copy=True)
+            device = scalars_device if key == "step" and scalars_device is not None else "cpu"
+            return value.to(device=device, dtype=_float32, copy=True)
         if param.is_floating_point() and value.is_floating_point():
             return value.to(device=param.device, dtype=dtype or param.dtype, copy=True)
         return value.to(device=param.device, copy=True)
     if isinstance(value, dict):
         return {
-            k: _cast_state(param, v, shaped, scalars, number, k, dtype) for k, v in value.items()
+            k: _cast_state(param, v, shaped, scalars, number, k, dtype, scalars_device)
+            for k, v in value.items()
         }
     if isinstance(value, (list, tuple)):
         items = (_cast_state(param, v, shaped, scalars, number, None, dtype) for v in value)
@@ -712,6 +720,34 @@ def _check_lr(lr: Any) -> None:
 def _scalar(value: Any) -> float:
     """A float option that may be given as a one-element tensor (a learning rate)."""
     return float(value.item()) if isinstance(value, Tensor) else float(value)
+
+
+def _new_step(param: Tensor, group: dict[str, Any]) -> Tensor:
+    """A parameter's step count at its first step: a 0-d float32 tensor on the CPU, or under
+    ``capturable`` on the parameter's device, where a captured step increments it (Note
+    [Capturable steps] in csrc/vocab/optimizer_rules.h)."""
+    if group.get("capturable", False):
+        return _C.zeros((), dtype=_float32, device=param.device)
+    return _C.tensor(0.0, dtype=_float32)
+
+
+def _check_capturable(name: str, group: dict[str, Any], params: list[Tensor]) -> None:
+    """PyTorch's check of a capturable step: its parameters must be on a GPU."""
+    if group.get("capturable", False) and not all(p.is_cuda for p in params):
+        raise AssertionError(
+            f"[{name}] If capturable=True, params and state_steps must be on supported devices: "
+            "['cuda']."
+        )
+
+
+def _lr_arguments(group: dict[str, Any], params: list[Tensor], on_device: bool) -> dict[str, Any]:
+    """The lr keywords of a compiled step: the learning rate as a float, or, where the step reads
+    it on the device (`on_device`: a capturable step, or SGD's), a tensor lr on the parameters'
+    GPU as itself (Note [Capturable steps] in csrc/vocab/optimizer_rules.h)."""
+    lr = group["lr"]
+    if on_device and isinstance(lr, Tensor) and lr.is_cuda and lr.device == params[0].device:
+        return {"lr": 0.0, "lr_tensor": lr}
+    return {"lr": _scalar(lr)}
 
 
 def _closure_loss(closure: Callable[[], Any] | None) -> Any:

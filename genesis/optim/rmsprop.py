@@ -7,7 +7,14 @@ from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
+from .optimizer import (
+    _check_capturable,
+    _check_implementation_flags,
+    _check_lr,
+    _GroupStepOptimizer,
+    _lr_arguments,
+    _new_step,
+)
 
 __all__ = ["RMSprop"]
 
@@ -31,7 +38,9 @@ class RMSprop(_GroupStepOptimizer):
         weight_decay (float): L2 penalty. Default: 0.
         momentum (float): momentum factor. Default: 0.
         centered (bool): divide by the gradient's estimated variance. Default: False.
-        capturable (bool): not supported yet (must be False). Default: False.
+        capturable (bool): keep the step counts on the parameters' GPU and read a tensor
+            ``lr`` there, so that the step can be captured in a CUDA graph (its parameters
+            must be CUDA tensors). Default: False.
         foreach (bool, optional): accepted for PyTorch's code. Default: None.
         maximize (bool): maximize the objective instead. Default: False.
         differentiable (bool): not supported (must be False). Default: False.
@@ -74,7 +83,7 @@ class RMSprop(_GroupStepOptimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        _check_implementation_flags("RMSprop", foreach, None, differentiable, capturable)
+        _check_implementation_flags("RMSprop", foreach, None, differentiable, False)
         defaults = {
             "lr": lr,
             "momentum": momentum,
@@ -100,12 +109,13 @@ class RMSprop(_GroupStepOptimizer):
         if not params:
             return
         momentum, centered = group["momentum"], group["centered"]
+        _check_capturable("RMSprop", group, params)
         states = [self.state[p] for p in params]
         targets, narrow = self._master_weights(group, params, states)
         with no_grad():
             for p, state in zip(targets, states):
                 if "step" not in state:
-                    state["step"] = _C.tensor(0.0, dtype=_C.float32)
+                    state["step"] = _new_step(p, group)
                     state["square_avg"] = _C.zeros_like(p)
                     if momentum > 0:
                         state["momentum_buffer"] = _C.zeros_like(p)
@@ -118,7 +128,7 @@ class RMSprop(_GroupStepOptimizer):
             [s["grad_avg"] for s in states] if centered else [],
             [s["momentum_buffer"] for s in states] if momentum > 0 else [],
             [s["step"] for s in states],
-            lr=_scalar(group["lr"]),
+            **_lr_arguments(group, params, group["capturable"]),
             alpha=group["alpha"],
             eps=group["eps"],
             weight_decay=group["weight_decay"],

@@ -6,7 +6,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from .. import _C
-from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
+from .optimizer import (
+    _check_implementation_flags,
+    _check_lr,
+    _GroupStepOptimizer,
+    _lr_arguments,
+    _scalar,
+)
 
 __all__ = ["SGD"]
 
@@ -107,7 +113,7 @@ class SGD(_GroupStepOptimizer):
             targets,
             grads,
             buffers,
-            lr=_scalar(group["lr"]),
+            **_lr_arguments(group, params, True),
             momentum=momentum,
             dampening=group["dampening"],
             weight_decay=_scalar(group["weight_decay"]),
