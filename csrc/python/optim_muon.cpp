@@ -9,36 +9,15 @@
 #include "core/errors.h"
 #include "ops/muon_step.h"
 #include "python/bindings.h"
+#include "python/tensor_lists.h"
 
 namespace genesis::python {
-
-namespace {
-
-// A list of tensors; None entries become undefined tensors where `none_ok` (the parameters
-// that are their own masters in `narrow`).
-std::vector<Tensor> muon_list(const py::list& items, const char* what, bool none_ok = false) {
-  std::vector<Tensor> out;
-  out.reserve(items.size());
-  for (size_t i = 0; i < items.size(); ++i) {
-    py::handle item = items[i];
-    if (none_ok && item.is_none()) {
-      out.emplace_back();
-      continue;
-    }
-    GENESIS_CHECK_TYPE(py::isinstance<Tensor>(item), "muon_step", "expected ", what, " ", i,
-                       " to be a tensor, got ", type_name(item));
-    out.push_back(item.cast<Tensor>());
-  }
-  return out;
-}
-
-}  // namespace
 
 void init_optim_muon(py::module_& optim) {
   optim.def(
       "_muon_step",
-      [](const py::list& params, const py::list& grads, const py::list& momentum_buffers, double lr,
-         double weight_decay, double momentum, bool nesterov,
+      [](const py::list& params, const py::object& grads, const py::list& momentum_buffers,
+         double lr, double weight_decay, double momentum, bool nesterov,
          const std::vector<double>& ns_coefficients, double eps, int64_t ns_steps,
          std::optional<std::string> adjust_lr_fn, const py::list& narrow) {
         ops::MuonOptions options{.lr = lr,
@@ -49,9 +28,10 @@ void init_optim_muon(py::module_& optim) {
                                  .eps = eps,
                                  .ns_steps = ns_steps,
                                  .adjust_lr_fn = std::move(adjust_lr_fn)};
-        ops::muon_step(muon_list(params, "param"), muon_list(grads, "grad"),
-                       muon_list(momentum_buffers, "momentum buffer"), options,
-                       muon_list(narrow, "16-bit param", true));
+        ops::muon_step(owned_tensors(params, "muon_step", "param"),
+                       owned_tensors(grads, "muon_step", "grad"),
+                       owned_tensors(momentum_buffers, "muon_step", "momentum buffer"), options,
+                       owned_tensors(narrow, "muon_step", "16-bit param", true));
       },
       py::arg("params"), py::arg("grads"), py::arg("momentum_buffers"), py::arg("lr"),
       py::arg("weight_decay"), py::arg("momentum"), py::arg("nesterov"), py::arg("ns_coefficients"),

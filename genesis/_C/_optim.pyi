@@ -4,9 +4,18 @@
 import collections.abc
 import typing
 
+import genesis._C
+
+class TensorList:
+    def __getitem__(
+        self, arg0: typing.SupportsInt | typing.SupportsIndex, /
+    ) -> genesis._C.Tensor: ...
+    def __iter__(self) -> collections.abc.Iterator: ...
+    def __len__(self) -> int: ...
+
 def _adadelta_step(
     params: list,
-    grads: list,
+    grads: object,
     square_avgs: list,
     acc_deltas: list,
     steps: list,
@@ -21,7 +30,7 @@ def _adadelta_step(
 ) -> None: ...
 def _adafactor_step(
     params: list,
-    grads: list,
+    grads: object,
     row_vars: list,
     col_vars: list,
     variances: list,
@@ -36,7 +45,7 @@ def _adafactor_step(
 ) -> None: ...
 def _adagrad_step(
     params: list,
-    grads: list,
+    grads: object,
     sums: list,
     steps: list,
     lr: typing.SupportsFloat | typing.SupportsIndex,
@@ -49,7 +58,7 @@ def _adagrad_step(
 ) -> None: ...
 def _adam_step(
     params: list,
-    grads: list,
+    grads: object,
     exp_avgs: list,
     exp_avg_sqs: list,
     max_exp_avg_sqs: list,
@@ -68,7 +77,7 @@ def _adam_step(
 ) -> None: ...
 def _adamax_step(
     params: list,
-    grads: list,
+    grads: object,
     exp_avgs: list,
     exp_infs: list,
     steps: list,
@@ -83,7 +92,7 @@ def _adamax_step(
 ) -> None: ...
 def _asgd_step(
     params: list,
-    grads: list,
+    grads: object,
     axs: list,
     steps: list,
     etas: list,
@@ -99,7 +108,7 @@ def _asgd_step(
 ) -> None: ...
 def _lion_step(
     params: list,
-    grads: list,
+    grads: object,
     exp_avgs: list,
     lr: typing.SupportsFloat | typing.SupportsIndex,
     beta1: typing.SupportsFloat | typing.SupportsIndex,
@@ -111,7 +120,7 @@ def _lion_step(
 ) -> None: ...
 def _muon_step(
     params: list,
-    grads: list,
+    grads: object,
     momentum_buffers: list,
     lr: typing.SupportsFloat | typing.SupportsIndex,
     weight_decay: typing.SupportsFloat | typing.SupportsIndex,
@@ -126,7 +135,7 @@ def _muon_step(
 ) -> None: ...
 def _nadam_step(
     params: list,
-    grads: list,
+    grads: object,
     exp_avgs: list,
     exp_avg_sqs: list,
     mu_products: list,
@@ -142,10 +151,10 @@ def _nadam_step(
     *,
     narrow: list = ...,
 ) -> None: ...
-def _params_and_grads(params: collections.abc.Iterable) -> tuple[list, list]: ...
+def _params_and_grads(params: collections.abc.Iterable) -> tuple[list, TensorList]: ...
 def _radam_step(
     params: list,
-    grads: list,
+    grads: object,
     exp_avgs: list,
     exp_avg_sqs: list,
     steps: list,
@@ -162,7 +171,7 @@ def _radam_step(
 ) -> None: ...
 def _rmsprop_step(
     params: list,
-    grads: list,
+    grads: object,
     square_avgs: list,
     grad_avgs: list,
     momentum_buffers: list,
@@ -180,7 +189,7 @@ def _rmsprop_step(
 ) -> None: ...
 def _rprop_step(
     params: list,
-    grads: list,
+    grads: object,
     prevs: list,
     step_sizes: list,
     steps: list,
@@ -194,7 +203,7 @@ def _rprop_step(
 ) -> None: ...
 def _sgd_step(
     params: list,
-    grads: list,
+    grads: object,
     momentum_buffers: list,
     lr: typing.SupportsFloat | typing.SupportsIndex,
     momentum: typing.SupportsFloat | typing.SupportsIndex,
@@ -205,4 +214,4 @@ def _sgd_step(
     *,
     narrow: list = ...,
     lr_tensor: object = None,
-) -> list: ...
+) -> list[genesis._C.Tensor] | None: ...

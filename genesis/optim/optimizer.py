@@ -598,10 +598,11 @@ class Optimizer:
     # -- helpers for subclasses -----------------------------------------------------------------
 
     @staticmethod
-    def _params_and_grads(group: dict[str, Any]) -> tuple[list[Tensor], list[Tensor]]:
+    def _params_and_grads(group: dict[str, Any]) -> tuple[list[Tensor], _C._optim.TensorList]:
         """The group's parameters that have a gradient (the others are not stepped), and those
-        gradients (read in one compiled pass: ``.grad`` per parameter costs more in Python than
-        the rest of a step's host work)."""
+        gradients, read in one compiled pass and held in C++ (a ``_C._optim.TensorList``, which
+        the compiled steps take as it is): ``.grad`` per parameter, each a new Python object,
+        costs more than the rest of a step's host work."""
         params, grads = _C._optim._params_and_grads(group["params"])
         return params, grads
 

@@ -121,6 +121,6 @@ class SGD(_GroupStepOptimizer):
             maximize=group["maximize"],
             narrow=narrow,
         )
-        if any(b is None for b in buffers):
+        if stepped is not None:  # buffers were made (the first step): the list of all
             for p, b in zip(params, stepped):
                 self.state[p]["momentum_buffer"] = b

@@ -461,6 +461,28 @@ def test_constructor_errors():
         optim.ASGD([p], capturable=True)
 
 
+def test_gradients_are_read_into_one_tensor_list():
+    """Optimizer._params_and_grads reads the gradients in one compiled pass into a TensorList,
+    which the compiled steps take as a list (Note [Optimizer steps])."""
+    ps = [genesis.nn.Parameter(genesis.full((2,), float(i))) for i in range(4)]
+    for p in ps[::2]:
+        p.grad = p.detach() * 10
+    params, grads = genesis._C._optim._params_and_grads(ps)
+    assert [p is q for p, q in zip(params, ps[::2])] == [True, True]
+    assert len(grads) == 2 and type(grads).__name__ == "TensorList"
+    assert [float(g[0]) for g in grads] == [0.0, 20.0]
+    assert float(grads[-1][1]) == 20.0
+    with pytest.raises(IndexError, match=r"^\[TensorList\] index 2 is out of range for 2"):
+        grads[2]
+    with genesis.no_grad():
+        genesis._C._optim._sgd_step(params, grads, [], 0.5, 0.0, 0.0, 0.0, False, False)
+    np.testing.assert_array_equal(to_numpy(ps[2]), [-8.0, -8.0])
+    with pytest.raises(TypeError, match=r"^\[sgd_step\] expected a list of grads, got int"):
+        genesis._C._optim._sgd_step(params, 5, [], 0.5, 0.0, 0.0, 0.0, False, False)
+    with pytest.raises(TypeError, match=r"^\[optimizer\] expected each parameter to be a tensor"):
+        genesis._C._optim._params_and_grads([1])
+
+
 def test_step_errors_name_the_tensor():
     p = genesis.nn.Parameter(genesis.zeros(2))
     p.grad = genesis.zeros(2)

@@ -234,6 +234,16 @@ def test_requires_grad_keyword_makes_a_leaf():
 # Calls of members whose stubbed result overrides.py states: the run time's result must be it.
 _Y = genesis.arange(1.0, 13.0).view(3, 4)
 _M = genesis.tensor([[2.0, 1.0], [1.0, 3.0]])
+
+
+def _sgd_buffers():
+    """_sgd_step's result: the momentum buffers with the one it made."""
+    p = genesis.zeros(2)
+    return genesis._C._optim._sgd_step(
+        [p], [genesis.ones(2)], [None], 0.1, 0.9, 0.0, 0.0, False, False
+    )
+
+
 RESULTS = {
     "genesis._C.Tensor.dtype": lambda: _Y.dtype,
     "genesis._C._amp._get_dtype": lambda: genesis._C._amp._get_dtype("cpu"),
@@ -247,6 +257,7 @@ RESULTS = {
     "genesis._C.Tensor.item": lambda: _Y[0, 0].item(),
     "genesis._C.Tensor.__int__": lambda: int(_Y[0, 0]),
     "genesis._C.Tensor.__array__": lambda: _Y.__array__(),
+    "genesis._C._optim._sgd_step": lambda: _sgd_buffers(),
     "genesis._C.Tensor.__iter__": lambda: iter(_Y),
     "genesis._C.Tensor.cuda": (lambda: _Y.cuda()) if HAS_CUDA else None,
     "genesis._C.Tensor.clone": lambda: _Y.clone(memory_format=genesis.preserve_format),
@@ -300,6 +311,10 @@ def _leaf():
 
 def conforms(value, annotation):
     """Whether `value` is of the stub type `annotation` (the forms overrides.py writes)."""
+    if "[" in annotation and annotation.endswith(" | None"):
+        return value is None or conforms(value, annotation.removesuffix(" | None"))
+    if annotation.startswith("list["):
+        return isinstance(value, list) and all(conforms(v, annotation[5:-1]) for v in value)
     kinds = [a.strip() for a in annotation.split(" | ")] if "[" not in annotation else None
     if kinds and len(kinds) > 1:
         return any(conforms(value, k) for k in kinds)

@@ -123,6 +123,8 @@ RETURNS = {
     "genesis._C.Tensor.is_contiguous": "bool",
     "genesis._C.Tensor.__int__": "int",
     "genesis._C.Tensor.__array__": "numpy.ndarray",
+    # The momentum buffers with the new ones in place, or None when none was made.
+    "genesis._C._optim._sgd_step": f"list[{TENSOR}] | None",
     "genesis._C.Tensor.__iter__": f"collections.abc.Iterator[{TENSOR}]",
     "genesis._C.Generator.device": "genesis._C.device",
     "genesis._C.UntypedStorage.device": "genesis._C.device",
