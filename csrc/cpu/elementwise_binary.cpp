@@ -1,10 +1,14 @@
 // Binary elementwise loops on the CPU. Each run of the loop plan picks the tightest inner loop
 // its strides allow (all dense, one side a scalar or broadcast along the run, or general), so
 // the common cases compile to vectorized code.
+#include <algorithm>
+#include <type_traits>
+
 #include "core/errors.h"
 #include "core/loop_plan.h"
 #include "core/scalar.h"
 #include "cpu/elementwise.h"
+#include "cpu/half_simd.h"
 #include "cpu/loop.h"
 #include "vocab/op_dispatch.h"
 
@@ -15,6 +19,35 @@ namespace {
 template <typename C>
 C scalar_as(const ops::ScalarArg& s) {
   return s.is_float ? static_cast<C>(s.d) : static_cast<C>(s.i);
+}
+
+// A contiguous run of 16-bit operands (Note at kSixteenBitChunk in cpu/half_simd.h): each chunk
+// of x and y widened to float (x_value / y_value non-null: that side is one float value), the
+// op on float arrays, the results rounded to T once (or bools). The same values as the
+// per-element path.
+template <typename Op, typename T, typename R>
+void binary_run_16bit(R* o, const T* x, const T* y, int64_t n, const Op& op, const float* x_value,
+                      const float* y_value) {
+  float xs[kSixteenBitChunk], ys[kSixteenBitChunk], rs[kSixteenBitChunk];
+  for (int64_t i = 0; i < n; i += kSixteenBitChunk) {
+    const int64_t m = std::min(kSixteenBitChunk, n - i);
+    if (x_value == nullptr) widen_chunk(xs, x + i, m);
+    if (y_value == nullptr) widen_chunk(ys, y + i, m);
+    auto each = [&](auto&& result) {
+      if (x_value != nullptr)
+        for (int64_t j = 0; j < m; ++j) result(j, op(*x_value, ys[j]));
+      else if (y_value != nullptr)
+        for (int64_t j = 0; j < m; ++j) result(j, op(xs[j], *y_value));
+      else
+        for (int64_t j = 0; j < m; ++j) result(j, op(xs[j], ys[j]));
+    };
+    if constexpr (std::is_same_v<R, bool>) {
+      each([&](int64_t j, bool r) { o[i + j] = r; });
+    } else {
+      each([&](int64_t j, float r) { rs[j] = r; });
+      narrow_chunk(o + i, rs, m);
+    }
+  }
 }
 
 template <typename Op, typename T, typename R>
@@ -38,6 +71,14 @@ void binary_typed(const Tensor& out, const Tensor& a, const ops::ScalarArg& sa, 
                     const bool dense_a = !a_scalar && s[1] == kT, dense_b = !b_scalar && s[2] == kT;
                     const bool still_a = a_scalar || s[1] == 0, still_b = b_scalar || s[2] == 0;
                     if (s[0] == kR) {
+                      if constexpr (kSixteenBitFloat<T>) {
+                        // Scalars and broadcast sides as one float value.
+                        const C xv = a_scalar ? av : dense_a ? C() : cast_value<C>(*x);
+                        const C yv = b_scalar ? bv : dense_b ? C() : cast_value<C>(*y);
+                        if ((dense_a || still_a) && (dense_b || still_b) && (dense_a || dense_b))
+                          return binary_run_16bit<Op, T, R>(o, x, y, n, op, dense_a ? nullptr : &xv,
+                                                            dense_b ? nullptr : &yv);
+                      }
                       if (dense_a && dense_b) {
                         for (int64_t i = 0; i < n; ++i)
                           o[i] = result(cast_value<C>(x[i]), cast_value<C>(y[i]));

@@ -63,33 +63,16 @@ void apply_run(C* o, const C* x, int64_t n, const Op& op) {
   for (int64_t i = 0; i < n; ++i) o[i] = op(x[i]);
 }
 
-// 16-bit float <-> float for a chunk; the same values as cast_value, with F16C where it exists.
-template <typename T>
-void widen(float* dst, const T* src, int64_t n) {
-  if constexpr (std::is_same_v<T, Half>)
-    if (half_to_float_simd(dst, reinterpret_cast<const uint16_t*>(src), n)) return;
-  for (int64_t i = 0; i < n; ++i) dst[i] = cast_value<float>(src[i]);
-}
-template <typename T>
-void narrow(T* dst, const float* src, int64_t n) {
-  if constexpr (std::is_same_v<T, Half>)
-    if (float_to_half_simd(reinterpret_cast<uint16_t*>(dst), src, n)) return;
-  if constexpr (std::is_same_v<T, BFloat16>)
-    if (float_to_bfloat16_simd(reinterpret_cast<uint16_t*>(dst), src, n)) return;
-  for (int64_t i = 0; i < n; ++i) dst[i] = cast_value<T>(src[i]);
-}
-
 // Contiguous 16-bit runs go through float a chunk at a time, so the op runs on plain float arrays
 // (vectorized) and each result is rounded to 16 bits once, as in the per-element path.
 template <typename Op, typename T>
 void apply_run_16bit(T* o, const T* x, int64_t n, const Op& op) {
-  constexpr int64_t kChunk = 1024;
-  float buf[kChunk];
-  for (int64_t i = 0; i < n; i += kChunk) {
-    int64_t m = std::min(kChunk, n - i);
-    widen(buf, x + i, m);
+  float buf[kSixteenBitChunk];
+  for (int64_t i = 0; i < n; i += kSixteenBitChunk) {
+    int64_t m = std::min(kSixteenBitChunk, n - i);
+    widen_chunk(buf, x + i, m);
     apply_run(buf, buf, m, op);
-    narrow(o + i, buf, m);
+    narrow_chunk(o + i, buf, m);
   }
 }
 

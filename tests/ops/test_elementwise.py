@@ -1185,3 +1185,44 @@ def test_different_devices_raise():
         with pytest.raises(RuntimeError) as e:
             f()
         check_message(e)
+
+
+# --- 16-bit floats through float a chunk at a time (cpu/half_simd.h, kSixteenBitChunk) ---
+
+CHUNKED_OPS = {
+    "add": operator.add,
+    "mul": operator.mul,
+    "truediv": operator.truediv,
+    "lt": operator.lt,
+    "maximum": lambda x, y: x.maximum(y),
+}
+
+
+@pytest.mark.parametrize("dt", [F16, BF16], ids=dtype_id)
+@pytest.mark.parametrize("name", list(CHUNKED_OPS))
+@pytest.mark.parametrize(
+    "a_shape, b_shape",
+    [((2500,), (2500,)), ((3, 1100), (1, 1100)), ((3, 1100), (3, 1)), ((2049,), ())],
+    ids=["dense", "row-broadcast", "column-broadcast", "0-d"],
+)
+def test_16_bit_binary_runs_cross_chunks_as_torch(device, dt, name, a_shape, b_shape):
+    """Runs longer than a chunk, with either side dense, broadcast or 0-d, and a transposed
+    (general-path) operand: the same bits as torch's float opmath rounded once."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal(a_shape).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32) + 0.5
+    t_dtype = getattr(torch, dtype_id(dt))
+    ta, tb = torch.tensor(a).to(t_dtype), torch.tensor(b).to(t_dtype)
+    x, y = genesis.tensor(a, device=device).to(dt), genesis.tensor(b, device=device).to(dt)
+    op = CHUNKED_OPS[name]
+    want, got = op(ta, tb), op(x, y)
+    if want.dtype != torch.bool:
+        want, got = want.float(), got.float()
+    np.testing.assert_array_equal(to_numpy(got), want.numpy())
+    got_t = op(y, x) if b_shape == () else op(x.mT, y.mT) if len(a_shape) == 2 else None
+    if got_t is not None:
+        want_t = op(tb, ta) if b_shape == () else op(ta.mT, tb.mT)
+        want_t = want_t if want_t.dtype == torch.bool else want_t.float()
+        got_t = got_t if got_t.dtype == genesis.bool else got_t.float()
+        np.testing.assert_array_equal(to_numpy(got_t), want_t.numpy())
