@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "cpu/float_kernels.h"
+#include "cpu/half_simd.h"
 #include "cpu/isa.h"
 #include "cpu/parallel.h"
 
@@ -27,6 +28,26 @@ namespace genesis::cpu {
 namespace {
 
 constexpr int64_t kBlock = 256;  // elements widened at a time
+
+// A block of T items widened to C and C values rounded back to T: float16 with the CPU's
+// conversion instructions (cpu/half_simd.h; the software conversion's branches do not
+// vectorize: float16 Adam over 4M elements on the 2-core machine took 9.4 ms, 2.9 ms so, against
+// 1.9 ms for float32), the same values. bfloat16's conversions vectorize inline (a shift and a
+// rounding add), faster than the out-of-line calls (3.1 ms against 3.6 ms).
+template <typename C, typename T>
+inline void widen_block(C* dst, const T* src, int64_t n) {
+  if constexpr (std::is_same_v<C, float> && std::is_same_v<T, Half>)
+    widen_chunk(dst, src, n);
+  else
+    for (int64_t j = 0; j < n; ++j) dst[j] = widen<C>(src[j]);
+}
+template <typename T, typename C>
+inline void narrow_block(T* dst, const C* src, int64_t n) {
+  if constexpr (std::is_same_v<C, float> && std::is_same_v<T, Half>)
+    narrow_chunk(dst, src, n);
+  else
+    for (int64_t j = 0; j < n; ++j) dst[j] = static_cast<T>(src[j]);
+}
 
 // A rule's update of elements [begin, end) of one tensor with S states, in blocks: a local update
 // object and a constant S, so that the compiler sees loop-invariant options and fixed-size state
@@ -53,13 +74,13 @@ template <typename T, typename G, typename C, int S, typename Rule>
       pv = p + at;
     } else {
       pv = pb;
-      for (int64_t j = 0; j < n; ++j) pb[j] = widen<C>(p[at + j]);
+      widen_block(pb, p + at, n);
     }
     if constexpr (std::is_same_v<G, C>) {
       gv = const_cast<C*>(g + at);
     } else {
       gv = gb;
-      for (int64_t j = 0; j < n; ++j) gb[j] = widen<C>(g[at + j]);
+      widen_block(gb, g + at, n);
     }
     for (int k = 0; k < S; ++k) {
       if (s[k] == nullptr) {  // a state the call does not hold: zeros, not stored
@@ -69,7 +90,7 @@ template <typename T, typename G, typename C, int S, typename Rule>
         sv[k] = s[k] + at;
       } else {
         sv[k] = sb[k];
-        for (int64_t j = 0; j < n; ++j) sb[k][j] = widen<C>(s[k][at + j]);
+        widen_block(sb[k], s[k] + at, n);
       }
     }
     // Named state pointers, not sv[k]: the vectorizer gives up on loads through the array.
@@ -84,14 +105,12 @@ template <typename T, typename G, typename C, int S, typename Rule>
       if constexpr (S > 2) s2[j] = state[2];
     }
     if constexpr (!std::is_same_v<T, C>) {
-      for (int64_t j = 0; j < n; ++j) p[at + j] = static_cast<T>(pb[j]);
+      narrow_block(p + at, pb, n);
       for (int k = 0; k < S; ++k)
-        if (s[k] != nullptr)
-          for (int64_t j = 0; j < n; ++j) s[k][at + j] = static_cast<T>(sb[k][j]);
+        if (s[k] != nullptr) narrow_block(s[k] + at, sb[k], n);
     }
     if constexpr (!std::is_same_v<G, C>)
-      if (narrow != nullptr)
-        for (int64_t j = 0; j < n; ++j) narrow[at + j] = static_cast<G>(pv[j]);
+      if (narrow != nullptr) narrow_block(narrow + at, pv, n);
   }
 }
 
