@@ -81,15 +81,17 @@ struct Prepared {
   ScalarArg scalar;
   const Tensor& tensor() const { return borrowed != nullptr ? *borrowed : owned; }
 };
-// The result may borrow o's tensor: o must outlive it.
-Prepared prepare(const Operand& o, ScalarType dtype, const Shape& shape, Device device) {
+// The result may borrow o's tensor: o must outlive it. `as_number`: read a 0-d tensor as a
+// number (Note [0-d tensors beside 16-bit floats]).
+Prepared prepare(const Operand& o, ScalarType dtype, const Shape& shape, Device device,
+                 bool as_number = false) {
   Prepared p;
   if (o.is_scalar()) {
     p.scalar = scalar_arg(o.scalar);
     return p;
   }
   const Tensor& t = o.tensor();
-  if (t.device() != device) {  // a CPU 0-d tensor on a CUDA op
+  if (as_number || t.device() != device) {  // a CPU 0-d tensor on a CUDA op
     p.scalar = scalar_arg(scalar_of(t));
     if (p.scalar.is_float && !is_floating_point(dtype)) p.scalar.is_float = false;
     return p;
@@ -183,6 +185,21 @@ ScalarArg number_for(BinaryOp op, ScalarType compute, ScalarArg s, bool second) 
   return s;
 }
 
+// Note [0-d tensors beside 16-bit floats]
+// A 0-d tensor operand of another dtype is cast to the op's dtype like any tensor operand: for
+// a float16 or bfloat16 op, rounded first. PyTorch's CPU * and / read a 0-d second operand at
+// its own precision instead (their kernels take a CPU scalar's original value, as they do a
+// number's: Note [Numbers beside 16-bit floats]), and so does genesis: bfloat16 x * T(1.005)
+// multiplies by 1.005, not by 1.0078125. Checked against torch 2.13 for the binary ops in both
+// positions (tests/ops/test_elementwise.py); every other op and position rounds in both. A CUDA
+// op reads a CPU 0-d tensor as a number already (settle_devices).
+bool reads_as_number(BinaryOp op, const Operand& o, ScalarType compute, Device device) {
+  if ((op != BinaryOp::Mul && op != BinaryOp::Div) || o.is_scalar()) return false;
+  const Tensor& t = o.tensor();
+  return t.ndim() == 0 && device.is_cpu() && t.device().is_cpu() && t.dtype() != compute &&
+         is_16_bit_float(compute);
+}
+
 void run_binary(BinaryOp op, ScalarType compute, const Tensor& out, const Prepared& a,
                 const Prepared& b) {
   ScalarArg sa = number_for(op, compute, a.scalar, false);
@@ -251,7 +268,7 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name)
   Tensor out = Tensor::empty(broadcast_all(operands, 2, name), dt.out, device);
   const Shape& shape = out.sizes();
   run_binary(op, dt.compute, out, prepare(a, dt.compute, shape, device),
-             prepare(b, dt.compute, shape, device));
+             prepare(b, dt.compute, shape, device, reads_as_number(op, b, dt.compute, device)));
   return out;
 }
 
@@ -266,7 +283,8 @@ void binary_(BinaryOp op, const Tensor& self, const Operand& other, const char* 
   Shape shape = broadcast_all(operands, 2, name);
   check_inplace(dt.out, self, shape, name);
   Prepared a = prepare(self_operand, dt.compute, shape, device);
-  Prepared b = prepare(other, dt.compute, shape, device);
+  Prepared b =
+      prepare(other, dt.compute, shape, device, reads_as_number(op, other, dt.compute, device));
   // Reading memory that the loop is writing elsewhere in the same pass would see new values
   // (x.add_(x.flip())): read from a copy instead, as NumPy does. The same view is safe.
   if (b.tensor().defined() && b.tensor().storage().is_same(self.storage()) &&

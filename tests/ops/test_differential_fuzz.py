@@ -438,16 +438,6 @@ DELIBERATE_DIFFERENCES = [
         rewrite=lambda c: in_float64(c),
     ),
     Difference(
-        "A 0-d float tensor operand of `+ - * /` whose dtype is not the result's is rounded to "
-        "the result dtype first, as any other operand (type promotion); torch's CPU kernels "
-        "read it unrounded (`f16_t * tensor(1e-30)` is 0 * x in genesis).",
-        ("add", "sub", "mul", "div", "true_divide"),
-        "values",
-        lambda c: any(_is_t(a) and a.ndim == 0 and a.dtype in FLOAT_NAMES for a in c.args),
-        "T([-inf], 'float16', (1,)) * T([1e-30], 'float32', ())",
-        rewrite=lambda c: round_0d_operands(c),
-    ),
-    Difference(
         "16-bit float `div` with a rounding mode and `//` truncate or floor the float32 "
         "quotient (computed in float32, rounded once); torch rounds the quotient to the 16-bit "
         "dtype first (158.75 / 0.561 is 282.96: genesis 282, torch 283 by trunc).",
@@ -997,17 +987,6 @@ def _exact(op, a, b):
 
 def has_nan(a):
     return _is_t(a) and a.dtype in FLOAT_NAMES and bool(np.isnan(_values(a)).any())
-
-
-def round_0d_operands(c):
-    """c with its 0-d float tensor operands cast to the result dtype first."""
-    d = _dtype_name(_promoted(c))
-    subst = {
-        i: f"({a.code()}).to(L.{d})"
-        for i, a in enumerate(c.args)
-        if _is_t(a) and a.ndim == 0 and a.dtype != d
-    }
-    return c.replace(text=call_text(c, subst))
 
 
 def clamp_promotes_0d(c):

@@ -1226,3 +1226,33 @@ def test_16_bit_binary_runs_cross_chunks_as_torch(device, dt, name, a_shape, b_s
         want_t = want_t if want_t.dtype == torch.bool else want_t.float()
         got_t = got_t if got_t.dtype == genesis.bool else got_t.float()
         np.testing.assert_array_equal(to_numpy(got_t), want_t.numpy())
+
+
+ZERO_DIM_BESIDE_16_BIT = ["add", "sub", "mul", "div", "pow", "maximum", "atan2", "remainder", "lt"]
+
+
+@pytest.mark.parametrize("dt", [F16, BF16], ids=dtype_id)
+@pytest.mark.parametrize("zero_dim", [F32, F64], ids=dtype_id)
+@pytest.mark.parametrize("name", ZERO_DIM_BESIDE_16_BIT)
+@pytest.mark.parametrize("first", [False, True], ids=["second", "first"])
+def test_0d_tensor_beside_16_bit_floats_as_torch(dt, zero_dim, name, first):
+    """Note [0-d tensors beside 16-bit floats]: torch's CPU * and / read a 0-d second operand
+    at its own precision, every other op and position rounds it to the 16-bit dtype first."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    a = np.abs(rng.standard_normal(4000).astype(np.float32)) + 0.1
+    t_dt, t_zero = getattr(torch, dtype_id(dt)), getattr(torch, dtype_id(zero_dim))
+    x, tx = genesis.tensor(a).to(dt), torch.tensor(a).to(t_dt)
+    for value in (1.005, 0.1234567, 3.3333):
+        s, ts = genesis.tensor(value, dtype=zero_dim), torch.tensor(value, dtype=t_zero)
+        g_op, t_op = getattr(genesis, name), getattr(torch, name)
+        got = g_op(s, x) if first else g_op(x, s)
+        want = t_op(ts, tx) if first else t_op(tx, ts)
+        if want.dtype != torch.bool:
+            got, want = got.float(), want.float()
+        np.testing.assert_array_equal(to_numpy(got), want.numpy(), err_msg=f"{value}")
+    if name in ("mul", "div") and not first:  # the in-place forms too
+        y, ty = x.clone(), tx.clone()
+        getattr(y, name + "_")(s)
+        getattr(ty, name + "_")(ts)
+        np.testing.assert_array_equal(to_numpy(y.float()), ty.float().numpy())
