@@ -326,15 +326,15 @@ void adagrad_step(const TensorRefs& params, const TensorRefs& grads, const Tenso
 }
 
 void adamax_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
-                 const TensorRefs& exp_infs, const TensorRefs& steps, double lr,
-                 const AdamaxRule& rule, const TensorRefs& narrow) {
+                 const TensorRefs& exp_infs, const TensorRefs& steps, const AdamaxRule& rule,
+                 const TensorRefs& narrow, const Tensor* lr) {
   const char* op = "adamax_step";
   StepCall call{op, {params, grads, exp_avgs, exp_infs}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.factors = count_steps(steps, params.size(), op, [&](double step) {
-    return StepFactors{lr / (1 - std::pow(rule.beta1, step)), 0};
-  });
+  call.lr = lr;
+  check_device_lr(lr, op);
+  count_steps_of(call, steps, rule);
   run_parts(call, rule);
 }
 
@@ -402,7 +402,7 @@ void rprop_step(const TensorRefs& params, const TensorRefs& grads, const TensorR
   StepCall call{op, {params, grads, prevs, step_sizes}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.factors = count_steps(steps, params.size(), op, [](double) { return StepFactors{}; });
+  count_steps_of(call, steps, rule);
   run_parts(call, rule);
 }
 

@@ -5,10 +5,10 @@
 // `narrow`: empty, or under master weights (Note [Master weights]) the float16/bfloat16
 // parameters whose float32 copies are `params` (their gradients are the 16-bit ones, the states
 // float32); each stepped value is then also written to its 16-bit parameter, rounded. The steps
-// that can be captured in a CUDA graph (SGD, Adam, RMSprop, Adadelta, RAdam) also take `lr`:
-// null, or the learning rate as a one-element tensor on the parameters' device, read there; and
-// their step counts may be on the parameters' devices, incremented there (Note [Capturable
-// steps] in vocab/optimizer_rules.h).
+// that can be captured in a CUDA graph (SGD, Adam, RMSprop, Adadelta, RAdam, Adamax, Rprop) also
+// take `lr`: null, or the learning rate as a one-element tensor on the parameters' device, read
+// there; and their step counts may be on the parameters' devices, incremented there (Note
+// [Capturable steps] in vocab/optimizer_rules.h).
 #include <vector>
 
 #include "core/tensor.h"
@@ -46,10 +46,10 @@ void adagrad_step(const TensorRefs& params, const TensorRefs& grads, const Tenso
                   const TensorRefs& steps, double lr, double lr_decay, const AdagradRule& rule,
                   const TensorRefs& narrow = {});
 
-// Adamax in place; the step size is lr / (1 - beta1^step).
+// Adamax in place; the step size is rule.lr / (1 - beta1^step).
 void adamax_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
-                 const TensorRefs& exp_infs, const TensorRefs& steps, double lr,
-                 const AdamaxRule& rule, const TensorRefs& narrow = {});
+                 const TensorRefs& exp_infs, const TensorRefs& steps, const AdamaxRule& rule,
+                 const TensorRefs& narrow = {}, const Tensor* lr = nullptr);
 
 // Adadelta in place; steps as for Adam.
 void adadelta_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& square_avgs,

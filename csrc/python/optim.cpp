@@ -144,18 +144,20 @@ void init_optim(py::module_& m) {
       "_adamax_step",
       [](const py::list& params, const py::object& grads, const py::list& exp_avgs,
          const py::list& exp_infs, const py::list& steps, double lr, double beta1, double beta2,
-         double eps, double weight_decay, bool maximize, const py::list& narrow) {
+         double eps, double weight_decay, bool maximize, const py::list& narrow,
+         const py::object& lr_tensor) {
         const char* op = "adamax_step";
-        AdamaxRule rule{beta1, beta2, eps, weight_decay, maximize};
-        ops::adamax_step(borrowed_tensors(params, op, "param"), borrowed_tensors(grads, op, "grad"),
-                         borrowed_tensors(exp_avgs, op, "exp_avg"),
-                         borrowed_tensors(exp_infs, op, "exp_inf"),
-                         borrowed_tensors(steps, op, "step"), lr, rule,
-                         borrowed_tensors(narrow, op, "16-bit param", true));
+        AdamaxRule rule{lr, beta1, beta2, eps, weight_decay, maximize};
+        ops::adamax_step(
+            borrowed_tensors(params, op, "param"), borrowed_tensors(grads, op, "grad"),
+            borrowed_tensors(exp_avgs, op, "exp_avg"), borrowed_tensors(exp_infs, op, "exp_inf"),
+            borrowed_tensors(steps, op, "step"), rule,
+            borrowed_tensors(narrow, op, "16-bit param", true), optional_ref(lr_tensor));
       },
       py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_infs"),
       py::arg("steps"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"), py::arg("eps"),
       py::arg("weight_decay"), py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
+      py::arg("lr_tensor") = py::none(),
       "One Adamax step over the lists in place; step counts incremented first.");
   optim.def(
       "_adadelta_step",

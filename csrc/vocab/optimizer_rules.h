@@ -13,8 +13,8 @@
 // factors(step), the same double arithmetic the host does (so both give the same values), and
 // reads lr from the tensor. A rule that can says so: kCountsOnDevice (it defines factors(step)
 // from its options alone) and kLrOnDevice (its update takes lr from its `lr` member). The
-// others (NAdam's mu_product, ASGD's eta and mu, Adamax's and Adagrad's lr outside the rule)
-// step with host counts only.
+// others (NAdam's mu_product, ASGD's eta and mu, Adagrad's lr outside the rule) step with
+// host counts only.
 //
 // Note [Optimizer rules]
 // A rule holds the options of a call (as doubles, PyTorch's Python floats); rule.update<C>(f)
@@ -250,9 +250,13 @@ struct AdamaxUpdate {
 struct AdamaxRule {
   static constexpr int kStates = 2;  // exp_avg, exp_inf
   // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
-  static constexpr bool kCountsOnDevice = false, kLrOnDevice = false;
-  double beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
+  static constexpr bool kCountsOnDevice = true, kLrOnDevice = true;
+  double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
   bool maximize = false;
+
+  GENESIS_HD StepFactors factors(double step) const {
+    return {lr / (1 - std::pow(beta1, step)), 0};
+  }
 
   template <typename C>
   GENESIS_HD AdamaxUpdate<C> update(const StepFactors& f) const {
@@ -467,9 +471,12 @@ struct RpropUpdate {
 struct RpropRule {
   static constexpr int kStates = 2;  // prev, step_size
   // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
-  static constexpr bool kCountsOnDevice = false, kLrOnDevice = false;
+  static constexpr bool kCountsOnDevice = true, kLrOnDevice = false;
   double etaminus = 0, etaplus = 0, step_size_min = 0, step_size_max = 0;
   bool maximize = false;
+
+  // The update does not depend on the step count (PyTorch counts it all the same).
+  GENESIS_HD StepFactors factors(double) const { return {}; }
 
   template <typename C>
   GENESIS_HD RpropUpdate<C> update(const StepFactors&) const {

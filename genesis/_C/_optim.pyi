@@ -89,6 +89,7 @@ def _adamax_step(
     maximize: bool,
     *,
     narrow: list = ...,
+    lr_tensor: object = None,
 ) -> None: ...
 def _asgd_step(
     params: list,

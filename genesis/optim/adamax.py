@@ -7,7 +7,14 @@ from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
+from .optimizer import (
+    _check_capturable,
+    _check_implementation_flags,
+    _check_lr,
+    _GroupStepOptimizer,
+    _lr_arguments,
+    _new_step,
+)
 
 __all__ = ["Adamax"]
 
@@ -31,7 +38,9 @@ class Adamax(_GroupStepOptimizer):
         foreach (bool, optional): accepted for PyTorch's code. Default: None.
         maximize (bool): maximize the objective instead. Default: False.
         differentiable (bool): not supported (must be False). Default: False.
-        capturable (bool): not supported yet (must be False). Default: False.
+        capturable (bool): keep the step counts on the parameters' GPU and read a tensor
+            ``lr`` there, so that the step can be captured in a CUDA graph (its parameters
+            must be CUDA tensors). Default: False.
         master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
             (state ``master_param``) and float32 states, step those and round the result into
             the parameter (a genesis option). Default: False.
@@ -70,7 +79,7 @@ class Adamax(_GroupStepOptimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _check_implementation_flags("Adamax", foreach, None, differentiable, capturable)
+        _check_implementation_flags("Adamax", foreach, None, differentiable, False)
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -93,12 +102,13 @@ class Adamax(_GroupStepOptimizer):
         params, grads = self._params_and_grads(group)
         if not params:
             return
+        _check_capturable("Adamax", group, params)
         states = [self.state[p] for p in params]
         targets, narrow = self._master_weights(group, params, states)
         with no_grad():
             for p, state in zip(targets, states):
                 if "step" not in state:
-                    state["step"] = _C.tensor(0.0, dtype=_C.float32)
+                    state["step"] = _new_step(p, group)
                     state["exp_avg"] = _C.zeros_like(p)
                     state["exp_inf"] = _C.zeros_like(p)
         beta1, beta2 = group["betas"]
@@ -108,7 +118,7 @@ class Adamax(_GroupStepOptimizer):
             [s["exp_avg"] for s in states],
             [s["exp_inf"] for s in states],
             [s["step"] for s in states],
-            lr=_scalar(group["lr"]),
+            **_lr_arguments(group, params, group["capturable"]),
             beta1=beta1,
             beta2=beta2,
             eps=group["eps"],

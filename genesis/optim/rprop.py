@@ -7,7 +7,14 @@ from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
+from .optimizer import (
+    _check_capturable,
+    _check_implementation_flags,
+    _check_lr,
+    _GroupStepOptimizer,
+    _new_step,
+    _scalar,
+)
 
 __all__ = ["Rprop"]
 
@@ -30,7 +37,9 @@ class Rprop(_GroupStepOptimizer):
             and grows by, ``0 < etaminus < 1 < etaplus``. Default: (0.5, 1.2).
         step_sizes (tuple of two floats): the least and the largest step size.
             Default: (1e-6, 50).
-        capturable (bool): not supported yet (must be False). Default: False.
+        capturable (bool): keep the step counts on the parameters' GPU, so that the step
+            can be captured in a CUDA graph (its parameters must be CUDA tensors).
+            Default: False.
         foreach (bool, optional): accepted for PyTorch's code. Default: None.
         maximize (bool): maximize the objective instead. Default: False.
         differentiable (bool): not supported (must be False). Default: False.
@@ -65,7 +74,7 @@ class Rprop(_GroupStepOptimizer):
         _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        _check_implementation_flags("Rprop", foreach, None, differentiable, capturable)
+        _check_implementation_flags("Rprop", foreach, None, differentiable, False)
         defaults = {
             "lr": lr,
             "etas": etas,
@@ -87,12 +96,13 @@ class Rprop(_GroupStepOptimizer):
         params, grads = self._params_and_grads(group)
         if not params:
             return
+        _check_capturable("Rprop", group, params)
         states = [self.state[p] for p in params]
         targets, narrow = self._master_weights(group, params, states)
         with no_grad():
             for p, state in zip(targets, states):
                 if "step" not in state:  # PyTorch's keys, in its order
-                    state["step"] = _C.tensor(0.0, dtype=_C.float32)
+                    state["step"] = _new_step(p, group)
                     state["prev"] = _C.zeros_like(p)
                     state["step_size"] = _C.full_like(p, _scalar(group["lr"]))
         etaminus, etaplus = group["etas"]

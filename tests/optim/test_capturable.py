@@ -1,8 +1,8 @@
 """Capturable optimizer steps (Note [Capturable steps] in csrc/vocab/optimizer_rules.h): with
-``capturable=True`` SGD's lr, and Adam, AdamW, RMSprop, Adadelta and RAdam's step counts and lr
-live on the GPU, so a step replays correctly from a CUDA graph. Checked against torch's
-``capturable=True`` on identical parameters and gradients, against genesis's own eager steps
-bit for bit under graph replay, through state_dict, and the errors on the CPU."""
+``capturable=True`` SGD's lr, and Adam, AdamW, RMSprop, Adadelta, RAdam, Adamax and Rprop's step
+counts and lr live on the GPU, so a step replays correctly from a CUDA graph. Checked against
+torch's ``capturable=True`` on identical parameters and gradients, against genesis's own eager
+steps bit for bit under graph replay, through state_dict, and the errors on the CPU."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ CAPTURABLE = [
     ("RMSprop", {"lr": 1e-2, "centered": True, "momentum": 0.9, "weight_decay": 0.1}),
     ("Adadelta", {"lr": 0.5, "weight_decay": 0.1}),
     ("RAdam", {"lr": 1e-2, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("Adamax", {"lr": 1e-2, "weight_decay": 0.1}),
+    ("Rprop", {"lr": 1e-2, "maximize": True}),
 ]
 SHAPES = [(7, 5), (300,), (), (4, 1, 3)]
 
@@ -157,7 +159,9 @@ def test_capturable_state_dict_keeps_counts_on_the_device():
     )
 
 
-@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop", "Adadelta", "RAdam"])
+@pytest.mark.parametrize(
+    "name", ["Adam", "AdamW", "RMSprop", "Adadelta", "RAdam", "Adamax", "Rprop"]
+)
 def test_capturable_on_the_cpu_raises_as_torch(name):
     p = genesis.nn.Parameter(genesis.ones(2))
     p.grad = genesis.ones(2)

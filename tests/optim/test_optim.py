@@ -446,8 +446,8 @@ def test_constructor_errors():
             optim.Adam([p], **kwargs)
     with pytest.raises(RuntimeError, match="cannot be `True` together"):
         optim.Adam([p], fused=True, foreach=True)
-    with pytest.raises(NotImplementedError, match=r"\[Adamax\] capturable"):
-        optim.Adamax([p], capturable=True)
+    with pytest.raises(NotImplementedError, match=r"\[NAdam\] capturable"):
+        optim.NAdam([p], capturable=True)
     with pytest.raises(NotImplementedError, match=r"\[SGD\] differentiable"):
         optim.SGD([p], differentiable=True)
     for etas in [(0.0, 1.2), (0.5, 1.0), (1.0, 1.2)]:
