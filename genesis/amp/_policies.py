@@ -65,7 +65,8 @@ _FP32_CPU = """
     multilabel_margin_loss binary_cross_entropy_with_logits cond matrix_rank solve svdvals
     eigvals eigvalsh inv householder_product tensorinv tensorsolve geqrf qr svd triangular_solve
     fractional_max_pool2d fractional_max_pool3d adaptive_max_pool3d eig eigh lstsq inv_ex
-    cholesky_ex _reflection_pad _replication_pad
+    cholesky_ex _reflection_pad _replication_pad fractional_max_pool2d_with_indices
+    fractional_max_pool3d_with_indices
 """
 _PROMOTE_CPU = "stack cat index_copy"
 # No cast on either device type, but one op: Python-written functions that PyTorch has as native

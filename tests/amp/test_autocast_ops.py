@@ -741,6 +741,22 @@ CPU_FLOAT32 = [
         low(1, 2, 4, 4, 4),
         low(1, 2, 3, lo=0.0, hi=1.0),
     ),
+    case(
+        "fractional_max_pool2d_with_indices",
+        lambda lib, x, s: F(lib).fractional_max_pool2d_with_indices(
+            x, 2, output_size=(3, 3), _random_samples=s
+        ),
+        low(1, 2, 6, 6),
+        low(1, 2, 2, lo=0.0, hi=1.0),
+    ),
+    case(
+        "fractional_max_pool3d_with_indices",
+        lambda lib, x, s: F(lib).fractional_max_pool3d_with_indices(
+            x, 2, output_size=(2, 2, 2), _random_samples=s
+        ),
+        low(1, 2, 4, 4, 4),
+        low(1, 2, 3, lo=0.0, hi=1.0),
+    ),
     case("pad_reflect_1d", lambda lib, x: F(lib).pad(x, (2, 1), mode="reflect"), low(1, 2, 5)),
     case(
         "pad_reflect_2d",

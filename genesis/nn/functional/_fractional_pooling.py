@@ -220,6 +220,7 @@ def _doc(nd: int, with_indices: bool) -> str:
     """
 
 
+@autocast_policy
 def fractional_max_pool2d_with_indices(
     input,
     kernel_size,
@@ -233,6 +234,7 @@ def fractional_max_pool2d_with_indices(
     )
 
 
+@autocast_policy
 def fractional_max_pool3d_with_indices(
     input,
     kernel_size,
