@@ -216,9 +216,12 @@ void check_device_lr(const Tensor* lr, const char* op) {
 // The step counts of a rule that can work its factors out on the device (Note [Capturable
 // steps]): counts on the CPU are incremented and turned into factors here, as count_steps does;
 // counts on the parameters' devices (capturable=True) go to the backend, which increments them
-// there.
+// there. `lr`: null, or the device learning rate the call reads (checked, kept in call.lr).
 template <typename Rule>
-void count_steps_of(StepCall& call, const TensorRefs& steps, const Rule& rule) {
+void count_steps_of(StepCall& call, const TensorRefs& steps, const Rule& rule,
+                    const Tensor* lr = nullptr) {
+  call.lr = lr;
+  check_device_lr(lr, call.op);
   const TensorRefs& params = call.slots[0];
   bool on_device = false;
   for (const Tensor* s : steps) on_device = on_device || (s != nullptr && s->is_cuda());
@@ -286,9 +289,7 @@ void adam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRe
   StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.lr = lr;
-  check_device_lr(lr, op);
-  count_steps_of(call, steps, rule);
+  count_steps_of(call, steps, rule, lr);
   run_parts(call, rule);
 }
 
@@ -306,9 +307,7 @@ void rmsprop_step(const TensorRefs& params, const TensorRefs& grads, const Tenso
   StepCall call{op, {params, grads, square_avgs, grad_avgs, momentum_buffers}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.lr = lr;
-  check_device_lr(lr, op);
-  count_steps_of(call, steps, rule);
+  count_steps_of(call, steps, rule, lr);
   run_parts(call, rule);
 }
 
@@ -332,9 +331,7 @@ void adamax_step(const TensorRefs& params, const TensorRefs& grads, const Tensor
   StepCall call{op, {params, grads, exp_avgs, exp_infs}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.lr = lr;
-  check_device_lr(lr, op);
-  count_steps_of(call, steps, rule);
+  count_steps_of(call, steps, rule, lr);
   run_parts(call, rule);
 }
 
@@ -345,9 +342,7 @@ void adadelta_step(const TensorRefs& params, const TensorRefs& grads, const Tens
   StepCall call{op, {params, grads, square_avgs, acc_deltas}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.lr = lr;
-  check_device_lr(lr, op);
-  count_steps_of(call, steps, rule);
+  count_steps_of(call, steps, rule, lr);
   run_parts(call, rule);
 }
 
@@ -381,9 +376,7 @@ void radam_step(const TensorRefs& params, const TensorRefs& grads, const TensorR
   StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
   call.narrow = narrow;
   check_lists(call);
-  call.lr = lr;
-  check_device_lr(lr, op);
-  count_steps_of(call, steps, rule);
+  count_steps_of(call, steps, rule, lr);
   run_parts(call, rule);
 }
 
