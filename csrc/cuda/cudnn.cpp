@@ -66,6 +66,7 @@ bool find(void* lib, const char* name, Fn* fn, std::string& missing) {
 
 struct Loaded {
   Api api;
+  void* library = nullptr;  // the dlopen() handle (kept open for the process)
   std::string error;  // why it could not be loaded; empty when loaded
 };
 
@@ -93,6 +94,7 @@ Loaded load() {
                         "; install nvidia-cudnn-cu13 or set GENESIS_CUDNN_PATH to libcudnn.so.9)");
     return out;
   }
+  out.library = lib;
   Api& a = out.api;
   std::string missing;
   size_t (*get_version)() = nullptr;
@@ -145,6 +147,11 @@ const Api& api(const char* op) {
   const Loaded& l = loaded();
   GENESIS_CHECK(l.error.empty(), op, l.error);
   return l.api;
+}
+
+void* library(const char* op) {
+  api(op);
+  return loaded().library;
 }
 
 void check(Status s, const char* call, const char* op) {

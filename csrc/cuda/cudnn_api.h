@@ -83,6 +83,10 @@ struct Api {
 // The loaded API; raises RuntimeError naming op when cuDNN cannot be loaded.
 const Api& api(const char* op);
 
+// The loaded library's dlopen() handle (for the functions cudnn_attention.cpp resolves);
+// raises as api() does.
+void* library(const char* op);
+
 // Raises "[op] <call> failed: <cuDNN's message>" for a status other than success.
 void check(Status s, const char* call, const char* op);
 

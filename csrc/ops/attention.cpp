@@ -4,9 +4,12 @@
 #include <climits>
 
 #include "core/errors.h"
+#include "cuda/cudnn_attention.h"
 #include "cuda/flash_attention.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
+#include "ops/reduce.h"
+#include "ops/views.h"
 
 namespace genesis::ops {
 
@@ -70,22 +73,25 @@ bool fused_attention_supported(const Tensor& like) {
   return like.is_cuda() && cuda::flash_attention_supported(like.device().index);
 }
 
-std::tuple<Tensor, Tensor> fused_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                           const Tensor& mask, double scale, bool causal,
-                                           const char* op) {
+std::tuple<Tensor, Tensor, AttentionPath> fused_attention(const Tensor& q, const Tensor& k,
+                                                          const Tensor& v, const Tensor& mask,
+                                                          double scale, bool causal, bool cudnn,
+                                                          bool own, const char* op) {
   const cuda::FlashAttentionOperands o = operands(q, k, v, mask, scale, causal, op);
   const Shape& qs = q.sizes();
   Tensor out = Tensor::empty(qs, q.dtype(), q.device());
   Tensor lse = Tensor::empty({qs[0], qs[1], qs[2]}, ScalarType::Float32, q.device());
+  if (cudnn && !mask.defined() &&
+      cuda::cudnn_attention_forward(o.q, o.k, o.v, scale, causal, out, lse, op))
+    return {out, lse, AttentionPath::kCudnn};
+  if (!own) return {Tensor(), Tensor(), AttentionPath::kNone};
   if (out.numel() > 0) cuda::flash_attention_forward(o, out, lse);
-  return {out, lse};
+  return {out, lse, AttentionPath::kGenesis};
 }
 
-std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(const Tensor& dout, const Tensor& q,
-                                                            const Tensor& k, const Tensor& v,
-                                                            const Tensor& out, const Tensor& lse,
-                                                            const Tensor& mask, double scale,
-                                                            bool causal, const char* op) {
+std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(
+    const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+    const Tensor& lse, const Tensor& mask, double scale, bool causal, bool cudnn, const char* op) {
   const cuda::FlashAttentionOperands o = operands(q, k, v, mask, scale, causal, op);
   check_operand(dout, q, "grad_output", op);
   const Shape& qs = q.sizes();
@@ -95,6 +101,15 @@ std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(const Tensor& dout, 
                     lse.dtype() == ScalarType::Float32 && lse.is_contiguous(),
                 op, "grad_output ", shape_str(dout.sizes()), ", out ", shape_str(out.sizes()),
                 " and lse ", shape_str(lse.sizes()), " are not those of query ", shape_str(qs));
+  const Shape grouped{qs[0], k.sizes()[1], k.sizes()[2], qs[3]};
+  if (cudnn && !mask.defined()) {
+    Tensor dq = Tensor::empty(qs, q.dtype(), q.device());
+    Tensor dk = Tensor::empty(grouped, q.dtype(), q.device());
+    Tensor dv = Tensor::empty(grouped, q.dtype(), q.device());
+    if (cuda::cudnn_attention_backward(o.q, o.k, o.v, out, rows_contiguous(dout), lse, scale,
+                                       causal, dq, dk, dv, op))
+      return {dq, dk, dv};
+  }
   Tensor dq_accum = Tensor::empty(qs, ScalarType::Float32, q.device());
   fill_(dq_accum, Scalar(0.0), op);
   Tensor delta = Tensor::empty({qs[0], qs[1], qs[2]}, ScalarType::Float32, q.device());
@@ -102,7 +117,12 @@ std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(const Tensor& dout, 
   Tensor dv = Tensor::empty(kv, q.dtype(), q.device());
   if (dq_accum.numel() > 0 || dk.numel() > 0)
     cuda::flash_attention_backward(o, out, rows_contiguous(dout), lse, delta, dq_accum, dk, dv);
-  return {to(dq_accum, q.dtype(), q.device(), false), dk, dv};
+  Tensor dq = to(dq_accum, q.dtype(), q.device(), false);
+  if (grouped[1] == qs[1]) return {dq, dk, dv};
+  // one gradient per query head: sum each group onto its key head
+  const Shape split{qs[0], grouped[1], qs[1] / grouped[1], grouped[2], qs[3]};
+  return {dq, sum(view(dk, split), Shape({2}), false, std::nullopt),
+          sum(view(dv, split), Shape({2}), false, std::nullopt)};
 }
 
 }  // namespace genesis::ops

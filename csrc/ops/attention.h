@@ -12,20 +12,26 @@ namespace genesis::ops {
 // Whether the fused kernels run on the device of CUDA tensor `like`.
 bool fused_attention_supported(const Tensor& like);
 
-// (out, lse): q (B, H, L, E), k and v (B, Hk, S, E) with H a multiple of Hk (grouped-query
+// Which fused kernels may run (genesis.backends.cuda's cudnn and flash switches), and which did.
+enum class AttentionPath : int { kNone = 0, kGenesis = 1, kCudnn = 2 };
+
+// (out, lse, path): q (B, H, L, E), k and v (B, Hk, S, E) with H a multiple of Hk (grouped-query
 // attention), float16 or bfloat16, 1 <= E <= 256; mask undefined or 4-D, each dim 1 or the
 // matching size of (B, H, L, S), bool (true keeps) or float32 / q's dtype (added to the scores);
 // causal: query i sees keys j <= i. out (B, H, L, E) in q's dtype, lse (B, H, L) float32.
-std::tuple<Tensor, Tensor> fused_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                           const Tensor& mask, double scale, bool causal,
-                                           const char* op);
+// cuDNN runs it when `cudnn` allows, this build and machine have cuDNN's attention, there is no
+// mask and cuDNN takes the problem (Note [Attention through cuDNN]); else genesis's kernels when
+// `own` allows; else path kNone and undefined tensors (the caller's composed path).
+std::tuple<Tensor, Tensor, AttentionPath> fused_attention(const Tensor& q, const Tensor& k,
+                                                          const Tensor& v, const Tensor& mask,
+                                                          double scale, bool causal, bool cudnn,
+                                                          bool own, const char* op);
 
 // (dq, dk, dv) from the output's gradient dout and the forward's out and lse; dk and dv are
-// (B, H, S, E), one per query head: the caller sums each group of H / Hk.
-std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(const Tensor& dout, const Tensor& q,
-                                                            const Tensor& k, const Tensor& v,
-                                                            const Tensor& out, const Tensor& lse,
-                                                            const Tensor& mask, double scale,
-                                                            bool causal, const char* op);
+// (B, Hk, S, E), summed over each group of H / Hk query heads. Through cuDNN when `cudnn` (the
+// forward's path) and cuDNN takes it, else genesis's kernels (the two lse agree).
+std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(
+    const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+    const Tensor& lse, const Tensor& mask, double scale, bool causal, bool cudnn, const char* op);
 
 }  // namespace genesis::ops

@@ -4,6 +4,7 @@
 // _batch_norm: genesis.nn.functional checks the arguments with PyTorch's
 // messages and calls these for the inputs they take.
 #include "autograd/ops.h"
+#include "cuda/cudnn_attention.h"
 #include "ops/attention.h"
 #include "ops/convolution.h"
 #include "ops/max_pool.h"
@@ -142,28 +143,36 @@ void init_nn_fused(py::module_& m) {
   nn.def(
       "_fused_attention",
       [](const Tensor& q, const Tensor& k, const Tensor& v, py::handle mask, double scale,
-         bool causal, const char* op) {
-        auto [out, lse] =
-            ops::fused_attention(q, k, v, optional_tensor(mask, op), scale, causal, op);
-        return py::make_tuple(out, lse);
+         bool causal, bool cudnn, bool own, const char* op) -> py::tuple {
+        auto [out, lse, path] =
+            ops::fused_attention(q, k, v, optional_tensor(mask, op), scale, causal, cudnn, own, op);
+        if (path == ops::AttentionPath::kNone) return py::make_tuple(py::none(), py::none(), 0);
+        return py::make_tuple(out, lse, static_cast<int>(path));
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("mask"), py::arg("scale"),
-      py::arg("causal"), py::arg("op"),
-      "(out, lse) of softmax(query key^T * scale + mask) value for (B, H, L, E) query and\n"
-      "(B, Hk, S, E) key and value (float16 / bfloat16, E <= 256, H a multiple of Hk); lse is\n"
-      "each row's float32 log-sum-exp.");
+      py::arg("causal"), py::arg("cudnn"), py::arg("own"), py::arg("op"),
+      "(out, lse, path) of softmax(query key^T * scale + mask) value for (B, H, L, E) query\n"
+      "and (B, Hk, S, E) key and value (float16 / bfloat16, E <= 256, H a multiple of Hk); lse\n"
+      "is each row's float32 log-sum-exp; path 2: cuDNN ran it (when `cudnn` allows and cuDNN\n"
+      "takes it), 1: genesis's kernels (when `own` allows), 0: neither (out and lse None).");
   nn.def(
       "_fused_attention_backward",
       [](const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
-         const Tensor& lse, py::handle mask, double scale, bool causal, const char* op) {
+         const Tensor& lse, py::handle mask, double scale, bool causal, bool cudnn,
+         const char* op) {
         auto [dq, dk, dv] = ops::fused_attention_backward(
-            dout, q, k, v, out, lse, optional_tensor(mask, op), scale, causal, op);
+            dout, q, k, v, out, lse, optional_tensor(mask, op), scale, causal, cudnn, op);
         return py::make_tuple(dq, dk, dv);
       },
       py::arg("grad_output"), py::arg("query"), py::arg("key"), py::arg("value"), py::arg("out"),
-      py::arg("lse"), py::arg("mask"), py::arg("scale"), py::arg("causal"), py::arg("op"),
+      py::arg("lse"), py::arg("mask"), py::arg("scale"), py::arg("causal"), py::arg("cudnn"),
+      py::arg("op"),
       "(dq, dk, dv) of _fused_attention from its output's gradient; dk and dv are\n"
-      "(B, H, S, E), one per query head.");
+      "(B, Hk, S, E), summed over each group of query heads. cudnn: the forward's path was\n"
+      "cuDNN (tried first; genesis's kernels when cuDNN does not take it).");
+  nn.def(
+      "_cudnn_attention_built", []() { return cuda::cudnn_attention_built(); },
+      "Whether this build carries cuDNN's fused attention (built with the cuDNN frontend).");
 }
 
 }  // namespace genesis::python

@@ -23,6 +23,7 @@ def _cross_entropy(
     ignore_index: typing.SupportsInt | typing.SupportsIndex,
     label_smoothing: typing.SupportsFloat | typing.SupportsIndex,
 ) -> genesis._C.Tensor: ...
+def _cudnn_attention_built() -> bool: ...
 def _cudnn_conv(
     input: genesis._C.Tensor,
     weight: genesis._C.Tensor,
@@ -68,8 +69,10 @@ def _fused_attention(
     mask: object,
     scale: typing.SupportsFloat | typing.SupportsIndex,
     causal: bool,
+    cudnn: bool,
+    own: bool,
     op: str,
-) -> tuple[genesis._C.Tensor, genesis._C.Tensor]: ...
+) -> tuple: ...
 def _fused_attention_backward(
     grad_output: genesis._C.Tensor,
     query: genesis._C.Tensor,
@@ -80,6 +83,7 @@ def _fused_attention_backward(
     mask: object,
     scale: typing.SupportsFloat | typing.SupportsIndex,
     causal: bool,
+    cudnn: bool,
     op: str,
 ) -> tuple[genesis._C.Tensor, genesis._C.Tensor, genesis._C.Tensor]: ...
 def _fused_attention_supported(like: genesis._C.Tensor) -> bool: ...

@@ -21,6 +21,8 @@ from .. import _C
 
 __all__ = [
     "MatmulSettings",
+    "cudnn_sdp_enabled",
+    "enable_cudnn_sdp",
     "enable_flash_sdp",
     "enable_math_sdp",
     "flash_sdp_enabled",
@@ -85,7 +87,7 @@ matmul = MatmulSettings()
 
 # Which scaled_dot_product_attention paths may run (Note [When attention is fused] in
 # genesis/nn/functional/_attention_fused.py).
-_sdp_paths = {"flash": True, "math": True}
+_sdp_paths = {"cudnn": True, "flash": True, "math": True}
 
 
 def _set_sdp(op: str, path: str, enabled: bool) -> None:
@@ -127,6 +129,42 @@ def flash_sdp_enabled() -> bool:
         True
     """
     return _sdp_paths["flash"]
+
+
+def enable_cudnn_sdp(enabled: bool) -> None:
+    """Lets ``scaled_dot_product_attention`` use cuDNN's fused attention (float16 and bfloat16
+    without a mask, head dims a multiple of 8 up to 256, in builds made with the cuDNN
+    frontend and where cuDNN loads; Note [Attention through cuDNN]), tried before genesis's own
+    fused kernels. Default: enabled, as in PyTorch.
+
+    Args:
+        enabled (bool): whether cuDNN's attention may run.
+
+    Returns:
+        None
+
+    Example::
+
+        >>> genesis.backends.cuda.enable_cudnn_sdp(False)
+        >>> genesis.backends.cuda.cudnn_sdp_enabled()
+        False
+        >>> genesis.backends.cuda.enable_cudnn_sdp(True)
+    """
+    _set_sdp("enable_cudnn_sdp", "cudnn", enabled)
+
+
+def cudnn_sdp_enabled() -> bool:
+    """Whether ``scaled_dot_product_attention`` may use cuDNN's fused attention.
+
+    Returns:
+        bool: the setting of ``enable_cudnn_sdp``.
+
+    Example::
+
+        >>> genesis.backends.cuda.cudnn_sdp_enabled()
+        True
+    """
+    return _sdp_paths["cudnn"]
 
 
 def enable_math_sdp(enabled: bool) -> None:

@@ -1,11 +1,12 @@
 """genesis.nn.attention: which scaled_dot_product_attention paths may run, with
 ``torch.nn.attention``'s names.
 
-genesis has two paths (Note [When attention is fused] in functional/_attention_fused.py): its
-fused CUDA kernels and the composed (math) path. ``SDPBackend.FLASH_ATTENTION``,
-``EFFICIENT_ATTENTION`` and ``CUDNN_ATTENTION`` all name the fused kernels, PyTorch's three
-fused backends; ``MATH`` the composed path. ``sdpa_kernel`` sets
-``genesis.backends.cuda.enable_flash_sdp`` / ``enable_math_sdp`` for the duration of a block.
+genesis has three paths (Note [When attention is fused] in functional/_attention_fused.py):
+cuDNN's fused attention, its own fused CUDA kernels and the composed (math) path.
+``SDPBackend.CUDNN_ATTENTION`` names cuDNN's; ``FLASH_ATTENTION`` and ``EFFICIENT_ATTENTION``
+genesis's kernels (standing for PyTorch's other two fused backends); ``MATH`` the composed path.
+``sdpa_kernel`` sets ``genesis.backends.cuda.enable_cudnn_sdp`` / ``enable_flash_sdp`` /
+``enable_math_sdp`` for the duration of a block.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ class SDPBackend(enum.IntEnum):
     OVERRIDEABLE = 4
 
 
-_FUSED = (SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.CUDNN_ATTENTION)
+# genesis's own fused kernels stand for PyTorch's flash and memory-efficient backends
+_GENESIS_KERNELS = (SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION)
 
 
 @contextmanager
@@ -50,10 +52,10 @@ def sdpa_kernel(
     """Lets ``scaled_dot_product_attention`` use only the given backends inside the block;
     the previous settings come back at its end, also after an exception.
 
-    ``FLASH_ATTENTION``, ``EFFICIENT_ATTENTION`` and ``CUDNN_ATTENTION`` allow genesis's fused
-    CUDA kernels, ``MATH`` the composed path; an input that no allowed path takes raises
-    ``RuntimeError``. genesis prefers the fused kernels whenever they take the inputs, so
-    ``set_priority`` (accepted for PyTorch's signature) changes nothing.
+    ``FLASH_ATTENTION`` and ``EFFICIENT_ATTENTION`` allow genesis's fused CUDA kernels,
+    ``CUDNN_ATTENTION`` cuDNN's fused attention, ``MATH`` the composed path; an input that no
+    allowed path takes raises ``RuntimeError``. genesis tries cuDNN, then its own kernels, then
+    the composed path, so ``set_priority`` (accepted for PyTorch's signature) changes nothing.
 
     Args:
         backends (SDPBackend or iterable of SDPBackend): the backends allowed.
@@ -79,11 +81,17 @@ def sdpa_kernel(
             )
     if not isinstance(set_priority, bool):
         raise TypeError(f"[sdpa_kernel] set_priority must be a bool, got {type(set_priority)}")
-    before = (_backends_cuda.flash_sdp_enabled(), _backends_cuda.math_sdp_enabled())
-    _backends_cuda.enable_flash_sdp(any(b in _FUSED for b in chosen))
+    before = (
+        _backends_cuda.flash_sdp_enabled(),
+        _backends_cuda.cudnn_sdp_enabled(),
+        _backends_cuda.math_sdp_enabled(),
+    )
+    _backends_cuda.enable_flash_sdp(any(b in _GENESIS_KERNELS for b in chosen))
+    _backends_cuda.enable_cudnn_sdp(SDPBackend.CUDNN_ATTENTION in chosen)
     _backends_cuda.enable_math_sdp(SDPBackend.MATH in chosen)
     try:
         yield
     finally:
         _backends_cuda.enable_flash_sdp(before[0])
-        _backends_cuda.enable_math_sdp(before[1])
+        _backends_cuda.enable_cudnn_sdp(before[1])
+        _backends_cuda.enable_math_sdp(before[2])

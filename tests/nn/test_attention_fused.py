@@ -16,16 +16,47 @@ import genesis
 import genesis.nn.functional as F
 from genesis import _C
 from genesis.backends import cuda as backends_cuda
+from genesis.nn.attention import SDPBackend, sdpa_kernel
 
 RNG = np.random.default_rng(5)
 HAS_FUSED = HAS_CUDA and _C._nn._fused_attention_supported(genesis.zeros(1, device="cuda"))
 requires_fused = pytest.mark.skipif(not HAS_FUSED, reason="no CUDA device of sm_80 or later")
 DTYPES = {"bfloat16": genesis.bfloat16, "float16": genesis.float16}
 TOLERANCE = {"bfloat16": 3e-2, "float16": 5e-3}
+HAS_CUDNN_ATTENTION = (
+    HAS_FUSED and _C._nn._cudnn_attention_built() and genesis.backends.cudnn.is_available()
+)
+requires_cudnn_attention = pytest.mark.skipif(
+    not HAS_CUDNN_ATTENTION, reason="no cuDNN attention (built without the cuDNN frontend?)"
+)
+
+
+@pytest.fixture(params=["cudnn", "genesis"])
+def fused_path(request):
+    """Runs a test with cuDNN's attention first (the default), then with genesis's kernels
+    alone (Note [When attention is fused])."""
+    if request.param == "genesis":
+        backends_cuda.enable_cudnn_sdp(False)
+    try:
+        yield request.param
+    finally:
+        backends_cuda.enable_cudnn_sdp(True)
+
+
+both_paths = pytest.mark.usefixtures("fused_path")
 
 
 def test_flags_default_and_type_checks():
     assert backends_cuda.flash_sdp_enabled() and backends_cuda.math_sdp_enabled()
+    assert backends_cuda.cudnn_sdp_enabled()
+    with pytest.raises(TypeError, match=r"\[enable_cudnn_sdp\] expected a bool"):
+        backends_cuda.enable_cudnn_sdp(None)
+    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.MATH]):
+        assert backends_cuda.cudnn_sdp_enabled() and not backends_cuda.flash_sdp_enabled()
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        assert not backends_cuda.cudnn_sdp_enabled() and backends_cuda.flash_sdp_enabled()
+        assert not backends_cuda.math_sdp_enabled()
+    assert backends_cuda.cudnn_sdp_enabled() and backends_cuda.flash_sdp_enabled()
     with pytest.raises(TypeError, match=r"\[enable_flash_sdp\] expected a bool"):
         backends_cuda.enable_flash_sdp(1)
     with pytest.raises(TypeError, match=r"\[enable_math_sdp\] expected a bool"):
@@ -71,15 +102,12 @@ def _compare(qs, ks, vs, dtype_name, mask=None, causal=False, gqa=False, scale=N
     ops = (lambda t: t) if prep is None else prep
     out = F.scaled_dot_product_attention(*[ops(t) for t in low], **kw)
     assert "FusedAttention" in _graph_names(out), _graph_names(out)
-    backends_cuda.enable_flash_sdp(False)
-    try:
+    with sdpa_kernel(SDPBackend.MATH):
         ref_mask = mask
         if mask is not None and mask.dtype != genesis.bool:
             ref_mask = mask.float()
         kw["attn_mask"] = ref_mask
         expect = F.scaled_dot_product_attention(*[ops(t) for t in ref], **kw)
-    finally:
-        backends_cuda.enable_flash_sdp(True)
     assert out.dtype == dtype and out.shape == expect.shape
     tol = TOLERANCE[dtype_name]
     assert _relative_error(out, expect) < tol
@@ -106,6 +134,7 @@ def _graph_names(t):
 @requires_fused
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
 @pytest.mark.parametrize("E", [1, 16, 20, 64, 80, 128, 160, 192, 256])
+@both_paths
 def test_head_dims(dtype, E):
     _compare((2, 3, 37, E), (2, 3, 45, E), (2, 3, 45, E), dtype)
 
@@ -116,18 +145,21 @@ def test_head_dims(dtype, E):
     "L,S", [(1, 1), (1, 100), (100, 1), (64, 64), (130, 70), (70, 130), (257, 257)]
 )
 @pytest.mark.parametrize("causal", [False, True])
+@both_paths
 def test_lengths_and_causal(dtype, L, S, causal):
     _compare((2, 2, L, 64), (2, 2, S, 64), (2, 2, S, 64), dtype, causal=causal)
 
 
 @requires_fused
 @pytest.mark.parametrize("E", [64, 128, 256])
+@both_paths
 def test_long_causal_rows(E):
     _compare((1, 2, 600, E), (1, 2, 600, E), (1, 2, 600, E), "bfloat16", causal=True)
 
 
 @requires_fused
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
+@both_paths
 def test_scale(dtype):
     _compare((1, 2, 33, 32), (1, 2, 40, 32), (1, 2, 40, 32), dtype, scale=0.3)
 
@@ -160,6 +192,7 @@ def test_masks(dtype, kind, shape):
 
 @requires_fused
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
+@both_paths
 def test_grouped_and_broadcast_key_heads(dtype):
     _compare((2, 8, 33, 64), (2, 2, 47, 64), (2, 2, 47, 64), dtype, gqa=True, causal=True)
     _compare((2, 6, 33, 64), (2, 1, 47, 64), (2, 1, 47, 64), dtype)
@@ -168,6 +201,7 @@ def test_grouped_and_broadcast_key_heads(dtype):
 
 @requires_fused
 @pytest.mark.parametrize("dtype", sorted(DTYPES))
+@both_paths
 def test_strided_and_unaligned_operands(dtype):
     # (B, L, H, E) storage seen as (B, H, L, E), as a transformer block splits heads
     _compare(
@@ -181,6 +215,7 @@ def test_strided_and_unaligned_operands(dtype):
 
 @requires_fused
 @pytest.mark.parametrize("dims", [2, 3, 5])
+@both_paths
 def test_other_ranks(dims):
     lead = {2: (), 3: (4,), 5: (2, 3, 2)}[dims]
     mask = _mask(lead[-1:] + (21, 26), "bool", genesis.bool) if dims > 2 else None
@@ -221,11 +256,12 @@ def test_paths_the_fused_kernel_leaves_to_the_math_backend():
         assert "FusedAttention" not in _graph_names(out)
     cases[-1].sum().backward()
     assert mask.grad is not None and mask.grad.shape == (9, 9)
-    backends_cuda.enable_flash_sdp(False)
-    try:
+    with sdpa_kernel(SDPBackend.MATH):
         assert "FusedAttention" not in _graph_names(F.scaled_dot_product_attention(q, q, q))
-    finally:
-        backends_cuda.enable_flash_sdp(True)
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):  # cuDNN takes no mask: composed path
+        m = genesis.ones(9, 9, device="cuda", dtype=genesis.bool)
+        out = F.scaled_dot_product_attention(q, q, q, attn_mask=m)
+        assert "FusedAttention" not in _graph_names(out)
 
 
 @requires_fused
@@ -270,27 +306,32 @@ def test_binding_errors():
     q = genesis.randn(1, 2, 4, 8, device="cuda").to(genesis.bfloat16)
     op = "scaled_dot_product_attention"
     with pytest.raises(TypeError, match=r"\[sdpa\] the fused attention takes float16 or bfloat16"):
-        _C._nn._fused_attention(q.float(), q.float(), q.float(), None, 1.0, False, "sdpa")
+        _C._nn._fused_attention(
+            q.float(), q.float(), q.float(), None, 1.0, False, True, True, "sdpa"
+        )
     with pytest.raises(RuntimeError, match=r"\[sdpa\] the fused attention takes 4-D"):
-        _C._nn._fused_attention(q[0], q[0], q[0], None, 1.0, False, "sdpa")
+        _C._nn._fused_attention(q[0], q[0], q[0], None, 1.0, False, True, True, "sdpa")
     with pytest.raises(RuntimeError, match=r"do not fit"):
-        _C._nn._fused_attention(q, q[:, :1, :, :4], q[:, :1, :, :4], None, 1.0, False, op)
+        _C._nn._fused_attention(
+            q, q[:, :1, :, :4], q[:, :1, :, :4], None, 1.0, False, True, True, op
+        )
     with pytest.raises(RuntimeError, match=r"head dims from 1 to 256"):
         big = genesis.zeros(1, 1, 2, 264, device="cuda", dtype=genesis.bfloat16)
-        _C._nn._fused_attention(big, big, big, None, 1.0, False, op)
+        _C._nn._fused_attention(big, big, big, None, 1.0, False, True, True, op)
     with pytest.raises(RuntimeError, match=r"attn_mask \(1, 1, 3, 4\) does not broadcast"):
         m = genesis.ones(1, 1, 3, 4, device="cuda", dtype=genesis.bool).reshape(1, 1, 3, 4)
-        _C._nn._fused_attention(q, q, q, m, 1.0, False, op)
+        _C._nn._fused_attention(q, q, q, m, 1.0, False, True, True, op)
     with pytest.raises(TypeError, match=r"attn_mask must be bool, float32"):
         m = genesis.ones(1, 1, 4, 4, device="cuda", dtype=genesis.int32)
-        _C._nn._fused_attention(q, q, q, m, 1.0, False, op)
-    out, lse = _C._nn._fused_attention(q, q, q, None, 1 / math.sqrt(8), False, op)
+        _C._nn._fused_attention(q, q, q, m, 1.0, False, True, True, op)
+    out, lse, path = _C._nn._fused_attention(q, q, q, None, 1 / math.sqrt(8), False, True, True, op)
+    assert path in (1, 2)
     assert lse.dtype == genesis.float32 and lse.shape == (1, 2, 4)
     with pytest.raises(RuntimeError, match=r"are not those of query"):
-        _C._nn._fused_attention_backward(q[:, :, :2], q, q, q, out, lse, None, 1.0, False, op)
+        _C._nn._fused_attention_backward(q[:, :, :2], q, q, q, out, lse, None, 1.0, False, True, op)
     cpu = genesis.zeros(1, 1, 2, 8, dtype=genesis.bfloat16)
     with pytest.raises(RuntimeError, match=r"takes CUDA tensors"):
-        _C._nn._fused_attention(cpu, cpu, cpu, None, 1.0, False, op)
+        _C._nn._fused_attention(cpu, cpu, cpu, None, 1.0, False, True, True, op)
 
 
 def test_cpu_never_fused():
@@ -349,3 +390,58 @@ def test_sdpa_kernel_sets_and_restores_the_paths():
         with sdpa_kernel(SDPBackend.MATH):
             assert "FusedAttention" not in _graph_names(F.scaled_dot_product_attention(h, h, h))
         assert "FusedAttention" in _graph_names(F.scaled_dot_product_attention(h, h, h))
+
+
+def _fused_pair(q, k, v, causal, cudnn):
+    """(out, lse, path) of one forward through the private binding on one path."""
+    scale = 1 / math.sqrt(q.shape[-1])
+    return _C._nn._fused_attention(q, k, v, None, scale, causal, cudnn, not cudnn, "sdpa")
+
+
+@requires_cudnn_attention
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize(
+    "qs,ks", [((2, 4, 128, 64), (2, 4, 128, 64)), ((1, 8, 300, 128), (1, 2, 257, 128))]
+)
+@pytest.mark.parametrize("causal", [False, True])
+def test_cudnn_runs_and_agrees_with_the_genesis_kernels(dtype, qs, ks, causal):
+    """cuDNN takes the common shapes (path 2), and its output, log-sum-exp and gradients agree
+    with genesis's kernels; each backward also follows the other path's forward (the two lse
+    have one meaning)."""
+    dt = DTYPES[dtype]
+    q, k, v = (genesis.tensor(RNG.normal(size=s), dtype=dt, device="cuda") for s in (qs, ks, ks))
+    out_c, lse_c, path_c = _fused_pair(q, k, v, causal, True)
+    out_g, lse_g, path_g = _fused_pair(q, k, v, causal, False)
+    assert (path_c, path_g) == (2, 1)
+    assert _relative_error(out_c, out_g) < TOLERANCE[dtype]
+    assert _relative_error(lse_c, lse_g) < 1e-4
+    dout = genesis.tensor(RNG.normal(size=qs), dtype=dt, device="cuda")
+    scale = 1 / math.sqrt(qs[-1])
+    grads = {}
+    for fwd, out, lse in (("cudnn", out_c, lse_c), ("genesis", out_g, lse_g)):
+        for bwd in (True, False):
+            grads[fwd, bwd] = _C._nn._fused_attention_backward(
+                dout, q, k, v, out, lse, None, scale, causal, bwd, "sdpa"
+            )
+    ref = grads["genesis", False]
+    for key, got in grads.items():
+        for name, a, b in zip("qkv", got, ref):
+            assert a.shape == b.shape and a.dtype == dt, (key, name)
+            assert _relative_error(a, b) < 2 * TOLERANCE[dtype], (key, name)
+
+
+@requires_cudnn_attention
+def test_cudnn_declines_what_it_does_not_take():
+    """Head dims not a multiple of 8 and misaligned rows go to genesis's kernels (path 1), or
+    to nothing (path 0, no tensors) when those are switched off."""
+    q = genesis.tensor(RNG.normal(size=(1, 2, 16, 20)), dtype=genesis.bfloat16, device="cuda")
+    assert _fused_pair(q, q, q, False, True)[2] == 0
+    scale = 1.0
+    out, lse, path = _C._nn._fused_attention(q, q, q, None, scale, False, True, True, "sdpa")
+    assert path == 1 and out.shape == q.shape
+    wide = genesis.tensor(RNG.normal(size=(1, 2, 16, 65)), dtype=genesis.bfloat16, device="cuda")
+    shifted = wide[..., 1:]  # E 64, rows start 2 bytes past 16-byte alignment
+    assert _fused_pair(shifted, shifted, shifted, True, True)[2] == 0
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):  # declined: the composed path answers
+        out = F.scaled_dot_product_attention(q, q, q)
+        assert "FusedAttention" not in _graph_names(out)

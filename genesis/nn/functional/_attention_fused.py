@@ -1,17 +1,23 @@
-"""scaled_dot_product_attention through genesis's fused CUDA kernels (Note [Fused attention] in
-kernels/flash_attention_forward.cu), used by _attention.py when ``fused`` returns a result.
+"""scaled_dot_product_attention through fused CUDA kernels: cuDNN's, or genesis's own (Note
+[Fused attention] in kernels/flash_attention_forward.cu); used by _attention.py when ``fused``
+returns a result.
 
-Note [When attention is fused]: the kernels take float16 / bfloat16 CUDA tensors on an sm_80 or
-later device, equal head dims of query, key and value up to 256, a causal flag or a mask (bool or
-float, broadcast by strides, never expanded), and grouped or broadcast key heads (query head h
-reads key head h // (Hq / Hk)). The rest goes to the composed path, which is exact for every
-dtype: ``dropout_p > 0`` (the kernels draw no dropout masks yet), a float mask that needs a
-gradient, float32 / float64, batch dims in which the query is the one broadcast, and
-``genesis.backends.cuda.enable_flash_sdp(False)``. The output and gradients match the composed
-path within the rounding of 16-bit inputs: the scores and sums are float32, and the attention
-weights meet the values rounded to the input dtype (PyTorch's flash backend does the same).
-The fused backward is not itself differentiable: a double backward through it raises, as
-PyTorch's fused backends do; turn the flag off for gradient penalties through attention.
+Note [When attention is fused]: two fused paths exist. cuDNN's fused attention (Note [Attention
+through cuDNN] in csrc/cuda/cudnn_attention.cpp) runs first when
+``genesis.backends.cuda.cudnn_sdp_enabled()``, the build has it, there is no mask and cuDNN
+takes the problem; genesis's own kernels run the rest when ``flash_sdp_enabled()``. Both save
+the same per-row log-sum-exp, and the backward goes the forward's way. The fused paths take
+float16 / bfloat16 CUDA tensors on an sm_80 or later device, equal head dims of query, key and
+value up to 256, a causal flag or a mask (bool or float, broadcast by strides, never
+expanded), and grouped or broadcast key heads (query head h reads key head h // (Hq / Hk)).
+The rest goes to the composed path, which is exact for every dtype: ``dropout_p > 0`` (the
+kernels draw no dropout masks yet), a float mask that needs a gradient, float32 / float64,
+batch dims in which the query is the one broadcast, and both switches off. The output and
+gradients match the composed path within the rounding of 16-bit inputs: the scores and sums
+are float32, and the attention weights meet the values rounded to the input dtype (PyTorch's
+fused backends do the same). The fused backward is not itself differentiable: a double
+backward through it raises, as PyTorch's fused backends do; turn both switches off for
+gradient penalties through attention.
 """
 
 from __future__ import annotations
@@ -75,8 +81,8 @@ class _FusedBackward(Function):
     def backward(ctx: Any, *grads: Tensor) -> tuple:
         raise RuntimeError(
             f"[{_OP}] the fused attention backward is not differentiable; for a double "
-            "backward through attention call genesis.backends.cuda.enable_flash_sdp(False) "
-            "first (the composed path is)"
+            "backward through attention run it under "
+            "genesis.nn.attention.sdpa_kernel(SDPBackend.MATH) (the composed path is)"
         )
 
 
@@ -90,14 +96,11 @@ def _gradients(
     mask: Tensor | None,
     scale: float,
     causal: bool,
+    cudnn: bool,
 ) -> tuple:
-    dq, dk, dv = _nn._fused_attention_backward(grad, q, k, v, out, lse, mask, scale, causal, _OP)
-    B, H, S, E = dk.shape
-    Hk = k.shape[1]
-    if Hk != H:  # one gradient per query head: sum each group onto its key head
-        dk = dk.reshape((B, Hk, H // Hk, S, E)).sum(2)
-        dv = dv.reshape((B, Hk, H // Hk, S, E)).sum(2)
-    return dq, dk, dv
+    return tuple(
+        _nn._fused_attention_backward(grad, q, k, v, out, lse, mask, scale, causal, cudnn, _OP)
+    )
 
 
 class _FusedAttention(Function):
@@ -105,17 +108,18 @@ class _FusedAttention(Function):
 
     @staticmethod
     def forward(
-        ctx: Any, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, scale: float, causal: bool
+        ctx: Any, q: Tensor, k: Tensor, v: Tensor, out: Tensor, lse: Tensor, saved: tuple
     ) -> Tensor:
-        out, lse = _nn._fused_attention(q, k, v, mask, scale, causal, _OP)
+        # out and lse were computed before apply (the path may decline); saved holds
+        # (mask, scale, causal, cudnn)
         ctx.save_for_backward(q, k, v, out, lse)
-        ctx.mask, ctx.scale, ctx.causal = mask, scale, causal
+        ctx.rest = saved
         return out
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> tuple:
         q, k, v, out, lse = ctx.saved_tensors
-        saved = (out, lse, ctx.mask, ctx.scale, ctx.causal)
+        saved = (out, lse, *ctx.rest)
         if is_grad_enabled():  # create_graph: keep a node that refuses a second backward
             dq, dk, dv = _FusedBackward.apply(grad, q, k, v, saved)
         else:
@@ -139,7 +143,7 @@ def fused(
         query.is_cuda
         and query.dtype in (float16, bfloat16)
         and dropout_p == 0.0
-        and _backends_cuda.flash_sdp_enabled()
+        and (_backends_cuda.flash_sdp_enabled() or _backends_cuda.cudnn_sdp_enabled())
     ):
         return None
     E = query.shape[-1]
@@ -172,6 +176,13 @@ def fused(
             return None
         if mask4.requires_grad:
             mask4 = mask4.detach()
-    out = _FusedAttention.apply(q4, k4, v4, mask4, float(scale), bool(is_causal))
+    cudnn, own = _backends_cuda.cudnn_sdp_enabled(), _backends_cuda.flash_sdp_enabled()
+    out, lse, path = _nn._fused_attention(
+        q4.detach(), k4.detach(), v4.detach(), mask4, float(scale), bool(is_causal), cudnn, own, _OP
+    )
+    if out is None:  # cuDNN declined and genesis's kernels are switched off
+        return None
+    saved = (mask4, float(scale), bool(is_causal), path == 2)
+    out = _FusedAttention.apply(q4, k4, v4, out, lse, saved)
     shape = tuple(query.shape[:-1]) + (E,)
     return out if tuple(out.shape) == shape else out.reshape(shape)
