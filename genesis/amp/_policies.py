@@ -48,8 +48,7 @@ _FP32_CUDA = """
     poisson_nll_loss cosine_embedding_loss nll_loss hinge_embedding_loss kl_div l1_loss
     smooth_l1_loss huber_loss mse_loss margin_ranking_loss multilabel_margin_loss
     soft_margin_loss triplet_margin_loss multi_margin_loss binary_cross_entropy_with_logits
-    cross_entropy normalize dist pdist cdist renorm logsumexp interpolate upsample upsample_nearest
-    upsample_bilinear
+    cross_entropy normalize dist pdist cdist renorm logsumexp _upsample
 """
 _FP32_UNLESS_DTYPE_CUDA = "prod softmax log_softmax cumprod cumsum vector_norm matrix_norm sum norm"
 _PROMOTE_CUDA = """

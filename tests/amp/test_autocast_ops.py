@@ -607,6 +607,33 @@ FLOAT32 = [
         lambda lib, x: F(lib).interpolate(x, scale_factor=2, mode="trilinear"),
         low(1, 2, 2, 3, 3),
     ),
+    # Area mode is adaptive average pooling: the input's dtype on CUDA, float32 for 3-D on the
+    # CPU (adaptive_avg_pool3d is on the CPU's list).
+    case(
+        "interpolate_area_1d",
+        lambda lib, x: F(lib).interpolate(x, size=3, mode="area"),
+        low(1, 2, 6),
+    ),
+    case(
+        "interpolate_area_2d",
+        lambda lib, x: F(lib).interpolate(x, scale_factor=0.5, mode="area"),
+        low(1, 2, 4, 4),
+    ),
+    case(
+        "interpolate_area_3d",
+        lambda lib, x: F(lib).interpolate(x, size=(1, 2, 2), mode="area"),
+        low(1, 2, 2, 4, 4),
+    ),
+    case(
+        "upsample_bilinear",
+        lambda lib, x: F(lib).upsample_bilinear(x, scale_factor=2),
+        low(1, 2, 3, 3),
+    ),
+    case(
+        "upsample_nearest",
+        lambda lib, x: F(lib).upsample_nearest(x, size=5),
+        low(1, 2, 3),
+    ),
     # float32 unless a dtype is given
     case("prod", lambda lib, x: x.prod(), low(2, 3, lo=0.5, hi=1.5)),
     case("prod_dim", lambda lib, x: lib.prod(x, 1), low(2, 3, lo=0.5, hi=1.5)),

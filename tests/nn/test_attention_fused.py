@@ -445,3 +445,22 @@ def test_cudnn_declines_what_it_does_not_take():
     with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):  # declined: the composed path answers
         out = F.scaled_dot_product_attention(q, q, q)
         assert "FusedAttention" not in _graph_names(out)
+
+
+@requires_cudnn_attention
+def test_cudnn_graph_built_inside_a_cuda_graph_capture():
+    """The first call of a new shape builds its cuDNN graph while a CUDA graph is being
+    captured (no synchronizing, no allocation outside the capture's pool); the replay then
+    recomputes the same attention on new values."""
+    shape = (1, 3, 96, 64)  # a shape no other test builds
+    q = genesis.tensor(RNG.normal(size=shape), dtype=genesis.bfloat16, device="cuda")
+    graph = genesis.cuda.CUDAGraph()
+    with genesis.cuda.graph(graph):
+        out, _, path = _fused_pair(q, q, q, True, True)
+    assert path == 2
+    fresh = genesis.tensor(RNG.normal(size=shape), dtype=genesis.bfloat16, device="cuda")
+    q.copy_(fresh)
+    graph.replay()
+    genesis.cuda.synchronize()
+    want, _, _ = _fused_pair(fresh, fresh, fresh, True, False)
+    assert _relative_error(out, want) < TOLERANCE["bfloat16"]

@@ -17,11 +17,12 @@ from typing import Any
 
 from ..._C import Tensor, arange, float32, float64
 from ...amp._policies import autocast_policy
-from ._pooling import _adaptive
+from ._pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 
 __all__ = ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
 
 _MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
+_ADAPTIVE_AVG = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)
 _DIMS_OF_MODE = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
 
 
@@ -90,7 +91,6 @@ def _resize_dim(
     return result
 
 
-@autocast_policy
 def interpolate(
     input: Tensor,
     size: Any = None,
@@ -182,8 +182,20 @@ def interpolate(
     if any(o <= 0 for o in sizes):
         raise RuntimeError(f"[interpolate] the output size {sizes} must be positive")
     if mode == "area":
-        return _adaptive("interpolate", nd, input, tuple(sizes), "avg")
+        # Area is adaptive average pooling under that op's autocast policy, as in PyTorch.
+        return _ADAPTIVE_AVG[nd - 1](input, tuple(sizes))
     kind = "linear" if mode in ("linear", "bilinear", "trilinear") else mode
+    return _upsample(input, sizes, scales, kind, align)
+
+
+@autocast_policy
+def _upsample(
+    input: Tensor, sizes: list[int], scales: list[float | None], kind: str, align: bool
+) -> Tensor:
+    """The resizing modes of interpolate: one op under autocast (PyTorch's upsample_* family,
+    float32 on CUDA)."""
+    spatial = tuple(input.shape[2:])
+    nd = len(spatial)
     out = input
     for i in range(nd):
         if sizes[i] == spatial[i] and scales[i] in (None, 1.0) and kind != "bicubic":
@@ -192,7 +204,6 @@ def interpolate(
     return out if out is not input else input.clone()
 
 
-@autocast_policy
 def upsample(
     input: Tensor,
     size: Any = None,
@@ -226,7 +237,6 @@ def upsample(
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-@autocast_policy
 def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: nearest-neighbour :func:`interpolate`.
 
@@ -252,7 +262,6 @@ def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) 
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
-@autocast_policy
 def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
     """Deprecated: bilinear :func:`interpolate` with ``align_corners=True``.
 
