@@ -67,7 +67,7 @@ bool find(void* lib, const char* name, Fn* fn, std::string& missing) {
 struct Loaded {
   Api api;
   void* library = nullptr;  // the dlopen() handle (kept open for the process)
-  std::string error;  // why it could not be loaded; empty when loaded
+  std::string error;        // why it could not be loaded; empty when loaded
 };
 
 Loaded load() {

@@ -26,8 +26,6 @@
 // scores, (B, H, L) float32, so either backward can follow either forward; dk and dv come back
 // summed over each group of query heads (grouped-query attention).
 
-#if defined(GENESIS_CUDNN_FRONTEND)
-
 // Every system and standard header the frontend includes comes first, outside the hidden
 // region below: a standard header read inside it has libstdc++'s templates instantiated hidden
 // in genesis's module (std::ostream::_M_insert<long>, say), which crashed beside another
@@ -381,24 +379,3 @@ bool cudnn_attention_backward(const Tensor& q, const Tensor& k, const Tensor& v,
 }
 
 }  // namespace genesis::cuda
-
-#else  // built without the cuDNN frontend
-
-namespace genesis::cuda {
-
-bool cudnn_attention_built() { return false; }
-
-bool cudnn_attention_forward(const Tensor&, const Tensor&, const Tensor&, double, bool,
-                             const Tensor&, const Tensor&, const char*) {
-  return false;
-}
-
-bool cudnn_attention_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                              const Tensor&, const Tensor&, double, bool, const Tensor&,
-                              const Tensor&, const Tensor&, const char*) {
-  return false;
-}
-
-}  // namespace genesis::cuda
-
-#endif

@@ -1,4 +1,5 @@
-// CPU-only builds: no cuDNN attention (genesis.nn never asks for it without CUDA).
+// Builds without CUDA or without the cuDNN frontend's headers (CMakeLists.txt picks this file
+// then): no cuDNN attention, and attention runs on genesis's own kernels.
 #include "cuda/cudnn_attention.h"
 
 namespace genesis::cuda {

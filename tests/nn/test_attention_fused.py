@@ -258,8 +258,11 @@ def test_paths_the_fused_kernel_leaves_to_the_math_backend():
     assert mask.grad is not None and mask.grad.shape == (9, 9)
     with sdpa_kernel(SDPBackend.MATH):
         assert "FusedAttention" not in _graph_names(F.scaled_dot_product_attention(q, q, q))
-    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):  # cuDNN takes no mask: composed path
-        m = genesis.ones(9, 9, device="cuda", dtype=genesis.bool)
+    m = genesis.ones(9, 9, device="cuda", dtype=genesis.bool)
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):  # cuDNN alone takes no mask, as torch raises
+        with pytest.raises(RuntimeError, match=r"^\[scaled_dot_product_attention\] no available"):
+            F.scaled_dot_product_attention(q, q, q, attn_mask=m)
+    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.MATH]):  # declined: composed path
         out = F.scaled_dot_product_attention(q, q, q, attn_mask=m)
         assert "FusedAttention" not in _graph_names(out)
 
@@ -442,7 +445,10 @@ def test_cudnn_declines_what_it_does_not_take():
     wide = genesis.tensor(RNG.normal(size=(1, 2, 16, 65)), dtype=genesis.bfloat16, device="cuda")
     shifted = wide[..., 1:]  # E 64, rows start 2 bytes past 16-byte alignment
     assert _fused_pair(shifted, shifted, shifted, True, True)[2] == 0
-    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):  # declined: the composed path answers
+    with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):  # declined, math off: no kernel, as torch
+        with pytest.raises(RuntimeError, match=r"^\[scaled_dot_product_attention\] no available"):
+            F.scaled_dot_product_attention(q, q, q)
+    with sdpa_kernel([SDPBackend.CUDNN_ATTENTION, SDPBackend.MATH]):  # declined: composed path
         out = F.scaled_dot_product_attention(q, q, q)
         assert "FusedAttention" not in _graph_names(out)
 
