@@ -213,10 +213,7 @@ std::vector<int64_t> strides_of(const Tensor& t) {
   return {t.strides()[0], t.strides()[1], t.strides()[2], t.strides()[3]};
 }
 
-std::vector<int64_t> row_major(int64_t b, int64_t h, int64_t l, int64_t e) {
-  (void)b;
-  return {h * l * e, l * e, e, 1};
-}
+std::vector<int64_t> row_major(int64_t h, int64_t l, int64_t e) { return {h * l * e, l * e, e, 1}; }
 
 std::shared_ptr<fe::graph::Tensor_attributes> input(fe::graph::Graph& g, const char* name, Uid uid,
                                                     std::vector<int64_t> dims,
@@ -252,14 +249,14 @@ Built build(const Problem& p, cudnnHandle_t handle) {
                      .set_attn_scale(static_cast<float>(p.scale))
                      .set_causal_mask(p.causal);
     auto [o, stats] = g->sdpa(q, k, v, attrs);
-    o->set_output(true).set_uid(kO).set_dim(qd).set_stride(row_major(p.b, p.h, p.l, p.e));
+    o->set_output(true).set_uid(kO).set_dim(qd).set_stride(row_major(p.h, p.l, p.e));
     stats->set_output(true)
         .set_uid(kStats)
         .set_data_type(fe::DataType_t::FLOAT)
         .set_dim({p.b, p.h, p.l, 1})
         .set_stride({p.h * p.l, p.l, 1, 1});
   } else {
-    auto o = input(*g, "O", kO, qd, row_major(p.b, p.h, p.l, p.e));
+    auto o = input(*g, "O", kO, qd, row_major(p.h, p.l, p.e));
     auto dout = input(*g, "dO", kDO, qd, at(3));
     auto stats = g->tensor(fe::graph::Tensor_attributes()
                                .set_name("Stats")
@@ -272,9 +269,9 @@ Built build(const Problem& p, cudnnHandle_t handle) {
                      .set_attn_scale(static_cast<float>(p.scale))
                      .set_causal_mask(p.causal);
     auto [dq, dk, dv] = g->sdpa_backward(q, k, v, o, dout, stats, attrs);
-    dq->set_output(true).set_uid(kDQ).set_dim(qd).set_stride(row_major(p.b, p.h, p.l, p.e));
-    dk->set_output(true).set_uid(kDK).set_dim(kd).set_stride(row_major(p.b, p.hk, p.s, p.e));
-    dv->set_output(true).set_uid(kDV).set_dim(kd).set_stride(row_major(p.b, p.hk, p.s, p.e));
+    dq->set_output(true).set_uid(kDQ).set_dim(qd).set_stride(row_major(p.h, p.l, p.e));
+    dk->set_output(true).set_uid(kDK).set_dim(kd).set_stride(row_major(p.hk, p.s, p.e));
+    dv->set_output(true).set_uid(kDV).set_dim(kd).set_stride(row_major(p.hk, p.s, p.e));
   }
   Built out;
   try {

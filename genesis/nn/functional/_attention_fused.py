@@ -98,9 +98,8 @@ def _gradients(
     causal: bool,
     cudnn: bool,
 ) -> tuple:
-    return tuple(
-        _nn._fused_attention_backward(grad, q, k, v, out, lse, mask, scale, causal, cudnn, _OP)
-    )
+    """The binding's (dq, dk, dv), its arguments named for the unpacked ``saved`` tuple."""
+    return _nn._fused_attention_backward(grad, q, k, v, out, lse, mask, scale, causal, cudnn, _OP)
 
 
 class _FusedAttention(Function):
