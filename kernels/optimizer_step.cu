@@ -72,18 +72,66 @@ __device__ __forceinline__ void step_pack(const Update& update, T* p, const G* g
   }
 }
 
-// Tensor t's update: from the host's factors, or (Note [Capturable steps]) from its count and
-// the learning rate on the device.
-template <typename C, typename Rule>
-__device__ __forceinline__ auto tensor_update(const Rule& rule, const StepTable& table, int t) {
+// The rule with the learning rate read from the device where the call gives one there (Note
+// [Capturable steps]).
+template <typename Rule>
+__device__ __forceinline__ Rule rule_on_device(const Rule& rule, const StepTable& table) {
   Rule r = rule;
   if constexpr (Rule::kLrOnDevice)
     if (table.lr != nullptr)
       r.lr = table.lr_is_double ? *static_cast<const double*>(table.lr)
                                 : double{*static_cast<const float*>(table.lr)};
-  if constexpr (Rule::kCountsOnDevice)
-    if (table.counts[t] != nullptr) return r.template update<C>(r.factors(*table.counts[t]));
+  return r;
+}
+
+// Tensor t's scalar states (Note [Capturable steps]), as an array a rule's functions take.
+struct ScalarStates {
+  float* data[StepTable::kMaxDeviceStates];
+};
+__device__ __forceinline__ ScalarStates scalar_states(const StepTable& table, int t) {
+  ScalarStates out;
+#pragma unroll
+  for (int k = 0; k < StepTable::kMaxDeviceStates; ++k) out.data[k] = table.scalar_states[k][t];
+  return out;
+}
+
+// Tensor t's update: from the host's factors, or (Note [Capturable steps]) from its count, its
+// scalar states and the learning rate on the device.
+template <typename C, typename Rule>
+__device__ __forceinline__ auto tensor_update(const Rule& rule, const StepTable& table, int t) {
+  const Rule r = rule_on_device(rule, table);
+  if constexpr (Rule::kCountsOnDevice) {
+    if (table.counts[t] != nullptr) {
+      if constexpr (DeviceStatesOf<Rule>::value > 0) {
+        return r.template update<C>(r.factors(*table.counts[t], scalar_states(table, t).data));
+      } else {
+        return r.template update<C>(r.factors(*table.counts[t]));
+      }
+    }
+  }
   return r.template update<C>(table.factors[t]);
+}
+
+// Before a capturable step (Note [Capturable steps]), one thread per tensor: its count + 1, and
+// its scalar states advanced where the step reads the advanced values.
+template <typename Rule>
+__global__ void count_step(const __grid_constant__ StepTable table, const Rule rule) {
+  const int t = static_cast<int>(threadIdx.x);
+  if (t >= table.tensors) return;
+  const float count = *table.counts[t] += 1;
+  if constexpr (DeviceStatesOf<Rule>::value > 0) {
+    if constexpr (!Rule::kAdvanceAfterStep)
+      rule_on_device(rule, table).advance(count, scalar_states(table, t).data);
+  }
+}
+
+// After a capturable step whose rule advances its scalar states afterwards: one thread per
+// tensor.
+template <typename Rule>
+__global__ void advance_after_step(const __grid_constant__ StepTable table, const Rule rule) {
+  const int t = static_cast<int>(threadIdx.x);
+  if (t < table.tensors)
+    rule_on_device(rule, table).advance(*table.counts[t], scalar_states(table, t).data);
 }
 
 // G: the gradients' type, T's except under master weights (T float, G 16-bit), where the
@@ -119,14 +167,9 @@ __global__ void __launch_bounds__(kThreads)
     step_pack<T, G, C, Rule::kStates, 1>(update, p, g, s, narrow, at);
 }
 
-template <typename Rule>
-void launch(const StepTable& table, const Rule& rule, int dtype, int grad_dtype, void* stream) {
-  unsigned blocks = static_cast<unsigned>(table.first_chunk[table.tensors]);
-  if (blocks == 0) return;
-  auto go = [&](auto t, auto g, auto c) {
-    multi_tensor_step<decltype(t), decltype(g), decltype(c), Rule>
-        <<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(table, rule);
-  };
+// Calls go(T, G, C) with the stepped values' type T, the gradients' G and the compute type C.
+template <typename Go>
+void step_by_dtype(const Go& go, int dtype, int grad_dtype) {
   if (grad_dtype != dtype) {  // master weights: float32 values, 16-bit gradients
     if (grad_dtype == kFloat16) return go(float{}, __half{}, float{});
     return go(float{}, __nv_bfloat16{}, float{});
@@ -143,24 +186,26 @@ void launch(const StepTable& table, const Rule& rule, int dtype, int grad_dtype,
   }
 }
 
-struct CountTable {
-  int n;
-  float* counts[StepTable::kMaxTensors];
-};
-
-__global__ void increment_counts(const __grid_constant__ CountTable table) {
-  if (static_cast<int>(threadIdx.x) < table.n) *table.counts[threadIdx.x] += 1;
+template <typename Rule>
+void launch(const StepTable& table, const Rule& rule, int dtype, int grad_dtype, void* stream) {
+  unsigned blocks = static_cast<unsigned>(table.first_chunk[table.tensors]);
+  if (blocks == 0) return;
+  auto cuda_stream = static_cast<cudaStream_t>(stream);
+  // Counts on the device (all or none of a table's): incremented first (Note [Capturable steps]).
+  const bool counted = Rule::kCountsOnDevice && table.counts[0] != nullptr;
+  if (counted) count_step<<<1, StepTable::kMaxTensors, 0, cuda_stream>>>(table, rule);
+  auto go = [&](auto t, auto g, auto c) {
+    multi_tensor_step<decltype(t), decltype(g), decltype(c), Rule>
+        <<<blocks, kThreads, 0, cuda_stream>>>(table, rule);
+  };
+  step_by_dtype(go, dtype, grad_dtype);
+  if constexpr (DeviceStatesOf<Rule>::value > 0) {
+    if constexpr (Rule::kAdvanceAfterStep)
+      if (counted) advance_after_step<<<1, StepTable::kMaxTensors, 0, cuda_stream>>>(table, rule);
+  }
 }
 
 }  // namespace
-
-void launch_increment_counts(float* const* counts, int n, void* stream) {
-  if (n == 0) return;
-  CountTable table;
-  table.n = n;
-  for (int i = 0; i < n; ++i) table.counts[i] = counts[i];
-  increment_counts<<<1, StepTable::kMaxTensors, 0, static_cast<cudaStream_t>(stream)>>>(table);
-}
 
 void launch_sgd_step(const StepTable& table, const SgdRule& rule, int dtype, int grad_dtype,
                      void* stream) {

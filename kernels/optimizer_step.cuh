@@ -21,16 +21,15 @@ struct StepTable {
   void* data[kMaxSlots][kMaxTensors];
   StepFactors factors[kMaxTensors];
   // Capturable steps (Note [Capturable steps] in vocab/optimizer_rules.h): each tensor's step
-  // count on the device, already incremented (all null: `factors` are the host's), and the
+  // count on the device, incremented by the launch before the step's (all null: `factors` are
+  // the host's), the rule's scalar states of each tensor there (DeviceStatesOf<Rule>), and the
   // learning rate on the device, float32 or (lr_is_double) float64 (null: the rule's).
-  const float* counts[kMaxTensors];
+  static constexpr int kMaxDeviceStates = 2;
+  float* counts[kMaxTensors];
+  float* scalar_states[kMaxDeviceStates][kMaxTensors];
   const void* lr = nullptr;
   bool lr_is_double = false;
 };
-
-// Adds 1 to each of counts[0..n), n <= StepTable::kMaxTensors, on `stream`: the step counts of
-// a capturable step, before the step's launch.
-void launch_increment_counts(float* const* counts, int n, void* stream);
 
 // dtype: a DtypeCode of dtype_traits.cuh (float16, bfloat16, float32 or float64) of the stepped
 // values and states; grad_dtype: the gradients' (dtype's, or float16/bfloat16 under master

@@ -1,5 +1,6 @@
 #include "cuda/optimizer_step.h"
 
+#include "core/errors.h"
 #include "cuda/check.h"
 #include "cuda/device_guard.h"
 #include "cuda/stream.h"
@@ -26,13 +27,10 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
   table.first_chunk[0] = 0;
   table.lr = scalars.lr != nullptr ? scalars.lr->data() : nullptr;
   table.lr_is_double = scalars.lr != nullptr && scalars.lr->dtype() == ScalarType::Float64;
-  float* counts[kernels::StepTable::kMaxTensors];  // this table's, to increment before it
+  GENESIS_CHECK(scalars.states.size() <= kernels::StepTable::kMaxDeviceStates, "optimizer_step",
+                "at most ", kernels::StepTable::kMaxDeviceStates, " scalar states per tensor");
   auto flush = [&] {
     if (table.tensors == 0) return;
-    if (!scalars.counts.empty()) {
-      kernels::launch_increment_counts(counts, table.tensors, stream);
-      GENESIS_CUDA_CHECK(cudaGetLastError());
-    }
     launch(table, rule, dtype, grad_dtype, stream);
     GENESIS_CUDA_CHECK(cudaGetLastError());
     table.tensors = 0;
@@ -53,8 +51,10 @@ void step(const StepSlots& slots, const std::vector<StepFactors>& factors, const
         table.data[k][t] = k == 1 ? const_cast<void*>(tensor->data()) : tensor->mutable_data();
     }
     table.factors[t] = factors[i];
-    counts[t] = scalars.counts.empty() ? nullptr : scalars.counts[i]->mutable_data_as<float>();
-    table.counts[t] = counts[t];
+    table.counts[t] =
+        scalars.counts.empty() ? nullptr : scalars.counts[i]->mutable_data_as<float>();
+    for (size_t k = 0; k < scalars.states.size(); ++k)
+      table.scalar_states[k][t] = scalars.states[k][i]->mutable_data_as<float>();
     // A grid stays well under its 2^31 - 1 blocks.
     if (table.tensors == kernels::StepTable::kMaxTensors ||
         table.first_chunk[table.tensors] > (int64_t{1} << 30))

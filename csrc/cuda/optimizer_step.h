@@ -18,11 +18,14 @@ using StepSlots = std::vector<TensorRefs>;
 
 // Capturable steps (Note [Capturable steps] in vocab/optimizer_rules.h): `counts` empty, or each
 // tensor's step count (a one-element float32 tensor on its device), incremented here before the
-// step and turned into the tensor's factors on the device (factors[i] are then unused); `lr`
-// null, or a one-element float32/float64 tensor on the device read for the rule's lr. Only for
-// rules with kCountsOnDevice / kLrOnDevice.
+// step and turned into the tensor's factors on the device (factors[i] are then unused);
+// `states`: with counts, the rule's scalar states (DeviceStatesOf<Rule> lists of one-element
+// float32 tensors on the device, one per tensor), advanced here; `lr` null, or a one-element
+// float32/float64 tensor on the device read for the rule's lr. Only for rules with
+// kCountsOnDevice / kLrOnDevice.
 struct DeviceScalars {
   TensorRefs counts;
+  std::vector<TensorRefs> states;
   const Tensor* lr = nullptr;
 };
 

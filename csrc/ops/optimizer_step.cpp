@@ -34,8 +34,6 @@
 // for a float32 model; the backends instantiate (float, float16) and (float, bfloat16).
 #include "ops/optimizer_step.h"
 
-#include <algorithm>
-#include <cmath>
 #include <deque>
 #include <map>
 #include <tuple>
@@ -65,6 +63,7 @@ struct StepCall {
   // the parameters' devices (else empty: `factors` are the host's), the learning rate on the
   // device (else null).
   TensorRefs counts;
+  std::vector<TensorRefs> scalar_states;  // with counts on the device, the rule's scalar states
   const Tensor* lr = nullptr;
 };
 
@@ -144,9 +143,11 @@ void run_parts(const StepCall& call, const Rule& rule) {
       if (!list(k).empty()) slots[k].reserve(members.size());
     cuda::DeviceScalars scalars;
     scalars.lr = call.lr;
-    if (!call.counts.empty()) scalars.counts.reserve(members.size());
+    scalars.states.resize(call.scalar_states.size());
     for (size_t i : members) {
       if (!call.counts.empty()) scalars.counts.push_back(call.counts[i]);
+      for (size_t k = 0; k < call.scalar_states.size(); ++k)
+        scalars.states[k].push_back(call.scalar_states[k][i]);
       for (size_t k = 0; k < lists; ++k) {
         if (list(k).empty()) continue;
         const Tensor* t = list(k)[i];
@@ -213,13 +214,34 @@ void check_device_lr(const Tensor* lr, const char* op) {
                 lr->defined() ? scalar_type_name(lr->dtype()) : "an undefined tensor");
 }
 
+// Each of `scalars` as a one-element float32 tensor on its parameter's device (capturable).
+void check_device_scalars(const TensorRefs& scalars, const TensorRefs& params, const char* op,
+                          const char* what) {
+  GENESIS_CHECK_VALUE(scalars.size() == params.size(), op, "expected ", params.size(), " ", what,
+                      "s, got ", scalars.size());
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    const Tensor* s = scalars[i];
+    GENESIS_CHECK(s != nullptr && s->defined() && s->device() == params[i]->device() &&
+                      s->numel() == 1 && s->dtype() == ScalarType::Float32 && s->is_contiguous(),
+                  op, what, " ", i,
+                  " must be a one-element float32 tensor on its parameter's device (",
+                  params[i]->device().str(), ") when any step count is on a GPU (capturable=True)");
+    check_writable(*s, op);
+  }
+}
+
+// A rule's scalar states beside the step counts (Note [Capturable steps]): each list and the
+// name its tensors have in errors.
+using ScalarStateLists = std::vector<std::pair<const TensorRefs*, const char*>>;
+
 // The step counts of a rule that can work its factors out on the device (Note [Capturable
-// steps]): counts on the CPU are incremented and turned into factors here, as count_steps does;
-// counts on the parameters' devices (capturable=True) go to the backend, which increments them
+// steps]): counts on the CPU are incremented and turned into factors here (with the rule's
+// scalar states, `states`, advanced as on the device); counts on the parameters' devices
+// (capturable=True) go to the backend with the states, which increments and advances them
 // there. `lr`: null, or the device learning rate the call reads (checked, kept in call.lr).
 template <typename Rule>
 void count_steps_of(StepCall& call, const TensorRefs& steps, const Rule& rule,
-                    const Tensor* lr = nullptr) {
+                    const Tensor* lr = nullptr, const ScalarStateLists& states = {}) {
   call.lr = lr;
   check_device_lr(lr, call.op);
   const TensorRefs& params = call.slots[0];
@@ -228,20 +250,29 @@ void count_steps_of(StepCall& call, const TensorRefs& steps, const Rule& rule,
   if (!on_device) {
     GENESIS_CHECK(call.lr == nullptr, call.op,
                   "a CUDA tensor lr needs the step counts on the device (capturable=True)");
-    call.factors =
-        count_steps(steps, params.size(), call.op, [&](double step) { return rule.factors(step); });
+    if constexpr (DeviceStatesOf<Rule>::value > 0) {
+      for (const auto& [list, name] : states) check_counters(*list, params.size(), call.op, name);
+      size_t i = 0;
+      call.factors = count_steps(steps, params.size(), call.op, [&](double step) {
+        float* values[DeviceStatesOf<Rule>::value];
+        for (size_t k = 0; k < states.size(); ++k)
+          values[k] = (*states[k].first)[i]->mutable_data_as<float>();
+        ++i;
+        if (!Rule::kAdvanceAfterStep) rule.advance(step, values);
+        StepFactors factors = rule.factors(step, values);
+        if (Rule::kAdvanceAfterStep) rule.advance(step, values);
+        return factors;
+      });
+    } else {
+      call.factors = count_steps(steps, params.size(), call.op,
+                                 [&](double step) { return rule.factors(step); });
+    }
     return;
   }
-  GENESIS_CHECK_VALUE(steps.size() == params.size(), call.op, "expected ", params.size(),
-                      " step counts, got ", steps.size());
-  for (size_t i = 0; i < steps.size(); ++i) {
-    const Tensor* s = steps[i];
-    GENESIS_CHECK(s != nullptr && s->defined() && s->device() == params[i]->device() &&
-                      s->numel() == 1 && s->dtype() == ScalarType::Float32 && s->is_contiguous(),
-                  call.op, "step count ", i,
-                  " must be a one-element float32 tensor on its parameter's device (",
-                  params[i]->device().str(), ") when any is on a GPU (capturable=True)");
-    check_writable(*s, call.op);
+  check_device_scalars(steps, params, call.op, "step count");
+  for (const auto& [list, name] : states) {
+    check_device_scalars(*list, params, call.op, name);
+    call.scalar_states.push_back(*list);
   }
   call.counts = steps;
   call.factors.assign(params.size(), StepFactors{});
@@ -348,24 +379,12 @@ void adadelta_step(const TensorRefs& params, const TensorRefs& grads, const Tens
 
 void nadam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
                 const TensorRefs& exp_avg_sqs, const TensorRefs& mu_products,
-                const TensorRefs& steps, double momentum_decay, const NadamRule& rule,
-                const TensorRefs& narrow) {
-  const char* op = "nadam_step";
-  StepCall call{op, {params, grads, exp_avgs, exp_avg_sqs}, {}};
+                const TensorRefs& steps, const NadamRule& rule, const TensorRefs& narrow,
+                const Tensor* lr) {
+  StepCall call{"nadam_step", {params, grads, exp_avgs, exp_avg_sqs}, {}};
   call.narrow = narrow;
   check_lists(call);
-  check_counters(mu_products, params.size(), op, "mu_product");
-  size_t i = 0;
-  call.factors = count_steps(steps, params.size(), op, [&](double step) {
-    double mu = rule.beta1 * (1.0 - 0.5 * std::pow(0.96, step * momentum_decay));
-    double mu_next = rule.beta1 * (1.0 - 0.5 * std::pow(0.96, (step + 1) * momentum_decay));
-    // The product is kept in float32, as PyTorch's 0-d tensor is: rounded at each step.
-    float* product = mu_products[i++]->mutable_data_as<float>();
-    *product = *product * static_cast<float>(mu);
-    double kept = *product;
-    return StepFactors{-rule.lr * (1.0 - mu) / (1.0 - kept),
-                       -rule.lr * mu_next / (1.0 - kept * mu_next), 1 - std::pow(rule.beta2, step)};
-  });
+  count_steps_of(call, steps, rule, lr, {{&mu_products, "mu_product"}});
   run_parts(call, rule);
 }
 
@@ -400,24 +419,13 @@ void rprop_step(const TensorRefs& params, const TensorRefs& grads, const TensorR
 }
 
 void asgd_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& axs,
-               const TensorRefs& steps, const TensorRefs& etas, const TensorRefs& mus, double lr,
-               double alpha, double t0, const AsgdRule& rule, const TensorRefs& narrow) {
-  const char* op = "asgd_step";
-  StepCall call{op, {params, grads, axs}, {}};
+               const TensorRefs& steps, const TensorRefs& etas, const TensorRefs& mus,
+               const AsgdRule& rule, const TensorRefs& narrow, const Tensor* lr) {
+  StepCall call{"asgd_step", {params, grads, axs}, {}};
   call.narrow = narrow;
   check_lists(call);
-  check_counters(etas, params.size(), op, "eta");
-  check_counters(mus, params.size(), op, "mu");
   // Each tensor steps with the eta and mu its state holds now; then they follow the new count.
-  size_t i = 0;
-  call.factors = count_steps(steps, params.size(), op, [&](double step) {
-    float* eta = etas[i]->mutable_data_as<float>();
-    float* mu = mus[i++]->mutable_data_as<float>();
-    StepFactors now{*eta, *mu};
-    *eta = static_cast<float>(lr / std::pow(1 + rule.lambd * lr * step, alpha));
-    *mu = static_cast<float>(1 / std::max(1.0, step - t0));
-    return now;
-  });
+  count_steps_of(call, steps, rule, lr, {{&etas, "eta"}, {&mus, "mu"}});
   run_parts(call, rule);
 }
 

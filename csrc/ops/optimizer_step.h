@@ -57,11 +57,12 @@ void adadelta_step(const TensorRefs& params, const TensorRefs& grads, const Tens
                    const TensorRefs& narrow = {}, const Tensor* lr = nullptr);
 
 // NAdam in place; mu_products: each parameter's product of momentum coefficients, a 0-d
-// float32 CPU tensor updated here.
+// float32 tensor updated here, on the CPU, or beside the step counts on the parameter's device
+// (capturable; Note [Capturable steps] in vocab/optimizer_rules.h).
 void nadam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
                 const TensorRefs& exp_avg_sqs, const TensorRefs& mu_products,
-                const TensorRefs& steps, double momentum_decay, const NadamRule& rule,
-                const TensorRefs& narrow = {});
+                const TensorRefs& steps, const NadamRule& rule, const TensorRefs& narrow = {},
+                const Tensor* lr = nullptr);
 
 // RAdam in place; steps as for Adam.
 void radam_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& exp_avgs,
@@ -79,11 +80,11 @@ void rprop_step(const TensorRefs& params, const TensorRefs& grads, const TensorR
                 const TensorRefs& narrow = {});
 
 // ASGD in place: axs (the averages) are states of the parameters' dtype; steps, etas and mus
-// are one-element float32 CPU tensors, as PyTorch keeps them: each parameter is stepped with its
-// eta and mu, then the step is counted and eta and mu become lr / (1 + lambd * lr * step)^alpha
-// and 1 / max(1, step - t0).
+// are one-element float32 tensors, as PyTorch keeps them (on the CPU, or all on the parameter's
+// device: capturable): each parameter is stepped with its eta and mu, then the step is counted
+// and eta and mu become lr / (1 + lambd * lr * step)^alpha and 1 / max(1, step - t0).
 void asgd_step(const TensorRefs& params, const TensorRefs& grads, const TensorRefs& axs,
-               const TensorRefs& steps, const TensorRefs& etas, const TensorRefs& mus, double lr,
-               double alpha, double t0, const AsgdRule& rule, const TensorRefs& narrow = {});
+               const TensorRefs& steps, const TensorRefs& etas, const TensorRefs& mus,
+               const AsgdRule& rule, const TensorRefs& narrow = {}, const Tensor* lr = nullptr);
 
 }  // namespace genesis::ops

@@ -182,22 +182,23 @@ void init_optim(py::module_& m) {
       [](const py::list& params, const py::object& grads, const py::list& exp_avgs,
          const py::list& exp_avg_sqs, const py::list& mu_products, const py::list& steps, double lr,
          double beta1, double beta2, double eps, double weight_decay, double momentum_decay,
-         bool decoupled, bool maximize, const py::list& narrow) {
+         bool decoupled, bool maximize, const py::list& narrow, const py::object& lr_tensor) {
         const char* op = "nadam_step";
-        NadamRule rule{lr, beta1, beta2, eps, weight_decay, decoupled, maximize};
-        ops::nadam_step(borrowed_tensors(params, op, "param"), borrowed_tensors(grads, op, "grad"),
-                        borrowed_tensors(exp_avgs, op, "exp_avg"),
-                        borrowed_tensors(exp_avg_sqs, op, "exp_avg_sq"),
-                        borrowed_tensors(mu_products, op, "mu_product"),
-                        borrowed_tensors(steps, op, "step"), momentum_decay, rule,
-                        borrowed_tensors(narrow, op, "16-bit param", true));
+        NadamRule rule{lr, beta1, beta2, eps, weight_decay, momentum_decay, decoupled, maximize};
+        ops::nadam_step(
+            borrowed_tensors(params, op, "param"), borrowed_tensors(grads, op, "grad"),
+            borrowed_tensors(exp_avgs, op, "exp_avg"),
+            borrowed_tensors(exp_avg_sqs, op, "exp_avg_sq"),
+            borrowed_tensors(mu_products, op, "mu_product"), borrowed_tensors(steps, op, "step"),
+            rule, borrowed_tensors(narrow, op, "16-bit param", true), optional_ref(lr_tensor));
       },
       py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"),
       py::arg("mu_products"), py::arg("steps"), py::arg("lr"), py::arg("beta1"), py::arg("beta2"),
       py::arg("eps"), py::arg("weight_decay"), py::arg("momentum_decay"), py::arg("decoupled"),
       py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
-      "One NAdam step over the lists in place; step counts and mu_products (0-d float32 CPU\n"
-      "tensors) updated first.");
+      py::arg("lr_tensor") = py::none(),
+      "One NAdam step over the lists in place; step counts and mu_products (0-d float32 tensors,\n"
+      "on the CPU or, capturable, on the parameters' device) updated first.");
   optim.def(
       "_lion_step",
       [](const py::list& params, const py::object& grads, const py::list& exp_avgs, double lr,
@@ -251,19 +252,22 @@ void init_optim(py::module_& m) {
       "_asgd_step",
       [](const py::list& params, const py::object& grads, const py::list& axs,
          const py::list& steps, const py::list& etas, const py::list& mus, double lr, double lambd,
-         double alpha, double t0, double weight_decay, bool maximize, const py::list& narrow) {
+         double alpha, double t0, double weight_decay, bool maximize, const py::list& narrow,
+         const py::object& lr_tensor) {
         const char* op = "asgd_step";
-        AsgdRule rule{lambd, weight_decay, maximize};
+        AsgdRule rule{lr, lambd, alpha, t0, weight_decay, maximize};
         ops::asgd_step(borrowed_tensors(params, op, "param"), borrowed_tensors(grads, op, "grad"),
                        borrowed_tensors(axs, op, "ax"), borrowed_tensors(steps, op, "step"),
-                       borrowed_tensors(etas, op, "eta"), borrowed_tensors(mus, op, "mu"), lr,
-                       alpha, t0, rule, borrowed_tensors(narrow, op, "16-bit param", true));
+                       borrowed_tensors(etas, op, "eta"), borrowed_tensors(mus, op, "mu"), rule,
+                       borrowed_tensors(narrow, op, "16-bit param", true), optional_ref(lr_tensor));
       },
       py::arg("params"), py::arg("grads"), py::arg("axs"), py::arg("steps"), py::arg("etas"),
       py::arg("mus"), py::arg("lr"), py::arg("lambd"), py::arg("alpha"), py::arg("t0"),
       py::arg("weight_decay"), py::arg("maximize"), py::kw_only(), py::arg("narrow") = py::list(),
-      "One ASGD step over the lists in place, with each parameter's eta and mu (0-d float32 CPU\n"
-      "tensors); then the step counts, etas and mus are updated.");
+      py::arg("lr_tensor") = py::none(),
+      "One ASGD step over the lists in place, with each parameter's eta and mu (0-d float32\n"
+      "tensors, on the CPU or, capturable, on the parameters' device); then the step counts,\n"
+      "etas and mus are updated.");
   init_optim_adafactor(optim);
   init_optim_muon(optim);
 }

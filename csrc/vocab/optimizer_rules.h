@@ -12,9 +12,17 @@
 // and each block of the step works out its tensor's factors from its count with the rule's
 // factors(step), the same double arithmetic the host does (so both give the same values), and
 // reads lr from the tensor. A rule that can says so: kCountsOnDevice (it defines factors(step)
-// from its options alone) and kLrOnDevice (its update takes lr from its `lr` member). The
-// others (NAdam's mu_product, ASGD's eta and mu, Adagrad's lr outside the rule) step with
-// host counts only.
+// from its options alone) and kLrOnDevice (its update takes lr from its `lr` member). Adagrad
+// (its lr outside the rule) steps with host counts only.
+//
+// Some rules keep scalar states beside the count (NAdam's mu_product; ASGD's eta and mu, as
+// PyTorch's 0-d float32 tensors). Such a rule declares kDeviceStates (how many) and defines
+// factors(step, states) and advance(step, states), which moves the states on from the new
+// count: before the step where the factors read the advanced value (NAdam: the product times
+// this step's mu), or after it (kAdvanceAfterStep; ASGD steps with the eta and mu it holds and
+// then works out the next ones). On the device that is one thread per tensor in the launch that
+// increments the counts, or in a launch after the step's; on the host the same functions run in
+// the same order, so both paths give the same float32 states.
 //
 // Note [Optimizer rules]
 // A rule holds the options of a call (as doubles, PyTorch's Python floats); rule.update<C>(f)
@@ -30,6 +38,7 @@
 // max_exp_avg_sq without amsgrad) is read and written back unchanged; the backends pass zeros for
 // states they do not hold.
 #include <cmath>
+#include <type_traits>
 
 #include "vocab/host_device.h"
 
@@ -51,6 +60,17 @@ GENESIS_HD constexpr bool is_set(C option) {
 // mean.
 struct StepFactors {
   double a = 0, b = 0, c = 0;
+};
+
+// How many scalar states Rule keeps beside its step count (Note [Capturable steps]):
+// Rule::kDeviceStates where it declares them, else 0.
+template <typename Rule, typename = void>
+struct DeviceStatesOf {
+  static constexpr int value = 0;
+};
+template <typename Rule>
+struct DeviceStatesOf<Rule, std::void_t<decltype(Rule::kDeviceStates)>> {
+  static constexpr int value = Rule::kDeviceStates;
 };
 
 // SGD: weight decay into the gradient, momentum with dampening, Nesterov's look-ahead.
@@ -328,10 +348,28 @@ struct NadamUpdate {
 
 struct NadamRule {
   static constexpr int kStates = 2;  // exp_avg, exp_avg_sq
-  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
-  static constexpr bool kCountsOnDevice = false, kLrOnDevice = false;
-  double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0;
+  // Note [Capturable steps]: factors(step, states) on the device, states[0] the tensor's
+  // mu_product; lr from a device tensor.
+  static constexpr bool kCountsOnDevice = true, kLrOnDevice = true, kAdvanceAfterStep = false;
+  static constexpr int kDeviceStates = 1;
+  double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weight_decay = 0, momentum_decay = 0;
   bool decoupled = false, maximize = false;
+
+  // The momentum coefficient of step `step`.
+  GENESIS_HD double mu(double step) const {
+    return beta1 * (1.0 - 0.5 * std::pow(0.96, step * momentum_decay));
+  }
+
+  // The product takes this step's coefficient, rounded to float32 as PyTorch's 0-d tensor is.
+  GENESIS_HD void advance(double step, float* const* states) const {
+    *states[0] = *states[0] * static_cast<float>(mu(step));
+  }
+
+  GENESIS_HD StepFactors factors(double step, const float* const* states) const {
+    double now = mu(step), next = mu(step + 1), product = *states[0];
+    return {-lr * (1.0 - now) / (1.0 - product), -lr * next / (1.0 - product * next),
+            1 - std::pow(beta2, step)};
+  }
 
   template <typename C>
   GENESIS_HD NadamUpdate<C> update(const StepFactors& f) const {
@@ -504,10 +542,25 @@ struct AsgdUpdate {
 
 struct AsgdRule {
   static constexpr int kStates = 1;  // ax
-  // Note [Capturable steps]: factors(step) on the device; lr from a device tensor.
-  static constexpr bool kCountsOnDevice = false, kLrOnDevice = false;
-  double lambd = 0, weight_decay = 0;
+  // Note [Capturable steps]: factors(step, states) on the device, states[0] and [1] the
+  // tensor's eta and mu, advanced after the step; lr (read only for the next eta) from a device
+  // tensor.
+  static constexpr bool kCountsOnDevice = true, kLrOnDevice = true, kAdvanceAfterStep = true;
+  static constexpr int kDeviceStates = 2;
+  double lr = 0, lambd = 0, alpha = 0, t0 = 0, weight_decay = 0;
   bool maximize = false;
+
+  GENESIS_HD StepFactors factors(double, const float* const* states) const {
+    return {*states[0], *states[1], 0};
+  }
+
+  // The eta and mu of the next step, from this step's count, in double and stored as float32
+  // (PyTorch's Python arithmetic and 0-d tensors).
+  GENESIS_HD void advance(double step, float* const* states) const {
+    *states[0] = static_cast<float>(lr / std::pow(1 + lambd * lr * step, alpha));
+    double since = step - t0;
+    *states[1] = static_cast<float>(1 / (since > 1.0 ? since : 1.0));
+  }
 
   template <typename C>
   GENESIS_HD AsgdUpdate<C> update(const StepFactors& f) const {

@@ -106,6 +106,7 @@ def _asgd_step(
     maximize: bool,
     *,
     narrow: list = ...,
+    lr_tensor: object = None,
 ) -> None: ...
 def _lion_step(
     params: list,
@@ -151,6 +152,7 @@ def _nadam_step(
     maximize: bool,
     *,
     narrow: list = ...,
+    lr_tensor: object = None,
 ) -> None: ...
 def _params_and_grads(params: collections.abc.Iterable) -> tuple[list, TensorList]: ...
 def _radam_step(

@@ -77,7 +77,7 @@ class Adadelta(_GroupStepOptimizer):
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _check_implementation_flags("Adadelta", foreach, None, differentiable, False)
+        _check_implementation_flags("Adadelta", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "rho": rho,

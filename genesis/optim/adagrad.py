@@ -80,7 +80,7 @@ class Adagrad(_GroupStepOptimizer):
             )
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
-        _check_implementation_flags("Adagrad", foreach, fused, differentiable, False)
+        _check_implementation_flags("Adagrad", foreach, fused, differentiable)
         defaults = {
             "lr": lr,
             "lr_decay": lr_decay,

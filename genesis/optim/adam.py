@@ -97,7 +97,7 @@ class Adam(_GroupStepOptimizer):
         master_weights: bool = False,
     ) -> None:
         _check_adam_options(lr, betas, eps, weight_decay)
-        _check_implementation_flags(type(self).__name__, foreach, fused, differentiable, False)
+        _check_implementation_flags(type(self).__name__, foreach, fused, differentiable)
         defaults = {
             "lr": lr,
             "betas": betas,

@@ -79,7 +79,7 @@ class Adamax(_GroupStepOptimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _check_implementation_flags("Adamax", foreach, None, differentiable, False)
+        _check_implementation_flags("Adamax", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "betas": betas,

@@ -7,7 +7,15 @@ from typing import Any
 
 from .. import _C
 from ..autograd import no_grad
-from .optimizer import _check_implementation_flags, _check_lr, _GroupStepOptimizer, _scalar
+from .optimizer import (
+    _check_capturable,
+    _check_implementation_flags,
+    _check_lr,
+    _GroupStepOptimizer,
+    _lr_arguments,
+    _new_step,
+    _scalar,
+)
 
 __all__ = ["ASGD"]
 
@@ -20,7 +28,9 @@ class ASGD(_GroupStepOptimizer):
     added to it), and its running average ``ax`` follows: ``ax += mu * (p - ax)`` (a copy of
     ``p`` while ``mu`` is 1). After step t, ``eta = lr / (1 + lambd * lr * t)^alpha`` and
     ``mu = 1 / max(1, t - t0)``: the average starts at step ``t0``. A parameter's state:
-    ``step``, ``eta`` and ``mu`` (0-d float32 CPU tensors) and ``ax``. Each group's step is one
+    ``step``, ``eta`` and ``mu`` (0-d float32 tensors: on the CPU, where PyTorch keeps them on
+    the parameter's device and reads them back at each step, or under ``capturable`` on the
+    parameter's GPU) and ``ax``. Each group's step is one
     fused call (one kernel launch on CUDA; Note [Optimizer objects] in
     genesis/optim/optimizer.py).
 
@@ -34,7 +44,9 @@ class ASGD(_GroupStepOptimizer):
         foreach (bool, optional): accepted for PyTorch's code. Default: None.
         maximize (bool): maximize the objective instead. Default: False.
         differentiable (bool): not supported (must be False). Default: False.
-        capturable (bool): not supported yet (must be False). Default: False.
+        capturable (bool): keep the step counts, ``eta`` and ``mu`` on the parameters' GPU
+            and read a tensor ``lr`` there, so that the step can be captured in a CUDA graph
+            (its parameters must be CUDA tensors). Default: False.
         master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
             (state ``master_param``) and float32 states, step those and round the result into
             the parameter (a genesis option). Default: False.
@@ -68,7 +80,7 @@ class ASGD(_GroupStepOptimizer):
         _check_lr(lr)
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        _check_implementation_flags("ASGD", foreach, None, differentiable, capturable)
+        _check_implementation_flags("ASGD", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "lambd": lambd,
@@ -95,15 +107,16 @@ class ASGD(_GroupStepOptimizer):
         params, grads = self._params_and_grads(group)
         if not params:
             return
+        _check_capturable("ASGD", group, params, "params, mus, etas, and state_steps")
         states = [self.state[p] for p in params]
         targets, narrow = self._master_weights(group, params, states)
-        lr = _scalar(group["lr"])
         with no_grad():
             for p, state in zip(targets, states):
                 if "step" not in state:  # PyTorch's keys, in its order
-                    state["step"] = _C.tensor(0.0, dtype=_C.float32)
-                    state["eta"] = _C.tensor(lr, dtype=_C.float32)
-                    state["mu"] = _C.tensor(1.0, dtype=_C.float32)
+                    state["step"] = step = _new_step(p, group)
+                    lr = _scalar(group["lr"])  # the first eta
+                    state["eta"] = _C.full((), lr, dtype=_C.float32, device=step.device)
+                    state["mu"] = _C.ones((), dtype=_C.float32, device=step.device)
                     state["ax"] = _C.zeros_like(p)
         _C._optim._asgd_step(
             targets,
@@ -112,7 +125,7 @@ class ASGD(_GroupStepOptimizer):
             [s["step"] for s in states],
             [s["eta"] for s in states],
             [s["mu"] for s in states],
-            lr=lr,
+            **_lr_arguments(group, params, group["capturable"]),
             lambd=group["lambd"],
             alpha=group["alpha"],
             t0=group["t0"],

@@ -14,7 +14,6 @@ from .optimizer import (
     _GroupStepOptimizer,
     _lr_arguments,
     _new_step,
-    _scalar,
 )
 
 __all__ = ["NAdam", "RAdam"]
@@ -28,8 +27,8 @@ def _init_moments(
         for p, state in zip(params, states):
             if "step" not in state:
                 state["step"] = _new_step(p, group)
-                if nadam:
-                    state["mu_product"] = _C.tensor(1.0, dtype=_C.float32)
+                if nadam:  # beside the count: on the device when capturable
+                    state["mu_product"] = _C.ones((), dtype=_C.float32, device=state["step"].device)
                 state["exp_avg"] = _C.zeros_like(p)
                 state["exp_avg_sq"] = _C.zeros_like(p)
 
@@ -42,9 +41,9 @@ class NAdam(_GroupStepOptimizer):
     ``p -= lr * (1 - mu_t) / (1 - prod mu) * g / (sqrt(v) + eps)
     + lr * mu_{t+1} / (1 - prod mu * mu_{t+1}) * m / (sqrt(v) + eps)``. Weight decay joins the
     gradient, or shrinks the parameter under ``decoupled_weight_decay``. A parameter's state:
-    ``step``, ``mu_product`` (the product of the coefficients, a 0-d float32 CPU tensor as in
-    PyTorch), ``exp_avg`` and ``exp_avg_sq``. Each group's step is one fused call (Note
-    [Optimizer objects] in genesis/optim/optimizer.py).
+    ``step``, ``mu_product`` (the product of the coefficients, a 0-d float32 tensor beside the
+    step count, as in PyTorch), ``exp_avg`` and ``exp_avg_sq``. Each group's step is one fused
+    call (Note [Optimizer objects] in genesis/optim/optimizer.py).
 
     Args:
         params (iterable): parameters, ``(name, parameter)`` pairs, or parameter groups.
@@ -56,7 +55,9 @@ class NAdam(_GroupStepOptimizer):
         decoupled_weight_decay (bool): AdamW's weight decay. Default: False.
         foreach (bool, optional): accepted for PyTorch's code. Default: None.
         maximize (bool): maximize the objective instead. Default: False.
-        capturable (bool): not supported yet (must be False). Default: False.
+        capturable (bool): keep the step counts and ``mu_product`` on the parameters' GPU and
+            read a tensor ``lr`` there, so that the step can be captured in a CUDA graph (its
+            parameters must be CUDA tensors). Default: False.
         differentiable (bool): not supported (must be False). Default: False.
         master_weights (bool): for float16 and bfloat16 parameters, keep a float32 copy
             (state ``master_param``) and float32 states, step those and round the result into
@@ -92,7 +93,7 @@ class NAdam(_GroupStepOptimizer):
         _check_adam_options(lr, betas, eps, weight_decay)
         if not 0.0 <= momentum_decay:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
-        _check_implementation_flags("NAdam", foreach, None, differentiable, capturable)
+        _check_implementation_flags("NAdam", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "betas": betas,
@@ -120,6 +121,7 @@ class NAdam(_GroupStepOptimizer):
         params, grads = self._params_and_grads(group)
         if not params:
             return
+        _check_capturable("NAdam", group, params, "params, mu_products and state_steps")
         states = [self.state[p] for p in params]
         targets, narrow = self._master_weights(group, params, states)
         _init_moments(targets, states, nadam=True, group=group)
@@ -131,7 +133,7 @@ class NAdam(_GroupStepOptimizer):
             [s["exp_avg_sq"] for s in states],
             [s["mu_product"] for s in states],
             [s["step"] for s in states],
-            lr=_scalar(group["lr"]),
+            **_lr_arguments(group, params, group["capturable"]),
             beta1=beta1,
             beta2=beta2,
             eps=group["eps"],
@@ -199,7 +201,7 @@ class RAdam(_GroupStepOptimizer):
         master_weights: bool = False,
     ) -> None:
         _check_adam_options(lr, betas, eps, weight_decay)
-        _check_implementation_flags("RAdam", foreach, None, differentiable, False)
+        _check_implementation_flags("RAdam", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "betas": betas,

@@ -10,8 +10,9 @@ all the Python does per parameter. The optimizers stepped that way derive from
 ``_GroupStepOptimizer``, whose ``step`` calls their ``_step_group`` for each group; an optimizer
 that is not (LBFGS, a user's subclass) writes its own ``step``. The flags PyTorch uses to pick
 among its implementations (``foreach``, ``fused``) are accepted and kept in the groups, so that
-state_dicts match, and change nothing: genesis has one implementation. ``capturable`` and
-``differentiable`` are refused for now.
+state_dicts match, and change nothing: genesis has one implementation. ``capturable`` keeps
+the step counts (and the scalar states beside them) on the parameters' GPU, as PyTorch's does
+(Note [Capturable steps] in csrc/vocab/optimizer_rules.h); ``differentiable`` is refused.
 """
 
 from __future__ import annotations
@@ -591,8 +592,9 @@ class Optimizer:
         return ()
 
     def _scalar_state_keys(self) -> tuple[str, ...]:
-        """The state keys of 0-d float32 CPU tensors the step reads on the host (the step
-        count; NAdam's mu_product), loaded as they are rather than moved to the parameter."""
+        """The state keys of 0-d float32 tensors kept beside the step count (the count; NAdam's
+        mu_product; ASGD's eta and mu): loaded onto the CPU, or under ``capturable`` onto the
+        parameter's device, rather than moved to the parameter's device and dtype."""
         return ("step",)
 
     # -- helpers for subclasses -----------------------------------------------------------------
@@ -686,7 +688,7 @@ def _cast_state(
 ):
     """A deep copy of a parameter's saved state with its tensors on the parameter's device (and
     floating ones, except the step count, in its dtype), as PyTorch loads them; the `scalars`
-    (float32) on the CPU, or the step count on `scalars_device` when given (capturable)."""
+    (float32) on the CPU, or on `scalars_device` when given (capturable)."""
     if isinstance(value, Tensor):
         if key in shaped and tuple(value.shape) != tuple(param.shape):
             raise ValueError(
@@ -694,7 +696,7 @@ def _cast_state(
                 f"{number}, whose shape is {tuple(param.shape)}"
             )
         if key in scalars:
-            device = scalars_device if key == "step" and scalars_device is not None else "cpu"
+            device = scalars_device if scalars_device is not None else "cpu"
             return value.to(device=device, dtype=_float32, copy=True)
         if param.is_floating_point() and value.is_floating_point():
             return value.to(device=param.device, dtype=dtype or param.dtype, copy=True)
@@ -732,12 +734,14 @@ def _new_step(param: Tensor, group: dict[str, Any]) -> Tensor:
     return _C.tensor(0.0, dtype=_float32)
 
 
-def _check_capturable(name: str, group: dict[str, Any], params: list[Tensor]) -> None:
-    """PyTorch's check of a capturable step: its parameters must be on a GPU."""
+def _check_capturable(
+    name: str, group: dict[str, Any], params: list[Tensor], held: str = "params and state_steps"
+) -> None:
+    """PyTorch's check of a capturable step: its parameters must be on a GPU (`held`: what
+    PyTorch's message names)."""
     if group.get("capturable", False) and not all(p.is_cuda for p in params):
         raise AssertionError(
-            f"[{name}] If capturable=True, params and state_steps must be on supported devices: "
-            "['cuda']."
+            f"[{name}] If capturable=True, {held} must be on supported devices: ['cuda']."
         )
 
 
@@ -762,9 +766,9 @@ def _closure_loss(closure: Callable[[], Any] | None) -> Any:
 
 
 def _check_implementation_flags(
-    name: str, foreach: bool | None, fused: bool | None, differentiable: bool, capturable: bool
+    name: str, foreach: bool | None, fused: bool | None, differentiable: bool
 ) -> None:
-    """PyTorch's checks of the flags that pick its implementations, and the refusal of the two
+    """PyTorch's checks of the flags that pick its implementations, and the refusal of the one
     genesis does not have (Note [Optimizer objects])."""
     if fused and differentiable:
         raise RuntimeError("`fused` does not support `differentiable`")
@@ -772,8 +776,3 @@ def _check_implementation_flags(
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
     if differentiable:
         raise NotImplementedError(f"[{name}] differentiable=True is not supported by genesis")
-    if capturable:
-        raise NotImplementedError(
-            f"[{name}] capturable=True (a step captured in a CUDA graph) is not supported by "
-            "genesis yet"
-        )

@@ -83,7 +83,7 @@ class RMSprop(_GroupStepOptimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if not 0.0 <= alpha:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        _check_implementation_flags("RMSprop", foreach, None, differentiable, False)
+        _check_implementation_flags("RMSprop", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "momentum": momentum,

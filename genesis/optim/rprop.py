@@ -74,7 +74,7 @@ class Rprop(_GroupStepOptimizer):
         _check_lr(lr)
         if not 0.0 < etas[0] < 1.0 < etas[1]:
             raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
-        _check_implementation_flags("Rprop", foreach, None, differentiable, False)
+        _check_implementation_flags("Rprop", foreach, None, differentiable)
         defaults = {
             "lr": lr,
             "etas": etas,

@@ -76,7 +76,7 @@ class SGD(_GroupStepOptimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
-        _check_implementation_flags("SGD", foreach, fused, differentiable, False)
+        _check_implementation_flags("SGD", foreach, fused, differentiable)
         defaults = {
             "lr": lr,
             "momentum": momentum,

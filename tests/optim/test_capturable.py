@@ -1,8 +1,9 @@
 """Capturable optimizer steps (Note [Capturable steps] in csrc/vocab/optimizer_rules.h): with
-``capturable=True`` SGD's lr, and Adam, AdamW, RMSprop, Adadelta, RAdam, Adamax and Rprop's step
-counts and lr live on the GPU, so a step replays correctly from a CUDA graph. Checked against
-torch's ``capturable=True`` on identical parameters and gradients, against genesis's own eager
-steps bit for bit under graph replay, through state_dict, and the errors on the CPU."""
+``capturable=True`` SGD's lr, and Adam, AdamW, RMSprop, Adadelta, RAdam, Adamax, Rprop, NAdam and
+ASGD's step counts, scalar states (NAdam's mu_product, ASGD's eta and mu) and lr live on the GPU,
+so a step replays correctly from a CUDA graph. Checked against torch's ``capturable=True`` on
+identical parameters and gradients, against genesis's own eager steps bit for bit under graph
+replay, through state_dict, and the errors on the CPU."""
 
 from __future__ import annotations
 
@@ -24,7 +25,13 @@ CAPTURABLE = [
     ("RAdam", {"lr": 1e-2, "weight_decay": 0.1, "decoupled_weight_decay": True}),
     ("Adamax", {"lr": 1e-2, "weight_decay": 0.1}),
     ("Rprop", {"lr": 1e-2, "maximize": True}),
+    ("NAdam", {"lr": 1e-2, "weight_decay": 0.1}),
+    ("NAdam", {"lr": 1e-2, "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
+    # t0 = 5: the average starts inside the run; lambd large enough that eta moves.
+    ("ASGD", {"lr": 1e-2, "lambd": 1e-2, "t0": 5.0, "weight_decay": 0.1}),
 ]
+# The scalar states each optimizer keeps beside its step count (Note [Capturable steps]).
+SCALAR_STATES = {"NAdam": ("mu_product",), "ASGD": ("eta", "mu")}
 SHAPES = [(7, 5), (300,), (), (4, 1, 3)]
 
 
@@ -66,6 +73,10 @@ def test_capturable_steps_match_torch(name, options, lr_tensor):
         t.step()
     for gp, tp in zip(g_params, t_params):
         np.testing.assert_allclose(to_numpy(gp), tp.detach().numpy(), rtol=2e-5, atol=2e-6)
+        for key in SCALAR_STATES.get(name, ()):  # the same float32 arithmetic as torch's
+            got, want = g.state[gp][key], t.state[tp][key]
+            assert got.is_cuda and got.dtype == genesis.float32 and tuple(got.shape) == ()
+            np.testing.assert_allclose(float(got.item()), float(want.item()), rtol=1e-6)
     state = g.state[g_params[0]]
     assert state["step"].is_cuda and state["step"].dtype == genesis.float32
     assert float(state["step"].item()) == 20.0
@@ -133,6 +144,10 @@ def test_a_captured_step_replays_as_eager_steps(name, options):
         graph.replay()
     for p, q in zip(eager_params, graph_params):
         np.testing.assert_array_equal(to_numpy(q), to_numpy(p))
+        for key in ("step", *SCALAR_STATES.get(name, ())):
+            np.testing.assert_array_equal(
+                to_numpy(graphed.state[q][key]), to_numpy(eager.state[p][key])
+            )
     assert float(graphed.state[graph_params[0]]["step"].item()) == 9.0
 
 
@@ -160,20 +175,78 @@ def test_capturable_state_dict_keeps_counts_on_the_device():
 
 
 @pytest.mark.parametrize(
-    "name", ["Adam", "AdamW", "RMSprop", "Adadelta", "RAdam", "Adamax", "Rprop"]
+    "name", ["Adam", "AdamW", "RMSprop", "Adadelta", "RAdam", "Adamax", "Rprop", "NAdam", "ASGD"]
 )
 def test_capturable_on_the_cpu_raises_as_torch(name):
+    held = {
+        "NAdam": "params, mu_products and state_steps",
+        "ASGD": "params, mus, etas, and state_steps",
+    }.get(name, "params and state_steps")
     p = genesis.nn.Parameter(genesis.ones(2))
     p.grad = genesis.ones(2)
     opt = getattr(optim, name)([p], capturable=True)
-    with pytest.raises(
-        AssertionError, match=rf"^\[{name}\] If capturable=True, params and state_steps"
-    ):
+    with pytest.raises(AssertionError, match=rf"^\[{name}\] If capturable=True, {held} must"):
         opt.step()
     tp = torch.nn.Parameter(torch.ones(2))
     tp.grad = torch.ones(2)
-    with pytest.raises(AssertionError, match="If capturable=True, params and state_steps"):
+    with pytest.raises(AssertionError, match=f"If capturable=True, {held} must"):
         getattr(torch.optim, name)([tp], capturable=True).step()
+
+
+@requires_cuda
+@pytest.mark.parametrize("name", ["NAdam", "ASGD"])
+def test_scalar_states_follow_the_count_through_state_dict(name):
+    """The scalar states load onto the device under capturable and onto the CPU without, and
+    either way the next steps agree with an optimizer that never stopped."""
+    rng = np.random.default_rng(3)
+    value = rng.standard_normal(5).astype(np.float32)
+    grads = [rng.standard_normal(5).astype(np.float32) for _ in range(6)]
+    options = {"lr": 1e-2} if name == "NAdam" else {"lr": 1e-2, "lambd": 1e-2, "t0": 2.0}
+    params = [genesis.nn.Parameter(genesis.tensor(value, device="cuda"))]
+    first = getattr(optim, name)(params, capturable=True, **options)
+    for grad in grads[:3]:
+        params[0].grad = genesis.tensor(grad, device="cuda")
+        first.step()
+    saved = first.state_dict()
+    for key in ("step", *SCALAR_STATES[name]):
+        assert saved["state"][0][key].is_cuda
+    params += [genesis.nn.Parameter(params[0].detach().clone()) for _ in range(2)]
+    resumed = getattr(optim, name)([params[1]], capturable=True, **options)
+    resumed.load_state_dict(saved)
+    plain = getattr(optim, name)([params[2]], **options)
+    saved["param_groups"][0]["capturable"] = False
+    plain.load_state_dict(saved)
+    for key in ("step", *SCALAR_STATES[name]):
+        assert resumed.state[params[1]][key].is_cuda
+        assert not plain.state[params[2]][key].is_cuda
+    for grad in grads[3:]:
+        for p, opt in zip(params, (first, resumed, plain)):
+            p.grad = genesis.tensor(grad, device="cuda")
+            opt.step()
+    np.testing.assert_array_equal(to_numpy(params[1]), to_numpy(params[0]))
+    # The host works the factors out with the host's pow: equal to the last bit or two.
+    np.testing.assert_allclose(to_numpy(params[2]), to_numpy(params[0]), rtol=1e-6)
+    for key in SCALAR_STATES[name]:
+        np.testing.assert_allclose(
+            to_numpy(plain.state[params[2]][key]), to_numpy(first.state[params[0]][key]), rtol=1e-6
+        )
+
+
+@requires_cuda
+def test_mixed_scalar_states_name_the_step():
+    """A capturable count with a host mu_product (or eta) is refused, naming the state."""
+    p = genesis.nn.Parameter(genesis.ones(2, device="cuda"))
+    p.grad = genesis.ones(2, device="cuda")
+    opt = optim.NAdam([p], capturable=True)
+    opt.step()
+    opt.state[p]["mu_product"] = genesis.tensor(0.9)
+    with pytest.raises(RuntimeError, match=r"^\[nadam_step\] mu_product 0 must be a one-element"):
+        opt.step()
+    opt = optim.ASGD([p], capturable=True)
+    opt.step()
+    opt.state[p]["eta"] = genesis.tensor(0.01)
+    with pytest.raises(RuntimeError, match=r"^\[asgd_step\] eta 0 must be a one-element"):
+        opt.step()
 
 
 @requires_cuda

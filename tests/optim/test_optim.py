@@ -446,8 +446,6 @@ def test_constructor_errors():
             optim.Adam([p], **kwargs)
     with pytest.raises(RuntimeError, match="cannot be `True` together"):
         optim.Adam([p], fused=True, foreach=True)
-    with pytest.raises(NotImplementedError, match=r"\[NAdam\] capturable"):
-        optim.NAdam([p], capturable=True)
     with pytest.raises(NotImplementedError, match=r"\[SGD\] differentiable"):
         optim.SGD([p], differentiable=True)
     for etas in [(0.0, 1.2), (0.5, 1.0), (1.0, 1.2)]:
@@ -457,8 +455,6 @@ def test_constructor_errors():
         optim.Rprop([p], lr=-0.1)
     with pytest.raises(ValueError, match="Invalid weight_decay"):
         optim.ASGD([p], weight_decay=-1.0)
-    with pytest.raises(NotImplementedError, match=r"\[ASGD\] capturable"):
-        optim.ASGD([p], capturable=True)
 
 
 def test_gradients_are_read_into_one_tensor_list():
