@@ -631,7 +631,8 @@ ALLOWED = {
         LAYOUTS: ["convert_conv2d_weight_memory_format", "convert_conv3d_weight_memory_format"],
     },
     "torch.optim": {
-        "the other optimizers of issue 46, still to come (SparseAdam with sparse gradients)": [
+        "SparseAdam steps sparse gradients, and genesis has no sparse tensors (nn.Embedding's "
+        "sparse=True raises)": [
             "SparseAdam",
         ],
         "a helper of torch's differentiable optimizers, which genesis does not have": [
