@@ -83,7 +83,7 @@ struct Api {
 // The loaded API; raises RuntimeError naming op when cuDNN cannot be loaded.
 const Api& api(const char* op);
 
-// The loaded library's dlopen() handle (for the functions cudnn_attention.cpp resolves);
+// The loaded library's dlopen() handle (for the functions cudnn_frontend_symbols.cpp resolves);
 // raises as api() does.
 void* library(const char* op);
 

@@ -4,18 +4,12 @@
 // Note [Attention through cuDNN]
 // cuDNN's fused attention (the flash-attention engines its heuristics pick for Hopper, with TMA
 // and wgmma) is reached through its graph API, described with NVIDIA's header-only C++ frontend
-// (cudnn_frontend.h, the nvidia-cudnn-frontend package). The build compiles this path only when
-// it finds that frontend and cudnn.h (CMakeLists.txt: GENESIS_CUDNN_FRONTEND_INCLUDE and
+// (Note [cuDNN's graph API] in cudnn_graph_api.h). The build compiles this path only when it
+// finds that frontend and cudnn.h (CMakeLists.txt: GENESIS_CUDNN_FRONTEND_INCLUDE and
 // GENESIS_CUDNN_INCLUDE, or the Python environment's nvidia-cudnn-frontend and
 // nvidia-cudnn-cu13 packages); without them cudnn_attention_built() is false and attention
 // runs on genesis's own kernels (kernels/flash_attention_*.cu), as it does for what cuDNN
 // refuses.
-// Loading: cuDNN stays unlinked (Note [Loading cuDNN] in cudnn.cpp). The frontend calls the
-// backend API's C functions (cudnnBackendCreateDescriptor, cudnnBackendExecute, ...) by name;
-// this file defines those names itself, hidden inside genesis's module, each forwarding to the
-// function of the same name in the libcudnn.so.9 that cudnn.cpp loaded. (The frontend's own
-// dynamic-loading mode would also dlopen libcudart.so, which genesis, linked to the static CUDA
-// runtime, does not have.)
 // Graphs: one per problem (device, dtype, sizes, strides, scale, causal, pass), built on first
 // use (tens of milliseconds: cuDNN compiles its kernels then) and kept for the process; a
 // problem cuDNN refuses is remembered as refused, so the next call goes straight to genesis's
@@ -26,156 +20,18 @@
 // scores, (B, H, L) float32, so either backward can follow either forward; dk and dv come back
 // summed over each group of query heads (grouped-query attention).
 
-// Every system and standard header the frontend includes comes first, outside the hidden
-// region below: a standard header read inside it has libstdc++'s templates instantiated hidden
-// in genesis's module (std::ostream::_M_insert<long>, say), which crashed beside another
-// library's libstdc++ state (PyTorch imported first).
-#include <cuda.h>
-#include <cuda_runtime.h>
-#include <cuda_runtime_api.h>
-#include <dlfcn.h>
-#include <limits.h>
-#include <stdint.h>
-
-#include <algorithm>
-#include <array>
-#include <atomic>
-#include <cctype>
-#include <cerrno>
-#include <cmath>
-#include <cstddef>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <exception>
-#include <fstream>
-#include <functional>
-#include <iomanip>
-#include <iostream>
-#include <iterator>
-#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <numeric>
-#include <optional>
-#include <ostream>
-#include <set>
-#include <sstream>
-#include <stdexcept>
-#include <string>
-#include <tuple>
-#include <type_traits>
 #include <unordered_map>
-#include <unordered_set>
-#include <utility>
-#include <variant>
 #include <vector>
 
 #include "core/errors.h"
 #include "cuda/cudnn.h"
 #include "cuda/cudnn_api.h"
+#include "cuda/cudnn_graph_api.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
-
-// The frontend's classes and functions stay inside genesis's module: PyTorch carries its own
-// copy of the frontend (another version), which must not interpose on these.
-#pragma GCC visibility push(hidden)
-#include <cudnn.h>
-#include <cudnn_frontend.h>
-#include <nvrtc.h>
-#pragma GCC visibility pop
-
-namespace genesis_cudnn_symbols {
-
-// The address of `name` in the loaded libcudnn.so.9 (null when absent: an older cuDNN).
-inline void* cudnn_symbol(const char* name) {
-  void* lib = genesis::cuda::cudnn::library("scaled_dot_product_attention");
-  return lib ? dlsym(lib, name) : nullptr;
-}
-
-template <typename Fn>
-Fn* resolve(const char* name) {
-  return reinterpret_cast<Fn*>(cudnn_symbol(name));
-}
-
-}  // namespace genesis_cudnn_symbols
-
-// The backend API entry points the frontend calls (Note [Attention through cuDNN]). Each
-// resolves once; a function missing from the loaded library answers NOT_SUPPORTED, which the
-// frontend reports as a refusal.
-#define GENESIS_CUDNN_FORWARD(name, params, args)                              \
-  extern "C" __attribute__((visibility("hidden"))) cudnnStatus_t name params { \
-    static auto* fn = genesis_cudnn_symbols::resolve<decltype(::name)>(#name); \
-    return fn ? fn args : CUDNN_STATUS_NOT_SUPPORTED;                          \
-  }
-
-GENESIS_CUDNN_FORWARD(cudnnBackendCreateDescriptor,
-                      (cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t* desc),
-                      (type, desc))
-GENESIS_CUDNN_FORWARD(cudnnBackendDestroyDescriptor, (cudnnBackendDescriptor_t desc), (desc))
-GENESIS_CUDNN_FORWARD(cudnnBackendInitialize, (cudnnBackendDescriptor_t desc), (desc))
-GENESIS_CUDNN_FORWARD(cudnnBackendFinalize, (cudnnBackendDescriptor_t desc), (desc))
-GENESIS_CUDNN_FORWARD(cudnnBackendSetAttribute,
-                      (cudnnBackendDescriptor_t desc, cudnnBackendAttributeName_t name,
-                       cudnnBackendAttributeType_t type, int64_t count, const void* values),
-                      (desc, name, type, count, values))
-GENESIS_CUDNN_FORWARD(cudnnBackendGetAttribute,
-                      (cudnnBackendDescriptor_t const desc, cudnnBackendAttributeName_t name,
-                       cudnnBackendAttributeType_t type, int64_t requested, int64_t* count,
-                       void* values),
-                      (desc, name, type, requested, count, values))
-GENESIS_CUDNN_FORWARD(cudnnBackendExecute,
-                      (cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
-                       cudnnBackendDescriptor_t pack),
-                      (handle, plan, pack))
-GENESIS_CUDNN_FORWARD(cudnnGetStream, (cudnnHandle_t handle, cudaStream_t* stream),
-                      (handle, stream))
-GENESIS_CUDNN_FORWARD(cudnnSetStream, (cudnnHandle_t handle, cudaStream_t stream), (handle, stream))
-GENESIS_CUDNN_FORWARD(cudnnCreate, (cudnnHandle_t * handle), (handle))
-GENESIS_CUDNN_FORWARD(cudnnDestroy, (cudnnHandle_t handle), (handle))
-
-extern "C" __attribute__((visibility("hidden"))) size_t cudnnGetVersion() {
-  static auto* fn = genesis_cudnn_symbols::resolve<decltype(::cudnnGetVersion)>("cudnnGetVersion");
-  return fn ? fn() : 0;
-}
-
-extern "C" __attribute__((visibility("hidden"))) const char* cudnnGetErrorString(
-    cudnnStatus_t status) {
-  static auto* fn =
-      genesis_cudnn_symbols::resolve<decltype(::cudnnGetErrorString)>("cudnnGetErrorString");
-  return fn ? fn(status) : "cuDNN error";
-}
-
-extern "C" __attribute__((visibility("hidden"))) void cudnnGetLastErrorString(char* message,
-                                                                              size_t max_size) {
-  static auto* fn = genesis_cudnn_symbols::resolve<decltype(::cudnnGetLastErrorString)>(
-      "cudnnGetLastErrorString");
-  if (fn) {
-    fn(message, max_size);
-  } else if (max_size > 0) {
-    message[0] = '\0';
-  }
-}
-
-#undef GENESIS_CUDNN_FORWARD
-
-// The frontend also carries engines it compiles with NVRTC (Blackwell norms) that attention
-// never reaches; their NVRTC calls answer "not supported" here rather than linking NVRTC.
-#define GENESIS_NO_NVRTC(name, params)                                       \
-  extern "C" __attribute__((visibility("hidden"))) nvrtcResult name params { \
-    return NVRTC_ERROR_INVALID_INPUT;                                        \
-  }
-GENESIS_NO_NVRTC(nvrtcCreateProgram, (nvrtcProgram*, const char*, const char*, int,
-                                      const char* const*, const char* const*))
-GENESIS_NO_NVRTC(nvrtcCompileProgram, (nvrtcProgram, int, const char* const*))
-GENESIS_NO_NVRTC(nvrtcDestroyProgram, (nvrtcProgram*))
-GENESIS_NO_NVRTC(nvrtcGetCUBIN, (nvrtcProgram, char*))
-GENESIS_NO_NVRTC(nvrtcGetCUBINSize, (nvrtcProgram, size_t*))
-GENESIS_NO_NVRTC(nvrtcGetProgramLog, (nvrtcProgram, char*))
-GENESIS_NO_NVRTC(nvrtcGetProgramLogSize, (nvrtcProgram, size_t*))
-#undef GENESIS_NO_NVRTC
 
 namespace genesis::cuda {
 

@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "cuda/cudnn.h"
 #include "cuda/cudnn_api.h"
+#include "cuda/cudnn_convolution_graph.h"
 
 // Note [Convolutions through cuDNN]
 // Each pass (forward, backward data, backward filter) is one legacy cuDNN call on NCHW (or
@@ -25,6 +26,8 @@
 //    heuristic candidate asked for) and the fastest that qualifies is kept: PyTorch's
 //    torch.backends.cudnn.benchmark.
 //  - Workspace: from genesis's caching pool on the current stream, per call.
+//  - float16 and bfloat16 convolutions of one group try cuDNN's graph API first (Note
+//    [Convolutions through cuDNN's graph API] in cudnn_convolution_graph.cpp).
 
 namespace genesis::cuda {
 
@@ -309,12 +312,14 @@ void run(Pass p, const CudnnConvolution& c, const Buffers& b, Device device, con
 
 void cudnn_convolution_forward(const CudnnConvolution& c, const Tensor& x, const Tensor& w,
                                const Tensor& y, const char* op) {
+  if (cudnn_graph_convolution(ConvolutionPass::Forward, c, x, w, y, op)) return;
   run(Pass::Forward, c,
       {const_cast<void*>(x.data()), const_cast<void*>(w.data()), y.mutable_data()}, y.device(), op);
 }
 
 void cudnn_convolution_backward_data(const CudnnConvolution& c, const Tensor& dy, const Tensor& w,
                                      const Tensor& dx, const char* op) {
+  if (cudnn_graph_convolution(ConvolutionPass::BackwardData, c, dy, w, dx, op)) return;
   run(Pass::BackwardData, c,
       {dx.mutable_data(), const_cast<void*>(w.data()), const_cast<void*>(dy.data())}, dx.device(),
       op);
@@ -322,6 +327,7 @@ void cudnn_convolution_backward_data(const CudnnConvolution& c, const Tensor& dy
 
 void cudnn_convolution_backward_filter(const CudnnConvolution& c, const Tensor& x, const Tensor& dy,
                                        const Tensor& dw, const char* op) {
+  if (cudnn_graph_convolution(ConvolutionPass::BackwardFilter, c, x, dy, dw, op)) return;
   run(Pass::BackwardFilter, c,
       {const_cast<void*>(x.data()), dw.mutable_data(), const_cast<void*>(dy.data())}, dw.device(),
       op);

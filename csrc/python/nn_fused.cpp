@@ -5,6 +5,7 @@
 // messages and calls these for the inputs they take.
 #include "autograd/ops.h"
 #include "cuda/cudnn_attention.h"
+#include "cuda/cudnn_convolution_graph.h"
 #include "ops/attention.h"
 #include "ops/convolution.h"
 #include "ops/max_pool.h"
@@ -173,6 +174,14 @@ void init_nn_fused(py::module_& m) {
   nn.def(
       "_cudnn_attention_built", []() { return cuda::cudnn_attention_built(); },
       "Whether this build carries cuDNN's fused attention (built with the cuDNN frontend).");
+  nn.def(
+      "_cudnn_graph_convolutions",
+      []() {
+        auto [built, refused] = cuda::cudnn_graph_convolution_counts();
+        return py::make_tuple(built, refused);
+      },
+      "(kept, refused): the convolution problems that have a cuDNN graph-API graph, and those\n"
+      "cuDNN refused (which take the legacy calls).");
 }
 
 }  // namespace genesis::python

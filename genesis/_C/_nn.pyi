@@ -62,6 +62,7 @@ def _cudnn_conv_backward_weight(
     allow_tf32: bool,
     op: str,
 ) -> genesis._C.Tensor: ...
+def _cudnn_graph_convolutions() -> tuple[int, int]: ...
 def _fused_attention(
     query: genesis._C.Tensor,
     key: genesis._C.Tensor,

@@ -122,6 +122,53 @@ def test_half_precision_against_float32(dtype, tol, kw):
         np.testing.assert_allclose(a, b, rtol=0, atol=tol * np.abs(b).max())
 
 
+# The build carries cuDNN's frontend (its graph API serves attention and half convolutions).
+HAS_GRAPHS = HAS_CUDNN and _C._nn._cudnn_attention_built()
+
+
+@pytest.mark.skipif(not HAS_GRAPHS, reason="no cuDNN frontend in this build, or no cuDNN")
+@pytest.mark.parametrize("dtype, tol", [(genesis.float16, 2e-3), (genesis.bfloat16, 2e-2)])
+@pytest.mark.parametrize(
+    "shapes, fn, kw",
+    [
+        (((3, 16, 15, 13), (24, 16, 3, 3)), F.conv2d, dict(padding=1)),
+        (((2, 8, 17, 11), (16, 8, 3, 3)), F.conv2d, dict(stride=2, dilation=2, padding=2)),
+        (((4, 32, 9, 9), (8, 32, 1, 1)), F.conv2d, {}),
+        (((2, 8, 29), (16, 8, 5)), F.conv1d, dict(padding=2)),
+        (((2, 8, 5, 7, 6), (8, 8, 3, 3, 3)), F.conv3d, dict(padding=1, stride=(1, 2, 1))),
+    ],
+)
+def test_half_convolutions_take_graphs_and_agree_with_the_legacy_calls(shapes, fn, kw, dtype, tol):
+    """float16/bfloat16 convolutions of one group run as cuDNN graphs (Note [Convolutions
+    through cuDNN's graph API]): each of the three passes keeps one, and the results agree with
+    the legacy calls (benchmark mode keeps those) within the half type's rounding."""
+    x, w = _arrays(*shapes)
+    kept, refused = _C._nn._cudnn_graph_convolutions()
+    got = _run(genesis, x, w, "cuda", dtype, fn, **kw)
+    assert _C._nn._cudnn_graph_convolutions() == (kept + 3, refused)
+    again = _run(genesis, x, w, "cuda", dtype, fn, **kw)  # the kept graphs
+    assert _C._nn._cudnn_graph_convolutions() == (kept + 3, refused)
+    with cudnn.flags(benchmark=True):
+        legacy = _run(genesis, x, w, "cuda", dtype, fn, **kw)
+    assert _C._nn._cudnn_graph_convolutions() == (kept + 3, refused)
+    for a, b, c in zip(got, again, legacy):
+        np.testing.assert_allclose(a, b, rtol=0, atol=tol * np.abs(c).max())
+        np.testing.assert_allclose(a, c, rtol=0, atol=tol * np.abs(c).max())
+
+
+@pytest.mark.skipif(not HAS_GRAPHS, reason="no cuDNN frontend in this build, or no cuDNN")
+def test_deterministic_half_convolutions_repeat_bit_for_bit():
+    x, w = _arrays((8, 32, 20, 20), (32, 32, 3, 3))
+    kept, refused = _C._nn._cudnn_graph_convolutions()
+    with cudnn.flags(deterministic=True):
+        first = _run(genesis, x, w, "cuda", genesis.bfloat16, padding=1)
+        again = _run(genesis, x, w, "cuda", genesis.bfloat16, padding=1)
+    now = _C._nn._cudnn_graph_convolutions()
+    assert now[0] + now[1] == kept + refused + 3  # three problems, each kept or refused
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+
+
 @requires_cudnn
 @pytest.mark.parametrize("setting", ["benchmark", "deterministic"])
 def test_benchmark_and_deterministic_modes_agree(setting):
