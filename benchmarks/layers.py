@@ -49,8 +49,11 @@ def _case(
     nbytes: int | None = None,
     dtype: str = "float32",
     min_speedup: float = 0.9,
+    validate: Callable[[np.ndarray], str | None] | None = None,
 ) -> Case:
-    """A forward + backward row for the layer ``build(lib)`` on input ``shape``."""
+    """A forward + backward row for the layer ``build(lib)`` on input ``shape``; a random
+    layer (dropout) gives ``validate``, which checks genesis's input gradient by its statistics
+    instead of against torch's."""
     T = ctx.torch
     if integer_input is not None:
         a = ctx.rng.integers(0, integer_input, shape)
@@ -112,7 +115,8 @@ def _case(
         size,
         fns,
         reference=fns.get("torch"),
-        values=T is not None,
+        values=T is not None and validate is None,
+        validate=validate,
         rtol=rtol,
         atol=atol,
         goal=goal,
@@ -231,6 +235,24 @@ def layernorm_bf16(ctx: Context) -> Case:
 @register(name="RMSNorm fwd+bwd")
 def rmsnorm(ctx: Context) -> Case:
     return _norm(ctx, "RMSNorm fwd+bwd", lambda lib, w: lib.nn.RMSNorm(w), "float32")
+
+
+@register(name="Dropout fwd+bwd")
+def dropout(ctx: Context) -> Case:
+    n, k = ctx.pick(1024, 64, cuda=8192), ctx.pick(1024, 64, cuda=4096)
+
+    def kept_fraction(grad: np.ndarray) -> str | None:
+        kept = np.count_nonzero(grad) / grad.size
+        return None if abs(kept - 0.9) < 0.01 else f"kept fraction {kept:.4f}, expected 0.9"
+
+    return _case(
+        ctx,
+        "Dropout fwd+bwd",
+        f"{n}x{k} f32, p=0.1",
+        lambda lib: lib.nn.Dropout(0.1),
+        (n, k),
+        validate=kept_fraction,
+    )
 
 
 @register(name="MaxPool2d 2x2 fwd+bwd")

@@ -2,8 +2,8 @@
 // NVIDIA's header-only cuDNN frontend (C++ over cuDNN's graph API), included hidden inside
 // genesis's module, for the files that describe graphs with it: cudnn_attention.cpp and
 // cudnn_convolution_graph.cpp. CMakeLists.txt compiles those (and cudnn_frontend_symbols.cpp)
-// only when it finds the frontend, cudnn.h and nvrtc.h; else their stubs in
-// no_cuda_cudnn_frontend.cpp.
+// only when it finds the frontend, cudnn.h and nvrtc.h; else the stubs
+// no_cuda_cudnn_attention.cpp and no_cuda_cudnn_convolution_graph.cpp.
 //
 // Note [cuDNN's graph API]
 // ~~~~~~~~~~~~~~~~~~~~~~~~

@@ -3,11 +3,14 @@
 // batch norm] in ops/batch_norm.cpp) as _C._nn._layer_norm, _rms_norm, _cross_entropy and
 // _batch_norm: genesis.nn.functional checks the arguments with PyTorch's
 // messages and calls these for the inputs they take.
+#include <tuple>
+
 #include "autograd/ops.h"
 #include "cuda/cudnn_attention.h"
 #include "cuda/cudnn_convolution_graph.h"
 #include "ops/attention.h"
 #include "ops/convolution.h"
+#include "ops/dropout.h"
 #include "ops/max_pool.h"
 #include "python/bindings.h"
 
@@ -174,6 +177,23 @@ void init_nn_fused(py::module_& m) {
   nn.def(
       "_cudnn_attention_built", []() { return cuda::cudnn_attention_built(); },
       "Whether this build carries cuDNN's fused attention (built with the cuDNN frontend).");
+  nn.def(
+      "_fused_dropout",
+      [](const Tensor& x, double p) {
+        auto [out, mask] = ops::fused_dropout(x, p, "dropout");
+        return std::make_tuple(out, mask);
+      },
+      py::arg("input"), py::arg("p"),
+      "(out, mask) of dropout in one pass (Note [Fused dropout]): mask a bool tensor of the\n"
+      "kept elements, drawn from the default generator; out = input / (1 - p) where kept, else\n"
+      "input * 0. 0 < p < 1.");
+  nn.def(
+      "_dropout_masked_scale",
+      [](const Tensor& grad, const Tensor& mask, double scale) {
+        return ops::dropout_masked_scale(grad, mask, scale, "dropout_backward");
+      },
+      py::arg("grad"), py::arg("mask"), py::arg("scale"),
+      "grad * scale where mask, else grad * 0: dropout's backward.");
   nn.def(
       "_cudnn_graph_convolutions",
       []() {

@@ -63,6 +63,11 @@ def _cudnn_conv_backward_weight(
     op: str,
 ) -> genesis._C.Tensor: ...
 def _cudnn_graph_convolutions() -> tuple[int, int]: ...
+def _dropout_masked_scale(
+    grad: genesis._C.Tensor,
+    mask: genesis._C.Tensor,
+    scale: typing.SupportsFloat | typing.SupportsIndex,
+) -> genesis._C.Tensor: ...
 def _fused_attention(
     query: genesis._C.Tensor,
     key: genesis._C.Tensor,
@@ -88,6 +93,9 @@ def _fused_attention_backward(
     op: str,
 ) -> tuple[genesis._C.Tensor, genesis._C.Tensor, genesis._C.Tensor]: ...
 def _fused_attention_supported(like: genesis._C.Tensor) -> bool: ...
+def _fused_dropout(
+    input: genesis._C.Tensor, p: typing.SupportsFloat | typing.SupportsIndex
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor]: ...
 def _layer_norm(
     input: object,
     normalized_ndim: typing.SupportsInt | typing.SupportsIndex,

@@ -114,6 +114,9 @@ CASES = {
     "cauchy_": lambda s: s.x.cauchy_(),
     "randperm": lambda s: genesis.randperm(N, device="cuda"),
     "two_ops": lambda s: genesis.rand(N, device="cuda") + genesis.randn(7, device="cuda").sum(),
+    # the fused dropout (Note [Fused dropout]): its own kernel, drawing a counter per 4 items
+    "dropout": lambda s: genesis.nn.functional.dropout(s.x16, 0.3),
+    "dropout_mask": lambda s: genesis._C._nn._fused_dropout(s.x64, 0.6)[1],
 }
 
 

@@ -164,6 +164,75 @@ def test_cpu_and_cuda_masks_are_equal_for_a_large_input():
     np.testing.assert_array_equal(a, b)
 
 
+def test_the_fused_pass_writes_a_bool_mask_and_the_scaled_kept_values(device):
+    """Note [Fused dropout]: out = x / (1 - p) where the bool mask is set, x * 0 elsewhere (so a
+    dropped NaN stays NaN, as in PyTorch); the backward pass is the gradient through the mask.
+    x[1:] of an odd size starts off the 16-byte packs: the kernel's element-wise tail path."""
+    x = np.random.default_rng(5).normal(size=1001)
+    x[::7] = np.nan
+    t = genesis.tensor(x, device=device)[1:]
+    genesis.manual_seed(21)
+    out, mask = genesis._C._nn._fused_dropout(t, 0.25)
+    assert mask.dtype is genesis.bool and out.dtype is genesis.float64
+    m = _np(mask)
+    assert 0.7 < m.mean() < 0.8
+    want = np.where(m, x[1:] * (1 / 0.75), x[1:] * 0.0)
+    np.testing.assert_array_equal(_np(out), want)
+    g = np.random.default_rng(6).normal(size=1000)
+    back = genesis._C._nn._dropout_masked_scale(genesis.tensor(g, device=device), mask, 1 / 0.75)
+    np.testing.assert_array_equal(_np(back), np.where(m, g * (1 / 0.75), 0.0))
+    genesis.manual_seed(21)
+    cpu_mask = _np(genesis._C._nn._fused_dropout(genesis.tensor(x)[1:], 0.25)[1])
+    np.testing.assert_array_equal(m, cpu_mask)  # the same draws on every device
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_in_place_and_out_of_place_agree_bit_for_bit(dtype, device):
+    """The in-place form applies the same draw through a product: the same values, with the
+    scale rounded to the dtype in both (PyTorch's CPU dropout)."""
+    x = genesis.tensor(np.random.default_rng(7).normal(size=(33, 17)), device=device)
+    x = x.to(getattr(genesis, dtype))
+    genesis.manual_seed(8)
+    a = F.dropout(x, 0.3)
+    genesis.manual_seed(8)
+    b = F.dropout(x.clone(), 0.3, inplace=True)
+    np.testing.assert_array_equal(_np(a.float()), _np(b.float()))
+    kept = _np(a.float()) != 0
+    scale = genesis.tensor(1 / 0.7).to(x.dtype).float().item()
+    want = (x.float() * scale).to(x.dtype).float()
+    np.testing.assert_array_equal(_np(a.float())[kept], _np(want)[kept])
+
+
+def test_double_backward_is_the_mask_again(device):
+    x = genesis.tensor(np.ones((4, 25)) * 2.0, device=device, requires_grad=True)
+    v = genesis.tensor(np.random.default_rng(9).normal(size=(4, 25)), device=device)
+    v.requires_grad_()
+    genesis.manual_seed(10)
+    y = F.dropout(x, 0.4)
+    (gx,) = genesis.autograd.grad(y, x, v, create_graph=True)
+    w = np.random.default_rng(11).normal(size=(4, 25))
+    (gv,) = genesis.autograd.grad(gx, v, genesis.tensor(w, device=device))
+    kept = _np(y) != 0
+    np.testing.assert_allclose(_np(gx), np.where(kept, _np(v) / 0.6, 0.0), rtol=1e-15)
+    np.testing.assert_allclose(_np(gv), np.where(kept, w / 0.6, 0.0), rtol=1e-15)
+
+
+def test_fused_bindings_check_their_arguments():
+    x = genesis.ones(4)
+    for p in (0.0, 1.0, -0.5):
+        with pytest.raises(ValueError, match=r"^\[dropout\] the fused dropout takes 0 < p < 1"):
+            genesis._C._nn._fused_dropout(x, p)
+    with pytest.raises(TypeError, match=r"^\[dropout\] expected a floating point input"):
+        genesis._C._nn._fused_dropout(genesis.ones(4, dtype=genesis.int64), 0.5)
+    mask = genesis.ones(4, dtype=genesis.bool)
+    with pytest.raises(TypeError, match=r"^\[dropout_backward\] expected a bool mask"):
+        genesis._C._nn._dropout_masked_scale(x, genesis.ones(4), 2.0)
+    with pytest.raises(RuntimeError, match=r"^\[dropout_backward\] the mask \(\(3,\)"):
+        genesis._C._nn._dropout_masked_scale(x, mask[:3], 2.0)
+    with pytest.raises(TypeError, match=r"^\[dropout_backward\] expected a floating point"):
+        genesis._C._nn._dropout_masked_scale(genesis.ones(4, dtype=genesis.int32), mask, 2.0)
+
+
 # ----------------------------------------------------------------------------------------------
 # Gradients
 # ----------------------------------------------------------------------------------------------

@@ -47,6 +47,7 @@ CUDA_FOLDERS = {"cuda", "kernels"}
 CUDA_INTERNAL_HEADERS = {
     "cuda/check.h",
     "cuda/cudnn_api.h",
+    "cuda/cudnn_graph_api.h",
     "cuda/device_guard.h",
     "cuda/driver_entry.h",
     "cuda/geometry.h",

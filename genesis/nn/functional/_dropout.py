@@ -1,17 +1,22 @@
 """dropout, dropout1d/2d/3d (whole channels), alpha_dropout and feature_alpha_dropout.
 
-The masks are drawn with ``bernoulli_`` from genesis's generator, which is counter-based
-(Philox): after ``genesis.manual_seed(s)`` the same calls draw the same masks on the CPU and on
-CUDA. PyTorch's generator is a different one, so the masks differ from PyTorch's; their
-distribution, scaling and gradient (the mask times the scale) are PyTorch's.
+The masks are drawn from genesis's generator, which is counter-based (Philox): after
+``genesis.manual_seed(s)`` the same calls draw the same masks on the CPU and on CUDA. PyTorch's
+generator is a different one, so the masks differ from PyTorch's; their distribution, scaling
+and gradient (the mask times the scale) are PyTorch's. Element dropout is one fused pass that
+writes the result and a bool mask, and its backward one pass over the gradient and the mask
+(Note [Fused dropout] in csrc/ops/dropout.cpp); channel and alpha dropout draw the mask with
+``bernoulli_``.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
-from ..._C import Tensor, empty
+from ..._C import Tensor, _nn, empty, ones_like
+from ...autograd import Function
 
 __all__ = [
     "alpha_dropout",
@@ -33,6 +38,38 @@ def _check(op: str, input: object, p: float) -> None:
         raise ValueError(f"[{op}] dropout probability has to be between 0 and 1, but got {p}")
 
 
+class _FusedDropout(Function):
+    """out, mask = dropout(x) in one pass; the gradient is the mask times the scale."""
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, p: float) -> Tensor:
+        out, mask = _nn._fused_dropout(x, p)
+        ctx.save_for_backward(mask)
+        ctx.scale = 1.0 / (1.0 - p)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor | None, None]:
+        (mask,) = ctx.saved_tensors
+        return _MaskedScale.apply(grad, mask, ctx.scale), None
+
+
+class _MaskedScale(Function):
+    """grad * scale where mask, else grad * 0: linear in grad, so its own backward is itself
+    (double backward through dropout)."""
+
+    @staticmethod
+    def forward(ctx: Any, grad: Tensor, mask: Tensor, scale: float) -> Tensor:
+        ctx.save_for_backward(mask)
+        ctx.scale = scale
+        return _nn._dropout_masked_scale(grad, mask, scale)
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Tensor | None, None, None]:
+        (mask,) = ctx.saved_tensors
+        return _MaskedScale.apply(gg, mask, ctx.scale), None, None
+
+
 def _dropout_impl(
     op: str,
     input: Tensor,
@@ -52,6 +89,12 @@ def _dropout_impl(
         raise RuntimeError(f"[{op}] expected a floating point input, got {input.dtype}")
     if p == 1:
         return input.mul_(0.0) if inplace else input * 0.0
+    if not feature and not alpha:
+        if not inplace:
+            return _FusedDropout.apply(input, p)
+        # The same draw as out of place, applied by an in-place product that autograd records.
+        _, mask = _nn._fused_dropout(input.detach(), p)
+        return input.mul_(_nn._dropout_masked_scale(ones_like(input), mask, 1.0 / (1.0 - p)))
     if feature:
         lead = 2 if batched else 1  # an unbatched input is one sample: its dim 0 is C
         if input.dim() < lead:

@@ -1,8 +1,7 @@
 // Builds without CUDA or without the cuDNN frontend's headers (CMakeLists.txt picks this file
-// then, Note [cuDNN's graph API] in cudnn_graph_api.h): no cuDNN attention (attention runs on
-// genesis's own kernels) and no graph-API convolutions (they keep cuDNN's legacy calls).
+// then, Note [cuDNN's graph API] in cudnn_graph_api.h): no cuDNN attention, and attention runs
+// on genesis's own kernels.
 #include "cuda/cudnn_attention.h"
-#include "cuda/cudnn_convolution_graph.h"
 
 namespace genesis::cuda {
 
@@ -18,12 +17,5 @@ bool cudnn_attention_backward(const Tensor&, const Tensor&, const Tensor&, const
                               const Tensor&, const Tensor&, const char*) {
   return false;
 }
-
-bool cudnn_graph_convolution(ConvolutionPass, const CudnnConvolution&, const Tensor&, const Tensor&,
-                             const Tensor&, const char*) {
-  return false;
-}
-
-std::pair<int64_t, int64_t> cudnn_graph_convolution_counts() { return {0, 0}; }
 
 }  // namespace genesis::cuda
