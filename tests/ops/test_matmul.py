@@ -355,6 +355,9 @@ def test_cuda_float32_does_not_use_tf32():
 def test_cuda_on_a_side_stream(dtype):
     a, an, b, bn = operands((2, 64, 48), (48, 80), dtype, "cuda")
     s = genesis.cuda.Stream()
+    # The operands' copies were queued on the current stream, which the side stream must wait
+    # for (as in PyTorch): without it the product raced them (seen once under a loaded GPU).
+    s.wait_stream(genesis.cuda.current_stream())
     with genesis.cuda.stream(s):
         c = a @ b
     s.synchronize()
