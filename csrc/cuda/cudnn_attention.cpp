@@ -57,13 +57,7 @@ struct Problem {
   bool operator<(const Problem& o) const { return tie() < o.tie(); }
 };
 
-struct Built {
-  std::shared_ptr<fe::graph::Graph> graph;  // null: refused
-  int64_t workspace = 0;
-};
-
-std::mutex g_graphs_mutex;
-std::map<Problem, Built> g_graphs;
+cudnn::GraphCache<Problem> g_graphs;
 
 std::vector<int64_t> strides_of(const Tensor& t) {
   return {t.strides()[0], t.strides()[1], t.strides()[2], t.strides()[3]};
@@ -82,7 +76,7 @@ std::shared_ptr<fe::graph::Tensor_attributes> input(fe::graph::Graph& g, const c
 }
 
 // Builds p's graph on handle; a null graph when cuDNN refuses it (or the frontend throws).
-Built build(const Problem& p, cudnnHandle_t handle) {
+cudnn::KeptGraph build(const Problem& p, cudnnHandle_t handle) {
   auto g = std::make_shared<fe::graph::Graph>();
   // the architecture from genesis's own device query (the frontend would otherwise ask the
   // CUDA runtime itself)
@@ -129,19 +123,7 @@ Built build(const Problem& p, cudnnHandle_t handle) {
     dk->set_output(true).set_uid(kDK).set_dim(kd).set_stride(row_major(p.hk, p.s, p.e));
     dv->set_output(true).set_uid(kDV).set_dim(kd).set_stride(row_major(p.hk, p.s, p.e));
   }
-  Built out;
-  try {
-    if (!g->validate().is_good() || !g->build_operation_graph(handle).is_good() ||
-        !g->create_execution_plans({fe::HeurMode_t::A}).is_good() ||
-        !g->check_support(handle).is_good() ||
-        !g->build_plans(handle, fe::BuildPlanPolicy_t::HEURISTICS_CHOICE).is_good() ||
-        !g->get_workspace_size(out.workspace).is_good())
-      return Built{};
-  } catch (const std::exception&) {
-    return Built{};
-  }
-  out.graph = std::move(g);
-  return out;
+  return cudnn::finish(std::move(g), handle);
 }
 
 // Runs p on the current stream with the tensors' addresses; false when cuDNN refuses p.
@@ -149,20 +131,10 @@ bool run(const Problem& p, std::unordered_map<int64_t, void*>& pack, const char*
   if (!cudnn_available()) return false;
   cudnn::Session session(p.device, op);
   auto handle = reinterpret_cast<cudnnHandle_t>(session.handle());
-  Built built;
-  {
-    std::lock_guard<std::mutex> lock(g_graphs_mutex);
-    auto it = g_graphs.find(p);
-    if (it == g_graphs.end()) it = g_graphs.emplace(p, build(p, handle)).first;
-    built = it->second;
-  }
-  if (!built.graph) return false;
-  Tensor workspace;
-  if (built.workspace > 0)
-    workspace =
-        Tensor::empty({built.workspace}, ScalarType::UInt8, Device{DeviceType::CUDA, p.device});
-  void* ws = workspace.defined() ? workspace.mutable_data() : nullptr;
-  fe::error_t status = built.graph->execute(handle, pack, ws);
+  const cudnn::KeptGraph kept =
+      g_graphs.get(p, [&](const Problem& problem) { return build(problem, handle); });
+  if (!kept.graph) return false;
+  fe::error_t status = cudnn::execute(kept, handle, pack, Device{DeviceType::CUDA, p.device});
   GENESIS_CHECK(status.is_good(), op, "cuDNN's fused attention failed: ", status.get_message());
   return true;
 }

@@ -49,13 +49,7 @@ struct Problem {
   bool operator<(const Problem& o) const { return tie() < o.tie(); }
 };
 
-struct Built {
-  std::shared_ptr<fe::graph::Graph> graph;  // null: refused
-  int64_t workspace = 0;
-};
-
-std::mutex g_graphs_mutex;
-std::map<Problem, Built> g_graphs;
+cudnn::GraphCache<Problem> g_graphs;
 
 std::vector<int64_t> dims_of(const std::array<int, 5>& sizes, int rank) {
   return std::vector<int64_t>(sizes.begin(), sizes.begin() + rank);
@@ -68,7 +62,7 @@ std::vector<int64_t> row_major(const std::vector<int64_t>& dims) {
 }
 
 // Builds p's graph on handle; a null graph when cuDNN refuses it (or the frontend throws).
-Built build(const Problem& p, cudnnHandle_t handle) {
+cudnn::KeptGraph build(const Problem& p, cudnnHandle_t handle) {
   auto g = std::make_shared<fe::graph::Graph>();
   // the architecture from genesis's own device query (the frontend would ask the CUDA runtime)
   const DeviceProperties props = device_properties(p.device);
@@ -119,21 +113,8 @@ Built build(const Problem& p, cudnnHandle_t handle) {
       break;
   }
   out->set_output(true).set_uid(out_uid).set_dim(out_dims).set_stride(row_major(out_dims));
-  Built built;
-  try {
-    if (!g->validate().is_good() || !g->build_operation_graph(handle).is_good() ||
-        !g->create_execution_plans({fe::HeurMode_t::A}).is_good())
-      return Built{};
-    if (p.deterministic) g->deselect_numeric_notes({fe::NumericalNote_t::NONDETERMINISTIC});
-    if (!g->check_support(handle).is_good() ||
-        !g->build_plans(handle, fe::BuildPlanPolicy_t::HEURISTICS_CHOICE).is_good() ||
-        !g->get_workspace_size(built.workspace).is_good())
-      return Built{};
-  } catch (const std::exception&) {
-    return Built{};
-  }
-  built.graph = std::move(g);
-  return built;
+  if (!p.deterministic) return cudnn::finish(std::move(g), handle);
+  return cudnn::finish(std::move(g), handle, {fe::NumericalNote_t::NONDETERMINISTIC});
 }
 
 bool aligned(const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data()) % 16 == 0; }
@@ -157,33 +138,18 @@ bool cudnn_graph_convolution(ConvolutionPass pass, const CudnnConvolution& c, co
     p.pad[i] = c.pad[i], p.stride[i] = c.stride[i], p.dilation[i] = c.dilation[i];
   cudnn::Session session(p.device, op);
   auto handle = reinterpret_cast<cudnnHandle_t>(session.handle());
-  Built built;
-  {
-    std::lock_guard<std::mutex> lock(g_graphs_mutex);
-    auto it = g_graphs.find(p);
-    if (it == g_graphs.end()) it = g_graphs.emplace(p, build(p, handle)).first;
-    built = it->second;
-  }
-  if (!built.graph) return false;
-  Tensor workspace;
-  if (built.workspace > 0)
-    workspace = Tensor::empty({built.workspace}, ScalarType::UInt8, out.device());
+  const cudnn::KeptGraph kept =
+      g_graphs.get(p, [&](const Problem& problem) { return build(problem, handle); });
+  if (!kept.graph) return false;
   // a, b and out by pass: forward (x, w -> y), backward data (dy, w -> dx), filter (x, dy -> dw)
   const Uid uids[3][3] = {{kX, kW, kY}, {kY, kW, kX}, {kX, kY, kW}};
   const Uid* u = uids[p.pass];
   std::unordered_map<int64_t, void*> pack{{u[0], const_cast<void*>(a.data())},
                                           {u[1], const_cast<void*>(b.data())},
                                           {u[2], out.mutable_data()}};
-  return built.graph
-      ->execute(handle, pack, workspace.defined() ? workspace.mutable_data() : nullptr)
-      .is_good();
+  return cudnn::execute(kept, handle, pack, out.device()).is_good();
 }
 
-std::pair<int64_t, int64_t> cudnn_graph_convolution_counts() {
-  std::lock_guard<std::mutex> lock(g_graphs_mutex);
-  int64_t built = 0;
-  for (const auto& [problem, graph] : g_graphs) built += graph.graph != nullptr;
-  return {built, static_cast<int64_t>(g_graphs.size()) - built};
-}
+std::pair<int64_t, int64_t> cudnn_graph_convolution_counts() { return g_graphs.counts(); }
 
 }  // namespace genesis::cuda

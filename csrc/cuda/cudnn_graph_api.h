@@ -67,3 +67,80 @@
 #include <cudnn_frontend.h>
 #include <nvrtc.h>
 #pragma GCC visibility pop
+
+#include "core/tensor.h"
+#include "cuda/cudnn_api.h"
+
+// The helpers below hold the frontend's (hidden) types, so they are hidden too.
+#pragma GCC visibility push(hidden)
+namespace genesis::cuda::cudnn {
+
+// A problem's graph with its plan built, and the workspace its execution needs; a null graph:
+// cuDNN refused the problem.
+struct KeptGraph {
+  std::shared_ptr<cudnn_frontend::graph::Graph> graph;
+  int64_t workspace = 0;
+};
+
+// Finishes a described graph: the operation graph, the engine cuDNN's heuristics (mode A) rank
+// first among those that support it (leaving out engines with a note in `deselect`), its plan
+// and workspace. A null graph when cuDNN refuses (or the frontend throws).
+inline KeptGraph finish(std::shared_ptr<cudnn_frontend::graph::Graph> g, cudnnHandle_t handle,
+                        const std::vector<cudnn_frontend::NumericalNote_t>& deselect = {}) {
+  namespace fe = cudnn_frontend;
+  KeptGraph kept;
+  try {
+    if (!g->validate().is_good() || !g->build_operation_graph(handle).is_good() ||
+        !g->create_execution_plans({fe::HeurMode_t::A}).is_good())
+      return {};
+    if (!deselect.empty()) g->deselect_numeric_notes(deselect);
+    if (!g->check_support(handle).is_good() ||
+        !g->build_plans(handle, fe::BuildPlanPolicy_t::HEURISTICS_CHOICE).is_good() ||
+        !g->get_workspace_size(kept.workspace).is_good())
+      return {};
+  } catch (const std::exception&) {
+    return {};
+  }
+  kept.graph = std::move(g);
+  return kept;
+}
+
+// Graphs by problem (a type with operator<), each built on first use and kept for the process,
+// refusals included.
+template <typename Problem>
+class GraphCache {
+ public:
+  // p's graph, built by build(p) under the cache's lock the first time.
+  template <typename Build>
+  KeptGraph get(const Problem& p, const Build& build) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = graphs_.find(p);
+    if (it == graphs_.end()) it = graphs_.emplace(p, build(p)).first;
+    return it->second;
+  }
+
+  // (kept, refused) problems.
+  std::pair<int64_t, int64_t> counts() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    int64_t kept = 0;
+    for (const auto& [problem, graph] : graphs_) kept += graph.graph != nullptr;
+    return {kept, static_cast<int64_t>(graphs_.size()) - kept};
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<Problem, KeptGraph> graphs_;
+};
+
+// Runs a kept graph on handle (the device's, pointed at the current stream) with the tensors'
+// addresses by uid and a workspace from the caching pool on `device`.
+inline cudnn_frontend::error_t execute(const KeptGraph& kept, cudnnHandle_t handle,
+                                       std::unordered_map<int64_t, void*>& pack, Device device) {
+  Tensor workspace;
+  if (kept.workspace > 0) workspace = Tensor::empty({kept.workspace}, ScalarType::UInt8, device);
+  return kept.graph->execute(handle, pack,
+                             workspace.defined() ? workspace.mutable_data() : nullptr);
+}
+
+}  // namespace genesis::cuda::cudnn
+#pragma GCC visibility pop
