@@ -20,9 +20,7 @@
 // scores, (B, H, L) float32, so either backward can follow either forward; dk and dv come back
 // summed over each group of query heads (grouped-query attention).
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
@@ -30,7 +28,6 @@
 #include "cuda/cudnn.h"
 #include "cuda/cudnn_api.h"
 #include "cuda/cudnn_graph_api.h"
-#include "cuda/runtime.h"
 #include "cuda/stream.h"
 
 namespace genesis::cuda {
@@ -77,14 +74,7 @@ std::shared_ptr<fe::graph::Tensor_attributes> input(fe::graph::Graph& g, const c
 
 // Builds p's graph on handle; a null graph when cuDNN refuses it (or the frontend throws).
 cudnn::KeptGraph build(const Problem& p, cudnnHandle_t handle) {
-  auto g = std::make_shared<fe::graph::Graph>();
-  // the architecture from genesis's own device query (the frontend would otherwise ask the
-  // CUDA runtime itself)
-  const DeviceProperties props = device_properties(p.device);
-  g->set_sm_version(props.major * 10 + props.minor);
-  g->set_io_data_type(p.bf16 ? fe::DataType_t::BFLOAT16 : fe::DataType_t::HALF)
-      .set_intermediate_data_type(fe::DataType_t::FLOAT)
-      .set_compute_data_type(fe::DataType_t::FLOAT);
+  auto g = cudnn::half_graph(p.device, p.bf16);
   const std::vector<int64_t> qd{p.b, p.h, p.l, p.e}, kd{p.b, p.hk, p.s, p.e};
   const auto at = [&](int i) {
     return std::vector<int64_t>(p.strides.begin() + 4 * i, p.strides.begin() + 4 * i + 4);

@@ -16,16 +16,13 @@
 // its lock, on the current stream, with a workspace from the caching pool; a failed execution
 // also falls back to the legacy call.
 #include <array>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "core/errors.h"
 #include "cuda/cudnn_api.h"
 #include "cuda/cudnn_graph_api.h"
-#include "cuda/runtime.h"
 
 namespace genesis::cuda {
 
@@ -63,13 +60,7 @@ std::vector<int64_t> row_major(const std::vector<int64_t>& dims) {
 
 // Builds p's graph on handle; a null graph when cuDNN refuses it (or the frontend throws).
 cudnn::KeptGraph build(const Problem& p, cudnnHandle_t handle) {
-  auto g = std::make_shared<fe::graph::Graph>();
-  // the architecture from genesis's own device query (the frontend would ask the CUDA runtime)
-  const DeviceProperties props = device_properties(p.device);
-  g->set_sm_version(props.major * 10 + props.minor);
-  g->set_io_data_type(p.bf16 ? fe::DataType_t::BFLOAT16 : fe::DataType_t::HALF)
-      .set_intermediate_data_type(fe::DataType_t::FLOAT)
-      .set_compute_data_type(fe::DataType_t::FLOAT);
+  auto g = cudnn::half_graph(p.device, p.bf16);
   const auto xd = dims_of(p.x, p.rank), wd = dims_of(p.w, p.rank), yd = dims_of(p.y, p.rank);
   const size_t spatial = static_cast<size_t>(p.rank - 2);
   const std::vector<int64_t> pad(p.pad.begin(), p.pad.begin() + spatial),

@@ -70,6 +70,7 @@
 
 #include "core/tensor.h"
 #include "cuda/cudnn_api.h"
+#include "cuda/runtime.h"
 
 // The helpers below hold the frontend's (hidden) types, so they are hidden too.
 #pragma GCC visibility push(hidden)
@@ -81,6 +82,19 @@ struct KeptGraph {
   std::shared_ptr<cudnn_frontend::graph::Graph> graph;
   int64_t workspace = 0;
 };
+
+// An empty graph for `device` (its architecture from genesis's own device query: the frontend
+// would ask the CUDA runtime) with float16 (or, `bf16`, bfloat16) tensors computed in float.
+inline std::shared_ptr<cudnn_frontend::graph::Graph> half_graph(int device, bool bf16) {
+  namespace fe = cudnn_frontend;
+  auto g = std::make_shared<fe::graph::Graph>();
+  const DeviceProperties props = device_properties(device);
+  g->set_sm_version(props.major * 10 + props.minor);
+  g->set_io_data_type(bf16 ? fe::DataType_t::BFLOAT16 : fe::DataType_t::HALF)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  return g;
+}
 
 // Finishes a described graph: the operation graph, the engine cuDNN's heuristics (mode A) rank
 // first among those that support it (leaving out engines with a note in `deselect`), its plan
