@@ -96,6 +96,13 @@ def _fused_attention_supported(like: genesis._C.Tensor) -> bool: ...
 def _fused_dropout(
     input: genesis._C.Tensor, p: typing.SupportsFloat | typing.SupportsIndex
 ) -> tuple[genesis._C.Tensor, genesis._C.Tensor]: ...
+def _group_norm(
+    input: object,
+    num_groups: typing.SupportsInt | typing.SupportsIndex,
+    weight: object,
+    bias: object,
+    eps: typing.SupportsFloat | typing.SupportsIndex,
+) -> genesis._C.Tensor: ...
 def _layer_norm(
     input: object,
     normalized_ndim: typing.SupportsInt | typing.SupportsIndex,
