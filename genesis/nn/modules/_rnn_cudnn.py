@@ -27,11 +27,14 @@ def _weights(layer: Any) -> list[Tensor]:
     return out
 
 
-def usable(layer: Any, x: Tensor) -> bool:
-    """Whether `layer` (an RNNBase) runs x (T, B, in, unpacked) through cuDNN: a CUDA input of a
-    floating dtype its weights share, no projection, no inter-layer dropout in training, no
-    autocast region, cuDNN enabled and taking the configuration."""
+def usable(layer: Any, x: Tensor, *states: Tensor | None) -> bool:
+    """Whether `layer` (an RNNBase) runs x (T, B, in, unpacked) with the initial `states` through
+    cuDNN: a CUDA input of a floating dtype its weights and states share, no projection, no
+    inter-layer dropout in training, no autocast region, cuDNN enabled and taking the
+    configuration."""
     if not x.is_cuda or x.dtype not in _DTYPES or layer.proj_size != 0 or not cudnn.enabled:
+        return False
+    if any(s is not None and (s.dtype != x.dtype or s.device != x.device) for s in states):
         return False
     if layer.dropout > 0 and layer.training and layer.num_layers > 1:
         return False

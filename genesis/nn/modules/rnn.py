@@ -304,7 +304,7 @@ class RNNBase(Module):
             self._check_hidden(h0, h_shape, "hidden")
             if c0 is not None:
                 self._check_hidden(c0, c_shape, "cell")
-        if not packed and _rnn_cudnn.usable(self, x):
+        if not packed and _rnn_cudnn.usable(self, x, h0, c0):
             output, h_out, c_out = _rnn_cudnn.run(self, x, h0, c0)
         else:
             output, h_out, c_out = self._recur(x, h0, c0, lengths)
