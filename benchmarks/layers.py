@@ -373,6 +373,10 @@ def sdpa_d128(ctx: Context) -> Case:
 @register(name="LSTM fwd+bwd")
 def lstm(ctx: Context) -> Case:
     t, b, h = ctx.pick(32, 4, cuda=128), ctx.pick(32, 2, cuda=64), ctx.pick(256, 16, cuda=1024)
+    if ctx.torch is not None:
+        # torch's cuDNN recurrences round float32 to TF32 by default; genesis's (and its steps)
+        # compute in float32 unless genesis.backends.cudnn.allow_tf32 is set.
+        ctx.torch.backends.cudnn.allow_tf32 = False
     return _case(
         ctx,
         "LSTM fwd+bwd",

@@ -21,56 +21,20 @@
 
 #include "kernels/dtype_traits.cuh"
 #include "kernels/normalization.cuh"
+#include "kernels/row_blocks.cuh"
 
 namespace genesis::kernels {
 
 namespace {
 
+using norm_rows::aligned16;
+using norm_rows::block_sum2;
+using norm_rows::reciprocal_sqrt;
+template <typename T, int V>
+using RowPack = norm_rows::Pack<T, V>;
+
 constexpr int kPacks = 4;          // packs a thread holds in the register kernels
 constexpr int kLoopThreads = 512;  // the loop kernels' block
-constexpr int kColumnWidth = 32;   // columns a block of the column sum takes
-constexpr int kColumnDepth = 16;   // and the threads that share each column
-
-template <typename T, int V>
-struct alignas(sizeof(T) * V) RowPack {
-  T v[V];
-};
-
-template <typename C>
-__device__ __forceinline__ C reciprocal_sqrt(C v) {
-  if constexpr (std::is_same_v<C, double>)
-    return 1.0 / ::sqrt(v);
-  else
-    return 1.0f / ::sqrtf(v);
-}
-
-// The sums of a and b over the block, returned to every thread.
-template <int Threads, typename C>
-__device__ __forceinline__ void block_sum2(C& a, C& b) {
-#pragma unroll
-  for (int delta = 16; delta > 0; delta >>= 1) {
-    a += __shfl_xor_sync(0xffffffffu, a, delta);
-    b += __shfl_xor_sync(0xffffffffu, b, delta);
-  }
-  if constexpr (Threads > 32) {
-    constexpr int kWarps = Threads / 32;
-    __shared__ C part[2][kWarps];
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    __syncthreads();  // the previous call's readers are done with `part`
-    if (lane == 0) {
-      part[0][warp] = a;
-      part[1][warp] = b;
-    }
-    __syncthreads();
-    a = 0;
-    b = 0;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {  // every thread adds the warps' sums in the same order
-      a += part[0][w];
-      b += part[1][w];
-    }
-  }
-}
 
 // ---- forward -----------------------------------------------------------------------------
 
@@ -320,29 +284,7 @@ __global__ void __launch_bounds__(kLoopThreads)
   }
 }
 
-// out[c] = the sum over b < blocks of partial[b * cols + c], in the same order for every run.
-template <typename T, typename C>
-__global__ void __launch_bounds__(kColumnWidth* kColumnDepth)
-    column_sums(const C* __restrict__ partial, int64_t blocks, int64_t cols, T* __restrict__ out) {
-  __shared__ C part[kColumnDepth][kColumnWidth + 1];
-  int tx = threadIdx.x % kColumnWidth, ty = threadIdx.x / kColumnWidth;
-  int64_t c = static_cast<int64_t>(blockIdx.x) * kColumnWidth + tx;
-  C s = 0;
-  if (c < cols)
-    for (int64_t b = ty; b < blocks; b += kColumnDepth) s += partial[b * cols + c];
-  part[ty][tx] = s;
-  __syncthreads();
-  if (ty == 0 && c < cols) {
-    C total = 0;
-#pragma unroll
-    for (int k = 0; k < kColumnDepth; ++k) total += part[k][tx];
-    out[c] = convert<T>(total);
-  }
-}
-
 // ---- launch ------------------------------------------------------------------------------
-
-bool aligned16(const void* p) { return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 // The register kernels' block for rows of `cols` items of size `item`: as few threads (32 to
 // 1024) as hold the row's packs kPacks to a thread; 0 when the row does not fit or is not whole
@@ -421,13 +363,10 @@ void backward_typed(const void* dy, const void* x, const void* mean, const void*
       norm_backward_loop<T, C, Rms>
           <<<grid, kLoopThreads, 0, stream>>>(gs, xs, ms, rs, ws, dxs, partial, rows, cols);
   }
-  unsigned column_blocks = static_cast<unsigned>((cols + kColumnWidth - 1) / kColumnWidth);
-  if (dw)
-    column_sums<T, C><<<column_blocks, kColumnWidth * kColumnDepth, 0, stream>>>(
-        partial, blocks, cols, static_cast<T*>(dw));
+  if (dw) norm_rows::launch_column_sums(partial, blocks, cols, static_cast<T*>(dw), stream);
   if (db)
-    column_sums<T, C><<<column_blocks, kColumnWidth * kColumnDepth, 0, stream>>>(
-        partial + blocks * cols, blocks, cols, static_cast<T*>(db));
+    norm_rows::launch_column_sums(partial + blocks * cols, blocks, cols, static_cast<T*>(db),
+                                  stream);
 }
 
 template <template <typename, typename, bool> class Body, typename... Args>

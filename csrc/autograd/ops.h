@@ -51,6 +51,11 @@ Tensor hardtanh(const Tensor& t, const Scalar& min_val, const Scalar& max_val, b
 Tensor row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight, const Tensor& bias,
                 double eps, bool rms, const char* name);
 
+// Group norm of an (N, C, *) input as one fused op (autograd/group_norm.cpp; the arguments as
+// ops::group_norm's).
+Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
+                  double eps);
+
 // Cross-entropy of rows of logits with class-index targets, each row's loss (autograd/
 // cross_entropy.cpp; the arguments as ops::cross_entropy's).
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, const Tensor& weight,

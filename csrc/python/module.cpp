@@ -21,6 +21,8 @@ const char* build_source_dir();  // the package directory this core was built fr
 void install_call_habits(py::module_& m, py::handle tensor_class);
 // python/nn_fused.cpp: the fused norms and cross-entropy, in _C._nn (made by init_activation).
 void init_nn_fused(py::module_& m);
+// python/nn_rnn.cpp: the recurrent layers' cuDNN path, in _C._nn.
+void init_nn_rnn(py::module_& m);
 // python/optim.cpp: genesis.optim's fused steps, in _C._optim.
 void init_optim(py::module_& m);
 // python/grad_scaling.cpp: GradScaler's fused ops, genesis._amp_*.
@@ -61,6 +63,7 @@ PYBIND11_MODULE(_C, m) {
   // join, sort, scan, products, ...: the families of the op table (BOUND_FAMILIES).
   gp::init_op_families(m, tensor);
   gp::init_nn_fused(m);  // after activation, which makes _C._nn
+  gp::init_nn_rnn(m);
   gp::init_optim(m);
   gp::autocast::init(m);
   gp::init_grad_scaling(m);

@@ -1,6 +1,7 @@
 // The fused layer norm and RMS norm (Note [Fused row normalization] in ops/normalization.cpp) and
 // cross-entropy (Note [Fused cross-entropy] in ops/cross_entropy.cpp) and batch norm (Note [Fused
-// batch norm] in ops/batch_norm.cpp) as _C._nn._layer_norm, _rms_norm, _cross_entropy and
+// batch norm] in ops/batch_norm.cpp) and group norm (Note [Fused group norm] in
+// ops/group_norm.cpp) as _C._nn._layer_norm, _rms_norm, _group_norm, _cross_entropy and
 // _batch_norm: genesis.nn.functional checks the arguments with PyTorch's
 // messages and calls these for the inputs they take.
 #include <tuple>
@@ -54,6 +55,16 @@ void init_nn_fused(py::module_& m) {
       py::arg("input"), py::arg("normalized_ndim"), py::arg("weight"), py::arg("eps"),
       "rms_norm over the last normalized_ndim dims as one fused op; weight (or None) in the\n"
       "input's dtype, on its device.");
+  nn.def(
+      "_group_norm",
+      [](py::handle input, int64_t num_groups, py::handle weight, py::handle bias, double eps) {
+        const char* op = "group_norm";
+        return ag::group_norm(tensor_arg(input, op), num_groups, optional_tensor(weight, op),
+                              optional_tensor(bias, op), eps);
+      },
+      py::arg("input"), py::arg("num_groups"), py::arg("weight"), py::arg("bias"), py::arg("eps"),
+      "group_norm of an (N, C, *) input as one fused op (Note [Fused group norm]); weight and\n"
+      "bias (or None) (C,) in the input's dtype, on its device.");
   nn.def(
       "_max_pool",
       [](const Tensor& input, const Shape& kernel, const Shape& stride, const Shape& padding,

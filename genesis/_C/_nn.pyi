@@ -63,6 +63,48 @@ def _cudnn_conv_backward_weight(
     op: str,
 ) -> genesis._C.Tensor: ...
 def _cudnn_graph_convolutions() -> tuple[int, int]: ...
+def _cudnn_rnn(
+    input: genesis._C.Tensor,
+    hx: genesis._C.Tensor,
+    cx: object,
+    weights: list,
+    mode: typing.SupportsInt | typing.SupportsIndex,
+    hidden_size: typing.SupportsInt | typing.SupportsIndex,
+    num_layers: typing.SupportsInt | typing.SupportsIndex,
+    bidirectional: bool,
+    bias: bool,
+    allow_tf32: bool,
+    training: bool,
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor, object, genesis._C.Tensor, object]: ...
+def _cudnn_rnn_backward(
+    input: genesis._C.Tensor,
+    hx: genesis._C.Tensor,
+    cx: object,
+    output: genesis._C.Tensor,
+    grad_output: genesis._C.Tensor,
+    grad_hy: object,
+    grad_cy: object,
+    weights: list,
+    weight_space: genesis._C.Tensor,
+    reserve: genesis._C.Tensor,
+    mode: typing.SupportsInt | typing.SupportsIndex,
+    hidden_size: typing.SupportsInt | typing.SupportsIndex,
+    num_layers: typing.SupportsInt | typing.SupportsIndex,
+    bidirectional: bool,
+    bias: bool,
+    allow_tf32: bool,
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor, object, list]: ...
+def _cudnn_rnn_usable(
+    dtype: genesis._C._DTypeLike,
+    mode: typing.SupportsInt | typing.SupportsIndex,
+    input_size: typing.SupportsInt | typing.SupportsIndex,
+    hidden_size: typing.SupportsInt | typing.SupportsIndex,
+    num_layers: typing.SupportsInt | typing.SupportsIndex,
+    bidirectional: bool,
+    bias: bool,
+    allow_tf32: bool,
+    device: typing.SupportsInt | typing.SupportsIndex,
+) -> bool: ...
 def _dropout_masked_scale(
     grad: genesis._C.Tensor,
     mask: genesis._C.Tensor,
@@ -96,6 +138,13 @@ def _fused_attention_supported(like: genesis._C.Tensor) -> bool: ...
 def _fused_dropout(
     input: genesis._C.Tensor, p: typing.SupportsFloat | typing.SupportsIndex
 ) -> tuple[genesis._C.Tensor, genesis._C.Tensor]: ...
+def _group_norm(
+    input: object,
+    num_groups: typing.SupportsInt | typing.SupportsIndex,
+    weight: object,
+    bias: object,
+    eps: typing.SupportsFloat | typing.SupportsIndex,
+) -> genesis._C.Tensor: ...
 def _layer_norm(
     input: object,
     normalized_ndim: typing.SupportsInt | typing.SupportsIndex,

@@ -200,15 +200,32 @@ def test_bad_input_from_the_compiled_op():
         genesis._C._nn._layer_norm(x, 1, genesis.ones(4, dtype=genesis.float64), None, 1e-5)
 
 
+# (N, C, *spatial, groups): the kernel's shapes (Note [Fused group norm kernels]): whole
+# 16-byte packs and single items (odd spatial sizes), rows of more channels than warps, of fewer
+# (a channel cut among warps, some warps idle), one channel a group, rows long enough for the
+# widest block, one sample (the column sums of one row), no spatial dims.
+GROUP_SHAPES = [
+    ((16, 64, 6, 5), 32),
+    ((3, 24, 7), 2),
+    ((2, 6, 2048), 2),
+    ((2, 9, 1024), 3),
+    ((4, 8, 33), 8),
+    ((2, 32, 32, 32), 4),
+    ((1, 6, 16), 3),
+    ((5, 12), 4),
+]
+
+
 @pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
-@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
-def test_group_norm_as_row_norms(device, dtype, affine):
-    # Note [Group norm as row norms]: on CUDA, group_norm with enough (sample, group) rows runs
-    # the fused layer norm over each group's row and one affine pass (16-bit inputs with an
-    # affine step keep the composed path); against torch in float64, forward and gradients.
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("shape, groups", GROUP_SHAPES, ids=[str(s[0]) for s in GROUP_SHAPES])
+def test_fused_group_norm(device, dtype, affine, shape, groups):
+    # Note [Fused group norm]: forward and every gradient against torch in float64 (16-bit
+    # inputs with an affine step are fused too: the affine step rounds once with the rest).
     rng = np.random.default_rng(5)
-    x = rng.normal(size=(16, 64, 6, 5)) * 3 + 1
-    w, b = rng.normal(size=64), rng.normal(size=64)
+    c = shape[1]
+    x = rng.normal(size=shape) * 3 + 1
+    w, b = rng.normal(size=c), rng.normal(size=c)
     dy = rng.normal(size=x.shape)
     rtol, atol = TOL[dtype]
     got, ref = [], []
@@ -220,9 +237,76 @@ def test_group_norm_as_row_norms(device, dtype, affine):
         tb = lib.tensor(b, **kw).to(dt).requires_grad_() if affine in ("both", "bias") else None
         wr = tw
         if lib is torch and tw is None and tb is not None:  # torch 2.13 fails backward there
-            wr = torch.ones(64, dtype=dt)
-        y = lib.nn.functional.group_norm(tx, 32, wr, tb, 1e-5)  # 16 * 32 = 512 rows
+            wr = torch.ones(c, dtype=dt)
+        y = lib.nn.functional.group_norm(tx, groups, wr, tb, 1e-5)
+        if lib is genesis:
+            assert y.grad_fn.name() == "NativeGroupNormBackward0"
         y.backward(lib.tensor(dy, **kw).to(dt))
         out += [_np(y), _np(tx.grad)] + [_np(t.grad) for t in (tw, tb) if t is not None]
-    for a, e in zip(got, ref):
-        np.testing.assert_allclose(a, e, rtol=rtol * 10, atol=atol * 10)
+    scale = [1, 1, c, c]  # the parameter gradients add over many items
+    for i, (a, e) in enumerate(zip(got, ref)):
+        tol = 10 * scale[min(i, 3)] ** 0.5 if dtype in ("float16", "bfloat16") else 10
+        np.testing.assert_allclose(a, e, rtol=rtol * tol, atol=atol * tol * np.abs(e).max())
+
+
+def test_fused_group_norm_misaligned_and_strided(device):
+    # A storage offset of one item (no 16-byte packs) and a channels-last view (copied to
+    # contiguous rows first): the same values as the contiguous input.
+    rng = np.random.default_rng(6)
+    base = genesis.tensor(rng.normal(size=(1 + 4 * 8 * 64,)), device=device).float()
+    x = base[1:].view(4, 8, 64)
+    w = genesis.tensor(rng.normal(size=8), device=device).float()
+    want = F.group_norm(x.contiguous(), 2, w, w)
+    np.testing.assert_array_equal(to_numpy(F.group_norm(x, 2, w, w)), to_numpy(want))
+    nhwc = genesis.tensor(rng.normal(size=(2, 5, 6, 8)), device=device).float()
+    strided = nhwc.permute(0, 3, 1, 2)
+    np.testing.assert_allclose(
+        to_numpy(F.group_norm(strided, 4, w, w)),
+        to_numpy(F.group_norm(strided.contiguous(), 4, w, w)),
+        rtol=0,
+        atol=0,
+    )
+
+
+def test_fused_group_norm_is_deterministic(device):
+    rng = np.random.default_rng(7)
+    x = genesis.tensor(rng.normal(size=(64, 32, 16, 16)), device=device).float()
+    w = genesis.tensor(rng.normal(size=32), device=device).float()
+    dy = genesis.tensor(rng.normal(size=x.shape), device=device).float()
+    runs = []
+    for _ in range(2):
+        tx, tw, tb = (t.detach().requires_grad_() for t in (x, w, w))
+        F.group_norm(tx, 8, tw, tb).backward(dy)
+        runs.append([to_numpy(t.grad) for t in (tx, tw, tb)])
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fused_group_norm_double_backward(device):
+    # Under create_graph the node records its formula; second derivatives against torch, with
+    # several channels a group and several items a channel.
+    rng = np.random.default_rng(8)
+    x, w = rng.normal(size=(3, 6, 4)), rng.normal(size=6)
+    v, u = rng.normal(size=(3, 6, 4)), rng.normal(size=(3, 6, 4))
+    results = []
+    for lib, kw in ((genesis, {"device": device}), (torch, {})):
+        tx = lib.tensor(x, **kw).double().requires_grad_()
+        tw = lib.tensor(w, **kw).double().requires_grad_()
+        y = lib.nn.functional.group_norm(tx, 3, tw, tw * 0.5)
+        (gx,) = lib.autograd.grad(y, [tx], lib.tensor(v, **kw).double(), create_graph=True)
+        (gx * lib.tensor(u, **kw).double()).sum().backward()
+        results.append([_np(t) for t in (gx, tx.grad, tw.grad)])
+    for a, e in zip(*results):
+        np.testing.assert_allclose(a, e, rtol=1e-9, atol=1e-9)
+
+
+def test_fused_group_norm_errors():
+    x = genesis.randn(2, 4, 3)
+    with pytest.raises(TypeError, match=r"^\[group_norm\] expected a floating point input"):
+        genesis._C._nn._group_norm(genesis.ones(2, 4, dtype=genesis.int64), 2, None, None, 1e-5)
+    with pytest.raises(RuntimeError, match=r"^\[group_norm\] expected 4 channels to split into 3"):
+        genesis._C._nn._group_norm(x, 3, None, None, 1e-5)
+    with pytest.raises(RuntimeError, match=r"^\[group_norm\] expected weight of dtype float32"):
+        genesis._C._nn._group_norm(x, 2, genesis.ones(4, dtype=genesis.float64), None, 1e-5)
+    with pytest.raises(RuntimeError, match=r"^\[group_norm\] expected bias of 4 items"):
+        genesis._C._nn._group_norm(x, 2, None, genesis.ones(5), 1e-5)

@@ -95,24 +95,6 @@ def _fused_fits(input: Tensor, *params: Tensor | None) -> bool:
     return all(p is None or (p.dtype == input.dtype and p.device == input.device) for p in params)
 
 
-# Note [Group norm as row norms]: rows per group norm call below which the fused row kernel
-# (one CUDA block per row) would leave most of the GPU idle on long rows.
-_GROUP_NORM_MIN_ROWS = 256
-
-
-def _group_rows_fused(input: Tensor, rows: int, weight: Tensor | None, bias: Tensor | None) -> bool:
-    """Whether group_norm takes the fused row kernels (Note [Group norm as row norms]): a
-    contiguous CUDA input the fused kernels take, with enough rows, and float32/float64 when
-    there is an affine step (a 16-bit input would round the normalized rows before it; the
-    composed path rounds once). On the CPU the composed path measured faster (8 x 256 x 32 x 32,
-    32 groups: 36 against 52 ms forward + backward), so it stays there."""
-    if not input.is_cuda or rows < _GROUP_NORM_MIN_ROWS:
-        return False
-    if not _fused_fits(input, weight, bias) or not input.is_contiguous():
-        return False
-    return (weight is None and bias is None) or input.dtype not in _HALF
-
-
 def _back(y: Tensor, input: Tensor) -> Tensor:
     return y if y.dtype == input.dtype else y.to(input.dtype)
 
@@ -394,22 +376,11 @@ def group_norm(
     _verify_batch_size("group_norm", [n * c // num_groups, num_groups, *spatial])
     if input.numel() == 0:
         return _empty(input, weight, bias)
+    if _fused_fits(input, weight, bias):
+        # Note [Fused group norm] in csrc/ops/group_norm.cpp: one pass for the statistics and
+        # one for the scaled and shifted result, two backward.
+        return _nn._group_norm(input, num_groups, weight, bias, float(eps))
     per = c // num_groups
-    if _group_rows_fused(input, n * num_groups, weight, bias):
-        # Note [Group norm as row norms]: each (sample, group) is one contiguous row of
-        # per * prod(spatial) items, so the fused layer norm's row kernels give the
-        # normalized rows in one pass each way; the per-channel scale and shift is one more
-        # elementwise pass (its gradients autograd's sums).
-        rows = input.reshape(n, num_groups, -1)
-        y = _nn._layer_norm(rows, 1, None, None, float(eps)).reshape(input.shape)
-        tail = (1,) * len(spatial)
-        if weight is not None and bias is not None:
-            return addcmul(bias.view(c, *tail), y, weight.view(c, *tail))
-        if weight is not None:
-            return y * weight.view(c, *tail)
-        if bias is not None:
-            return y + bias.view(c, *tail)
-        return y
     dtype = _compute_dtype(input)
     x = _as(input, dtype)
     grouped = x.reshape(n, num_groups, per, *spatial)  # a view: it splits one dim

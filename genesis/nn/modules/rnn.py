@@ -6,8 +6,9 @@ Note [Recurrence in steps]: each layer and direction projects the whole input se
 the hidden state and the gate arithmetic, all genesis ops on the whole batch, so autograd
 differentiates through time with their formulas. Variable lengths (a PackedSequence) run on the
 padded batch with a per-step mask: a sequence's state stays frozen where it has no element, which
-is also what makes the reverse direction start at each sequence's own last element. A fused
-(cuDNN) recurrence is separate work.
+is also what makes the reverse direction start at each sequence's own last element. On CUDA the
+stacks cuDNN takes run as one cuDNN recurrence instead (_rnn_cudnn.py, Note [Recurrences through
+cuDNN] in csrc/cuda/cudnn_rnn.cpp).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+from . import _rnn_cudnn
 from .module import Module
 
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
@@ -199,61 +201,14 @@ class RNNBase(Module):
                 f"[{type(self).__name__}] Expected {what} size {expected}, got {list(hx.shape)}"
             )
 
-    def forward(self, input: Any, hx: Any = None) -> Any:
-        name = type(self).__name__
-        packed = isinstance(input, PackedSequence)
-        sorted_indices = unsorted_indices = None
-        lengths = None
-        if packed:
-            sorted_indices, unsorted_indices = input.sorted_indices, input.unsorted_indices
-            # padded (T, B, *) in length order; the lengths give each step's mask
-            padded, lengths_t = pad_packed_sequence(
-                PackedSequence(input.data, input.batch_sizes, None, None)
-            )
-            lengths = [int(v) for v in lengths_t.tolist()]
-            x = padded
-            batched = True
-        else:
-            if not isinstance(input, Tensor):
-                raise TypeError(
-                    f"[{name}] input must be a genesis.Tensor or PackedSequence, "
-                    f"got {type(input).__name__}"
-                )
-            batched = input.dim() == 3
-            self._check_input(input, batched)
-            x = input if batched else input.unsqueeze(1)
-            if batched and self.batch_first:
-                x = x.transpose(0, 1)
+    def _recur(
+        self, x: Tensor, h0: Tensor, c0: Tensor | None, lengths: list[int] | None
+    ) -> tuple[Tensor, Tensor, Tensor | None]:
+        """The stack over x (T, B, in) step by step in ops (Note [Recurrence in steps]): the
+        output (T, B, D * out), h_n and (LSTM) c_n; `lengths`: a packed input's, for the mask."""
         steps, batch = x.shape[0], x.shape[1]
         directions = 2 if self.bidirectional else 1
         out_size = self.proj_size if self.proj_size > 0 else self.hidden_size
-        h_shape = (self.num_layers * directions, batch, out_size)
-        c_shape = (self.num_layers * directions, batch, self.hidden_size)
-        is_lstm = self.mode == "LSTM"
-        if hx is None:
-            h0 = zeros(*h_shape, dtype=x.dtype, device=x.device)
-            c0 = zeros(*c_shape, dtype=x.dtype, device=x.device) if is_lstm else None
-        else:
-            if is_lstm:
-                if not isinstance(hx, (tuple, list)) or len(hx) != 2:
-                    raise RuntimeError(f"[{name}] hx must be a tuple (h_0, c_0)")
-                h0, c0 = hx
-            else:
-                h0, c0 = hx, None
-            if not batched and not packed:
-                if h0.dim() != 2:
-                    raise RuntimeError(
-                        f"[{name}] For unbatched 2-D input, hx should also be 2-D but got "
-                        f"{h0.dim()}-D tensor"
-                    )
-                h0 = h0.unsqueeze(1)
-                c0 = c0.unsqueeze(1) if c0 is not None else None
-            if sorted_indices is not None:
-                h0 = h0.index_select(1, sorted_indices)
-                c0 = c0.index_select(1, sorted_indices) if c0 is not None else None
-            self._check_hidden(h0, h_shape, "hidden")
-            if c0 is not None:
-                self._check_hidden(c0, c_shape, "cell")
         mask = None
         if lengths is not None:
             lens = tensor(lengths, device=x.device)
@@ -291,7 +246,68 @@ class RNNBase(Module):
                 layer_input = F.dropout(layer_input, self.dropout, True)
         output = layer_input
         h_out = stack(h_n, 0)
-        c_out = stack(c_n, 0) if is_lstm else None
+        c_out = stack(c_n, 0) if c0 is not None else None
+        return output, h_out, c_out
+
+    def forward(self, input: Any, hx: Any = None) -> Any:
+        name = type(self).__name__
+        packed = isinstance(input, PackedSequence)
+        sorted_indices = unsorted_indices = None
+        lengths = None
+        if packed:
+            sorted_indices, unsorted_indices = input.sorted_indices, input.unsorted_indices
+            # padded (T, B, *) in length order; the lengths give each step's mask
+            padded, lengths_t = pad_packed_sequence(
+                PackedSequence(input.data, input.batch_sizes, None, None)
+            )
+            lengths = [int(v) for v in lengths_t.tolist()]
+            x = padded
+            batched = True
+        else:
+            if not isinstance(input, Tensor):
+                raise TypeError(
+                    f"[{name}] input must be a genesis.Tensor or PackedSequence, "
+                    f"got {type(input).__name__}"
+                )
+            batched = input.dim() == 3
+            self._check_input(input, batched)
+            x = input if batched else input.unsqueeze(1)
+            if batched and self.batch_first:
+                x = x.transpose(0, 1)
+        batch = x.shape[1]
+        directions = 2 if self.bidirectional else 1
+        out_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h_shape = (self.num_layers * directions, batch, out_size)
+        c_shape = (self.num_layers * directions, batch, self.hidden_size)
+        is_lstm = self.mode == "LSTM"
+        if hx is None:
+            h0 = zeros(*h_shape, dtype=x.dtype, device=x.device)
+            c0 = zeros(*c_shape, dtype=x.dtype, device=x.device) if is_lstm else None
+        else:
+            if is_lstm:
+                if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                    raise RuntimeError(f"[{name}] hx must be a tuple (h_0, c_0)")
+                h0, c0 = hx
+            else:
+                h0, c0 = hx, None
+            if not batched and not packed:
+                if h0.dim() != 2:
+                    raise RuntimeError(
+                        f"[{name}] For unbatched 2-D input, hx should also be 2-D but got "
+                        f"{h0.dim()}-D tensor"
+                    )
+                h0 = h0.unsqueeze(1)
+                c0 = c0.unsqueeze(1) if c0 is not None else None
+            if sorted_indices is not None:
+                h0 = h0.index_select(1, sorted_indices)
+                c0 = c0.index_select(1, sorted_indices) if c0 is not None else None
+            self._check_hidden(h0, h_shape, "hidden")
+            if c0 is not None:
+                self._check_hidden(c0, c_shape, "cell")
+        if not packed and _rnn_cudnn.usable(self, x, h0, c0):
+            output, h_out, c_out = _rnn_cudnn.run(self, x, h0, c0)
+        else:
+            output, h_out, c_out = self._recur(x, h0, c0, lengths)
         if packed:
             if unsorted_indices is not None:
                 h_out = h_out.index_select(1, unsorted_indices)

@@ -1,0 +1,357 @@
+// Note [Fused group norm kernels]: one block a row, a row being one sample's group: `per`
+// channels of `spatial` contiguous items. A warp takes whole channels (channels w, w + warps, ...
+// for warp w) or, when a row has fewer channels than the block has warps, an equal slice of one
+// channel, so every pass of a block over its row visits each item from the same thread (the
+// later passes find the row in L1).
+//
+// Forward: each thread keeps Welford moments (count, mean, sum of squared deviations) of the
+// 16-byte packs it reads, merged over the warp and then the block in a fixed order (exact, never
+// E[x^2] - E[x]^2); then y = x * scale[c] + shift[c] with the channel's scale = rstd * w[c] and
+// shift = b[c] - mean * scale: one read for the statistics, one read and one write for the result.
+//
+// Backward: a channel's sums over its items of dy * xhat and of dy (one warp, or its slices'
+// warps added in order through shared memory) are written per sample and channel; weighted by
+// w[c] and added over the row they give the two row sums dx needs,
+//   dx = rstd * (dy * w[c] - avg(dy * w) - xhat * avg(dy * w * xhat)),
+// written in a second pass over the row. dw[c] and db[c] add the per-sample sums over the
+// samples in a fixed order (norm_rows::column_sums), so the gradients are deterministic.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <type_traits>
+
+#include "kernels/dtype_traits.cuh"
+#include "kernels/group_norm.cuh"
+#include "kernels/row_blocks.cuh"
+
+namespace genesis::kernels {
+
+namespace {
+
+using norm_rows::aligned16;
+using norm_rows::block_sum2;
+using norm_rows::Pack;
+using norm_rows::reciprocal_sqrt;
+
+constexpr int kMaxWarps = 8;
+constexpr int kPacksPerThread = 4;  // a block doubles its warps while each keeps this many packs
+
+// The part of a row that this thread's warp takes: channels channel, channel + channel_step, ...
+// (below per), and in each the packs pack, pack + pack_step, ...
+struct WarpShare {
+  int64_t channel, channel_step, pack, pack_step;
+  int split;  // warps a channel is cut among (1: whole channels)
+};
+
+template <int Warps>
+__device__ __forceinline__ WarpShare warp_share(int64_t per) {
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (per >= Warps) return {warp, Warps, lane, 32, 1};
+  int split = Warps / static_cast<int>(per);
+  int64_t channel = warp / split;  // past per: this warp takes nothing
+  return {channel < per ? channel : per, per, (warp % split) * 32 + lane, int64_t{split} * 32,
+          split};
+}
+
+template <typename C>
+struct Moments {
+  C count, mean, m2;
+};
+
+// Chan's merge of (count, mean, m2) into a.
+template <typename C>
+__device__ __forceinline__ void merge(Moments<C>& a, C count, C mean, C m2) {
+  C total = a.count + count;
+  if (total == C(0)) return;
+  C delta = mean - a.mean, f = count / total;
+  a.mean += delta * f;
+  a.m2 += m2 + delta * delta * a.count * f;
+  a.count = total;
+}
+
+// The block's moments, returned to every thread, merged in the same order on every run.
+template <int Warps, typename C>
+__device__ __forceinline__ Moments<C> block_moments(Moments<C> m) {
+#pragma unroll
+  for (int delta = 16; delta > 0; delta >>= 1) {  // lane 0 ends with the warp's moments
+    C count = __shfl_down_sync(0xffffffffu, m.count, delta);
+    C mean = __shfl_down_sync(0xffffffffu, m.mean, delta);
+    C m2 = __shfl_down_sync(0xffffffffu, m.m2, delta);
+    merge(m, count, mean, m2);
+  }
+  __shared__ C part[3][Warps];
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  __syncthreads();  // the previous row's readers are done with `part`
+  if (lane == 0) {
+    part[0][warp] = m.count;
+    part[1][warp] = m.mean;
+    part[2][warp] = m.m2;
+  }
+  __syncthreads();
+  Moments<C> total{0, 0, 0};
+#pragma unroll
+  for (int w = 0; w < Warps; ++w) merge(total, part[0][w], part[1][w], part[2][w]);
+  return total;
+}
+
+template <typename C>
+__device__ __forceinline__ void warp_sum2(C& a, C& b) {
+#pragma unroll
+  for (int delta = 16; delta > 0; delta >>= 1) {
+    a += __shfl_xor_sync(0xffffffffu, a, delta);
+    b += __shfl_xor_sync(0xffffffffu, b, delta);
+  }
+}
+
+template <typename T, typename C>
+__device__ __forceinline__ C weight_of(const T* w, int64_t c) {
+  return w ? convert<C>(w[c]) : C(1);
+}
+
+template <typename T, typename C, int Warps, int V>
+__global__ void __launch_bounds__(Warps * 32)
+    group_norm_forward(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
+                       T* __restrict__ y, C* __restrict__ mean, C* __restrict__ rstd, int64_t rows,
+                       int64_t groups, int64_t per, int64_t spatial, C eps) {
+  using P = Pack<T, V>;
+  WarpShare share = warp_share<Warps>(per);
+  int64_t packs = spatial / V, cols = per * spatial;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* row = x + r * cols;
+    Moments<C> m{0, 0, 0};
+    for (int64_t c = share.channel; c < per; c += share.channel_step) {
+      const P* items = reinterpret_cast<const P*>(row + c * spatial);
+      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+        P pk = items[p];
+        C v[V], s = 0;
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          v[j] = convert<C>(pk.v[j]);
+          s += v[j];
+        }
+        C pack_mean = s / C(V), pack_m2 = 0;
+#pragma unroll
+        for (int j = 0; j < V; ++j) pack_m2 += (v[j] - pack_mean) * (v[j] - pack_mean);
+        merge(m, C(V), pack_mean, pack_m2);
+      }
+    }
+    m = block_moments<Warps>(m);
+    C r_std = reciprocal_sqrt(m.m2 / C(cols) + eps);
+    if (threadIdx.x == 0) {
+      mean[r] = m.mean;
+      rstd[r] = r_std;
+    }
+    int64_t first = (r % groups) * per;
+    for (int64_t c = share.channel; c < per; c += share.channel_step) {
+      C scale = r_std * weight_of<T, C>(w, first + c);
+      C shift = (b ? convert<C>(b[first + c]) : C(0)) - m.mean * scale;
+      const P* items = reinterpret_cast<const P*>(row + c * spatial);
+      P* out = reinterpret_cast<P*>(y + r * cols + c * spatial);
+      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+        P pk = items[p], o;
+#pragma unroll
+        for (int j = 0; j < V; ++j) o.v[j] = convert<T>(convert<C>(pk.v[j]) * scale + shift);
+        out[p] = o;
+      }
+    }
+  }
+}
+
+// partial: [2][rows][per], each sample's and channel's sums of dy * xhat, then of dy.
+template <typename T, typename C, int Warps, int V>
+__global__ void __launch_bounds__(Warps * 32)
+    group_norm_backward(const T* __restrict__ dy, const T* __restrict__ x,
+                        const C* __restrict__ mean, const C* __restrict__ rstd,
+                        const T* __restrict__ w, T* __restrict__ dx, C* __restrict__ partial,
+                        int64_t rows, int64_t groups, int64_t per, int64_t spatial) {
+  using P = Pack<T, V>;
+  __shared__ C slices[2][Warps];
+  WarpShare share = warp_share<Warps>(per);
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int64_t packs = spatial / V, cols = per * spatial;
+  C* part_w = partial;
+  C* part_b = partial + rows * per;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    if (share.split > 1) __syncthreads();  // the previous row's readers are done with `slices`
+    const T* xrow = x + r * cols;
+    const T* grow = dy + r * cols;
+    C mu = mean[r], r_std = rstd[r];
+    int64_t first = (r % groups) * per;
+    C dot = 0, avg = 0;  // this thread's share of the row's sums of g * xhat and g (g = dy * w)
+    for (int64_t c = share.channel; c < per; c += share.channel_step) {
+      const P* xs = reinterpret_cast<const P*>(xrow + c * spatial);
+      const P* gs = reinterpret_cast<const P*>(grow + c * spatial);
+      C a = 0, s = 0;
+      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+        P px = xs[p], pg = gs[p];
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          C gy = convert<C>(pg.v[j]);
+          a += gy * ((convert<C>(px.v[j]) - mu) * r_std);
+          s += gy;
+        }
+      }
+      warp_sum2(a, s);
+      if (lane != 0) continue;
+      if (share.split == 1) {
+        part_w[r * per + c] = a;
+        part_b[r * per + c] = s;
+        C wc = weight_of<T, C>(w, first + c);
+        dot += wc * a;
+        avg += wc * s;
+      } else {
+        slices[0][warp] = a;
+        slices[1][warp] = s;
+      }
+    }
+    if (share.split > 1) {
+      __syncthreads();
+      if (threadIdx.x < per) {  // thread c adds its channel's slices in order
+        int64_t c = threadIdx.x;
+        C a = 0, s = 0;
+        for (int k = 0; k < share.split; ++k) {
+          a += slices[0][c * share.split + k];
+          s += slices[1][c * share.split + k];
+        }
+        part_w[r * per + c] = a;
+        part_b[r * per + c] = s;
+        C wc = weight_of<T, C>(w, first + c);
+        dot += wc * a;
+        avg += wc * s;
+      }
+    }
+    if (!dx) continue;
+    block_sum2<Warps * 32>(dot, avg);
+    dot /= C(cols);
+    avg /= C(cols);
+    for (int64_t c = share.channel; c < per; c += share.channel_step) {
+      C wc = weight_of<T, C>(w, first + c);
+      const P* xs = reinterpret_cast<const P*>(xrow + c * spatial);
+      const P* gs = reinterpret_cast<const P*>(grow + c * spatial);
+      P* out = reinterpret_cast<P*>(dx + r * cols + c * spatial);
+      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+        P px = xs[p], pg = gs[p], o;
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          C xh = (convert<C>(px.v[j]) - mu) * r_std;
+          o.v[j] = convert<T>(r_std * (convert<C>(pg.v[j]) * wc - avg - xh * dot));
+        }
+        out[p] = o;
+      }
+    }
+  }
+}
+
+// ---- launch ------------------------------------------------------------------------------
+
+// The block's warps: doubled (up to kMaxWarps) while every thread keeps kPacksPerThread packs.
+int warps_for(int64_t row_packs) {
+  int warps = 1;
+  while (warps < kMaxWarps && row_packs >= int64_t{warps} * 2 * 32 * kPacksPerThread) warps *= 2;
+  return warps;
+}
+
+// f(integral_constant<Warps>, integral_constant<V>) for the row's block and pack: 16-byte packs
+// when every channel is whole packs and the rows are aligned, single items otherwise.
+template <typename T, typename F>
+void with_shape(int64_t per, int64_t spatial, std::initializer_list<const void*> rows_data,
+                const F& f) {
+  constexpr int kV = norm_rows::pack_items<T>();
+  bool packed = spatial % kV == 0;
+  for (const void* p : rows_data) packed = packed && aligned16(p);
+  auto with_v = [&](auto v) {
+    switch (warps_for(per * (spatial / decltype(v)::value))) {
+      case 1:
+        return f(std::integral_constant<int, 1>{}, v);
+      case 2:
+        return f(std::integral_constant<int, 2>{}, v);
+      case 4:
+        return f(std::integral_constant<int, 4>{}, v);
+      default:
+        return f(std::integral_constant<int, 8>{}, v);
+    }
+  };
+  if (packed)
+    with_v(std::integral_constant<int, kV>{});
+  else
+    with_v(std::integral_constant<int, 1>{});
+}
+
+unsigned grid_for(int64_t rows) {
+  return static_cast<unsigned>(std::min<int64_t>(rows, int64_t{1} << 30));
+}
+
+template <typename T, typename C>
+void forward_typed(const void* x, const void* w, const void* b, void* y, void* mean, void* rstd,
+                   int64_t rows, int64_t groups, int64_t per, int64_t spatial, double eps,
+                   cudaStream_t stream) {
+  with_shape<T>(per, spatial, {x, y}, [&](auto warps, auto v) {
+    constexpr int W = decltype(warps)::value, V = decltype(v)::value;
+    group_norm_forward<T, C, W, V><<<grid_for(rows), W * 32, 0, stream>>>(
+        static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b),
+        static_cast<T*>(y), static_cast<C*>(mean), static_cast<C*>(rstd), rows, groups, per,
+        spatial, static_cast<C>(eps));
+  });
+}
+
+template <typename T, typename C>
+void backward_typed(const void* dy, const void* x, const void* mean, const void* rstd,
+                    const void* w, void* dx, void* dw, void* db, void* partial, int64_t rows,
+                    int64_t groups, int64_t per, int64_t spatial, cudaStream_t stream) {
+  auto* parts = static_cast<C*>(partial);
+  with_shape<T>(per, spatial, {dy, x, dx}, [&](auto warps, auto v) {
+    constexpr int W = decltype(warps)::value, V = decltype(v)::value;
+    group_norm_backward<T, C, W, V><<<grid_for(rows), W * 32, 0, stream>>>(
+        static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const C*>(mean),
+        static_cast<const C*>(rstd), static_cast<const T*>(w), static_cast<T*>(dx), parts, rows,
+        groups, per, spatial);
+  });
+  // Column sums over the samples of [samples][channels] partial sums.
+  int64_t samples = rows / groups, channels = groups * per;
+  if (dw) norm_rows::launch_column_sums(parts, samples, channels, static_cast<T*>(dw), stream);
+  if (db)
+    norm_rows::launch_column_sums(parts + rows * per, samples, channels, static_cast<T*>(db),
+                                  stream);
+}
+
+template <typename F>
+void dispatch(int dtype, const F& f) {
+  switch (dtype) {
+    case kFloat16:
+      return f(__half{}, float{});
+    case kBFloat16:
+      return f(__nv_bfloat16{}, float{});
+    case kFloat32:
+      return f(float{}, float{});
+    case kFloat64:
+      return f(double{}, double{});
+    default:
+      return;  // the caller checked the dtype
+  }
+}
+
+}  // namespace
+
+void launch_group_norm_forward(int dtype, const void* x, const void* w, const void* b, void* y,
+                               void* mean, void* rstd, int64_t rows, int64_t groups, int64_t per,
+                               int64_t spatial, double eps, void* stream) {
+  dispatch(dtype, [&](auto t, auto c) {
+    forward_typed<decltype(t), decltype(c)>(x, w, b, y, mean, rstd, rows, groups, per, spatial, eps,
+                                            static_cast<cudaStream_t>(stream));
+  });
+}
+
+void launch_group_norm_backward(int dtype, const void* dy, const void* x, const void* mean,
+                                const void* rstd, const void* w, void* dx, void* dw, void* db,
+                                void* partial, int64_t rows, int64_t groups, int64_t per,
+                                int64_t spatial, void* stream) {
+  dispatch(dtype, [&](auto t, auto c) {
+    backward_typed<decltype(t), decltype(c)>(dy, x, mean, rstd, w, dx, dw, db, partial, rows,
+                                             groups, per, spatial,
+                                             static_cast<cudaStream_t>(stream));
+  });
+}
+
+}  // namespace genesis::kernels
