@@ -1,8 +1,8 @@
 #pragma once
 // Device pieces the fused normalization kernels share (kernels/normalization.cu for layer norm
-// and RMS norm, kernels/group_norm.cu): 16-byte packs of items, block-wide sums that every thread
-// receives in the same order, and the deterministic column sums that turn per-block (or
-// per-sample) partial rows into a weight's and bias's gradients.
+// and RMS norm, kernels/group_norm.cu, and kernels/batch_norm.cu's block sums): 16-byte packs of
+// items, block-wide sums that every thread receives in the same order, and the deterministic column
+// sums that turn per-block (or per-sample) partial rows into a weight's and bias's gradients.
 #include <cuda_runtime.h>
 
 #include <algorithm>
