@@ -289,6 +289,48 @@ def cross_entropy(ctx: Context) -> Case:
     )
 
 
+@register(name="GPT-2 head linear_cross_entropy fwd+bwd")
+def linear_cross_entropy(ctx: Context) -> Case:
+    """Issue 47's fused classifier: genesis's chunked F.linear_cross_entropy against torch's
+    F.linear then F.cross_entropy on float32 logits (bf16 weights and input, as under
+    autocast); goal >= 2x."""
+    rows, width, vocab = (
+        ctx.pick(512, 64, cuda=8192),
+        ctx.pick(128, 16, cuda=768),
+        ctx.pick(4096, 100, cuda=50304),
+    )
+    targets = ctx.rng.integers(0, vocab, (rows,))
+    g_t = ctx.to_genesis(targets)
+    t_t = ctx.to_torch(targets) if ctx.torch is not None else None
+
+    def build(lib: Any) -> Any:
+        class Head(lib.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.proj = lib.nn.Linear(width, vocab, bias=False)
+
+            def forward(self, x: Any) -> Any:
+                F = lib.nn.functional
+                if lib is genesis:
+                    return F.linear_cross_entropy(x, self.proj.weight, g_t)
+                return F.cross_entropy(F.linear(x, self.proj.weight).float(), t_t)
+
+        return Head()
+
+    return _case(
+        ctx,
+        "GPT-2 head linear_cross_entropy fwd+bwd",
+        f"{rows}x{width} -> {vocab} bf16",
+        build,
+        (rows, width),
+        loss=lambda lib, _grad: lambda out: out,
+        dtype="bfloat16",
+        rtol=5e-2,
+        atol=5e-3,
+        min_speedup=2.0,
+    )
+
+
 @register(name="Embedding fwd+bwd")
 def embedding(ctx: Context) -> Case:
     vocab, dim, n = (

@@ -40,6 +40,7 @@ from benchmarks import (  # noqa: E402
     processes,
     sorting,
     sweep,
+    training,
 )
 from benchmarks.common import Case, Context, as_numpy  # noqa: E402
 from benchmarks.report import Result, render  # noqa: E402
@@ -62,6 +63,7 @@ AREAS = (
     ("autograd", autograd),
     ("layers", layers),
     ("optim", optim),
+    ("training", training),
     ("data loading", data_loading),
     ("graphs", graphs),
     ("files", files),

@@ -14,34 +14,13 @@
 
 #include "kernels/batch_norm.cuh"
 #include "kernels/dtype_traits.cuh"
+#include "kernels/row_blocks.cuh"
 
 namespace genesis::kernels {
 
 namespace {
 
 constexpr int kThreads = 256;
-
-template <typename C>
-__device__ __forceinline__ void block_sum2(C& a, C& b) {
-  __shared__ C part[2][kThreads / 32];
-#pragma unroll
-  for (int delta = 16; delta > 0; delta >>= 1) {
-    a += __shfl_xor_sync(0xffffffffu, a, delta);
-    b += __shfl_xor_sync(0xffffffffu, b, delta);
-  }
-  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (lane == 0) {
-    part[0][warp] = a;
-    part[1][warp] = b;
-  }
-  __syncthreads();
-  a = 0;
-  b = 0;
-  for (int w = 0; w < kThreads / 32; ++w) {
-    a += part[0][w];
-    b += part[1][w];
-  }
-}
 
 // The planes of channel blockIdx.y that block blockIdx.x takes.
 __device__ __forceinline__ void planes_of(const ChannelDims& d, int64_t& n0, int64_t& n1) {
@@ -65,7 +44,7 @@ __global__ void __launch_bounds__(kThreads)
       s2 += v * v;
     }
   }
-  block_sum2(s1, s2);
+  norm_rows::block_sum2<kThreads>(s1, s2);
   if (threadIdx.x == 0) {
     C* out = partial + (c * gridDim.x + blockIdx.x) * 2;
     out[0] = s1;
@@ -133,7 +112,7 @@ __global__ void __launch_bounds__(kThreads)
       s2 += g * (convert<C>(x[base + i]) - mu);
     }
   }
-  block_sum2(s1, s2);
+  norm_rows::block_sum2<kThreads>(s1, s2);
   if (threadIdx.x == 0) {
     C* out = partial + (c * gridDim.x + blockIdx.x) * 2;
     out[0] = s1;
@@ -185,22 +164,6 @@ int plane_threads(int64_t s) {
 
 unsigned channel_blocks(int64_t c) { return static_cast<unsigned>((c + 127) / 128); }
 
-template <typename F>
-void dispatch(int dtype, const F& f) {
-  switch (dtype) {
-    case kFloat16:
-      return f(__half{}, float{});
-    case kBFloat16:
-      return f(__nv_bfloat16{}, float{});
-    case kFloat32:
-      return f(float{}, float{});
-    case kFloat64:
-      return f(double{}, double{});
-    default:
-      return;  // the caller checked the dtype
-  }
-}
-
 }  // namespace
 
 int64_t batch_norm_parts(ChannelDims d, int device_sms) {
@@ -214,7 +177,7 @@ void launch_batch_norm_stats(int dtype, const void* x, ChannelDims d, int64_t pa
                              void* workspace, double eps, double momentum, void* mean, void* invstd,
                              void* running_mean, void* running_var, void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
-  dispatch(dtype, [&](auto t, auto c) {
+  dispatch_floating(dtype, [&](auto t, auto c) {
     using T = decltype(t);
     using C = decltype(c);
     auto* partial = static_cast<C*>(workspace);
@@ -231,7 +194,7 @@ void launch_batch_norm_apply(int dtype, const void* x, ChannelDims d, const void
                              const void* invstd, const void* w, const void* b, void* y,
                              void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
-  dispatch(dtype, [&](auto t, auto c) {
+  dispatch_floating(dtype, [&](auto t, auto c) {
     using T = decltype(t);
     using C = decltype(c);
     apply_planes<T, C><<<static_cast<unsigned>(d.n * d.c), plane_threads(d.s), 0, s>>>(
@@ -245,7 +208,7 @@ void launch_batch_norm_backward(int dtype, const void* dy, const void* x, Channe
                                 const void* invstd, const void* w, bool training, void* dx,
                                 void* dw, void* db, void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
-  dispatch(dtype, [&](auto t, auto c) {
+  dispatch_floating(dtype, [&](auto t, auto c) {
     using T = decltype(t);
     using C = decltype(c);
     auto* partial = static_cast<C*>(workspace);

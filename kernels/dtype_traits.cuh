@@ -86,4 +86,22 @@ __host__ void dispatch_dtype(int code, F&& f) {
   }
 }
 
+// Calls f(T{}, C{}) for the floating dtype `code`: T its device type, C the type it is computed
+// in (float for the 16-bit types); other codes call nothing (the caller checked the dtype).
+template <typename F>
+__host__ void dispatch_floating(int code, F&& f) {
+  switch (code) {
+    case kFloat16:
+      return f(__half{}, float{});
+    case kBFloat16:
+      return f(__nv_bfloat16{}, float{});
+    case kFloat32:
+      return f(float{}, float{});
+    case kFloat64:
+      return f(double{}, double{});
+    default:
+      return;
+  }
+}
+
 }  // namespace genesis::kernels

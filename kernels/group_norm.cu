@@ -316,28 +316,12 @@ void backward_typed(const void* dy, const void* x, const void* mean, const void*
                                   stream);
 }
 
-template <typename F>
-void dispatch(int dtype, const F& f) {
-  switch (dtype) {
-    case kFloat16:
-      return f(__half{}, float{});
-    case kBFloat16:
-      return f(__nv_bfloat16{}, float{});
-    case kFloat32:
-      return f(float{}, float{});
-    case kFloat64:
-      return f(double{}, double{});
-    default:
-      return;  // the caller checked the dtype
-  }
-}
-
 }  // namespace
 
 void launch_group_norm_forward(int dtype, const void* x, const void* w, const void* b, void* y,
                                void* mean, void* rstd, int64_t rows, int64_t groups, int64_t per,
                                int64_t spatial, double eps, void* stream) {
-  dispatch(dtype, [&](auto t, auto c) {
+  dispatch_floating(dtype, [&](auto t, auto c) {
     forward_typed<decltype(t), decltype(c)>(x, w, b, y, mean, rstd, rows, groups, per, spatial, eps,
                                             static_cast<cudaStream_t>(stream));
   });
@@ -347,7 +331,7 @@ void launch_group_norm_backward(int dtype, const void* dy, const void* x, const 
                                 const void* rstd, const void* w, void* dx, void* dw, void* db,
                                 void* partial, int64_t rows, int64_t groups, int64_t per,
                                 int64_t spatial, void* stream) {
-  dispatch(dtype, [&](auto t, auto c) {
+  dispatch_floating(dtype, [&](auto t, auto c) {
     backward_typed<decltype(t), decltype(c)>(dy, x, mean, rstd, w, dx, dw, db, partial, rows,
                                              groups, per, spatial,
                                              static_cast<cudaStream_t>(stream));

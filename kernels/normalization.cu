@@ -408,6 +408,45 @@ struct Backward {
   }
 };
 
+// The blocks of the backward kernel for `threads` (0: the loop kernel) one multiprocessor holds,
+// asked once per kernel.
+template <typename K>
+int64_t blocks_per_sm(K kernel, int threads) {
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    n = 1;
+  }
+  return std::max(n, 1);
+}
+
+template <typename T, typename C, bool R>
+struct Resident {
+  static void run(int threads, int64_t* out) {
+    switch (threads) {
+#define GENESIS_NORM_RESIDENT_CASE(N)                                          \
+  case N: {                                                                    \
+    static const int64_t n = blocks_per_sm(norm_backward_regs<T, C, N, R>, N); \
+    *out = n;                                                                  \
+    return;                                                                    \
+  }
+      GENESIS_NORM_RESIDENT_CASE(32)
+      GENESIS_NORM_RESIDENT_CASE(64)
+      GENESIS_NORM_RESIDENT_CASE(128)
+      GENESIS_NORM_RESIDENT_CASE(256)
+      GENESIS_NORM_RESIDENT_CASE(512)
+      GENESIS_NORM_RESIDENT_CASE(1024)
+#undef GENESIS_NORM_RESIDENT_CASE
+      default: {
+        static const int64_t n = blocks_per_sm(norm_backward_loop<T, C, R>, kLoopThreads);
+        *out = n;
+      }
+    }
+  }
+};
+
+int item_size(int dtype) { return dtype == kFloat64 ? 8 : dtype == kFloat32 ? 4 : 2; }
+
 }  // namespace
 
 void launch_row_norm_forward(int dtype, const void* x, const void* w, const void* b, void* y,
@@ -417,18 +456,14 @@ void launch_row_norm_forward(int dtype, const void* x, const void* w, const void
                     static_cast<cudaStream_t>(stream));
 }
 
-int64_t row_norm_backward_blocks(int dtype, int64_t rows, int64_t cols, int device_sms) {
-  // Enough blocks to fill the GPU about twice, few enough that the partial rows stay small.
-  int64_t item = dtype == kFloat64 ? 8 : dtype == kFloat32 ? 4 : 2;
-  int64_t packs = cols / (16 / item);
-  int64_t threads = kLoopThreads;
-  for (int t = 32; t <= 1024; t *= 2)
-    if (packs <= static_cast<int64_t>(t) * kPacks) {
-      threads = t;
-      break;
-    }
-  int64_t resident = std::max<int64_t>(1, 2048 / threads) * device_sms;
-  return std::max<int64_t>(1, std::min(rows, resident));
+int64_t row_norm_backward_blocks(int dtype, const void* dy, const void* x, const void* w,
+                                 const void* dx, int64_t rows, int64_t cols, bool rms,
+                                 int device_sms) {
+  // As many blocks as the GPU holds at once (the kernel's occupancy), so that one wave takes
+  // every row and the partial rows the column sums read stay few.
+  int64_t per_sm = 1;
+  dispatch<Resident>(dtype, rms, register_threads(cols, item_size(dtype), {dy, x, w, dx}), &per_sm);
+  return std::max<int64_t>(1, std::min(rows, per_sm * device_sms));
 }
 
 void launch_row_norm_backward(int dtype, const void* dy, const void* x, const void* mean,

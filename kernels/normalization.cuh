@@ -13,9 +13,12 @@ void launch_row_norm_forward(int dtype, const void* x, const void* w, const void
                              void* mean, void* rstd, int64_t rows, int64_t cols, double eps,
                              bool rms, void* stream);
 
-// The number of blocks the backward's row kernel runs on `device_sms` multiprocessors: the
-// workspace holds 2 * blocks * cols items of the compute type.
-int64_t row_norm_backward_blocks(int dtype, int64_t rows, int64_t cols, int device_sms);
+// The number of blocks the backward's row kernel runs on `device_sms` multiprocessors for these
+// tensors (their alignment picks the kernel): the workspace holds 2 * blocks * cols items of the
+// compute type.
+int64_t row_norm_backward_blocks(int dtype, const void* dy, const void* x, const void* w,
+                                 const void* dx, int64_t rows, int64_t cols, bool rms,
+                                 int device_sms);
 
 // dx (null: not wanted) from dy, x, the saved statistics and w (null: none); dw = sum over rows
 // of dy * xhat and db = sum of dy (each null when not wanted), in x's dtype. rows >= 1.

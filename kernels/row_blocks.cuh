@@ -1,10 +1,11 @@
 #pragma once
 // Device pieces the fused normalization kernels share (kernels/normalization.cu for layer norm
-// and RMS norm, kernels/group_norm.cu): 16-byte packs of items, block-wide sums that every thread
-// receives in the same order, and the deterministic column sums that turn per-block (or
-// per-sample) partial rows into a weight's and bias's gradients.
+// and RMS norm, kernels/group_norm.cu, and kernels/batch_norm.cu's block sums): 16-byte packs of
+// items, block-wide sums that every thread receives in the same order, and the deterministic column
+// sums that turn per-block (or per-sample) partial rows into a weight's and bias's gradients.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <type_traits>
 
@@ -63,20 +64,22 @@ __device__ __forceinline__ void block_sum2(C& a, C& b) {
   }
 }
 
-constexpr int kColumnWidth = 32;  // columns a block of column_sums takes
+constexpr int kColumnWidth = 32;  // columns a block of the column sums takes
 constexpr int kColumnDepth = 16;  // and the threads that share each column
+constexpr int kChunkRows = 64;    // the fewest rows worth a block of their own
 
-// out[c] = the sum over b < blocks of partial[b * cols + c], in the same order for every run.
-// Launch with ceil(cols / kColumnWidth) blocks of kColumnWidth * kColumnDepth threads.
+// For the columns c of this block's kColumnWidth: the sum over rows b < rows of
+// partial[b * stride + c] into out[c] (converted to T), in the same order on every run. out may
+// be partial's row 0: that row is read only by the threads that write it, before they do.
 template <typename T, typename C>
-__global__ void __launch_bounds__(kColumnWidth* kColumnDepth)
-    column_sums(const C* __restrict__ partial, int64_t blocks, int64_t cols, T* __restrict__ out) {
+__device__ __forceinline__ void sum_columns(const C* partial, int64_t rows, int64_t stride,
+                                            int64_t cols, T* out) {
   __shared__ C part[kColumnDepth][kColumnWidth + 1];
   int tx = threadIdx.x % kColumnWidth, ty = threadIdx.x / kColumnWidth;
   int64_t c = static_cast<int64_t>(blockIdx.x) * kColumnWidth + tx;
   C s = 0;
   if (c < cols)
-    for (int64_t b = ty; b < blocks; b += kColumnDepth) s += partial[b * cols + c];
+    for (int64_t b = ty; b < rows; b += kColumnDepth) s += partial[b * stride + c];
   part[ty][tx] = s;
   __syncthreads();
   if (ty == 0 && c < cols) {
@@ -88,10 +91,41 @@ __global__ void __launch_bounds__(kColumnWidth* kColumnDepth)
 }
 
 template <typename T, typename C>
-void launch_column_sums(const C* partial, int64_t blocks, int64_t cols, T* out,
-                        cudaStream_t stream) {
-  unsigned grid = static_cast<unsigned>((cols + kColumnWidth - 1) / kColumnWidth);
-  column_sums<T, C><<<grid, kColumnWidth * kColumnDepth, 0, stream>>>(partial, blocks, cols, out);
+__global__ void __launch_bounds__(kColumnWidth* kColumnDepth)
+    column_sums(const C* partial, int64_t rows, int64_t stride, int64_t cols, T* out) {
+  sum_columns<T, C>(partial, rows, stride, cols, out);
+}
+
+// The first of two stages when there are many rows: block (x, y) sums rows [y * chunk,
+// (y + 1) * chunk) of its columns into that chunk's first row (which only this block reads).
+template <typename C>
+__global__ void __launch_bounds__(kColumnWidth* kColumnDepth)
+    column_chunk_sums(C* partial, int64_t rows, int64_t cols, int64_t chunk) {
+  int64_t first = static_cast<int64_t>(blockIdx.y) * chunk;
+  sum_columns<C, C>(partial + first * cols, std::min(chunk, rows - first), cols, cols,
+                    partial + first * cols);
+}
+
+// out[c] = the sum over b < rows of partial[b * cols + c], in the same order for every run (the
+// partial rows are overwritten). Many rows are cut into chunks summed by blocks of their own
+// first, so that the GPU's multiprocessors share the reading.
+template <typename T, typename C>
+void launch_column_sums(C* partial, int64_t rows, int64_t cols, T* out, cudaStream_t stream) {
+  int64_t column_blocks = (cols + kColumnWidth - 1) / kColumnWidth;
+  int64_t chunks = std::min((256 + column_blocks - 1) / column_blocks, rows / kChunkRows);
+  int64_t stride = cols;
+  if (chunks > 1) {
+    int64_t chunk = (rows + chunks - 1) / chunks;
+    chunks = (rows + chunk - 1) / chunk;
+    column_chunk_sums<C>
+        <<<dim3(static_cast<unsigned>(column_blocks), static_cast<unsigned>(chunks)),
+           kColumnWidth * kColumnDepth, 0, stream>>>(partial, rows, cols, chunk);
+    stride = chunk * cols;
+    rows = chunks;
+  }
+  column_sums<T, C>
+      <<<static_cast<unsigned>(column_blocks), kColumnWidth * kColumnDepth, 0, stream>>>(
+          partial, rows, stride, cols, out);
 }
 
 }  // namespace genesis::kernels::norm_rows

@@ -10,15 +10,11 @@ namespace {
 
 using S = const std::vector<Tensor>&;
 
-Tensor as_type(const Tensor& t, ScalarType dtype) {
-  return t.dtype() != dtype ? ag::to(t, dtype, t.device(), false) : t;
-}
-
 Grads recorded_backward(const FormulaNode& node, const Tensor& grad, const Tensor& x,
                         const Tensor& weight, const Tensor& saved_mean, const Tensor& saved_invstd,
                         bool training, double eps) {
   ScalarType compute = x.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
-  Tensor xc = as_type(x, compute), g = as_type(grad, compute);
+  Tensor xc = in_dtype(x, compute), g = in_dtype(grad, compute);
   Shape dims{0}, channel_shape(x.ndim(), 1);
   for (int64_t d = 2; d < x.ndim(); ++d) dims.push_back(d);
   channel_shape[1] = x.sizes()[1];
@@ -33,17 +29,17 @@ Grads recorded_backward(const FormulaNode& node, const Tensor& grad, const Tenso
     invstd = reshape(saved_invstd, channel_shape);
   }
   Tensor xhat = mul(sub(xc, mu), invstd);
-  Tensor gw = weight.defined() ? mul(g, reshape(as_type(weight, compute), channel_shape)) : g;
+  Tensor gw = weight.defined() ? mul(g, reshape(in_dtype(weight, compute), channel_shape)) : g;
   Grads out(3);
   if (node.needs_grad(0)) {
     Tensor inner = gw;
     if (training)
       inner =
           sub(sub(gw, mean(gw, dims, true, {})), mul(xhat, mean(mul(gw, xhat), dims, true, {})));
-    out[0] = as_type(mul(invstd, inner), x.dtype());
+    out[0] = in_dtype(mul(invstd, inner), x.dtype());
   }
-  if (node.needs_grad(1)) out[1] = as_type(sum(mul(g, xhat), dims, false, {}), x.dtype());
-  if (node.needs_grad(2)) out[2] = as_type(sum(g, dims, false, {}), x.dtype());
+  if (node.needs_grad(1)) out[1] = in_dtype(sum(mul(g, xhat), dims, false, {}), x.dtype());
+  if (node.needs_grad(2)) out[2] = in_dtype(sum(g, dims, false, {}), x.dtype());
   return out;
 }
 

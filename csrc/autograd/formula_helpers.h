@@ -27,6 +27,10 @@ inline Tensor div(const Operand& a, const Operand& b) {
 }
 inline Tensor neg(const Tensor& a) { return ag::unary(UnaryOp::Neg, a, "neg"); }
 inline Scalar num(double v) { return Scalar(v); }
+// t converted (recorded) to dtype, or t itself when it has it or is undefined.
+inline Tensor in_dtype(const Tensor& t, ScalarType dtype) {
+  return t.defined() && t.dtype() != dtype ? ag::to(t, dtype, t.device(), false) : t;
+}
 // Marks `out` as a view of `base` when they share memory; `again` makes the same view of any
 // tensor shaped as base, with recorded ops (Note [Views and autograd]).
 void mark_view(const Tensor& out, const Tensor& base, std::function<Tensor(const Tensor&)> again);

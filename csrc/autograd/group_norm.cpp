@@ -10,10 +10,6 @@ namespace {
 
 using S = const std::vector<Tensor>&;
 
-Tensor in_dtype(const Tensor& t, ScalarType dtype) {
-  return t.defined() && t.dtype() != dtype ? ag::to(t, dtype, t.device(), false) : t;
-}
-
 // The backward as recorded ops, in the compute dtype, differentiable again: the rows are
 // (N, groups, C / groups * spatial) views, the channels (N, C, spatial) ones.
 Grads recorded_group_backward(const FormulaNode& node, const Tensor& grad, const Tensor& x,

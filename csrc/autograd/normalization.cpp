@@ -11,15 +11,11 @@ namespace {
 
 using S = const std::vector<Tensor>&;
 
-Tensor as_type(const Tensor& t, ScalarType dtype) {
-  return t.defined() && t.dtype() != dtype ? ag::to(t, dtype, t.device(), false) : t;
-}
-
 // The backward as recorded ops, in the compute dtype, differentiable again.
 Grads recorded_backward(const FormulaNode& node, const Tensor& grad, const Tensor& x,
                         const Tensor& weight, int64_t normalized_ndim, double eps, bool rms) {
   ScalarType compute = x.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
-  Tensor xc = as_type(x, compute), gc = as_type(grad, compute);
+  Tensor xc = in_dtype(x, compute), gc = in_dtype(grad, compute);
   Shape norm_dims, lead_dims;
   for (int64_t d = 0; d < x.ndim(); ++d)
     (d < x.ndim() - normalized_ndim ? lead_dims : norm_dims).push_back(d);
@@ -35,16 +31,16 @@ Grads recorded_backward(const FormulaNode& node, const Tensor& grad, const Tenso
                      add(mean(mul(centred, centred), norm_dims, true, {}), num(eps)), "rsqrt");
     xhat = mul(centred, rstd);
   }
-  Tensor gw = weight.defined() ? mul(gc, reshape(as_type(weight, compute), trailing)) : gc;
+  Tensor gw = weight.defined() ? mul(gc, reshape(in_dtype(weight, compute), trailing)) : gc;
   Grads out(3);
   if (node.needs_grad(0)) {
     Tensor inner = sub(gw, mul(xhat, mean(mul(gw, xhat), norm_dims, true, {})));
     if (!rms) inner = sub(inner, mean(gw, norm_dims, true, {}));
-    out[0] = as_type(mul(rstd, inner), x.dtype());
+    out[0] = in_dtype(mul(rstd, inner), x.dtype());
   }
   auto column_sum = [&](const Tensor& t) {
     Tensor s = lead_dims.empty() ? t : sum(t, lead_dims, false, {});
-    return as_type(reshape(s, node.input_info[1].sizes), x.dtype());
+    return in_dtype(reshape(s, node.input_info[1].sizes), x.dtype());
   };
   if (node.needs_grad(1)) out[1] = column_sum(mul(gc, xhat));
   if (node.needs_grad(2)) out[2] = column_sum(gc);

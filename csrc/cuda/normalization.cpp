@@ -36,8 +36,9 @@ void row_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& mean, 
   int device = x.device().index;
   DeviceGuard guard(device);
   int dtype = static_cast<int>(x.dtype());
-  int64_t blocks =
-      kernels::row_norm_backward_blocks(dtype, rows, cols, multiprocessor_count(device));
+  int64_t blocks = kernels::row_norm_backward_blocks(dtype, grad.data(), x.data(),
+                                                     data_or_null(weight), data_or_null(grad_input),
+                                                     rows, cols, rms, multiprocessor_count(device));
   ScalarType compute = x.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
   Tensor workspace = Tensor::empty(Shape{2 * blocks * cols}, compute, x.device());
   kernels::launch_row_norm_backward(dtype, grad.data(), x.data(), data_or_null(mean), rstd.data(),

@@ -1,6 +1,6 @@
 """The CPU heap's cache of freed large blocks (Note [Host block cache] in
 csrc/core/cpu_allocator.cpp): a freed block of 1 MiB or more is handed to the next tensor of the
-same rounded size, zeros() still reads zeros, the cap holds, genesis.empty_cache() releases the
+same rounded size, zeros() gets one cleared, the cap holds, genesis.empty_cache() releases the
 blocks, and a forked child may use the parent's."""
 
 import os
@@ -55,13 +55,19 @@ def test_results_of_ops_reuse_freed_blocks_and_stay_right():
     np.testing.assert_array_equal(second.numpy(), a * 2.0)
 
 
-def test_zeros_never_get_a_dirty_block():
+def test_zeros_get_a_cleared_block():
     x = genesis.full((4 * MIB // 4,), 7.0)
+    ptr = x.data_ptr()
     del x
     assert heap.cached_bytes() == 4 * MIB
     z = genesis.zeros(4 * MIB // 4)
+    assert z.data_ptr() == ptr and heap.cached_bytes() == 0  # the block, cleared
     assert not z.numpy().any()
-    assert heap.cached_bytes() == 4 * MIB  # zeros took a fresh mapping, the block stays
+    w = genesis.zeros(4 * MIB // 4)  # none cached: a fresh mapping, zero already
+    assert w.data_ptr() != ptr and not w.numpy().any()
+    del z
+    z2 = genesis.zeros_like(w)
+    assert z2.data_ptr() == ptr and not z2.numpy().any()
 
 
 def test_small_tensors_are_not_cached():

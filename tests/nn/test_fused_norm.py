@@ -101,6 +101,8 @@ def test_many_rows_share_a_backward_block(device, rms):
     # more rows than the backward's blocks: each block sums several rows' weight gradients
     _compare(device, "float32", (3000, 64), (64,), rms)
     _compare(device, "float32", (2, 600, 40), (40,), rms)
+    # enough backward blocks that their partial rows are summed in chunks first
+    _compare(device, "float32", (6000, 256), (256,), rms)
 
 
 @pytest.mark.parametrize("rms", [False, True], ids=["layer", "rms"])
@@ -136,13 +138,14 @@ def test_zero_size(device):
         assert to_numpy(b.grad).tolist() == [0.0] * ns[0]
 
 
-def test_node_names_and_determinism(device):
-    x = genesis.randn(512, 96, device=device, requires_grad=True)
+@pytest.mark.parametrize("rows", [512, 20000])
+def test_node_names_and_determinism(device, rows):
+    x = genesis.randn(rows, 96, device=device, requires_grad=True)
     w = genesis.randn(96, device=device, requires_grad=True)
     b = genesis.randn(96, device=device, requires_grad=True)
     assert F.layer_norm(x, [96], w, b).grad_fn.name() == "NativeLayerNormBackward0"
     assert F.rms_norm(x, [96], w).grad_fn.name() == "FusedRmsNormBackward0"
-    dy = genesis.randn(512, 96, device=device)
+    dy = genesis.randn(rows, 96, device=device)
     grads = []
     for _ in range(2):
         x.grad = w.grad = b.grad = None

@@ -44,10 +44,6 @@ LAYOUTS = (
     "layouts (torch.strided, torch.layout) and the legacy format: genesis tensors are all "
     "strided, so there is nothing to choose"
 )
-LINEAR_CE = (
-    "not yet: torch 2.13's fused final linear layer + cross-entropy (the training-speed issue's "
-    "fused classifier)"
-)
 FFT = "not yet: FFT, STFT and signal windows (there is no genesis.fft)"
 DECOMP = (
     "not yet: linear-algebra decompositions and solvers beyond genesis.linalg's (Cholesky solve and"
@@ -609,7 +605,6 @@ ALLOWED = {
         ],
     },
     "torch.nn": {
-        LINEAR_CE: ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"],
         "data parallelism: DataParallel (one process driving several GPUs) and SyncBatchNorm "
         "(statistics over the ranks) come with the data-parallel issue": [
             "DataParallel", "SyncBatchNorm",
@@ -620,7 +615,6 @@ ALLOWED = {
         ],
     },
     "torch.nn.functional": {
-        LINEAR_CE: ["linear_cross_entropy"],
         "not yet: the grouped and scaled low-precision matrix products (FP8/MX recipes: "
         "grouped_mm, scaled_mm, scaled_grouped_mm and their ScalingType/SwizzleType enums)": [
             "ScalingType", "SwizzleType", "grouped_mm", "scaled_grouped_mm", "scaled_mm",

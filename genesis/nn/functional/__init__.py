@@ -23,6 +23,7 @@ from ._fractional_pooling import *
 from ._grid import *
 from ._interpolate import *
 from ._linear import *
+from ._linear_cross_entropy import *
 from ._loss import *
 from ._normalization import *
 from ._padding import *

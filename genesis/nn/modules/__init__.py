@@ -100,6 +100,10 @@ from .linear import (
     Identity,
     Linear,
 )
+from .linear_cross_entropy import (
+    LinearCrossEntropyLoss,
+    LinearCrossEntropyOptions,
+)
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -289,6 +293,8 @@ __all__ = [
     "LazyLinear",
     "LeakyReLU",
     "Linear",
+    "LinearCrossEntropyLoss",
+    "LinearCrossEntropyOptions",
     "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",

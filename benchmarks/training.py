@@ -1,0 +1,224 @@
+"""Whole training steps (issue 47): a GPT-2 and a small ResNet-style network written once for
+both libraries with their ``nn`` modules, each step ``zero_grad``, a forward under bfloat16
+autocast, ``backward`` and an optimizer step, genesis and torch taking turns in the same run.
+
+GPT-2 124M (12 layers, width 768, 12 heads, vocabulary 50304, tied head) at B 8, S 1024 on
+CUDA with AdamW (torch ``fused=True``); genesis's head is ``F.linear_cross_entropy`` (the
+chunked classifier, Note [Chunked linear cross-entropy]), torch's ``F.linear`` then
+``F.cross_entropy`` on float32 logits, as a PyTorch GPT-2 is written. The ResNet-style step:
+conv 3x3 / BatchNorm / ReLU stages with max pooling and a linear classifier, B 256 at 32x32,
+channels_last, SGD with momentum. Both start from the same weights; before timing, the first
+step's losses of the two libraries are compared (a mismatch fails the row), and the peak
+memory of one step (CUDA) is in the row's footnote. Sizes are small on the CPU. Goals (CUDA,
+full size): GPT-2 >= 1.15x torch eager tokens/s, ResNet step >= 1.0x.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+import genesis
+from benchmarks.common import Case, Context, Goal, Registry
+
+register = Registry()
+cases = register.cases
+
+
+def gpt(lib: Any, vocab: int, seq: int, layers: int, width: int, heads: int) -> Any:
+    """GPT-2 as nanoGPT writes it; forward(idx, targets) returns the mean loss."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Block(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ln_1, self.ln_2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.c_attn, self.c_proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+            self.c_fc, self.mlp_proj = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+
+        def forward(self, x: Any) -> Any:
+            b, s, e = x.shape
+            q, k, v = self.c_attn(self.ln_1(x)).split(width, dim=2)
+            q, k, v = (t.view(b, s, heads, e // heads).transpose(1, 2) for t in (q, k, v))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.c_proj(y.transpose(1, 2).contiguous().view(b, s, e))
+            return x + self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+
+    class GPT(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(vocab, width), nn.Embedding(seq, width)
+            self.h = nn.ModuleList([Block() for _ in range(layers)])
+            self.ln_f = nn.LayerNorm(width)
+
+        def forward(self, idx: Any, targets: Any) -> Any:
+            pos = lib.arange(idx.shape[1], device=idx.device)
+            x = self.wte(idx) + self.wpe(pos)
+            for block in self.h:
+                x = block(x)
+            x = self.ln_f(x).view(-1, width)
+            if lib is genesis:
+                return F.linear_cross_entropy(x, self.wte.weight, targets.view(-1))
+            return F.cross_entropy(F.linear(x, self.wte.weight).float(), targets.view(-1))
+
+    model = GPT()
+    with lib.no_grad():  # GPT-2's initialization: weights N(0, 0.02), biases 0
+        for p in model.parameters():
+            if p.ndim >= 2:
+                p.normal_(0.0, 0.02)
+    return model
+
+
+def resnet(lib: Any, width: int, classes: int) -> Any:
+    """Three stages of two conv 3x3 / BatchNorm / ReLU each, max pooling between them."""
+    nn = lib.nn
+
+    def stage(c_in: int, c_out: int) -> list[Any]:
+        return [
+            nn.Conv2d(c_in, c_out, 3, padding=1, bias=False),
+            nn.BatchNorm2d(c_out),
+            nn.ReLU(),
+            nn.Conv2d(c_out, c_out, 3, padding=1, bias=False),
+            nn.BatchNorm2d(c_out),
+            nn.ReLU(),
+        ]
+
+    return nn.Sequential(
+        *stage(3, width),
+        nn.MaxPool2d(2),
+        *stage(width, 2 * width),
+        nn.MaxPool2d(2),
+        *stage(2 * width, 4 * width),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(4 * width, classes),
+    )
+
+
+def _same_weights(ctx: Context, g_model: Any, t_model: Any) -> None:
+    T = ctx.torch
+    state = {k: T.from_dlpack(v.contiguous()) for k, v in g_model.state_dict().items()}
+    t_model.load_state_dict(state)
+
+
+def _peak(ctx: Context, lib: Any, step: Callable[[], Any]) -> float | None:
+    """GiB allocated at the peak of one step on CUDA (None on the CPU)."""
+    if not ctx.on_cuda:
+        return None
+    lib.cuda.synchronize()
+    lib.cuda.reset_peak_memory_stats()
+    step()
+    lib.cuda.synchronize()
+    return lib.cuda.max_memory_allocated() / 2**30
+
+
+def _step_case(
+    ctx: Context,
+    name: str,
+    size: str,
+    build: Callable[[Any], tuple[Any, Callable[[], Any]]],
+    tokens: int | None,
+    min_speedup: float,
+) -> Case:
+    """A row timing ``build(lib)``'s step; build returns (model, step) with step() -> loss."""
+    genesis.manual_seed(0)
+    g_model, g_step = build(genesis)
+    fns: dict[str, Callable[[], Any]] = {"genesis": g_step}
+    notes = []
+    T = ctx.torch
+    if T is not None:
+        t_model, t_step = build(T)
+        _same_weights(ctx, g_model, t_model)
+        g_loss, t_loss = float(g_step()), float(t_step())  # the first step, same weights
+        if not abs(g_loss - t_loss) <= 2e-2 * max(1.0, abs(t_loss)):
+            raise RuntimeError(f"first-step losses differ: genesis {g_loss}, torch {t_loss}")
+        notes.append(f"first-step loss {g_loss:.4f} vs torch {t_loss:.4f}")
+        fns["torch"] = t_step
+        peaks = (_peak(ctx, genesis, g_step), _peak(ctx, T, t_step))
+        if peaks[0] is not None and peaks[1] is not None:
+            notes.append(f"peak {peaks[0]:.2f} GiB vs torch {peaks[1]:.2f} GiB")
+    if tokens is not None:
+        notes.append(f"{tokens} tokens a step")
+    return Case(
+        name,
+        size,
+        fns,
+        reference=fns.get("torch"),
+        values=False,  # each call moves the weights: the first steps are compared above
+        goal=(
+            Goal(f">= {min_speedup}x torch", min_speedup=min_speedup)
+            if ctx.on_cuda and not ctx.quick
+            else None
+        ),
+        info="; ".join(notes),
+        rounds=3,
+    )
+
+
+@register(name="GPT-2 train step")
+def gpt2_step(ctx: Context) -> Case:
+    b, s = ctx.pick(2, 2, cuda=8), ctx.pick(64, 16, cuda=1024)
+    layers, width, heads = ctx.pick(2, 1, cuda=12), ctx.pick(64, 32, cuda=768), ctx.pick(4, 2, 12)
+    vocab = ctx.pick(512, 64, cuda=50304)
+    idx = ctx.rng.integers(0, vocab, (b, s + 1))
+
+    def build(lib: Any) -> tuple[Any, Callable[[], Any]]:
+        model = gpt(lib, vocab, s, layers, width, heads).to(ctx.device)
+        to = ctx.to_genesis if lib is genesis else ctx.to_torch
+        x, y = to(idx[:, :-1]), to(idx[:, 1:])
+        extra = {"fused": True} if lib is not genesis and ctx.on_cuda else {}
+        opt = lib.optim.AdamW(model.parameters(), lr=6e-4, weight_decay=0.1, **extra)
+
+        def step() -> Any:
+            opt.zero_grad(set_to_none=True)
+            with lib.autocast(ctx.device, dtype=lib.bfloat16):
+                loss = model(x, y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return model, step
+
+    return _step_case(
+        ctx,
+        "GPT-2 train step",
+        f"B {b}, S {s}, {layers}x{width}, vocab {vocab}, bf16 autocast, AdamW",
+        build,
+        b * s,
+        1.15,
+    )
+
+
+@register(name="ResNet-style train step")
+def resnet_step(ctx: Context) -> Case:
+    n, hw, width = ctx.pick(16, 4, cuda=256), ctx.pick(32, 8), ctx.pick(16, 4, cuda=64)
+    images = ctx.rng.standard_normal((n, 3, hw, hw), dtype=np.float32)
+    labels = ctx.rng.integers(0, 10, (n,))
+
+    def build(lib: Any) -> tuple[Any, Callable[[], Any]]:
+        model = resnet(lib, width, 10).to(ctx.device).to(memory_format=lib.channels_last)
+        to = ctx.to_genesis if lib is genesis else ctx.to_torch
+        x = to(images).contiguous(memory_format=lib.channels_last)
+        y = to(labels)
+        opt = lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        F = lib.nn.functional
+
+        def step() -> Any:
+            opt.zero_grad(set_to_none=True)
+            with lib.autocast(ctx.device, dtype=lib.bfloat16):
+                loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return model, step
+
+    return _step_case(
+        ctx,
+        "ResNet-style train step",
+        f"B {n}, {hw}x{hw}, width {width}, channels_last, bf16 autocast, SGD momentum",
+        build,
+        None,
+        1.0,
+    )
