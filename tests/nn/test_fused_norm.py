@@ -21,8 +21,9 @@ import genesis.nn.functional as F
 torch = pytest.importorskip("torch")
 
 # Row lengths: tiny, odd (no 16-byte packs), GPT-2's width, a few packs past a power of two, a
-# row of 4096, and one longer than a 1024-thread block's registers hold for float32 (16384).
-COLS = [1, 7, 768, 1000, 4096, 20000]
+# row of 4096, rows whose backward holds 2 and 4 float32 packs a thread (8192, 12288), and one
+# longer than a 1024-thread block's registers hold for float32 (16384).
+COLS = [1, 7, 768, 1000, 4096, 8192, 12288, 20000]
 TOL = {  # (rtol, atol) of the result and the gradients against torch in float64
     "float64": (1e-10, 1e-10),
     "float32": (2e-5, 2e-5),
