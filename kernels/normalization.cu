@@ -305,13 +305,13 @@ int register_threads(int64_t cols, int item, std::initializer_list<const void*> 
   return 0;
 }
 
+template <auto Kernel>
+using kernel_tag = std::integral_constant<decltype(Kernel), Kernel>;
+
 // The backward register kernel's block: one pack a thread on the fewest threads of
 // kBackwardThreads that hold the row (a multiple of 32, so few lanes idle) while the row has at
 // most 1024 packs, else 1024 threads with 2 or 4 packs each; {0, 0} when the row does not fit or
 // is not whole aligned packs. Note [Fused row normalization kernels] has the measurements.
-template <auto Kernel>
-using kernel_tag = std::integral_constant<decltype(Kernel), Kernel>;
-
 struct BackwardBlock {
   int threads;
   int packs;
