@@ -10,7 +10,8 @@ conv 3x3 / BatchNorm / ReLU stages with max pooling and a linear classifier, B 2
 channels_last, SGD with momentum. Both start from the same weights; before timing, the first
 step's losses of the two libraries are compared (a mismatch fails the row), and the peak
 memory of one step (CUDA) is in the row's footnote. Sizes are small on the CPU. Goals (CUDA,
-full size): GPT-2 >= 1.15x torch eager tokens/s, ResNet step >= 1.0x.
+full size): GPT-2 >= 1.15x torch eager tokens/s, ResNet step >= 1.0x. On CUDA the GPT-2 step is
+also timed captured whole in a CUDA graph by both libraries and replayed (measured, no goal).
 """
 
 from __future__ import annotations
@@ -187,6 +188,90 @@ def gpt2_step(ctx: Context) -> Case:
         build,
         b * s,
         1.15,
+    )
+
+
+def _captured_step(
+    lib: Any, body: Callable[[], Any], zero_grad: Callable[[], None]
+) -> Callable[[], Any]:
+    """A no-argument step that replays ``body`` (forward, backward, optimizer step) from a
+    CUDA graph and returns the loss tensor the replays write: three eager steps on a side
+    stream first (the optimizer's state and the memory pool settle), the gradients cleared,
+    then one capture."""
+    side = lib.cuda.Stream()
+    side.wait_stream(lib.cuda.current_stream())
+    with lib.cuda.stream(side):
+        for _ in range(3):
+            zero_grad()
+            body()
+    lib.cuda.current_stream().wait_stream(side)
+    zero_grad()
+    graph = lib.cuda.CUDAGraph()
+    with lib.cuda.graph(graph):
+        loss = body()
+
+    def step() -> Any:
+        graph.replay()
+        return loss
+
+    return step
+
+
+@register(name="GPT-2 train step, CUDA graph")
+def gpt2_graph_step(ctx: Context) -> Case | None:
+    """Issue 47's whole step in a CUDA graph: the GPT-2 step of "GPT-2 train step" (AdamW with
+    capturable=True, torch's fused) captured once by each library's ``cuda.graph`` and replayed,
+    so the host's cost per op is gone from both; the first replays' losses are compared.
+    Measured, no goal (the issue asks for the number)."""
+    if not ctx.on_cuda:
+        return None
+    b, s, layers, width, heads, vocab = 8, 1024, ctx.pick(2, 1, cuda=12), 768, 12, 50304
+    idx = ctx.rng.integers(0, vocab, (b, s + 1))
+
+    def build(lib: Any) -> tuple[Any, Callable[[], Any], Callable[[], None]]:
+        """(model, body, zero_grad) of lib's step."""
+        model = gpt(lib, vocab, s, layers, width, heads).to(ctx.device)
+        to = ctx.to_genesis if lib is genesis else ctx.to_torch
+        x, y = to(idx[:, :-1]), to(idx[:, 1:])
+        extra = {"fused": True} if lib is not genesis else {}
+        opt = lib.optim.AdamW(
+            model.parameters(), lr=6e-4, weight_decay=0.1, capturable=True, **extra
+        )
+
+        def body() -> Any:
+            with lib.autocast(ctx.device, dtype=lib.bfloat16):
+                loss = model(x, y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        return model, body, lambda: opt.zero_grad(set_to_none=True)
+
+    genesis.manual_seed(0)
+    g_model, g_body, g_zero = build(genesis)
+    fns: dict[str, Callable[[], Any]] = {}
+    notes = []
+    T = ctx.torch
+    if T is not None:
+        t_model, t_body, t_zero = build(T)
+        _same_weights(ctx, g_model, t_model)
+    fns["genesis"] = _captured_step(genesis, g_body, g_zero)
+    if T is not None:
+        fns["torch"] = _captured_step(T, t_body, t_zero)
+        # the first replays (the fourth step of each): the same weights went in
+        g_loss, t_loss = float(fns["genesis"]()), float(fns["torch"]())
+        if not abs(g_loss - t_loss) <= 2e-2 * max(1.0, abs(t_loss)):
+            raise RuntimeError(f"graph replay losses differ: genesis {g_loss}, torch {t_loss}")
+        notes.append(f"fourth-step loss {g_loss:.4f} vs torch {t_loss:.4f}")
+    notes.append(f"{b * s} tokens a step; both libraries replay a captured step")
+    return Case(
+        "GPT-2 train step, CUDA graph",
+        f"B {b}, S {s}, {layers}x{width}, vocab {vocab}, bf16 autocast, AdamW capturable",
+        fns,
+        reference=fns.get("torch"),
+        values=False,
+        info="; ".join(notes),
+        rounds=3,
     )
 
 

@@ -614,9 +614,9 @@ UNARY_CODES: tuple[Code, ...] = (
     unary_code("Acosh", backward="AcoshBackward0", derivative="div(g, u(UnaryOp::Sqrt, sub(mul(x, x), num(1.0))))", saves="input"),
     unary_code("Atanh", backward="AtanhBackward0", derivative="div(g, sub(num(1.0), mul(x, x)))", saves="input"),
     unary_code("Frac", backward="FracBackward0", derivative="g", note="from here on: floating dtypes only, and integers are refused (PyTorch has no kernel)"),
-    unary_code("Silu", backward="SiluBackward0", derivative="mul(g, silu_slope(x))", saves="input", note="the activations with their default parameters (Note [Activations]):"),
-    unary_code("Gelu", backward="GeluBackward0", derivative="mul(g, gelu_slope(x))", saves="input", note="gelu(approximate='none')"),
-    unary_code("GeluTanh", backward="GeluBackward0", derivative="mul(g, gelu_tanh_slope(x))", saves="input", note="gelu(approximate='tanh')"),
+    unary_code("Silu", backward="SiluBackward0", derivative="activation_backward(BinaryOp::SiluBackward, g, x)", saves="input", note="the activations with their default parameters (Note [Activations]):"),
+    unary_code("Gelu", backward="GeluBackward0", derivative="activation_backward(BinaryOp::GeluBackward, g, x)", saves="input", note="gelu(approximate='none')"),
+    unary_code("GeluTanh", backward="GeluBackward0", derivative="activation_backward(BinaryOp::GeluTanhBackward, g, x)", saves="input", note="gelu(approximate='tanh')"),
     unary_code("Mish", backward="MishBackward0", derivative="mul(g, mish_slope(x))", saves="input"),
     unary_code("Softplus", backward="SoftplusBackward0", derivative="softplus_backward(g, x)", saves="input", note="softplus(beta=1, threshold=20)"),
     unary_code("Elu", backward="EluBackward0", derivative="elu_backward(g, x, z)", saves="input output", note="elu(alpha=1)"),
@@ -656,6 +656,9 @@ BINARY_CODES: tuple[Code, ...] = (
     binary_code("ShiftLeft", note="shifts by a negative amount or past the width give 0 (or the sign, right)"),
     binary_code("ShiftRight"),
     binary_code("ReluBackward", note="internal (relu's backward in one pass): 0 where b <= 0, else a; floats only"),
+    binary_code("SiluBackward", note="internal, SiluBackward .. GeluTanhBackward: the activation's gradient a * f'(b) in one pass (Note [Fused activation backward]); floats only"),
+    binary_code("GeluBackward"),
+    binary_code("GeluTanhBackward"),
 )
 # fmt: on
 

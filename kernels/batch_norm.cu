@@ -6,6 +6,12 @@
 // weight's and bias's gradients and three coefficients backward, with which one elementwise
 // pass over the planes writes dx = k1 * dy - k2 * x + k3. The forward's sums are of x - x0,
 // x0 the channel's first item, so a large common offset cancels before the squares are summed.
+// A channels-last input is (N * S) rows of C items: there a block is RowLanes x ChannelLanes
+// threads, each thread a channel's running sums over a stride of rows (lanes read a row's
+// channels side by side: coalesced), added over the RowLanes in a fixed order, so the same
+// partial sums and the same finishing kernels serve both layouts, and the elementwise passes
+// keep a channel per thread with its coefficients in registers. The weight, bias and running
+// statistics may be float32 beside a 16-bit input (autocast's BatchNorm): a type P of their own.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -52,11 +58,61 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// Channels-last: thread (row lane r, channel lane) of a block of `lanes` channel lanes; block
+// (blockIdx.x, blockIdx.y) takes rows [m0, m1) of channel tile blockIdx.y.
+struct RowLanes {
+  int lanes, r, rows_per;
+  int64_t c, m0, m1;
+  __device__ explicit RowLanes(const ChannelDims& d, int lanes_) : lanes(lanes_) {
+    r = threadIdx.x / lanes;
+    rows_per = blockDim.x / lanes;
+    c = static_cast<int64_t>(blockIdx.y) * lanes + threadIdx.x % lanes;
+    int64_t m = d.n * d.s;
+    m0 = m * blockIdx.x / gridDim.x;
+    m1 = m * (blockIdx.x + 1) / gridDim.x;
+  }
+};
+
+// The two sums of every row lane added, in row-lane order, into partial (row lane 0 writes).
+template <typename C>
+__device__ __forceinline__ void rows_to_partial(const RowLanes& t, const ChannelDims& d, C s1, C s2,
+                                                C* __restrict__ partial) {
+  __shared__ C sum1[kThreads], sum2[kThreads];
+  sum1[threadIdx.x] = s1;
+  sum2[threadIdx.x] = s2;
+  __syncthreads();
+  if (t.r != 0 || t.c >= d.c) return;
+  for (int q = 1; q < t.rows_per; ++q) {
+    s1 += sum1[q * t.lanes + threadIdx.x];
+    s2 += sum2[q * t.lanes + threadIdx.x];
+  }
+  C* out = partial + (t.c * gridDim.x + blockIdx.x) * 2;
+  out[0] = s1;
+  out[1] = s2;
+}
+
 template <typename T, typename C>
+__global__ void __launch_bounds__(kThreads)
+    stats_rows(const T* __restrict__ x, ChannelDims d, int lanes, C* __restrict__ partial) {
+  RowLanes t(d, lanes);
+  C s1 = 0, s2 = 0;
+  if (t.c < d.c) {
+    C x0 = convert<C>(x[t.c]);
+    for (int64_t m = t.m0 + t.r; m < t.m1; m += t.rows_per) {
+      C v = convert<C>(x[m * d.c + t.c]) - x0;
+      s1 += v;
+      s2 += v * v;
+    }
+  }
+  rows_to_partial(t, d, s1, s2, partial);
+}
+
+// first: the index of each channel's first item per channel (S for planes, 1 for rows).
+template <typename T, typename P, typename C>
 __global__ void stats_finish(const T* __restrict__ x, ChannelDims d, int64_t parts,
                              const C* __restrict__ partial, C eps, C momentum, C* __restrict__ mean,
-                             C* __restrict__ invstd, T* __restrict__ running_mean,
-                             T* __restrict__ running_var) {
+                             C* __restrict__ invstd, P* __restrict__ running_mean,
+                             P* __restrict__ running_var) {
   int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (c >= d.c) return;
   C s1 = 0, s2 = 0;
@@ -69,22 +125,22 @@ __global__ void stats_finish(const T* __restrict__ x, ChannelDims d, int64_t par
   C m2 = s2 - s1 * shifted_mean;
   m2 = m2 > C(0) ? m2 : C(0);
   C var = m2 / count;
-  C mu = convert<C>(x[c * d.s]) + shifted_mean;
+  C mu = convert<C>(x[d.rows ? c : c * d.s]) + shifted_mean;
   mean[c] = mu;
   invstd[c] = C(1) / sqrt(var + eps);
   if (running_mean) {
     C unbiased = count > C(1) ? m2 / (count - C(1)) : var;
-    running_mean[c] = convert<T>((C(1) - momentum) * convert<C>(running_mean[c]) + momentum * mu);
+    running_mean[c] = convert<P>((C(1) - momentum) * convert<C>(running_mean[c]) + momentum * mu);
     running_var[c] =
-        convert<T>((C(1) - momentum) * convert<C>(running_var[c]) + momentum * unbiased);
+        convert<P>((C(1) - momentum) * convert<C>(running_var[c]) + momentum * unbiased);
   }
 }
 
 // One plane a block (blockIdx.x = n * C + c).
-template <typename T, typename C>
+template <typename T, typename P, typename C>
 __global__ void __launch_bounds__(kThreads)
     apply_planes(const T* __restrict__ x, ChannelDims d, const C* __restrict__ mean,
-                 const C* __restrict__ invstd, const T* __restrict__ w, const T* __restrict__ b,
+                 const C* __restrict__ invstd, const P* __restrict__ w, const P* __restrict__ b,
                  T* __restrict__ y) {
   int64_t plane = blockIdx.x, c = plane % d.c;
   C scale = invstd[c] * (w ? convert<C>(w[c]) : C(1));
@@ -93,6 +149,21 @@ __global__ void __launch_bounds__(kThreads)
   T* dst = y + plane * d.s;
   for (int64_t i = threadIdx.x; i < d.s; i += blockDim.x)
     dst[i] = convert<T>(convert<C>(src[i]) * scale + shift);
+}
+
+template <typename T, typename P, typename C>
+__global__ void __launch_bounds__(kThreads)
+    apply_rows(const T* __restrict__ x, ChannelDims d, int lanes, const C* __restrict__ mean,
+               const C* __restrict__ invstd, const P* __restrict__ w, const P* __restrict__ b,
+               T* __restrict__ y) {
+  RowLanes t(d, lanes);
+  if (t.c >= d.c) return;
+  C scale = invstd[t.c] * (w ? convert<C>(w[t.c]) : C(1));
+  C shift = (b ? convert<C>(b[t.c]) : C(0)) - mean[t.c] * scale;
+  for (int64_t m = t.m0 + t.r; m < t.m1; m += t.rows_per) {
+    int64_t at = m * d.c + t.c;
+    y[at] = convert<T>(convert<C>(x[at]) * scale + shift);
+  }
 }
 
 // partial[(c * parts + p) * 2 + {0, 1}] = sums of dy and dy * (x - mean[c]).
@@ -120,12 +191,30 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// coef[c * 3 + {0, 1, 2}] = k1, k2, k3 of dx = k1 * dy - k2 * x + k3; dw and db.
 template <typename T, typename C>
+__global__ void __launch_bounds__(kThreads)
+    grad_rows(const T* __restrict__ dy, const T* __restrict__ x, ChannelDims d, int lanes,
+              const C* __restrict__ mean, C* __restrict__ partial) {
+  RowLanes t(d, lanes);
+  C s1 = 0, s2 = 0;
+  if (t.c < d.c) {
+    C mu = mean[t.c];
+    for (int64_t m = t.m0 + t.r; m < t.m1; m += t.rows_per) {
+      int64_t at = m * d.c + t.c;
+      C g = convert<C>(dy[at]);
+      s1 += g;
+      s2 += g * (convert<C>(x[at]) - mu);
+    }
+  }
+  rows_to_partial(t, d, s1, s2, partial);
+}
+
+// coef[c * 3 + {0, 1, 2}] = k1, k2, k3 of dx = k1 * dy - k2 * x + k3; dw and db.
+template <typename T, typename P, typename C>
 __global__ void grad_finish(ChannelDims d, int64_t parts, const C* __restrict__ partial,
                             const C* __restrict__ mean, const C* __restrict__ invstd,
-                            const T* __restrict__ w, bool training, C* __restrict__ coef,
-                            T* __restrict__ dw, T* __restrict__ db) {
+                            const P* __restrict__ w, bool training, C* __restrict__ coef,
+                            P* __restrict__ dw, P* __restrict__ db) {
   int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
   if (c >= d.c) return;
   C sum_dy = 0, sum_dy_xc = 0;
@@ -134,8 +223,8 @@ __global__ void grad_finish(ChannelDims d, int64_t parts, const C* __restrict__ 
     sum_dy_xc += partial[(c * parts + p) * 2 + 1];
   }
   C is = invstd[c], wc = w ? convert<C>(w[c]) : C(1), count = C(d.n * d.s);
-  if (dw) dw[c] = convert<T>(sum_dy_xc * is);
-  if (db) db[c] = convert<T>(sum_dy);
+  if (dw) dw[c] = convert<P>(sum_dy_xc * is);
+  if (db) db[c] = convert<P>(sum_dy);
   C k1 = wc * is, k2 = 0, k3 = 0;
   if (training) {
     k2 = wc * is * is * is * sum_dy_xc / count;
@@ -157,6 +246,19 @@ __global__ void __launch_bounds__(kThreads)
     dx[base + i] = convert<T>(k1 * convert<C>(dy[base + i]) - k2 * convert<C>(x[base + i]) + k3);
 }
 
+template <typename T, typename C>
+__global__ void __launch_bounds__(kThreads)
+    grad_apply_rows(const T* __restrict__ dy, const T* __restrict__ x, ChannelDims d, int lanes,
+                    const C* __restrict__ coef, T* __restrict__ dx) {
+  RowLanes t(d, lanes);
+  if (t.c >= d.c) return;
+  C k1 = coef[t.c * 3], k2 = coef[t.c * 3 + 1], k3 = coef[t.c * 3 + 2];
+  for (int64_t m = t.m0 + t.r; m < t.m1; m += t.rows_per) {
+    int64_t at = m * d.c + t.c;
+    dx[at] = convert<T>(k1 * convert<C>(dy[at]) - k2 * convert<C>(x[at]) + k3);
+  }
+}
+
 int plane_threads(int64_t s) {
   int64_t t = (s + 31) / 32 * 32;
   return static_cast<int>(std::min<int64_t>(kThreads, std::max<int64_t>(32, t)));
@@ -164,64 +266,127 @@ int plane_threads(int64_t s) {
 
 unsigned channel_blocks(int64_t c) { return static_cast<unsigned>((c + 127) / 128); }
 
+// Channels-last: channel lanes a block (a multiple of 32 up to the block), its channel tiles,
+// and the row blocks of the elementwise passes (a grid-stride over rows in each).
+int row_lanes(int64_t c) {
+  return static_cast<int>(std::min<int64_t>(kThreads, (c + 31) / 32 * 32));
+}
+unsigned channel_tiles(int64_t c) {
+  return static_cast<unsigned>((c + row_lanes(c) - 1) / row_lanes(c));
+}
+unsigned row_blocks(const ChannelDims& d) {
+  int64_t rows_per = kThreads / row_lanes(d.c);
+  int64_t want = (d.n * d.s + rows_per * 16 - 1) / (rows_per * 16);  // 16 rows a thread or more
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(want, 8192)));
+}
+
+// f(T{}, P{}, C{}): the parameters of `param_dtype`, float beside a 16-bit input.
+template <typename F>
+void dispatch_params(int dtype, int param_dtype, const F& f) {
+  dispatch_floating(dtype, [&](auto t, auto c) {
+    using T = decltype(t);
+    if constexpr (sizeof(T) == 2) {
+      if (param_dtype != dtype) return f(t, float{}, c);
+    }
+    f(t, t, c);
+  });
+}
+
 }  // namespace
 
 int64_t batch_norm_parts(ChannelDims d, int device_sms) {
-  // About four blocks per multiprocessor in all, each at least 16k items, at most one per plane.
+  // About four blocks per multiprocessor in all, each at least 16k items, at most one per plane
+  // (channels-last: per row lane).
+  if (d.rows) {
+    int64_t lanes = row_lanes(d.c), tiles = channel_tiles(d.c), m = d.n * d.s;
+    int64_t want = (4 * static_cast<int64_t>(device_sms) + tiles - 1) / tiles;
+    int64_t by_size = std::max<int64_t>(1, m * lanes / 16384);
+    int64_t by_rows = std::max<int64_t>(1, m / (kThreads / lanes));
+    return std::max<int64_t>(1, std::min({want, by_size, by_rows}));
+  }
   int64_t want = (4 * static_cast<int64_t>(device_sms) + d.c - 1) / std::max<int64_t>(d.c, 1);
   int64_t by_size = std::max<int64_t>(1, d.n * d.s / 16384);
   return std::max<int64_t>(1, std::min({want, by_size, d.n}));
 }
 
-void launch_batch_norm_stats(int dtype, const void* x, ChannelDims d, int64_t parts,
-                             void* workspace, double eps, double momentum, void* mean, void* invstd,
-                             void* running_mean, void* running_var, void* stream) {
-  auto s = static_cast<cudaStream_t>(stream);
-  dispatch_floating(dtype, [&](auto t, auto c) {
-    using T = decltype(t);
-    using C = decltype(c);
-    auto* partial = static_cast<C*>(workspace);
-    dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(d.c));
-    stats_parts<T, C><<<grid, kThreads, 0, s>>>(static_cast<const T*>(x), d, partial);
-    stats_finish<T, C><<<channel_blocks(d.c), 128, 0, s>>>(
-        static_cast<const T*>(x), d, parts, partial, static_cast<C>(eps), static_cast<C>(momentum),
-        static_cast<C*>(mean), static_cast<C*>(invstd), static_cast<T*>(running_mean),
-        static_cast<T*>(running_var));
-  });
-}
-
-void launch_batch_norm_apply(int dtype, const void* x, ChannelDims d, const void* mean,
-                             const void* invstd, const void* w, const void* b, void* y,
+void launch_batch_norm_stats(int dtype, int param_dtype, const void* x, ChannelDims d,
+                             int64_t parts, void* workspace, double eps, double momentum,
+                             void* mean, void* invstd, void* running_mean, void* running_var,
                              void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
-  dispatch_floating(dtype, [&](auto t, auto c) {
+  dispatch_params(dtype, param_dtype, [&](auto t, auto p, auto c) {
     using T = decltype(t);
+    using P = decltype(p);
     using C = decltype(c);
-    apply_planes<T, C><<<static_cast<unsigned>(d.n * d.c), plane_threads(d.s), 0, s>>>(
-        static_cast<const T*>(x), d, static_cast<const C*>(mean), static_cast<const C*>(invstd),
-        static_cast<const T*>(w), static_cast<const T*>(b), static_cast<T*>(y));
+    auto* partial = static_cast<C*>(workspace);
+    const T* xs = static_cast<const T*>(x);
+    if (d.rows) {
+      dim3 grid(static_cast<unsigned>(parts), channel_tiles(d.c));
+      stats_rows<T, C><<<grid, kThreads, 0, s>>>(xs, d, row_lanes(d.c), partial);
+    } else {
+      dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(d.c));
+      stats_parts<T, C><<<grid, kThreads, 0, s>>>(xs, d, partial);
+    }
+    stats_finish<T, P, C><<<channel_blocks(d.c), 128, 0, s>>>(
+        xs, d, parts, partial, static_cast<C>(eps), static_cast<C>(momentum), static_cast<C*>(mean),
+        static_cast<C*>(invstd), static_cast<P*>(running_mean), static_cast<P*>(running_var));
   });
 }
 
-void launch_batch_norm_backward(int dtype, const void* dy, const void* x, ChannelDims d,
-                                int64_t parts, void* workspace, const void* mean,
+void launch_batch_norm_apply(int dtype, int param_dtype, const void* x, ChannelDims d,
+                             const void* mean, const void* invstd, const void* w, const void* b,
+                             void* y, void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  dispatch_params(dtype, param_dtype, [&](auto t, auto p, auto c) {
+    using T = decltype(t);
+    using P = decltype(p);
+    using C = decltype(c);
+    const T* xs = static_cast<const T*>(x);
+    const C *mu = static_cast<const C*>(mean), *is = static_cast<const C*>(invstd);
+    const P *ws = static_cast<const P*>(w), *bs = static_cast<const P*>(b);
+    if (d.rows) {
+      dim3 grid(row_blocks(d), channel_tiles(d.c));
+      apply_rows<T, P, C>
+          <<<grid, kThreads, 0, s>>>(xs, d, row_lanes(d.c), mu, is, ws, bs, static_cast<T*>(y));
+    } else {
+      apply_planes<T, P, C><<<static_cast<unsigned>(d.n * d.c), plane_threads(d.s), 0, s>>>(
+          xs, d, mu, is, ws, bs, static_cast<T*>(y));
+    }
+  });
+}
+
+void launch_batch_norm_backward(int dtype, int param_dtype, const void* dy, const void* x,
+                                ChannelDims d, int64_t parts, void* workspace, const void* mean,
                                 const void* invstd, const void* w, bool training, void* dx,
                                 void* dw, void* db, void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
-  dispatch_floating(dtype, [&](auto t, auto c) {
+  dispatch_params(dtype, param_dtype, [&](auto t, auto p, auto c) {
     using T = decltype(t);
+    using P = decltype(p);
     using C = decltype(c);
     auto* partial = static_cast<C*>(workspace);
     C* coef = partial + d.c * parts * 2;
-    dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(d.c));
-    grad_parts<T, C><<<grid, kThreads, 0, s>>>(static_cast<const T*>(dy), static_cast<const T*>(x),
-                                               d, static_cast<const C*>(mean), partial);
-    grad_finish<T, C><<<channel_blocks(d.c), 128, 0, s>>>(
-        d, parts, partial, static_cast<const C*>(mean), static_cast<const C*>(invstd),
-        static_cast<const T*>(w), training, coef, static_cast<T*>(dw), static_cast<T*>(db));
-    if (dx)
+    const T *gs = static_cast<const T*>(dy), *xs = static_cast<const T*>(x);
+    const C* mu = static_cast<const C*>(mean);
+    if (d.rows) {
+      dim3 grid(static_cast<unsigned>(parts), channel_tiles(d.c));
+      grad_rows<T, C><<<grid, kThreads, 0, s>>>(gs, xs, d, row_lanes(d.c), mu, partial);
+    } else {
+      dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(d.c));
+      grad_parts<T, C><<<grid, kThreads, 0, s>>>(gs, xs, d, mu, partial);
+    }
+    grad_finish<T, P, C><<<channel_blocks(d.c), 128, 0, s>>>(
+        d, parts, partial, mu, static_cast<const C*>(invstd), static_cast<const P*>(w), training,
+        coef, static_cast<P*>(dw), static_cast<P*>(db));
+    if (!dx) return;
+    if (d.rows) {
+      dim3 grid(row_blocks(d), channel_tiles(d.c));
+      grad_apply_rows<T, C>
+          <<<grid, kThreads, 0, s>>>(gs, xs, d, row_lanes(d.c), coef, static_cast<T*>(dx));
+    } else {
       grad_apply<T, C><<<static_cast<unsigned>(d.n * d.c), plane_threads(d.s), 0, s>>>(
-          static_cast<const T*>(dy), static_cast<const T*>(x), d, coef, static_cast<T*>(dx));
+          gs, xs, d, coef, static_cast<T*>(dx));
+    }
   });
 }
 

@@ -40,6 +40,27 @@ struct MaxSum {
     }
   }
 
+  // V items at once, as add() would take them one by one: the pack's maximum first, then one
+  // rescale and V exponentials with no branch per item, so the lanes of a warp stay together.
+  template <int V>
+  __device__ __forceinline__ void add_pack(const C (&v)[V]) {
+    C pm = v[0];
+#pragma unroll
+    for (int j = 1; j < V; ++j) pm = v[j] > pm ? v[j] : pm;  // a NaN never wins: see below
+    C nm = pm > m ? pm : m;
+    if (nm == -INFINITY) {  // only -inf and NaN so far: a NaN makes s NaN, -inf adds 0
+#pragma unroll
+      for (int j = 0; j < V; ++j)
+        if (v[j] != v[j]) s = C(NAN);
+      return;
+    }
+    C sum = 0;
+#pragma unroll
+    for (int j = 0; j < V; ++j) sum += exp_of(v[j] - nm);  // -inf adds 0; NaN, +inf - +inf: NaN
+    s = s * exp_of(m - nm) + sum;
+    m = nm;
+  }
+
   __device__ __forceinline__ void merge(C om, C os) {
     C nm = om > m ? om : m;
     if (nm == -INFINITY) return;  // both empty so far

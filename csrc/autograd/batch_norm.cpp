@@ -12,7 +12,7 @@ using S = const std::vector<Tensor>&;
 
 Grads recorded_backward(const FormulaNode& node, const Tensor& grad, const Tensor& x,
                         const Tensor& weight, const Tensor& saved_mean, const Tensor& saved_invstd,
-                        bool training, double eps) {
+                        bool training, double eps, ScalarType param_dtype) {
   ScalarType compute = x.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
   Tensor xc = in_dtype(x, compute), g = in_dtype(grad, compute);
   Shape dims{0}, channel_shape(x.ndim(), 1);
@@ -38,8 +38,8 @@ Grads recorded_backward(const FormulaNode& node, const Tensor& grad, const Tenso
           sub(sub(gw, mean(gw, dims, true, {})), mul(xhat, mean(mul(gw, xhat), dims, true, {})));
     out[0] = in_dtype(mul(invstd, inner), x.dtype());
   }
-  if (node.needs_grad(1)) out[1] = in_dtype(sum(mul(g, xhat), dims, false, {}), x.dtype());
-  if (node.needs_grad(2)) out[2] = in_dtype(sum(g, dims, false, {}), x.dtype());
+  if (node.needs_grad(1)) out[1] = in_dtype(sum(mul(g, xhat), dims, false, {}), param_dtype);
+  if (node.needs_grad(2)) out[2] = in_dtype(sum(g, dims, false, {}), param_dtype);
   return out;
 }
 
@@ -50,14 +50,16 @@ Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
                   double momentum, double eps) {
   ops::BatchNorm f =
       ops::batch_norm(x, weight, bias, running_mean, running_var, training, momentum, eps);
+  // The parameters' dtype (x's, or float32 beside a 16-bit x): their gradients' dtype.
+  ScalarType pd = weight.defined() ? weight.dtype() : bias.defined() ? bias.dtype() : x.dtype();
   Recorder r = record("NativeBatchNormBackward0", {&x, &weight, &bias},
-                      [training, eps](const FormulaNode& node, const Grads& g, S s) {
+                      [training, eps, pd](const FormulaNode& node, const Grads& g, S s) {
                         const Tensor &x = s[0], &w = s[1];
                         if (autograd::GradMode::is_enabled())
-                          return recorded_backward(node, g[0], x, w, s[2], s[3], training, eps);
+                          return recorded_backward(node, g[0], x, w, s[2], s[3], training, eps, pd);
                         ops::BatchNormGrads d = ops::batch_norm_backward(
                             g[0], x, s[2], s[3], w, training, node.needs_grad(0),
-                            node.needs_grad(1), node.needs_grad(2));
+                            node.needs_grad(1), node.needs_grad(2), pd);
                         return Grads{d.input, d.weight, d.bias};
                       });
   if (!r) return f.out;

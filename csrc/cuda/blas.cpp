@@ -313,6 +313,19 @@ bool gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor
   return lt::matmul(g);
 }
 
+bool gemm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (out.dtype() != ScalarType::Float32 || a.dtype() == ScalarType::Float64 ||
+      !prefer_cublaslt() || out.numel() == 0 || a.sizes()[2] == 0)
+    return false;
+  DeviceGuard guard(out.device().index);
+  Operand oa = operand(a), ob = operand(b);
+  lt::Gemm g = lt_gemm(out, oa, ob, a.sizes()[2]);
+  g.dtype = a.dtype();
+  g.float_out = a.dtype() != ScalarType::Float32;
+  g.accumulate = true;
+  return lt::matmul(g);
+}
+
 void gemm_strided_batched(const Tensor& out, const Tensor& a, const Tensor& b) {
   const int64_t batch = out.sizes()[0], m = out.sizes()[1], n = out.sizes()[2], k = a.sizes()[2];
   if (out.numel() == 0) return;

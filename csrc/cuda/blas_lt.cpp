@@ -75,6 +75,10 @@
 //   must be a multiple of 8, else the call is declined (counted as a fallback) before Lt is
 //   asked, and the caller composes. The heuristic reads the aux pointer's alignment (the guide
 //   says so), so it is part of the key, with the epilogue itself.
+// - Accumulating (gemm_accumulate): D = C = a float32 out beside 16-bit A and B (Lt's mixed
+//   "16F/16BF in, 32F out" case, float32 compute and scale) with beta 1, so a sum of products over
+//   chunks stays in float32 and costs one read and one write of it a product. Both flags are
+//   part of the key; no bias with it.
 // - float64 stays on cuBLAS (nothing to fuse, and issue 19's goals are 16- and 32-bit), as do
 //   batches of more than 2^31 - 1 matrices (cuBLAS's path splits them) and sizes past int32.
 
@@ -227,7 +231,7 @@ uint32_t epilogue_of(const Gemm& g) {
   }
 }
 
-using Key = std::array<int64_t, 18>;
+using Key = std::array<int64_t, 20>;
 
 struct KeyHash {
   size_t operator()(const Key& key) const {
@@ -255,7 +259,9 @@ Key key_of(const Gemm& g) {
           g.bias ? alignment(g.bias) : 0,  // 0: no bias epilogue
           g.aux ? alignment(g.aux) : 0,    // 0: no aux matrix
           static_cast<int64_t>(epilogue_of(g)),
-          g.dtype == ScalarType::Float32 && g.tf32};  // 16-bit types: one plan either way
+          g.dtype == ScalarType::Float32 && g.tf32,  // 16-bit types: one plan either way
+          g.float_out,
+          g.accumulate};
 }
 
 // The descriptors and algorithm of one key; usable false: go to cuBLAS.
@@ -339,7 +345,7 @@ std::unique_ptr<Plan> make_plan(const Api& lt, LtHandle handle, const Gemm& g) {
               g.batch, g.b.batch_stride) &&
        layout(lt, &plan->lb, type, g.a.col_major ? g.m : g.k, g.a.col_major ? g.k : g.m, g.a.ld,
               g.batch, g.a.batch_stride) &&
-       layout(lt, &plan->lc, type, g.n, g.m, g.n, g.batch, g.m * g.n);
+       layout(lt, &plan->lc, g.float_out ? CUDA_R_32F : type, g.n, g.m, g.n, g.batch, g.m * g.n);
   if (!ok) return plan;
   Pref pref = nullptr;
   if (lt.pref_create(&pref) != kSuccess) return plan;
@@ -383,6 +389,7 @@ bool matmul(const Gemm& g) {
   // The aux matrix only with GELU_AUX_BIAS, and its leading dimension (n) by Lt's rule.
   if (g.aux && (!g.bias || g.activation != BiasActivation::GeluTanh || g.n % kAuxLdMultiple != 0))
     return decline();
+  if (g.accumulate && g.bias) return decline();
   DeviceGuard guard(g.device);
   DeviceState& ds = device_state(g.device);
   std::lock_guard<std::mutex> lock(ds.mutex);
@@ -415,9 +422,9 @@ bool matmul(const Gemm& g) {
                               Device{DeviceType::CUDA, g.device});
     ws = workspace.mutable_data();
   }
-  const float alpha = static_cast<float>(g.alpha), beta = 0.0f;
+  const float alpha = static_cast<float>(g.alpha), beta = g.accumulate ? 1.0f : 0.0f;
   const auto stream = reinterpret_cast<cudaStream_t>(current_stream(g.device));
-  // C = D (beta is 0, C is not read).
+  // C = D: read (beta 1) only when accumulating.
   if (lt->matmul(ds.handle, plan.desc, &alpha, g.b.data, plan.la, g.a.data, plan.lb, &beta, g.out,
                  plan.lc, g.out, plan.lc, &plan.algo, ws, plan.workspace, stream) != kSuccess) {
     plan.usable = false;  // refused: cuBLAS from now on for this key

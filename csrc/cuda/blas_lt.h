@@ -22,7 +22,8 @@ struct Matrix {
 // contiguous, out's dtype, added to each row]), on `device`'s current stream; dtype float16,
 // bfloat16 or float32 (TF32 when tf32). k > 0. act (ReLU or tanh GELU) only with a bias. aux
 // (only with the bias and GeluTanh): also store the GELU's input, alpha * (a @ b) + bias, there,
-// laid out as out.
+// laid out as out. float_out: out is float32 while a and b are `dtype` (16-bit); accumulate:
+// out += the product (beta 1: out is read), without a bias.
 struct Gemm {
   int device = 0;
   ScalarType dtype = ScalarType::Float32;
@@ -34,6 +35,8 @@ struct Gemm {
   BiasActivation activation = BiasActivation::None;
   void* aux = nullptr;
   bool tf32 = false;
+  bool float_out = false;
+  bool accumulate = false;
 };
 
 // Queues the product and returns true, or returns false having queued nothing when cuBLASLt

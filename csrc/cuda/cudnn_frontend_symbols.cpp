@@ -49,6 +49,14 @@ GENESIS_CUDNN_FORWARD(cudnnBackendExecute,
                       (cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
                        cudnnBackendDescriptor_t pack),
                       (handle, plan, pack))
+#if CUDNN_VERSION >= 92300
+// Frontends built against cuDNN 9.23+ headers (nvidia-cudnn-frontend 1.32 and later) ask the
+// loaded library for a plan's workspace through this call.
+GENESIS_CUDNN_FORWARD(cudnnGetExecutionPlanWorkspaceSize,
+                      (cudnnHandle_t handle, cudnnBackendDescriptor_t plan,
+                       cudnnBackendDescriptor_t pack, size_t* workspace_bytes),
+                      (handle, plan, pack, workspace_bytes))
+#endif
 GENESIS_CUDNN_FORWARD(cudnnGetStream, (cudnnHandle_t handle, cudaStream_t* stream),
                       (handle, stream))
 GENESIS_CUDNN_FORWARD(cudnnSetStream, (cudnnHandle_t handle, cudaStream_t stream), (handle, stream))

@@ -5,17 +5,17 @@
 namespace genesis::cuda {
 
 void batch_norm_stats(const Tensor&, double, double, const Tensor&, const Tensor&, const Tensor&,
-                      const Tensor&) {
+                      const Tensor&, bool) {
   no_device();
 }
 
 void batch_norm_apply(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                      const Tensor&) {
+                      const Tensor&, bool) {
   no_device();
 }
 
 void batch_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                         bool, const Tensor&, const Tensor&, const Tensor&) {
+                         bool, const Tensor&, const Tensor&, const Tensor&, bool) {
   no_device();
 }
 

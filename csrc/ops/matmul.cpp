@@ -173,6 +173,21 @@ std::optional<std::pair<Tensor, Tensor>> mm_bias_gelu_keep_input(const Tensor& b
   return std::make_pair(*out, input);
 }
 
+bool mm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (a.ndim() != 2 || b.ndim() != 2 || out.ndim() != 2 || !a.is_cuda() ||
+      a.device() != b.device() || a.device() != out.device() || a.dtype() != b.dtype() ||
+      (a.dtype() != ScalarType::Float16 && a.dtype() != ScalarType::BFloat16 &&
+       a.dtype() != ScalarType::Float32) ||
+      out.dtype() != ScalarType::Float32)
+    return false;
+  const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
+  if (b.sizes()[0] != k || out.sizes()[0] != m || out.sizes()[1] != n || m == 0 || n == 0 ||
+      k == 0 || (m > 1 && out.strides()[0] != n) || (n > 1 && out.strides()[1] != 1))
+    return false;
+  Tensor out3 = out.as_strided({1, m, n}, {m * n, n, 1}, out.storage_offset());
+  return cuda::gemm_accumulate(out3, as_batched(a, {}, 1), as_batched(b, {}, 1));
+}
+
 Tensor bmm(const Tensor& a, const Tensor& b) {
   GENESIS_CHECK(a.ndim() == 3 && b.ndim() == 3, "bmm", "expected 3-D tensors, got ", a.ndim(),
                 "-D and ", b.ndim(), "-D");

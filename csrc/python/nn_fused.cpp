@@ -12,6 +12,7 @@
 #include "ops/attention.h"
 #include "ops/convolution.h"
 #include "ops/dropout.h"
+#include "ops/matmul.h"
 #include "ops/max_pool.h"
 #include "python/bindings.h"
 
@@ -101,6 +102,15 @@ void init_nn_fused(py::module_& m) {
       py::arg("label_smoothing"),
       "Each row's cross-entropy of (N, C) or (C,) logits and int64 class indices, as one fused\n"
       "op (Note [Fused cross-entropy]); weight (or None) in the logits' dtype.");
+  nn.def(
+      "_mm_accumulate",
+      [](const Tensor& out, const Tensor& a, const Tensor& b) {
+        return ops::mm_accumulate(out, a, b);
+      },
+      py::arg("out"), py::arg("a"), py::arg("b"),
+      "out += a @ b in one cuBLASLt call that reads and writes the float32 out (2-D CUDA a and b\n"
+      "of one 16-bit or float32 dtype); False, having done nothing, where that path does not\n"
+      "apply: the caller composes it. No gradient.");
   // Convolution's passes through cuDNN (Note [Convolutions through cuDNN]): no gradient
   // (genesis.nn.functional's _conv_cudnn.py gives it).
   nn.def(

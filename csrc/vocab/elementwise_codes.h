@@ -82,6 +82,9 @@
   X(BitXor) \
   X(ShiftLeft) \
   X(ShiftRight) \
-  X(ReluBackward)
+  X(ReluBackward) \
+  X(SiluBackward) \
+  X(GeluBackward) \
+  X(GeluTanhBackward)
 
 // clang-format on

@@ -48,7 +48,9 @@ constexpr bool binary_supports() {
   constexpr bool is_float = std::is_floating_point_v<C>;
   if constexpr (std::is_same_v<Op, math::Div> || std::is_same_v<Op, math::Atan2> ||
                 std::is_same_v<Op, math::Copysign> || std::is_same_v<Op, math::Hypot> ||
-                std::is_same_v<Op, math::Polygamma> || std::is_same_v<Op, math::ReluBackward>)
+                std::is_same_v<Op, math::Polygamma> || std::is_same_v<Op, math::ReluBackward> ||
+                std::is_same_v<Op, math::SiluBackward> || std::is_same_v<Op, math::GeluBackward> ||
+                std::is_same_v<Op, math::GeluTanhBackward>)
     return is_float;
   if constexpr (std::is_same_v<Op, math::BitAnd> || std::is_same_v<Op, math::BitOr> ||
                 std::is_same_v<Op, math::BitXor>)

@@ -436,3 +436,59 @@ def test_make_graphed_callables_errors():
 def test_graphed_callables_need_cuda_tensors_without_gpu():
     with pytest.raises(ValueError, match=r"must be a CUDA tensor"):
         cuda.make_graphed_callables(lambda t: t, (genesis.ones(2),))
+
+
+@requires_cuda
+def test_whole_training_step_of_a_module_replays_as_eager_steps():
+    # Issue 47's whole step in a graph: forward under autocast (GELU, LayerNorm, the chunked
+    # classifier), backward and a capturable AdamW step, captured once after three eager steps
+    # and replayed: the losses and weights of eager steps from the same start.
+    import genesis.nn as nn
+    import genesis.nn.functional as F
+
+    x = genesis.randn(16, 32, device="cuda")
+    y = genesis.randint(0, 10, (16,), device="cuda")
+
+    def build():
+        genesis.manual_seed(0)
+        model = nn.Sequential(
+            nn.Linear(32, 64), nn.GELU(approximate="tanh"), nn.LayerNorm(64), nn.Linear(64, 24)
+        ).cuda()
+        opt = genesis.optim.AdamW(model.parameters(), lr=1e-2, capturable=True)
+        return model, opt
+
+    def body(model, opt):
+        with genesis.autocast("cuda", dtype=genesis.bfloat16):
+            h = model(x)
+            loss = F.linear_cross_entropy(h, model[0].weight[:10, :24], y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    model, opt = build()
+    eager = []
+    for _ in range(6):
+        opt.zero_grad(set_to_none=True)
+        eager.append(host(body(model, opt)).item())
+    want = [host(p.detach()) for p in model.parameters()]
+
+    model, opt = build()
+    side = cuda.Stream()
+    side.wait_stream(cuda.current_stream())
+    got = []
+    with cuda.stream(side):
+        for _ in range(3):
+            opt.zero_grad(set_to_none=True)
+            got.append(body(model, opt))
+    cuda.current_stream().wait_stream(side)
+    got = [host(t).item() for t in got]
+    opt.zero_grad(set_to_none=True)
+    g = cuda.CUDAGraph()
+    with cuda.graph(g):
+        loss = body(model, opt)
+    for _ in range(3):
+        g.replay()
+        got.append(host(loss).item())
+    np.testing.assert_allclose(got, eager, rtol=1e-5, atol=1e-6)
+    for p, w in zip(model.parameters(), want):
+        np.testing.assert_allclose(host(p.detach()), w, rtol=1e-5, atol=1e-6)

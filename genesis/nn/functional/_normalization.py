@@ -95,6 +95,16 @@ def _fused_fits(input: Tensor, *params: Tensor | None) -> bool:
     return all(p is None or (p.dtype == input.dtype and p.device == input.device) for p in params)
 
 
+def _batch_norm_fits(input: Tensor, *params: Tensor | None) -> bool:
+    """_fused_fits, or float32 parameters (all of them) beside a float16/bfloat16 input: the
+    fused batch norm takes autocast's BatchNorm as it is (Note [Fused batch norm])."""
+    if _fused_fits(input, *params):
+        return True
+    return input.dtype in (float16, bfloat16) and all(
+        p is None or (p.dtype == float32 and p.device == input.device) for p in params
+    )
+
+
 def _back(y: Tensor, input: Tensor) -> Tensor:
     return y if y.dtype == input.dtype else y.to(input.dtype)
 
@@ -476,7 +486,7 @@ def batch_norm(
     if (
         c <= 65535
         and contiguous_stats
-        and _fused_fits(input, weight, bias, running_mean, running_var)
+        and _batch_norm_fits(input, weight, bias, running_mean, running_var)
     ):
         return _nn._batch_norm(
             input, running_mean, running_var, weight, bias, training, momentum, float(eps)

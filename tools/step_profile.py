@@ -1,0 +1,217 @@
+"""Where the time of a whole training step goes, genesis against torch (GPU machine only).
+
+    python tools/step_profile.py [lce gpt2 resnet] [--top N]
+
+Builds the issue-47 GPT-2 and ResNet-style steps of benchmarks/training.py for both libraries
+(same weights), then for each: the median host time of a synchronised step, the sum of the CUDA
+kernel times of one step (torch.profiler: CUPTI sees every kernel of the process, genesis's too),
+the gap between the two (time the GPU waits for the host), how long the host takes to queue a
+step, and the kernels grouped by family and listed by time. Used to choose which fusion or
+overhead to attack next.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+import genesis
+from benchmarks.training import gpt, resnet
+
+# Kernel families by name: the first pattern that matches names the family.
+FAMILIES = [
+    ("gemm", r"gemm|cutlass|sm90_xmma|nvjet|cublas|Kernel2"),
+    ("attention", r"flash|fmha|attention|sdpa|cudnn_generated"),
+    ("conv", r"conv|implicit|wgrad|dgrad|fprop|xmma"),
+    ("norm", r"norm|welford|batch_norm"),
+    ("cross entropy", r"cross|softmax|nll|lce"),
+    ("optimizer", r"adam|sgd|multi_tensor|foreach|optim"),
+    ("reduce", r"reduce|sum|mean"),
+    ("copy/cast", r"copy|cast|contiguous|transpose|permute|convert"),
+    ("elementwise", r"elementwise|unary|binary|vectorized|gelu|relu|add|mul|fill"),
+]
+
+
+def family(name: str) -> str:
+    lower = name.lower()
+    for fam, pattern in FAMILIES:
+        if re.search(pattern, lower):
+            return fam
+    return "other"
+
+
+def wall_ms(step: Callable[[], Any], sync: Callable[[], None], reps: int = 15) -> float:
+    for _ in range(3):
+        step()
+    sync()
+    times = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        step()
+        sync()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times)) * 1e3
+
+
+def host_ms(step: Callable[[], Any], sync: Callable[[], None], reps: int = 15) -> float:
+    """Median time until step() returns, the GPU idle at the start: when it is close to the
+    synchronised step's, the host is what the step waits for."""
+    times = []
+    for _ in range(reps):
+        sync()
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    sync()
+    return float(np.median(times)) * 1e3
+
+
+def kernels(step: Callable[[], Any], sync: Callable[[], None], iters: int = 3) -> dict:
+    """{kernel name: [microseconds per step, launches per step]}."""
+    step()
+    sync()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(iters):
+            step()
+        sync()
+        torch.cuda.synchronize()
+    totals: dict[str, list[float]] = {}
+    for event in prof.events():
+        if event.device_type.name != "CUDA":
+            continue
+        row = totals.setdefault(event.name[:110], [0.0, 0])
+        row[0] += event.device_time_total / iters
+        row[1] += 1 / iters
+    return totals
+
+
+def report(name: str, steps: dict[str, tuple[Callable[[], Any], Callable[[], None]]], top: int):
+    print(f"\n==== {name}", flush=True)
+    walls = {lib: wall_ms(fn, sync) for lib, (fn, sync) in steps.items()}
+    hosts = {lib: host_ms(fn, sync) for lib, (fn, sync) in steps.items()}
+    for lib, (fn, sync) in steps.items():
+        rows = kernels(fn, sync)
+        busy = sum(r[0] for r in rows.values()) / 1e3
+        launches = sum(r[1] for r in rows.values())
+        print(
+            f"\n-- {lib}: step {walls[lib]:.2f} ms (host returns after {hosts[lib]:.2f} ms), "
+            f"kernels {busy:.2f} ms ({launches:.0f} launches), GPU idle {walls[lib] - busy:.2f} ms"
+        )
+        fams: dict[str, list[float]] = {}
+        for kname, (us, count) in rows.items():
+            f = fams.setdefault(family(kname), [0.0, 0])
+            f[0] += us
+            f[1] += count
+        for fam, (us, count) in sorted(fams.items(), key=lambda kv: -kv[1][0]):
+            print(f"   {fam:14s} {us / 1e3:8.3f} ms  x{count:.0f}")
+        for kname, (us, count) in sorted(rows.items(), key=lambda kv: -kv[1][0])[:top]:
+            print(f"     {us:9.1f} us x{count:<4.0f} {kname}")
+        sys.stdout.flush()
+
+
+def gpt2_steps(b: int = 8, s: int = 1024) -> dict:
+    vocab, layers, width, heads = 50304, 12, 768, 12
+    idx = np.random.default_rng(0).integers(0, vocab, (b, s + 1))
+    out = {}
+    weights: dict = {}  # genesis's, given to torch
+    for lib in (genesis, torch):
+        lib.manual_seed(0)
+        model = gpt(lib, vocab, s, layers, width, heads).to("cuda")
+        if lib is torch:
+            model.load_state_dict({k: torch.from_dlpack(v) for k, v in weights.items()})
+        else:
+            weights = {k: v.contiguous() for k, v in model.state_dict().items()}
+        x = lib.tensor(idx[:, :-1], device="cuda")
+        y = lib.tensor(idx[:, 1:], device="cuda")
+        extra = {"fused": True} if lib is torch else {}
+        opt = lib.optim.AdamW(model.parameters(), lr=6e-4, weight_decay=0.1, **extra)
+
+        def step(lib=lib, model=model, x=x, y=y, opt=opt) -> Any:
+            opt.zero_grad(set_to_none=True)
+            with lib.autocast("cuda", dtype=lib.bfloat16):
+                loss = model(x, y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        out[lib.__name__] = (step, lib.cuda.synchronize)
+    return out
+
+
+def resnet_steps(n: int = 256, hw: int = 32, width: int = 64) -> dict:
+    rng = np.random.default_rng(0)
+    images = rng.standard_normal((n, 3, hw, hw), dtype=np.float32)
+    labels = rng.integers(0, 10, (n,))
+    out = {}
+    for lib in (genesis, torch):
+        lib.manual_seed(0)
+        model = resnet(lib, width, 10).to("cuda").to(memory_format=lib.channels_last)
+        x = lib.tensor(images, device="cuda").contiguous(memory_format=lib.channels_last)
+        y = lib.tensor(labels, device="cuda")
+        opt = lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        F = lib.nn.functional
+
+        def step(lib=lib, model=model, x=x, y=y, opt=opt, F=F) -> Any:
+            opt.zero_grad(set_to_none=True)
+            with lib.autocast("cuda", dtype=lib.bfloat16):
+                loss = F.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+
+        out[lib.__name__] = (step, lib.cuda.synchronize)
+    return out
+
+
+def lce_steps(rows: int = 8192, width: int = 768, vocab: int = 50304) -> dict:
+    """The GPT-2 head: genesis's chunked F.linear_cross_entropy against torch's F.linear then
+    F.cross_entropy on float32 logits, bf16 input and weight, forward + backward."""
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((rows, width), dtype=np.float32)
+    ws = rng.standard_normal((vocab, width), dtype=np.float32) * 0.02
+    ts = rng.integers(0, vocab, (rows,))
+    out = {}
+    for lib in (genesis, torch):
+        F = lib.nn.functional
+        x = lib.tensor(xs, device="cuda").to(lib.bfloat16).requires_grad_()
+        w = lib.tensor(ws, device="cuda").to(lib.bfloat16).requires_grad_()
+        t = lib.tensor(ts, device="cuda")
+
+        def step(lib=lib, F=F, x=x, w=w, t=t) -> Any:
+            x.grad = w.grad = None
+            if lib is genesis:
+                loss = F.linear_cross_entropy(x, w, t)
+            else:
+                loss = F.cross_entropy(F.linear(x, w).float(), t)
+            loss.backward()
+            return loss
+
+        out[lib.__name__] = (step, lib.cuda.synchronize)
+    return out
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    top = 25
+    if "--top" in args:
+        i = args.index("--top")
+        top = int(args[i + 1])
+        del args[i : i + 2]
+    areas = args or ["lce", "gpt2", "resnet"]
+    if "lce" in areas:
+        report("GPT-2 head linear_cross_entropy fwd+bwd, 8192x768 -> 50304", lce_steps(), top)
+    if "gpt2" in areas:
+        report("GPT-2 124M step, B 8, S 1024, bf16 autocast, AdamW", gpt2_steps(), top)
+    if "resnet" in areas:
+        report("ResNet-style step, B 256, 32x32, width 64, bf16 autocast, SGD", resnet_steps(), top)
+
+
+if __name__ == "__main__":
+    main()
