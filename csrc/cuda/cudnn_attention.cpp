@@ -45,7 +45,7 @@ struct Problem {
   int device = 0;
   bool backward = false, causal = false, bf16 = false;
   int64_t b = 0, h = 0, hk = 0, l = 0, s = 0, e = 0;
-  std::vector<int64_t> strides;  // q, k, v, then (backward) dout
+  std::vector<int64_t> strides;  // q, k, v, out, then (backward) dout, dq, dk, dv
   double scale = 1.0;
 
   auto tie() const {
@@ -59,8 +59,6 @@ cudnn::GraphCache<Problem> g_graphs;
 std::vector<int64_t> strides_of(const Tensor& t) {
   return {t.strides()[0], t.strides()[1], t.strides()[2], t.strides()[3]};
 }
-
-std::vector<int64_t> row_major(int64_t h, int64_t l, int64_t e) { return {h * l * e, l * e, e, 1}; }
 
 std::shared_ptr<fe::graph::Tensor_attributes> input(fe::graph::Graph& g, const char* name, Uid uid,
                                                     std::vector<int64_t> dims,
@@ -89,15 +87,15 @@ cudnn::KeptGraph build(const Problem& p, cudnnHandle_t handle) {
                      .set_attn_scale(static_cast<float>(p.scale))
                      .set_causal_mask(p.causal);
     auto [o, stats] = g->sdpa(q, k, v, attrs);
-    o->set_output(true).set_uid(kO).set_dim(qd).set_stride(row_major(p.h, p.l, p.e));
+    o->set_output(true).set_uid(kO).set_dim(qd).set_stride(at(3));
     stats->set_output(true)
         .set_uid(kStats)
         .set_data_type(fe::DataType_t::FLOAT)
         .set_dim({p.b, p.h, p.l, 1})
         .set_stride({p.h * p.l, p.l, 1, 1});
   } else {
-    auto o = input(*g, "O", kO, qd, row_major(p.h, p.l, p.e));
-    auto dout = input(*g, "dO", kDO, qd, at(3));
+    auto o = input(*g, "O", kO, qd, at(3));
+    auto dout = input(*g, "dO", kDO, qd, at(4));
     auto stats = g->tensor(fe::graph::Tensor_attributes()
                                .set_name("Stats")
                                .set_uid(kStats)
@@ -109,9 +107,9 @@ cudnn::KeptGraph build(const Problem& p, cudnnHandle_t handle) {
                      .set_attn_scale(static_cast<float>(p.scale))
                      .set_causal_mask(p.causal);
     auto [dq, dk, dv] = g->sdpa_backward(q, k, v, o, dout, stats, attrs);
-    dq->set_output(true).set_uid(kDQ).set_dim(qd).set_stride(row_major(p.h, p.l, p.e));
-    dk->set_output(true).set_uid(kDK).set_dim(kd).set_stride(row_major(p.hk, p.s, p.e));
-    dv->set_output(true).set_uid(kDV).set_dim(kd).set_stride(row_major(p.hk, p.s, p.e));
+    dq->set_output(true).set_uid(kDQ).set_dim(qd).set_stride(at(5));
+    dk->set_output(true).set_uid(kDK).set_dim(kd).set_stride(at(6));
+    dv->set_output(true).set_uid(kDV).set_dim(kd).set_stride(at(7));
   }
   return cudnn::finish(std::move(g), handle);
 }
@@ -131,8 +129,8 @@ bool run(const Problem& p, std::unordered_map<int64_t, void*>& pack, const char*
 
 void* address(const Tensor& t) { return const_cast<void*>(t.data()); }
 
-Problem problem_of(const Tensor& q, const Tensor& k, const Tensor& v, double scale, bool causal,
-                   bool backward) {
+Problem problem_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
+                   double scale, bool causal, bool backward) {
   Problem p;
   p.device = q.device().index;
   p.backward = backward;
@@ -145,9 +143,18 @@ Problem problem_of(const Tensor& q, const Tensor& k, const Tensor& v, double sca
   p.hk = k.sizes()[1];
   p.s = k.sizes()[2];
   p.scale = scale;
-  for (const Tensor* t : {&q, &k, &v})
+  for (const Tensor* t : {&q, &k, &v, &out})
     for (int64_t st : strides_of(*t)) p.strides.push_back(st);
   return p;
+}
+
+// A result's layout cuDNN writes: unit last stride, the others multiples of 8 items (16 bytes),
+// a 16-byte aligned start.
+bool strides_fit(const Tensor& t) {
+  if (t.strides()[3] != 1 || reinterpret_cast<uintptr_t>(t.data()) % 16 != 0) return false;
+  for (int i = 0; i < 3; ++i)
+    if (t.strides()[i] % 8 != 0 && t.sizes()[i] > 1) return false;
+  return true;
 }
 
 // What cuDNN's engines take at all (the rest goes to genesis's kernels without a graph build):
@@ -169,8 +176,8 @@ bool cudnn_attention_built() { return true; }
 
 bool cudnn_attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
                              bool causal, const Tensor& out, const Tensor& lse, const char* op) {
-  if (!shape_fits(q, k, v)) return false;
-  const Problem p = problem_of(q, k, v, scale, causal, false);
+  if (!shape_fits(q, k, v) || !strides_fit(out)) return false;
+  const Problem p = problem_of(q, k, v, out, scale, causal, false);
   std::unordered_map<int64_t, void*> pack{{kQ, address(q)},
                                           {kK, address(k)},
                                           {kV, address(v)},
@@ -183,9 +190,12 @@ bool cudnn_attention_backward(const Tensor& q, const Tensor& k, const Tensor& v,
                               const Tensor& dout, const Tensor& lse, double scale, bool causal,
                               const Tensor& dq, const Tensor& dk, const Tensor& dv,
                               const char* op) {
-  if (!shape_fits(q, k, v) || !shape_fits(dout, k, v)) return false;
-  Problem p = problem_of(q, k, v, scale, causal, true);
-  for (int64_t st : strides_of(dout)) p.strides.push_back(st);
+  if (!shape_fits(q, k, v) || !shape_fits(dout, k, v) || !strides_fit(out) || !strides_fit(dq) ||
+      !strides_fit(dk) || !strides_fit(dv))
+    return false;
+  Problem p = problem_of(q, k, v, out, scale, causal, true);
+  for (const Tensor* t : {&dout, &dq, &dk, &dv})
+    for (int64_t st : strides_of(*t)) p.strides.push_back(st);
   std::unordered_map<int64_t, void*> pack{
       {kQ, address(q)},         {kK, address(k)},         {kV, address(v)},
       {kO, address(out)},       {kDO, address(dout)},     {kStats, address(lse)},

@@ -470,3 +470,45 @@ def test_cudnn_graph_built_inside_a_cuda_graph_capture():
     genesis.cuda.synchronize()
     want, _, _ = _fused_pair(fresh, fresh, fresh, True, False)
     assert _relative_error(out, want) < TOLERANCE["bfloat16"]
+
+
+@requires_cudnn_attention
+@pytest.mark.parametrize("dtype", sorted(DTYPES))
+@pytest.mark.parametrize("heads,kv_heads", [(4, 4), (4, 2)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_cudnn_results_in_the_operands_layout(dtype, heads, kv_heads, causal):
+    """Note [Attention results in the operands' layout]: heads made by view + transpose (a
+    GPT-2's qkv split) give an output and q, k, v gradients laid out (B, L, H, E) too, so the
+    model's transpose(1, 2).contiguous() and the gradients' way back are views; values and
+    gradients as the composed path's; contiguous operands keep contiguous results."""
+    dt = DTYPES[dtype]
+    b, s, e = 2, 72, 64
+    split = [heads * e, kv_heads * e, kv_heads * e]
+    a = RNG.normal(size=(b, s, sum(split)))
+    ref_qkv = genesis.tensor(a, dtype=dt, device="cuda").float().requires_grad_()
+    qkv = genesis.tensor(a, dtype=dt, device="cuda").requires_grad_()
+    gqa = heads != kv_heads
+
+    def heads_of(t):
+        parts = t.split(split, dim=2)
+        return [x.view(b, s, -1, e).transpose(1, 2) for x in parts]
+
+    q, k, v = heads_of(qkv)
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)
+    assert out.transpose(1, 2).is_contiguous()  # (B, L, H, E) in memory
+    assert out.transpose(1, 2).contiguous().data_ptr() == out.data_ptr()  # the copy is free
+    with sdpa_kernel(SDPBackend.MATH):
+        ref = heads_of(ref_qkv)
+        expect = F.scaled_dot_product_attention(*ref, is_causal=causal, enable_gqa=gqa)
+    assert _relative_error(out, expect) < TOLERANCE[dtype]
+    grad = genesis.tensor(RNG.normal(size=tuple(out.shape)), dtype=dt, device="cuda")
+    dq, dk, dv = genesis.autograd.grad(out, (q, k, v), grad, retain_graph=True)
+    for d in (dq, dk, dv):
+        assert d.transpose(1, 2).is_contiguous(), d.stride()
+    out.backward(grad)
+    expect.backward(grad.float())
+    assert _relative_error(qkv.grad, ref_qkv.grad) < 2 * TOLERANCE[dtype]
+    if not gqa:  # contiguous (B, H, L, E) operands: a contiguous result
+        out_c, _, path = _fused_pair(q.contiguous(), k.contiguous(), v.contiguous(), causal, True)
+        assert path == 2 and out_c.is_contiguous()
+        assert _relative_error(out_c, out) < TOLERANCE[dtype]
