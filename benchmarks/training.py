@@ -159,6 +159,38 @@ def _step_case(
     )
 
 
+def _gpt2_parts(
+    ctx: Context,
+    lib: Any,
+    idx: np.ndarray,
+    sizes: tuple[int, int, int, int, int],
+    capturable: bool = False,
+    compiled: bool = False,
+) -> tuple[Any, Callable[[], Any], Any]:
+    """(model, body, optimizer) of lib's GPT-2 step on the token ids idx (B, S + 1), sizes
+    (vocab, S, layers, width, heads): body() runs the forward under bfloat16 autocast, the
+    backward and AdamW's step (torch's fused on CUDA) and returns the loss; clearing the
+    gradients is the caller's. `compiled`: torch's forward through torch.compile."""
+    vocab, s, layers, width, heads = sizes
+    model = gpt(lib, vocab, s, layers, width, heads).to(ctx.device)
+    to = ctx.to_genesis if lib is genesis else ctx.to_torch
+    x, y = to(idx[:, :-1]), to(idx[:, 1:])
+    extra: dict[str, Any] = {"fused": True} if lib is not genesis and ctx.on_cuda else {}
+    if capturable:
+        extra["capturable"] = True
+    opt = lib.optim.AdamW(model.parameters(), lr=6e-4, weight_decay=0.1, **extra)
+    forward = lib.compile(model) if compiled and lib is not genesis else model
+
+    def body() -> Any:
+        with lib.autocast(ctx.device, dtype=lib.bfloat16):
+            loss = forward(x, y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return model, body, opt
+
+
 def _gpt2_case(
     ctx: Context, name: str, b: int, s: int, min_speedup: float, compiled: bool = False
 ) -> Case:
@@ -167,26 +199,18 @@ def _gpt2_case(
     footnote) while genesis's stays eager."""
     layers, width, heads = ctx.pick(2, 1, cuda=12), ctx.pick(64, 32, cuda=768), ctx.pick(4, 2, 12)
     vocab = ctx.pick(512, 64, cuda=50304)
+    sizes = (vocab, s, layers, width, heads)
     idx = ctx.rng.integers(0, vocab, (b, s + 1))
     compile_note: list[str] = []
 
     def build(lib: Any) -> tuple[Any, Callable[[], Any]]:
-        model = gpt(lib, vocab, s, layers, width, heads).to(ctx.device)
-        to = ctx.to_genesis if lib is genesis else ctx.to_torch
-        x, y = to(idx[:, :-1]), to(idx[:, 1:])
-        extra = {"fused": True} if lib is not genesis and ctx.on_cuda else {}
-        opt = lib.optim.AdamW(model.parameters(), lr=6e-4, weight_decay=0.1, **extra)
-        forward = lib.compile(model) if compiled and lib is not genesis else model
+        model, body, opt = _gpt2_parts(ctx, lib, idx, sizes, compiled=compiled)
 
         def step() -> Any:
             opt.zero_grad(set_to_none=True)
-            with lib.autocast(ctx.device, dtype=lib.bfloat16):
-                loss = forward(x, y)
-            loss.backward()
-            opt.step()
-            return loss
+            return body()
 
-        if forward is model:
+        if not (compiled and lib is not genesis):
             return model, step
         first = [True]
 
@@ -274,25 +298,12 @@ def gpt2_graph_step(ctx: Context) -> Case | None:
     if not ctx.on_cuda:
         return None
     b, s, layers, width, heads, vocab = 8, 1024, ctx.pick(2, 1, cuda=12), 768, 12, 50304
+    sizes = (vocab, s, layers, width, heads)
     idx = ctx.rng.integers(0, vocab, (b, s + 1))
 
     def build(lib: Any) -> tuple[Any, Callable[[], Any], Callable[[], None]]:
         """(model, body, zero_grad) of lib's step."""
-        model = gpt(lib, vocab, s, layers, width, heads).to(ctx.device)
-        to = ctx.to_genesis if lib is genesis else ctx.to_torch
-        x, y = to(idx[:, :-1]), to(idx[:, 1:])
-        extra = {"fused": True} if lib is not genesis else {}
-        opt = lib.optim.AdamW(
-            model.parameters(), lr=6e-4, weight_decay=0.1, capturable=True, **extra
-        )
-
-        def body() -> Any:
-            with lib.autocast(ctx.device, dtype=lib.bfloat16):
-                loss = model(x, y)
-            loss.backward()
-            opt.step()
-            return loss
-
+        model, body, opt = _gpt2_parts(ctx, lib, idx, sizes, capturable=True)
         return model, body, lambda: opt.zero_grad(set_to_none=True)
 
     genesis.manual_seed(0)
