@@ -8,9 +8,12 @@ strides, so every op computes the same values whatever the format. A tensor is i
 when its strides are those of its (N, H, W, C) permutation laid out contiguously, size-1 dims
 ignored (PyTorch's rule). ``contiguous``, ``is_contiguous``, ``to`` and ``clone`` take
 ``memory_format=``; the bindings hand every format but the default to this module, so the
-everyday calls stay in C++. genesis's kernels read any strides; its ops return the row-major
-format (PyTorch's keep channels_last through elementwise ops), and CUDA convolutions copy a
-channels_last input to row-major before cuDNN.
+everyday calls stay in C++. genesis's kernels read any strides. As PyTorch's, elementwise ops,
+casts, copies and the *_like creators keep a channels_last or channels_last_3d operand's
+layout, and a CUDA convolution with a channels-last input or weight runs channels-last in
+cuDNN and returns channels-last results (Note [Layouts that results keep] in
+csrc/ops/layout.cpp, Note [Convolution layouts] in csrc/ops/convolution.cpp); other layouts
+come back row-major.
 """
 
 from __future__ import annotations
@@ -143,6 +146,6 @@ def clone(t: Any, fmt: Any) -> Any:
     fmt = _checked("clone", fmt)
     if fmt is preserve_format:
         fmt = _format_of(t)
-    if fmt not in _ORDER:
-        return t.clone()
+    if fmt not in _ORDER:  # a row-major copy (a plain clone keeps channels-last)
+        return t.clone() if t.is_contiguous() else t.contiguous()
     return _laid_out(t, _rank("clone", t, fmt), copy=True)

@@ -1,7 +1,7 @@
 // Note [Fused batch norm kernels]: a channel's statistics are sums over its N planes of S
 // items. Each channel's planes are split over `parts` blocks (grid parts x C); a block sums its
 // planes (threads striding along each plane, so reads are coalesced) and leaves its partial sums
-// in the workspace; one thread per channel then adds a channel's parts in a fixed order
+// in the workspace; a warp per channel then adds a channel's parts in a fixed order
 // (deterministic) and finishes: the mean and 1/std (and the running statistics) forward, the
 // weight's and bias's gradients and three coefficients backward, with which one elementwise
 // pass over the planes writes dx = k1 * dy - k2 * x + k3. The forward's sums are of x - x0,
@@ -107,19 +107,47 @@ __global__ void __launch_bounds__(kThreads)
   rows_to_partial(t, d, s1, s2, partial);
 }
 
+// The finishing kernels give each channel a warp (kFinishWarps a block): lane l adds parts
+// l, l + 32, ... and the lanes' sums meet in a fixed shuffle tree at lane 0, which finishes the
+// channel. A fixed order, so results repeat bit for bit; one thread a channel walking hundreds
+// of parts one load after another took about 50 us a call.
+constexpr int kFinishWarps = 4;
+
+struct FinishLane {
+  int64_t c;
+  int lane;
+  __device__ FinishLane()
+      : c(static_cast<int64_t>(blockIdx.x) * kFinishWarps + threadIdx.x / 32),
+        lane(static_cast<int>(threadIdx.x % 32)) {}
+};
+
+// The two sums of channel c's parts, complete in lane 0.
+template <typename C>
+__device__ __forceinline__ void sum_parts(const C* __restrict__ partial, int64_t c, int64_t parts,
+                                          int lane, C& s1, C& s2) {
+  s1 = 0, s2 = 0;
+  for (int64_t p = lane; p < parts; p += 32) {
+    s1 += partial[(c * parts + p) * 2];
+    s2 += partial[(c * parts + p) * 2 + 1];
+  }
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    s1 += __shfl_down_sync(0xffffffffu, s1, offset);
+    s2 += __shfl_down_sync(0xffffffffu, s2, offset);
+  }
+}
+
 // first: the index of each channel's first item per channel (S for planes, 1 for rows).
 template <typename T, typename P, typename C>
 __global__ void stats_finish(const T* __restrict__ x, ChannelDims d, int64_t parts,
                              const C* __restrict__ partial, C eps, C momentum, C* __restrict__ mean,
                              C* __restrict__ invstd, P* __restrict__ running_mean,
                              P* __restrict__ running_var) {
-  int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (c >= d.c) return;
-  C s1 = 0, s2 = 0;
-  for (int64_t p = 0; p < parts; ++p) {
-    s1 += partial[(c * parts + p) * 2];
-    s2 += partial[(c * parts + p) * 2 + 1];
-  }
+  FinishLane t;
+  if (t.c >= d.c) return;  // the whole warp: its lanes share c
+  const int64_t c = t.c;
+  C s1, s2;
+  sum_parts(partial, c, parts, t.lane, s1, s2);
+  if (t.lane != 0) return;
   C count = C(d.n * d.s);
   C shifted_mean = s1 / count;
   C m2 = s2 - s1 * shifted_mean;
@@ -215,13 +243,12 @@ __global__ void grad_finish(ChannelDims d, int64_t parts, const C* __restrict__ 
                             const C* __restrict__ mean, const C* __restrict__ invstd,
                             const P* __restrict__ w, bool training, C* __restrict__ coef,
                             P* __restrict__ dw, P* __restrict__ db) {
-  int64_t c = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (c >= d.c) return;
-  C sum_dy = 0, sum_dy_xc = 0;
-  for (int64_t p = 0; p < parts; ++p) {
-    sum_dy += partial[(c * parts + p) * 2];
-    sum_dy_xc += partial[(c * parts + p) * 2 + 1];
-  }
+  FinishLane t;
+  if (t.c >= d.c) return;  // the whole warp: its lanes share c
+  const int64_t c = t.c;
+  C sum_dy, sum_dy_xc;
+  sum_parts(partial, c, parts, t.lane, sum_dy, sum_dy_xc);
+  if (t.lane != 0) return;
   C is = invstd[c], wc = w ? convert<C>(w[c]) : C(1), count = C(d.n * d.s);
   if (dw) dw[c] = convert<P>(sum_dy_xc * is);
   if (db) db[c] = convert<P>(sum_dy);
@@ -264,7 +291,9 @@ int plane_threads(int64_t s) {
   return static_cast<int>(std::min<int64_t>(kThreads, std::max<int64_t>(32, t)));
 }
 
-unsigned channel_blocks(int64_t c) { return static_cast<unsigned>((c + 127) / 128); }
+unsigned finish_blocks(int64_t c) {
+  return static_cast<unsigned>((c + kFinishWarps - 1) / kFinishWarps);
+}
 
 // Channels-last: channel lanes a block (a multiple of 32 up to the block), its channel tiles,
 // and the row blocks of the elementwise passes (a grid-stride over rows in each).
@@ -327,7 +356,7 @@ void launch_batch_norm_stats(int dtype, int param_dtype, const void* x, ChannelD
       dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(d.c));
       stats_parts<T, C><<<grid, kThreads, 0, s>>>(xs, d, partial);
     }
-    stats_finish<T, P, C><<<channel_blocks(d.c), 128, 0, s>>>(
+    stats_finish<T, P, C><<<finish_blocks(d.c), 32 * kFinishWarps, 0, s>>>(
         xs, d, parts, partial, static_cast<C>(eps), static_cast<C>(momentum), static_cast<C*>(mean),
         static_cast<C*>(invstd), static_cast<P*>(running_mean), static_cast<P*>(running_var));
   });
@@ -375,7 +404,7 @@ void launch_batch_norm_backward(int dtype, int param_dtype, const void* dy, cons
       dim3 grid(static_cast<unsigned>(parts), static_cast<unsigned>(d.c));
       grad_parts<T, C><<<grid, kThreads, 0, s>>>(gs, xs, d, mu, partial);
     }
-    grad_finish<T, P, C><<<channel_blocks(d.c), 128, 0, s>>>(
+    grad_finish<T, P, C><<<finish_blocks(d.c), 32 * kFinishWarps, 0, s>>>(
         d, parts, partial, mu, static_cast<const C*>(invstd), static_cast<const P*>(w), training,
         coef, static_cast<P*>(dw), static_cast<P*>(db));
     if (!dx) return;

@@ -12,6 +12,7 @@
 
 #include "core/tensor.h"
 #include "index/index_item.h"
+#include "ops/convolution.h"
 #include "ops/elementwise.h"
 #include "ops/reduce.h"
 #include "vocab/op_codes.h"
@@ -65,6 +66,15 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, const Tensor& w
 Tensor batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias,
                   const Tensor& running_mean, const Tensor& running_var, bool training,
                   double momentum, double eps);
+
+// Convolution's three passes through cuDNN, each differentiable by the other two (autograd/
+// convolution.cpp; the arguments as ops::convolution's; `op` names the layer in errors).
+Tensor convolution(const Tensor& x, const Tensor& w, const ops::ConvolutionOptions& o,
+                   const std::string& op);
+Tensor convolution_backward_input(const Tensor& dy, const Tensor& w, const Shape& input_sizes,
+                                  const ops::ConvolutionOptions& o, const std::string& op);
+Tensor convolution_backward_weight(const Tensor& x, const Tensor& dy, const Shape& weight_sizes,
+                                   const ops::ConvolutionOptions& o, const std::string& op);
 
 // Reductions (autograd/reduce.cpp).
 Tensor sum(const Tensor& t, const Dims& dims, bool keepdim, std::optional<ScalarType> dtype);

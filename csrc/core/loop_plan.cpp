@@ -60,7 +60,17 @@ Shape broadcast_strides(const Shape& sizes, const Shape& strides, const Shape& t
 }
 
 bool elementwise_is_flat(const Tensor& out, const Tensor* const* inputs, int ninputs) {
-  if (!out.is_contiguous()) return false;
+  if (!out.is_contiguous()) {
+    // a channels-last result of channels-last operands (Note [Layouts that results keep]):
+    // the same dense order everywhere, so the same flat loop
+    if (!is_channels_last(out.sizes(), out.strides())) return false;
+    for (int k = 0; k < ninputs; ++k) {
+      const Tensor& t = *inputs[k];
+      if (t.defined() && !(t.sizes() == out.sizes() && is_channels_last(t.sizes(), t.strides())))
+        return false;
+    }
+    return true;
+  }
   for (int k = 0; k < ninputs; ++k) {
     const Tensor& t = *inputs[k];
     if (t.defined() && !(t.sizes() == out.sizes() && t.is_contiguous())) return false;

@@ -41,7 +41,8 @@ Shape broadcast_strides(const Shape& sizes, const Shape& strides, const Shape& t
 // has out's sizes and all are contiguous, the plan is one flat dim without further work.
 LoopPlan plan_elementwise(const Tensor& out, const Tensor* const* inputs, int ninputs);
 // Whether that plan is one flat dim: out contiguous, every defined input contiguous with out's
-// sizes. The CUDA launchers test this first and skip the plan (and its vectors) on small ops.
+// sizes, or all of them channels-last (Note [Layouts that results keep] in ops/layout.cpp). The
+// CUDA launchers test this first and skip the plan (and its vectors) on small ops.
 bool elementwise_is_flat(const Tensor& out, const Tensor* const* inputs, int ninputs);
 
 // Whether the plan is one dense dim for every tensor operand (scalars have stride 0).

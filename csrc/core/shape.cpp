@@ -80,6 +80,29 @@ bool is_contiguous(const Shape& sizes, const Shape& strides) {
   return true;
 }
 
+Shape channels_last_strides(const Shape& sizes) {
+  const size_t n = sizes.size();
+  Shape st(n, 1);
+  if (n < 2) return contiguous_strides(sizes);
+  int64_t step = std::max<int64_t>(sizes[1], 1);
+  for (size_t d = n - 1; d >= 2; --d) {
+    st[d] = step;
+    step *= std::max<int64_t>(sizes[d], 1);
+  }
+  st[0] = step;
+  return st;
+}
+
+bool is_channels_last(const Shape& sizes, const Shape& strides) {
+  if (sizes.size() < 3) return false;
+  for (int64_t s : sizes)
+    if (s == 0) return true;
+  const Shape want = channels_last_strides(sizes);
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (sizes[d] != 1 && strides[d] != want[d]) return false;
+  return true;
+}
+
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t n = ndim > 0 ? ndim : 1;
   GENESIS_CHECK_INDEX(dim >= -n && dim < n, op,

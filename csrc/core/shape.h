@@ -34,6 +34,13 @@ Shape contiguous_strides(const Shape& sizes);
 // Contiguous in row-major order, ignoring the strides of size-1 dims (and any zero-size tensor).
 bool is_contiguous(const Shape& sizes, const Shape& strides);
 
+// The channels-last strides of (N, C, *spatial) sizes: C innermost, then the spatial dims in
+// order, then N (PyTorch's channels_last and channels_last_3d, for any rank >= 2).
+Shape channels_last_strides(const Shape& sizes);
+// Laid out channels-last, ignoring the strides of size-1 dims (and any zero-size tensor):
+// PyTorch's is_contiguous(memory_format=channels_last) for 4-D, channels_last_3d for 5-D.
+bool is_channels_last(const Shape& sizes, const Shape& strides);
+
 // Wraps a possibly negative dim into [0, ndim); raises IndexError naming the op otherwise.
 // A 0-d tensor accepts dims -1 and 0, as PyTorch does.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);

@@ -43,7 +43,7 @@ namespace cudnn {
 static_assert(CUDNN_STATUS_SUCCESS == kSuccess && CUDNN_DATA_FLOAT == kFloat &&
               CUDNN_DATA_DOUBLE == kDouble && CUDNN_DATA_HALF == kHalf &&
               CUDNN_DATA_BFLOAT16 == kBFloat16 && CUDNN_TENSOR_NCHW == kNchw &&
-              CUDNN_CROSS_CORRELATION == kCrossCorrelation);
+              CUDNN_TENSOR_NHWC == kNhwc && CUDNN_CROSS_CORRELATION == kCrossCorrelation);
 static_assert(CUDNN_DEFAULT_MATH == kDefaultMath && CUDNN_TENSOR_OP_MATH == kTensorOpMath &&
               CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION == kTensorOpMathAllowConversion &&
               CUDNN_FMA_MATH == kFmaMath && CUDNN_DETERMINISTIC == kDeterministic);

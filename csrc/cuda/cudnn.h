@@ -29,11 +29,12 @@ struct CudnnConvolution {
   int pad[3] = {}, stride[3] = {}, dilation[3] = {};
   int groups = 1;
   bool benchmark = false, deterministic = false, allow_tf32 = false;
+  bool channels_last = false;  // x, w and y laid out channels-last, else contiguous
 };
 
-// Contiguous CUDA tensors of c's dtype on one device, the output written whole, on the current
-// stream. forward: y = conv(x, w); backward_data: dx from dy and w (the transposed
-// convolution); backward_filter: dw from x and dy.
+// CUDA tensors of c's dtype on one device, contiguous or (c.channels_last) channels-last, the
+// output written whole, on the current stream. forward: y = conv(x, w); backward_data: dx from dy
+// and w (the transposed convolution); backward_filter: dw from x and dy.
 void cudnn_convolution_forward(const CudnnConvolution& c, const Tensor& x, const Tensor& w,
                                const Tensor& y, const char* op);
 void cudnn_convolution_backward_data(const CudnnConvolution& c, const Tensor& dy, const Tensor& w,

@@ -21,7 +21,8 @@ using Status = int;                               // cudnnStatus_t
 constexpr Status kSuccess = 0;
 constexpr int kFloat = 0, kDouble = 1, kHalf = 2, kBFloat16 = 9;  // cudnnDataType_t
 constexpr int kNchw = 0;                                          // cudnnTensorFormat_t
-constexpr int kCrossCorrelation = 1;                              // cudnnConvolutionMode_t
+constexpr int kNhwc = 1;
+constexpr int kCrossCorrelation = 1;  // cudnnConvolutionMode_t
 constexpr int kDefaultMath = 0, kTensorOpMath = 1, kTensorOpMathAllowConversion = 2,
               kFmaMath = 3;        // cudnnMathType_t
 constexpr int kDeterministic = 1;  // cudnnDeterminism_t

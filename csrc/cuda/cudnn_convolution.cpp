@@ -10,9 +10,9 @@
 #include "cuda/cudnn_convolution_graph.h"
 
 // Note [Convolutions through cuDNN]
-// Each pass (forward, backward data, backward filter) is one legacy cuDNN call on NCHW (or
-// NCDHW) contiguous tensors; genesis.nn.functional lifts a 1-D convolution to 2-D with a unit
-// height and makes any other layout contiguous first.
+// Each pass (forward, backward data, backward filter) is one legacy cuDNN call on contiguous
+// NCHW (NCDHW) tensors or channels-last NHWC (NDHWC) ones (Note [Convolution layouts] in
+// ops/convolution.cpp, which lifts a 1-D convolution to 2-D with a unit height).
 //  - Math: float16 and bfloat16 run on tensor cores (CUDNN_TENSOR_OP_MATH) with float
 //    accumulation; float32 uses TF32 tensor cores only when genesis.backends.cudnn.allow_tf32 is
 //    set (CUDNN_FMA_MATH otherwise, and algorithms that need tensor-core math are skipped);
@@ -71,9 +71,10 @@ class Descriptors {
     check(a.create_filter(&w), "cudnnCreateFilterDescriptor", op);
     check(a.create_conv(&conv), "cudnnCreateConvolutionDescriptor", op);
     const int dt = data_type(c.dtype);
-    set_tensor(x, dt, c.rank, c.x, op);
-    set_tensor(y, dt, c.rank, c.y, op);
-    check(a.set_filter(w, dt, kNchw, c.rank, c.w), "cudnnSetFilterNdDescriptor", op);
+    set_tensor(x, dt, c.rank, c.x, c.channels_last, op);
+    set_tensor(y, dt, c.rank, c.y, c.channels_last, op);
+    check(a.set_filter(w, dt, c.channels_last ? kNhwc : kNchw, c.rank, c.w),
+          "cudnnSetFilterNdDescriptor", op);
     // float16/bfloat16 accumulate in float, as PyTorch does
     const int compute = c.dtype == ScalarType::Float64 ? kDouble : kFloat;
     check(a.set_conv(conv, c.rank - 2, c.pad, c.stride, c.dilation, kCrossCorrelation, compute),
@@ -94,13 +95,24 @@ class Descriptors {
   ConvDesc conv = nullptr;
 
  private:
-  // Contiguous (N, C, *spatial) strides.
-  void set_tensor(TensorDesc d, int dt, int rank, const int* dims, const char* op) {
+  // Contiguous or channels-last (N, C, *spatial) strides.
+  void set_tensor(TensorDesc d, int dt, int rank, const int* dims, bool channels_last,
+                  const char* op) {
     int strides[5];
     int step = 1;
-    for (int i = rank - 1; i >= 0; --i) {
-      strides[i] = step;
-      step *= std::max(1, dims[i]);
+    if (channels_last) {  // C innermost, then the spatial dims, then N
+      strides[1] = step;
+      step *= std::max(1, dims[1]);
+      for (int i = rank - 1; i >= 2; --i) {
+        strides[i] = step;
+        step *= std::max(1, dims[i]);
+      }
+      strides[0] = step;
+    } else {
+      for (int i = rank - 1; i >= 0; --i) {
+        strides[i] = step;
+        step *= std::max(1, dims[i]);
+      }
     }
     check(a_.set_tensor(d, dt, rank, dims, strides), "cudnnSetTensorNdDescriptor", op);
   }
@@ -174,7 +186,8 @@ struct Choice {
 
 std::vector<int64_t> cache_key(Pass p, int device, const CudnnConvolution& c) {
   std::vector<int64_t> key{static_cast<int64_t>(p), device, static_cast<int64_t>(c.dtype)};
-  key.insert(key.end(), {c.rank, c.groups, c.benchmark, c.deterministic, c.allow_tf32});
+  key.insert(key.end(),
+             {c.rank, c.groups, c.benchmark, c.deterministic, c.allow_tf32, c.channels_last});
   for (int i = 0; i < c.rank; ++i) key.insert(key.end(), {c.x[i], c.w[i], c.y[i]});
   for (int i = 0; i < c.rank - 2; ++i)
     key.insert(key.end(), {c.pad[i], c.stride[i], c.dilation[i]});

@@ -8,7 +8,8 @@
 // group goes through a graph, described with the frontend (Note [cuDNN's graph API] in
 // cudnn_graph_api.h): one per problem (device, pass, dtype, sizes, geometry, determinism),
 // built on first use and kept for the process, with the engine cuDNN's heuristics (mode A)
-// rank first among those that support it; under genesis.backends.cudnn.deterministic the
+// rank first among those that support it; the tensors contiguous or channels-last (Note
+// [Convolution layouts] in ops/convolution.cpp); under genesis.backends.cudnn.deterministic the
 // engines cuDNN marks non-deterministic are left out. A problem cuDNN refuses is remembered as
 // refused and goes to the legacy call, as do float32 (whose TF32 policy the legacy path keeps),
 // float64, grouped convolutions, genesis.backends.cudnn.benchmark (the legacy path's timed
@@ -36,12 +37,13 @@ enum Uid : int64_t { kX = 1 << 20, kW, kY };
 // Everything a graph is built for.
 struct Problem {
   int device = 0, pass = 0, rank = 4;
-  bool bf16 = false, deterministic = false;
+  bool bf16 = false, deterministic = false, channels_last = false;
   std::array<int, 5> x{}, w{}, y{};
   std::array<int, 3> pad{}, stride{}, dilation{};
 
   auto tie() const {
-    return std::tie(device, pass, rank, bf16, deterministic, x, w, y, pad, stride, dilation);
+    return std::tie(device, pass, rank, bf16, deterministic, channels_last, x, w, y, pad, stride,
+                    dilation);
   }
   bool operator<(const Problem& o) const { return tie() < o.tie(); }
 };
@@ -52,10 +54,9 @@ std::vector<int64_t> dims_of(const std::array<int, 5>& sizes, int rank) {
   return std::vector<int64_t>(sizes.begin(), sizes.begin() + rank);
 }
 
-std::vector<int64_t> row_major(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t i = dims.size() - 1; i > 0; --i) strides[i - 1] = strides[i] * dims[i];
-  return strides;
+// The strides of (N, C, *spatial) dims, row-major or channels-last.
+std::vector<int64_t> strides_of(const std::vector<int64_t>& dims, bool channels_last) {
+  return channels_last ? channels_last_strides(dims) : contiguous_strides(dims);
 }
 
 // Builds p's graph on handle; a null graph when cuDNN refuses it (or the frontend throws).
@@ -69,7 +70,7 @@ cudnn::KeptGraph build(const Problem& p, cudnnHandle_t handle) {
   auto tensor = [&](const char* name, Uid uid, const std::vector<int64_t>& dims) {
     return g->tensor(
         fe::graph::Tensor_attributes().set_name(name).set_uid(uid).set_dim(dims).set_stride(
-            row_major(dims)));
+            strides_of(dims, p.channels_last)));
   };
   std::shared_ptr<fe::graph::Tensor_attributes> out;
   std::vector<int64_t> out_dims;
@@ -103,7 +104,8 @@ cudnn::KeptGraph build(const Problem& p, cudnnHandle_t handle) {
       out_dims = wd, out_uid = kW;
       break;
   }
-  out->set_output(true).set_uid(out_uid).set_dim(out_dims).set_stride(row_major(out_dims));
+  out->set_output(true).set_uid(out_uid).set_dim(out_dims).set_stride(
+      strides_of(out_dims, p.channels_last));
   if (!p.deterministic) return cudnn::finish(std::move(g), handle);
   return cudnn::finish(std::move(g), handle, {fe::NumericalNote_t::NONDETERMINISTIC});
 }
@@ -124,6 +126,7 @@ bool cudnn_graph_convolution(ConvolutionPass pass, const CudnnConvolution& c, co
   p.rank = c.rank;
   p.bf16 = c.dtype == ScalarType::BFloat16;
   p.deterministic = c.deterministic;
+  p.channels_last = c.channels_last;
   for (int i = 0; i < c.rank; ++i) p.x[i] = c.x[i], p.w[i] = c.w[i], p.y[i] = c.y[i];
   for (int i = 0; i < c.rank - 2; ++i)
     p.pad[i] = c.pad[i], p.stride[i] = c.stride[i], p.dilation[i] = c.dilation[i];

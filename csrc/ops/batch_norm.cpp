@@ -79,29 +79,11 @@ Tensor planes(const Tensor& x) {
   return reshape(contiguous(x), Shape{x.sizes()[0], x.sizes()[1], spatial(x)});
 }
 
-// The strides of x's sizes laid out densely channels-last: C innermost, then the spatial dims
-// in order, then N.
-Shape channels_last_strides(const Tensor& x) {
-  Shape st(x.ndim());
-  int64_t step = 1;
-  st[1] = step;
-  step *= x.sizes()[1];
-  for (int64_t d = x.ndim() - 1; d >= 2; --d) {
-    st[d] = step;
-    step *= x.sizes()[d];
-  }
-  st[0] = step;
-  return st;
-}
-
 // Whether x is dense channels-last (strides of size-1 dims do not matter) and not also a
 // contiguous (N, C, S) tensor with S > 1, for which the planes are the better reading.
 bool channels_last_dense(const Tensor& x) {
   if (x.is_contiguous() && spatial(x) > 1) return false;
-  Shape want = channels_last_strides(x);
-  for (int64_t d = 0; d < x.ndim(); ++d)
-    if (x.sizes()[d] != 1 && x.strides()[d] != want[d]) return false;
-  return true;
+  return x.ndim() == 2 ? x.is_contiguous() : is_channels_last(x.sizes(), x.strides());
 }
 
 // An uninitialized tensor of x's sizes: laid out as x when x is dense channels-last, else
@@ -109,7 +91,7 @@ bool channels_last_dense(const Tensor& x) {
 Tensor like(const Tensor& x, bool channels_last, ScalarType dtype) {
   if (!channels_last) return Tensor::empty(x.sizes(), dtype, x.device());
   return Tensor::empty(Shape{x.numel()}, dtype, x.device())
-      .as_strided(x.sizes(), channels_last_strides(x), 0);
+      .as_strided(x.sizes(), channels_last_strides(x.sizes()), 0);
 }
 
 // t (x's sizes) in x's channels-last layout: t itself when it already is.

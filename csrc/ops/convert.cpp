@@ -5,13 +5,15 @@
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
 #include "ops/copy.h"
+#include "ops/layout.h"
 
 namespace genesis::ops {
 
 Tensor copy_to(const Tensor& t, ScalarType dtype, Device device, bool non_blocking) {
   bool pinned_landing = non_blocking && device.is_cpu() && t.is_cuda();
-  Tensor out =
-      pinned_landing ? empty_pinned(t.sizes(), dtype) : Tensor::empty(t.sizes(), dtype, device);
+  // a copy keeps a channels-last layout (Note [Layouts that results keep] in ops/layout.cpp)
+  Tensor out = pinned_landing ? empty_pinned(t.sizes(), dtype)
+                              : empty_in_layout_of(t.sizes(), dtype, device, t);
   copy_(out, t, non_blocking);
   return out;
 }
@@ -24,7 +26,12 @@ Tensor to(const Tensor& t, ScalarType dtype, Device device, bool copy, bool non_
 
 Tensor clone(const Tensor& t) { return copy_to(t, t.dtype(), t.device()); }
 
-Tensor contiguous(const Tensor& t) { return t.is_contiguous() ? t : clone(t); }
+Tensor contiguous(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  Tensor out = Tensor::empty(t.sizes(), t.dtype(), t.device());
+  copy_(out, t);
+  return out;
+}
 
 Tensor empty_pinned(const Shape& sizes, ScalarType dtype) {
   int64_t n = checked_numel(sizes, "empty");

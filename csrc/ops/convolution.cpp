@@ -6,6 +6,7 @@
 #include "cuda/cudnn.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
+#include "ops/layout.h"
 
 namespace genesis::ops {
 
@@ -60,9 +61,10 @@ int as_int(int64_t v, const char* op) {
 
 // The cuDNN view of the convolution: a 1-D one lifted to 2-D with a unit height.
 cuda::CudnnConvolution describe(const Tensor& like, const Shape& x, const Shape& w, const Shape& y,
-                                const ConvolutionOptions& o, const char* op) {
+                                const ConvolutionOptions& o, bool channels_last, const char* op) {
   cuda::CudnnConvolution c;
   c.dtype = like.dtype();
+  c.channels_last = channels_last;
   const bool lift = o.padding.size() == 1;
   c.rank = static_cast<int>(x.size()) + (lift ? 1 : 0);
   for (const Shape* s : {&x, &w, &y}) {
@@ -94,6 +96,25 @@ cuda::CudnnConvolution describe(const Tensor& like, const Shape& x, const Shape&
   return c;
 }
 
+// Note [Convolution layouts]
+// cuDNN reads and writes NCHW (NCDHW) or NHWC (NDHWC) tensors, and its fastest Hopper engines
+// for 16-bit types are NHWC: handed NCHW operands it transposes them in and out (about a fifth
+// of a small ResNet's step). So, as PyTorch, a 2-D or 3-D convolution runs channels-last when
+// either operand it reads is laid out channels-last (genesis.channels_last, channels_last_3d;
+// a tensor that is also contiguous, as a 1x1 kernel or a single channel, does not count): the
+// other operand is copied to channels-last if it is not, and the result (the output, or
+// the input's or the weight's gradient) is channels-last. Otherwise all three are contiguous,
+// and a 1-D convolution (lifted to 2-D with a unit height) always is.
+Tensor empty_in_layout(const Shape& sizes, const Tensor& like, bool channels_last) {
+  return channels_last ? empty_channels_last(sizes, like.dtype(), like.device())
+                       : Tensor::empty(sizes, like.dtype(), like.device());
+}
+
+// t in the pass's layout: itself when it already is, else a copy.
+Tensor in_layout(const Tensor& t, bool channels_last) {
+  return channels_last ? as_channels_last(t) : contiguous(t);
+}
+
 Tensor zeroed(const Tensor& t, const char* op) {
   fill_(t, Scalar(0.0), op);
   return t;
@@ -107,14 +128,19 @@ bool empty(const Shape& s) {
 
 }  // namespace
 
+bool channels_last_pass(const Tensor& a, const Tensor& b) {
+  return prefers_channels_last(a) || prefers_channels_last(b);
+}
+
 Tensor convolution(const Tensor& x, const Tensor& w, const ConvolutionOptions& o, const char* op) {
   check_tensor(x, w, "input", op);
   const Shape y = output_sizes(x.sizes(), w.sizes(), o, op);
-  Tensor out = Tensor::empty(y, x.dtype(), x.device());
+  const bool cl = channels_last_pass(x, w);
+  Tensor out = empty_in_layout(y, x, cl);
   if (empty(y)) return out;
   if (empty(x.sizes())) return zeroed(out, op);  // no input channels: every sum is empty
-  cuda::cudnn_convolution_forward(describe(x, x.sizes(), w.sizes(), y, o, op), contiguous(x),
-                                  contiguous(w), out, op);
+  cuda::cudnn_convolution_forward(describe(x, x.sizes(), w.sizes(), y, o, cl, op), in_layout(x, cl),
+                                  in_layout(w, cl), out, op);
   return out;
 }
 
@@ -124,11 +150,12 @@ Tensor convolution_backward_input(const Tensor& dy, const Tensor& w, const Shape
   const Shape y = output_sizes(input_sizes, w.sizes(), o, op);
   GENESIS_CHECK(y == dy.sizes(), op, "grad_output ", sizes_text(dy.sizes()), " is not the ",
                 sizes_text(y), " that input ", sizes_text(input_sizes), " gives");
-  Tensor dx = Tensor::empty(input_sizes, dy.dtype(), dy.device());
+  const bool cl = channels_last_pass(dy, w);
+  Tensor dx = empty_in_layout(input_sizes, dy, cl);
   if (empty(input_sizes)) return dx;
   if (empty(y) || empty(w.sizes())) return zeroed(dx, op);
-  cuda::cudnn_convolution_backward_data(describe(dy, input_sizes, w.sizes(), y, o, op),
-                                        contiguous(dy), contiguous(w), dx, op);
+  cuda::cudnn_convolution_backward_data(describe(dy, input_sizes, w.sizes(), y, o, cl, op),
+                                        in_layout(dy, cl), in_layout(w, cl), dx, op);
   return dx;
 }
 
@@ -138,11 +165,12 @@ Tensor convolution_backward_weight(const Tensor& x, const Tensor& dy, const Shap
   const Shape y = output_sizes(x.sizes(), weight_sizes, o, op);
   GENESIS_CHECK(y == dy.sizes(), op, "grad_output ", sizes_text(dy.sizes()), " is not the ",
                 sizes_text(y), " that input ", sizes_text(x.sizes()), " gives");
-  Tensor dw = Tensor::empty(weight_sizes, x.dtype(), x.device());
+  const bool cl = channels_last_pass(x, dy);
+  Tensor dw = empty_in_layout(weight_sizes, x, cl);
   if (empty(weight_sizes)) return dw;
   if (empty(y) || empty(x.sizes())) return zeroed(dw, op);
-  cuda::cudnn_convolution_backward_filter(describe(x, x.sizes(), weight_sizes, y, o, op),
-                                          contiguous(x), contiguous(dy), dw, op);
+  cuda::cudnn_convolution_backward_filter(describe(x, x.sizes(), weight_sizes, y, o, cl, op),
+                                          in_layout(x, cl), in_layout(dy, cl), dw, op);
   return dw;
 }
 

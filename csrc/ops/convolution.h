@@ -14,6 +14,8 @@ struct ConvolutionOptions {
   bool benchmark = false, deterministic = false, allow_tf32 = false;
 };
 
+// Whether a pass reading a and b runs channels-last (Note [Convolution layouts]).
+bool channels_last_pass(const Tensor& a, const Tensor& b);
 // x (N, C, *spatial), w (K, C / groups, *kernel) -> (N, K, *out).
 Tensor convolution(const Tensor& x, const Tensor& w, const ConvolutionOptions& o, const char* op);
 // The gradient of convolution's input, of size input_sizes, from the output's gradient dy (the

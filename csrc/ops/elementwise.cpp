@@ -9,6 +9,7 @@
 #include "cuda/elementwise.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
+#include "ops/layout.h"
 
 namespace genesis::ops {
 
@@ -256,6 +257,20 @@ bool can_cast(ScalarType from, ScalarType to) {
   return true;
 }
 
+namespace {
+
+// An uninitialized result of `sizes` laid out as the first tensor operand of these sizes (Note
+// [Layouts that results keep] in ops/layout.cpp), contiguous when none has them.
+Tensor empty_result(const Shape& sizes, ScalarType dtype, Device device,
+                    const Operand* const* operands, int n) {
+  for (int k = 0; k < n; ++k)
+    if (!operands[k]->is_scalar() && operands[k]->tensor().sizes() == sizes)
+      return empty_in_layout_of(sizes, dtype, device, operands[k]->tensor());
+  return Tensor::empty(sizes, dtype, device);
+}
+
+}  // namespace
+
 Tensor broadcast_to(const Tensor& t, const Shape& shape) {
   return t.as_strided(shape, broadcast_strides(t.sizes(), t.strides(), shape), t.storage_offset());
 }
@@ -265,7 +280,8 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name)
   GENESIS_CHECK_TYPE(!a.is_scalar() || !b.is_scalar(), name, "expects at least one tensor");
   Dtypes dt = binary_dtypes(op, a, b, name);
   Device device = settle_devices(operands, 2, name);
-  Tensor out = Tensor::empty(broadcast_all(operands, 2, name), dt.out, device);
+  Shape sizes = broadcast_all(operands, 2, name);
+  Tensor out = empty_result(sizes, dt.out, device, operands, 2);
   const Shape& shape = out.sizes();
   run_binary(op, dt.compute, out, prepare(a, dt.compute, shape, device),
              prepare(b, dt.compute, shape, device, reads_as_number(op, b, dt.compute, device)));
@@ -336,7 +352,7 @@ void run_unary(UnaryOp op, const Tensor& out, const Tensor& a) {
 Tensor unary(UnaryOp op, const Tensor& a, const char* name) {
   ScalarType dtype = unary_dtype(op, a.dtype(), name);
   Tensor converted = a.dtype() == dtype ? Tensor() : to(a, dtype, a.device(), false);
-  Tensor out = Tensor::empty(a.sizes(), dtype, a.device());
+  Tensor out = empty_in_layout_of(a.sizes(), dtype, a.device(), a);
   run_unary(op, out, converted.defined() ? converted : a);
   return out;
 }
@@ -365,7 +381,7 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b) {
   // would be written silently).
   for (const Operand* o : values)
     if (o->is_scalar() && !is_floating_point(dtype)) o->scalar.check_fits(dtype, name);
-  Tensor out = Tensor::empty(shape, dtype, device);
+  Tensor out = empty_result(shape, dtype, device, operands, 3);
   Prepared pc = prepare(cond_operand, ScalarType::Bool, shape, device);
   Prepared pa = prepare(a, dtype, shape, device), pb = prepare(b, dtype, shape, device);
   auto bits = [&](const Operand& o, const Prepared& p) -> uint64_t {

@@ -18,9 +18,11 @@
 //
 // Step counts stay 0-d float32 CPU tensors, as PyTorch's non-capturable optimizers keep them
 // (their state_dicts are then the same); they are incremented here and turned into each
-// tensor's bias corrections on the host, in double, as PyTorch's Python does. A tensor that is
-// not contiguous (a parameter made by a transposing view, or a state loaded with other strides)
-// is stepped through a contiguous copy that is copied back.
+// tensor's bias corrections on the host, in double, as PyTorch's Python does. The kernels read
+// each tensor as its numel items in memory order: a parameter whose gradient and states are all
+// contiguous, or all channels-last (one dense order), is stepped where it lies; any other
+// tensor (a parameter made by a transposing view, a state loaded with other strides) is
+// stepped through a contiguous copy that is copied back.
 //
 // Note [Master weights]
 // ~~~~~~~~~~~~~~~~~~~~~
@@ -145,6 +147,14 @@ void run_parts(const StepCall& call, const Rule& rule) {
     scalars.lr = call.lr;
     scalars.states.resize(call.scalar_states.size());
     for (size_t i : members) {
+      // A member whose tensors are all laid out channels-last (a convolution's weight, its
+      // gradient and states made by zeros_like or clone) is as flat as a contiguous one.
+      bool all_channels_last = true;
+      for (size_t k = 0; k < lists && all_channels_last; ++k) {
+        const Tensor* t = list(k).empty() ? nullptr : list(k)[i];
+        if (t != nullptr && t->defined() && !is_channels_last(t->sizes(), t->strides()))
+          all_channels_last = false;
+      }
       if (!call.counts.empty()) scalars.counts.push_back(call.counts[i]);
       for (size_t k = 0; k < call.scalar_states.size(); ++k)
         scalars.states[k].push_back(call.scalar_states[k][i]);
@@ -153,7 +163,7 @@ void run_parts(const StepCall& call, const Rule& rule) {
         const Tensor* t = list(k)[i];
         if (t == nullptr || !t->defined()) {  // a parameter without a master
           slots[k].push_back(nullptr);
-        } else if (t->is_contiguous()) {
+        } else if (t->is_contiguous() || all_channels_last) {
           slots[k].push_back(t);
         } else {
           Tensor* stand_in = &dense.emplace_back(contiguous(*t));

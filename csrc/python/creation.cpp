@@ -6,6 +6,7 @@
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "ops/creation.h"
+#include "ops/layout.h"
 #include "python/bindings.h"
 
 namespace genesis::python {
@@ -241,7 +242,8 @@ void init_creation(py::module_& m) {
       py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none());
 
-  // *_like: same shape, and dtype/device unless given.
+  // *_like: same shape, and dtype/device unless given; a channels-last input's layout (Note
+  // [Layouts that results keep] in ops/layout.cpp).
   auto like = [](const char* op) {
     return [op](py::handle input, py::handle dtype, py::handle device) {
       const Tensor& t = tensor_arg(input, op);
@@ -254,7 +256,8 @@ void init_creation(py::module_& m) {
       "empty_like",
       [like](py::handle input, py::handle dtype, py::handle device) {
         auto [sizes, o] = like("empty_like")(input, dtype, device);
-        return Tensor::empty(sizes, o.first, o.second);
+        return ops::uniform_in_layout_of(Tensor::empty(sizes, o.first, o.second),
+                                         tensor_arg(input, "empty_like"));
       },
       py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none());
@@ -262,7 +265,8 @@ void init_creation(py::module_& m) {
       "zeros_like",
       [like](py::handle input, py::handle dtype, py::handle device) {
         auto [sizes, o] = like("zeros_like")(input, dtype, device);
-        return ops::full(sizes, Scalar(int64_t{0}), o.first, o.second);
+        return ops::uniform_in_layout_of(ops::full(sizes, Scalar(int64_t{0}), o.first, o.second),
+                                         tensor_arg(input, "zeros_like"));
       },
       py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none());
@@ -270,7 +274,8 @@ void init_creation(py::module_& m) {
       "ones_like",
       [like](py::handle input, py::handle dtype, py::handle device) {
         auto [sizes, o] = like("ones_like")(input, dtype, device);
-        return ops::full(sizes, Scalar(int64_t{1}), o.first, o.second);
+        return ops::uniform_in_layout_of(ops::full(sizes, Scalar(int64_t{1}), o.first, o.second),
+                                         tensor_arg(input, "ones_like"));
       },
       py::arg("input"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none());
@@ -278,7 +283,9 @@ void init_creation(py::module_& m) {
       "full_like",
       [like](py::handle input, py::handle fill_value, py::handle dtype, py::handle device) {
         auto [sizes, o] = like("full_like")(input, dtype, device);
-        return ops::full(sizes, to_scalar(fill_value, "full_like"), o.first, o.second, "full_like");
+        return ops::uniform_in_layout_of(
+            ops::full(sizes, to_scalar(fill_value, "full_like"), o.first, o.second, "full_like"),
+            tensor_arg(input, "full_like"));
       },
       py::arg("input"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
       py::arg("device") = py::none());

@@ -111,14 +111,14 @@ void init_nn_fused(py::module_& m) {
       "out += a @ b in one cuBLASLt call that reads and writes the float32 out (2-D CUDA a and b\n"
       "of one 16-bit or float32 dtype); False, having done nothing, where that path does not\n"
       "apply: the caller composes it. No gradient.");
-  // Convolution's passes through cuDNN (Note [Convolutions through cuDNN]): no gradient
-  // (genesis.nn.functional's _conv_cudnn.py gives it).
+  // Convolution's passes through cuDNN (Note [Convolutions through cuDNN]), each differentiable
+  // (Note [Convolution's three passes] in autograd/convolution.cpp).
   nn.def(
       "_cudnn_conv",
       [](const Tensor& input, const Tensor& weight, const Shape& padding, const Shape& stride,
          const Shape& dilation, int64_t groups, bool benchmark, bool deterministic, bool allow_tf32,
          const char* op) {
-        return ops::convolution(
+        return ag::convolution(
             input, weight,
             conv_options(padding, stride, dilation, groups, benchmark, deterministic, allow_tf32),
             op);
@@ -133,7 +133,7 @@ void init_nn_fused(py::module_& m) {
       [](const Tensor& grad_output, const Tensor& weight, const Shape& input_sizes,
          const Shape& padding, const Shape& stride, const Shape& dilation, int64_t groups,
          bool benchmark, bool deterministic, bool allow_tf32, const char* op) {
-        return ops::convolution_backward_input(
+        return ag::convolution_backward_input(
             grad_output, weight, input_sizes,
             conv_options(padding, stride, dilation, groups, benchmark, deterministic, allow_tf32),
             op);
@@ -148,7 +148,7 @@ void init_nn_fused(py::module_& m) {
       [](const Tensor& input, const Tensor& grad_output, const Shape& weight_sizes,
          const Shape& padding, const Shape& stride, const Shape& dilation, int64_t groups,
          bool benchmark, bool deterministic, bool allow_tf32, const char* op) {
-        return ops::convolution_backward_weight(
+        return ag::convolution_backward_weight(
             input, grad_output, weight_sizes,
             conv_options(padding, stride, dilation, groups, benchmark, deterministic, allow_tf32),
             op);

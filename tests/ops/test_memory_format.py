@@ -104,7 +104,8 @@ def test_clone_always_copies():
     assert c.stride() == g.stride() and c.data_ptr() != g.data_ptr()
     p = g.clone(memory_format=genesis.preserve_format)
     assert p.stride() == g.stride() and p.data_ptr() != g.data_ptr()
-    assert g.clone().stride() == (60, 20, 5, 1)
+    assert g.clone().stride() == g.stride()  # preserve_format, as PyTorch's default
+    assert g.clone(memory_format=genesis.contiguous_format).stride() == (60, 20, 5, 1)
 
 
 def test_gradients_flow_through_the_layout():

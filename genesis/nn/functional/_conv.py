@@ -38,6 +38,10 @@ _LETTERS = "xyz"
 
 
 def _tuple(value: Any, n: int, name: str, what: str) -> tuple[int, ...]:
+    if type(value) is int:
+        return (value,) * n
+    if type(value) is tuple and len(value) == n and all(type(v) is int for v in value):
+        return value
     if isinstance(value, int) and not isinstance(value, bool):
         return (value,) * n
     if isinstance(value, (tuple, list)) and all(
@@ -153,17 +157,19 @@ def _conv(
 ) -> Tensor:
     batched = _check_input(name, input, weight, nd)
     x = input if batched else input.unsqueeze(0)
+    # plain tuples: a genesis.Size indexes through Python, and this runs once per layer call
+    x_shape, w_shape = tuple(x.shape), tuple(weight.shape)
     stride_t = _tuple(stride, nd, name, "stride")
     dilation_t = _tuple(dilation, nd, name, "dilation")
-    kernel = tuple(weight.shape[2:])
-    if any(s <= 0 for s in stride_t):
+    kernel = w_shape[2:]
+    if min(stride_t) <= 0:
         raise RuntimeError(f"[{name}] non-positive stride is not supported")
-    if any(d <= 0 for d in dilation_t):
+    if min(dilation_t) <= 0:
         raise RuntimeError(f"[{name}] dilation should be greater than zero")
     if not isinstance(groups, int) or groups <= 0:
         raise RuntimeError(f"[{name}] non-positive groups is not supported")
-    out_channels, in_per_group = weight.shape[0], weight.shape[1]
-    if x.shape[1] != in_per_group * groups:
+    out_channels, in_per_group = w_shape[0], w_shape[1]
+    if x_shape[1] != in_per_group * groups:
         raise RuntimeError(
             f"[{name}] Given groups={groups}, weight of size {list(weight.shape)}, expected "
             f"input{list(x.shape)} to have {in_per_group * groups} channels, but got "
@@ -195,10 +201,11 @@ def _conv(
                 f"[{name}] Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}"
             )
     else:
-        pads = [(p, p) for p in _tuple(padding, nd, name, "padding")]
-        if any(p < 0 for p, _ in pads):
+        symmetric = _tuple(padding, nd, name, "padding")
+        if min(symmetric) < 0:
             raise RuntimeError(f"[{name}] negative padding is not supported")
-    padded = tuple(size + a + b for size, (a, b) in zip(x.shape[2:], pads))
+        pads = [(p, p) for p in symmetric]
+    padded = tuple(size + a + b for size, (a, b) in zip(x_shape[2:], pads))
     if any(size < d * (k - 1) + 1 for size, d, k in zip(padded, dilation_t, kernel)):
         shown = " x ".join(str(s) for s in padded)
         raise RuntimeError(
@@ -210,10 +217,10 @@ def _conv(
         (size - d * (k - 1) - 1) // s + 1
         for size, d, k, s in zip(padded, dilation_t, kernel, stride_t)
     ]
-    n_batch = x.shape[0]
+    n_batch = x_shape[0]
     if _cudnn.usable(
         x,
-        n_batch * x.shape[1] * math.prod(padded),
+        n_batch * x_shape[1] * math.prod(padded),
         weight.numel(),
         n_batch * out_channels * math.prod(out_sizes),
     ):
@@ -223,7 +230,7 @@ def _conv(
             extra = [(a - m, b - m) for (a, b), m in zip(pads, both)]
             x = _pad_constant(x, list(reversed(extra)), 0.0)
         geometry = _cudnn.Geometry(both, stride_t, dilation_t, groups, name)
-        out = _cudnn.Conv.apply(x, weight, geometry)
+        out = _cudnn.conv(x, weight, geometry)
     else:
         if any(p for pair in pads for p in pair):
             x = _pad_constant(x, list(reversed(pads)), 0.0)
@@ -425,7 +432,7 @@ def _conv_transpose(
         x, x.numel(), weight.numel(), math.prod(out_shape)
     ):
         geometry = _cudnn.Geometry(padding_t, stride_t, dilation_t, groups, name)
-        out = _cudnn.ConvInput.apply(x, weight, out_shape, geometry)
+        out = _cudnn.conv_input(x, weight, out_shape, geometry)
         if bias is not None:
             out = out + bias.view(out_channels, *([1] * nd))
         return out if batched else out.squeeze(0)
