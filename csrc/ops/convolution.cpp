@@ -104,7 +104,7 @@ cuda::CudnnConvolution describe(const Tensor& like, const Shape& x, const Shape&
 // a tensor that is also contiguous, as a 1x1 kernel or a single channel, does not count): the
 // other operand is copied to channels-last if it is not, and the result (the output, or
 // the input's or the weight's gradient) is channels-last. Otherwise all three are contiguous,
-// and a 1-D convolution (lifted to 2-D with a unit height) always is.
+// and a 1-D convolution (lifted to 2-D with a unit height) and a float64 one always are.
 Tensor empty_in_layout(const Shape& sizes, const Tensor& like, bool channels_last) {
   return channels_last ? empty_channels_last(sizes, like.dtype(), like.device())
                        : Tensor::empty(sizes, like.dtype(), like.device());
@@ -129,7 +129,9 @@ bool empty(const Shape& s) {
 }  // namespace
 
 bool channels_last_pass(const Tensor& a, const Tensor& b) {
-  return prefers_channels_last(a) || prefers_channels_last(b);
+  // cuDNN has no channels-last float64 algorithms for every pass: float64 stays contiguous,
+  // as in PyTorch
+  return a.dtype() != ScalarType::Float64 && (prefers_channels_last(a) || prefers_channels_last(b));
 }
 
 Tensor convolution(const Tensor& x, const Tensor& w, const ConvolutionOptions& o, const char* op) {

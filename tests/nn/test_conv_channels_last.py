@@ -81,41 +81,44 @@ def test_channels_last_passes_match_torch(nd, xs, ws, kw, x_cl, w_cl, dtype):
         assert _is_cl(gw.grad, nd) == _is_cl(y, nd) or ws[2:] == (1,) * nd
 
 
-def test_channels_last_agrees_with_contiguous_bit_for_bit_in_float64():
+def test_float64_stays_contiguous_as_in_torch():
+    # cuDNN lacks channels-last float64 algorithms for some passes; PyTorch runs them NCHW too
     x = genesis.randn(2, 6, 7, 8, device="cuda", dtype=genesis.float64)
     w = genesis.randn(5, 6, 3, 3, device="cuda", dtype=genesis.float64)
     a = F.conv2d(x, w, padding=1)
-    b = F.conv2d(
-        x.contiguous(memory_format=genesis.channels_last),
-        w.contiguous(memory_format=genesis.channels_last),
-        padding=1,
+    xl = x.contiguous(memory_format=genesis.channels_last).requires_grad_()
+    wl = w.contiguous(memory_format=genesis.channels_last).requires_grad_()
+    b = F.conv2d(xl, wl, padding=1)
+    assert a.is_contiguous() and b.is_contiguous()
+    np.testing.assert_allclose(b.detach().cpu().numpy(), a.cpu().numpy(), rtol=1e-12, atol=1e-12)
+    assert genesis.autograd.gradcheck(lambda x, w: F.conv2d(x, w, stride=2, padding=1), (xl, wl))
+    assert genesis.autograd.gradgradcheck(
+        lambda x, w: F.conv2d(x, w, stride=2, padding=1), (xl, wl)
     )
-    assert a.is_contiguous() and _is_cl(b, 2) and not b.is_contiguous()
-    np.testing.assert_allclose(b.cpu().numpy(), a.cpu().numpy(), rtol=1e-12, atol=1e-12)
 
 
 def test_double_backward_in_channels_last():
-    x = genesis.randn(2, 4, 6, 5, device="cuda", dtype=genesis.float64)
-    w = genesis.randn(6, 4, 3, 3, device="cuda", dtype=genesis.float64)
-    x = x.contiguous(memory_format=genesis.channels_last).requires_grad_()
-    w = w.contiguous(memory_format=genesis.channels_last).requires_grad_()
-
-    def fn(x, w):
-        return F.conv2d(x, w, stride=2, padding=1)
-
-    assert genesis.autograd.gradcheck(fn, (x, w))
-    assert genesis.autograd.gradgradcheck(fn, (x, w))
-    # a gradient penalty: the second pass runs through the C++ nodes
-    y = fn(x, w)
+    # a gradient penalty in float32 channels-last: the second pass runs through the C++ nodes
+    a = RNG.normal(size=(2, 4, 6, 5))
+    b = RNG.normal(size=(6, 4, 3, 3)) * 0.3
+    x = genesis.tensor(a, device="cuda").float().contiguous(memory_format=genesis.channels_last)
+    w = genesis.tensor(b, device="cuda").float().contiguous(memory_format=genesis.channels_last)
+    x.requires_grad_()
+    w.requires_grad_()
+    y = F.conv2d(x, w, stride=2, padding=1)
+    assert _is_cl(y, 2)
     (gx,) = genesis.autograd.grad(y.square().sum(), (x,), create_graph=True)
     assert gx.grad_fn is not None
     gx.square().sum().backward()
-    tx = torch.from_dlpack(x.detach().cpu()).requires_grad_()
-    tw = torch.from_dlpack(w.detach().cpu()).requires_grad_()
+    tx, tw = torch.tensor(a).requires_grad_(), torch.tensor(b).requires_grad_()
     ty = torch.nn.functional.conv2d(tx, tw, stride=2, padding=1)
     (tgx,) = torch.autograd.grad(ty.square().sum(), (tx,), create_graph=True)
     tgx.square().sum().backward()
-    np.testing.assert_allclose(w.grad.cpu().numpy(), tw.grad.numpy(), rtol=1e-9, atol=1e-9)
+    for got, want in ((gx, tgx), (w.grad, tw.grad), (x.grad, tx.grad)):
+        want = want.detach().numpy()
+        np.testing.assert_allclose(
+            got.detach().cpu().numpy(), want, rtol=1e-3, atol=1e-3 * np.abs(want).max()
+        )
 
 
 def test_transposed_convolution_takes_channels_last():
