@@ -1,5 +1,6 @@
 // Max pooling: one thread per output item reads its window's taps (skipping those in the
-// padding) and keeps the largest and its flat index in the input plane, in 32-bit index
+// padding) and keeps the largest and its flat index in the input plane (threads in the output's
+// memory order: channels-last neighbours read neighbouring channels, coalesced), in 32-bit index
 // arithmetic when the sizes allow; a NaN wins (the last
 // one in tap order, as in PyTorch). The backward is a scatter-add at those indices
 // (genesis/nn/functional/_pooling.py).
@@ -22,8 +23,10 @@ namespace {
 template <typename I>
 struct Windows {
   I in[3], out[3], kernel[3], stride[3], pad[3], dilation[3];
+  I channels;  // C when channels-last (planes interleaved), else 1
 
-  explicit Windows(const PoolGeometry& g) {
+  explicit Windows(const PoolGeometry& g)
+      : channels(static_cast<I>(g.channels_last ? g.channels : 1)) {
     for (int d = 0; d < 3; ++d) {
       in[d] = static_cast<I>(g.in[d]);
       out[d] = static_cast<I>(g.out[d]);
@@ -42,12 +45,15 @@ __global__ void max_pool_kernel(const T* __restrict__ x, Windows<I> g, T* __rest
                                 int64_t* __restrict__ indices, I total) {
   I outs = g.out[0] * g.out[1] * g.out[2];
   I plane_items = g.in[0] * g.in[1] * g.in[2];
+  const I step = g.channels;  // between a plane's items
   for (I i = blockIdx.x * static_cast<I>(blockDim.x) + threadIdx.x; i < total;
        i += static_cast<I>(gridDim.x) * blockDim.x) {
-    I p = i / outs, o = i - p * outs;
+    // output i in memory order: (plane, o), or channels-last (n, o, c), neighbours in c
+    I nc = i / step, c = i - nc * step;
+    I p = nc / outs, o = nc - p * outs;  // p: the plane, or n when channels-last
     I o01 = o / g.out[2], o2 = o - o01 * g.out[2];
     I o0 = o01 / g.out[1], o1 = o01 - o0 * g.out[1];
-    const T* plane = x + static_cast<int64_t>(p) * plane_items;
+    const T* plane = x + static_cast<int64_t>(p) * plane_items * step + c;
     C best = -INFINITY;
     I at = -1;
     for (I k0 = 0; k0 < g.kernel[0]; ++k0) {
@@ -60,7 +66,7 @@ __global__ void max_pool_kernel(const T* __restrict__ x, Windows<I> g, T* __rest
           I i2 = o2 * g.stride[2] - g.pad[2] + k2 * g.dilation[2];
           if (i2 < 0 || i2 >= g.in[2]) continue;
           I flat = (i0 * g.in[1] + i1) * g.in[2] + i2;
-          C v = convert<C>(plane[flat]);
+          C v = convert<C>(plane[static_cast<int64_t>(flat) * step]);
           if (at < 0 || v > best || isnan(v)) {  // a NaN wins, the last one as in PyTorch
             best = v;
             at = flat;
@@ -68,7 +74,7 @@ __global__ void max_pool_kernel(const T* __restrict__ x, Windows<I> g, T* __rest
         }
       }
     }
-    values[i] = at < 0 ? convert<T>(-INFINITY) : plane[at];
+    values[i] = at < 0 ? convert<T>(-INFINITY) : plane[static_cast<int64_t>(at) * step];
     indices[i] = at < 0 ? 0 : at;
   }
 }
@@ -84,7 +90,7 @@ void launch_typed(const void* x, const PoolGeometry& g, void* values, void* indi
   auto* idx = static_cast<int64_t*>(indices);
   int64_t plane_items = g.in[0] * g.in[1] * g.in[2];
   // 32-bit indices when the items, a plane's padded extent and the grid's strides fit.
-  int64_t reach = std::max(total + int64_t{grid} * threads, plane_items);
+  int64_t reach = std::max(total + int64_t{grid} * threads, plane_items * g.planes);
   for (int d = 0; d < 3; ++d)
     reach = std::max(reach, (g.out[d] + 1) * g.stride[d] + g.kernel[d] * g.dilation[d] + g.pad[d]);
   if (reach < std::numeric_limits<int32_t>::max())

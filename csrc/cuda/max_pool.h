@@ -1,6 +1,6 @@
 #pragma once
-// Max pooling over contiguous CUDA planes (kernels/max_pool.cu), with the tensor contract of
-// cpu/max_pool.h. Current stream.
+// Max pooling over CUDA planes, contiguous or channels-last (g.channels_last; kernels/
+// max_pool.cu), with the tensor contract of cpu/max_pool.h otherwise. Current stream.
 #include "core/tensor.h"
 #include "vocab/pool_geometry.h"
 

@@ -259,13 +259,19 @@ bool can_cast(ScalarType from, ScalarType to) {
 
 namespace {
 
-// An uninitialized result of `sizes` laid out as the first tensor operand of these sizes (Note
-// [Layouts that results keep] in ops/layout.cpp), contiguous when none has them.
+// An uninitialized result of `sizes` laid out as the first tensor operand of these sizes that is
+// contiguous or channels-last (Note [Layouts that results keep] in ops/layout.cpp); contiguous
+// when there is none.
 Tensor empty_result(const Shape& sizes, ScalarType dtype, Device device,
                     const Operand* const* operands, int n) {
-  for (int k = 0; k < n; ++k)
-    if (!operands[k]->is_scalar() && operands[k]->tensor().sizes() == sizes)
-      return empty_in_layout_of(sizes, dtype, device, operands[k]->tensor());
+  for (int k = 0; k < n; ++k) {
+    if (operands[k]->is_scalar()) continue;
+    const Tensor& t = operands[k]->tensor();
+    if (t.sizes() != sizes) continue;
+    if (t.is_contiguous()) break;
+    if (prefers_channels_last(t)) return empty_channels_last(sizes, dtype, device);
+    // neither (an expanded gradient, a strided view): the next operand decides
+  }
   return Tensor::empty(sizes, dtype, device);
 }
 

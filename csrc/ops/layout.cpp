@@ -9,7 +9,10 @@
 // and cuDNN runs a channels-last convolution without transposing in and out. genesis does the
 // same for the two formats PyTorch names, channels_last (4-D) and channels_last_3d (5-D): a
 // unary op's result, a cast's, a copy's (to, clone), an *_like creator's, and a binary op's or
-// where's whose first operand of the result's sizes is channels-last come back channels-last.
+// where's come back channels-last when the operand that decides is: for these, the first
+// operand of the result's sizes that is contiguous or channels-last (an operand of other
+// strides, such as a gradient expanded from a mean, is passed over, as PyTorch's stride-0 dims
+// do not vote).
 // Every other layout (a transposed matrix, a permuted 3-D tensor) comes back contiguous, as
 // before: those stay where internal code may rely on it. Kernels read any strides, and an
 // output laid out exactly as its operands still runs the flat loop (elementwise_is_flat).

@@ -4,6 +4,7 @@
 #include "cpu/max_pool.h"
 #include "cuda/max_pool.h"
 #include "ops/convert.h"
+#include "ops/layout.h"
 
 namespace genesis::ops {
 
@@ -37,14 +38,23 @@ std::pair<Tensor, Tensor> max_pool(const Tensor& x, const Shape& kernel, const S
   }
   Shape out_sizes{x.sizes()[0], x.sizes()[1]};
   out_sizes.insert(out_sizes.end(), out.begin(), out.end());
-  Tensor values = Tensor::empty(out_sizes, d, x.device());
-  Tensor indices = Tensor::empty(out_sizes, ScalarType::Int64, x.device());
+  // A channels-last input gives channels-last results (Note [Layouts that results keep] in
+  // ops/layout.cpp): CUDA pools it where it lies, the CPU pools a contiguous copy.
+  const bool channels_last = prefers_channels_last(x);
+  g.channels = x.sizes()[1];
+  g.channels_last = channels_last && x.is_cuda();
+  auto result = [&](ScalarType dtype) {
+    return g.channels_last ? empty_channels_last(out_sizes, dtype, x.device())
+                           : Tensor::empty(out_sizes, dtype, x.device());
+  };
+  Tensor values = result(d), indices = result(ScalarType::Int64);
   if (values.numel() == 0) return {values, indices};
-  Tensor xc = contiguous(x);
-  if (x.is_cuda())
-    cuda::max_pool(xc, g, values, indices);
-  else
-    cpu::max_pool(xc, g, values, indices);
+  if (x.is_cuda()) {
+    cuda::max_pool(g.channels_last ? x : contiguous(x), g, values, indices);
+    return {values, indices};
+  }
+  cpu::max_pool(contiguous(x), g, values, indices);
+  if (channels_last) return {as_channels_last(values), as_channels_last(indices)};
   return {values, indices};
 }
 

@@ -231,3 +231,48 @@ def test_layers_compute_like_torch(device):
         out_g = g(genesis.tensor(x, device=device))
         out_t = t(torch.tensor(x))
         np.testing.assert_allclose(_np(out_g), _np(out_t), rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("out", [1, 2, (4, 2), (8, 1)])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_adaptive_avg_pool_of_whole_windows_matches_torch(out, channels_last, device):
+    # sizes that the output divides: the one-mean path, on either layout, values and gradients
+    x = RNG.normal(size=(3, 5, 8, 6))
+    size = out
+
+    def fn(m, t):
+        if channels_last:
+            t = t.contiguous(memory_format=m.channels_last)
+        return m.nn.functional.adaptive_avg_pool2d(t, size)
+
+    check_grads(fn, [x], device)
+    for lib in (genesis, torch):
+        t = lib.tensor(x[0], dtype=lib.bfloat16)  # unbatched, bfloat16
+        if lib is genesis:
+            t = t.to(device)
+        y = lib.nn.functional.adaptive_avg_pool2d(t, size)
+        if lib is genesis:
+            got = y.float().cpu().numpy()
+        else:
+            want = y.float().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("nd,fmt", [(2, "channels_last"), (3, "channels_last_3d")])
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1)])
+def test_max_pool_keeps_channels_last_as_torch(nd, fmt, kw, device):
+    # values, indices and the input's gradient laid out as the channels-last input, as PyTorch's
+    x = RNG.normal(size=(2, 5, *SPATIAL[nd]))
+    name = f"max_pool{nd}d"
+    out = {}
+    for lib in (genesis, torch):
+        t = lib.tensor(x, dtype=lib.float32)
+        if lib is genesis:
+            t = t.to(device)
+        t = t.contiguous(memory_format=getattr(lib, fmt)).requires_grad_()
+        values, index = getattr(lib.nn.functional, name)(t, **kw, return_indices=True)
+        (values * values).sum().backward()
+        out[lib.__name__] = (values, index, t.grad)
+    for g, t in zip(out["genesis"], out["torch"]):
+        assert g.stride() == t.stride()
+        np.testing.assert_allclose(_np(g), _np(t), rtol=1e-6, atol=1e-6)

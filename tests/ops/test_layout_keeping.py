@@ -45,6 +45,9 @@ CASES = {
     "cl_plus_contiguous": lambda lib, x, c: x + c,
     "contiguous_plus_cl": lambda lib, x, c: c + x,
     "compare": lambda lib, x, c: x > 0,
+    "expanded_times_cl": lambda lib, x, c: (
+        x.sum(tuple(range(2, x.dim())), True).expand(x.shape) * x
+    ),
     "where": lambda lib, x, c: lib.where(x > 0, x, 0.0),
     "to_float64": lambda lib, x, c: x.to(lib.float64),
     "to_bfloat16": lambda lib, x, c: x.to(lib.bfloat16),

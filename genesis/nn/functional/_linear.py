@@ -49,10 +49,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return matmul(input, weight.t())
     if input.ndim >= 2 and bias.ndim <= 1:
         # The rows of every leading dim form one (rows, in_features) matrix: one addmm.
-        k = input.shape[-1]
-        rows = input if input.ndim == 2 else input.reshape(math.prod(input.shape[:-1]), k)
-        out = addmm(bias, rows, weight.t())
-        return out if input.ndim == 2 else out.view(*input.shape[:-1], out.shape[-1])
+        if input.ndim == 2:
+            return addmm(bias, input, weight.t())
+        lead = tuple(input.shape)[:-1]
+        out = addmm(bias, input.reshape(math.prod(lead), input.size(-1)), weight.t())
+        return out.view(*lead, out.size(-1))
     return matmul(input, weight.t()) + bias
 
 

@@ -456,9 +456,9 @@ def _fused_cross_entropy(
     total = loss.sum()
     if reduction == "sum":
         return total
-    ignored = target == ignore_index
     if weight is None:
-        return total / ignored.logical_not().sum()
+        return total / (target != ignore_index).sum()
+    ignored = target == ignore_index
     return total / where(ignored, 0.0, weight.take(target.masked_fill(ignored, 0))).sum()
 
 

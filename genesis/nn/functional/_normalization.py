@@ -90,19 +90,28 @@ def _fused_fits(input: Tensor, *params: Tensor | None) -> bool:
     csrc/ops/normalization.cpp, Note [Fused batch norm] in csrc/ops/batch_norm.cpp): a
     float16/bfloat16/float32/float64 input and parameters of its dtype on its device. Mixed
     dtypes take the composed path, which promotes."""
-    if input.dtype not in _FUSED:
+    dtype = input.dtype
+    if dtype not in _FUSED:
         return False
-    return all(p is None or (p.dtype == input.dtype and p.device == input.device) for p in params)
+    device = input.device
+    for p in params:  # a loop, not all(generator): this runs on every layer call
+        if p is not None and (p.dtype != dtype or p.device != device):
+            return False
+    return True
 
 
 def _batch_norm_fits(input: Tensor, *params: Tensor | None) -> bool:
     """_fused_fits, or float32 parameters (all of them) beside a float16/bfloat16 input: the
     fused batch norm takes autocast's BatchNorm as it is (Note [Fused batch norm])."""
-    if _fused_fits(input, *params):
-        return True
-    return input.dtype in (float16, bfloat16) and all(
-        p is None or (p.dtype == float32 and p.device == input.device) for p in params
-    )
+    dtype = input.dtype
+    if dtype not in _FUSED:
+        return False
+    device = input.device
+    present = [p for p in params if p is not None]
+    if any(p.device != device for p in present):
+        return False
+    dtypes = {p.dtype for p in present}
+    return not dtypes or dtypes == {dtype} or (dtypes == {float32} and dtype in _HALF)
 
 
 def _back(y: Tensor, input: Tensor) -> Tensor:
@@ -467,11 +476,12 @@ def batch_norm(
     _check_pair("batch_norm", running_mean, running_var)
     if not training and running_mean is None:
         raise RuntimeError("[batch_norm] running_mean must be defined in evaluation mode")
+    shape = tuple(input.shape)  # a plain tuple: genesis.Size indexes through Python
     if training:
-        _verify_batch_size("batch_norm", input.shape)
+        _verify_batch_size("batch_norm", shape)
     _check_eps("batch_norm", eps, training)
     momentum = _check_momentum("batch_norm", momentum)
-    c = input.shape[1]
+    c = shape[1]
     _check_channels(
         "batch_norm",
         c,
@@ -482,7 +492,9 @@ def batch_norm(
     )
     if input.numel() == 0:
         return _empty(input, weight, bias)
-    contiguous_stats = all(s is None or s.is_contiguous() for s in (running_mean, running_var))
+    contiguous_stats = (running_mean is None or running_mean.is_contiguous()) and (
+        running_var is None or running_var.is_contiguous()
+    )
     if (
         c <= 65535
         and contiguous_stats

@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from ..._C import Tensor, _nn, arange, bfloat16, float16, float32, float64, where, zeros
+from ..._memory_format import channels_last, channels_last_3d
 from ...amp._policies import autocast_policy
 from ...autograd import Function
 from ._conv import _tuple, _windows
@@ -108,6 +109,12 @@ def _geometry(
     return k, s, p, d, outs, ends
 
 
+def _is_channels_last(t: Tensor) -> bool:
+    """Whether t is a channels-last 4-D or 5-D tensor that is not also contiguous."""
+    fmt = {4: channels_last, 5: channels_last_3d}.get(t.dim())
+    return fmt is not None and not t.is_contiguous() and t.is_contiguous(memory_format=fmt)
+
+
 def _max_pool(
     name: str,
     nd: int,
@@ -172,18 +179,24 @@ class _MaxPool(Function):
             values, index = _max_and_index(x, k, s, p, d, outs, ends)
         ctx.save_for_backward(index)
         ctx.input_shape = tuple(x.shape)
+        ctx.channels_last = _is_channels_last(x)
         ctx.mark_non_differentiable(index)
         return values, index
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor, _grad_index: Any) -> tuple[Tensor | None, ...]:
         (index,) = ctx.saved_tensors
-        n, c = ctx.input_shape[:2]
-        plane = math.prod(ctx.input_shape[2:])
-        into = zeros(n, c, plane, dtype=grad.dtype, device=grad.device)
-        # in place: the out-of-place form would copy the zeros once more
-        into.scatter_add_(2, index.reshape(n, c, -1), grad.reshape(n, c, -1))
-        return into.view(ctx.input_shape), None, None, None, None, None, None
+        shape = ctx.input_shape
+        n, c = shape[:2]
+        plane = math.prod(shape[2:])
+        if ctx.channels_last:  # the gradient keeps the input's layout, as PyTorch's
+            into = zeros(n, *shape[2:], c, dtype=grad.dtype, device=grad.device).movedim(-1, 1)
+        else:
+            into = zeros(shape, dtype=grad.dtype, device=grad.device)
+        # in place through an (N, C, plane) view: the out-of-place form would copy the zeros
+        # once more
+        into.view(n, c, plane).scatter_add_(2, index.reshape(n, c, -1), grad.reshape(n, c, -1))
+        return into, None, None, None, None, None, None
 
 
 def _avg_pool(
@@ -571,6 +584,14 @@ def _adaptive(name: str, nd: int, input: Any, output_size: Any, kind: str) -> An
     if any(n == 0 for n in sizes):
         raise RuntimeError(f"[{name}] input has a zero-size spatial dim: {list(x.shape)}")
     outs = _output_size(name, output_size, sizes, nd)
+    if kind == "avg" and x.is_floating_point() and all(n % o == 0 for n, o in zip(sizes, outs)):
+        # Windows of n / o items that tile the input (a global average, or an even split): one
+        # mean over the split dims, a reshaped view even of a channels-last input.
+        split = [x.shape[0], x.shape[1]]
+        for n, o in zip(sizes, outs):
+            split += [o, n // o]
+        y = x.reshape(split).mean(tuple(3 + 2 * i for i in range(nd)))
+        return y if batched else y.squeeze(0)
     if kind == "avg":
         # An average over a box is an average along each dim in turn.
         for i in range(nd):

@@ -32,13 +32,13 @@ def _check_features(
     if not isinstance(input, Tensor):
         raise TypeError(f"[{layer}] {what} must be a genesis.Tensor, got {type(input).__name__}")
     # Under autocast the layer casts its inputs itself (Note [Autocast policies]).
-    autocasting = input.dtype != weight.dtype and _C._amp._active()
-    if (input.dtype != weight.dtype and not autocasting) or input.device != weight.device:
+    mixed = input.dtype != weight.dtype
+    if (mixed and not _C._amp._active()) or input.device != weight.device:
         raise RuntimeError(
             f"[{layer}] {what} is {input.dtype} on {input.device} but the weight is "
             f"{weight.dtype} on {weight.device}; move one with .to()"
         )
-    got = input.shape[-1] if input.dim() else None
+    got = input.size(-1) if input.dim() else None
     if got != expected:
         shown = "a 0-d tensor" if got is None else f"{got}"
         raise RuntimeError(
