@@ -2,10 +2,12 @@
 
 import math
 import operator
-from typing import SupportsIndex, overload
+from typing import TYPE_CHECKING, SupportsIndex, overload
+
+from ._C import _SizeBase
 
 
-class Size(tuple[int, ...]):
+class Size(_SizeBase):
     """A tensor's shape: a tuple of ints that also knows its number of elements.
 
     ``Tensor.shape`` and ``Tensor.size()`` return one. It is a ``tuple`` (it compares equal to
@@ -48,13 +50,13 @@ class Size(tuple[int, ...]):
     def __repr__(self):
         return f"genesis.Size({list(self)!r})"
 
-    @overload
-    def __getitem__(self, index: SupportsIndex) -> int: ...
-    @overload
-    def __getitem__(self, index: slice) -> "Size": ...
-    def __getitem__(self, index):
-        item = super().__getitem__(index)
-        return Size(item) if isinstance(index, slice) else item
+    if TYPE_CHECKING:  # _SizeBase's subscript, in C (Note [Size indexing in C])
+
+        @overload
+        def __getitem__(self, index: SupportsIndex) -> int: ...
+        @overload
+        def __getitem__(self, index: slice) -> "Size": ...
+        def __getitem__(self, index): ...
 
     def __eq__(self, other: object) -> bool:  # tuple's; declared so that == does not narrow
         return tuple.__eq__(self, other)

@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/layout.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -57,7 +58,13 @@ Tensor cat_impl(const std::vector<Tensor>& tensors, int64_t dim, const char* op)
     sizes[d] += t.sizes()[d];
   }
 
-  Tensor out = Tensor::empty(sizes, dtype, first->device());
+  // channels-last when every piece with items is (Note [Layouts that results keep]), as
+  // PyTorch's cat
+  bool channels_last = true;
+  for (const Tensor& t : tensors)
+    if (!skipped(t) && t.numel() > 0 && !prefers_channels_last(t)) channels_last = false;
+  Tensor out = channels_last ? empty_channels_last(sizes, dtype, first->device())
+                             : Tensor::empty(sizes, dtype, first->device());
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
     if (skipped(t)) continue;

@@ -74,6 +74,8 @@ void init_errors(py::module_& m);
 void init_dtype(py::module_& m);
 void init_device(py::module_& m);
 void init_tensor(py::module_& m, py::class_<Tensor>& cls);
+// _C._SizeBase, genesis.Size's base (Note [Size indexing in C] in size_base.cpp).
+void init_size_base(py::module_& m);
 void init_linalg(py::module_& m, py::class_<Tensor>& cls);
 void init_convert(py::module_& m, py::class_<Tensor>& cls);
 void init_creation(py::module_& m);

@@ -46,6 +46,7 @@ PYBIND11_MODULE(_C, m) {
   gp::set_tensor_type(tensor);
   gp::install_tensor_new(tensor);
   gp::init_tensor(m, tensor);
+  gp::init_size_base(m);
   gp::init_serialization(m);
   gp::init_shared_memory(m, tensor);
   gp::init_autograd(m, tensor);

@@ -1183,6 +1183,8 @@ class _Node:
     @property
     def variable(self) -> Tensor | None: ...
 
+class _SizeBase(tuple): ...
+
 class _ValuesIndices(typing.NamedTuple):
     values: Tensor
     indices: Tensor

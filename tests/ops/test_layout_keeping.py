@@ -1,5 +1,6 @@
 """Results keep a channels-last operand's layout (Note [Layouts that results keep] in
-csrc/ops/layout.cpp): unary and binary ops, where, casts, copies and the *_like creators give
+csrc/ops/layout.cpp): unary and binary ops, where, casts, copies, cat, constant padding and
+the *_like creators give
 channels_last / channels_last_3d results as PyTorch's do, with the same values and strides;
 other layouts come back row-major, and contiguous() is always row-major."""
 
@@ -52,6 +53,10 @@ CASES = {
     "to_float64": lambda lib, x, c: x.to(lib.float64),
     "to_bfloat16": lambda lib, x, c: x.to(lib.bfloat16),
     "clone": lambda lib, x, c: x.clone(),
+    "cat_channels": lambda lib, x, c: lib.cat([x, x * 2], 1),
+    "cat_batch": lambda lib, x, c: lib.cat([x, x], 0),
+    "cat_mixed": lambda lib, x, c: lib.cat([x, c], 1),
+    "constant_pad": lambda lib, x, c: lib.nn.functional.pad(x, (1, 2, 0, 1), value=0.5),
     "zeros_like": lambda lib, x, c: lib.zeros_like(x),
     "ones_like": lambda lib, x, c: lib.ones_like(x, dtype=lib.float64),
     "full_like": lambda lib, x, c: lib.full_like(x, 7.0),

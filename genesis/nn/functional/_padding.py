@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._C import Tensor, arange, cat, full
+from ..._memory_format import _format_of, contiguous_format
 from ...amp._policies import autocast_policy
 
 __all__ = ["channel_shuffle", "native_channel_shuffle", "pad", "pixel_shuffle", "pixel_unshuffle"]
@@ -133,6 +134,8 @@ def _pad_by_index(input: Tensor, pairs: list[tuple[int, int]], mode: str) -> Ten
 
 
 def _pad_constant(input: Tensor, pairs: list[tuple[int, int]], value: float) -> Tensor:
+    # a channels-last input stays channels-last (its pieces are laid out so, and cat keeps that)
+    fmt = _format_of(input)
     out = input
     for i, (before, after) in enumerate(pairs):
         dim = input.dim() - 1 - i
@@ -150,7 +153,8 @@ def _pad_constant(input: Tensor, pairs: list[tuple[int, int]], value: float) -> 
         for amount in (before, after):
             shape = list(out.shape)
             shape[dim] = amount
-            parts.append(full(shape, value, dtype=out.dtype, device=out.device))
+            part = full(shape, value, dtype=out.dtype, device=out.device)
+            parts.append(part if fmt is contiguous_format else part.contiguous(memory_format=fmt))
         out = cat([parts[0], out, parts[1]], dim)
     return out
 

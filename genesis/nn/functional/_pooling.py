@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from ..._C import Tensor, _nn, arange, bfloat16, float16, float32, float64, where, zeros
-from ..._memory_format import channels_last, channels_last_3d
+from ..._memory_format import _format_of, contiguous_format
 from ...amp._policies import autocast_policy
 from ...autograd import Function
 from ._conv import _tuple, _windows
@@ -109,12 +109,6 @@ def _geometry(
     return k, s, p, d, outs, ends
 
 
-def _is_channels_last(t: Tensor) -> bool:
-    """Whether t is a channels-last 4-D or 5-D tensor that is not also contiguous."""
-    fmt = {4: channels_last, 5: channels_last_3d}.get(t.dim())
-    return fmt is not None and not t.is_contiguous() and t.is_contiguous(memory_format=fmt)
-
-
 def _max_pool(
     name: str,
     nd: int,
@@ -179,7 +173,7 @@ class _MaxPool(Function):
             values, index = _max_and_index(x, k, s, p, d, outs, ends)
         ctx.save_for_backward(index)
         ctx.input_shape = tuple(x.shape)
-        ctx.channels_last = _is_channels_last(x)
+        ctx.channels_last = _format_of(x) is not contiguous_format
         ctx.mark_non_differentiable(index)
         return values, index
 
