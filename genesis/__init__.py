@@ -373,6 +373,7 @@ from ._C import (  # noqa: E402  (GradScaler's fused ops, PyTorch's private name
     _amp_update_scale_,
 )
 from ._C._nn import elu, gelu, hardtanh, leaky_relu, mish, silu, softplus
+from ._compile import compile  # noqa: E402, A004  (torch.compile's name)
 from ._defaults import (
     get_default_device,
     get_default_dtype,

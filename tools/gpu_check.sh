@@ -25,7 +25,7 @@ if [ -n "${PARALLEL:-}" ]; then
   group nn tests/nn &
   group project tests/project &
   group cuda tests/cuda tests/memory tests/distributed &
-  group autograd tests/autograd tests/io tests/utils tests/optim &
+  group autograd tests/autograd tests/io tests/utils tests/optim tests/compile &
   group amp tests/amp &
   wait
   grep -h "^FAILED\|^ERROR" "$OUT"/suite_*.txt | head -30

@@ -48,6 +48,24 @@ struct ContentMemo {
 //   cannot say it, is a copy, or a BufferError under copy=False).
 // Views share the storage, so they are read-only too; ops that make new memory (clone,
 // contiguous of a strided view, to() with a change, arithmetic) give writable tensors, as NumPy.
+// Note [Deferred storages]: inside a compiled region (Note [Fusing by deferring elementwise
+// ops] in fusion/group.h) an elementwise op may leave its result to be computed later, together
+// with the ops after it, in one fused pass. Its storage then has memory but not yet its values:
+// it is *pending*, and the work that will write it is a Deferred. A storage that deferred work
+// reads is *watched*: its values must not change before that work has read them. Every way to
+// the bytes settles first, so no caller sees a difference:
+// - data() (any read: an op's input, item(), printing) runs the work a pending storage waits
+//   for; a watched storage may be read as it is;
+// - mutable_data() and share_data() (a write, or the address leaving genesis) run the work of a
+//   pending storage and the work that watches a watched one.
+// The check is one relaxed atomic load on each access; the slow path takes the lock.
+class Deferred {
+ public:
+  virtual ~Deferred() = default;
+  // Computes and writes everything the work holds; after it, no storage points to it.
+  virtual void run() = 0;
+};
+
 class StorageImpl {
  public:
   StorageImpl(DataPtr data, size_t nbytes, bool writable = true, bool owned = false)
@@ -55,12 +73,16 @@ class StorageImpl {
   void* mutable_data() {
     if (!writable_) [[unlikely]]
       refuse_write();
+    if (deferred_.load(std::memory_order_relaxed)) [[unlikely]]
+      settle(true);
     version_.fetch_add(1, std::memory_order_relaxed);
     return data_.get();
   }
   // The address for others (Note [Write versions]); for a read-only storage they must honour
   // is_writable() (Note [Read-only storages]).
   void* share_data() {
+    if (deferred_.load(std::memory_order_relaxed)) [[unlikely]]
+      settle(true);
     mark_shared();  // writes by others from now on are unknown, whatever the version says
     return data_.get();
   }
@@ -69,7 +91,11 @@ class StorageImpl {
   // such a storage may be replaced by a larger one; a file's map, a NumPy array's or a DLPack
   // producer's memory, shared memory, may not.
   bool is_owned() const { return owned_; }
-  const void* data() const { return data_.get(); }
+  const void* data() const {
+    if (deferred_.load(std::memory_order_relaxed) & kPending) [[unlikely]]
+      settle(false);
+    return data_.get();
+  }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
   const DataPtr& data_ptr() const { return data_; }
@@ -102,6 +128,19 @@ class StorageImpl {
     has_memo_ = true;
   }
 
+  // Note [Deferred storages]. `writer` will compute the values (the storage is pending);
+  // `reader` reads them (the storage is watched; one reader at a time: a second one runs the
+  // first). The work lets go of the storage (release) before it touches the memory.
+  void set_writer(std::shared_ptr<Deferred> writer);
+  void set_reader(std::shared_ptr<Deferred> reader);
+  void release(const Deferred* work);
+  // Where deferred work writes the result it owes (after release): no write version is counted,
+  // as eager code wrote these values before anyone could see or save the tensor.
+  void* result_data() { return data_.get(); }
+  // The work that will write this storage, if any (compared, never run, by the caller).
+  const Deferred* writer() const;
+  bool is_pending() const { return deferred_.load(std::memory_order_relaxed) & kPending; }
+
  private:
   DataPtr data_;
   size_t nbytes_;
@@ -113,8 +152,16 @@ class StorageImpl {
   ContentMemo memo_;
   const bool writable_;
   bool owned_;
+  // Note [Deferred storages]: deferred_ says whether writer_ (kPending) and reader_ (kWatched)
+  // are set; it is read without the lock on every access.
+  static constexpr uint8_t kPending = 1, kWatched = 2;
+  std::atomic<uint8_t> deferred_{0};
+  mutable std::mutex deferred_mutex_;
+  std::shared_ptr<Deferred> writer_, reader_;
 
   [[noreturn]] static void refuse_write();
+  // Runs the writer (and, for a write, the reader) this storage waits for.
+  void settle(bool for_write) const;
 };
 
 class Storage {

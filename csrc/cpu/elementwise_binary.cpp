@@ -50,6 +50,23 @@ void binary_run_16bit(R* o, const T* x, const T* y, int64_t n, const Op& op, con
   }
 }
 
+// o[i] = op(x[i], y[i]) for a dense run; a null side is the one value xv / yv.
+template <typename Op, typename T, typename R, typename C = compute_t<T>>
+void dense_run(R* o, const T* x, C xv, const T* y, C yv, int64_t n) {
+  const Op op{};
+  auto result = [&](C a, C b) { return cast_value<R>(op(a, b)); };
+  if constexpr (kSixteenBitFloat<T>) {
+    return binary_run_16bit<Op, T, R>(o, x, y, n, op, x ? nullptr : &xv, y ? nullptr : &yv);
+  } else {
+    if (x && y)
+      for (int64_t i = 0; i < n; ++i) o[i] = result(cast_value<C>(x[i]), cast_value<C>(y[i]));
+    else if (x)
+      for (int64_t i = 0; i < n; ++i) o[i] = result(cast_value<C>(x[i]), yv);
+    else
+      for (int64_t i = 0; i < n; ++i) o[i] = result(xv, cast_value<C>(y[i]));
+  }
+}
+
 template <typename Op, typename T, typename R>
 void binary_typed(const Tensor& out, const Tensor& a, const ops::ScalarArg& sa, const Tensor& b,
                   const ops::ScalarArg& sb) {
@@ -63,47 +80,50 @@ void binary_typed(const Tensor& out, const Tensor& a, const ops::ScalarArg& sa, 
   const Op op{};
   auto result = [&](C x, C y) { return cast_value<R>(op(x, y)); };
   auto load = [](const char* p) { return cast_value<C>(*reinterpret_cast<const T*>(p)); };
-  for_each_run<3>(plan, {written_base(out), read_base(a), read_base(b)},
-                  [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t n) {
-                    R* o = reinterpret_cast<R*>(p[0]);
-                    const T* x = reinterpret_cast<const T*>(p[1]);
-                    const T* y = reinterpret_cast<const T*>(p[2]);
-                    const bool dense_a = !a_scalar && s[1] == kT, dense_b = !b_scalar && s[2] == kT;
-                    const bool still_a = a_scalar || s[1] == 0, still_b = b_scalar || s[2] == 0;
-                    if (s[0] == kR) {
-                      if constexpr (kSixteenBitFloat<T>) {
-                        // Scalars and broadcast sides as one float value.
-                        const C xv = a_scalar ? av : dense_a ? C() : cast_value<C>(*x);
-                        const C yv = b_scalar ? bv : dense_b ? C() : cast_value<C>(*y);
-                        if ((dense_a || still_a) && (dense_b || still_b) && (dense_a || dense_b))
-                          return binary_run_16bit<Op, T, R>(o, x, y, n, op, dense_a ? nullptr : &xv,
-                                                            dense_b ? nullptr : &yv);
-                      }
-                      if (dense_a && dense_b) {
-                        for (int64_t i = 0; i < n; ++i)
-                          o[i] = result(cast_value<C>(x[i]), cast_value<C>(y[i]));
-                        return;
-                      }
-                      if (dense_a && still_b) {
-                        const C yv = b_scalar ? bv : cast_value<C>(*y);
-                        for (int64_t i = 0; i < n; ++i) o[i] = result(cast_value<C>(x[i]), yv);
-                        return;
-                      }
-                      if (still_a && dense_b) {
-                        const C xv = a_scalar ? av : cast_value<C>(*x);
-                        for (int64_t i = 0; i < n; ++i) o[i] = result(xv, cast_value<C>(y[i]));
-                        return;
-                      }
-                    }
-                    for (int64_t i = 0; i < n; ++i) {
-                      C xv = a_scalar ? av : load(p[1] + i * s[1]);
-                      C yv = b_scalar ? bv : load(p[2] + i * s[2]);
-                      *reinterpret_cast<R*>(p[0] + i * s[0]) = result(xv, yv);
-                    }
-                  });
+  for_each_run<3>(
+      plan, {written_base(out), read_base(a), read_base(b)},
+      [&](const std::array<char*, 3>& p, const std::array<int64_t, 3>& s, int64_t n) {
+        R* o = reinterpret_cast<R*>(p[0]);
+        const T* x = reinterpret_cast<const T*>(p[1]);
+        const T* y = reinterpret_cast<const T*>(p[2]);
+        const bool dense_a = !a_scalar && s[1] == kT, dense_b = !b_scalar && s[2] == kT;
+        const bool still_a = a_scalar || s[1] == 0, still_b = b_scalar || s[2] == 0;
+        if (s[0] == kR && (dense_a || still_a) && (dense_b || still_b) && (dense_a || dense_b)) {
+          // Scalars and broadcast sides as one value.
+          const C xv = a_scalar ? av : dense_a ? C() : cast_value<C>(*x);
+          const C yv = b_scalar ? bv : dense_b ? C() : cast_value<C>(*y);
+          return dense_run<Op, T, R>(o, dense_a ? x : nullptr, xv, dense_b ? y : nullptr, yv, n);
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          C xv = a_scalar ? av : load(p[1] + i * s[1]);
+          C yv = b_scalar ? bv : load(p[2] + i * s[2]);
+          *reinterpret_cast<R*>(p[0] + i * s[0]) = result(xv, yv);
+        }
+      });
 }
 
 }  // namespace
+
+void binary_run(ops::BinaryOp op, ScalarType dtype, void* out, const void* a,
+                const ops::ScalarArg& sa, const void* b, const ops::ScalarArg& sb, int64_t n) {
+  ops::visit_binary(op, [&](auto functor) {
+    using Op = decltype(functor);
+    GENESIS_DISPATCH_ALL_TYPES(dtype, "elementwise", [&] {
+      using T = scalar_t;
+      using C = compute_t<T>;
+      const C av = sa.is_scalar ? scalar_as<C>(sa) : C();
+      const C bv = sb.is_scalar ? scalar_as<C>(sb) : C();
+      auto* x = sa.is_scalar ? nullptr : static_cast<const T*>(a);
+      auto* y = sb.is_scalar ? nullptr : static_cast<const T*>(b);
+      if constexpr (ops::is_compare_functor<Op>)
+        dense_run<Op, T, bool>(static_cast<bool*>(out), x, av, y, bv, n);
+      else if constexpr (ops::binary_supports<Op, C>())
+        dense_run<Op, T, T>(static_cast<T*>(out), x, av, y, bv, n);
+      else
+        GENESIS_FAIL(ErrorKind::Type, "elementwise", "unsupported dtype ", scalar_type_name(dtype));
+    });
+  });
+}
 
 void binary(ops::BinaryOp op, ScalarType dtype, const Tensor& out, const Tensor& a,
             const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb) {

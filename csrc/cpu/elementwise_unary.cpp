@@ -76,6 +76,15 @@ void apply_run_16bit(T* o, const T* x, int64_t n, const Op& op) {
   }
 }
 
+// A dense run of n items in the storage type T.
+template <typename Op, typename T>
+void dense_unary(T* o, const T* x, int64_t n) {
+  if constexpr (std::is_same_v<T, compute_t<T>>)
+    apply_run(o, x, n, Op{});
+  else
+    apply_run_16bit(o, x, n, Op{});
+}
+
 template <typename Op, typename T>
 void unary_typed(const Tensor& out, const Tensor& a) {
   using C = compute_t<T>;
@@ -90,11 +99,7 @@ void unary_typed(const Tensor& out, const Tensor& a) {
         if (s[0] == sizeof(T) && s[1] == sizeof(T)) {
           T* o = reinterpret_cast<T*>(p[0]);
           const T* x = reinterpret_cast<const T*>(p[1]);
-          if constexpr (std::is_same_v<T, C>)
-            apply_run(o, x, n, op);
-          else
-            apply_run_16bit(o, x, n, op);
-          return;
+          return dense_unary<Op, T>(o, x, n);
         }
         for (int64_t i = 0; i < n; ++i) {
           C v = cast_value<C>(*reinterpret_cast<const T*>(p[1] + i * s[1]));
@@ -122,7 +127,49 @@ void where_typed(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_
                   });
 }
 
+template <typename W>
+void where_run_typed(W* o, const bool* cond, const W* a, W av, const W* b, W bv, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) o[i] = cond[i] ? (a ? a[i] : av) : (b ? b[i] : bv);
+}
+
 }  // namespace
+
+void unary_run(ops::UnaryOp op, ScalarType dtype, void* out, const void* a, int64_t n,
+               bool as_strided) {
+  ops::visit_unary(op, [&](auto functor) {
+    using Op = decltype(functor);
+    GENESIS_DISPATCH_ALL_TYPES(dtype, "elementwise", [&] {
+      using T = scalar_t;
+      using C = compute_t<T>;
+      if constexpr (ops::unary_supports<Op, C>()) {
+        auto* o = static_cast<T*>(out);
+        auto* x = static_cast<const T*>(a);
+        if (!as_strided) return dense_unary<Op, T>(o, x, n);
+        for (int64_t i = 0; i < n; ++i) o[i] = cast_value<T>(functor(cast_value<C>(x[i])));
+      } else
+        GENESIS_FAIL(ErrorKind::Type, "elementwise", "unsupported dtype ", scalar_type_name(dtype));
+    });
+  });
+}
+
+void where_run(int itemsize, void* out, const bool* cond, const void* a, uint64_t a_bits,
+               const void* b, uint64_t b_bits, int64_t n) {
+  auto run = [&](auto tag) {
+    using W = decltype(tag);
+    where_run_typed<W>(static_cast<W*>(out), cond, static_cast<const W*>(a), static_cast<W>(a_bits),
+                       static_cast<const W*>(b), static_cast<W>(b_bits), n);
+  };
+  switch (itemsize) {
+    case 1:
+      return run(uint8_t{});
+    case 2:
+      return run(uint16_t{});
+    case 4:
+      return run(uint32_t{});
+    default:
+      return run(uint64_t{});
+  }
+}
 
 void unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {
   if (out.numel() == 0) return;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/shape.h"
 #include "cuda/cudnn.h"
 #include "cuda/cudnn_api.h"
 #include "cuda/cudnn_convolution_graph.h"
@@ -98,22 +99,10 @@ class Descriptors {
   // Contiguous or channels-last (N, C, *spatial) strides.
   void set_tensor(TensorDesc d, int dt, int rank, const int* dims, bool channels_last,
                   const char* op) {
+    Shape sizes(dims, dims + rank);
+    Shape laid = channels_last ? channels_last_strides(sizes) : contiguous_strides(sizes);
     int strides[5];
-    int step = 1;
-    if (channels_last) {  // C innermost, then the spatial dims, then N
-      strides[1] = step;
-      step *= std::max(1, dims[1]);
-      for (int i = rank - 1; i >= 2; --i) {
-        strides[i] = step;
-        step *= std::max(1, dims[i]);
-      }
-      strides[0] = step;
-    } else {
-      for (int i = rank - 1; i >= 0; --i) {
-        strides[i] = step;
-        step *= std::max(1, dims[i]);
-      }
-    }
+    for (int i = 0; i < rank; ++i) strides[i] = static_cast<int>(laid[i]);
     check(a_.set_tensor(d, dt, rank, dims, strides), "cudnnSetTensorNdDescriptor", op);
   }
   const Api& a_;

@@ -31,6 +31,7 @@
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "ops/elementwise.h"
+#include "ops/layout.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -90,8 +91,7 @@ bool channels_last_dense(const Tensor& x) {
 // contiguous.
 Tensor like(const Tensor& x, bool channels_last, ScalarType dtype) {
   if (!channels_last) return Tensor::empty(x.sizes(), dtype, x.device());
-  return Tensor::empty(Shape{x.numel()}, dtype, x.device())
-      .as_strided(x.sizes(), channels_last_strides(x.sizes()), 0);
+  return empty_channels_last(x.sizes(), dtype, x.device());
 }
 
 // t (x's sizes) in x's channels-last layout: t itself when it already is.

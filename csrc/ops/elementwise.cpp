@@ -7,6 +7,7 @@
 #include "cpu/elementwise.h"
 
 #include "cuda/elementwise.h"
+#include "fusion/group.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "ops/layout.h"
@@ -201,10 +202,15 @@ bool reads_as_number(BinaryOp op, const Operand& o, ScalarType compute, Device d
          is_16_bit_float(compute);
 }
 
+// `fresh`: out is a result this call allocated, which a compiled region may leave to a fused
+// group (Note [Fusing by deferring elementwise ops] in fusion/group.h).
 void run_binary(BinaryOp op, ScalarType compute, const Tensor& out, const Prepared& a,
-                const Prepared& b) {
+                const Prepared& b, bool fresh = false) {
   ScalarArg sa = number_for(op, compute, a.scalar, false);
   ScalarArg sb = number_for(op, compute, b.scalar, true);
+  if (fresh && fusion::region_active() &&
+      fusion::defer_binary(op, compute, out, a.tensor(), sa, b.tensor(), sb))
+    return;
   if (out.is_cuda())
     cuda::binary(op, compute, out, a.tensor(), sa, b.tensor(), sb);
   else
@@ -290,7 +296,8 @@ Tensor binary(BinaryOp op, const Operand& a, const Operand& b, const char* name)
   Tensor out = empty_result(sizes, dt.out, device, operands, 2);
   const Shape& shape = out.sizes();
   run_binary(op, dt.compute, out, prepare(a, dt.compute, shape, device),
-             prepare(b, dt.compute, shape, device, reads_as_number(op, b, dt.compute, device)));
+             prepare(b, dt.compute, shape, device, reads_as_number(op, b, dt.compute, device)),
+             true);
   return out;
 }
 
@@ -359,7 +366,9 @@ Tensor unary(UnaryOp op, const Tensor& a, const char* name) {
   ScalarType dtype = unary_dtype(op, a.dtype(), name);
   Tensor converted = a.dtype() == dtype ? Tensor() : to(a, dtype, a.device(), false);
   Tensor out = empty_in_layout_of(a.sizes(), dtype, a.device(), a);
-  run_unary(op, out, converted.defined() ? converted : a);
+  const Tensor& in = converted.defined() ? converted : a;
+  if (fusion::region_active() && fusion::defer_unary(op, out, in)) return out;
+  run_unary(op, out, in);
   return out;
 }
 
@@ -395,6 +404,9 @@ Tensor where(const Tensor& cond, const Operand& a, const Operand& b) {
     return o.is_scalar() ? o.scalar.bit_pattern(dtype) : scalar_of(o.tensor()).bit_pattern(dtype);
   };
   uint64_t a_bits = bits(a, pa), b_bits = bits(b, pb);
+  if (fusion::region_active() &&
+      fusion::defer_where(out, pc.tensor(), pa.tensor(), a_bits, pb.tensor(), b_bits))
+    return out;
   if (device.is_cuda())
     cuda::where(out, pc.tensor(), pa.tensor(), a_bits, pb.tensor(), b_bits);
   else

@@ -126,6 +126,8 @@ PyObject* track_untracked_results(PyObject* self, PyObject* const* args, size_t 
 void init_pool_testing(py::module_& testing);
 // genesis._C._memory_profiler: the recorder and the stack capture (memory_profiler.cpp).
 void init_memory_profiler(py::module_& m);
+// python/fusion.cpp: genesis.compile's compiled regions, _C._fusion.
+void init_fusion(py::module_& m);
 // genesis._C._host_heap: the CPU heap's block cache (host_heap.cpp).
 void init_host_heap(py::module_& m);
 // help(genesis) without "method of ... instance" on every function (Note [pydoc label]).

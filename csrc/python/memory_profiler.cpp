@@ -18,10 +18,14 @@
 // paused for the walk (and a thread-local flag leaves an event reported from inside a capture
 // without a stack rather than recursing). The tables have their own mutex, held while no
 // Python is called.
+// Python.h first, as Python asks (frameobject.h needs it).
+#include <Python.h>
+// clang-format off
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <frameobject.h>
+// clang-format on
 
 #include <chrono>
 #include <cstdlib>
@@ -33,6 +37,7 @@
 #include <vector>
 
 #include "core/allocator.h"
+#include "core/errors.h"
 #include "core/scalar_type.h"
 #include "memory/event_recorder.h"
 #include "python/bindings.h"

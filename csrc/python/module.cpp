@@ -73,6 +73,7 @@ PYBIND11_MODULE(_C, m) {
   gp::init_cuda_graph(m);
   gp::init_memory_profiler(m);
   gp::init_host_heap(m);
+  gp::init_fusion(m);
   gp::init_distributed(m);
   gp::init_testing(m);
   gp::hide_pydoc_method_label(m, "tensor");  // Note [pydoc label]

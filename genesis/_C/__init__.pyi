@@ -13,6 +13,7 @@ from . import _amp as _amp
 from . import _autograd as _autograd
 from . import _cuda as _cuda
 from . import _distributed as _distributed
+from . import _fusion as _fusion
 from . import _host_heap as _host_heap
 from . import _linalg as _linalg
 from . import _memory_profiler as _memory_profiler

@@ -140,7 +140,7 @@ ALLOWED = {
             "parse_schema", "parse_type_comment", "unify_type_list", "wait",
         ],
         COMPILE: [
-            "SymBool", "SymFloat", "SymInt", "compile", "cond", "sym_constrain_range",
+            "SymBool", "SymFloat", "SymInt", "cond", "sym_constrain_range",
             "sym_constrain_range_for_size", "sym_float", "sym_fresh_size", "sym_int", "sym_ite",
             "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_sum", "while_loop",
         ],

@@ -875,7 +875,25 @@ class Module:
             output = _hooks.wrap_outputs(state, output)
         return output
 
-    __call__ = _call_impl
+    def _wrapped_call_impl(self, *args: Any, **kwargs: Any) -> Any:
+        compiled = self.__dict__.get("_compiled_call_impl")
+        if compiled is not None:
+            return compiled(*args, **kwargs)
+        return self._call_impl(*args, **kwargs)
+
+    __call__ = _wrapped_call_impl
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """Compile this module's calls in place with ``genesis.compile`` (its arguments).
+
+        Unlike ``genesis.compile(module)``, the module stays the same object, with the same
+        ``state_dict`` keys.
+        """
+        from ..._compile import compile as compile_fn
+
+        object.__setattr__(
+            self, "_compiled_call_impl", compile_fn(self._call_impl, *args, **kwargs)
+        )
 
     # -- representation -----------------------------------------------------------------------
 

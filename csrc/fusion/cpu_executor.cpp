@@ -1,0 +1,122 @@
+// Note [Fused groups on the CPU]: a group runs a chunk of kChunk items at a time, each op over
+// the whole chunk before the next (the eager loops' contiguous runs, cpu/elementwise.h), so each
+// op's values stay in the core's cache between ops and go to memory only when a result is held.
+// Inputs that are not dense (broadcast or strided views) are gathered into the chunk first. The
+// chunks are shared among the threads. Every op reads dense runs here, where eager code may
+// take a strided loop; the arithmetic is the same functor, but an op with a vector routine
+// (exp, tanh, erf) may then differ from eager's strided loop in the last bit.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cpu/elementwise.h"
+#include "cpu/parallel.h"
+#include "fusion/graph.h"
+
+namespace genesis::fusion {
+
+namespace {
+
+constexpr int64_t kChunk = 2048;
+
+// Copies items [begin, begin + n) of view t (in row-major order of its sizes) to dst.
+void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
+  const auto item = static_cast<int64_t>(t.itemsize());
+  const char* base = static_cast<const char*>(t.storage().data()) + t.storage_offset() * item;
+  const Shape& sizes = t.sizes();
+  const Shape& strides = t.strides();
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  if (nd == 0) {
+    for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * item, base, static_cast<size_t>(item));
+    return;
+  }
+  // The multi-index of `begin`, then stepped one item at a time with carries.
+  Shape index(sizes.size());
+  int64_t rest = begin, offset = 0;
+  for (int64_t d = nd - 1; d >= 0; --d) {
+    index[d] = rest % sizes[d];
+    rest /= sizes[d];
+    offset += index[d] * strides[d];
+  }
+  const int64_t last = nd - 1;
+  for (int64_t i = 0; i < n; ++i) {
+    std::memcpy(dst + i * item, base + offset * item, static_cast<size_t>(item));
+    for (int64_t d = last; d >= 0; --d) {
+      offset += strides[d];
+      if (++index[d] < sizes[d]) break;
+      offset -= index[d] * strides[d];
+      index[d] = 0;
+    }
+  }
+}
+
+bool dense(const Tensor& t) { return t.is_contiguous(); }
+
+}  // namespace
+
+void run_on_cpu(const Graph& graph, const Results& results) {
+  const size_t n_ops = graph.ops.size(), n_inputs = graph.inputs.size();
+  // Where each input and held result lives, and the item sizes.
+  std::vector<const char*> input_base(n_inputs);
+  std::vector<int64_t> input_item(n_inputs);
+  std::vector<bool> input_dense(n_inputs);
+  for (size_t i = 0; i < n_inputs; ++i) {
+    const Tensor& t = graph.inputs[i];
+    input_item[i] = static_cast<int64_t>(t.itemsize());
+    input_dense[i] = dense(t);
+    input_base[i] =
+        static_cast<const char*>(t.storage().data()) + t.storage_offset() * input_item[i];
+  }
+  std::vector<char*> result_base(n_ops, nullptr);
+  std::vector<int64_t> result_item(n_ops);
+  for (size_t k = 0; k < n_ops; ++k) {
+    result_item[k] = static_cast<int64_t>(itemsize(graph.ops[k].out));
+    if (results.held[k]) result_base[k] = static_cast<char*>(results.held[k]->result_data());
+  }
+  cpu::parallel_for(graph.numel, 4 * kChunk, [&](int64_t begin, int64_t end) {
+    // Scratch for this thread: a chunk per op that is not written out and per gathered input.
+    std::vector<std::vector<char>> op_scratch(n_ops), input_scratch(n_inputs);
+    for (size_t k = 0; k < n_ops; ++k)
+      if (!result_base[k]) op_scratch[k].resize(static_cast<size_t>(kChunk * result_item[k]));
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (!input_dense[i]) input_scratch[i].resize(static_cast<size_t>(kChunk * input_item[i]));
+    std::vector<const char*> input_at(n_inputs);
+    std::vector<char*> op_at(n_ops);
+    for (int64_t start = begin; start < end; start += kChunk) {
+      const int64_t n = std::min(kChunk, end - start);
+      for (size_t i = 0; i < n_inputs; ++i) {
+        if (input_dense[i]) {
+          input_at[i] = input_base[i] + start * input_item[i];
+        } else {
+          gather(input_scratch[i].data(), graph.inputs[i], start, n);
+          input_at[i] = input_scratch[i].data();
+        }
+      }
+      auto at = [&](const Ref& r) -> const void* {
+        if (r.is_number()) return nullptr;
+        return r.is_op ? op_at[r.index] : input_at[r.index];
+      };
+      for (size_t k = 0; k < n_ops; ++k) {
+        const FusedOp& op = graph.ops[k];
+        op_at[k] = result_base[k] ? result_base[k] + start * result_item[k] : op_scratch[k].data();
+        switch (op.kind) {
+          case OpKind::Unary:
+            cpu::unary_run(static_cast<ops::UnaryOp>(op.code), op.out, op_at[k], at(op.a), n,
+                           op.strided_read);
+            break;
+          case OpKind::Binary:
+            cpu::binary_run(static_cast<ops::BinaryOp>(op.code), op.compute, op_at[k], at(op.a),
+                            op.sa, at(op.b), op.sb, n);
+            break;
+          case OpKind::Where:
+            cpu::where_run(static_cast<int>(result_item[k]), op_at[k],
+                           static_cast<const bool*>(at(op.cond)), at(op.a), op.a_bits, at(op.b),
+                           op.b_bits, n);
+            break;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace genesis::fusion

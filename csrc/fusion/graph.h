@@ -1,0 +1,55 @@
+#pragma once
+// The recorded form of a fused group (Note [Fusing by deferring elementwise ops] in group.h):
+// its ops in order, each reading the group's inputs and the results of earlier ops, all over one
+// iteration shape. group.cpp records it; the executors (cpu_executor.cpp) run it.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/tensor.h"
+#include "vocab/op_codes.h"
+
+namespace genesis::fusion {
+
+// An operand of an op: input `index` of the group, the result of op `index`, or (index -1) the
+// op's number.
+struct Ref {
+  bool is_op = false;
+  int index = -1;
+  bool is_number() const { return index < 0; }
+};
+
+enum class OpKind : uint8_t { Unary, Binary, Where };
+
+struct FusedOp {
+  OpKind kind;
+  int code;            // the UnaryOp / BinaryOp
+  ScalarType compute;  // the dtype its operands are in (Where: the values' dtype)
+  ScalarType out;      // its result's dtype
+  Ref a, b, cond;      // Unary: a; Binary: a, b; Where: cond, a, b
+  ops::ScalarArg sa, sb;
+  uint64_t a_bits = 0, b_bits = 0;  // Where's number operands
+  // Unary: eager's loop would read `a` strided (an input whose innermost dim is not dense), so
+  // the executor computes it as that loop does (cpu::unary_run's as_strided).
+  bool strided_read = false;
+  // The result's memory: written only if someone still holds it when the group runs.
+  std::weak_ptr<StorageImpl> storage;
+};
+
+struct Graph {
+  Device device{DeviceType::CPU, -1};
+  Shape shape;
+  int64_t numel = 0;
+  std::vector<Tensor> inputs;  // the views read (held, so their memory stays)
+  std::vector<FusedOp> ops;
+};
+
+// One run's results: the memory of each op's result (null when nobody holds it).
+struct Results {
+  std::vector<std::shared_ptr<StorageImpl>> held;
+};
+
+// Runs `graph` on the CPU, writing the held results.
+void run_on_cpu(const Graph& graph, const Results& results);
+
+}  // namespace genesis::fusion

@@ -1,0 +1,275 @@
+// Recording fused groups and running them (Note [Fusing by deferring elementwise ops] in group.h).
+#include "fusion/group.h"
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include "core/errors.h"
+#include "fusion/graph.h"
+
+namespace genesis::fusion {
+
+namespace {
+
+constexpr size_t kMaxOps = 64;     // a longer chain runs as several groups
+constexpr size_t kMaxInputs = 32;  // the inputs one pass reads
+
+std::atomic<int64_t> g_groups{0}, g_ops{0}, g_written{0}, g_skipped{0}, g_bytes_skipped{0};
+std::atomic<bool> g_logging{false};
+
+// The op's code name (Mul, Tanh, ...) for the log.
+const char* op_name(const FusedOp& op) {
+  static const char* const kUnary[] = {
+#define GENESIS_NAME(name) #name,
+      GENESIS_UNARY_CODES(GENESIS_NAME)};
+  static const char* const kBinary[] = {GENESIS_BINARY_CODES(GENESIS_NAME)};
+#undef GENESIS_NAME
+  if (op.kind == OpKind::Where) return "Where";
+  return op.kind == OpKind::Unary ? kUnary[op.code] : kBinary[op.code];
+}
+
+// How the log names an operand.
+std::string operand_name(const Ref& r, const FusedOp& op, bool first) {
+  if (r.is_op) return "%" + std::to_string(r.index);
+  if (!r.is_number()) return "in" + std::to_string(r.index);
+  if (op.kind == OpKind::Where) return "number";
+  const ops::ScalarArg& s = first ? op.sa : op.sb;
+  return s.is_float ? std::to_string(s.d) : std::to_string(s.i);
+}
+
+class Group final : public Deferred, public std::enable_shared_from_this<Group> {
+ public:
+  Group(Device device, Shape shape, int64_t numel) {
+    graph_.device = device;
+    graph_.shape = std::move(shape);
+    graph_.numel = numel;
+  }
+
+  bool done() const { return done_.load(std::memory_order_acquire); }
+  const Graph& graph() const { return graph_; }
+  bool full() const { return graph_.ops.size() >= kMaxOps || graph_.inputs.size() >= kMaxInputs; }
+
+  // The operand t as this group sees it: a result of one of its ops when t is exactly that
+  // result, else an input (held and watched). nullopt when t is pending elsewhere or is another
+  // view of a pending result: the caller runs that work first.
+  std::optional<Ref> operand(const Tensor& t) {
+    if (!t.defined()) return Ref{};
+    StorageImpl* s = t.storage().impl().get();
+    if (s->is_pending()) {
+      if (s->writer() != this) return std::nullopt;
+      for (size_t k = 0; k < graph_.ops.size(); ++k) {
+        if (graph_.ops[k].storage.lock().get() != s) continue;
+        bool same = t.storage_offset() == 0 && t.sizes() == graph_.shape && t.is_contiguous() &&
+                    t.dtype() == graph_.ops[k].out;
+        if (!same) return std::nullopt;
+        return Ref{true, static_cast<int>(k)};
+      }
+      return std::nullopt;
+    }
+    for (size_t i = 0; i < graph_.inputs.size(); ++i)
+      if (graph_.inputs[i].is_same_view(t) && graph_.inputs[i].dtype() == t.dtype())
+        return Ref{false, static_cast<int>(i)};
+    graph_.inputs.push_back(t);
+    s->set_reader(shared_from_this());
+    return Ref{false, static_cast<int>(graph_.inputs.size() - 1)};
+  }
+
+  void add(FusedOp op, const Tensor& out) {
+    op.storage = out.storage().impl();
+    out.storage().impl()->set_writer(shared_from_this());
+    graph_.ops.push_back(std::move(op));
+  }
+
+  void run() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (done()) return;
+    Results results;
+    results.held.resize(graph_.ops.size());
+    // Let go of every storage first: the run itself reads and writes them.
+    for (size_t k = 0; k < graph_.ops.size(); ++k) {
+      results.held[k] = graph_.ops[k].storage.lock();
+      if (results.held[k]) results.held[k]->release(this);
+    }
+    for (const Tensor& t : graph_.inputs) t.storage().impl()->release(this);
+    done_.store(true, std::memory_order_release);
+    count(results);
+    if (graph_.device.is_cpu()) run_on_cpu(graph_, results);
+    graph_.inputs.clear();  // the memory it read may go now
+  }
+
+ private:
+  Graph graph_;
+  std::mutex mutex_;
+  std::atomic<bool> done_{false};
+
+  void count(const Results& results) const {
+    int64_t written = 0, skipped = 0, bytes = 0;
+    for (size_t k = 0; k < graph_.ops.size(); ++k) {
+      if (results.held[k]) {
+        ++written;
+      } else {
+        ++skipped;
+        // written once by its op and read back by each op after it (at least once)
+        bytes += 2 * graph_.numel * static_cast<int64_t>(itemsize(graph_.ops[k].out));
+      }
+    }
+    g_groups.fetch_add(1, std::memory_order_relaxed);
+    g_ops.fetch_add(static_cast<int64_t>(graph_.ops.size()), std::memory_order_relaxed);
+    g_written.fetch_add(written, std::memory_order_relaxed);
+    g_skipped.fetch_add(skipped, std::memory_order_relaxed);
+    g_bytes_skipped.fetch_add(bytes, std::memory_order_relaxed);
+    if (!g_logging.load(std::memory_order_relaxed)) return;
+    std::string line = "[genesis.compile] fused group: " + std::to_string(graph_.ops.size()) +
+                       " ops over " + shape_str(graph_.shape) + " on " + graph_.device.str() +
+                       ", " + std::to_string(graph_.inputs.size()) + " inputs read, " +
+                       std::to_string(written) + " results written, " + std::to_string(skipped) +
+                       " never written (" + std::to_string(bytes) + " bytes of traffic saved):";
+    for (size_t k = 0; k < graph_.ops.size(); ++k) {
+      const FusedOp& op = graph_.ops[k];
+      std::string args = operand_name(op.a, op, true);
+      if (op.kind != OpKind::Unary) args += ", " + operand_name(op.b, op, false);
+      if (op.kind == OpKind::Where) args = operand_name(op.cond, op, true) + ", " + args;
+      line += "\n  %" + std::to_string(k) + " = " + op_name(op) + "(" + args + ") -> " +
+              scalar_type_name(op.out) + (results.held[k] ? "  [written]" : "");
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+};
+
+struct RegionState {
+  int depth = 0;
+  std::shared_ptr<Group> open;
+};
+thread_local RegionState t_region;
+
+// The thread's open group, if it has not run (something may have run it meanwhile).
+std::shared_ptr<Group>& open_group() {
+  auto& g = t_region.open;
+  if (g && g->done()) g.reset();
+  return g;
+}
+
+bool executor_for(Device device) { return device.is_cpu(); }
+
+// The open group that an op over out's shape and device joins: the current one when it fits,
+// else a new one (the current one runs first).
+Group& group_for(const Tensor& out) {
+  auto& g = open_group();
+  if (g && (g->full() || g->graph().device != out.device() || g->graph().shape != out.sizes())) {
+    g->run();
+    g.reset();
+  }
+  if (!g) g = std::make_shared<Group>(out.device(), out.sizes(), out.numel());
+  return *g;
+}
+
+// Whether eager's loop over a fresh contiguous result reads t in dense runs: the loop goes in
+// the result's (row-major) order, so t's innermost dim that iterates must be dense.
+bool innermost_dense(const Tensor& t) {
+  for (size_t d = t.sizes().size(); d-- > 0;)
+    if (t.sizes()[d] != 1) return t.strides()[d] == 1;
+  return true;
+}
+
+bool eligible(const Tensor& out) {
+  return t_region.depth > 0 && executor_for(out.device()) && out.numel() > 0 &&
+         out.storage_offset() == 0 && out.is_contiguous() && out.storage().use_count() == 1;
+}
+
+// The operands as the group sees them; runs what they wait for and tries again when needed.
+template <size_t N>
+bool resolve(const Tensor& out, const Tensor* const (&tensors)[N], Ref (&refs)[N]) {
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    Group& g = group_for(out);
+    bool ok = true;
+    for (size_t i = 0; i < N && ok; ++i) {
+      auto r = g.operand(*tensors[i]);
+      if (r) {
+        refs[i] = *r;
+        continue;
+      }
+      ok = false;
+      (void)tensors[i]->storage().data();  // runs the work it waits for (this group, perhaps)
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void enter_region() { ++t_region.depth; }
+
+void exit_region() {
+  GENESIS_CHECK(t_region.depth > 0, "compile", "a compiled region was closed more than opened");
+  if (--t_region.depth == 0) flush();
+}
+
+bool region_active() { return t_region.depth > 0; }
+
+void flush() {
+  auto g = std::move(open_group());
+  t_region.open.reset();
+  if (g) g->run();
+}
+
+bool defer_unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {
+  if (!eligible(out)) return false;
+  const Tensor* tensors[1] = {&a};
+  Ref refs[1];
+  if (!resolve(out, tensors, refs)) return false;
+  FusedOp f{OpKind::Unary, static_cast<int>(op), out.dtype(), out.dtype(), refs[0], {}, {}};
+  f.strided_read = !refs[0].is_op && !innermost_dense(a);
+  open_group()->add(std::move(f), out);
+  return true;
+}
+
+bool defer_binary(ops::BinaryOp op, ScalarType compute, const Tensor& out, const Tensor& a,
+                  const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb) {
+  if (!eligible(out)) return false;
+  const Tensor* tensors[2] = {&a, &b};
+  Ref refs[2];
+  if (!resolve(out, tensors, refs)) return false;
+  FusedOp f{OpKind::Binary, static_cast<int>(op), compute, out.dtype(), refs[0], refs[1], {}};
+  f.sa = sa;
+  f.sb = sb;
+  open_group()->add(std::move(f), out);
+  return true;
+}
+
+bool defer_where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits,
+                 const Tensor& b, uint64_t b_bits) {
+  if (!eligible(out)) return false;
+  const Tensor* tensors[3] = {&cond, &a, &b};
+  Ref refs[3];
+  if (!resolve(out, tensors, refs)) return false;
+  FusedOp f{OpKind::Where, 0, out.dtype(), out.dtype(), refs[1], refs[2], refs[0]};
+  f.a_bits = a_bits;
+  f.b_bits = b_bits;
+  open_group()->add(std::move(f), out);
+  return true;
+}
+
+Stats stats() {
+  Stats s;
+  s.groups = g_groups.load();
+  s.ops = g_ops.load();
+  s.results_written = g_written.load();
+  s.results_skipped = g_skipped.load();
+  s.bytes_skipped = g_bytes_skipped.load();
+  return s;
+}
+
+void reset_stats() {
+  g_groups = 0;
+  g_ops = 0;
+  g_written = 0;
+  g_skipped = 0;
+  g_bytes_skipped = 0;
+}
+
+void set_logging(bool on) { g_logging = on; }
+
+}  // namespace genesis::fusion

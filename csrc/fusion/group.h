@@ -1,0 +1,61 @@
+#pragma once
+// Note [Fusing by deferring elementwise ops]
+// genesis.compile runs the user's Python function every call, as eager code does, inside a
+// compiled region. In the region an elementwise op (unary, binary, where) whose result is fresh
+// does not run: it is appended to the thread's open *group* and its result's storage is left
+// pending (Note [Deferred storages] in core/storage.h). The group runs as one pass over memory
+// when something needs its values: an op that is not elementwise reads a pending result, a
+// result leaves genesis (NumPy, DLPack, printing, item()), the region ends, an op of another
+// shape or device arrives, or the group is full. Running it:
+// - reads each input once and writes only the results still held by someone when it runs (a
+//   Python name, a view, autograd's saved tensors): the temporaries of an expression such as
+//   x * 0.5 * (1 + tanh(...)) were freed by then, and their values live only in registers (CUDA)
+//   or in a chunk of cache (CPU);
+// - computes each op exactly as its eager kernel does, on the same functors (vocab/
+//   math_functors.h), rounding each result to its dtype before the next op reads it, so a fused
+//   chain gives eager's bits.
+// Why defer instead of tracing a graph once and replaying it (torch.compile's way): Python runs
+// every call, so data-dependent control flow, globals, side effects and changed shapes behave as
+// in eager code and no guard can go stale; a value Python asks for (item(), bool()) simply runs
+// the group so far. The cost is the Python time of calling each op, which eager code pays too.
+// The inputs of a group stay held (and watched: a write to one first runs the group), so an
+// in-place update after a deferred read cannot change what the group reads.
+#include <cstdint>
+
+#include "core/tensor.h"
+#include "vocab/op_codes.h"
+
+namespace genesis::fusion {
+
+// A compiled region on this thread: while one is open, eligible elementwise ops are deferred.
+// Regions nest; closing the outermost one runs the open group.
+void enter_region();
+void exit_region();
+bool region_active();
+// Runs the thread's open group now.
+void flush();
+
+// Each returns true when the op joined the open group (its result's values come later), false
+// when the caller must run it now. `out` is the fresh contiguous result the caller allocated;
+// inputs are already in the compute dtype and broadcast to out's shape (an undefined tensor is
+// the number in its ScalarArg / bits), as the device loops take them.
+bool defer_unary(ops::UnaryOp op, const Tensor& out, const Tensor& a);
+bool defer_binary(ops::BinaryOp op, ScalarType compute, const Tensor& out, const Tensor& a,
+                  const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb);
+bool defer_where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits,
+                 const Tensor& b, uint64_t b_bits);
+
+// What the groups run so far did (process-wide), for tests and GENESIS_LOGS=compile.
+struct Stats {
+  int64_t groups = 0;           // groups run
+  int64_t ops = 0;              // ops they held
+  int64_t results_written = 0;  // results someone still held
+  int64_t results_skipped = 0;  // results nobody held: never written
+  int64_t bytes_skipped = 0;    // the writes and reads of those results, saved
+};
+Stats stats();
+void reset_stats();
+// Whether each group run is described on stderr (GENESIS_LOGS=compile).
+void set_logging(bool on);
+
+}  // namespace genesis::fusion

@@ -1,0 +1,168 @@
+"""genesis.compile: chains of elementwise ops run as fused passes over memory.
+
+The compiled function runs its Python code on every call, as eager code does; inside it, the
+elementwise ops that produce new tensors are deferred into fused groups, which run when their
+values are needed (Note [Fusing by deferring elementwise ops] in csrc/fusion/group.h). The user
+guide's chapter "Compiling" says what fuses and how it differs from torch.compile.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import warnings
+from typing import Any, Callable
+
+from . import _C
+
+_MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+_BACKENDS = ("genesis", "inductor", "eager")
+
+
+class _Region:
+    """A compiled region on this thread (regions nest; the outermost runs what is deferred)."""
+
+    __slots__ = ("debug",)
+
+    def __init__(self, debug: bool) -> None:
+        self.debug = debug
+
+    def __enter__(self) -> None:
+        if self.debug:
+            _C._fusion.set_logging(True)
+        _C._fusion.enter_region()
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            _C._fusion.exit_region()
+        finally:
+            if self.debug and not _logs_requested():
+                _C._fusion.set_logging(False)
+
+
+def _logs_requested() -> bool:
+    return "compile" in os.environ.get("GENESIS_LOGS", "").replace(" ", "").split(",")
+
+
+def _check(fullgraph: bool, backend: Any, mode: Any, options: Any) -> tuple[bool, bool]:
+    """The arguments checked as torch.compile checks them; returns (fuse, debug)."""
+    if backend is None:
+        backend = "genesis"
+    if not isinstance(backend, str) or backend not in _BACKENDS:
+        raise RuntimeError(
+            f"compile: unknown backend {backend!r}; genesis compiles with 'genesis' (the default;"
+            " 'inductor', torch's default name, means the same) or 'eager' (no fusion)"
+        )
+    if mode not in _MODES:
+        raise RuntimeError(f"compile: unrecognized mode={mode!r}, should be one of {_MODES[1:]}")
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"compile: options must be a dict, got {type(options).__name__}")
+    if options is not None and mode is not None:
+        raise RuntimeError("compile: either mode or options can be specified, but both can't")
+    if fullgraph:
+        warnings.warn(
+            "compile: fullgraph=True is accepted but not enforced yet: a graph break (a value "
+            "read into Python inside the function) runs the ops deferred so far and goes on",
+            UserWarning,
+            stacklevel=3,
+        )
+    if mode == "reduce-overhead":
+        warnings.warn(
+            "compile: mode='reduce-overhead' does not replay the function as a CUDA graph yet; "
+            "it compiles as the default mode (genesis.cuda.graph captures a step by hand)",
+            UserWarning,
+            stacklevel=3,
+        )
+    debug = bool(options.get("debug", False)) if options else False
+    return backend != "eager", debug
+
+
+def compile(  # noqa: A001 - torch.compile's name
+    model: Callable[..., Any] | None = None,
+    *,
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+    backend: Any = "genesis",
+    mode: str | None = None,
+    options: dict[str, Any] | None = None,
+    disable: bool = False,
+    debug: bool = False,
+) -> Any:
+    """Compile a function or module: its chains of elementwise ops run as fused passes.
+
+    Used as torch.compile is: ``genesis.compile(fn)``, ``@genesis.compile``,
+    ``@genesis.compile(mode=...)``, ``genesis.compile(model)`` or ``model.compile()``. The
+    function's Python code runs on every call; inside it, elementwise ops (arithmetic,
+    comparisons, activations, where) that make new tensors are deferred and run together, in one
+    pass, when their values are needed: each input is read once and only the results still
+    referenced are written. The answers are eager's, bit for bit where the eager op is exact.
+
+    Args:
+        model: the function or genesis.nn.Module to compile (omitted: returns a decorator).
+        fullgraph: accepted; not enforced yet (a warning says so).
+        dynamic: accepted; genesis never specializes on shapes, so every shape runs the same way.
+        backend: ``"genesis"`` (or torch's ``"inductor"``) fuses; ``"eager"`` does not.
+        mode: torch's modes; ``"reduce-overhead"`` does not add CUDA-graph replay yet (warns).
+        options: a dict; ``{"debug": True}`` is ``debug=True``.
+        disable: return ``model`` itself.
+        debug: describe each fused group on stderr as it runs (as ``GENESIS_LOGS=compile``).
+
+    Returns:
+        the compiled function, or for a Module an ``OptimizedModule`` whose ``_orig_mod`` is the
+        module (as torch.compile's).
+
+    Example:
+        >>> import genesis
+        >>> @genesis.compile
+        ... def gelu(x):
+        ...     return x * 0.5 * (1.0 + genesis.tanh(0.79788456 * (x + 0.044715 * x * x * x)))
+        >>> x = genesis.randn(1000)
+        >>> bool((gelu(x) - genesis.nn.functional.gelu(x, approximate="tanh")).abs().max() < 1e-5)
+        True
+    """
+    del dynamic  # every shape runs the same way: there is nothing to specialize
+    if model is None:
+
+        def decorate(fn: Callable[..., Any]) -> Any:
+            return compile(
+                fn,
+                fullgraph=fullgraph,
+                backend=backend,
+                mode=mode,
+                options=options,
+                disable=disable,
+                debug=debug,
+            )
+
+        return decorate
+    if not callable(model):
+        raise TypeError(f"compile: expected a callable or a Module, got {type(model).__name__}")
+    fuse, option_debug = _check(fullgraph, backend, mode, options)
+    if disable:
+        return model
+    from .nn.modules.module import Module
+
+    if isinstance(model, Module):
+        from .nn.modules._compiled import OptimizedModule
+
+        return OptimizedModule(model, compiled_call(model.__call__, fuse, debug or option_debug))
+    return compiled_call(model, fuse, debug or option_debug)
+
+
+def compiled_call(fn: Callable[..., Any], fuse: bool, debug: bool) -> Callable[..., Any]:
+    """fn run inside a compiled region (fuse False: fn itself, called through)."""
+
+    @functools.wraps(fn)
+    def compiled(*args: Any, **kwargs: Any) -> Any:
+        if not fuse:
+            return fn(*args, **kwargs)
+        with _Region(debug or _logs_requested()):
+            return fn(*args, **kwargs)
+
+    compiled._genesis_compiled = True  # type: ignore[attr-defined]
+    return compiled
+
+
+def is_compiling() -> bool:
+    """Whether this thread is inside a compiled function (torch.compiler.is_compiling)."""
+    return bool(_C._fusion.region_active())

@@ -1,0 +1,454 @@
+"""genesis.compile's fused groups (Note [Fusing by deferring elementwise ops] in
+csrc/fusion/group.h): compiled functions give eager's answers, bit for bit, on a differential
+fuzz of random elementwise graphs, and every way to a deferred value (ops, views, in-place writes,
+exports, autograd, errors, threads) sees the values eager code would."""
+
+import threading
+
+import numpy as np
+import pytest
+from conftest import DEVICES
+
+import genesis
+
+fusion = genesis._C._fusion
+
+
+def stats_after(fn, *args):
+    fusion.reset_stats()
+    out = fn(*args)
+    return out, fusion.stats()
+
+
+def same(a, b):
+    """The same dtype, shape and bits (16-bit floats widened to float32 exactly first)."""
+    if a.dtype in (genesis.bfloat16, genesis.float16):
+        assert b.dtype == a.dtype
+        a, b = a.float(), b.float()
+    a, b = a.cpu().numpy(), b.cpu().numpy()
+    assert a.dtype == b.dtype and a.shape == b.shape
+    if a.dtype.kind == "f":
+        np.testing.assert_array_equal(a.view(f"u{a.itemsize}"), b.view(f"u{b.itemsize}"))
+    else:
+        np.testing.assert_array_equal(a, b)
+
+
+def gelu_tanh(x):
+    return x * 0.5 * (1.0 + genesis.tanh(0.79788456 * (x + 0.044715 * x * x * x)))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+def test_gelu_chain_matches_eager(device, dtype):
+    x = genesis.randn(4099, device=device).to(getattr(genesis, dtype))
+    same(genesis.compile(gelu_tanh)(x), gelu_tanh(x))
+
+
+def test_temporaries_are_never_written():
+    x = genesis.randn(10000)
+    out, s = stats_after(genesis.compile(gelu_tanh), x)
+    assert s["groups"] == 1 and s["ops"] == 9
+    assert s["results_written"] == 1 and s["results_skipped"] == 8
+    assert s["bytes_skipped"] == 8 * 2 * 10000 * 4
+    same(out, gelu_tanh(x))
+
+
+def test_results_still_held_are_written():
+    kept = []
+
+    def f(x):
+        y = x * 2
+        kept.append(y)  # held outside: must be written
+        return y + 1
+
+    x = genesis.randn(100)
+    out, s = stats_after(genesis.compile(f), x)
+    assert s["results_written"] == 2 and s["results_skipped"] == 0
+    same(kept[0], x * 2)
+    same(out, x * 2 + 1)
+
+
+# ---- the differential fuzz ---------------------------------------------------------------
+
+UNARY = ["neg", "abs", "exp", "tanh", "sigmoid", "relu", "sqrt", "log1p", "sin", "square", "floor"]
+BINARY = ["add", "sub", "mul", "div", "maximum", "minimum", "pow", "atan2", "fmod"]
+COMPARE = ["lt", "ge", "eq", "ne"]
+FLOAT_DTYPES = ["float32", "float64", "bfloat16", "float16"]
+INT_DTYPES = ["int32", "int64", "int16", "uint8"]
+
+
+def _random_value(rng, shape, dtype):
+    if dtype in INT_DTYPES:
+        a = rng.integers(0, 9, size=shape) if dtype == "uint8" else rng.integers(-9, 9, size=shape)
+        return genesis.tensor(a.astype(dtype))
+    a = rng.standard_normal(shape) * 2
+    if rng.random() < 0.2 and a.size:
+        a.flat[rng.integers(0, a.size)] = rng.choice([np.nan, np.inf, -np.inf, 0.0])
+    return genesis.tensor(a.astype(np.float32)).to(getattr(genesis, dtype))
+
+
+def _input(rng, shape, dtype):
+    """A random view of `shape`: contiguous, transposed, sliced with a step, or broadcast."""
+    kind = rng.integers(0, 4)
+    if kind == 1 and len(shape) == 2:
+        return _random_value(rng, shape[::-1], dtype).t()
+    if kind == 2:
+        return _random_value(rng, (*shape[:-1], shape[-1] * 2), dtype)[..., ::2]
+    if kind == 3:
+        small = tuple(s if rng.random() < 0.5 else 1 for s in shape)
+        return _random_value(rng, small, dtype)
+    return _random_value(rng, shape, dtype)
+
+
+def _random_program(rng):
+    """A list of steps: each makes a new value from earlier ones (or numbers)."""
+    steps = []
+    n_inputs = int(rng.integers(1, 4))
+    n_values = n_inputs
+    for _ in range(int(rng.integers(1, 12))):
+        kind = rng.choice(["unary", "binary", "number", "compare_where"], p=[0.3, 0.35, 0.2, 0.15])
+        pick = [int(rng.integers(0, n_values)) for _ in range(3)]
+        if kind == "unary":
+            steps.append(("unary", str(rng.choice(UNARY)), pick[0]))
+        elif kind == "binary":
+            steps.append(("binary", str(rng.choice(BINARY)), pick[0], pick[1]))
+        elif kind == "number":
+            number = float(rng.choice([0.5, -2.0, 3.0, 1e-3])) if rng.random() < 0.7 else 2
+            steps.append(("number", str(rng.choice(["add", "mul", "sub"])), pick[0], number))
+        else:
+            steps.append(("where", str(rng.choice(COMPARE)), pick[0], pick[1], pick[2]))
+        n_values += 1
+    return n_inputs, steps
+
+
+def _run_program(steps, inputs):
+    values = list(inputs)
+    for step in steps:
+        kind, name = step[0], step[1]
+        if kind == "unary":
+            x = values[step[2]]
+            if (
+                name in ("sqrt", "log1p", "exp", "tanh", "sigmoid", "sin")
+                and not x.is_floating_point()
+            ):
+                x = x.float()
+            if name in ("neg", "abs", "relu", "square", "floor") and x.dtype == genesis.bool:
+                x = x.int()
+            values.append(getattr(genesis, name)(x))
+        elif kind == "binary":
+            a, b = values[step[2]], values[step[3]]
+            if name in ("atan2", "fmod", "pow") and not (
+                a.is_floating_point() or b.is_floating_point()
+            ):
+                a = a.float()
+            if a.dtype == genesis.bool and b.dtype == genesis.bool:
+                a = a.int()
+            if name == "sub" and (a.dtype == genesis.bool or b.dtype == genesis.bool):
+                a, b = a.int(), b.int()
+            values.append(getattr(genesis, name)(a, b))
+        elif kind == "number":
+            x = values[step[2]]
+            if x.dtype == genesis.bool:
+                x = x.int()
+            values.append(getattr(genesis, name)(x, step[3]))
+        else:
+            cond = getattr(genesis, name)(values[step[2]], values[step[3]])
+            values.append(genesis.where(cond, values[step[3]], values[step[4]]))
+    return values[len(inputs) :]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("seed", range(20))
+def test_random_graphs_match_eager(device, seed):
+    """100 random graphs a seed (2000 in all): every value the program makes, compiled == eager."""
+    rng = np.random.default_rng(seed)
+    compiled = genesis.compile(_run_program)
+    for _ in range(100):
+        shape = [(7,), (3, 5), (2, 3, 4), (64, 33), (1, 1), (0, 3), ()][int(rng.integers(0, 7))]
+        dtype = str(rng.choice(FLOAT_DTYPES + INT_DTYPES, p=[0.3, 0.1, 0.15, 0.1] + [0.35 / 4] * 4))
+        n_inputs, steps = _random_program(rng)
+        inputs = [
+            _input(rng, shape, dtype).to(device)
+            if shape
+            else _random_value(rng, (), dtype).to(device)
+            for _ in range(n_inputs)
+        ]
+        with np.errstate(all="ignore"):
+            want = _run_program(steps, inputs)
+            got = compiled(steps, inputs)
+        for g, w in zip(got, want):
+            same(g, w)
+
+
+# ---- every way to a deferred value ----------------------------------------------------------
+
+
+def test_python_reads_a_value_mid_function():
+    def f(x):
+        y = x * 2 + 1
+        if y.sum().item() > 0:  # data-dependent control flow: runs the group so far
+            return y * 3
+        return y - 3
+
+    f_compiled = genesis.compile(f)
+    for sign in (1, -1):
+        x = genesis.ones(50) * sign
+        same(f_compiled(x), f(x))
+
+
+def test_inplace_write_to_an_input_after_a_deferred_read():
+    def f(x):
+        y = x * 2
+        x.add_(1)  # the group must read x before this write
+        return y, x * 3
+
+    x = genesis.arange(10.0)
+    y, z = genesis.compile(f)(x.clone())
+    same(y, genesis.arange(10.0) * 2)
+    same(z, (genesis.arange(10.0) + 1) * 3)
+
+
+def test_inplace_write_to_a_deferred_result():
+    def f(x):
+        y = x * 2
+        y.mul_(5)
+        return y + 1
+
+    x = genesis.randn(33)
+    same(genesis.compile(f)(x), f(x))
+
+
+def test_views_of_deferred_results():
+    def f(x):
+        y = x * 2 + 1
+        return y.t() * 3, y[1], y.reshape(-1)[::2] + 0
+
+    x = genesis.randn(4, 6)
+    for g, w in zip(genesis.compile(f)(x), f(x)):
+        same(g, w)
+
+
+def test_other_ops_read_deferred_results():
+    def f(x, w):
+        y = genesis.relu(x * 2 - 1)
+        return (y @ w).sum(dim=0), y.sum(), genesis.cat([y, y + 1])
+
+    x, w = genesis.randn(8, 5), genesis.randn(5, 3)
+    for g, w_ in zip(genesis.compile(f)(x, w), f(x, w)):
+        same(g, w_)
+
+
+def test_exports_inside_the_function():
+    seen = {}
+
+    def f(x):
+        y = x + 1
+        seen["numpy"] = y.numpy().copy()
+        seen["dlpack"] = np.from_dlpack(x * 3).copy()
+        return y
+
+    x = genesis.randn(16)
+    genesis.compile(f)(x)
+    np.testing.assert_array_equal(seen["numpy"], (x + 1).numpy())
+    np.testing.assert_array_equal(seen["dlpack"], (x * 3).numpy())
+
+
+def test_printing_inside_the_function(capsys):
+    @genesis.compile
+    def f(x):
+        y = x * 10
+        print(y)
+        return y
+
+    f(genesis.ones(3))
+    assert "10." in capsys.readouterr().out
+
+
+def test_autograd_through_a_compiled_function():
+    def f(x, w):
+        return (gelu_tanh(x * w) * 3).sum()
+
+    x0, w0 = genesis.randn(200), genesis.randn(200)
+    grads = []
+    for fn in (f, genesis.compile(f)):
+        x, w = x0.clone().requires_grad_(), w0.clone().requires_grad_()
+        loss = fn(x, w)
+        loss.backward()
+        grads.append((loss.detach(), x.grad, w.grad))
+    for g, w_ in zip(*grads):
+        same(g, w_)
+
+
+def test_an_error_inside_the_function_still_runs_deferred_ops():
+    kept = []
+
+    @genesis.compile
+    def f(x):
+        kept.append(x * 2)
+        raise ValueError("boom")
+
+    with pytest.raises(ValueError, match="boom"):
+        f(genesis.arange(4.0))
+    assert not fusion.region_active()
+    same(kept[0], genesis.arange(4.0) * 2)
+
+
+def test_errors_of_ops_are_raised_at_the_op():
+    @genesis.compile
+    def f(x):
+        return x + genesis.ones(3)
+
+    with pytest.raises(
+        RuntimeError, match=r"\[__add__\] shapes \(4,\) and \(3,\) cannot be broadcast"
+    ):
+        f(genesis.ones(4))
+    assert not fusion.region_active()
+
+
+def test_long_chains_run_as_several_groups():
+    def f(x):
+        for _ in range(150):
+            x = x * 1.001 + 0.01
+        return x
+
+    x = genesis.randn(64)
+    out, s = stats_after(genesis.compile(f), x)
+    assert s["groups"] >= 3 and s["ops"] == 300
+    same(out, f(x))
+
+
+def test_changing_shapes_within_a_function():
+    def f(x, row):
+        y = x * 2
+        z = y + row  # same shape: joins
+        col = (z.sum(dim=1, keepdim=True) * 0.5).exp()  # a reduction reads z
+        return z / col, (row * 3).sin()  # another shape: a new group
+
+    x, row = genesis.randn(6, 5), genesis.randn(5)
+    for g, w in zip(genesis.compile(f)(x, row), f(x, row)):
+        same(g, w)
+
+
+def test_zero_size_and_zero_dim():
+    def f(x, s):
+        return x * 2 + 1, s * 3 - s
+
+    x, s = genesis.ones(0, 4), genesis.tensor(2.5)
+    for g, w in zip(genesis.compile(f)(x, s), f(x, s)):
+        same(g, w)
+
+
+def test_results_outlive_the_call_and_are_not_pending():
+    out = genesis.compile(gelu_tanh)(genesis.randn(100))
+    assert not fusion.region_active()
+    # a second compiled call does not change the first one's result
+    first = out.numpy().copy()
+    genesis.compile(gelu_tanh)(genesis.randn(100))
+    np.testing.assert_array_equal(out.numpy(), first)
+
+
+def test_nested_regions_run_at_the_outermost_exit():
+    inner = genesis.compile(lambda x: x * 2)
+
+    @genesis.compile
+    def outer(x):
+        y = inner(x) + 1
+        assert fusion.region_active()
+        return y
+
+    fusion.reset_stats()
+    x = genesis.randn(10)
+    same(outer(x), x * 2 + 1)
+    assert fusion.stats()["groups"] == 1
+
+
+def test_threads_have_their_own_regions():
+    compiled = genesis.compile(gelu_tanh)
+    xs = [genesis.randn(5000) for _ in range(4)]
+    results = [None] * 4
+
+    def work(i):
+        for _ in range(5):
+            results[i] = compiled(xs[i])
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for x, r in zip(xs, results):
+        same(r, gelu_tanh(x))
+
+
+def test_debug_log_describes_groups(capfd):
+    genesis.compile(gelu_tanh, debug=True)(genesis.randn(10))
+    err = capfd.readouterr().err
+    assert "fused group: 9 ops over (10,)" in err
+    assert "Tanh(%5)" in err and "[written]" in err
+
+
+# ---- the front end ---------------------------------------------------------------------------
+
+
+def test_decorator_forms_and_backends():
+    @genesis.compile
+    def a(x):
+        return x + 1
+
+    @genesis.compile(mode="max-autotune")
+    def b(x):
+        return x + 1
+
+    x = genesis.ones(3)
+    same(a(x), x + 1)
+    same(b(x), x + 1)
+    fusion.reset_stats()
+    same(genesis.compile(lambda x: x * 2 + 1, backend="eager")(x), x * 2 + 1)
+    assert fusion.stats()["groups"] == 0
+    same(genesis.compile(lambda x: x * 2, backend="inductor")(x), x * 2)
+    f = lambda x: x  # noqa: E731
+    assert genesis.compile(f, disable=True) is f
+    assert genesis.compile(gelu_tanh).__name__ == "gelu_tanh"
+
+
+def test_bad_arguments():
+    with pytest.raises(RuntimeError, match="compile: unknown backend"):
+        genesis.compile(gelu_tanh, backend="tvm")
+    with pytest.raises(RuntimeError, match="compile: unrecognized mode"):
+        genesis.compile(gelu_tanh, mode="fast")
+    with pytest.raises(TypeError, match="compile: expected a callable"):
+        genesis.compile(3)
+    with pytest.raises(RuntimeError, match="both"):
+        genesis.compile(gelu_tanh, mode="default", options={})
+    with pytest.warns(UserWarning, match="fullgraph=True is accepted but not enforced"):
+        genesis.compile(gelu_tanh, fullgraph=True)
+    with pytest.warns(UserWarning, match="reduce-overhead"):
+        genesis.compile(gelu_tanh, mode="reduce-overhead")
+    with pytest.raises(RuntimeError, match=r"\[compile\] a compiled region was closed more"):
+        fusion.exit_region()
+
+
+def test_compiled_modules():
+    nn = genesis.nn
+    genesis.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.GELU(approximate="tanh"), nn.Linear(16, 4))
+    x = genesis.randn(5, 8)
+    want = model(x)
+    opt = genesis.compile(model)
+    assert type(opt).__name__ == "OptimizedModule" and opt._orig_mod is model
+    same(opt(x), want)
+    assert list(opt.state_dict()) == ["_orig_mod." + k for k in model.state_dict()]
+    model.note = "kept"
+    assert opt.note == "kept"  # attributes fall through to the original module
+    opt.eval()
+    assert not model.training
+    model.compile()
+    assert type(model).__name__ == "Sequential"
+    same(model(x), want)
+    assert list(model.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+
+
+def test_is_compiling():
+    seen = []
+    genesis.compile(lambda x: seen.append(genesis._compile.is_compiling()) or x)(genesis.ones(1))
+    assert seen == [True] and not genesis._compile.is_compiling()
