@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import warnings
 from typing import Any, Callable
 
@@ -17,6 +18,29 @@ from . import _C
 
 _MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 _BACKENDS = ("genesis", "inductor", "eager")
+
+
+_searched = False
+
+
+def _nvrtc_dirs() -> list[str]:
+    """The nvidia-cuda-nvrtc wheels' library directories on sys.path (CUDA 13's and 12's layout)."""
+    dirs = []
+    for entry in sys.path:
+        for sub in (("cu13", "lib"), ("cuda_nvrtc", "lib")):
+            lib = os.path.join(entry or ".", "nvidia", *sub)
+            found = any(os.path.isfile(os.path.join(lib, f"libnvrtc.so.{m}")) for m in (13, 12))
+            if found and lib not in dirs:
+                dirs.append(lib)
+    return dirs
+
+
+def _find_nvrtc() -> None:
+    """Hands the wheel directories to the loader once (Note [Loading NVRTC])."""
+    global _searched
+    if not _searched:
+        _C._fusion.set_nvrtc_search_dirs(_nvrtc_dirs())
+        _searched = True
 
 
 class _Region:
@@ -140,6 +164,7 @@ def compile(  # noqa: A001 - torch.compile's name
     fuse, option_debug = _check(fullgraph, backend, mode, options)
     if disable:
         return model
+    _find_nvrtc()
     from .nn.modules.module import Module
 
     if isinstance(model, Module):

@@ -49,7 +49,12 @@ struct Results {
   std::vector<std::shared_ptr<StorageImpl>> held;
 };
 
-// Runs `graph` on the CPU, writing the held results.
+// Runs `graph` on the CPU, writing the held results (cpu_executor.cpp).
 void run_on_cpu(const Graph& graph, const Results& results);
+// Runs `graph` on CUDA as one generated kernel (cuda_executor.cpp); falls back to run_eagerly
+// when the program cannot be built.
+void run_on_cuda(const Graph& graph, const Results& results);
+// Runs each op with the device's eager loop, in order (eager_executor.cpp).
+void run_eagerly(const Graph& graph, const Results& results);
 
 }  // namespace genesis::fusion

@@ -3,11 +3,16 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/errors.h"
+#include "fusion/cuda_source.h"
 #include "fusion/graph.h"
+#include "fusion/nvrtc.h"
 
 namespace genesis::fusion {
 
@@ -18,6 +23,23 @@ constexpr size_t kMaxInputs = 32;  // the inputs one pass reads
 
 std::atomic<int64_t> g_groups{0}, g_ops{0}, g_written{0}, g_skipped{0}, g_bytes_skipped{0};
 std::atomic<bool> g_logging{false};
+std::atomic<bool> g_eager_executor{false};  // tests: every group through run_eagerly
+std::atomic<bool> g_capture_sources{false};
+std::mutex g_sources_mutex;
+std::vector<std::pair<std::string, std::string>> g_sources;  // (name, text) of captured programs
+
+// Whether CUDA groups are deferred: GENESIS_COMPILE_CUDA=1 (or set_cuda_fusion) and NVRTC
+// loads. Off by default until the generated kernels have run on a GPU (see the user guide).
+std::atomic<int> g_cuda_fusion{-1};  // -1: read the environment at first use
+bool cuda_fusion_on() {
+  int on = g_cuda_fusion.load(std::memory_order_relaxed);
+  if (on < 0) {
+    const char* env = std::getenv("GENESIS_COMPILE_CUDA");
+    on = env != nullptr && std::string(env) == "1";
+    g_cuda_fusion.store(on, std::memory_order_relaxed);
+  }
+  return on == 1 && nvrtc_available();
+}
 
 // The op's code name (Mul, Tanh, ...) for the log.
 const char* op_name(const FusedOp& op) {
@@ -95,7 +117,13 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     for (const Tensor& t : graph_.inputs) t.storage().impl()->release(this);
     done_.store(true, std::memory_order_release);
     count(results);
-    if (graph_.device.is_cpu()) run_on_cpu(graph_, results);
+    capture(results);
+    if (g_eager_executor.load(std::memory_order_relaxed))
+      run_eagerly(graph_, results);
+    else if (graph_.device.is_cpu())
+      run_on_cpu(graph_, results);
+    else
+      run_on_cuda(graph_, results);
     graph_.inputs.clear();  // the memory it read may go now
   }
 
@@ -103,6 +131,18 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
   Graph graph_;
   std::mutex mutex_;
   std::atomic<bool> done_{false};
+
+  // Tests: the CUDA program this group would run, whatever its device.
+  void capture(const Results& results) const {
+    if (!g_capture_sources.load(std::memory_order_relaxed)) return;
+    std::vector<bool> written(graph_.ops.size());
+    for (size_t k = 0; k < written.size(); ++k) written[k] = results.held[k] != nullptr;
+    KernelShape shape = kernel_shape(graph_, written);
+    if (shape.rank > kFusedMaxRank) return;
+    KernelSource src = cuda_source(graph_, shape);
+    std::lock_guard<std::mutex> lock(g_sources_mutex);
+    g_sources.emplace_back(src.name, src.text);
+  }
 
   void count(const Results& results) const {
     int64_t written = 0, skipped = 0, bytes = 0;
@@ -151,7 +191,7 @@ std::shared_ptr<Group>& open_group() {
   return g;
 }
 
-bool executor_for(Device device) { return device.is_cpu(); }
+bool executor_for(Device device) { return device.is_cpu() || cuda_fusion_on(); }
 
 // The open group that an op over out's shape and device joins: the current one when it fits,
 // else a new one (the current one runs first).
@@ -271,5 +311,21 @@ void reset_stats() {
 }
 
 void set_logging(bool on) { g_logging = on; }
+
+void set_cuda_fusion(bool on) { g_cuda_fusion = on ? 1 : 0; }
+bool cuda_fusion() { return cuda_fusion_on(); }
+
+void set_eager_executor_for_tests(bool on) { g_eager_executor = on; }
+
+void capture_sources_for_tests(bool on) {
+  g_capture_sources = on;
+  std::lock_guard<std::mutex> lock(g_sources_mutex);
+  g_sources.clear();
+}
+
+std::vector<std::pair<std::string, std::string>> captured_sources() {
+  std::lock_guard<std::mutex> lock(g_sources_mutex);
+  return g_sources;
+}
 
 }  // namespace genesis::fusion

@@ -21,6 +21,9 @@
 // The inputs of a group stay held (and watched: a write to one first runs the group), so an
 // in-place update after a deferred read cannot change what the group reads.
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core/tensor.h"
 #include "vocab/op_codes.h"
@@ -57,5 +60,15 @@ Stats stats();
 void reset_stats();
 // Whether each group run is described on stderr (GENESIS_LOGS=compile).
 void set_logging(bool on);
+// Whether CUDA groups are deferred (GENESIS_COMPILE_CUDA=1 at start, or this call), and
+// whether they are now (NVRTC loaded as well).
+void set_cuda_fusion(bool on);
+bool cuda_fusion();
+
+// Tests: run every group with the eager loops (fusion/eager_executor.cpp); keep the CUDA program
+// of every group that runs, on any device, as (kernel name, text).
+void set_eager_executor_for_tests(bool on);
+void capture_sources_for_tests(bool on);
+std::vector<std::pair<std::string, std::string>> captured_sources();
 
 }  // namespace genesis::fusion

@@ -1,6 +1,9 @@
 // genesis._C._fusion: the compiled regions of genesis.compile (Note [Fusing by deferring
 // elementwise ops] in fusion/group.h).
+#include "fusion/cuda_source.h"
 #include "fusion/group.h"
+#include "fusion/kernel_cache.h"
+#include "fusion/nvrtc.h"
 #include "python/bindings.h"
 
 namespace genesis::python {
@@ -30,6 +33,60 @@ void init_fusion(py::module_& m) {
   f.def("reset_stats", &fusion::reset_stats, "Sets the counters of stats() to zero.");
   f.def("set_logging", &fusion::set_logging, py::arg("on"),
         "Describes each fused group on stderr as it runs (GENESIS_LOGS=compile).");
+  f.def("set_cuda_fusion", &fusion::set_cuda_fusion, py::arg("on"),
+        "Whether CUDA groups are deferred (the default: GENESIS_COMPILE_CUDA=1).");
+  f.def("cuda_fusion", &fusion::cuda_fusion,
+        "Whether CUDA groups are deferred now (switched on and NVRTC loaded).");
+  f.def(
+      "nvrtc_available",
+      [] {
+        std::string why;
+        bool ok = fusion::nvrtc_available(&why);
+        return py::make_tuple(ok, why);
+      },
+      "(loaded, why not): whether NVRTC could be loaded.");
+  f.def("nvrtc_version", &fusion::nvrtc_version, "NVRTC's version as major * 1000 + minor * 10.");
+  f.def("set_nvrtc_search_dirs", &fusion::set_nvrtc_search_dirs, py::arg("dirs"),
+        "The Python environment's nvidia-cuda-nvrtc directories, tried before the toolkit's.");
+  f.def("cache_folder", &fusion::cache_folder, "The disk cache's folder ('' when none).");
+  f.def(
+      "cache_stats",
+      [] {
+        fusion::CacheStats s = fusion::cache_stats();
+        py::dict d;
+        d["memory_hits"] = s.memory_hits;
+        d["disk_hits"] = s.disk_hits;
+        d["builds"] = s.builds;
+        d["disk_writes"] = s.disk_writes;
+        d["disk_rejected"] = s.disk_rejected;
+        return d;
+      },
+      "The kernel cache's counters.");
+  f.def("clear_memory_cache", &fusion::clear_memory_cache,
+        "Forgets the in-memory programs (the disk cache stays).");
+  // Tests.
+  f.def("_set_eager_executor", &fusion::set_eager_executor_for_tests, py::arg("on"));
+  f.def("_capture_sources", &fusion::capture_sources_for_tests, py::arg("on"));
+  f.def("_captured_sources", &fusion::captured_sources);
+  f.def(
+      "_nvrtc_compile",
+      [](const std::string& source, const std::string& name, int arch) {
+        std::string cubin = fusion::nvrtc_compile(source, name, fusion::kernel_headers(), arch);
+        return py::bytes(cubin);
+      },
+      py::arg("source"), py::arg("name"), py::arg("arch"));
+  f.def(
+      "_cached",
+      [](const std::string& key, const std::string& value) {
+        bool built = false;
+        std::string got = fusion::cached_cubin(key, [&] {
+          built = true;
+          return value;
+        });
+        return py::make_tuple(py::bytes(got), built);
+      },
+      py::arg("key"), py::arg("value"),
+      "The cache's entry for key, stored as value when it has none: (entry, built).");
 }
 
 }  // namespace genesis::python

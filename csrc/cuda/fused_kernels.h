@@ -1,0 +1,19 @@
+#pragma once
+// Generated kernels (genesis.compile's fused groups, csrc/fusion/): a cubin loaded once as a
+// context-independent library and launched on a device's current stream. Plain C++.
+#include <string>
+
+namespace genesis::cuda {
+
+// The compute capability of `device` as major * 10 + minor (90 for an H100/H200).
+int device_architecture(int device);
+// The kernel `name` of `cubin`, loaded once per (cubin, name) for the process (an opaque
+// cudaKernel_t); raises RuntimeError "[compile] ..." when the driver refuses it.
+void* fused_kernel(const std::string& cubin, const std::string& name);
+// kernel<<<blocks, threads, 0, current stream of device>>>(args...): args as cudaLaunchKernel
+// takes them (a pointer to each parameter's bytes).
+void launch_fused(void* kernel, int device, unsigned blocks, unsigned threads, void** args);
+// The device's multiprocessors (for the grid).
+int multiprocessors(int device);
+
+}  // namespace genesis::cuda

@@ -1,0 +1,101 @@
+// A CUDA group as one generated kernel (Note [Fused groups on CUDA] in cuda_source.cpp): the
+// program for the group's structure is generated, compiled by NVRTC for the device's
+// architecture (cached: Note [Kernel cache]) and launched on the device's current stream with
+// the inputs', results' and shape's values as arguments.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/errors.h"
+#include "cuda/fused_kernels.h"
+#include "fusion/cuda_source.h"
+#include "fusion/graph.h"
+#include "fusion/kernel_cache.h"
+#include "fusion/nvrtc.h"
+
+namespace genesis::fusion {
+
+namespace {
+
+// A fingerprint of the headers every program includes (the functors' text): part of each key.
+const std::string& headers_fingerprint() {
+  static const std::string f = [] {
+    uint64_t h = 1469598103934665603ULL;
+    for (const auto& [name, text] : kernel_headers())
+      for (unsigned char c : name + text) h = (h ^ c) * 1099511628211ULL;
+    return std::to_string(h);
+  }();
+  return f;
+}
+
+// Appends the bytes of v to the argument block.
+template <typename T>
+void put(std::vector<char>& block, T v) {
+  const char* p = reinterpret_cast<const char*>(&v);
+  block.insert(block.end(), p, p + sizeof v);
+}
+
+template <typename Index>
+void run_program(const Graph& graph, const Results& results, const KernelShape& shape,
+                 void* kernel) {
+  const int device = graph.device.index;
+  std::vector<const void*> pointers;
+  for (const Tensor& t : graph.inputs)
+    pointers.push_back(static_cast<const char*>(t.storage().data()) +
+                       t.storage_offset() * static_cast<int64_t>(t.itemsize()));
+  for (size_t k = 0; k < graph.ops.size(); ++k)
+    if (shape.written[k]) pointers.push_back(results.held[k]->result_data());
+  std::vector<char> geo;
+  bool strided = std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end();
+  if (strided) {
+    for (int64_t s : graph.shape) put<Index>(geo, static_cast<Index>(s));
+    for (size_t i = 0; i < graph.inputs.size(); ++i)
+      if (shape.strided[i])
+        for (int64_t s : graph.inputs[i].strides()) put<Index>(geo, static_cast<Index>(s));
+  }
+  Index n = static_cast<Index>(graph.numel);
+  std::vector<void*> args;
+  for (const void*& p : pointers) args.push_back(&p);
+  if (strided) args.push_back(geo.data());
+  args.push_back(&n);
+  static thread_local int sms_device = -1, sms = 0;
+  if (sms_device != device) {
+    sms = cuda::multiprocessors(device);
+    sms_device = device;
+  }
+  int64_t per_block = static_cast<int64_t>(kFusedThreads) * kFusedUnroll;
+  int64_t blocks =
+      std::min<int64_t>((graph.numel + per_block - 1) / per_block, static_cast<int64_t>(sms) * 16);
+  cuda::launch_fused(kernel, device, static_cast<unsigned>(std::max<int64_t>(blocks, 1)),
+                     kFusedThreads, args.data());
+}
+
+}  // namespace
+
+void run_on_cuda(const Graph& graph, const Results& results) {
+  std::vector<bool> written(graph.ops.size());
+  bool any = false;
+  for (size_t k = 0; k < graph.ops.size(); ++k)
+    any = any || (written[k] = results.held[k] != nullptr);
+  if (!any) return;  // nobody holds a result: nothing to compute
+  KernelShape shape = kernel_shape(graph, written);
+  if (shape.rank > kFusedMaxRank || !nvrtc_available()) return run_eagerly(graph, results);
+  void* kernel = nullptr;
+  try {
+    KernelSource src = cuda_source(graph, shape);
+    const int arch = cuda::device_architecture(graph.device.index);
+    std::string key = str_cat("sm_", arch, ";nvrtc", nvrtc_version(), ";headers",
+                              headers_fingerprint(), ";", src.text);
+    std::string cubin = cached_cubin(
+        key, [&] { return nvrtc_compile(src.text, src.name + ".cu", kernel_headers(), arch); });
+    kernel = cuda::fused_kernel(cubin, src.name);
+  } catch (const Error&) {
+    return run_eagerly(graph, results);  // a program that cannot be built: the eager loops
+  }
+  if (shape.index32)
+    run_program<int>(graph, results, shape, kernel);
+  else
+    run_program<int64_t>(graph, results, shape, kernel);
+}
+
+}  // namespace genesis::fusion

@@ -1,0 +1,41 @@
+#pragma once
+// CUDA C++ for a fused group (Note [Fused groups on CUDA] in cuda_source.cpp): the text NVRTC
+// compiles, and the key it is cached under.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fusion/graph.h"
+
+namespace genesis::fusion {
+
+// What the kernel's text depends on besides the graph's ops: which results it writes, which
+// inputs it reads through strides (the others are dense in the group's order), the rank of the
+// strided reads and whether 32-bit offsets reach.
+struct KernelShape {
+  std::vector<bool> written;  // per op
+  std::vector<bool> strided;  // per input
+  int rank = 0;               // dims of the iteration shape (when an input is strided)
+  bool index32 = true;
+};
+
+struct KernelSource {
+  std::string name;  // the kernel's extern "C" name
+  std::string text;  // the program, which includes the headers below
+  std::string key;   // everything the text depends on (the cache key)
+};
+
+KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written);
+KernelSource cuda_source(const Graph& graph, const KernelShape& shape);
+
+// The headers the program includes, as (name, text): the op functors (Note [Functors for
+// generated kernels] in CMakeLists.txt) and the small standard headers they need.
+const std::vector<std::pair<std::string, std::string>>& kernel_headers();
+
+// The launch: threads a block and items a thread.
+constexpr int kFusedThreads = 256;
+constexpr int kFusedUnroll = 4;
+// The most dims a strided read may have.
+constexpr int kFusedMaxRank = 8;
+
+}  // namespace genesis::fusion

@@ -1,0 +1,269 @@
+"""The generated programs of genesis.compile (Note [Fused groups on CUDA] in
+csrc/fusion/cuda_source.cpp), their NVRTC compilation (no GPU needed), the kernel cache (Note
+[Kernel cache]), the eager executor that CUDA groups fall back to, and, on a GPU, CUDA groups run
+as generated kernels against eager."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import test_fusion as base
+from conftest import requires_cuda
+
+import genesis
+
+fusion = genesis._C._fusion
+genesis._compile._find_nvrtc()
+HAS_NVRTC, WHY_NO_NVRTC = fusion.nvrtc_available()
+requires_nvrtc = pytest.mark.skipif(not HAS_NVRTC, reason=f"no NVRTC: {WHY_NO_NVRTC}")
+
+
+def random_programs(seed, count, device="cpu"):
+    """Runs `count` random programs of test_fusion's fuzz compiled; returns (got, want) pairs."""
+    rng = np.random.default_rng(seed)
+    compiled = genesis.compile(base._run_program)
+    pairs = []
+    for _ in range(count):
+        shape = [(7,), (3, 5), (2, 3, 4), (64, 33), (1, 1), (0, 3), ()][int(rng.integers(0, 7))]
+        dtypes = base.FLOAT_DTYPES + base.INT_DTYPES
+        dtype = str(rng.choice(dtypes, p=[0.3, 0.1, 0.15, 0.1] + [0.35 / 4] * 4))
+        n_inputs, steps = base._random_program(rng)
+        inputs = [
+            (base._input(rng, shape, dtype) if shape else base._random_value(rng, (), dtype)).to(
+                device
+            )
+            for _ in range(n_inputs)
+        ]
+        with np.errstate(all="ignore"):
+            want = base._run_program(steps, inputs)
+            got = compiled(steps, inputs)
+        pairs.extend(zip(got, want))
+    return pairs
+
+
+@pytest.fixture
+def captured():
+    fusion._capture_sources(True)
+    try:
+        yield fusion._captured_sources
+    finally:
+        fusion._capture_sources(False)
+
+
+def test_programs_name_their_structure(captured):
+    x = genesis.randn(100)
+    genesis.compile(base.gelu_tanh)(x)
+    genesis.compile(base.gelu_tanh)(genesis.randn(7, 3))  # another shape, the same program
+    (name1, text1), (name2, text2) = captured()
+    assert name1 == name2 and text1 == text2 and name1.startswith("genesis_fused_")
+    assert "gm::Tanh{}" in text1 and text1.count("out8[i] = v8;") == 1
+    assert "out0[i]" not in text1  # temporaries are not written
+    genesis.compile(base.gelu_tanh)(x.double())
+    assert captured()[2][0] != name1  # another dtype, another program
+
+
+def test_strided_inputs_read_through_strides(captured):
+    a, row = genesis.randn(6, 4), genesis.randn(4)
+    genesis.compile(lambda a, row: (a.t() * 2).t() + row)(a, row)  # t() of a result: runs it
+    genesis.compile(lambda a, row: a * row + 1)(a, row)
+    text = captured()[-1][1]
+    assert "struct Geo" in text and "g.strides1[d]" in text  # row is broadcast
+    assert "in0[i]" in text  # a is dense
+
+
+@requires_nvrtc
+@pytest.mark.parametrize("seed", range(3))
+def test_every_generated_program_compiles(captured, seed):
+    """The programs of 200 random graphs (every dtype, numbers, where, strided inputs) compile."""
+    random_programs(seed, 200)
+    seen = set()
+    for name, text in captured():
+        if name in seen:
+            continue
+        seen.add(name)
+        cubin = fusion._nvrtc_compile(text, name + ".cu", 90)
+        assert cubin[:4] == b"\x7fELF"
+    assert len(seen) > 50
+
+
+@requires_nvrtc
+def test_nvrtc_errors_name_the_program():
+    with pytest.raises(RuntimeError, match=r"\[compile\] NVRTC could not compile a fused kernel"):
+        fusion._nvrtc_compile("this is not C++", "broken.cu", 90)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_eager_executor_matches_eager(seed):
+    """The fallback of CUDA groups, run on the CPU: the same values, and no write versions."""
+    fusion._set_eager_executor(True)
+    try:
+        for got, want in random_programs(seed, 100):
+            base.same(got, want)
+        x, w = genesis.randn(50).requires_grad_(), genesis.randn(50).requires_grad_()
+        genesis.compile(lambda x, w: (base.gelu_tanh(x * w) * 3).sum())(x, w).backward()
+        assert x.grad is not None
+    finally:
+        fusion._set_eager_executor(False)
+
+
+# ---- the kernel cache ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("GENESIS_CACHE_DIR", str(tmp_path))
+    fusion.clear_memory_cache()
+    yield tmp_path / "kernels"
+    fusion.clear_memory_cache()
+
+
+def test_cache_builds_once_then_reads_memory_then_disk(cache_dir):
+    key = f"test-key-{os.getpid()}"
+    assert fusion.cache_folder() == str(cache_dir)
+    value, built = fusion._cached(key, "cubin bytes \x00\x01")
+    assert built and value == b"cubin bytes \x00\x01"
+    files = list(cache_dir.glob("*.cubin"))
+    assert len(files) == 1 and not list(cache_dir.glob(".tmp-*"))
+    assert fusion._cached(key, "other") == (b"cubin bytes \x00\x01", False)  # memory
+    fusion.clear_memory_cache()
+    before = fusion.cache_stats()["disk_hits"]
+    assert fusion._cached(key, "other") == (b"cubin bytes \x00\x01", False)  # disk
+    assert fusion.cache_stats()["disk_hits"] == before + 1
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "garbage"])
+def test_a_corrupt_cache_file_is_ignored_and_rebuilt(cache_dir, damage):
+    key = f"corrupt-{damage}"
+    fusion._cached(key, "good value")
+    (path,) = cache_dir.glob("*.cubin")
+    data = path.read_bytes()
+    data = {
+        "truncate": data[: len(data) // 2],
+        "flip": data[:30] + bytes([data[30] ^ 1]) + data[31:],
+        "empty": b"",
+        "garbage": os.urandom(len(data)),
+    }[damage]
+    path.write_bytes(data)
+    fusion.clear_memory_cache()
+    rejected = fusion.cache_stats()["disk_rejected"]
+    assert fusion._cached(key, "rebuilt") == (b"rebuilt", True)
+    assert fusion.cache_stats()["disk_rejected"] == rejected + 1
+    fusion.clear_memory_cache()
+    assert fusion._cached(key, "unused") == (b"rebuilt", False)  # the file was replaced
+
+
+def test_cache_keys_are_checked_on_read(cache_dir):
+    fusion._cached("key-a", "value a")
+    (path,) = cache_dir.glob("*.cubin")
+    # a file of another key under this key's name (a hash collision) is a miss
+    fusion._cached("key-b", "value b")
+    other = [p for p in cache_dir.glob("*.cubin") if p != path][0]
+    other.replace(path)
+    fusion.clear_memory_cache()
+    assert fusion._cached("key-a", "value a again") == (b"value a again", True)
+
+
+def test_an_unwritable_cache_folder_is_no_error(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("GENESIS_CACHE_DIR", str(blocker))
+    fusion.clear_memory_cache()
+    assert fusion._cached("key", "value") == (b"value", True)
+    fusion.clear_memory_cache()
+
+
+def test_processes_filling_the_cache_at_once(cache_dir):
+    """Eight processes build the same 20 entries at once: every read is whole and right."""
+    script = textwrap.dedent(
+        """
+        import sys
+        import genesis
+        f = genesis._C._fusion
+        for i in range(20):
+            value = ("entry %d " % i) * 5000
+            got, _ = f._cached("shared-%d" % i, value)
+            assert got == value.encode(), i
+            f.clear_memory_cache()
+            got, _ = f._cached("shared-%d" % i, "wrong")
+            assert got == value.encode(), i
+        """
+    )
+    env = dict(os.environ, GENESIS_CACHE_DIR=str(cache_dir.parent))
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE)
+        for _ in range(8)
+    ]
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err.decode()
+    assert len(list(cache_dir.glob("*.cubin"))) == 20
+    assert not list(cache_dir.glob(".tmp-*"))
+
+
+# ---- CUDA groups as generated kernels (GPU) ----------------------------------------------------
+
+
+@pytest.fixture
+def cuda_fusion():
+    fusion.set_cuda_fusion(True)
+    try:
+        yield
+    finally:
+        fusion.set_cuda_fusion(False)
+
+
+@requires_cuda
+@requires_nvrtc
+@pytest.mark.parametrize("seed", range(5))
+def test_cuda_groups_match_eager(cuda_fusion, seed):
+    assert fusion.cuda_fusion()
+    fusion.reset_stats()
+    for got, want in random_programs(seed, 100, device="cuda"):
+        base.same(got, want)
+    assert fusion.stats()["groups"] > 0
+
+
+@requires_cuda
+@requires_nvrtc
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+def test_cuda_gelu_chain_is_one_kernel(cuda_fusion, dtype):
+    x = genesis.randn(1 << 20, device="cuda").to(getattr(genesis, dtype))
+    fusion.reset_stats()
+    got = genesis.compile(base.gelu_tanh)(x)
+    assert fusion.stats()["groups"] == 1
+    base.same(got, base.gelu_tanh(x))
+
+
+@requires_cuda
+@requires_nvrtc
+def test_cuda_strided_and_large_offsets(cuda_fusion):
+    a = genesis.randn(3000, 700, device="cuda")
+    row = genesis.randn(700, device="cuda")
+
+    def f(a, row):
+        return genesis.tanh(a.t() * 2) + row.unsqueeze(1), a[:, ::3] * 0.5 + 1
+
+    for g, w in zip(genesis.compile(f)(a, row), f(a, row)):
+        base.same(g, w)
+
+
+@requires_cuda
+@requires_nvrtc
+def test_cuda_autograd_and_streams(cuda_fusion):
+    x0, w0 = genesis.randn(4096, device="cuda"), genesis.randn(4096, device="cuda")
+    grads = []
+    for fn in (lambda x, w: (base.gelu_tanh(x * w) * 3).sum(),) * 2:
+        x, w = x0.clone().requires_grad_(), w0.clone().requires_grad_()
+        compiled = genesis.compile(fn) if grads else fn
+        compiled(x, w).backward()
+        grads.append((x.grad, w.grad))
+    for g, w in zip(*grads):
+        base.same(g, w)
+    s = genesis.cuda.Stream()
+    with genesis.cuda.stream(s):
+        y = genesis.compile(base.gelu_tanh)(x0)
+    s.synchronize()
+    base.same(y, base.gelu_tanh(x0))
