@@ -24,6 +24,7 @@ import genesis  # noqa: E402
 from benchmarks import (  # noqa: E402
     autograd,
     casts,
+    compiling,
     compute,
     copies,
     creation,
@@ -64,6 +65,7 @@ AREAS = (
     ("layers", layers),
     ("optim", optim),
     ("training", training),
+    ("compiling", compiling),
     ("data loading", data_loading),
     ("graphs", graphs),
     ("files", files),

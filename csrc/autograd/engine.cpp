@@ -10,6 +10,7 @@
 #include "autograd/ops.h"
 #include "core/caller_lock.h"
 #include "core/errors.h"
+#include "fusion/group.h"
 #include "ops/creation.h"
 
 namespace genesis::autograd {
@@ -249,7 +250,17 @@ std::vector<Tensor> run(const std::vector<Tensor>& roots, const std::vector<Tens
   discover(p);
   select_running(p);
   count_dependencies(p);
-  execute(p);
+  // A graph recorded in a compiled region is differentiated in one (genesis.compile's backward).
+  bool compiled = std::any_of(p.root_edges.begin(), p.root_edges.end(),
+                              [](const Edge& e) { return e.fn && e.fn->compiled; });
+  if (compiled) fusion::enter_region();
+  try {
+    execute(p);
+  } catch (...) {
+    if (compiled) fusion::exit_region();
+    throw;
+  }
+  if (compiled) fusion::exit_region();
   return std::move(p.captured);
 }
 

@@ -7,6 +7,7 @@
 #include "autograd/ops.h"
 #include "core/caller_lock.h"
 #include "core/errors.h"
+#include "fusion/group.h"
 #include "ops/convert.h"
 #include "ops/elementwise.h"
 
@@ -40,7 +41,9 @@ void delete_node(Node* node) {
   destroying = false;
 }
 
-Node::Node() : sequence_nr(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+Node::Node()
+    : sequence_nr(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)),
+      compiled(fusion::region_active()) {}
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output)
     : is_output_(is_output), was_defined_(t.defined()) {

@@ -124,6 +124,10 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<TensorInfo> output_info;  // per output: the shape of a zero gradient
   std::vector<OutputHook> output_hooks;
   uint64_t sequence_nr;  // creation order: the engine runs later nodes first
+  // Made inside a compiled region (genesis.compile): a backward pass from such a node runs in a
+  // region too, so its elementwise gradient ops fuse (Note [Fusing by deferring elementwise
+  // ops] in fusion/group.h).
+  bool compiled;
 };
 
 // Every node is made by make_node (Note [Iterative graph teardown]).

@@ -30,7 +30,8 @@ void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
     for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * item, base, static_cast<size_t>(item));
     return;
   }
-  // The multi-index of `begin`, then stepped one item at a time with carries.
+  // The multi-index of `begin`; then runs along the innermost dim (one copy for a dense run, one
+  // value repeated for a broadcast one), stepping the outer dims with carries between runs.
   Shape index(sizes.size());
   int64_t rest = begin, offset = 0;
   for (int64_t d = nd - 1; d >= 0; --d) {
@@ -38,14 +39,28 @@ void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
     rest /= sizes[d];
     offset += index[d] * strides[d];
   }
-  const int64_t last = nd - 1;
-  for (int64_t i = 0; i < n; ++i) {
-    std::memcpy(dst + i * item, base + offset * item, static_cast<size_t>(item));
-    for (int64_t d = last; d >= 0; --d) {
-      offset += strides[d];
-      if (++index[d] < sizes[d]) break;
-      offset -= index[d] * strides[d];
+  const int64_t last = nd - 1, inner = sizes[last], step = strides[last];
+  const auto bytes = static_cast<size_t>(item);
+  for (int64_t i = 0; i < n;) {
+    const int64_t run = std::min(inner - index[last], n - i);
+    char* out = dst + i * item;
+    const char* in = base + offset * item;
+    if (step == 1) {
+      std::memcpy(out, in, static_cast<size_t>(run) * bytes);
+    } else if (step == 0) {
+      std::memcpy(out, in, bytes);
+      for (int64_t k = 1; k < run; ++k) std::memcpy(out + k * item, out, bytes);
+    } else {
+      for (int64_t k = 0; k < run; ++k) std::memcpy(out + k * item, in + k * step * item, bytes);
+    }
+    i += run;
+    offset += run * step;
+    index[last] += run;
+    for (int64_t d = last; d > 0 && index[d] == sizes[d]; --d) {  // carry into the outer dims
+      offset -= sizes[d] * strides[d];
       index[d] = 0;
+      offset += strides[d - 1];
+      ++index[d - 1];
     }
   }
 }

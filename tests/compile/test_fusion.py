@@ -452,3 +452,23 @@ def test_is_compiling():
     seen = []
     genesis.compile(lambda x: seen.append(genesis._compile.is_compiling()) or x)(genesis.ones(1))
     assert seen == [True] and not genesis._compile.is_compiling()
+
+
+def test_backward_of_a_compiled_forward_fuses_too():
+    """The gradient ops of a graph recorded in a compiled region run in one (fused groups)."""
+
+    def f(x, w):
+        return (gelu_tanh(x * w) * 3).sum()
+
+    x0, w0 = genesis.randn(300), genesis.randn(300)
+    results = []
+    for fn in (f, genesis.compile(f)):
+        x, w = x0.clone().requires_grad_(), w0.clone().requires_grad_()
+        loss = fn(x, w)
+        fusion.reset_stats()
+        loss.backward()
+        results.append((fusion.stats()["ops"], x.grad, w.grad))
+    (eager_ops, *eager_grads), (compiled_ops, *compiled_grads) = results
+    assert eager_ops == 0 and compiled_ops > 5
+    for g, w in zip(compiled_grads, eager_grads):
+        same(g, w)

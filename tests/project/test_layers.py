@@ -27,7 +27,7 @@ ALLOWED = {
     "fusion": {"fusion", "cpu", "cuda", "vocab", "memory", "core"},
     "ops": {"ops", "fusion", "index", "cpu", "cuda", "vocab", "memory", "core"},
     "dlpack": {"dlpack", "ops", "index", "cuda", "vocab", "memory", "core"},
-    "autograd": {"autograd", "ops", "index", "vocab", "core"},
+    "autograd": {"autograd", "fusion", "ops", "index", "vocab", "core"},
     "python": {
         "python",
         "autograd",
