@@ -46,15 +46,16 @@ def _find_nvrtc() -> None:
 class _Region:
     """A compiled region on this thread (regions nest; the outermost runs what is deferred)."""
 
-    __slots__ = ("debug",)
+    __slots__ = ("debug", "fullgraph")
 
-    def __init__(self, debug: bool) -> None:
+    def __init__(self, debug: bool, fullgraph: bool) -> None:
         self.debug = debug
+        self.fullgraph = fullgraph
 
     def __enter__(self) -> None:
         if self.debug:
             _C._fusion.set_logging(True)
-        _C._fusion.enter_region()
+        _C._fusion.enter_region(self.fullgraph)
 
     def __exit__(self, *exc: object) -> None:
         try:
@@ -83,13 +84,6 @@ def _check(fullgraph: bool, backend: Any, mode: Any, options: Any) -> tuple[bool
         raise TypeError(f"compile: options must be a dict, got {type(options).__name__}")
     if options is not None and mode is not None:
         raise RuntimeError("compile: either mode or options can be specified, but both can't")
-    if fullgraph:
-        warnings.warn(
-            "compile: fullgraph=True is accepted but not enforced yet: a graph break (a value "
-            "read into Python inside the function) runs the ops deferred so far and goes on",
-            UserWarning,
-            stacklevel=3,
-        )
     if mode == "reduce-overhead":
         warnings.warn(
             "compile: mode='reduce-overhead' does not replay the function as a CUDA graph yet; "
@@ -123,7 +117,10 @@ def compile(  # noqa: A001 - torch.compile's name
 
     Args:
         model: the function or genesis.nn.Module to compile (omitted: returns a decorator).
-        fullgraph: accepted; not enforced yet (a warning says so).
+        fullgraph: raise RuntimeError where the function reads a tensor's value into Python
+            (``item()``, ``bool()``, ``float()``, ``int()``, indexing with a tensor, ``tolist()``,
+            ``numpy()``): the graph breaks there (without it, the read runs the ops deferred so
+            far and the function goes on).
         dynamic: accepted; genesis never specializes on shapes, so every shape runs the same way.
         backend: ``"genesis"`` (or torch's ``"inductor"``) fuses; ``"eager"`` does not.
         mode: torch's modes; ``"reduce-overhead"`` does not add CUDA-graph replay yet (warns).
@@ -170,18 +167,22 @@ def compile(  # noqa: A001 - torch.compile's name
     if isinstance(model, Module):
         from .nn.modules._compiled import OptimizedModule
 
-        return OptimizedModule(model, compiled_call(model.__call__, fuse, debug or option_debug))
-    return compiled_call(model, fuse, debug or option_debug)
+        return OptimizedModule(
+            model, compiled_call(model.__call__, fuse, debug or option_debug, fullgraph)
+        )
+    return compiled_call(model, fuse, debug or option_debug, fullgraph)
 
 
-def compiled_call(fn: Callable[..., Any], fuse: bool, debug: bool) -> Callable[..., Any]:
+def compiled_call(
+    fn: Callable[..., Any], fuse: bool, debug: bool, fullgraph: bool = False
+) -> Callable[..., Any]:
     """fn run inside a compiled region (fuse False: fn itself, called through)."""
 
     @functools.wraps(fn)
     def compiled(*args: Any, **kwargs: Any) -> Any:
         if not fuse:
             return fn(*args, **kwargs)
-        with _Region(debug or _logs_requested()):
+        with _Region(debug or _logs_requested(), fullgraph):
             return fn(*args, **kwargs)
 
     compiled._genesis_compiled = True  # type: ignore[attr-defined]

@@ -180,6 +180,7 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
 
 struct RegionState {
   int depth = 0;
+  int fullgraph = 0;  // how many of the open regions asked for fullgraph
   std::shared_ptr<Group> open;
 };
 thread_local RegionState t_region;
@@ -240,11 +241,30 @@ bool resolve(const Tensor& out, const Tensor* const (&tensors)[N], Ref (&refs)[N
 
 }  // namespace
 
-void enter_region() { ++t_region.depth; }
+// The fullgraph flag of each open region, innermost last.
+thread_local std::vector<bool> t_fullgraph;
+
+void enter_region(bool fullgraph) {
+  ++t_region.depth;
+  t_fullgraph.push_back(fullgraph);
+  t_region.fullgraph += fullgraph ? 1 : 0;
+}
 
 void exit_region() {
   GENESIS_CHECK(t_region.depth > 0, "compile", "a compiled region was closed more than opened");
+  t_region.fullgraph -= t_fullgraph.back() ? 1 : 0;
+  t_fullgraph.pop_back();
   if (--t_region.depth == 0) flush();
+}
+
+void check_python_read(const char* op) {
+  GENESIS_CHECK(t_region.fullgraph == 0, op,
+                "genesis.compile(fullgraph=True): the function reads a tensor's value into "
+                "Python here (",
+                op,
+                "()), which breaks the graph; move the read out of the "
+                "compiled function, or compile it with fullgraph=False (the read then runs the "
+                "ops deferred so far and the function goes on)");
 }
 
 bool region_active() { return t_region.depth > 0; }

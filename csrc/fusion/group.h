@@ -32,9 +32,12 @@ namespace genesis::fusion {
 
 // A compiled region on this thread: while one is open, eligible elementwise ops are deferred.
 // Regions nest; closing the outermost one runs the open group.
-void enter_region();
+void enter_region(bool fullgraph = false);
 void exit_region();
 bool region_active();
+// A tensor's value is about to reach Python (item(), bool(), tolist(), numpy()): inside a region
+// opened with fullgraph, raises RuntimeError "[op] ..." (genesis.compile(fullgraph=True)).
+void check_python_read(const char* op);
 // Runs the thread's open group now.
 void flush();
 

@@ -7,6 +7,7 @@
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
+#include "fusion/group.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "python/bindings.h"
@@ -110,6 +111,7 @@ py::object one_item(const Tensor& t, const char* op) {
 }  // namespace
 
 py::object item(const Tensor& t, const char* op) {
+  fusion::check_python_read(op);
   GENESIS_CHECK_VALUE(t.numel() == 1, op, "a tensor with ", t.numel(),
                       " elements cannot be converted to a Python scalar");
   char buf[8];
@@ -210,6 +212,7 @@ void init_convert(py::module_& m, py::class_<Tensor>& cls) {
       .def("item", [](const Tensor& t) { return item(t, "item"); })
       .def("tolist",
            [](const Tensor& t) {
+             fusion::check_python_read("tolist");
              Tensor h = on_host(t);
              return nested_list(static_cast<const char*>(h.data()), h, 0);
            })

@@ -10,8 +10,9 @@ namespace genesis::python {
 
 void init_fusion(py::module_& m) {
   py::module_ f = m.def_submodule("_fusion", "genesis.compile's compiled regions");
-  f.def("enter_region", &fusion::enter_region,
-        "Opens a compiled region on this thread (regions nest).");
+  f.def("enter_region", &fusion::enter_region, py::arg("fullgraph") = false,
+        "Opens a compiled region on this thread (regions nest); fullgraph: a tensor's value read "
+        "into Python inside it raises.");
   f.def("exit_region", &fusion::exit_region,
         "Closes it; closing the outermost runs the ops still deferred.");
   f.def("region_active", &fusion::region_active, "Whether this thread is in a compiled region.");

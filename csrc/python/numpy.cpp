@@ -2,6 +2,7 @@
 #include "autograd/node.h"
 #include "autograd/ops.h"
 #include "core/errors.h"
+#include "fusion/group.h"
 #include "ops/convert.h"
 #include "python/bindings.h"
 
@@ -97,6 +98,7 @@ void init_numpy(py::module_& m, py::class_<Tensor>& cls) {
   cls.def(
          "numpy",
          [](const Tensor& t, bool force) {
+           fusion::check_python_read("numpy");
            if (force) {
              Tensor host =
                  ag::to(t, t.dtype() == ScalarType::BFloat16 ? ScalarType::Float32 : t.dtype(),

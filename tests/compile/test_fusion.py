@@ -420,8 +420,6 @@ def test_bad_arguments():
         genesis.compile(3)
     with pytest.raises(RuntimeError, match="both"):
         genesis.compile(gelu_tanh, mode="default", options={})
-    with pytest.warns(UserWarning, match="fullgraph=True is accepted but not enforced"):
-        genesis.compile(gelu_tanh, fullgraph=True)
     with pytest.warns(UserWarning, match="reduce-overhead"):
         genesis.compile(gelu_tanh, mode="reduce-overhead")
     with pytest.raises(RuntimeError, match=r"\[compile\] a compiled region was closed more"):
@@ -472,3 +470,24 @@ def test_backward_of_a_compiled_forward_fuses_too():
     assert eager_ops == 0 and compiled_ops > 5
     for g, w in zip(compiled_grads, eager_grads):
         same(g, w)
+
+
+def test_fullgraph_raises_where_a_value_reaches_python():
+    def f(x):
+        y = x * 2
+        if y.sum() > 0:  # bool() of a tensor: a graph break
+            return y
+        return -y
+
+    x = genesis.ones(4)
+    assert genesis.compile(f)(x).tolist() == [2.0] * 4  # without fullgraph: runs and goes on
+    strict = genesis.compile(f, fullgraph=True)
+    with pytest.raises(RuntimeError, match=r"\[bool\] genesis.compile\(fullgraph=True\)") as info:
+        strict(x)
+    assert "if y.sum() > 0" in str(info.traceback[-1])  # the user's line is in the traceback
+    assert not fusion.region_active()
+    for read in (lambda t: t.item(), lambda t: t.tolist(), lambda t: t.numpy(), float, int):
+        with pytest.raises(RuntimeError, match="fullgraph=True"):
+            genesis.compile(lambda t, read=read: read(t * 2), fullgraph=True)(genesis.ones(1))
+    # a function without reads compiles fully
+    same(genesis.compile(gelu_tanh, fullgraph=True)(x), gelu_tanh(x))
