@@ -265,6 +265,18 @@ void copy(const Tensor& dst, const Tensor& src) {
   });
 }
 
+void cast_run(ScalarType to, ScalarType from, void* out, const void* in, int64_t n) {
+  const std::array<char*, 2> p = {static_cast<char*>(out),
+                                  const_cast<char*>(static_cast<const char*>(in))};
+  GENESIS_DISPATCH_ALL_TYPES(to, "copy_", [&] {
+    using dst_t = scalar_t;
+    GENESIS_DISPATCH_ALL_TYPES(from, "copy_", [&] {
+      const std::array<int64_t, 2> st = {sizeof(dst_t), sizeof(scalar_t)};
+      cast_run<dst_t, scalar_t>(p, st, n);
+    });
+  });
+}
+
 void fill(const Tensor& dst, uint64_t pattern) {
   if (dst.numel() == 0) return;
   const Shape* strides[1] = {&dst.strides()};

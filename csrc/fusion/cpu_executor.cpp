@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu/copy.h"
 #include "cpu/elementwise.h"
 #include "cpu/parallel.h"
 #include "fusion/graph.h"
@@ -122,6 +123,9 @@ void run_on_cpu(const Graph& graph, const Results& results) {
           case OpKind::Binary:
             cpu::binary_run(static_cast<ops::BinaryOp>(op.code), op.compute, op_at[k], at(op.a),
                             op.sa, at(op.b), op.sb, n);
+            break;
+          case OpKind::Cast:
+            cpu::cast_run(op.out, op.compute, op_at[k], at(op.a), n);
             break;
           case OpKind::Where:
             cpu::where_run(static_cast<int>(result_item[k]), op_at[k],

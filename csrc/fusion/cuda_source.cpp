@@ -254,6 +254,9 @@ KernelSource cuda_source(const Graph& graph, const KernelShape& shape) {
         expr = str_cat("g_convert<", out, ">(gm::", binary_name(op.code), "{}(", a, ", ", b, "))");
         break;
       }
+      case OpKind::Cast:
+        expr = str_cat("g_convert<", out, ">(", value(op.a, c, false), ")");
+        break;
       case OpKind::Where: {
         std::string a = op.a.is_number() ? str_cat("g_from_bits<", out, ">(", hex64(op.a_bits), ")")
                                          : value(op.a, out, false);

@@ -6,7 +6,9 @@
 // other results are temporaries.
 #include <vector>
 
+#include "cpu/copy.h"
 #include "cpu/elementwise.h"
+#include "cuda/copy.h"
 #include "cuda/elementwise.h"
 #include "fusion/graph.h"
 
@@ -43,6 +45,12 @@ void run_eagerly(const Graph& graph, const Results& results) {
           cuda::binary(static_cast<ops::BinaryOp>(op.code), op.compute, out, a, op.sa, b, op.sb);
         else
           cpu::binary(static_cast<ops::BinaryOp>(op.code), op.compute, out, a, op.sa, b, op.sb);
+        break;
+      case OpKind::Cast:
+        if (cuda)
+          cuda::copy(out, a);
+        else
+          cpu::copy(out, a);
         break;
       case OpKind::Where: {
         Tensor cond = operand(op.cond);

@@ -19,14 +19,14 @@ struct Ref {
   bool is_number() const { return index < 0; }
 };
 
-enum class OpKind : uint8_t { Unary, Binary, Where };
+enum class OpKind : uint8_t { Unary, Binary, Where, Cast };
 
 struct FusedOp {
   OpKind kind;
   int code;            // the UnaryOp / BinaryOp
-  ScalarType compute;  // the dtype its operands are in (Where: the values' dtype)
+  ScalarType compute;  // the dtype its operands are in (Where: the values'; Cast: the source's)
   ScalarType out;      // its result's dtype
-  Ref a, b, cond;      // Unary: a; Binary: a, b; Where: cond, a, b
+  Ref a, b, cond;      // Unary, Cast: a; Binary: a, b; Where: cond, a, b
   ops::ScalarArg sa, sb;
   uint64_t a_bits = 0, b_bits = 0;  // Where's number operands
   // Unary: eager's loop would read `a` strided (an input whose innermost dim is not dense), so

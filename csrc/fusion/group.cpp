@@ -49,6 +49,7 @@ const char* op_name(const FusedOp& op) {
   static const char* const kBinary[] = {GENESIS_BINARY_CODES(GENESIS_NAME)};
 #undef GENESIS_NAME
   if (op.kind == OpKind::Where) return "Where";
+  if (op.kind == OpKind::Cast) return "Cast";
   return op.kind == OpKind::Unary ? kUnary[op.code] : kBinary[op.code];
 }
 
@@ -169,7 +170,8 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     for (size_t k = 0; k < graph_.ops.size(); ++k) {
       const FusedOp& op = graph_.ops[k];
       std::string args = operand_name(op.a, op, true);
-      if (op.kind != OpKind::Unary) args += ", " + operand_name(op.b, op, false);
+      if (op.kind == OpKind::Binary || op.kind == OpKind::Where)
+        args += ", " + operand_name(op.b, op, false);
       if (op.kind == OpKind::Where) args = operand_name(op.cond, op, true) + ", " + args;
       line += "\n  %" + std::to_string(k) + " = " + op_name(op) + "(" + args + ") -> " +
               scalar_type_name(op.out) + (results.held[k] ? "  [written]" : "");
@@ -308,6 +310,28 @@ bool defer_where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_
   FusedOp f{OpKind::Where, 0, out.dtype(), out.dtype(), refs[1], refs[2], refs[0]};
   f.a_bits = a_bits;
   f.b_bits = b_bits;
+  open_group()->add(std::move(f), out);
+  return true;
+}
+
+// A conversion the generated kernels make exactly as the eager copy kernel does (Note [Fused
+// groups on CUDA]): into a 16-bit float only from float and the 16-bit floats (the eager kernel
+// rounds other sources from double once, which the program does not do).
+bool cast_fusable(ScalarType from, ScalarType to, Device device) {
+  if (device.is_cpu()) return true;
+  bool to_16 = to == ScalarType::Float16 || to == ScalarType::BFloat16;
+  return !to_16 || from == ScalarType::Float32 || from == ScalarType::Float16 ||
+         from == ScalarType::BFloat16;
+}
+
+bool defer_cast(const Tensor& out, const Tensor& src) {
+  if (!eligible(out) || src.device() != out.device() || src.sizes() != out.sizes() ||
+      !cast_fusable(src.dtype(), out.dtype(), out.device()))
+    return false;
+  const Tensor* tensors[1] = {&src};
+  Ref refs[1];
+  if (!resolve(out, tensors, refs)) return false;
+  FusedOp f{OpKind::Cast, 0, src.dtype(), out.dtype(), refs[0], {}, {}};
   open_group()->add(std::move(f), out);
   return true;
 }

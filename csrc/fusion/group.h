@@ -50,6 +50,8 @@ bool defer_binary(ops::BinaryOp op, ScalarType compute, const Tensor& out, const
                   const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb);
 bool defer_where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits,
                  const Tensor& b, uint64_t b_bits);
+// out = src converted to out's dtype (a cast or a copy; src of out's shape, any strides).
+bool defer_cast(const Tensor& out, const Tensor& src);
 
 // What the groups run so far did (process-wide), for tests and GENESIS_LOGS=compile.
 struct Stats {

@@ -4,6 +4,7 @@
 #include "core/memory_events.h"
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
+#include "fusion/group.h"
 #include "ops/copy.h"
 #include "ops/layout.h"
 
@@ -14,6 +15,8 @@ Tensor copy_to(const Tensor& t, ScalarType dtype, Device device, bool non_blocki
   // a copy keeps a channels-last layout (Note [Layouts that results keep] in ops/layout.cpp)
   Tensor out = pinned_landing ? empty_pinned(t.sizes(), dtype)
                               : empty_in_layout_of(t.sizes(), dtype, device, t);
+  // in a compiled region, a cast on one device may join a fused group (fusion/group.h)
+  if (!pinned_landing && fusion::region_active() && fusion::defer_cast(out, t)) return out;
   copy_(out, t, non_blocking);
   return out;
 }

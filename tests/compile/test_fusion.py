@@ -106,7 +106,9 @@ def _random_program(rng):
     n_inputs = int(rng.integers(1, 4))
     n_values = n_inputs
     for _ in range(int(rng.integers(1, 12))):
-        kind = rng.choice(["unary", "binary", "number", "compare_where"], p=[0.3, 0.35, 0.2, 0.15])
+        kind = rng.choice(
+            ["unary", "binary", "number", "compare_where", "cast"], p=[0.27, 0.3, 0.18, 0.15, 0.1]
+        )
         pick = [int(rng.integers(0, n_values)) for _ in range(3)]
         if kind == "unary":
             steps.append(("unary", str(rng.choice(UNARY)), pick[0]))
@@ -115,6 +117,8 @@ def _random_program(rng):
         elif kind == "number":
             number = float(rng.choice([0.5, -2.0, 3.0, 1e-3])) if rng.random() < 0.7 else 2
             steps.append(("number", str(rng.choice(["add", "mul", "sub"])), pick[0], number))
+        elif kind == "cast":
+            steps.append(("cast", str(rng.choice(FLOAT_DTYPES + INT_DTYPES + ["bool"])), pick[0]))
         else:
             steps.append(("where", str(rng.choice(COMPARE)), pick[0], pick[1], pick[2]))
         n_values += 1
@@ -151,6 +155,8 @@ def _run_program(steps, inputs):
             if x.dtype == genesis.bool:
                 x = x.int()
             values.append(getattr(genesis, name)(x, step[3]))
+        elif kind == "cast":
+            values.append(values[step[2]].to(getattr(genesis, name)))
         else:
             cond = getattr(genesis, name)(values[step[2]], values[step[3]])
             values.append(genesis.where(cond, values[step[3]], values[step[4]]))
@@ -491,3 +497,40 @@ def test_fullgraph_raises_where_a_value_reaches_python():
             genesis.compile(lambda t, read=read: read(t * 2), fullgraph=True)(genesis.ones(1))
     # a function without reads compiles fully
     same(genesis.compile(gelu_tanh, fullgraph=True)(x), gelu_tanh(x))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_casts_join_groups(device):
+    """Casts (to(), .float(), autocast's) fuse with the ops around them, with eager's values."""
+
+    def f(x, y):
+        h = (x.float() * 1.5 + y).bfloat16()  # bf16 -> f32 -> ... -> bf16
+        return genesis.tanh(h).to(genesis.float16), (h > 0).int() * 3, h.clone()
+
+    x = genesis.randn(1000, device=device).bfloat16()
+    y = genesis.randn(1000, device=device)
+    fusion.reset_stats()
+    got = genesis.compile(f)(x, y)
+    if device == "cpu":
+        assert fusion.stats()["groups"] == 1
+    for g, w in zip(got, f(x, y)):
+        same(g, w)
+
+
+def test_every_cast_pair_matches_eager():
+    names = FLOAT_DTYPES + INT_DTYPES + ["bool", "int8", "int64"]
+    rng = np.random.default_rng(0)
+    for src in names:
+        x = _random_value(rng, (257,), src if src != "bool" else "int32")
+        if src == "bool":
+            x = x > 0
+        # a strided view too
+        for view in (x, x[::2]):
+            for dst in names:
+                dt = getattr(genesis, dst)
+                same(
+                    genesis.compile(
+                        lambda v, dt=dt: v.to(dt) + 0 if dt != genesis.bool else v.to(dt)
+                    )(view),
+                    view.to(dt) + 0 if dt != genesis.bool else view.to(dt),
+                )
