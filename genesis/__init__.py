@@ -616,6 +616,8 @@ __all__ = [
     "fork_rng",
     "save",
     "load",
+    # genesis.compile (issue 48)
+    "compile",
     "from_file",
 ]
 # The ops (genesis/_op_table.py).

@@ -116,23 +116,28 @@ def compile(  # noqa: A001 - torch.compile's name
     referenced are written. The answers are eager's, bit for bit where the eager op is exact.
 
     Args:
-        model: the function or genesis.nn.Module to compile (omitted: returns a decorator).
+        model: the function or genesis.nn.Module to compile. Default: None (returns a decorator).
         fullgraph: raise RuntimeError where the function reads a tensor's value into Python
             (``item()``, ``bool()``, ``float()``, ``int()``, indexing with a tensor, ``tolist()``,
-            ``numpy()``): the graph breaks there (without it, the read runs the ops deferred so
-            far and the function goes on).
+            ``numpy()``): the graph breaks there. Default: False (the read runs the ops
+            deferred so far and the function goes on).
         dynamic: accepted; genesis never specializes on shapes, so every shape runs the same way.
+            Default: None.
         backend: ``"genesis"`` (or torch's ``"inductor"``) fuses; ``"eager"`` does not.
+            Default: "genesis".
         mode: torch's modes; ``"reduce-overhead"`` does not add CUDA-graph replay yet (warns).
-        options: a dict; ``{"debug": True}`` is ``debug=True``.
-        disable: return ``model`` itself.
+            Default: None.
+        options: a dict; ``{"debug": True}`` is ``debug=True``. Default: None.
+        disable: return ``model`` itself. Default: False.
         debug: describe each fused group on stderr as it runs (as ``GENESIS_LOGS=compile``).
+            Default: False.
 
     Returns:
         the compiled function, or for a Module an ``OptimizedModule`` whose ``_orig_mod`` is the
         module (as torch.compile's).
 
-    Example:
+    Example::
+
         >>> import genesis
         >>> @genesis.compile
         ... def gelu(x):

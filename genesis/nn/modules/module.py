@@ -16,7 +16,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from ..._C import Tensor
+from ..._C import Tensor, _fusion
 from ..._C import device as _device_type
 from ..._C import dtype as _dtype_type
 from ...autograd import no_grad
@@ -827,6 +827,11 @@ class Module:
         return self.register_full_backward_hook(hook)
 
     def _call_impl(self, *args: Any, **kwargs: Any) -> Any:
+        # Module.compile: the compiled call opens a region and comes back here, which then runs
+        # the module (no frame is added to uncompiled calls: warnings name the caller's line).
+        compiled = self.__dict__.get("_compiled_call_impl")
+        if compiled is not None and not _fusion.region_active():
+            return compiled(*args, **kwargs)
         if not (
             self._forward_pre_hooks
             or self._forward_hooks
@@ -875,13 +880,7 @@ class Module:
             output = _hooks.wrap_outputs(state, output)
         return output
 
-    def _wrapped_call_impl(self, *args: Any, **kwargs: Any) -> Any:
-        compiled = self.__dict__.get("_compiled_call_impl")
-        if compiled is not None:
-            return compiled(*args, **kwargs)
-        return self._call_impl(*args, **kwargs)
-
-    __call__ = _wrapped_call_impl
+    __call__ = _call_impl
 
     def compile(self, *args: Any, **kwargs: Any) -> None:
         """Compile this module's calls in place with ``genesis.compile`` (its arguments).
