@@ -52,11 +52,11 @@ void* fused_kernel(const std::string& cubin, const std::string& name) {
   return reinterpret_cast<void*>(kernel);
 }
 
-void launch_fused(void* kernel, int device, unsigned blocks, unsigned threads, void** args) {
+void launch_fused(void* kernel, int device, uintptr_t stream, unsigned blocks, unsigned threads,
+                  void** args) {
   DeviceGuard guard(device);
   GENESIS_CUDA_CHECK(cudaLaunchKernel(static_cast<const void*>(kernel), dim3(blocks), dim3(threads),
-                                      args, 0,
-                                      reinterpret_cast<cudaStream_t>(current_stream(device))));
+                                      args, 0, reinterpret_cast<cudaStream_t>(stream)));
 }
 
 }  // namespace genesis::cuda

@@ -1,6 +1,7 @@
 #pragma once
 // Generated kernels (genesis.compile's fused groups, csrc/fusion/): a cubin loaded once as a
 // context-independent library and launched on a device's current stream. Plain C++.
+#include <cstdint>
 #include <string>
 
 namespace genesis::cuda {
@@ -10,9 +11,10 @@ int device_architecture(int device);
 // The kernel `name` of `cubin`, loaded once per (cubin, name) for the process (an opaque
 // cudaKernel_t); raises RuntimeError "[compile] ..." when the driver refuses it.
 void* fused_kernel(const std::string& cubin, const std::string& name);
-// kernel<<<blocks, threads, 0, current stream of device>>>(args...): args as cudaLaunchKernel
-// takes them (a pointer to each parameter's bytes).
-void launch_fused(void* kernel, int device, unsigned blocks, unsigned threads, void** args);
+// kernel<<<blocks, threads, 0, stream>>>(args...) on `device`: args as cudaLaunchKernel takes
+// them (a pointer to each parameter's bytes); stream is a StreamId (cuda/stream.h).
+void launch_fused(void* kernel, int device, uintptr_t stream, unsigned blocks, unsigned threads,
+                  void** args);
 // The device's multiprocessors (for the grid).
 int multiprocessors(int device);
 

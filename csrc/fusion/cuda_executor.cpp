@@ -66,8 +66,9 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
   int64_t per_block = static_cast<int64_t>(kFusedThreads) * kFusedUnroll;
   int64_t blocks =
       std::min<int64_t>((graph.numel + per_block - 1) / per_block, static_cast<int64_t>(sms) * 16);
-  cuda::launch_fused(kernel, device, static_cast<unsigned>(std::max<int64_t>(blocks, 1)),
-                     kFusedThreads, args.data());
+  cuda::launch_fused(kernel, device, graph.stream,
+                     static_cast<unsigned>(std::max<int64_t>(blocks, 1)), kFusedThreads,
+                     args.data());
 }
 
 }  // namespace

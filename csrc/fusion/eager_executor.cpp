@@ -10,11 +10,36 @@
 #include "cpu/elementwise.h"
 #include "cuda/copy.h"
 #include "cuda/elementwise.h"
+#include "cuda/stream.h"
 #include "fusion/graph.h"
 
 namespace genesis::fusion {
 
+namespace {
+
+// The group's stream made current for the run (the eager loops launch on the current stream).
+class StreamScope {
+ public:
+  explicit StreamScope(const Graph& graph) : device_(graph.device) {
+    if (!device_.is_cuda()) return;
+    previous_ = cuda::current_stream(device_.index);
+    cuda::set_current_stream(device_.index, graph.stream);
+  }
+  ~StreamScope() {
+    if (device_.is_cuda()) cuda::set_current_stream(device_.index, previous_);
+  }
+  StreamScope(const StreamScope&) = delete;
+  StreamScope& operator=(const StreamScope&) = delete;
+
+ private:
+  Device device_;
+  cuda::StreamId previous_ = 0;
+};
+
+}  // namespace
+
 void run_eagerly(const Graph& graph, const Results& results) {
+  StreamScope scope(graph);
   std::vector<Tensor> values(graph.ops.size());
   auto operand = [&](const Ref& r) -> Tensor {
     if (r.is_number()) return Tensor();

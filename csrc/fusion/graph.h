@@ -38,6 +38,7 @@ struct FusedOp {
 
 struct Graph {
   Device device{DeviceType::CPU, -1};
+  uintptr_t stream = 0;  // CUDA: the stream current when the group began (its ops' stream)
   Shape shape;
   int64_t numel = 0;
   std::vector<Tensor> inputs;  // the views read (held, so their memory stays)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "cuda/stream.h"
 #include "fusion/cuda_source.h"
 #include "fusion/graph.h"
 #include "fusion/nvrtc.h"
@@ -64,8 +65,9 @@ std::string operand_name(const Ref& r, const FusedOp& op, bool first) {
 
 class Group final : public Deferred, public std::enable_shared_from_this<Group> {
  public:
-  Group(Device device, Shape shape, int64_t numel) {
+  Group(Device device, uintptr_t stream, Shape shape, int64_t numel) {
     graph_.device = device;
+    graph_.stream = stream;
     graph_.shape = std::move(shape);
     graph_.numel = numel;
   }
@@ -196,15 +198,22 @@ std::shared_ptr<Group>& open_group() {
 
 bool executor_for(Device device) { return device.is_cpu() || cuda_fusion_on(); }
 
-// The open group that an op over out's shape and device joins: the current one when it fits,
-// else a new one (the current one runs first).
+// The stream an op on `device` runs on now (0 on the CPU).
+uintptr_t stream_now(Device device) {
+  return device.is_cuda() ? cuda::current_stream(device.index) : 0;
+}
+
+// The open group that an op over out's shape, device and stream joins: the current one when it
+// fits, else a new one (the current one runs first, on its own stream).
 Group& group_for(const Tensor& out) {
   auto& g = open_group();
-  if (g && (g->full() || g->graph().device != out.device() || g->graph().shape != out.sizes())) {
+  const uintptr_t stream = stream_now(out.device());
+  if (g && (g->full() || g->graph().device != out.device() || g->graph().shape != out.sizes() ||
+            g->graph().stream != stream)) {
     g->run();
     g.reset();
   }
-  if (!g) g = std::make_shared<Group>(out.device(), out.sizes(), out.numel());
+  if (!g) g = std::make_shared<Group>(out.device(), stream, out.sizes(), out.numel());
   return *g;
 }
 

@@ -267,3 +267,42 @@ def test_cuda_autograd_and_streams(cuda_fusion):
         y = genesis.compile(base.gelu_tanh)(x0)
     s.synchronize()
     base.same(y, base.gelu_tanh(x0))
+
+
+@requires_cuda
+@requires_nvrtc
+def test_cuda_a_stream_change_starts_a_group(cuda_fusion):
+    s = genesis.cuda.Stream()
+    x = genesis.randn(1 << 16, device="cuda")
+
+    def f(x):
+        y = x * 2
+        with genesis.cuda.stream(s):
+            z = (x + 1) * 3  # ops on another stream: a group of their own, run there
+        s.synchronize()
+        return y - 1, z
+
+    fusion.reset_stats()
+    got = genesis.compile(f)(x)
+    assert fusion.stats()["groups"] == 2
+    for g, w in zip(got, f(x)):
+        base.same(g, w)
+
+
+def test_logs_from_the_environment():
+    script = "import genesis; genesis.compile(lambda x: x * 2 + 1)(genesis.ones(3))"
+    env = dict(os.environ, GENESIS_LOGS="compile")
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "[genesis.compile] fused group: 2 ops over (3,)" in out.stderr
+    assert "Add(%0, 1)" in out.stderr
+
+
+def test_errors_point_at_the_users_line():
+    def f(x):
+        y = x * 2
+        return y @ genesis.ones(5)  # the failing line
+
+    with pytest.raises(RuntimeError) as info:
+        genesis.compile(f)(genesis.ones(3))
+    assert "return y @ genesis.ones(5)" in str(info.traceback[-1])
