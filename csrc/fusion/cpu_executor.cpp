@@ -6,6 +6,7 @@
 // take a strided loop; the arithmetic is the same functor, but an op with a vector routine
 // (exp, tanh, erf) may then differ from eager's strided loop in the last bit.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -20,6 +21,19 @@ namespace {
 
 constexpr int64_t kChunk = 2048;
 
+// dst[k] = src[k * step] for k < run, items of type W (step 0: one value repeated).
+template <typename W>
+void strided_run(char* dst, const char* src, int64_t step, int64_t run) {
+  W* out = reinterpret_cast<W*>(dst);
+  const W* in = reinterpret_cast<const W*>(src);
+  if (step == 0) {
+    const W v = *in;
+    for (int64_t k = 0; k < run; ++k) out[k] = v;
+  } else {
+    for (int64_t k = 0; k < run; ++k) out[k] = in[k * step];
+  }
+}
+
 // Copies items [begin, begin + n) of view t (in row-major order of its sizes) to dst.
 void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
   const auto item = static_cast<int64_t>(t.itemsize());
@@ -27,12 +41,22 @@ void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
   const Shape& sizes = t.sizes();
   const Shape& strides = t.strides();
   const int64_t nd = static_cast<int64_t>(sizes.size());
-  if (nd == 0) {
-    for (int64_t i = 0; i < n; ++i) std::memcpy(dst + i * item, base, static_cast<size_t>(item));
-    return;
-  }
-  // The multi-index of `begin`; then runs along the innermost dim (one copy for a dense run, one
-  // value repeated for a broadcast one), stepping the outer dims with carries between runs.
+  auto run_of = [item](char* out, const char* in, int64_t step, int64_t run) {
+    if (step == 1) return void(std::memcpy(out, in, static_cast<size_t>(run * item)));
+    switch (item) {
+      case 1:
+        return strided_run<uint8_t>(out, in, step, run);
+      case 2:
+        return strided_run<uint16_t>(out, in, step, run);
+      case 4:
+        return strided_run<uint32_t>(out, in, step, run);
+      default:
+        return strided_run<uint64_t>(out, in, step, run);
+    }
+  };
+  if (nd == 0) return run_of(dst, base, 0, n);
+  // The multi-index of `begin`; then runs along the innermost dim, stepping the outer dims with
+  // carries between runs.
   Shape index(sizes.size());
   int64_t rest = begin, offset = 0;
   for (int64_t d = nd - 1; d >= 0; --d) {
@@ -41,19 +65,9 @@ void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
     offset += index[d] * strides[d];
   }
   const int64_t last = nd - 1, inner = sizes[last], step = strides[last];
-  const auto bytes = static_cast<size_t>(item);
   for (int64_t i = 0; i < n;) {
     const int64_t run = std::min(inner - index[last], n - i);
-    char* out = dst + i * item;
-    const char* in = base + offset * item;
-    if (step == 1) {
-      std::memcpy(out, in, static_cast<size_t>(run) * bytes);
-    } else if (step == 0) {
-      std::memcpy(out, in, bytes);
-      for (int64_t k = 1; k < run; ++k) std::memcpy(out + k * item, out, bytes);
-    } else {
-      for (int64_t k = 0; k < run; ++k) std::memcpy(out + k * item, in + k * step * item, bytes);
-    }
+    run_of(dst + i * item, base + offset * item, step, run);
     i += run;
     offset += run * step;
     index[last] += run;
