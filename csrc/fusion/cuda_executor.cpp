@@ -53,7 +53,8 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
       if (shape.strided[i])
         for (int64_t s : graph.inputs[i].strides()) put<Index>(geo, static_cast<Index>(s));
   }
-  Index n = static_cast<Index>(graph.numel);
+  // the vector program counts packs
+  Index n = static_cast<Index>(graph.numel / shape.vector);
   std::vector<void*> args;
   for (const void*& p : pointers) args.push_back(&p);
   if (strided) args.push_back(geo.data());
@@ -71,6 +72,21 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
                      args.data());
 }
 
+// Whether the vector program can run: every address 16-byte aligned and the items a whole
+// number of packs.
+bool packs_fit(const Graph& graph, const Results& results, const KernelShape& shape) {
+  const int v = vector_width(graph, shape);
+  if (v <= 1 || graph.numel % v != 0) return false;
+  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+  for (const Tensor& t : graph.inputs)
+    if (!aligned(static_cast<const char*>(t.storage().data()) +
+                 t.storage_offset() * static_cast<int64_t>(t.itemsize())))
+      return false;
+  for (size_t k = 0; k < graph.ops.size(); ++k)
+    if (shape.written[k] && !aligned(results.held[k]->result_data())) return false;
+  return true;
+}
+
 }  // namespace
 
 void run_on_cuda(const Graph& graph, const Results& results) {
@@ -81,6 +97,7 @@ void run_on_cuda(const Graph& graph, const Results& results) {
   if (!any) return;  // nobody holds a result: nothing to compute
   KernelShape shape = kernel_shape(graph, written);
   if (shape.rank > kFusedMaxRank || !nvrtc_available()) return run_eagerly(graph, results);
+  shape.vector = packs_fit(graph, results, shape) ? vector_width(graph, shape) : 1;
   void* kernel = nullptr;
   try {
     KernelSource src = cuda_source(graph, shape);

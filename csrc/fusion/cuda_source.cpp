@@ -11,6 +11,7 @@
 // numbers, which results are written and which inputs are strided.
 #include "fusion/cuda_source.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -229,12 +230,24 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
   return k;
 }
 
+int vector_width(const Graph& graph, const KernelShape& shape) {
+  size_t widest = 1;
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    if (shape.strided[i]) return 1;
+    widest = std::max(widest, graph.inputs[i].itemsize());
+  }
+  for (size_t k = 0; k < graph.ops.size(); ++k)
+    if (shape.written[k]) widest = std::max(widest, itemsize(graph.ops[k].out));
+  return static_cast<int>(16 / widest);
+}
+
 KernelSource cuda_source(const Graph& graph, const KernelShape& shape) {
   GENESIS_CHECK(shape.rank <= kFusedMaxRank, "compile", "a fused read of ", shape.rank,
                 " dims (at most ", kFusedMaxRank, ")");
   const char* idx = shape.index32 ? "int" : "long long";
   // The structure, which is also the cache key.
-  std::string key = str_cat("v1;", idx, ";rank", shape.rank, ";");
+  const int V = shape.vector;
+  std::string key = str_cat("v1;", idx, ";rank", shape.rank, ";vector", V, ";");
   for (size_t i = 0; i < graph.inputs.size(); ++i)
     key += str_cat("in:", storage_type(graph.inputs[i].dtype()), shape.strided[i] ? "/s" : "", ";");
   std::string body;
@@ -267,7 +280,9 @@ KernelSource cuda_source(const Graph& graph, const KernelShape& shape) {
       }
     }
     body += str_cat("    const ", out, " v", k, " = ", expr, ";\n");
-    if (shape.written[k]) body += str_cat("    out", k, "[i] = v", k, ";\n");
+    if (shape.written[k])
+      body += V > 1 ? str_cat("    q", k, ".v[j] = v", k, ";\n")
+                    : str_cat("    out", k, "[i] = v", k, ";\n");
     key += str_cat(k, "=", expr, shape.written[k] ? "/w" : "", ";");
   }
 
@@ -310,6 +325,35 @@ KernelSource cuda_source(const Graph& graph, const KernelShape& shape) {
       if (shape.strided[i])
         strided_setup += str_cat("      o", i, " += at * g.strides", i, "[d];\n");
     strided_setup += "    }\n";
+  }
+  if (V > 1) {
+    // Each thread: pack p of every input loaded whole, its V items computed, the written results
+    // stored as packs.
+    std::string pack_loads, pack_decls, pack_stores;
+    loads.clear();
+    for (size_t i = 0; i < graph.inputs.size(); ++i) {
+      const char* t = storage_type(graph.inputs[i].dtype());
+      pack_loads +=
+          str_cat("    const g_pack<", t, ", ", V, "> p", i, " = reinterpret_cast<const g_pack<", t,
+                  ", ", V, ">*>(in", i, ")[p];\n");
+      loads += str_cat("    const ", t, " x", i, " = p", i, ".v[j];\n");
+    }
+    for (size_t k = 0; k < graph.ops.size(); ++k) {
+      if (!shape.written[k]) continue;
+      const char* t = storage_type(graph.ops[k].out);
+      pack_decls += str_cat("    g_pack<", t, ", ", V, "> q", k, ";\n");
+      pack_stores +=
+          str_cat("    reinterpret_cast<g_pack<", t, ", ", V, ">*>(out", k, ")[p] = q", k, ";\n");
+    }
+    src.text = str_cat(
+        kPrelude,
+        "template <typename T, int V>\nstruct alignas(sizeof(T) * V) g_pack {\n  T v[V];\n};\n",
+        "\nextern \"C\" __global__ void __launch_bounds__(", kFusedThreads, ") ", src.name, "(",
+        params, idx, " packs) {\n  for (", idx, " p = static_cast<", idx, ">(blockIdx.x) * ",
+        kFusedThreads, " + threadIdx.x; p < packs; p += static_cast<", idx, ">(gridDim.x) * ",
+        kFusedThreads, ") {\n", pack_loads, pack_decls, "#pragma unroll\n    for (int j = 0; j < ",
+        V, "; ++j) {\n", loads, body, "    }\n", pack_stores, "  }\n}\n");
+    return src;
   }
   src.text = str_cat(
       kPrelude, geo_struct, "\nextern \"C\" __global__ void __launch_bounds__(", kFusedThreads,

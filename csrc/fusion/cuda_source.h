@@ -17,6 +17,10 @@ struct KernelShape {
   std::vector<bool> strided;  // per input
   int rank = 0;               // dims of the iteration shape (when an input is strided)
   bool index32 = true;
+  // Items a thread loads as one pack of each operand (16 bytes of the widest): > 1 only when
+  // every input is dense; the launch uses it only when every address is 16-byte aligned and
+  // the items divide into packs (vector_width says how many; use_vectors checks).
+  int vector = 1;
 };
 
 struct KernelSource {
@@ -26,6 +30,8 @@ struct KernelSource {
 };
 
 KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written);
+// The pack width the group's operands allow when every input is dense (1 otherwise).
+int vector_width(const Graph& graph, const KernelShape& shape);
 KernelSource cuda_source(const Graph& graph, const KernelShape& shape);
 
 // The headers the program includes, as (name, text): the op functors (Note [Functors for

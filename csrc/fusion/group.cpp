@@ -142,9 +142,14 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     for (size_t k = 0; k < written.size(); ++k) written[k] = results.held[k] != nullptr;
     KernelShape shape = kernel_shape(graph_, written);
     if (shape.rank > kFusedMaxRank) return;
-    KernelSource src = cuda_source(graph_, shape);
     std::lock_guard<std::mutex> lock(g_sources_mutex);
+    KernelSource src = cuda_source(graph_, shape);
     g_sources.emplace_back(src.name, src.text);
+    shape.vector = vector_width(graph_, shape);  // the vector program too, where there is one
+    if (shape.vector > 1) {
+      src = cuda_source(graph_, shape);
+      g_sources.emplace_back(src.name, src.text);
+    }
   }
 
   void count(const Results& results) const {

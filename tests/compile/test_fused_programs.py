@@ -56,13 +56,18 @@ def captured():
 def test_programs_name_their_structure(captured):
     x = genesis.randn(100)
     genesis.compile(base.gelu_tanh)(x)
-    genesis.compile(base.gelu_tanh)(genesis.randn(7, 3))  # another shape, the same program
-    (name1, text1), (name2, text2) = captured()
-    assert name1 == name2 and text1 == text2 and name1.startswith("genesis_fused_")
+    genesis.compile(base.gelu_tanh)(genesis.randn(7, 3))  # another shape, the same programs
+    # each group: the item-at-a-time program and the one over 16-byte packs
+    (name1, text1), (vname1, vtext1), (name2, text2), (vname2, vtext2) = captured()
+    assert (name1, text1, vname1, vtext1) == (name2, text2, vname2, vtext2)
+    assert name1.startswith("genesis_fused_") and name1 != vname1
     assert "gm::Tanh{}" in text1 and text1.count("out8[i] = v8;") == 1
     assert "out0[i]" not in text1  # temporaries are not written
+    assert "g_pack<float, 4>" in vtext1 and "q8.v[j] = v8;" in vtext1
     genesis.compile(base.gelu_tanh)(x.double())
-    assert captured()[2][0] != name1  # another dtype, another program
+    assert captured()[4][0] != name1  # another dtype, another program
+    genesis.compile(base.gelu_tanh)(x.bfloat16())
+    assert "g_pack<g_bf16, 8>" in captured()[-1][1]
 
 
 def test_strided_inputs_read_through_strides(captured):
