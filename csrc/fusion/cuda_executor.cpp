@@ -4,6 +4,9 @@
 // the inputs', results' and shape's values as arguments.
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/errors.h"
@@ -16,6 +19,10 @@
 namespace genesis::fusion {
 
 namespace {
+
+// Kernels by structure key and architecture (the process's; programs are never unloaded).
+std::mutex g_kernels_mutex;
+std::unordered_map<std::string, void*> g_kernels;
 
 // A fingerprint of the headers every program includes (the functors' text): part of each key.
 const std::string& headers_fingerprint() {

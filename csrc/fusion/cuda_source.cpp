@@ -230,6 +230,44 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
   return k;
 }
 
+std::string structure_key(const Graph& graph, const KernelShape& shape) {
+  std::string key;
+  key.reserve(64 + 8 * graph.inputs.size() + 48 * graph.ops.size());
+  auto put = [&key](const auto& v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(static_cast<int8_t>(shape.index32));
+  put(static_cast<int8_t>(shape.rank));
+  put(static_cast<int8_t>(shape.vector));
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    put(static_cast<int8_t>(graph.inputs[i].dtype()));
+    put(static_cast<int8_t>(shape.strided[i]));
+  }
+  key += '|';
+  for (size_t k = 0; k < graph.ops.size(); ++k) {
+    const FusedOp& op = graph.ops[k];
+    put(static_cast<int8_t>(op.kind));
+    put(static_cast<int16_t>(op.code));
+    put(static_cast<int8_t>(op.compute));
+    put(static_cast<int8_t>(op.out));
+    put(static_cast<int8_t>(shape.written[k]));
+    for (const Ref* r : {&op.a, &op.b, &op.cond}) {
+      put(static_cast<int8_t>(r->is_op));
+      put(static_cast<int16_t>(r->index));
+    }
+    for (const ops::ScalarArg* a : {&op.sa, &op.sb}) {
+      put(static_cast<int8_t>(a->is_scalar + 2 * a->is_float));
+      if (a->is_scalar) {
+        put(a->d);
+        put(a->i);
+      }
+    }
+    if (op.kind == OpKind::Where) {
+      put(op.a_bits);
+      put(op.b_bits);
+    }
+  }
+  return key;
+}
+
 int vector_width(const Graph& graph, const KernelShape& shape) {
   size_t widest = 1;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {

@@ -33,6 +33,9 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written);
 // The pack width the group's operands allow when every input is dense (1 otherwise).
 int vector_width(const Graph& graph, const KernelShape& shape);
 KernelSource cuda_source(const Graph& graph, const KernelShape& shape);
+// A compact key that names the same program as cuda_source's text (no text is generated): what
+// a group's run looks its kernel up by.
+std::string structure_key(const Graph& graph, const KernelShape& shape);
 
 // The headers the program includes, as (name, text): the op functors (Note [Functors for
 // generated kernels] in CMakeLists.txt) and the small standard headers they need.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,10 @@ std::atomic<bool> g_eager_executor{false};  // tests: every group through run_ea
 std::atomic<bool> g_capture_sources{false};
 std::mutex g_sources_mutex;
 std::vector<std::pair<std::string, std::string>> g_sources;  // (name, text) of captured programs
+// Tests: each captured program's structure key (cuda_source.h) with its kernel name; a key seen
+// with two names, or a name with two keys, is counted.
+std::unordered_map<std::string, std::string> g_key_names, g_name_keys;
+int64_t g_key_mismatches = 0;
 
 // Whether CUDA groups are deferred: GENESIS_COMPILE_CUDA=1 (or set_cuda_fusion) and NVRTC
 // loads. Off by default until the generated kernels have run on a GPU (see the user guide).
@@ -143,13 +148,18 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     KernelShape shape = kernel_shape(graph_, written);
     if (shape.rank > kFusedMaxRank) return;
     std::lock_guard<std::mutex> lock(g_sources_mutex);
-    KernelSource src = cuda_source(graph_, shape);
-    g_sources.emplace_back(src.name, src.text);
-    shape.vector = vector_width(graph_, shape);  // the vector program too, where there is one
-    if (shape.vector > 1) {
-      src = cuda_source(graph_, shape);
+    auto keep = [&](const KernelShape& s) {
+      KernelSource src = cuda_source(graph_, s);
+      std::string key = structure_key(graph_, s);
+      auto [k, new_key] = g_key_names.emplace(key, src.name);
+      auto [n, new_name] = g_name_keys.emplace(src.name, key);
+      if ((!new_key && k->second != src.name) || (!new_name && n->second != key))
+        ++g_key_mismatches;
       g_sources.emplace_back(src.name, src.text);
-    }
+    };
+    keep(shape);
+    shape.vector = vector_width(graph_, shape);  // the vector program too, where there is one
+    if (shape.vector > 1) keep(shape);
   }
 
   void count(const Results& results) const {
@@ -379,6 +389,14 @@ void capture_sources_for_tests(bool on) {
   g_capture_sources = on;
   std::lock_guard<std::mutex> lock(g_sources_mutex);
   g_sources.clear();
+  g_key_names.clear();
+  g_name_keys.clear();
+  g_key_mismatches = 0;
+}
+
+int64_t captured_key_mismatches() {
+  std::lock_guard<std::mutex> lock(g_sources_mutex);
+  return g_key_mismatches;
 }
 
 std::vector<std::pair<std::string, std::string>> captured_sources() {

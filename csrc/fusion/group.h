@@ -75,5 +75,7 @@ bool cuda_fusion();
 void set_eager_executor_for_tests(bool on);
 void capture_sources_for_tests(bool on);
 std::vector<std::pair<std::string, std::string>> captured_sources();
+// Captured programs whose structure key and kernel name (a hash of the text) disagree.
+int64_t captured_key_mismatches();
 
 }  // namespace genesis::fusion

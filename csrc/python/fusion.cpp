@@ -69,6 +69,7 @@ void init_fusion(py::module_& m) {
   f.def("_set_eager_executor", &fusion::set_eager_executor_for_tests, py::arg("on"));
   f.def("_capture_sources", &fusion::capture_sources_for_tests, py::arg("on"));
   f.def("_captured_sources", &fusion::captured_sources);
+  f.def("_captured_key_mismatches", &fusion::captured_key_mismatches);
   f.def(
       "_nvrtc_compile",
       [](const std::string& source, const std::string& name, int arch) {

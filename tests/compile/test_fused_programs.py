@@ -94,6 +94,14 @@ def test_every_generated_program_compiles(captured, seed):
     assert len(seen) > 50
 
 
+def test_structure_keys_name_programs_one_to_one(captured):
+    """A run finds its kernel by a compact key instead of the text: the two must agree."""
+    for seed in range(4):
+        random_programs(seed, 100)
+    assert len(captured()) > 300
+    assert fusion._captured_key_mismatches() == 0
+
+
 @requires_nvrtc
 def test_nvrtc_errors_name_the_program():
     with pytest.raises(RuntimeError, match=r"\[compile\] NVRTC could not compile a fused kernel"):
