@@ -1,6 +1,9 @@
-// Note [Fused groups on CUDA]: a group becomes one generated kernel. Each thread takes
-// kFusedUnroll items (blockDim.x apart, so a warp's loads stay coalesced) of a grid-stride loop;
-// for each item it loads every input once, computes the ops in order on the eager kernels' own
+// Note [Fused groups on CUDA]: a group becomes one generated kernel. When every input is dense
+// (and, at launch, every address 16-byte aligned and the items a whole number of packs), each
+// thread of a grid-stride loop loads a 16-byte pack of the widest operand and the same number of
+// items of the others, as the eager vector kernels do; otherwise each thread takes kFusedUnroll
+// items (blockDim.x apart, so a warp's loads stay coalesced). For each item it loads every
+// input once, computes the ops in order on the eager kernels' own
 // functors (vocab/math_functors.h, included as text), each result converted to its dtype
 // exactly as the eager kernel converts it (kernels/dtype_traits.cuh: 16-bit floats through
 // float, rounded to nearest even by the same cvt instructions), and stores the results that are
@@ -8,7 +11,8 @@
 // transposed, sliced) through their strides, from the item's multi-index over the group's shape,
 // in 32-bit arithmetic when every offset fits. Shapes and strides are arguments, so a program
 // serves every shape of its structure: the text, and the cache key, name the ops, dtypes and
-// numbers, which results are written and which inputs are strided.
+// numbers, which results are written and which inputs are strided. A run looks its kernel up by
+// structure_key, a compact encoding of the same facts, so a built program costs no text again.
 #include "fusion/cuda_source.h"
 
 #include <algorithm>
