@@ -31,21 +31,20 @@ void StorageImpl::set_writer(std::shared_ptr<Deferred> writer) {
 }
 
 void StorageImpl::set_reader(std::shared_ptr<Deferred> reader) {
-  std::shared_ptr<Deferred> earlier;
-  {
-    std::lock_guard<std::mutex> lock(deferred_mutex_);
-    if (reader_ != reader) earlier = std::exchange(reader_, std::move(reader));
-    deferred_.fetch_or(kWatched, std::memory_order_relaxed);
-  }
-  if (earlier) earlier->run();  // outside the lock: the run clears this storage's fields
+  std::lock_guard<std::mutex> lock(deferred_mutex_);
+  for (const auto& r : readers_)
+    if (r == reader) return;
+  readers_.push_back(std::move(reader));
+  deferred_.fetch_or(kWatched, std::memory_order_relaxed);
 }
 
 void StorageImpl::release(const Deferred* work) {
   std::lock_guard<std::mutex> lock(deferred_mutex_);
   if (writer_.get() == work) writer_.reset();
-  if (reader_.get() == work) reader_.reset();
-  deferred_.store(static_cast<uint8_t>((writer_ ? kPending : 0) | (reader_ ? kWatched : 0)),
-                  std::memory_order_relaxed);
+  std::erase_if(readers_, [work](const auto& r) { return r.get() == work; });
+  deferred_.store(
+      static_cast<uint8_t>((writer_ ? kPending : 0) | (readers_.empty() ? 0 : kWatched)),
+      std::memory_order_relaxed);
 }
 
 const Deferred* StorageImpl::writer() const {
@@ -54,15 +53,16 @@ const Deferred* StorageImpl::writer() const {
 }
 
 void StorageImpl::settle(bool for_write) const {
-  std::shared_ptr<Deferred> writer, reader;
+  std::shared_ptr<Deferred> writer;
+  std::vector<std::shared_ptr<Deferred>> readers;
   {
     std::lock_guard<std::mutex> lock(deferred_mutex_);
     writer = writer_;
-    if (for_write) reader = reader_;
+    if (for_write) readers = readers_;
   }
-  // The work runs without this storage's lock: it clears the fields of every storage it holds.
+  // The work runs without this storage's lock: it releases every storage it holds.
   if (writer) writer->run();
-  if (reader) reader->run();
+  for (const auto& r : readers) r->run();
 }
 
 }  // namespace genesis

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "core/allocator.h"
 #include "core/scalar_type.h"
@@ -129,8 +130,8 @@ class StorageImpl {
   }
 
   // Note [Deferred storages]. `writer` will compute the values (the storage is pending);
-  // `reader` reads them (the storage is watched; one reader at a time: a second one runs the
-  // first). The work lets go of the storage (release) before it touches the memory.
+  // `reader` reads them (the storage is watched; several may, each run before a write). The work
+  // lets go of the storage (release) before it touches the memory.
   void set_writer(std::shared_ptr<Deferred> writer);
   void set_reader(std::shared_ptr<Deferred> reader);
   void release(const Deferred* work);
@@ -152,15 +153,16 @@ class StorageImpl {
   ContentMemo memo_;
   const bool writable_;
   bool owned_;
-  // Note [Deferred storages]: deferred_ says whether writer_ (kPending) and reader_ (kWatched)
+  // Note [Deferred storages]: deferred_ says whether writer_ (kPending) and readers_ (kWatched)
   // are set; it is read without the lock on every access.
   static constexpr uint8_t kPending = 1, kWatched = 2;
   std::atomic<uint8_t> deferred_{0};
   mutable std::mutex deferred_mutex_;
-  std::shared_ptr<Deferred> writer_, reader_;
+  std::shared_ptr<Deferred> writer_;
+  std::vector<std::shared_ptr<Deferred>> readers_;
 
   [[noreturn]] static void refuse_write();
-  // Runs the writer (and, for a write, the reader) this storage waits for.
+  // Runs the writer (and, for a write, the readers) this storage waits for.
   void settle(bool for_write) const;
 };
 

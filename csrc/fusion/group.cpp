@@ -101,7 +101,8 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     for (size_t i = 0; i < graph_.inputs.size(); ++i)
       if (graph_.inputs[i].is_same_view(t) && graph_.inputs[i].dtype() == t.dtype())
         return Ref{false, static_cast<int>(i)};
-    graph_.inputs.push_back(t);
+    // the view without its autograd record: the group keeps memory alive, never a graph
+    graph_.inputs.emplace_back(t.storage(), t.sizes(), t.strides(), t.storage_offset(), t.dtype());
     s->set_reader(shared_from_this());
     return Ref{false, static_cast<int>(graph_.inputs.size() - 1)};
   }
@@ -112,8 +113,12 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     graph_.ops.push_back(std::move(op));
   }
 
+  // Held while an op joins (so another thread that runs the group waits for a whole op) and
+  // while the group runs; recursive: joining may run work that runs this group on this thread.
+  std::recursive_mutex& mutex() { return mutex_; }
+
   void run() override {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
     if (done()) return;
     Results results;
     results.held.resize(graph_.ops.size());
@@ -137,7 +142,7 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
 
  private:
   Graph graph_;
-  std::mutex mutex_;
+  std::recursive_mutex mutex_;
   std::atomic<bool> done_{false};
 
   // Tests: the CUDA program this group would run, whatever its device.
@@ -220,7 +225,7 @@ uintptr_t stream_now(Device device) {
 
 // The open group that an op over out's shape, device and stream joins: the current one when it
 // fits, else a new one (the current one runs first, on its own stream).
-Group& group_for(const Tensor& out) {
+std::shared_ptr<Group> group_for(const Tensor& out) {
   auto& g = open_group();
   const uintptr_t stream = stream_now(out.device());
   if (g && (g->full() || g->graph().device != out.device() || g->graph().shape != out.sizes() ||
@@ -229,7 +234,7 @@ Group& group_for(const Tensor& out) {
     g.reset();
   }
   if (!g) g = std::make_shared<Group>(out.device(), stream, out.sizes(), out.numel());
-  return *g;
+  return g;
 }
 
 // Whether eager's loop over a fresh contiguous result reads t in dense runs: the loop goes in
@@ -245,22 +250,30 @@ bool eligible(const Tensor& out) {
          out.storage_offset() == 0 && out.is_contiguous() && out.storage().use_count() == 1;
 }
 
-// The operands as the group sees them; runs what they wait for and tries again when needed.
-template <size_t N>
-bool resolve(const Tensor& out, const Tensor* const (&tensors)[N], Ref (&refs)[N]) {
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    Group& g = group_for(out);
-    bool ok = true;
-    for (size_t i = 0; i < N && ok; ++i) {
-      auto r = g.operand(*tensors[i]);
-      if (r) {
+// Adds the op make(refs) over `out` to the open group, its operands `tensors` resolved
+// (Group::operand); runs what an operand waits for and tries again when needed. Under the
+// group's lock, so a group another thread runs meanwhile is never joined half-way.
+template <size_t N, typename Make>
+bool defer(const Tensor& out, const Tensor* const (&tensors)[N], const Make& make) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    std::shared_ptr<Group> g = group_for(out);
+    std::unique_lock<std::recursive_mutex> lock(g->mutex());
+    if (g->done()) continue;  // another thread ran it
+    Ref refs[N];
+    const Tensor* waiting = nullptr;
+    for (size_t i = 0; i < N && !waiting; ++i) {
+      auto r = g->operand(*tensors[i]);
+      if (r)
         refs[i] = *r;
-        continue;
-      }
-      ok = false;
-      (void)tensors[i]->storage().data();  // runs the work it waits for (this group, perhaps)
+      else
+        waiting = tensors[i];
     }
-    if (ok) return true;
+    if (!waiting && !g->done()) {
+      g->add(make(refs), out);
+      return true;
+    }
+    lock.unlock();
+    if (waiting) (void)waiting->storage().data();  // runs the work it waits for (g, perhaps)
   }
   return false;
 }
@@ -304,38 +317,35 @@ void flush() {
 bool defer_unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {
   if (!eligible(out)) return false;
   const Tensor* tensors[1] = {&a};
-  Ref refs[1];
-  if (!resolve(out, tensors, refs)) return false;
-  FusedOp f{OpKind::Unary, static_cast<int>(op), out.dtype(), out.dtype(), refs[0], {}, {}};
-  f.strided_read = !refs[0].is_op && !innermost_dense(a);
-  open_group()->add(std::move(f), out);
-  return true;
+  return defer(out, tensors, [&](const Ref(&refs)[1]) {
+    FusedOp f{OpKind::Unary, static_cast<int>(op), out.dtype(), out.dtype(), refs[0], {}, {}};
+    f.strided_read = !refs[0].is_op && !innermost_dense(a);
+    return f;
+  });
 }
 
 bool defer_binary(ops::BinaryOp op, ScalarType compute, const Tensor& out, const Tensor& a,
                   const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb) {
   if (!eligible(out)) return false;
   const Tensor* tensors[2] = {&a, &b};
-  Ref refs[2];
-  if (!resolve(out, tensors, refs)) return false;
-  FusedOp f{OpKind::Binary, static_cast<int>(op), compute, out.dtype(), refs[0], refs[1], {}};
-  f.sa = sa;
-  f.sb = sb;
-  open_group()->add(std::move(f), out);
-  return true;
+  return defer(out, tensors, [&](const Ref(&refs)[2]) {
+    FusedOp f{OpKind::Binary, static_cast<int>(op), compute, out.dtype(), refs[0], refs[1], {}};
+    f.sa = sa;
+    f.sb = sb;
+    return f;
+  });
 }
 
 bool defer_where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_t a_bits,
                  const Tensor& b, uint64_t b_bits) {
   if (!eligible(out)) return false;
   const Tensor* tensors[3] = {&cond, &a, &b};
-  Ref refs[3];
-  if (!resolve(out, tensors, refs)) return false;
-  FusedOp f{OpKind::Where, 0, out.dtype(), out.dtype(), refs[1], refs[2], refs[0]};
-  f.a_bits = a_bits;
-  f.b_bits = b_bits;
-  open_group()->add(std::move(f), out);
-  return true;
+  return defer(out, tensors, [&](const Ref(&refs)[3]) {
+    FusedOp f{OpKind::Where, 0, out.dtype(), out.dtype(), refs[1], refs[2], refs[0]};
+    f.a_bits = a_bits;
+    f.b_bits = b_bits;
+    return f;
+  });
 }
 
 // A conversion the generated kernels make exactly as the eager copy kernel does (Note [Fused
@@ -353,11 +363,9 @@ bool defer_cast(const Tensor& out, const Tensor& src) {
       !cast_fusable(src.dtype(), out.dtype(), out.device()))
     return false;
   const Tensor* tensors[1] = {&src};
-  Ref refs[1];
-  if (!resolve(out, tensors, refs)) return false;
-  FusedOp f{OpKind::Cast, 0, src.dtype(), out.dtype(), refs[0], {}, {}};
-  open_group()->add(std::move(f), out);
-  return true;
+  return defer(out, tensors, [&](const Ref(&refs)[1]) {
+    return FusedOp{OpKind::Cast, 0, src.dtype(), out.dtype(), refs[0], {}, {}};
+  });
 }
 
 Stats stats() {
