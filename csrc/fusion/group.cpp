@@ -83,10 +83,18 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
 
   // The operand t as this group sees it: a result of one of its ops when t is exactly that
   // result, else an input (held and watched). nullopt when t is pending elsewhere or is another
-  // view of a pending result: the caller runs that work first.
-  std::optional<Ref> operand(const Tensor& t) {
+  // view of a pending result: the caller runs that work first. `foreign`: t's memory may change
+  // without genesis writing it (NumPy's, a DLPack producer's, a file map, or memory whose address
+  // has left genesis: Note [Write versions]), so a later read could see other values: the op
+  // must run now.
+  std::optional<Ref> operand(const Tensor& t, bool& foreign) {
+    foreign = false;
     if (!t.defined()) return Ref{};
     StorageImpl* s = t.storage().impl().get();
+    if (!s->is_owned() || s->is_shared()) {
+      foreign = true;
+      return std::nullopt;
+    }
     if (s->is_pending()) {
       if (s->writer() != this) return std::nullopt;
       for (size_t k = 0; k < graph_.ops.size(); ++k) {
@@ -262,7 +270,9 @@ bool defer(const Tensor& out, const Tensor* const (&tensors)[N], const Make& mak
     Ref refs[N];
     const Tensor* waiting = nullptr;
     for (size_t i = 0; i < N && !waiting; ++i) {
-      auto r = g->operand(*tensors[i]);
+      bool foreign = false;
+      auto r = g->operand(*tensors[i], foreign);
+      if (foreign) return false;  // runs now, reading the memory as it is
       if (r)
         refs[i] = *r;
       else

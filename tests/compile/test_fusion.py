@@ -530,3 +530,28 @@ def test_every_cast_pair_matches_eager():
                     )(view),
                     view.to(dt) + 0 if dt != genesis.bool else view.to(dt),
                 )
+
+
+def test_memory_others_may_write_is_read_at_once():
+    """An op reading memory genesis does not own (NumPy's, DLPack's, an exported address) runs
+    at once: a later write by its owner cannot reach a deferred read."""
+
+    def f(a):
+        t = genesis.from_numpy(a)
+        y = t * 2 + 1
+        a += 100  # NumPy writes the memory after the ops
+        return y
+
+    a = np.arange(5.0, dtype=np.float32)
+    same(genesis.compile(f)(a.copy()), genesis.tensor(a * 2 + 1))
+
+    def g(t):
+        y = t * 2
+        view = t.numpy()  # the address leaves genesis: y is computed first
+        view += 100
+        return y, t * 3  # t is shared now: read at once
+
+    t = genesis.arange(4.0)
+    y, z = genesis.compile(g)(t)
+    same(y, genesis.arange(4.0) * 2)
+    same(z, (genesis.arange(4.0) + 100) * 3)
