@@ -19,7 +19,9 @@
 // in eager code and no guard can go stale; a value Python asks for (item(), bool()) simply runs
 // the group so far. The cost is the Python time of calling each op, which eager code pays too.
 // The inputs of a group stay held (and watched: a write to one first runs the group), so an
-// in-place update after a deferred read cannot change what the group reads.
+// in-place update after a deferred read cannot change what the group reads. An op reading memory
+// that others may write without genesis seeing it (NumPy's, a DLPack producer's, a file map,
+// shared memory, an exported address: Note [Write versions]) is not deferred at all.
 #include <cstdint>
 #include <string>
 #include <utility>
