@@ -128,15 +128,22 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
   void run() override {
     std::lock_guard<std::recursive_mutex> lock(mutex_);
     if (done()) return;
+    done_.store(true, std::memory_order_release);
     Results results;
     results.held.resize(graph_.ops.size());
-    // Let go of every storage first: the run itself reads and writes them.
-    for (size_t k = 0; k < graph_.ops.size(); ++k) {
-      results.held[k] = graph_.ops[k].storage.lock();
-      if (results.held[k]) results.held[k]->release(this);
-    }
-    for (const Tensor& t : graph_.inputs) t.storage().impl()->release(this);
-    done_.store(true, std::memory_order_release);
+    for (size_t k = 0; k < graph_.ops.size(); ++k) results.held[k] = graph_.ops[k].storage.lock();
+    // The storages are let go only once the values are written (or the run failed): until then
+    // another thread that reads a result waits here, on the lock, in its own settle().
+    struct Release {
+      Group* g;
+      const Results& r;
+      ~Release() {
+        for (const auto& held : r.held)
+          if (held) held->release(g);
+        for (const Tensor& t : g->graph_.inputs) t.storage().impl()->release(g);
+        g->graph_.inputs.clear();  // the memory it read may go now
+      }
+    } release{this, results};
     count(results);
     capture(results);
     if (g_eager_executor.load(std::memory_order_relaxed))
@@ -145,7 +152,6 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
       run_on_cpu(graph_, results);
     else
       run_on_cuda(graph_, results);
-    graph_.inputs.clear();  // the memory it read may go now
   }
 
  private:
