@@ -299,40 +299,71 @@ void run(const Tensor& in, const ops::ReduceShape& shape, const Tensor& out, con
       .run();
 }
 
-}  // namespace
-
-void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, const Tensor& out,
-            const Tensor& index, const Tensor& center, const ops::ReduceFinish& finish) {
-  if (shape.outputs() == 0) return;
+// body.template operator()<Red, T>() for the reducer of `op` over items of `dtype`.
+template <typename Body>
+void with_reducer(ops::ReduceOp op, ScalarType dtype, const Body& body) {
   using ops::ReduceOp;
-  GENESIS_DISPATCH_ALL_TYPES(in.dtype(), "reduce", [&] {
+  GENESIS_DISPATCH_ALL_TYPES(dtype, "reduce", [&] {
     using T = scalar_t;
     using C = compute_t<T>;
     using W = wide_t<T>;
     switch (op) {
       case ReduceOp::Sum:
-        return run<ops::SumReducer<W>, T>(in, shape, out, index, center, finish);
+        return body.template operator()<ops::SumReducer<W>, T>();
       case ReduceOp::Prod:
-        return run<ops::ProdReducer<W>, T>(in, shape, out, index, center, finish);
+        return body.template operator()<ops::ProdReducer<W>, T>();
       case ReduceOp::SumSquares:
-        return run<ops::SumSquaresReducer<double>, T>(in, shape, out, index, center, finish);
+        return body.template operator()<ops::SumSquaresReducer<double>, T>();
       case ReduceOp::SumExp:
         if constexpr (std::is_floating_point_v<C>)
-          return run<ops::SumExpReducer<double>, T>(in, shape, out, index, center, finish);
+          return body.template operator()<ops::SumExpReducer<double>, T>();
         else
           GENESIS_FAIL(ErrorKind::Type, "logsumexp", "expected a floating point tensor");
       case ReduceOp::Max:
-        return run<ops::ExtremeReducer<C, true>, T>(in, shape, out, index, center, finish);
+        return body.template operator()<ops::ExtremeReducer<C, true>, T>();
       case ReduceOp::Min:
-        return run<ops::ExtremeReducer<C, false>, T>(in, shape, out, index, center, finish);
+        return body.template operator()<ops::ExtremeReducer<C, false>, T>();
       case ReduceOp::ArgMax:
-        return run<ops::ArgReducer<C, true>, T>(in, shape, out, index, center, finish);
+        return body.template operator()<ops::ArgReducer<C, true>, T>();
       case ReduceOp::ArgMin:
-        return run<ops::ArgReducer<C, false>, T>(in, shape, out, index, center, finish);
+        return body.template operator()<ops::ArgReducer<C, false>, T>();
       case ReduceOp::All:
-        return run<ops::LogicalReducer<true>, T>(in, shape, out, index, center, finish);
+        return body.template operator()<ops::LogicalReducer<true>, T>();
       case ReduceOp::Any:
-        return run<ops::LogicalReducer<false>, T>(in, shape, out, index, center, finish);
+        return body.template operator()<ops::LogicalReducer<false>, T>();
+      case ReduceOp::MinMax:
+        GENESIS_FAIL(ErrorKind::Value, "reduce", "aminmax runs in cpu/min_max.h");
+    }
+  });
+}
+
+}  // namespace
+
+void reduce(ops::ReduceOp op, const Tensor& in, const ops::ReduceShape& shape, const Tensor& out,
+            const Tensor& index, const Tensor& center, const ops::ReduceFinish& finish) {
+  if (shape.outputs() == 0) return;
+  with_reducer(op, in.dtype(), [&]<typename Red, typename T>() {
+    run<Red, T>(in, shape, out, index, center, finish);
+  });
+}
+
+bool reduce_runs_whole_rows(int64_t rows, int64_t row_size) {
+  return rows >= max_threads() || row_size < 2 * kDefaultGrain;
+}
+
+void reduce_rows(ops::ReduceOp op, ScalarType dtype, const void* in, int64_t rows, int64_t row_size,
+                 void* out, const ops::ReduceFinish& finish) {
+  with_reducer(op, dtype, [&]<typename Red, typename T>() {
+    if constexpr (std::is_same_v<typename Red::Acc, ops::ValueIndex<compute_t<T>>>) {
+      GENESIS_FAIL(ErrorKind::Value, "reduce", "reduce_rows has no index output");
+    } else {
+      const Reduction<Red, T> r{static_cast<const T*>(in),
+                                static_cast<T*>(out),
+                                nullptr,
+                                nullptr,
+                                {rows, row_size, 1},
+                                finish};
+      for (int64_t j = 0; j < rows; ++j) r.store(j, r.row(j, 0, row_size));
     }
   });
 }

@@ -4,7 +4,10 @@
 // Inputs that are not dense (broadcast or strided views) are gathered into the chunk first. The
 // chunks are shared among the threads. Every op reads dense runs here, where eager code may
 // take a strided loop; the arithmetic is the same functor, but an op with a vector routine
-// (exp, tanh, erf) may then differ from eager's strided loop in the last bit.
+// (exp, tanh, erf) may then differ from eager's strided loop in the last bit. A row group (Note
+// [Row groups] in group.h) goes a block of whole rows at a time: its full ops over the block's
+// items, each reduction row by row through eager's whole-row loop, row ops over one item a row,
+// and a row value that full ops read is repeated along its rows into a block of scratch first.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +16,7 @@
 #include "cpu/copy.h"
 #include "cpu/elementwise.h"
 #include "cpu/parallel.h"
+#include "cpu/reduce.h"
 #include "fusion/graph.h"
 
 namespace genesis::fusion {
@@ -34,6 +38,21 @@ void strided_run(char* dst, const char* src, int64_t step, int64_t run) {
   }
 }
 
+// strided_run of items of `item` bytes (step 1: a copy).
+void run_of(char* out, const char* in, int64_t step, int64_t run, int64_t item) {
+  if (step == 1) return void(std::memcpy(out, in, static_cast<size_t>(run * item)));
+  switch (item) {
+    case 1:
+      return strided_run<uint8_t>(out, in, step, run);
+    case 2:
+      return strided_run<uint16_t>(out, in, step, run);
+    case 4:
+      return strided_run<uint32_t>(out, in, step, run);
+    default:
+      return strided_run<uint64_t>(out, in, step, run);
+  }
+}
+
 // Copies items [begin, begin + n) of view t (in row-major order of its sizes) to dst.
 void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
   const auto item = static_cast<int64_t>(t.itemsize());
@@ -41,20 +60,7 @@ void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
   const Shape& sizes = t.sizes();
   const Shape& strides = t.strides();
   const int64_t nd = static_cast<int64_t>(sizes.size());
-  auto run_of = [item](char* out, const char* in, int64_t step, int64_t run) {
-    if (step == 1) return void(std::memcpy(out, in, static_cast<size_t>(run * item)));
-    switch (item) {
-      case 1:
-        return strided_run<uint8_t>(out, in, step, run);
-      case 2:
-        return strided_run<uint16_t>(out, in, step, run);
-      case 4:
-        return strided_run<uint32_t>(out, in, step, run);
-      default:
-        return strided_run<uint64_t>(out, in, step, run);
-    }
-  };
-  if (nd == 0) return run_of(dst, base, 0, n);
+  if (nd == 0) return run_of(dst, base, 0, n, item);
   // The multi-index of `begin`; then runs along the innermost dim, stepping the outer dims with
   // carries between runs.
   Shape index(sizes.size());
@@ -67,7 +73,7 @@ void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
   const int64_t last = nd - 1, inner = sizes[last], step = strides[last];
   for (int64_t i = 0; i < n;) {
     const int64_t run = std::min(inner - index[last], n - i);
-    run_of(dst + i * item, base + offset * item, step, run);
+    run_of(dst + i * item, base + offset * item, step, run, item);
     i += run;
     offset += run * step;
     index[last] += run;
@@ -86,67 +92,99 @@ bool dense(const Tensor& t) { return t.is_contiguous(); }
 
 void run_on_cpu(const Graph& graph, const Results& results) {
   const size_t n_ops = graph.ops.size(), n_inputs = graph.inputs.size();
+  // The work goes in units: an item of the shape, or a row of a row group (Note [Row groups]).
+  // A full value has `unit` items a unit, a row value one; a block is the units done together.
+  const bool rows = graph.rows > 0;
+  const int64_t unit = rows ? graph.row_size : 1, units = rows ? graph.rows : graph.numel;
+  const int64_t block = rows ? std::max<int64_t>(1, kChunk / unit) : kChunk;
+  auto per_unit = [&](bool row) { return row ? int64_t{1} : unit; };
   // Where each input and held result lives, and the item sizes.
   std::vector<const char*> input_base(n_inputs);
   std::vector<int64_t> input_item(n_inputs);
-  std::vector<bool> input_dense(n_inputs);
+  std::vector<bool> input_dense(n_inputs), input_row(n_inputs);
   for (size_t i = 0; i < n_inputs; ++i) {
     const Tensor& t = graph.inputs[i];
     input_item[i] = static_cast<int64_t>(t.itemsize());
     input_dense[i] = dense(t);
+    input_row[i] = rows && t.numel() == graph.rows;
     input_base[i] =
         static_cast<const char*>(t.storage().data()) + t.storage_offset() * input_item[i];
   }
   std::vector<char*> result_base(n_ops, nullptr);
   std::vector<int64_t> result_item(n_ops);
+  std::vector<bool> broadcast(n_ops);  // row values that full ops read
   for (size_t k = 0; k < n_ops; ++k) {
-    result_item[k] = static_cast<int64_t>(itemsize(graph.ops[k].out));
+    const FusedOp& op = graph.ops[k];
+    result_item[k] = static_cast<int64_t>(itemsize(op.out));
     if (results.held[k]) result_base[k] = static_cast<char*>(results.held[k]->result_data());
+    if (op.row && op.kind != OpKind::Reduce) continue;
+    for (const Ref* r : {&op.a, &op.b, &op.cond})
+      if (r->is_op && graph.ops[r->index].row) broadcast[r->index] = true;
   }
-  cpu::parallel_for(graph.numel, 4 * kChunk, [&](int64_t begin, int64_t end) {
-    // Scratch for this thread: a chunk per op that is not written out and per gathered input.
-    std::vector<std::vector<char>> op_scratch(n_ops), input_scratch(n_inputs);
-    for (size_t k = 0; k < n_ops; ++k)
-      if (!result_base[k]) op_scratch[k].resize(static_cast<size_t>(kChunk * result_item[k]));
+  const int64_t grain = std::max<int64_t>(1, 4 * kChunk / unit);
+  cpu::parallel_for(units, grain, [&](int64_t begin, int64_t end) {
+    // Scratch for this thread: a block per op that is not written out, per gathered input and
+    // per row value that full ops read broadcast.
+    std::vector<std::vector<char>> op_scratch(n_ops), input_scratch(n_inputs), expanded(n_ops);
+    for (size_t k = 0; k < n_ops; ++k) {
+      const int64_t items = block * per_unit(graph.ops[k].row);
+      if (!result_base[k]) op_scratch[k].resize(static_cast<size_t>(items * result_item[k]));
+      if (broadcast[k]) expanded[k].resize(static_cast<size_t>(block * unit * result_item[k]));
+    }
     for (size_t i = 0; i < n_inputs; ++i)
-      if (!input_dense[i]) input_scratch[i].resize(static_cast<size_t>(kChunk * input_item[i]));
+      if (!input_dense[i])
+        input_scratch[i].resize(
+            static_cast<size_t>(block * per_unit(input_row[i]) * input_item[i]));
     std::vector<const char*> input_at(n_inputs);
     std::vector<char*> op_at(n_ops);
-    for (int64_t start = begin; start < end; start += kChunk) {
-      const int64_t n = std::min(kChunk, end - start);
+    for (int64_t start = begin; start < end; start += block) {
+      const int64_t n_units = std::min(block, end - start);
       for (size_t i = 0; i < n_inputs; ++i) {
+        const int64_t u = per_unit(input_row[i]);
         if (input_dense[i]) {
-          input_at[i] = input_base[i] + start * input_item[i];
+          input_at[i] = input_base[i] + start * u * input_item[i];
         } else {
-          gather(input_scratch[i].data(), graph.inputs[i], start, n);
+          gather(input_scratch[i].data(), graph.inputs[i], start * u, n_units * u);
           input_at[i] = input_scratch[i].data();
         }
       }
-      auto at = [&](const Ref& r) -> const void* {
+      // An operand as an op at `row` level reads it: a row value read by a full op broadcast.
+      auto at = [&](const Ref& r, bool row) -> const void* {
         if (r.is_number()) return nullptr;
-        return r.is_op ? op_at[r.index] : input_at[r.index];
+        if (!r.is_op) return input_at[r.index];
+        return graph.ops[r.index].row && !row ? expanded[r.index].data() : op_at[r.index];
       };
       for (size_t k = 0; k < n_ops; ++k) {
         const FusedOp& op = graph.ops[k];
-        op_at[k] = result_base[k] ? result_base[k] + start * result_item[k] : op_scratch[k].data();
+        const int64_t u = per_unit(op.row), n = n_units * u;
+        op_at[k] =
+            result_base[k] ? result_base[k] + start * u * result_item[k] : op_scratch[k].data();
         switch (op.kind) {
           case OpKind::Unary:
-            cpu::unary_run(static_cast<ops::UnaryOp>(op.code), op.out, op_at[k], at(op.a), n,
-                           op.strided_read);
+            cpu::unary_run(static_cast<ops::UnaryOp>(op.code), op.out, op_at[k], at(op.a, op.row),
+                           n, op.strided_read);
             break;
           case OpKind::Binary:
-            cpu::binary_run(static_cast<ops::BinaryOp>(op.code), op.compute, op_at[k], at(op.a),
-                            op.sa, at(op.b), op.sb, n);
+            cpu::binary_run(static_cast<ops::BinaryOp>(op.code), op.compute, op_at[k],
+                            at(op.a, op.row), op.sa, at(op.b, op.row), op.sb, n);
             break;
           case OpKind::Cast:
-            cpu::cast_run(op.out, op.compute, op_at[k], at(op.a), n);
+            cpu::cast_run(op.out, op.compute, op_at[k], at(op.a, op.row), n);
             break;
           case OpKind::Where:
             cpu::where_run(static_cast<int>(result_item[k]), op_at[k],
-                           static_cast<const bool*>(at(op.cond)), at(op.a), op.a_bits, at(op.b),
-                           op.b_bits, n);
+                           static_cast<const bool*>(at(op.cond, op.row)), at(op.a, op.row),
+                           op.a_bits, at(op.b, op.row), op.b_bits, n);
+            break;
+          case OpKind::Reduce:  // each of the block's rows of a full value
+            cpu::reduce_rows(static_cast<ops::ReduceOp>(op.code), op.compute, at(op.a, false),
+                             n_units, unit, op_at[k], op.finish);
             break;
         }
+        if (broadcast[k])  // the block's rows of this row value, each repeated along its row
+          for (int64_t j = 0; j < n_units; ++j)
+            run_of(expanded[k].data() + j * unit * result_item[k], op_at[k] + j * result_item[k], 0,
+                   unit, result_item[k]);
       }
     }
   });

@@ -8,8 +8,10 @@
 
 #include "cpu/copy.h"
 #include "cpu/elementwise.h"
+#include "cpu/reduce.h"
 #include "cuda/copy.h"
 #include "cuda/elementwise.h"
+#include "cuda/reduce.h"
 #include "cuda/stream.h"
 #include "fusion/graph.h"
 
@@ -41,23 +43,47 @@ class StreamScope {
 void run_eagerly(const Graph& graph, const Results& results) {
   StreamScope scope(graph);
   std::vector<Tensor> values(graph.ops.size());
-  auto operand = [&](const Ref& r) -> Tensor {
+  // A row group's row values over [rows]; a full op reads one as a view over the shape that
+  // repeats each along its row (Note [Row groups] in group.h).
+  const Shape row_shape{graph.rows};
+  Shape row_strides(graph.shape.size(), 0);
+  for (int d = graph.row_dims, stride = 1; d-- > 0;) {
+    row_strides[static_cast<size_t>(d)] = stride;
+    stride *= static_cast<int>(graph.shape[static_cast<size_t>(d)]);
+  }
+  // A row op runs over the sizes of its inputs (any with as many items as there are rows), and
+  // reads row values as contiguous tensors of those sizes.
+  Shape row_op_shape;
+  auto operand = [&](const Ref& r, bool row) -> Tensor {
     if (r.is_number()) return Tensor();
-    return r.is_op ? values[r.index] : graph.inputs[r.index];
+    if (!r.is_op) return graph.inputs[r.index];
+    const Tensor& v = values[r.index];
+    if (!graph.ops[r.index].row) return v;
+    if (row)
+      return Tensor(v.storage(), row_op_shape, contiguous_strides(row_op_shape), 0, v.dtype());
+    return Tensor(v.storage(), graph.shape, row_strides, 0, v.dtype());
   };
   const bool cuda = graph.device.is_cuda();
   for (size_t k = 0; k < graph.ops.size(); ++k) {
     const FusedOp& op = graph.ops[k];
+    row_op_shape = row_shape;
+    for (const Ref* r : {&op.a, &op.b, &op.cond})
+      if (op.row && op.kind != OpKind::Reduce && !r->is_op && !r->is_number())
+        row_op_shape = graph.inputs[r->index].sizes();
+    const Shape& shape = !op.row                     ? graph.shape
+                         : op.kind == OpKind::Reduce ? row_shape
+                                                     : row_op_shape;
     if (results.held[k]) {
       const std::shared_ptr<StorageImpl>& held = results.held[k];
       Storage alias = Storage::wrap(DataPtr(held->result_data(), nullptr, nullptr, graph.device),
                                     held->nbytes());
-      values[k] = Tensor(alias, graph.shape, contiguous_strides(graph.shape), 0, op.out);
+      values[k] = Tensor(alias, shape, contiguous_strides(shape), 0, op.out);
     } else {
-      values[k] = Tensor::empty(graph.shape, op.out, graph.device);
+      values[k] = Tensor::empty(shape, op.out, graph.device);
     }
     const Tensor& out = values[k];
-    Tensor a = operand(op.a), b = operand(op.b);
+    const bool row = op.row && op.kind != OpKind::Reduce;  // the level its operands are read at
+    Tensor a = operand(op.a, row), b = operand(op.b, row);
     switch (op.kind) {
       case OpKind::Unary:
         if (cuda)
@@ -78,11 +104,27 @@ void run_eagerly(const Graph& graph, const Results& results) {
           cpu::copy(out, a);
         break;
       case OpKind::Where: {
-        Tensor cond = operand(op.cond);
+        Tensor cond = operand(op.cond, row);
         if (cuda)
           cuda::where(out, cond, a, op.a_bits, b, op.b_bits);
         else
           cpu::where(out, cond, a, op.a_bits, b, op.b_bits);
+        break;
+      }
+      case OpKind::Reduce: {
+        const ops::ReduceShape rows{graph.rows, graph.row_size, 1};
+        Tensor in = a;
+        if (!a.is_contiguous()) {  // a row value read broadcast
+          in = Tensor::empty(a.sizes(), a.dtype(), graph.device);
+          if (cuda)
+            cuda::copy(in, a);
+          else
+            cpu::copy(in, a);
+        }
+        if (cuda)
+          cuda::reduce(static_cast<ops::ReduceOp>(op.code), in, rows, out, {}, {}, op.finish);
+        else
+          cpu::reduce(static_cast<ops::ReduceOp>(op.code), in, rows, out, {}, {}, op.finish);
         break;
       }
     }

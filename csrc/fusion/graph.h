@@ -1,13 +1,15 @@
 #pragma once
 // The recorded form of a fused group (Note [Fusing by deferring elementwise ops] in group.h):
-// its ops in order, each reading the group's inputs and the results of earlier ops, all over one
-// iteration shape. group.cpp records it; the executors (cpu_executor.cpp) run it.
+// its ops in order, each reading the group's inputs and the results of earlier ops, over one
+// iteration shape, or (a row group, Note [Row groups] in group.h) over its rows and their items.
+// group.cpp records it; the executors (cpu_executor.cpp, cuda_executor.cpp) run it.
 #include <cstdint>
 #include <memory>
 #include <vector>
 
 #include "core/tensor.h"
 #include "vocab/op_codes.h"
+#include "vocab/reducers.h"
 
 namespace genesis::fusion {
 
@@ -19,11 +21,12 @@ struct Ref {
   bool is_number() const { return index < 0; }
 };
 
-enum class OpKind : uint8_t { Unary, Binary, Where, Cast };
+// Reduce: the rows of a full value reduced to one value each (Sum, Prod, Max, Min).
+enum class OpKind : uint8_t { Unary, Binary, Where, Cast, Reduce };
 
 struct FusedOp {
   OpKind kind;
-  int code;            // the UnaryOp / BinaryOp
+  int code;            // the UnaryOp / BinaryOp / ReduceOp
   ScalarType compute;  // the dtype its operands are in (Where: the values'; Cast: the source's)
   ScalarType out;      // its result's dtype
   Ref a, b, cond;      // Unary, Cast: a; Binary: a, b; Where: cond, a, b
@@ -32,6 +35,11 @@ struct FusedOp {
   // Unary: eager's loop would read `a` strided (an input whose innermost dim is not dense), so
   // the executor computes it as that loop does (cpu::unary_run's as_strided).
   bool strided_read = false;
+  // A row value (one per row of a row group: Reduce's result and ops over those) rather than a
+  // full one (one per item of the group's shape). A full op reading a row value reads it
+  // broadcast along the row.
+  bool row = false;
+  ops::ReduceFinish finish;  // Reduce: mean's division
   // The result's memory: written only if someone still holds it when the group runs.
   std::weak_ptr<StorageImpl> storage;
 };
@@ -39,8 +47,13 @@ struct FusedOp {
 struct Graph {
   Device device{DeviceType::CPU, -1};
   uintptr_t stream = 0;  // CUDA: the stream current when the group began (its ops' stream)
-  Shape shape;
+  Shape shape;           // of the full values
   int64_t numel = 0;
+  // A row group: the full values' items split into `rows` rows of `row_size` (the trailing dims
+  // of `shape` from `row_dims` on); 0 rows in a group without reductions.
+  int64_t rows = 0, row_size = 0;
+  int row_dims = 0;
+  int64_t numel_of(const FusedOp& op) const { return op.row ? rows : numel; }
   std::vector<Tensor> inputs;  // the views read (held, so their memory stays)
   std::vector<FusedOp> ops;
 };

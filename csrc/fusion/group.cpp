@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "cpu/reduce.h"
 #include "cuda/stream.h"
 #include "fusion/cuda_source.h"
 #include "fusion/graph.h"
@@ -20,8 +21,9 @@ namespace genesis::fusion {
 
 namespace {
 
-constexpr size_t kMaxOps = 64;     // a longer chain runs as several groups
-constexpr size_t kMaxInputs = 32;  // the inputs one pass reads
+constexpr size_t kMaxOps = 64;                     // a longer chain runs as several groups
+constexpr size_t kMaxInputs = 32;                  // the inputs one pass reads
+constexpr int64_t kMaxRowSize = int64_t{1} << 16;  // the longest row a row group reduces
 
 std::atomic<int64_t> g_groups{0}, g_ops{0}, g_written{0}, g_skipped{0}, g_bytes_skipped{0};
 std::atomic<bool> g_logging{false};
@@ -56,6 +58,19 @@ const char* op_name(const FusedOp& op) {
 #undef GENESIS_NAME
   if (op.kind == OpKind::Where) return "Where";
   if (op.kind == OpKind::Cast) return "Cast";
+  if (op.kind == OpKind::Reduce) {
+    if (op.finish.divide) return "Mean";
+    switch (static_cast<ops::ReduceOp>(op.code)) {
+      case ops::ReduceOp::Sum:
+        return "Sum";
+      case ops::ReduceOp::Prod:
+        return "Prod";
+      case ops::ReduceOp::Max:
+        return "Max";
+      default:
+        return "Min";
+    }
+  }
   return op.kind == OpKind::Unary ? kUnary[op.code] : kBinary[op.code];
 }
 
@@ -81,13 +96,14 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
   const Graph& graph() const { return graph_; }
   bool full() const { return graph_.ops.size() >= kMaxOps || graph_.inputs.size() >= kMaxInputs; }
 
-  // The operand t as this group sees it: a result of one of its ops when t is exactly that
-  // result, else an input (held and watched). nullopt when t is pending elsewhere or is another
-  // view of a pending result: the caller runs that work first. `foreign`: t's memory may change
-  // without genesis writing it (NumPy's, a DLPack producer's, a file map, or memory whose address
-  // has left genesis: Note [Write versions]), so a later read could see other values: the op
-  // must run now.
-  std::optional<Ref> operand(const Tensor& t, bool& foreign) {
+  // The operand t of an op at `row` level (reading row values) as this group sees it: a result
+  // of one of its ops when t is exactly that result (or, for a full op, a row value broadcast
+  // along the rows), else an input (held and watched). nullopt when t is pending elsewhere or is
+  // another view of a pending result: the caller runs that work first. `foreign`: t's memory may
+  // change without genesis writing it (NumPy's, a DLPack producer's, a file map, or memory whose
+  // address has left genesis: Note [Write versions]), so a later read could see other values:
+  // the op must run now.
+  std::optional<Ref> operand(const Tensor& t, bool row, bool& foreign) {
     foreign = false;
     if (!t.defined()) return Ref{};
     StorageImpl* s = t.storage().impl().get();
@@ -98,9 +114,16 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     if (s->is_pending()) {
       if (s->writer() != this) return std::nullopt;
       for (size_t k = 0; k < graph_.ops.size(); ++k) {
-        if (graph_.ops[k].storage.lock().get() != s) continue;
-        bool same = t.storage_offset() == 0 && t.sizes() == graph_.shape && t.is_contiguous() &&
-                    t.dtype() == graph_.ops[k].out;
+        const FusedOp& op = graph_.ops[k];
+        if (op.storage.lock().get() != s) continue;
+        if (t.storage_offset() != 0 || t.dtype() != op.out) return std::nullopt;
+        bool same = false;
+        if (!op.row)
+          same = !row && t.sizes() == graph_.shape && t.is_contiguous();
+        else if (row)
+          same = t.numel() == graph_.rows && t.is_contiguous();
+        else
+          same = t.sizes() == graph_.shape && broadcasts_a_row_value(t);
         if (!same) return std::nullopt;
         return Ref{true, static_cast<int>(k)};
       }
@@ -115,7 +138,29 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     return Ref{false, static_cast<int>(graph_.inputs.size() - 1)};
   }
 
+  // Where an op over `sizes` (numel items) belongs here: nullopt when it does not fit (another
+  // group), else whether it is a row op (row group, numel == rows) or a full op (the shape).
+  std::optional<bool> level_of(const Shape& sizes, int64_t numel) const {
+    if (sizes == graph_.shape) return false;
+    if (graph_.rows > 0 && numel == graph_.rows) return true;
+    return std::nullopt;
+  }
+
+  // Whether a reduction of `in`'s rows (`rows` of them) can join: over the group's shape and,
+  // in a row group, over the same rows.
+  bool takes_reduction(const Tensor& in, int64_t rows) const {
+    return in.sizes() == graph_.shape && (graph_.rows == 0 || graph_.rows == rows);
+  }
+
   void add(FusedOp op, const Tensor& out) {
+    if (op.kind == OpKind::Reduce && graph_.rows == 0) {  // the group becomes a row group
+      graph_.rows = out.numel();
+      graph_.row_size = graph_.numel / graph_.rows;
+      int64_t leading = 1;
+      int dims = 0;
+      while (leading != graph_.rows) leading *= graph_.shape[static_cast<size_t>(dims++)];
+      graph_.row_dims = dims;
+    }
     op.storage = out.storage().impl();
     out.storage().impl()->set_writer(shared_from_this());
     graph_.ops.push_back(std::move(op));
@@ -150,6 +195,8 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
       run_eagerly(graph_, results);
     else if (graph_.device.is_cpu())
       run_on_cpu(graph_, results);
+    else if (graph_.rows > 0)  // no generated row kernels yet (Note [Row groups])
+      run_eagerly(graph_, results);
     else
       run_on_cuda(graph_, results);
   }
@@ -159,9 +206,26 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
   std::recursive_mutex mutex_;
   std::atomic<bool> done_{false};
 
+  // Whether view t (over the group's shape, offset 0) reads item j of a row value for every item
+  // of row j: strides of the row values' contiguous layout over the leading dims, 0 along the
+  // row (what expanding a keepdim result back to the shape makes).
+  bool broadcasts_a_row_value(const Tensor& t) const {
+    int64_t stride = 1;
+    for (size_t d = t.sizes().size(); d-- > 0;) {
+      if (t.sizes()[d] == 1) continue;
+      if (static_cast<int>(d) >= graph_.row_dims) {
+        if (t.strides()[d] != 0) return false;
+      } else {
+        if (t.strides()[d] != stride) return false;
+        stride *= t.sizes()[d];
+      }
+    }
+    return true;
+  }
+
   // Tests: the CUDA program this group would run, whatever its device.
   void capture(const Results& results) const {
-    if (!g_capture_sources.load(std::memory_order_relaxed)) return;
+    if (!g_capture_sources.load(std::memory_order_relaxed) || graph_.rows > 0) return;
     std::vector<bool> written(graph_.ops.size());
     for (size_t k = 0; k < written.size(); ++k) written[k] = results.held[k] != nullptr;
     KernelShape shape = kernel_shape(graph_, written);
@@ -189,7 +253,8 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
       } else {
         ++skipped;
         // written once by its op and read back by each op after it (at least once)
-        bytes += 2 * graph_.numel * static_cast<int64_t>(itemsize(graph_.ops[k].out));
+        bytes +=
+            2 * graph_.numel_of(graph_.ops[k]) * static_cast<int64_t>(itemsize(graph_.ops[k].out));
       }
     }
     g_groups.fetch_add(1, std::memory_order_relaxed);
@@ -198,9 +263,13 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     g_skipped.fetch_add(skipped, std::memory_order_relaxed);
     g_bytes_skipped.fetch_add(bytes, std::memory_order_relaxed);
     if (!g_logging.load(std::memory_order_relaxed)) return;
+    std::string over = shape_str(graph_.shape);
+    if (graph_.rows > 0)
+      over +=
+          " (" + std::to_string(graph_.rows) + " rows of " + std::to_string(graph_.row_size) + ")";
     std::string line = "[genesis.compile] fused group: " + std::to_string(graph_.ops.size()) +
-                       " ops over " + shape_str(graph_.shape) + " on " + graph_.device.str() +
-                       ", " + std::to_string(graph_.inputs.size()) + " inputs read, " +
+                       " ops over " + over + " on " + graph_.device.str() + ", " +
+                       std::to_string(graph_.inputs.size()) + " inputs read, " +
                        std::to_string(written) + " results written, " + std::to_string(skipped) +
                        " never written (" + std::to_string(bytes) + " bytes of traffic saved):";
     for (size_t k = 0; k < graph_.ops.size(); ++k) {
@@ -210,7 +279,8 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
         args += ", " + operand_name(op.b, op, false);
       if (op.kind == OpKind::Where) args = operand_name(op.cond, op, true) + ", " + args;
       line += "\n  %" + std::to_string(k) + " = " + op_name(op) + "(" + args + ") -> " +
-              scalar_type_name(op.out) + (results.held[k] ? "  [written]" : "");
+              scalar_type_name(op.out) + (op.row ? " per row" : "") +
+              (results.held[k] ? "  [written]" : "");
     }
     std::fprintf(stderr, "%s\n", line.c_str());
   }
@@ -237,17 +307,37 @@ uintptr_t stream_now(Device device) {
   return device.is_cuda() ? cuda::current_stream(device.index) : 0;
 }
 
-// The open group that an op over out's shape, device and stream joins: the current one when it
+// What joins a group: an elementwise op over `out`, or (reduced set) the reduction of `reduced`'s
+// rows into `out`.
+struct Joining {
+  const Tensor& out;
+  const Tensor* reduced = nullptr;
+};
+
+// The open group that `op` joins, and whether it joins as a row op: the current group when it
 // fits, else a new one (the current one runs first, on its own stream).
-std::shared_ptr<Group> group_for(const Tensor& out) {
+std::shared_ptr<Group> group_for(const Joining& op, bool& row) {
   auto& g = open_group();
+  const Tensor& out = op.out;
   const uintptr_t stream = stream_now(out.device());
-  if (g && (g->full() || g->graph().device != out.device() || g->graph().shape != out.sizes() ||
-            g->graph().stream != stream)) {
+  std::optional<bool> level;
+  if (g && !g->full() && g->graph().device == out.device() && g->graph().stream == stream) {
+    if (op.reduced)
+      level =
+          g->takes_reduction(*op.reduced, out.numel()) ? std::optional<bool>(true) : std::nullopt;
+    else
+      level = g->level_of(out.sizes(), out.numel());
+  }
+  if (g && !level) {
     g->run();
     g.reset();
   }
-  if (!g) g = std::make_shared<Group>(out.device(), stream, out.sizes(), out.numel());
+  if (!g) {
+    const Tensor& full = op.reduced ? *op.reduced : out;
+    g = std::make_shared<Group>(out.device(), stream, full.sizes(), full.numel());
+    level = op.reduced != nullptr;
+  }
+  row = *level;
   return g;
 }
 
@@ -268,16 +358,19 @@ bool eligible(const Tensor& out) {
 // (Group::operand); runs what an operand waits for and tries again when needed. Under the
 // group's lock, so a group another thread runs meanwhile is never joined half-way.
 template <size_t N, typename Make>
-bool defer(const Tensor& out, const Tensor* const (&tensors)[N], const Make& make) {
+bool defer(const Joining& op, const Tensor* const (&tensors)[N], const Make& make) {
   for (int attempt = 0; attempt < 3; ++attempt) {
-    std::shared_ptr<Group> g = group_for(out);
+    bool row = false;
+    std::shared_ptr<Group> g = group_for(op, row);
     std::unique_lock<std::recursive_mutex> lock(g->mutex());
     if (g->done()) continue;  // another thread ran it
     Ref refs[N];
     const Tensor* waiting = nullptr;
+    // a reduction reads full values and makes a row value
+    const bool reads_rows = row && op.reduced == nullptr;
     for (size_t i = 0; i < N && !waiting; ++i) {
       bool foreign = false;
-      auto r = g->operand(*tensors[i], foreign);
+      auto r = g->operand(*tensors[i], reads_rows, foreign);
       if (foreign) return false;  // runs now, reading the memory as it is
       if (r)
         refs[i] = *r;
@@ -285,7 +378,9 @@ bool defer(const Tensor& out, const Tensor* const (&tensors)[N], const Make& mak
         waiting = tensors[i];
     }
     if (!waiting && !g->done()) {
-      g->add(make(refs), out);
+      FusedOp f = make(refs);
+      f.row = row;
+      g->add(std::move(f), op.out);
       return true;
     }
     lock.unlock();
@@ -333,7 +428,7 @@ void flush() {
 bool defer_unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {
   if (!eligible(out)) return false;
   const Tensor* tensors[1] = {&a};
-  return defer(out, tensors, [&](const Ref(&refs)[1]) {
+  return defer({out}, tensors, [&](const Ref(&refs)[1]) {
     FusedOp f{OpKind::Unary, static_cast<int>(op), out.dtype(), out.dtype(), refs[0], {}, {}};
     f.strided_read = !refs[0].is_op && !innermost_dense(a);
     return f;
@@ -344,7 +439,7 @@ bool defer_binary(ops::BinaryOp op, ScalarType compute, const Tensor& out, const
                   const ops::ScalarArg& sa, const Tensor& b, const ops::ScalarArg& sb) {
   if (!eligible(out)) return false;
   const Tensor* tensors[2] = {&a, &b};
-  return defer(out, tensors, [&](const Ref(&refs)[2]) {
+  return defer({out}, tensors, [&](const Ref(&refs)[2]) {
     FusedOp f{OpKind::Binary, static_cast<int>(op), compute, out.dtype(), refs[0], refs[1], {}};
     f.sa = sa;
     f.sb = sb;
@@ -356,7 +451,7 @@ bool defer_where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_
                  const Tensor& b, uint64_t b_bits) {
   if (!eligible(out)) return false;
   const Tensor* tensors[3] = {&cond, &a, &b};
-  return defer(out, tensors, [&](const Ref(&refs)[3]) {
+  return defer({out}, tensors, [&](const Ref(&refs)[3]) {
     FusedOp f{OpKind::Where, 0, out.dtype(), out.dtype(), refs[1], refs[2], refs[0]};
     f.a_bits = a_bits;
     f.b_bits = b_bits;
@@ -379,8 +474,29 @@ bool defer_cast(const Tensor& out, const Tensor& src) {
       !cast_fusable(src.dtype(), out.dtype(), out.device()))
     return false;
   const Tensor* tensors[1] = {&src};
-  return defer(out, tensors, [&](const Ref(&refs)[1]) {
+  return defer({out}, tensors, [&](const Ref(&refs)[1]) {
     return FusedOp{OpKind::Cast, 0, src.dtype(), out.dtype(), refs[0], {}, {}};
+  });
+}
+
+bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
+                  const ops::ReduceFinish& finish) {
+  using ops::ReduceOp;
+  const bool kind_fuses =
+      op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Max || op == ReduceOp::Min;
+  if (!kind_fuses || !eligible(out) || !in.device().is_cpu() || in.device() != out.device() ||
+      in.dtype() != out.dtype() || out.numel() == 0)
+    return false;
+  const int64_t rows = out.numel(), row_size = in.numel() / rows;
+  // Rows of one item are copies; long rows would need large scratch (and eager code splits a
+  // few long rows over the threads, summing in another order).
+  if (row_size < 2 || row_size > kMaxRowSize || !cpu::reduce_runs_whole_rows(rows, row_size))
+    return false;
+  const Tensor* tensors[1] = {&in};
+  return defer({out, &in}, tensors, [&](const Ref(&refs)[1]) {
+    FusedOp f{OpKind::Reduce, static_cast<int>(op), in.dtype(), out.dtype(), refs[0], {}, {}};
+    f.finish = finish;
+    return f;
   });
 }
 

@@ -22,6 +22,20 @@
 // in-place update after a deferred read cannot change what the group reads. An op reading memory
 // that others may write without genesis seeing it (NumPy's, a DLPack producer's, a file map,
 // shared memory, an exported address: Note [Write versions]) is not deferred at all.
+//
+// Note [Row groups]
+// A reduction of the trailing dims of a value of the group's shape (sum, mean, prod, amax, amin,
+// keepdim or not: the rows of ops/reduce.cpp's layout) joins the group too, on the CPU: the
+// group becomes a row group, its full values (one per item of the shape) split into rows, and
+// the reduction's result is a row value (one per row). Elementwise ops over as many items as
+// there are rows (`var + eps`, `rsqrt`, a cast) join as row ops, and a full op may read a row
+// value broadcast along the rows (`x - x.amax(-1, keepdim=True)`, the expand of a sum's
+// backward). So softmax, layer norm and their backward passes written with plain ops run as one
+// pass over memory: the CPU executor takes a block of rows at a time, and reduces each row with
+// eager's own whole-row loop (cpu::reduce_rows), so the results keep eager's bits. Not joined
+// (they run eagerly, running the group first): rows longer than 65536 items (eager splits a few
+// long rows over the threads), arg reductions, var's centred pass, and reductions on CUDA until
+// the generated row kernels have run on a GPU.
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -29,6 +43,7 @@
 
 #include "core/tensor.h"
 #include "vocab/op_codes.h"
+#include "vocab/reducers.h"
 
 namespace genesis::fusion {
 
@@ -54,6 +69,10 @@ bool defer_where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_
                  const Tensor& b, uint64_t b_bits);
 // out = src converted to out's dtype (a cast or a copy; src of out's shape, any strides).
 bool defer_cast(const Tensor& out, const Tensor& src);
+// out[j] = the reduction of row j of `in` (contiguous, its items in out.numel() rows; Sum, Prod,
+// Max, Min, `finish` dividing for mean), on the CPU (Note [Row groups]).
+bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
+                  const ops::ReduceFinish& finish);
 
 // What the groups run so far did (process-wide), for tests and GENESIS_LOGS=compile.
 struct Stats {

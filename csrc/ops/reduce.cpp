@@ -9,6 +9,7 @@
 #include "cpu/reduce.h"
 #include "cuda/reduce.h"
 #include "cuda/softmax.h"
+#include "fusion/group.h"
 #include "ops/convert.h"
 #include "ops/creation.h"
 #include "ops/elementwise.h"
@@ -80,6 +81,10 @@ Layout layout(const Tensor& t, const Dims& dims, bool keepdim, const char* name)
 
 void run(ReduceOp op, const Layout& l, const Tensor& out, const Tensor& index,
          const Tensor& center = Tensor(), ReduceFinish finish = {}) {
+  // In a compiled region a reduction of rows may join the open fused group (Note [Row groups]).
+  if (!index.defined() && !center.defined() && l.shape.inner == 1 &&
+      fusion::defer_reduce(op, l.in, out, finish))
+    return;
   if (l.in.is_cuda())
     cuda::reduce(op, l.in, l.shape, out, index, center, finish);
   else

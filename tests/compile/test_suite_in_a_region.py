@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FILES = [
     "tests/ops/test_elementwise.py",
     "tests/ops/test_views.py",
+    "tests/ops/test_reductions.py",
+    "tests/ops/test_reduce_composite.py",
     "tests/autograd/test_autograd_inplace_views.py",
     "tests/amp/test_grad_scaler.py",
     "tests/autograd/test_autograd_function.py",

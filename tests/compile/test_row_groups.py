@@ -1,0 +1,204 @@
+"""Row groups of genesis.compile (Note [Row groups] in csrc/fusion/group.h): reductions of the
+trailing dims join the elementwise ops around them, so softmax, layer norm and RMS norm written
+with plain ops, and their backward passes, run as one group with eager's bits."""
+
+import numpy as np
+import pytest
+from test_fusion import same, stats_after
+
+import genesis
+
+fusion = genesis._C._fusion
+DTYPES = [genesis.float32, genesis.float64, genesis.bfloat16, genesis.float16]
+
+
+def softmax(x):
+    e = (x - x.amax(-1, keepdim=True)).exp()
+    return e / e.sum(-1, keepdim=True)
+
+
+def log_softmax(x):
+    shifted = x - x.amax(-1, keepdim=True)
+    return shifted - shifted.exp().sum(-1, keepdim=True).log()
+
+
+def layer_norm(x, w, b):
+    mu = x.mean(-1, keepdim=True)
+    xc = x - mu
+    var = (xc * xc).mean(-1, keepdim=True)
+    return xc * (var + 1e-5).rsqrt() * w + b
+
+
+def rms_norm(x, w):
+    return x * (x.float().square().mean(-1, keepdim=True) + 1e-6).rsqrt().to(x.dtype) * w
+
+
+def group_log(capfd, fn, *args):
+    """fn(*args) compiled with the group log on: (result, the log's group lines)."""
+    fusion.set_logging(True)
+    try:
+        out = genesis.compile(fn)(*args)
+    finally:
+        fusion.set_logging(False)
+    return out, [line for line in capfd.readouterr().err.splitlines() if "fused group" in line]
+
+
+CASES = {
+    "softmax": (softmax, lambda x, c: (x,)),
+    "log_softmax": (log_softmax, lambda x, c: (x,)),
+    "layer_norm": (
+        layer_norm,
+        lambda x, c: (x, genesis.randn(c).to(x.dtype), genesis.randn(c).to(x.dtype)),
+    ),
+    "rms_norm": (rms_norm, lambda x, c: (x, genesis.randn(c).to(x.dtype))),
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("name", CASES)
+def test_norms_of_plain_ops_are_one_group(name, dtype):
+    fn, make_args = CASES[name]
+    x = (genesis.randn(37, 3, 130) * 3).to(dtype)
+    args = make_args(x, 130)
+    want = fn(*args)
+    got, s = stats_after(genesis.compile(fn), *args)
+    same(got, want)
+    assert s["groups"] == 1 and s["results_written"] == 1
+
+
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.bfloat16], ids=str)
+@pytest.mark.parametrize("name", CASES)
+def test_gradients_match_eager(name, dtype):
+    """The backward pass runs in a region too: its reductions (sum's, amax's) fuse, same bits."""
+    fn, make_args = CASES[name]
+    results = []
+    for compiled in (False, True):
+        genesis.manual_seed(3)
+        x = (genesis.randn(24, 200) * 2).to(dtype)
+        args = [a.detach().requires_grad_() for a in make_args(x, 200)]
+        grad = genesis.randn(24, 200).to(dtype)
+        fusion.reset_stats()
+        (genesis.compile(fn) if compiled else fn)(*args).backward(grad)
+        results.append([a.grad for a in args] + [fusion.stats()["groups"]])
+    for got, want in zip(results[1][:-1], results[0][:-1]):
+        same(got, want)
+    assert results[0][-1] == 0 and results[1][-1] >= 2
+
+
+def test_row_values_and_row_ops(capfd):
+    """A reduction's result is a row value; ops over it (keepdim or not) join as row ops."""
+
+    def f(x):
+        s = x.sum(-1)  # no keepdim: read back through unsqueeze
+        scale = (s * s + 1).rsqrt()
+        return x * scale.unsqueeze(-1), scale
+
+    x = genesis.randn(8, 50)
+    (y, scale), lines = group_log(capfd, f, x)
+    same(y, f(x)[0])
+    same(scale, f(x)[1])
+    assert len(lines) == 1 and "(8 rows of 50)" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x - x.sum((-2, -1), keepdim=True),  # rows of two dims
+        lambda x: x * x.sum(),  # the whole tensor as one row
+        lambda x: x / x.amin(-1, keepdim=True) + x.prod(-1, keepdim=True),
+        lambda x: (x > 0).int().sum(-1, keepdim=True) * x,  # int64 sums of a cast
+        lambda x: x.mean((-1,), keepdim=True).double() + x.double(),
+    ],
+    ids=["two_dims", "all", "amin_prod", "int_sum", "mean_cast"],
+)
+def test_reductions_join(fn):
+    x = genesis.randn(6, 5, 40)
+    got, s = stats_after(genesis.compile(fn), x)
+    same(got, fn(x))
+    assert s["groups"] == 1
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: x - x.sum(0, keepdim=True),  # columns: not rows
+        lambda x: x - x.max(-1, keepdim=True).values,  # an arg reduction
+        lambda x: (x - x.mean(-1, keepdim=True)) / x.std(-1, keepdim=True),  # var's centred pass
+        lambda x: (x * 2).sum(-1).reshape(3, 4).t() + 1,  # another view of a row value
+    ],
+    ids=["columns", "max_dim", "std", "row_value_transposed"],
+)
+def test_what_does_not_join_still_matches_eager(fn):
+    x = genesis.randn(12, 12)
+    got, s = stats_after(genesis.compile(fn), x)
+    same(got, fn(x))
+    assert s["groups"] >= 2 or s["ops"] <= 2
+
+
+def test_long_rows_run_eagerly():
+    """Rows over 65536 items are not joined (eager splits few long rows over the threads)."""
+    x = genesis.randn(2, 70000)
+    got, s = stats_after(genesis.compile(softmax), x)
+    same(got, softmax(x))
+    assert s["groups"] == 2  # (x - amax).exp() and e / sum
+
+
+def test_row_values_outlive_the_call_and_in_place_writes():
+    kept = []
+
+    def f(x):
+        m = x.amax(-1, keepdim=True)
+        kept.append(m)
+        y = x - m
+        m.add_(1)  # a write to a pending row value runs the group first
+        return y
+
+    x = genesis.randn(4, 9)
+    got = genesis.compile(f)(x)
+    same(got, x - x.amax(-1, keepdim=True))
+    same(kept[0], x.amax(-1, keepdim=True) + 1)
+
+
+def test_a_value_read_mid_function():
+    def f(x):
+        s = x.sum(-1, keepdim=True)
+        if s.max().item() > 1e9:  # reads a row group's value: it runs, the function goes on
+            return x
+        return x / s
+
+    x = genesis.rand(5, 7) + 1
+    same(genesis.compile(f)(x), x / x.sum(-1, keepdim=True))
+
+
+def test_zero_size_and_strided_inputs():
+    for x in (genesis.randn(0, 4), genesis.randn(7, 20)[:, ::2], genesis.randn(20, 7).t()):
+        got = genesis.compile(layer_norm)(x, genesis.ones(x.shape[-1]), genesis.zeros(1))
+        same(got, layer_norm(x, genesis.ones(x.shape[-1]), genesis.zeros(1)))
+
+
+def test_row_groups_through_the_eager_executor():
+    """The fallback executor runs row groups too (row values broadcast as views)."""
+    fusion._set_eager_executor(True)
+    try:
+        x, w, b = genesis.randn(9, 33), genesis.randn(33), genesis.randn(33)
+        for fn, args in ((softmax, (x,)), (layer_norm, (x, w, b)), (rms_norm, (x, w))):
+            same(genesis.compile(fn)(*args), fn(*args))
+    finally:
+        fusion._set_eager_executor(False)
+
+
+def test_traffic_saved_counts_row_values(capfd):
+    x = genesis.randn(64, 100)
+    _, lines = group_log(capfd, softmax, x)
+    # never written: amax (64 rows), x - m and exp (6400 items each), sum (64): each once
+    # written and once read back
+    saved = 2 * 4 * (64 + 6400 + 6400 + 64)
+    assert f"({saved} bytes of traffic saved)" in lines[0]
+
+
+def test_large_rows_match_numpy():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((300, 4000)).astype(np.float32)
+    got = genesis.compile(softmax)(genesis.tensor(a)).numpy()
+    e = np.exp(a - a.max(-1, keepdims=True))
+    np.testing.assert_allclose(got, e / e.sum(-1, keepdims=True), rtol=2e-6, atol=1e-9)
