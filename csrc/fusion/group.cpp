@@ -289,15 +289,25 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
 struct RegionState {
   int depth = 0;
   int fullgraph = 0;  // how many of the open regions asked for fullgraph
-  std::shared_ptr<Group> open;
+  // The open groups, oldest first (Note [Open groups]).
+  std::vector<std::shared_ptr<Group>> open;
 };
 thread_local RegionState t_region;
 
-// The thread's open group, if it has not run (something may have run it meanwhile).
-std::shared_ptr<Group>& open_group() {
-  auto& g = t_region.open;
-  if (g && g->done()) g.reset();
-  return g;
+// Note [Open groups]: a thread keeps up to kOpenGroups groups open at once, one per shape (and
+// row structure) in use, so ops of interleaved shapes (a backward pass's gradients of an
+// activation, of its rows and of a parameter; a parameter's cast in a forward) each join the
+// group of their shape instead of ending the group before. An op reading a value pending in
+// another open group runs that group first (Group::operand), so no group ever reads another's
+// unwritten values; groups of another device or stream run when an op on this one comes (their
+// order against the new stream's work is the user's); the oldest runs when one more is needed.
+constexpr size_t kOpenGroups = 8;
+
+// The thread's open groups that have not run (something may have run one meanwhile).
+std::vector<std::shared_ptr<Group>>& open_groups() {
+  auto& gs = t_region.open;
+  std::erase_if(gs, [](const std::shared_ptr<Group>& g) { return g->done(); });
+  return gs;
 }
 
 bool executor_for(Device device) { return device.is_cpu() || cuda_fusion_on(); }
@@ -314,31 +324,49 @@ struct Joining {
   const Tensor* reduced = nullptr;
 };
 
-// The open group that `op` joins, and whether it joins as a row op: the current group when it
-// fits, else a new one (the current one runs first, on its own stream).
+// Where `op` fits in group g: nullopt when it does not (another shape, device, stream, a full
+// group), else whether it joins as a row op.
+std::optional<bool> fit(const Group& g, const Joining& op, uintptr_t stream) {
+  const Tensor& out = op.out;
+  if (g.full() || g.graph().device != out.device() || g.graph().stream != stream)
+    return std::nullopt;
+  if (op.reduced)
+    return g.takes_reduction(*op.reduced, out.numel()) ? std::optional<bool>(true) : std::nullopt;
+  return g.level_of(out.sizes(), out.numel());
+}
+
+// The open group that `op` joins, and whether it joins as a row op: the newest open group it fits,
+// else a new one (Note [Open groups]).
 std::shared_ptr<Group> group_for(const Joining& op, bool& row) {
-  auto& g = open_group();
+  auto& gs = open_groups();
   const Tensor& out = op.out;
   const uintptr_t stream = stream_now(out.device());
-  std::optional<bool> level;
-  if (g && !g->full() && g->graph().device == out.device() && g->graph().stream == stream) {
-    if (op.reduced)
-      level =
-          g->takes_reduction(*op.reduced, out.numel()) ? std::optional<bool>(true) : std::nullopt;
-    else
-      level = g->level_of(out.sizes(), out.numel());
-  }
-  if (g && !level) {
+  // Groups of another device or stream run now, in order, on their own streams.
+  for (size_t i = 0; i < gs.size();) {
+    const Graph& graph = gs[i]->graph();
+    if (graph.device == out.device() && graph.stream == stream) {
+      ++i;
+      continue;
+    }
+    std::shared_ptr<Group> g = gs[i];
+    gs.erase(gs.begin() + static_cast<std::ptrdiff_t>(i));
     g->run();
-    g.reset();
   }
-  if (!g) {
-    const Tensor& full = op.reduced ? *op.reduced : out;
-    g = std::make_shared<Group>(out.device(), stream, full.sizes(), full.numel());
-    level = op.reduced != nullptr;
+  for (size_t i = gs.size(); i-- > 0;) {
+    if (auto level = fit(*gs[i], op, stream)) {
+      row = *level;
+      return gs[i];
+    }
   }
-  row = *level;
-  return g;
+  if (gs.size() >= kOpenGroups) {
+    std::shared_ptr<Group> oldest = gs.front();
+    gs.erase(gs.begin());
+    oldest->run();
+  }
+  const Tensor& full = op.reduced ? *op.reduced : out;
+  gs.push_back(std::make_shared<Group>(out.device(), stream, full.sizes(), full.numel()));
+  row = op.reduced != nullptr;
+  return gs.back();
 }
 
 // Whether eager's loop over a fresh contiguous result reads t in dense runs: the loop goes in
@@ -359,7 +387,8 @@ bool eligible(const Tensor& out) {
 // group's lock, so a group another thread runs meanwhile is never joined half-way.
 template <size_t N, typename Make>
 bool defer(const Joining& op, const Tensor* const (&tensors)[N], const Make& make) {
-  for (int attempt = 0; attempt < 3; ++attempt) {
+  // Each attempt may find an operand pending in another group, which then runs.
+  for (size_t attempt = 0; attempt < N + 2; ++attempt) {
     bool row = false;
     std::shared_ptr<Group> g = group_for(op, row);
     std::unique_lock<std::recursive_mutex> lock(g->mutex());
@@ -420,9 +449,9 @@ void check_python_read(const char* op) {
 bool region_active() { return t_region.depth > 0; }
 
 void flush() {
-  auto g = std::move(open_group());
-  t_region.open.reset();
-  if (g) g->run();
+  std::vector<std::shared_ptr<Group>> gs = std::move(t_region.open);
+  t_region.open.clear();
+  for (const auto& g : gs) g->run();  // oldest first
 }
 
 bool defer_unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {

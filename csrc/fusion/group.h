@@ -5,8 +5,9 @@
 // does not run: it is appended to the thread's open *group* and its result's storage is left
 // pending (Note [Deferred storages] in core/storage.h). The group runs as one pass over memory
 // when something needs its values: an op that is not elementwise reads a pending result, a
-// result leaves genesis (NumPy, DLPack, printing, item()), the region ends, an op of another
-// shape or device arrives, or the group is full. Running it:
+// result leaves genesis (NumPy, DLPack, printing, item()), the region ends, an op on another
+// device or stream arrives, or the group is full (a thread keeps a group open per shape: Note
+// [Open groups] in group.cpp). Running it:
 // - reads each input once and writes only the results still held by someone when it runs (a
 //   Python name, a view, autograd's saved tensors): the temporaries of an expression such as
 //   x * 0.5 * (1 + tanh(...)) were freed by then, and their values live only in registers (CUDA)
@@ -55,7 +56,7 @@ bool region_active();
 // A tensor's value is about to reach Python (item(), bool(), tolist(), numpy()): inside a region
 // opened with fullgraph, raises RuntimeError "[op] ..." (genesis.compile(fullgraph=True)).
 void check_python_read(const char* op);
-// Runs the thread's open group now.
+// Runs the thread's open groups now.
 void flush();
 
 // Each returns true when the op joined the open group (its result's values come later), false

@@ -11,6 +11,7 @@
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
+#include "fusion/group.h"
 #include "memory/caching_pool.h"
 #include "python/bindings.h"
 
@@ -47,6 +48,21 @@ void warn_about_sync(const char* message) {
   if (PyErr_WarnEx(PyExc_UserWarning, message, 1) < 0) throw py::error_already_set();
 }
 
+// A stream or event call that first runs the thread's deferred ops (Note [Fusing by deferring
+// elementwise ops]): their kernels go to their streams before the event is recorded, waited on
+// or synchronized, or the current stream changes, as eager code's would have.
+template <auto F, typename R, typename... Args>
+R flushing_call(Args... args) {
+  fusion::flush();
+  return F(args...);
+}
+template <auto F, typename R, typename... Args>
+constexpr auto flushing(R (*)(Args...)) {
+  return &flushing_call<F, R, Args...>;
+}
+template <auto F>
+constexpr auto flushing_first = flushing<F>(F);
+
 }  // namespace
 
 void init_cuda(py::module_& m) {
@@ -67,21 +83,27 @@ void init_cuda(py::module_& m) {
   c.def("architectures", &cuda::architectures);
   c.def("runtime_version", &cuda::runtime_version);
   c.def(
-      "synchronize", [](int device) { cuda::synchronize_device(device); }, py::arg("device") = -1,
-      py::call_guard<py::gil_scoped_release>());
+      "synchronize",
+      [](int device) {
+        fusion::flush();
+        cuda::synchronize_device(device);
+      },
+      py::arg("device") = -1, py::call_guard<py::gil_scoped_release>());
 
   // Streams.
   c.def(
       "current_stream", [](int device) { return cuda::current_stream(device); },
       py::arg("device") = -1);
-  c.def("set_current_stream", &cuda::set_current_stream, py::arg("device"), py::arg("stream"));
+  c.def("set_current_stream", flushing_first<&cuda::set_current_stream>, py::arg("device"),
+        py::arg("stream"));
   c.def(
       "create_stream",
       [](int device, int priority) { return cuda::create_stream(device_index(device), priority); },
       py::arg("device") = -1, py::arg("priority") = 0);
   c.def("destroy_stream", &cuda::destroy_stream);
-  c.def("synchronize_stream", &cuda::synchronize_stream, py::call_guard<py::gil_scoped_release>());
-  c.def("query_stream", &cuda::query_stream);
+  c.def("synchronize_stream", flushing_first<&cuda::synchronize_stream>,
+        py::call_guard<py::gil_scoped_release>());
+  c.def("query_stream", flushing_first<&cuda::query_stream>);
 
   // Events.
   c.def(
@@ -91,13 +113,14 @@ void init_cuda(py::module_& m) {
       },
       py::arg("device") = -1, py::arg("enable_timing") = false, py::arg("blocking") = false);
   c.def("destroy_event", &cuda::destroy_event);
-  c.def("record_event", &cuda::record_event, py::arg("event"), py::arg("stream"),
+  c.def("record_event", flushing_first<&cuda::record_event>, py::arg("event"), py::arg("stream"),
         py::arg("device"));
-  c.def("query_event", &cuda::query_event);
-  c.def("synchronize_event", &cuda::synchronize_event, py::call_guard<py::gil_scoped_release>());
+  c.def("query_event", flushing_first<&cuda::query_event>);
+  c.def("synchronize_event", flushing_first<&cuda::synchronize_event>,
+        py::call_guard<py::gil_scoped_release>());
   c.def("elapsed_time", &cuda::elapsed_ms);
-  c.def("stream_wait_event", &cuda::stream_wait_event, py::arg("stream"), py::arg("event"),
-        py::arg("device"));
+  c.def("stream_wait_event", flushing_first<&cuda::stream_wait_event>, py::arg("stream"),
+        py::arg("event"), py::arg("device"));
 
   c.def("can_access_peer", [](int device, int peer) {
     int a = device_index(device), b = device_index(peer);

@@ -7,6 +7,7 @@
 #include "cuda/memory.h"
 #include "cuda/runtime.h"
 #include "cuda/stream.h"
+#include "fusion/group.h"
 #include "memory/caching_pool.h"
 #include "python/bindings.h"
 
@@ -64,10 +65,15 @@ void init_cuda_graph(py::module_& m) {
       .def(
           "_capture_begin",
           [](cuda::Graph& g, cuda::GraphPoolId pool, const std::string& mode) {
+            fusion::flush();  // ops deferred before the capture run now, not in the graph
             g.capture_begin(pool, capture_mode(mode));
           },
           py::arg("pool") = 0, py::arg("capture_error_mode") = "global")
-      .def("_capture_end", &cuda::Graph::capture_end)
+      .def("_capture_end",
+           [](cuda::Graph& g) {
+             fusion::flush();  // ops deferred during the capture belong to the graph
+             g.capture_end();
+           })
       .def("_replay", &cuda::Graph::replay)
       .def("_reset", &cuda::Graph::reset)
       .def("_pool", &cuda::Graph::pool)

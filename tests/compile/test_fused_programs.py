@@ -302,6 +302,47 @@ def test_cuda_a_stream_change_starts_a_group(cuda_fusion):
         base.same(g, w)
 
 
+@requires_cuda
+@requires_nvrtc
+def test_cuda_events_order_deferred_work(cuda_fusion):
+    """An event recorded after deferred ops comes after their kernels (the record runs the
+    groups first), so another stream that waits on it reads written values."""
+    side = genesis.cuda.Stream()
+    x = genesis.randn(1 << 22, device="cuda")
+
+    def f(x):
+        y = genesis.tanh(x * 2) + 1  # deferred on the current stream
+        done = genesis.cuda.Event()
+        done.record()
+        side.wait_event(done)
+        with genesis.cuda.stream(side):
+            z = y * 3
+        genesis.cuda.current_stream().wait_stream(side)
+        return z
+
+    for _ in range(3):
+        base.same(genesis.compile(f)(x), (genesis.tanh(x * 2) + 1) * 3)
+
+
+@requires_cuda
+def test_cuda_graph_capture_runs_earlier_deferred_ops(cuda_fusion):
+    x = genesis.randn(1000, device="cuda")
+
+    def f(x):
+        y = x * 2  # deferred before the capture: must run now, not inside the graph
+        g = genesis.cuda.CUDAGraph()
+        static = genesis.zeros(1000, device="cuda")
+        with genesis.cuda.graph(g):
+            static.copy_(x + 1)
+        g.replay()
+        return y, static
+
+    y, static = genesis.compile(f)(x)
+    genesis.cuda.synchronize()
+    base.same(y, x * 2)
+    base.same(static, x + 1)
+
+
 def test_logs_from_the_environment():
     script = "import genesis; genesis.compile(lambda x: x * 2 + 1)(genesis.ones(3))"
     env = dict(os.environ, GENESIS_LOGS="compile")

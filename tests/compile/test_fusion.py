@@ -397,6 +397,48 @@ def test_changing_shapes_within_a_function():
         same(g, w)
 
 
+def test_interleaved_shapes_keep_their_groups_open():
+    """Note [Open groups]: ops of two shapes taking turns join one group per shape."""
+
+    def f(x, p):
+        y = x * 2
+        q = p + 1
+        y = (y + 3).tanh()
+        q = q * q
+        return y - 1, q.exp()
+
+    x, p = genesis.randn(100), genesis.randn(7)
+    got, s = stats_after(genesis.compile(f), x, p)
+    assert s["groups"] == 2 and s["ops"] == 7
+    for g, w in zip(got, f(x, p)):
+        same(g, w)
+
+
+def test_a_value_pending_in_another_group_runs_it_first():
+    def f(x, p):
+        q = (p * 3).sin()  # pending in the group of p's shape
+        y = x * 2  # the group of x's shape
+        return y + q, q  # reads q broadcast: q's group runs, then y + q joins y's
+
+    x, p = genesis.randn(10, 7), genesis.randn(7)
+    got, s = stats_after(genesis.compile(f), x, p)
+    assert s["groups"] == 2
+    for g, w in zip(got, f(x, p)):
+        same(g, w)
+
+
+def test_more_shapes_than_open_groups():
+    def f(xs):
+        ys = [x * 2 for x in xs]
+        return [(y + 1) * y for y in ys]
+
+    xs = [genesis.randn(n) for n in range(1, 21)]  # 20 shapes: the oldest groups run early
+    got, s = stats_after(genesis.compile(f), xs)
+    for g, w in zip(got, f(xs)):
+        same(g, w)
+    assert s["groups"] >= 20
+
+
 def test_zero_size_and_zero_dim():
     def f(x, s):
         return x * 2 + 1, s * 3 - s
