@@ -60,16 +60,29 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
       if (shape.strided[i])
         for (int64_t s : graph.inputs[i].strides()) put<Index>(geo, static_cast<Index>(s));
   }
-  // the vector program counts packs
+  // the vector program counts packs; a row program takes the rows and their items
   Index n = static_cast<Index>(graph.numel / shape.vector);
+  Index rows = static_cast<Index>(graph.rows), row_size = static_cast<Index>(graph.row_size);
   std::vector<void*> args;
   for (const void*& p : pointers) args.push_back(&p);
   if (strided) args.push_back(geo.data());
-  args.push_back(&n);
+  if (graph.rows > 0) {
+    args.push_back(&rows);
+    args.push_back(&row_size);
+  } else {
+    args.push_back(&n);
+  }
   static thread_local int sms_device = -1, sms = 0;
   if (sms_device != device) {
     sms = cuda::multiprocessors(device);
     sms_device = device;
+  }
+  if (graph.rows > 0) {  // a block a row, the rows in a grid-stride loop
+    const int threads = row_threads(graph.row_size);
+    const int64_t blocks = std::min<int64_t>(graph.rows, static_cast<int64_t>(sms) * 32);
+    cuda::launch_fused(kernel, device, graph.stream, static_cast<unsigned>(blocks),
+                       static_cast<unsigned>(threads), args.data());
+    return;
   }
   int64_t per_block = static_cast<int64_t>(kFusedThreads) * kFusedUnroll;
   int64_t blocks =
@@ -103,7 +116,8 @@ void run_on_cuda(const Graph& graph, const Results& results) {
     any = any || (written[k] = results.held[k] != nullptr);
   if (!any) return;  // nobody holds a result: nothing to compute
   KernelShape shape = kernel_shape(graph, written);
-  if (shape.rank > kFusedMaxRank || !nvrtc_available()) return run_eagerly(graph, results);
+  if (shape.rank > kFusedMaxRank || !generated_kernel_fits(graph) || !nvrtc_available())
+    return run_eagerly(graph, results);
   shape.vector = packs_fit(graph, results, shape) ? vector_width(graph, shape) : 1;
   void* kernel = nullptr;
   try {

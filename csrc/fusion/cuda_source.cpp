@@ -145,6 +145,12 @@ constexpr const char* kMath = R"genesis_src(#pragma once
 #endif
 )genesis_src";
 
+}  // namespace
+
+namespace text {
+
+const char* prelude() { return kPrelude; }
+
 // The device type of a dtype, and the type its ops compute in.
 const char* storage_type(ScalarType t) {
   switch (t) {
@@ -212,15 +218,81 @@ std::string value(const Ref& r, const std::string& as, bool convert) {
   return convert ? str_cat("g_convert<", as, ">(", v, ")") : v;
 }
 
+std::string op_expression(const FusedOp& op) {
+  const char* out = storage_type(op.out);
+  const char* c = compute_type(op.compute);
+  std::string expr;
+  switch (op.kind) {
+    case OpKind::Unary:
+      expr = str_cat("g_convert<", out, ">(gm::", unary_name(op.code), "{}(", value(op.a, c, true),
+                     "))");
+      break;
+    case OpKind::Binary: {
+      std::string a = op.a.is_number() ? number(op.sa, c) : value(op.a, c, true);
+      std::string b = op.b.is_number() ? number(op.sb, c) : value(op.b, c, true);
+      expr = str_cat("g_convert<", out, ">(gm::", binary_name(op.code), "{}(", a, ", ", b, "))");
+      break;
+    }
+    case OpKind::Cast:
+      expr = str_cat("g_convert<", out, ">(", value(op.a, c, false), ")");
+      break;
+    case OpKind::Where: {
+      std::string a = op.a.is_number() ? str_cat("g_from_bits<", out, ">(", hex64(op.a_bits), ")")
+                                       : value(op.a, out, false);
+      std::string b = op.b.is_number() ? str_cat("g_from_bits<", out, ">(", hex64(op.b_bits), ")")
+                                       : value(op.b, out, false);
+      expr = str_cat("(", value(op.cond, "bool", false), " ? ", a, " : ", b, ")");
+      break;
+    }
+  }
+  return expr;
+}
+
+std::string kernel_name(const std::string& key) {
+  // a hash of the key (FNV-1a), so programs of different structure differ
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char ch : key) h = (h ^ ch) * 1099511628211ULL;
+  char name[40];
+  std::snprintf(name, sizeof name, "genesis_fused_%016llx", static_cast<unsigned long long>(h));
+  return name;
+}
+
+}  // namespace text
+
+namespace {
+
+// Whether view t over a row group's shape holds one row repeated for every row: stride 0 along
+// the leading dims, the row's own items dense.
+bool is_column(const Graph& graph, const Tensor& t) {
+  int64_t stride = 1;
+  for (size_t d = t.sizes().size(); d-- > 0;) {
+    if (t.sizes()[d] == 1) continue;
+    if (static_cast<int>(d) < graph.row_dims) {
+      if (t.strides()[d] != 0) return false;
+    } else {
+      if (t.strides()[d] != stride) return false;
+      stride *= t.sizes()[d];
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
   KernelShape k;
   k.written = written;
   k.strided.resize(graph.inputs.size());
+  k.column.resize(graph.inputs.size());
   int64_t reach = graph.numel;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const Tensor& t = graph.inputs[i];
+    // a row group's row input is read at the row's index (generated_kernel_fits: contiguous)
+    if (graph.rows > 0 && t.numel() == graph.rows && t.sizes() != graph.shape) continue;
+    if (graph.rows > 0 && is_column(graph, t)) {
+      k.column[i] = true;
+      continue;
+    }
     k.strided[i] = !(t.is_contiguous() && t.sizes() == graph.shape);
     if (!k.strided[i]) continue;
     k.rank = static_cast<int>(graph.shape.size());
@@ -230,8 +302,18 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
     reach = std::max(reach, last + 1);
   }
   // items handed out beyond the end by the unrolled grid-stride loop stay below 2^31 too
-  k.index32 = reach + static_cast<int64_t>(kFusedThreads) * kFusedUnroll < (int64_t{1} << 31);
+  k.index32 = reach + static_cast<int64_t>(kFusedThreads) * kFusedUnroll < (int64_t{1} << 31) &&
+              reach + kRowMaxThreads < (int64_t{1} << 31);
   return k;
+}
+
+bool generated_kernel_fits(const Graph& graph) {
+  if (graph.rows == 0) return true;
+  for (const Tensor& t : graph.inputs)
+    if (t.numel() == graph.rows && t.sizes() != graph.shape && !t.is_contiguous()) return false;
+  for (const FusedOp& op : graph.ops)  // a reduction reads a full value
+    if (op.kind == OpKind::Reduce && op.a.is_op && graph.ops[op.a.index].row) return false;
+  return true;
 }
 
 std::string structure_key(const Graph& graph, const KernelShape& shape) {
@@ -241,9 +323,10 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
   put(static_cast<int8_t>(shape.index32));
   put(static_cast<int8_t>(shape.rank));
   put(static_cast<int8_t>(shape.vector));
+  put(static_cast<int8_t>(graph.rows > 0));
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     put(static_cast<int8_t>(graph.inputs[i].dtype()));
-    put(static_cast<int8_t>(shape.strided[i]));
+    put(static_cast<int8_t>(shape.strided[i] + 2 * shape.column[i]));
   }
   key += '|';
   for (size_t k = 0; k < graph.ops.size(); ++k) {
@@ -253,6 +336,7 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
     put(static_cast<int8_t>(op.compute));
     put(static_cast<int8_t>(op.out));
     put(static_cast<int8_t>(shape.written[k]));
+    put(static_cast<int8_t>(op.row + 2 * op.finish.divide));
     for (const Ref* r : {&op.a, &op.b, &op.cond}) {
       put(static_cast<int8_t>(r->is_op));
       put(static_cast<int16_t>(r->index));
@@ -273,6 +357,7 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
 }
 
 int vector_width(const Graph& graph, const KernelShape& shape) {
+  if (graph.rows > 0) return 1;  // row programs go an item at a time
   size_t widest = 1;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     if (shape.strided[i]) return 1;
@@ -286,41 +371,19 @@ int vector_width(const Graph& graph, const KernelShape& shape) {
 KernelSource cuda_source(const Graph& graph, const KernelShape& shape) {
   GENESIS_CHECK(shape.rank <= kFusedMaxRank, "compile", "a fused read of ", shape.rank,
                 " dims (at most ", kFusedMaxRank, ")");
+  if (graph.rows > 0) return cuda_row_source(graph, shape);
   const char* idx = shape.index32 ? "int" : "long long";
   // The structure, which is also the cache key.
   const int V = shape.vector;
   std::string key = str_cat("v1;", idx, ";rank", shape.rank, ";vector", V, ";");
   for (size_t i = 0; i < graph.inputs.size(); ++i)
-    key += str_cat("in:", storage_type(graph.inputs[i].dtype()), shape.strided[i] ? "/s" : "", ";");
+    key += str_cat("in:", text::storage_type(graph.inputs[i].dtype()), shape.strided[i] ? "/s" : "",
+                   ";");
   std::string body;
   for (size_t k = 0; k < graph.ops.size(); ++k) {
     const FusedOp& op = graph.ops[k];
-    const char* out = storage_type(op.out);
-    const char* c = compute_type(op.compute);
-    std::string expr;
-    switch (op.kind) {
-      case OpKind::Unary:
-        expr = str_cat("g_convert<", out, ">(gm::", unary_name(op.code), "{}(",
-                       value(op.a, c, true), "))");
-        break;
-      case OpKind::Binary: {
-        std::string a = op.a.is_number() ? number(op.sa, c) : value(op.a, c, true);
-        std::string b = op.b.is_number() ? number(op.sb, c) : value(op.b, c, true);
-        expr = str_cat("g_convert<", out, ">(gm::", binary_name(op.code), "{}(", a, ", ", b, "))");
-        break;
-      }
-      case OpKind::Cast:
-        expr = str_cat("g_convert<", out, ">(", value(op.a, c, false), ")");
-        break;
-      case OpKind::Where: {
-        std::string a = op.a.is_number() ? str_cat("g_from_bits<", out, ">(", hex64(op.a_bits), ")")
-                                         : value(op.a, out, false);
-        std::string b = op.b.is_number() ? str_cat("g_from_bits<", out, ">(", hex64(op.b_bits), ")")
-                                         : value(op.b, out, false);
-        expr = str_cat("(", value(op.cond, "bool", false), " ? ", a, " : ", b, ")");
-        break;
-      }
-    }
+    const char* out = text::storage_type(op.out);
+    const std::string expr = text::op_expression(op);
     body += str_cat("    const ", out, " v", k, " = ", expr, ";\n");
     if (shape.written[k])
       body += V > 1 ? str_cat("    q", k, ".v[j] = v", k, ";\n")
@@ -328,25 +391,20 @@ KernelSource cuda_source(const Graph& graph, const KernelShape& shape) {
     key += str_cat(k, "=", expr, shape.written[k] ? "/w" : "", ";");
   }
 
-  // The kernel's name: a hash of the key (FNV-1a), so programs of different structure differ.
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char ch : key) h = (h ^ ch) * 1099511628211ULL;
   KernelSource src;
   src.key = key;
-  char name[40];
-  std::snprintf(name, sizeof name, "genesis_fused_%016llx", static_cast<unsigned long long>(h));
-  src.name = name;
+  src.name = text::kernel_name(key);
 
   std::string params, loads, strided_setup;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
-    const char* t = storage_type(graph.inputs[i].dtype());
+    const char* t = text::storage_type(graph.inputs[i].dtype());
     params += str_cat("const ", t, "* __restrict__ in", i, ", ");
     loads += shape.strided[i] ? str_cat("    const ", t, " x", i, " = in", i, "[o", i, "];\n")
                               : str_cat("    const ", t, " x", i, " = in", i, "[i];\n");
   }
   for (size_t k = 0; k < graph.ops.size(); ++k)
     if (shape.written[k])
-      params += str_cat(storage_type(graph.ops[k].out), "* __restrict__ out", k, ", ");
+      params += str_cat(text::storage_type(graph.ops[k].out), "* __restrict__ out", k, ", ");
   std::string geo_struct;
   bool any_strided = false;
   for (bool s : shape.strided) any_strided = any_strided || s;
@@ -374,7 +432,7 @@ KernelSource cuda_source(const Graph& graph, const KernelShape& shape) {
     std::string pack_loads, pack_decls, pack_stores;
     loads.clear();
     for (size_t i = 0; i < graph.inputs.size(); ++i) {
-      const char* t = storage_type(graph.inputs[i].dtype());
+      const char* t = text::storage_type(graph.inputs[i].dtype());
       pack_loads +=
           str_cat("    const g_pack<", t, ", ", V, "> p", i, " = reinterpret_cast<const g_pack<", t,
                   ", ", V, ">*>(in", i, ")[p];\n");
@@ -382,7 +440,7 @@ KernelSource cuda_source(const Graph& graph, const KernelShape& shape) {
     }
     for (size_t k = 0; k < graph.ops.size(); ++k) {
       if (!shape.written[k]) continue;
-      const char* t = storage_type(graph.ops[k].out);
+      const char* t = text::storage_type(graph.ops[k].out);
       pack_decls += str_cat("    g_pack<", t, ", ", V, "> q", k, ";\n");
       pack_stores +=
           str_cat("    reinterpret_cast<g_pack<", t, ", ", V, ">*>(out", k, ")[p] = q", k, ";\n");

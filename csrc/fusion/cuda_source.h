@@ -1,6 +1,7 @@
 #pragma once
-// CUDA C++ for a fused group (Note [Fused groups on CUDA] in cuda_source.cpp): the text NVRTC
-// compiles, and the key it is cached under.
+// CUDA C++ for a fused group (Note [Fused groups on CUDA] in cuda_source.cpp; a row group's:
+// Note [Fused row groups on CUDA] in cuda_row_source.cpp): the text NVRTC compiles, and the key
+// it is cached under.
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,7 +16,10 @@ namespace genesis::fusion {
 struct KernelShape {
   std::vector<bool> written;  // per op
   std::vector<bool> strided;  // per input
-  int rank = 0;               // dims of the iteration shape (when an input is strided)
+  // per input of a row group: the same row for every row (a layer norm's weight), read at the
+  // item's place in its row
+  std::vector<bool> column;
+  int rank = 0;  // dims of the iteration shape (when an input is strided)
   bool index32 = true;
   // Items a thread loads as one pack of each operand (16 bytes of the widest): > 1 only when
   // every input is dense; the launch uses it only when every address is 16-byte aligned and
@@ -30,12 +34,32 @@ struct KernelSource {
 };
 
 KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written);
+// Whether a generated program can run the group: a row group's row inputs must be contiguous
+// (they are read at the row's index).
+bool generated_kernel_fits(const Graph& graph);
 // The pack width the group's operands allow when every input is dense (1 otherwise).
 int vector_width(const Graph& graph, const KernelShape& shape);
 KernelSource cuda_source(const Graph& graph, const KernelShape& shape);
 // A compact key that names the same program as cuda_source's text (no text is generated): what
 // a group's run looks its kernel up by.
 std::string structure_key(const Graph& graph, const KernelShape& shape);
+
+// A row group's program (cuda_row_source.cpp); cuda_source() hands row groups to it.
+KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape);
+// The threads a block of a row program: enough for a few items each of a row of `row_size`.
+int row_threads(int64_t row_size);
+constexpr int kRowMaxThreads = 1024;
+
+// The text the programs share (cuda_source.cpp).
+namespace text {
+const char* prelude();
+const char* storage_type(ScalarType t);
+const char* compute_type(ScalarType t);
+// `const <out> v<k> = <this>;` of an elementwise op (operands v<op>, x<input>).
+std::string op_expression(const FusedOp& op);
+// genesis_fused_<hash of key>
+std::string kernel_name(const std::string& key);
+}  // namespace text
 
 // The headers the program includes, as (name, text): the op functors (Note [Functors for
 // generated kernels] in CMakeLists.txt) and the small standard headers they need.

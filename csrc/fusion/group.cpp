@@ -195,8 +195,6 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
       run_eagerly(graph_, results);
     else if (graph_.device.is_cpu())
       run_on_cpu(graph_, results);
-    else if (graph_.rows > 0)  // no generated row kernels yet (Note [Row groups])
-      run_eagerly(graph_, results);
     else
       run_on_cuda(graph_, results);
   }
@@ -225,7 +223,8 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
 
   // Tests: the CUDA program this group would run, whatever its device.
   void capture(const Results& results) const {
-    if (!g_capture_sources.load(std::memory_order_relaxed) || graph_.rows > 0) return;
+    if (!g_capture_sources.load(std::memory_order_relaxed) || !generated_kernel_fits(graph_))
+      return;
     std::vector<bool> written(graph_.ops.size());
     for (size_t k = 0; k < written.size(); ++k) written[k] = results.held[k] != nullptr;
     KernelShape shape = kernel_shape(graph_, written);
@@ -513,13 +512,14 @@ bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
   using ops::ReduceOp;
   const bool kind_fuses =
       op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Max || op == ReduceOp::Min;
-  if (!kind_fuses || !eligible(out) || !in.device().is_cpu() || in.device() != out.device() ||
-      in.dtype() != out.dtype() || out.numel() == 0)
+  if (!kind_fuses || !eligible(out) || in.device() != out.device() || in.dtype() != out.dtype() ||
+      in.dtype() == ScalarType::Bool || out.numel() == 0)
     return false;
   const int64_t rows = out.numel(), row_size = in.numel() / rows;
-  // Rows of one item are copies; long rows would need large scratch (and eager code splits a
-  // few long rows over the threads, summing in another order).
-  if (row_size < 2 || row_size > kMaxRowSize || !cpu::reduce_runs_whole_rows(rows, row_size))
+  // Rows of one item are copies; long rows would need large scratch on the CPU, where eager
+  // code also splits a few long rows over the threads (summing in another order).
+  if (row_size < 2 || row_size > kMaxRowSize ||
+      (in.device().is_cpu() && !cpu::reduce_runs_whole_rows(rows, row_size)))
     return false;
   const Tensor* tensors[1] = {&in};
   return defer({out, &in}, tensors, [&](const Ref(&refs)[1]) {

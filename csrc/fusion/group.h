@@ -35,8 +35,8 @@
 // pass over memory: the CPU executor takes a block of rows at a time, and reduces each row with
 // eager's own whole-row loop (cpu::reduce_rows), so the results keep eager's bits. Not joined
 // (they run eagerly, running the group first): rows longer than 65536 items (eager splits a few
-// long rows over the threads), arg reductions, var's centred pass, and reductions on CUDA until
-// the generated row kernels have run on a GPU.
+// long rows over the threads), arg reductions and var's centred pass. On CUDA a row group is one
+// generated kernel (Note [Fused row groups on CUDA] in cuda_row_source.cpp).
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -71,7 +71,7 @@ bool defer_where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_
 // out = src converted to out's dtype (a cast or a copy; src of out's shape, any strides).
 bool defer_cast(const Tensor& out, const Tensor& src);
 // out[j] = the reduction of row j of `in` (contiguous, its items in out.numel() rows; Sum, Prod,
-// Max, Min, `finish` dividing for mean), on the CPU (Note [Row groups]).
+// Max, Min, `finish` dividing for mean) (Note [Row groups]).
 bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
                   const ops::ReduceFinish& finish);
 

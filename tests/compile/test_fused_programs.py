@@ -11,6 +11,7 @@ import textwrap
 import numpy as np
 import pytest
 import test_fusion as base
+import test_row_groups as rows
 from conftest import requires_cuda
 
 import genesis
@@ -30,7 +31,8 @@ def random_programs(seed, count, device="cpu"):
         shape = [(7,), (3, 5), (2, 3, 4), (64, 33), (1, 1), (0, 3), ()][int(rng.integers(0, 7))]
         dtypes = base.FLOAT_DTYPES + base.INT_DTYPES
         dtype = str(rng.choice(dtypes, p=[0.3, 0.1, 0.15, 0.1] + [0.35 / 4] * 4))
-        n_inputs, steps = base._random_program(rng)
+        reductions = base.EXACT_REDUCE if device == "cuda" else base.REDUCE
+        n_inputs, steps = base._random_program(rng, reductions)
         inputs = [
             (base._input(rng, shape, dtype) if shape else base._random_value(rng, (), dtype)).to(
                 device
@@ -341,6 +343,92 @@ def test_cuda_graph_capture_runs_earlier_deferred_ops(cuda_fusion):
     genesis.cuda.synchronize()
     base.same(y, x * 2)
     base.same(static, x + 1)
+
+
+# ---- row groups as generated kernels (Note [Fused row groups on CUDA]) ----------------------
+
+
+def row_programs():
+    """Row groups of every kind a row program has: softmax, norms with a column input (weight),
+    strided full inputs, a row input, integer sums, 16-bit floats."""
+    x = genesis.randn(64, 100)
+    w, b = genesis.randn(100), genesis.randn(100)
+    for dtype in (genesis.float32, genesis.float64, genesis.bfloat16, genesis.float16):
+        genesis.compile(rows.softmax)(x.to(dtype))
+        genesis.compile(rows.layer_norm)(x.to(dtype), w.to(dtype), b.to(dtype))
+    genesis.compile(rows.rms_norm)(x.t(), genesis.randn(64))  # a transposed input
+    genesis.compile(lambda x, r: (x * 2).sum(-1) * r)(x, genesis.randn(64))  # a row input
+    genesis.compile(lambda x: (x > 0).long().sum(-1, keepdim=True) * x.long().amax(-1))(x)
+    genesis.compile(lambda x: x.prod(-1).abs().log() + x.amin(-1))(x)
+
+
+@requires_nvrtc
+def test_row_programs_compile(captured):
+    row_programs()
+    programs = {name: text for name, text in captured() if "g_block_reduce" in text}
+    assert len(programs) >= 10
+    for name, text in programs.items():
+        assert fusion._nvrtc_compile(text, name + ".cu", 90)[:4] == b"\x7fELF"
+    layer_norm = next(t for t in programs.values() if "Rsqrt" in t and "float*" in t)
+    assert "in1[c]" in layer_norm and "in2[c]" in layer_norm  # the weight and bias: columns
+    assert layer_norm.count("out8[i] = v8;") == 1  # written once, in the last phase
+    assert any("in1[row]" in t for t in programs.values())  # the row input
+    assert fusion._captured_key_mismatches() == 0
+
+
+def close(got, want, rtol):
+    np.testing.assert_allclose(
+        got.float().cpu().numpy(), want.float().cpu().numpy(), rtol=rtol, atol=rtol
+    )
+
+
+@requires_cuda
+@requires_nvrtc
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
+@pytest.mark.parametrize("shape", [(3, 7), (1000, 100), (64, 1024), (16, 50257), (300, 4, 33)])
+def test_cuda_row_groups_match_eager(cuda_fusion, dtype, shape):
+    """One kernel per norm; sums add in another order than eager's kernel (within rounding)."""
+    dt = getattr(genesis, dtype)
+    rtol = {"float32": 2e-5, "float64": 1e-12}.get(dtype, 2e-2)
+    x = (genesis.randn(*shape, device="cuda") * 3).to(dt)
+    w = genesis.randn(shape[-1], device="cuda").to(dt)
+    b = genesis.randn(shape[-1], device="cuda").to(dt)
+    for fn, args in (
+        (rows.softmax, (x,)),
+        (rows.log_softmax, (x,)),
+        (rows.layer_norm, (x, w, b)),
+        (rows.rms_norm, (x, w)),
+    ):
+        fusion.reset_stats()
+        got = genesis.compile(fn)(*args)
+        assert fusion.stats()["groups"] == 1
+        close(got, fn(*args), rtol)
+    # max and min are exact
+    base.same(
+        genesis.compile(lambda x: x - x.amax(-1, keepdim=True))(x), x - x.amax(-1, keepdim=True)
+    )
+
+
+@requires_cuda
+@requires_nvrtc
+def test_cuda_row_groups_backward_and_odd_inputs(cuda_fusion):
+    x0 = genesis.randn(128, 300, device="cuda")
+    w0 = genesis.randn(300, device="cuda")
+    grads = []
+    for compiled in (False, True):
+        x, w = x0.clone().requires_grad_(), w0.clone().requires_grad_()
+        fn = genesis.compile(rows.rms_norm) if compiled else rows.rms_norm
+        (fn(x, w) * genesis.linspace(-1, 1, 300, device="cuda")).sum().backward()
+        grads.append((x.grad, w.grad))
+    for g, e in zip(*grads):
+        close(g, e, 1e-4)
+    a = genesis.randn(300, 128, device="cuda")
+    for fn in (
+        lambda a: genesis.softmax(a, 0) * 0 + rows.softmax(a.t()),  # a transposed input
+        lambda a: (a[:, ::2] * 2).sum(-1) * a[:, 0],  # a strided input and a row input
+        lambda a: (a > 0).long().sum(-1, keepdim=True) * a.long().amax(-1, keepdim=True),
+    ):
+        close(genesis.compile(fn)(a), fn(a), 1e-5)
 
 
 def test_logs_from_the_environment():

@@ -1,0 +1,273 @@
+// Note [Fused row groups on CUDA]: a row group (Note [Row groups] in group.h) becomes one
+// generated kernel in which a block takes a row at a time (a grid-stride loop over the rows).
+// The row's work goes in phases, one per reduction: each thread walks its items of the row
+// (threadIdx.x, then blockDim.x apart, so a warp's loads stay coalesced), computes from the
+// inputs the full ops that the reduction, or a result written in that phase, needs, and folds
+// the reduction's operand into its own accumulator; the block then combines the accumulators
+// (warp shuffles, then the warps' partials through shared memory, folded in one order by every
+// thread, so every thread holds the same row value), and the row ops after the reduction run in
+// every thread. A full value that a later phase needs again is computed again from the inputs,
+// which the row's earlier phase brought into the caches, instead of going to memory. Each op
+// runs on the eager kernels' functors, as in Note [Fused groups on CUDA]; reductions accumulate
+// in the compute type (float for the 16-bit floats, int64 for integer sums), as the eager CUDA
+// reductions do, with NaN winning max and min. A sum adds in another order than eager's kernel,
+// so it may differ from eager's in the last bits; max and min are exact.
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "fusion/cuda_source.h"
+
+namespace genesis::fusion {
+
+namespace {
+
+// The combiners and the block's reduction (shared by every row program).
+constexpr const char* kRowPrelude = R"genesis_src(
+struct g_sum {
+  template <typename A>
+  __device__ __forceinline__ A operator()(A a, A b) const { return gm::wrap_add(a, b); }
+};
+struct g_prod {
+  template <typename A>
+  __device__ __forceinline__ A operator()(A a, A b) const { return gm::wrap_mul(a, b); }
+};
+struct g_max {
+  template <typename A>
+  __device__ __forceinline__ A operator()(A a, A b) const {
+    return gm::is_nan(a) ? a : gm::is_nan(b) ? b : (a > b ? a : b);
+  }
+};
+struct g_min {
+  template <typename A>
+  __device__ __forceinline__ A operator()(A a, A b) const {
+    return gm::is_nan(a) ? a : gm::is_nan(b) ? b : (a < b ? a : b);
+  }
+};
+
+// The block's combination of every thread's v: each warp by shuffles, then the warps' partials
+// folded in order by every thread (all return the same value). Every thread of the block calls it.
+template <typename A, typename Op>
+__device__ __forceinline__ A g_block_reduce(A v, Op op, unsigned long long* shm) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  A* partial = reinterpret_cast<A*>(shm);
+  if ((threadIdx.x & 31) == 0) partial[threadIdx.x >> 5] = v;
+  __syncthreads();
+  v = partial[0];
+  const int warps = (blockDim.x + 31) >> 5;
+  for (int w = 1; w < warps; ++w) v = op(v, partial[w]);
+  __syncthreads();  // the partials' memory is the next reduction's
+  return v;
+}
+)genesis_src";
+
+// How a reduction accumulates: its accumulator type, combiner and identity.
+struct Accumulator {
+  std::string type, combine, identity;
+};
+
+Accumulator accumulator(const FusedOp& op) {
+  const ScalarType t = op.compute;
+  const bool floating = is_floating_point(t);
+  Accumulator a;
+  a.type = floating ? text::compute_type(t) : t == ScalarType::Int64 ? "long long" : "int";
+  const bool wide = a.type == "long long";
+  switch (static_cast<ops::ReduceOp>(op.code)) {
+    case ops::ReduceOp::Sum:
+      a.combine = "g_sum";
+      a.identity = "0";
+      break;
+    case ops::ReduceOp::Prod:
+      a.combine = "g_prod";
+      a.identity = "1";
+      break;
+    case ops::ReduceOp::Max:
+      a.combine = "g_max";
+      a.identity = floating ? "-INFINITY"
+                   : wide   ? "(-9223372036854775807LL - 1)"
+                            : "(-2147483647 - 1)";
+      break;
+    default:
+      a.combine = "g_min";
+      a.identity = floating ? "INFINITY" : wide ? "9223372036854775807LL" : "2147483647";
+      break;
+  }
+  a.identity = str_cat("static_cast<", a.type, ">(", a.identity, ")");
+  return a;
+}
+
+// The name an operand has in the program (v<op>, x<input>).
+std::string name_of(const Ref& r) { return str_cat(r.is_op ? "v" : "x", r.index); }
+
+}  // namespace
+
+int row_threads(int64_t row_size) {
+  int threads = 32;
+  while (threads < kRowMaxThreads && threads * int64_t{4} < row_size) threads *= 2;
+  return threads;
+}
+
+KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
+  const char* idx = shape.index32 ? "int" : "long long";
+  const size_t n_ops = graph.ops.size(), n_inputs = graph.inputs.size();
+  auto row_input = [&](size_t i) {
+    return graph.inputs[i].numel() == graph.rows && graph.inputs[i].sizes() != graph.shape;
+  };
+  std::string key = str_cat("rows1;", idx, ";rank", shape.rank, ";");
+  for (size_t i = 0; i < n_inputs; ++i)
+    key += str_cat("in:", text::storage_type(graph.inputs[i].dtype()),
+                   row_input(i)       ? "/r"
+                   : shape.column[i]  ? "/c"
+                   : shape.strided[i] ? "/s"
+                                      : "",
+                   ";");
+
+  // The phases: phase p ends with the p-th reduction; the last one has none (written full
+  // results after the last reduction).
+  std::vector<size_t> reductions;
+  for (size_t k = 0; k < n_ops; ++k)
+    if (graph.ops[k].kind == OpKind::Reduce) reductions.push_back(k);
+  std::vector<size_t> phase(n_ops, 0);  // of each op: the reductions before it
+  for (size_t k = 0, p = 0; k < n_ops; ++k) {
+    phase[k] = p;
+    if (graph.ops[k].kind == OpKind::Reduce) ++p;
+  }
+
+  std::string body = "    // the row's inputs\n";
+  for (size_t i = 0; i < n_inputs; ++i)
+    if (row_input(i))
+      body += str_cat("    const ", text::storage_type(graph.inputs[i].dtype()), " x", i, " = in",
+                      i, "[row];\n");
+  // The row ops of phase p (after its reduction), in order.
+  auto row_ops_after = [&](size_t first) {
+    std::string code;
+    for (size_t k = first; k < n_ops && graph.ops[k].kind != OpKind::Reduce; ++k) {
+      const FusedOp& op = graph.ops[k];
+      if (!op.row) continue;
+      const std::string expr = text::op_expression(op);
+      code += str_cat("    const ", text::storage_type(op.out), " v", k, " = ", expr, ";\n");
+      if (shape.written[k])
+        code += str_cat("    if (threadIdx.x == 0) out", k, "[row] = v", k, ";\n");
+      key += str_cat(k, "=r:", expr, shape.written[k] ? "/w" : "", ";");
+    }
+    return code;
+  };
+  body += row_ops_after(0);  // none: row ops need a reduction before them
+
+  for (size_t p = 0; p <= reductions.size(); ++p) {
+    const bool reduces = p < reductions.size();
+    // The full ops this phase computes: those the reduction reads and those written in it, with
+    // the full ops they read (row values and inputs are there already).
+    std::vector<bool> needed(n_ops, false);
+    bool any = reduces;
+    if (reduces) {
+      const Ref& a = graph.ops[reductions[p]].a;
+      if (a.is_op) needed[a.index] = true;
+    }
+    for (size_t k = 0; k < n_ops; ++k)
+      if (!graph.ops[k].row && phase[k] == p && shape.written[k]) needed[k] = any = true;
+    if (!any) continue;
+    for (size_t k = n_ops; k-- > 0;) {
+      if (!needed[k]) continue;
+      const FusedOp& op = graph.ops[k];
+      for (const Ref* r : {&op.a, &op.b, &op.cond})
+        if (r->is_op && !graph.ops[r->index].row) needed[r->index] = true;
+    }
+    std::vector<bool> reads(n_inputs, false);
+    for (size_t k = 0; k < n_ops; ++k)
+      if (needed[k])
+        for (const Ref* r : {&graph.ops[k].a, &graph.ops[k].b, &graph.ops[k].cond})
+          if (!r->is_op && !r->is_number()) reads[r->index] = true;
+    if (reduces && !graph.ops[reductions[p]].a.is_op)
+      reads[graph.ops[reductions[p]].a.index] = true;
+
+    Accumulator acc;
+    if (reduces) {
+      acc = accumulator(graph.ops[reductions[p]]);
+      body += str_cat("    ", acc.type, " acc", p, " = ", acc.identity, ";\n");
+    }
+    body += str_cat("    for (", idx, " c = threadIdx.x; c < C; c += blockDim.x) {\n      const ",
+                    idx, " i = row * C + c;\n");
+    bool strided = false;
+    for (size_t i = 0; i < n_inputs; ++i) strided = strided || (reads[i] && shape.strided[i]);
+    if (strided) {
+      body += str_cat("      ", idx, " rest = i;\n");
+      for (size_t i = 0; i < n_inputs; ++i)
+        if (reads[i] && shape.strided[i]) body += str_cat("      ", idx, " o", i, " = 0;\n");
+      body += str_cat("#pragma unroll\n      for (int d = ", shape.rank - 1,
+                      "; d >= 0; --d) {\n        const ", idx,
+                      " at = rest % g.sizes[d];\n        rest /= g.sizes[d];\n");
+      for (size_t i = 0; i < n_inputs; ++i)
+        if (reads[i] && shape.strided[i])
+          body += str_cat("        o", i, " += at * g.strides", i, "[d];\n");
+      body += "      }\n";
+    }
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (reads[i])
+        body += str_cat("      const ", text::storage_type(graph.inputs[i].dtype()), " x", i,
+                        " = in", i,
+                        shape.column[i]    ? std::string("[c]")
+                        : shape.strided[i] ? str_cat("[o", i, "]")
+                                           : std::string("[i]"),
+                        ";\n");
+    for (size_t k = 0; k < n_ops; ++k) {
+      if (!needed[k]) continue;
+      const FusedOp& op = graph.ops[k];
+      const std::string expr = text::op_expression(op);
+      body += str_cat("      const ", text::storage_type(op.out), " v", k, " = ", expr, ";\n");
+      if (shape.written[k] && phase[k] == p) body += str_cat("      out", k, "[i] = v", k, ";\n");
+    }
+    if (reduces) {
+      const size_t r = reductions[p];
+      const FusedOp& op = graph.ops[r];
+      body += str_cat("      acc", p, " = ", acc.combine, "{}(acc", p, ", g_convert<", acc.type,
+                      ">(", name_of(op.a), "));\n    }\n");
+      body += str_cat("    acc", p, " = g_block_reduce(acc", p, ", ", acc.combine, "{}, g_shm);\n");
+      std::string finished = str_cat("acc", p);
+      if (op.finish.divide) finished = str_cat("(acc", p, " / static_cast<", acc.type, ">(C))");
+      body += str_cat("    const ", text::storage_type(op.out), " v", r, " = g_convert<",
+                      text::storage_type(op.out), ">(", finished, ");\n");
+      if (shape.written[r])
+        body += str_cat("    if (threadIdx.x == 0) out", r, "[row] = v", r, ";\n");
+      key += str_cat(r, "=", acc.combine, op.finish.divide ? "/mean" : "", "(", name_of(op.a), ")",
+                     shape.written[r] ? "/w" : "", ";");
+      body += row_ops_after(r + 1);
+    } else {
+      body += "    }\n";
+    }
+  }
+  // the full ops, named by what they compute (their text is in the body once per phase)
+  for (size_t k = 0; k < n_ops; ++k)
+    if (!graph.ops[k].row)
+      key += str_cat(k, "=", text::op_expression(graph.ops[k]), shape.written[k] ? "/w" : "", ";");
+
+  KernelSource src;
+  src.key = key;
+  src.name = text::kernel_name(key);
+  std::string params, geo_struct;
+  for (size_t i = 0; i < n_inputs; ++i)
+    params += str_cat("const ", text::storage_type(graph.inputs[i].dtype()), "* __restrict__ in", i,
+                      ", ");
+  for (size_t k = 0; k < n_ops; ++k)
+    if (shape.written[k])
+      params += str_cat(text::storage_type(graph.ops[k].out), "* __restrict__ out", k, ", ");
+  bool any_strided = false;
+  for (bool s : shape.strided) any_strided = any_strided || s;
+  if (any_strided) {
+    geo_struct = str_cat("struct Geo {\n  ", idx, " sizes[", shape.rank, "];\n");
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (shape.strided[i])
+        geo_struct += str_cat("  ", idx, " strides", i, "[", shape.rank, "];\n");
+    geo_struct += "};\n";
+    params += "Geo g, ";
+  }
+  src.text = str_cat(text::prelude(), kRowPrelude, geo_struct,
+                     "\nextern \"C\" __global__ void __launch_bounds__(", kRowMaxThreads, ") ",
+                     src.name, "(", params, idx, " rows, ", idx,
+                     " C) {\n  __shared__ unsigned long long g_shm[32];\n  for (", idx,
+                     " row = blockIdx.x; row < rows; row += gridDim.x) {\n", body, "  }\n}\n");
+  return src;
+}
+
+}  // namespace genesis::fusion
