@@ -250,14 +250,20 @@ std::vector<Tensor> run(const std::vector<Tensor>& roots, const std::vector<Tens
   discover(p);
   select_running(p);
   count_dependencies(p);
-  // A graph recorded in a compiled region is differentiated in one (genesis.compile's backward).
-  bool compiled = std::any_of(p.root_edges.begin(), p.root_edges.end(),
-                              [](const Edge& e) { return e.fn && e.fn->compiled; });
+  // A graph with nodes recorded in a compiled region (a compiled model under an eager loss) is
+  // differentiated in one (genesis.compile's backward).
+  const bool compiled =
+      std::any_of(p.order.begin(), p.order.end(), [](const Node* n) { return n->compiled; });
   if (compiled) fusion::enter_region();
   try {
     execute(p);
   } catch (...) {
-    if (compiled) fusion::exit_region();
+    if (compiled) {
+      try {
+        fusion::exit_region();  // runs what was deferred; the pass's own error is the one raised
+      } catch (...) {
+      }
+    }
     throw;
   }
   if (compiled) fusion::exit_region();

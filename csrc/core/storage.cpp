@@ -1,5 +1,6 @@
 #include "core/storage.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/errors.h"
@@ -47,6 +48,15 @@ void StorageImpl::release(const Deferred* work) {
       std::memory_order_relaxed);
 }
 
+StorageImpl::~StorageImpl() {
+  if (writer_) writer_->abandon();
+}
+
+std::shared_ptr<Deferred> StorageImpl::pending_writer() const {
+  std::lock_guard<std::mutex> lock(deferred_mutex_);
+  return writer_;
+}
+
 const Deferred* StorageImpl::writer() const {
   std::lock_guard<std::mutex> lock(deferred_mutex_);
   return writer_.get();
@@ -54,15 +64,30 @@ const Deferred* StorageImpl::writer() const {
 
 void StorageImpl::settle(bool for_write) const {
   std::shared_ptr<Deferred> writer;
-  std::vector<std::shared_ptr<Deferred>> readers;
   {
     std::lock_guard<std::mutex> lock(deferred_mutex_);
     writer = writer_;
-    if (for_write) readers = readers_;
   }
   // The work runs without this storage's lock: it releases every storage it holds.
   if (writer) writer->run();
-  for (const auto& r : readers) r->run();
+  if (!for_write) return;
+  // The readers as they are now: running the writer may have added some (a recomputation that
+  // reads these values, Note [Recomputed values] in fusion/group.cpp), and so may a reader.
+  // Each runs once here (one still listed is mid-run on this thread, and lets go when done).
+  std::vector<std::shared_ptr<Deferred>> ran;  // held: no new work takes a freed one's address
+  while (true) {
+    std::vector<std::shared_ptr<Deferred>> readers;
+    {
+      std::lock_guard<std::mutex> lock(deferred_mutex_);
+      for (const auto& r : readers_)
+        if (std::find(ran.begin(), ran.end(), r) == ran.end()) readers.push_back(r);
+    }
+    if (readers.empty()) return;
+    for (const auto& r : readers) {
+      ran.push_back(r);
+      r->run();
+    }
+  }
 }
 
 }  // namespace genesis

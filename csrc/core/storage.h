@@ -65,12 +65,18 @@ class Deferred {
   virtual ~Deferred() = default;
   // Computes and writes everything the work holds; after it, no storage points to it.
   virtual void run() = 0;
+  // The pending storage this work would write is going away unwritten: the work lets go of what
+  // it holds for it (a recomputation's watched inputs, which point back to it).
+  virtual void abandon() {}
 };
 
 class StorageImpl {
  public:
   StorageImpl(DataPtr data, size_t nbytes, bool writable = true, bool owned = false)
       : data_(std::move(data)), nbytes_(nbytes), writable_(writable), owned_(owned) {}
+  ~StorageImpl();
+  StorageImpl(const StorageImpl&) = delete;
+  StorageImpl& operator=(const StorageImpl&) = delete;
   void* mutable_data() {
     if (!writable_) [[unlikely]]
       refuse_write();
@@ -106,6 +112,7 @@ class StorageImpl {
   // autograd/node.h): while any does, exports give read-only views.
   void add_saved_uses(int64_t delta) { saved_uses_.fetch_add(delta, std::memory_order_relaxed); }
   bool is_saved_for_backward() const { return saved_uses_.load(std::memory_order_relaxed) > 0; }
+  int64_t saved_uses() const { return saved_uses_.load(std::memory_order_relaxed); }
   void mark_shared() { shared_.store(true, std::memory_order_relaxed); }
   bool is_shared() const { return shared_.load(std::memory_order_relaxed); }
   // Puts the same bytes (nbytes() of them, copied by the caller) at a new address, e.g. in shared
@@ -140,6 +147,7 @@ class StorageImpl {
   void* result_data() { return data_.get(); }
   // The work that will write this storage, if any (compared, never run, by the caller).
   const Deferred* writer() const;
+  std::shared_ptr<Deferred> pending_writer() const;
   bool is_pending() const { return deferred_.load(std::memory_order_relaxed) & kPending; }
 
  private:

@@ -40,6 +40,9 @@ struct FusedOp {
   // broadcast along the row.
   bool row = false;
   ops::ReduceFinish finish;  // Reduce: mean's division
+  // Copied in from a recomputation (Note [Recomputed values] in group.cpp): a value autograd
+  // saved, computed again here from what it was computed from instead of read from memory.
+  bool recomputed = false;
   // The result's memory: written only if someone still holds it when the group runs.
   std::weak_ptr<StorageImpl> storage;
 };

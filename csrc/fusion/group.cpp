@@ -26,6 +26,11 @@ constexpr size_t kMaxInputs = 32;                  // the inputs one pass reads
 constexpr int64_t kMaxRowSize = int64_t{1} << 16;  // the longest row a row group reduces
 
 std::atomic<int64_t> g_groups{0}, g_ops{0}, g_written{0}, g_skipped{0}, g_bytes_skipped{0};
+std::atomic<int64_t> g_recomputable{0}, g_recomputed_in_groups{0}, g_recomputed_alone{0},
+    g_recipes_alive{0};
+// Whether results only autograd holds are recomputed: 1 always, 0 never, -1 on CUDA only (the
+// default: a CPU core computes a tanh slower than it writes and reads the value back).
+std::atomic<int> g_recompute{-1};
 std::atomic<bool> g_logging{false};
 std::atomic<bool> g_eager_executor{false};  // tests: every group through run_eagerly
 std::atomic<bool> g_capture_sources{false};
@@ -83,6 +88,85 @@ std::string operand_name(const Ref& r, const FusedOp& op, bool first) {
   return s.is_float ? std::to_string(s.d) : std::to_string(s.i);
 }
 
+// Runs a recorded graph with the executor its device (and the tests' switch) asks for.
+void execute(const Graph& graph, const Results& results) {
+  if (g_eager_executor.load(std::memory_order_relaxed))
+    run_eagerly(graph, results);
+  else if (graph.device.is_cpu())
+    run_on_cpu(graph, results);
+  else
+    run_on_cuda(graph, results);
+}
+
+// Note [Recomputed values]: in a training step most results of a fused chain are held by
+// nobody but autograd, which saved them for the backward pass (tanh saves its output, mul its
+// operands), so writing them would cost a pass over memory each, and reading them back another.
+// When a group runs, a full result whose only holders are saved tensors (its storage's
+// saved_uses is its whole use count) is not written: its storage stays pending, its writer now a
+// Recipe, the few ops that compute it from what the group read (its inputs, and results that are
+// written anyway). A later group whose op reads that value copies the recipe's ops in (the
+// backward of the chain then reads the chain's inputs instead of its saved intermediates, in the
+// same pass); anything else that needs the bytes (an op that is not fused, an export) runs the
+// recipe on its own, which writes them. A recipe computes what the group would have written,
+// on the same inputs: it watches them (a write to one runs the recipe first) and holds them, so
+// the values are eager's. When the saved tensors go unused (the storage dies pending), the
+// recipe lets its inputs go (Deferred::abandon). Row values are always written (one per row).
+class Recipe final : public Deferred, public std::enable_shared_from_this<Recipe> {
+ public:
+  Recipe() { g_recipes_alive.fetch_add(1, std::memory_order_relaxed); }
+  ~Recipe() override { g_recipes_alive.fetch_sub(1, std::memory_order_relaxed); }
+  Recipe(const Recipe&) = delete;
+  Recipe& operator=(const Recipe&) = delete;
+
+  Graph graph;  // its last op computes the value; inputs are full views
+  std::weak_ptr<StorageImpl> result;
+
+  std::recursive_mutex& mutex() { return mutex_; }
+  bool done() const { return done_.load(std::memory_order_acquire); }
+
+  // Watches the inputs (after graph is complete).
+  void watch() {
+    for (const Tensor& t : graph.inputs) t.storage().impl()->set_reader(shared_from_this());
+  }
+
+  void run() override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    if (done()) return;
+    done_.store(true, std::memory_order_release);
+    Results results;
+    results.held.resize(graph.ops.size());
+    results.held.back() = result.lock();
+    struct Release {
+      Recipe* r;
+      const Results& res;
+      ~Release() {
+        if (res.held.back()) res.held.back()->release(r);
+        r->let_go_of_inputs();
+      }
+    } release{this, results};
+    if (!results.held.back()) return;
+    g_recomputed_alone.fetch_add(1, std::memory_order_relaxed);
+    execute(graph, results);
+  }
+
+  void abandon() override {
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
+    if (done()) return;
+    done_.store(true, std::memory_order_release);
+    let_go_of_inputs();
+  }
+
+ private:
+  std::recursive_mutex mutex_;
+  std::atomic<bool> done_{false};
+
+  void let_go_of_inputs() {
+    std::vector<Tensor> inputs = std::move(graph.inputs);
+    graph.inputs.clear();
+    for (const Tensor& t : inputs) t.storage().impl()->release(this);
+  }
+};
+
 class Group final : public Deferred, public std::enable_shared_from_this<Group> {
  public:
   Group(Device device, uintptr_t stream, Shape shape, int64_t numel) {
@@ -112,7 +196,7 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
       return std::nullopt;
     }
     if (s->is_pending()) {
-      if (s->writer() != this) return std::nullopt;
+      if (s->writer() != this) return row ? std::nullopt : import_recipe(t, *s);
       for (size_t k = 0; k < graph_.ops.size(); ++k) {
         const FusedOp& op = graph_.ops[k];
         if (op.storage.lock().get() != s) continue;
@@ -189,20 +273,146 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
         g->graph_.inputs.clear();  // the memory it read may go now
       }
     } release{this, results};
+    imported_.clear();
+    const int recompute = g_recompute.load(std::memory_order_relaxed);
+    if (recompute == 1 || (recompute < 0 && graph_.device.is_cuda()))
+      leave_for_recomputation(results);
     count(results);
     capture(results);
-    if (g_eager_executor.load(std::memory_order_relaxed))
-      run_eagerly(graph_, results);
-    else if (graph_.device.is_cpu())
-      run_on_cpu(graph_, results);
-    else
-      run_on_cuda(graph_, results);
+    execute(graph_, results);
   }
 
  private:
   Graph graph_;
   std::recursive_mutex mutex_;
   std::atomic<bool> done_{false};
+  // Recipes copied in, with the Ref of the value each computes (each copied once).
+  std::vector<std::pair<std::shared_ptr<Recipe>, Ref>> imported_;
+
+  // Note [Recomputed values]: t (pending, its writer another's) as this group sees it when its
+  // writer is a recipe over this group's shape: the recipe's ops copied in, reading its inputs.
+  std::optional<Ref> import_recipe(const Tensor& t, const StorageImpl& s) {
+    auto recipe = std::dynamic_pointer_cast<Recipe>(s.pending_writer());
+    if (!recipe) return std::nullopt;
+    std::lock_guard<std::recursive_mutex> lock(recipe->mutex());
+    if (recipe->done()) return std::nullopt;
+    for (const auto& [r, ref] : imported_)
+      if (r == recipe) return ref;
+    const Graph& rg = recipe->graph;
+    if (rg.device != graph_.device || rg.stream != graph_.stream || rg.shape != graph_.shape ||
+        t.storage_offset() != 0 || t.sizes() != graph_.shape || !t.is_contiguous() ||
+        t.dtype() != rg.ops.back().out || graph_.ops.size() + rg.ops.size() > kMaxOps ||
+        graph_.inputs.size() + rg.inputs.size() > kMaxInputs)
+      return std::nullopt;
+    std::vector<Ref> inputs;
+    for (const Tensor& in : rg.inputs) {
+      bool foreign = false;
+      auto r = operand(in, false, foreign);
+      if (!r || foreign) return std::nullopt;
+      inputs.push_back(*r);
+    }
+    const int base = static_cast<int>(graph_.ops.size());
+    for (FusedOp op : rg.ops) {
+      for (Ref* r : {&op.a, &op.b, &op.cond})
+        if (r->is_op)
+          r->index += base;
+        else if (!r->is_number())
+          *r = inputs[static_cast<size_t>(r->index)];
+      op.storage.reset();
+      op.row = false;
+      op.recomputed = true;
+      graph_.ops.push_back(std::move(op));
+    }
+    const Ref value{true, static_cast<int>(graph_.ops.size() - 1)};
+    imported_.emplace_back(recipe, value);
+    g_recomputed_in_groups.fetch_add(1, std::memory_order_relaxed);
+    return value;
+  }
+
+  // Note [Recomputed values]: each full result only autograd holds gets a recipe instead of a
+  // write (its entry in results cleared, the recipe its storage's writer).
+  void leave_for_recomputation(Results& results) {
+    const size_t n = graph_.ops.size();
+    for (size_t k = 0; k < n; ++k) {
+      const std::shared_ptr<StorageImpl>& held = results.held[k];
+      if (!held || graph_.ops[k].row) continue;
+      const int64_t saved = held->saved_uses();
+      if (saved == 0 || held.use_count() - 1 != saved) continue;
+      std::shared_ptr<Recipe> recipe = recipe_for(k, results);
+      if (!recipe) continue;
+      recipe->result = held;
+      held->set_writer(recipe);
+      recipe->watch();
+      results.held[k] = nullptr;
+      g_recomputable.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  // The recipe of result k: its unwritten full ancestors, reading the group's inputs and written
+  // results; null when it would need a row value nobody writes.
+  std::shared_ptr<Recipe> recipe_for(size_t k, const Results& results) const {
+    const size_t n = graph_.ops.size();
+    std::vector<bool> needed(n, false);
+    needed[k] = true;
+    for (size_t j = k + 1; j-- > 0;) {
+      if (!needed[j]) continue;
+      const FusedOp& op = graph_.ops[j];
+      for (const Ref* r : {&op.a, &op.b, &op.cond}) {
+        if (!r->is_op || results.held[static_cast<size_t>(r->index)]) continue;
+        if (graph_.ops[static_cast<size_t>(r->index)].row) return nullptr;
+        needed[static_cast<size_t>(r->index)] = true;
+      }
+    }
+    auto recipe = std::make_shared<Recipe>();
+    Graph& rg = recipe->graph;
+    rg.device = graph_.device;
+    rg.stream = graph_.stream;
+    rg.shape = graph_.shape;
+    rg.numel = graph_.numel;
+    std::vector<int> input_of(graph_.inputs.size(), -1), leaf_of(n, -1), op_of(n, -1);
+    auto leaf = [&](const Ref& r) -> Ref {
+      const auto i = static_cast<size_t>(r.index);
+      int& slot = r.is_op ? leaf_of[i] : input_of[i];
+      if (slot < 0) {
+        slot = static_cast<int>(rg.inputs.size());
+        if (!r.is_op) {
+          rg.inputs.push_back(graph_.inputs[i]);
+        } else {  // a written result: the full value, or a row value repeated along its rows
+          const FusedOp& op = graph_.ops[i];
+          rg.inputs.emplace_back(Storage(results.held[i]), graph_.shape,
+                                 op.row ? row_strides() : contiguous_strides(graph_.shape), 0,
+                                 op.out);
+        }
+      }
+      return Ref{false, slot};
+    };
+    for (size_t j = 0; j <= k; ++j) {
+      if (!needed[j]) continue;
+      FusedOp op = graph_.ops[j];
+      for (Ref* r : {&op.a, &op.b, &op.cond}) {
+        if (r->is_number()) continue;
+        if (r->is_op && op_of[static_cast<size_t>(r->index)] >= 0)
+          *r = Ref{true, op_of[static_cast<size_t>(r->index)]};
+        else
+          *r = leaf(*r);
+      }
+      op.storage.reset();
+      op_of[j] = static_cast<int>(rg.ops.size());
+      rg.ops.push_back(std::move(op));
+    }
+    return recipe;
+  }
+
+  // The strides that repeat a row value along its rows over the group's shape.
+  Shape row_strides() const {
+    Shape strides(graph_.shape.size(), 0);
+    int64_t stride = 1;
+    for (size_t d = static_cast<size_t>(graph_.row_dims); d-- > 0;) {
+      strides[d] = stride;
+      stride *= graph_.shape[d];
+    }
+    return strides;
+  }
 
   // Whether view t (over the group's shape, offset 0) reads item j of a row value for every item
   // of row j: strides of the row values' contiguous layout over the leading dims, 0 along the
@@ -279,7 +489,7 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
       if (op.kind == OpKind::Where) args = operand_name(op.cond, op, true) + ", " + args;
       line += "\n  %" + std::to_string(k) + " = " + op_name(op) + "(" + args + ") -> " +
               scalar_type_name(op.out) + (op.row ? " per row" : "") +
-              (results.held[k] ? "  [written]" : "");
+              (results.held[k] ? "  [written]" : "") + (op.recomputed ? "  [recomputed]" : "");
     }
     std::fprintf(stderr, "%s\n", line.c_str());
   }
@@ -536,6 +746,10 @@ Stats stats() {
   s.results_written = g_written.load();
   s.results_skipped = g_skipped.load();
   s.bytes_skipped = g_bytes_skipped.load();
+  s.results_recomputable = g_recomputable.load();
+  s.recomputed_in_groups = g_recomputed_in_groups.load();
+  s.recomputed_alone = g_recomputed_alone.load();
+  s.recipes_alive = g_recipes_alive.load();
   return s;
 }
 
@@ -545,9 +759,14 @@ void reset_stats() {
   g_written = 0;
   g_skipped = 0;
   g_bytes_skipped = 0;
+  g_recomputable = 0;
+  g_recomputed_in_groups = 0;
+  g_recomputed_alone = 0;
 }
 
 void set_logging(bool on) { g_logging = on; }
+
+void set_recompute(std::optional<bool> on) { g_recompute = on ? (*on ? 1 : 0) : -1; }
 
 void set_cuda_fusion(bool on) { g_cuda_fusion = on ? 1 : 0; }
 bool cuda_fusion() { return cuda_fusion_on(); }

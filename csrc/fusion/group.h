@@ -38,6 +38,7 @@
 // long rows over the threads), arg reductions and var's centred pass. On CUDA a row group is one
 // generated kernel (Note [Fused row groups on CUDA] in cuda_row_source.cpp).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,9 +83,19 @@ struct Stats {
   int64_t results_written = 0;  // results someone still held
   int64_t results_skipped = 0;  // results nobody held: never written
   int64_t bytes_skipped = 0;    // the writes and reads of those results, saved
+  // Note [Recomputed values] (group.cpp): results only autograd held, left unwritten; their
+  // recomputations copied into a later group, and those run on their own (a value needed by an
+  // op that is not fused); recomputations not yet run or let go.
+  int64_t results_recomputable = 0;
+  int64_t recomputed_in_groups = 0;
+  int64_t recomputed_alone = 0;
+  int64_t recipes_alive = 0;
 };
 Stats stats();
 void reset_stats();
+// Whether results that only autograd holds are recomputed instead of written: always, never,
+// or (nullopt, the default) on CUDA only.
+void set_recompute(std::optional<bool> on);
 // Whether each group run is described on stderr (GENESIS_LOGS=compile).
 void set_logging(bool on);
 // Whether CUDA groups are deferred (GENESIS_COMPILE_CUDA=1 at start, or this call), and

@@ -27,10 +27,18 @@ void init_fusion(py::module_& m) {
         d["results_written"] = s.results_written;
         d["results_skipped"] = s.results_skipped;
         d["bytes_skipped"] = s.bytes_skipped;
+        d["results_recomputable"] = s.results_recomputable;
+        d["recomputed_in_groups"] = s.recomputed_in_groups;
+        d["recomputed_alone"] = s.recomputed_alone;
+        d["recipes_alive"] = s.recipes_alive;
         return d;
       },
       "What the fused groups run so far did: groups, ops, results written and skipped, bytes "
-      "of memory traffic saved.");
+      "of memory traffic saved, results left to recompute for backward and how they were "
+      "recomputed.");
+  f.def("set_recompute", &fusion::set_recompute, py::arg("on"),
+        "Whether results only autograd holds are recomputed for backward instead of written: "
+        "True, False, or None (the default: on CUDA only).");
   f.def("reset_stats", &fusion::reset_stats, "Sets the counters of stats() to zero.");
   f.def("set_logging", &fusion::set_logging, py::arg("on"),
         "Describes each fused group on stderr as it runs (GENESIS_LOGS=compile).");

@@ -215,10 +215,21 @@ def test_random_graphs_match_eager(device, seed):
             same(g, w)
 
 
+@pytest.mark.parametrize("recompute", [False, True], ids=["saved", "recomputed"])
 @pytest.mark.parametrize("seed", range(5))
-def test_random_graphs_gradients_match_eager(seed):
+def test_random_graphs_gradients_match_eager(seed, recompute):
     """60 random float graphs a seed: the inputs' gradients of a weighted sum of every value
-    (the backward ops of a compiled forward run in a region and fuse too), compiled == eager."""
+    (the backward ops of a compiled forward run in a region and fuse too, with saved values
+    written or recomputed: Note [Recomputed values]), compiled == eager."""
+    fusion.set_recompute(recompute)
+    try:
+        _gradients_match(seed)
+    finally:
+        fusion.set_recompute(None)
+    assert fusion.stats()["recipes_alive"] == 0
+
+
+def _gradients_match(seed):
     rng = np.random.default_rng(1000 + seed)
     compiled = genesis.compile(_run_program)
     for _ in range(60):

@@ -1,0 +1,140 @@
+"""Recomputed values of genesis.compile (Note [Recomputed values] in csrc/fusion/group.cpp):
+results that only autograd holds are not written; the backward pass computes them again from
+the chain's inputs inside its own fused group, with eager's gradients."""
+
+import gc
+
+import pytest
+from test_fusion import gelu_tanh, same
+from test_row_groups import layer_norm, softmax
+
+import genesis
+from genesis import nn
+
+fusion = genesis._C._fusion
+
+
+@pytest.fixture
+def recompute():
+    fusion.set_recompute(True)  # on the CPU too (by default only CUDA recomputes)
+    try:
+        yield
+    finally:
+        fusion.set_recompute(None)
+
+
+def grads_of(fn, *inputs, grad=None):
+    """(output, input grads, stats after forward, stats after backward)."""
+    leaves = [t.detach().clone().requires_grad_() for t in inputs]
+    fusion.reset_stats()
+    out = fn(*leaves)
+    forward = dict(fusion.stats())
+    out.backward(grad if grad is not None else genesis.ones_like(out))
+    return out, [t.grad for t in leaves], forward, dict(fusion.stats())
+
+
+def test_a_chain_writes_only_its_output_and_backward_recomputes(recompute):
+    x, g = genesis.randn(5000), genesis.randn(5000)
+    out, grads, forward, after = grads_of(genesis.compile(gelu_tanh), x, grad=g)
+    want_out, want_grads, _, _ = grads_of(gelu_tanh, x, grad=g)
+    same(out, want_out)
+    same(grads[0], want_grads[0])
+    assert forward["results_written"] == 1 and forward["results_recomputable"] >= 4
+    assert after["groups"] == 2  # the forward and one backward group
+    # each saved value backward reads is copied into its group (one, saved by a mul whose other
+    # operand needs no gradient, is never read)
+    assert after["recomputed_in_groups"] >= forward["results_recomputable"] - 1
+    assert after["recomputed_alone"] == 0 and after["recipes_alive"] == 0
+
+
+def test_without_recomputation_saved_values_are_written():
+    fusion.set_recompute(False)
+    try:
+        x = genesis.randn(300)
+        _, grads, forward, _ = grads_of(genesis.compile(gelu_tanh), x)
+        assert forward["results_recomputable"] == 0 and forward["results_written"] > 1
+        same(grads[0], grads_of(gelu_tanh, x)[1][0])
+    finally:
+        fusion.set_recompute(None)
+
+
+def test_the_default_recomputes_on_cuda_only():
+    x = genesis.randn(300)
+    _, _, forward, _ = grads_of(genesis.compile(gelu_tanh), x)
+    assert forward["results_recomputable"] == 0
+
+
+def test_a_compiled_model_under_an_eager_loss(recompute):
+    """The backward of a compiled module fuses even when the loss around it is eager."""
+    genesis.manual_seed(0)
+    model = nn.Sequential(nn.Linear(32, 64), nn.GELU(approximate="tanh"), nn.Linear(64, 8))
+    x, target = genesis.randn(16, 32), genesis.randn(16, 8)
+    grads = []
+    for compiled in (False, True):
+        model.zero_grad()
+        m = genesis.compile(model) if compiled else model
+        fusion.reset_stats()
+        nn.functional.mse_loss(m(x), target).backward()
+        grads.append([p.grad for p in model.parameters()])
+        if compiled:
+            assert fusion.stats()["recomputed_in_groups"] > 0
+    for got, want in zip(*grads):
+        same(got, want)
+
+
+def test_an_in_place_write_to_an_input_runs_the_recipes_first(recompute):
+    """Recipes watch what they read: a write to the chain's input makes them compute the saved
+    values first, so backward then raises as eager's version check does (x is saved too)."""
+    x = genesis.randn(100).requires_grad_()
+    leaf = x * 1.0
+    fusion.reset_stats()
+    out = genesis.compile(gelu_tanh)(leaf)
+    assert fusion.stats()["results_recomputable"] > 0
+    with genesis.no_grad():
+        leaf.add_(1)
+    assert fusion.stats()["recomputed_alone"] > 0
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_unused_recipes_let_go(recompute):
+    gc.collect()
+    fusion.reset_stats()
+    before = fusion.stats()["recipes_alive"]
+    x = genesis.randn(1000).requires_grad_()
+    out = genesis.compile(gelu_tanh)(x)
+    assert fusion.stats()["recipes_alive"] > before
+    del out  # the graph and its saved values go without a backward pass
+    assert fusion.stats()["recipes_alive"] == before
+    with genesis.no_grad():
+        x.mul_(2)  # no recipe watches x now: the write computes nothing
+    assert fusion.stats()["recomputed_alone"] == 0
+
+
+@pytest.mark.parametrize("fn", [softmax, layer_norm], ids=["softmax", "layer_norm"])
+def test_row_groups_recompute_from_written_row_values(recompute, fn):
+    x = genesis.randn(24, 130)
+    args = (x,) if fn is softmax else (x, genesis.randn(130), genesis.randn(130))
+    g = genesis.randn(24, 130)
+    out, grads, forward, after = grads_of(genesis.compile(fn), *args, grad=g)
+    want_out, want_grads, _, _ = grads_of(fn, *args, grad=g)
+    same(out, want_out)
+    for got, want in zip(grads, want_grads):
+        same(got, want)
+    assert forward["results_recomputable"] > 0 and after["recipes_alive"] == 0
+
+
+def test_a_value_needed_by_an_op_that_is_not_fused(recompute):
+    """A saved value read by a matmul in backward is recomputed on its own, then read."""
+    w = genesis.randn(40, 30)
+
+    def f(x, w):
+        return genesis.tanh(x * 2) @ w
+
+    x = genesis.randn(20, 40)
+    out, grads, _, after = grads_of(genesis.compile(f), x, w)
+    want_out, want_grads, _, _ = grads_of(f, x, w)
+    same(out, want_out)
+    for got, want in zip(grads, want_grads):
+        same(got, want)
+    assert after["recipes_alive"] == 0
