@@ -66,6 +66,18 @@ void fused_dropout(const Tensor& x, const Tensor& out, const Tensor& mask, float
   });
 }
 
+void dropout_mask_run(bool* mask, int64_t first, int64_t n, float keep, uint64_t seed,
+                      uint64_t offset) {
+  int64_t i = first;
+  const int64_t end = first + n;
+  while (i < end) {
+    const int64_t group = i / 4;
+    const philox::Words r = philox::philox4x32_10(offset + static_cast<uint64_t>(group), seed);
+    for (int64_t e = i - group * 4; e < 4 && i < end; ++e, ++i)
+      mask[i - first] = philox::uniform_float(r.w[e], 1.0f) < keep;
+  }
+}
+
 void dropout_masked_scale(const Tensor& grad, const Tensor& mask, const Tensor& out, double scale) {
   const bool* m = mask.data_as<bool>();
   floating(grad.dtype(), "dropout_backward", [&](auto tag) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cpu/copy.h"
+#include "cpu/dropout.h"
 #include "cpu/elementwise.h"
 #include "cpu/parallel.h"
 #include "cpu/reduce.h"
@@ -175,6 +176,10 @@ void run_on_cpu(const Graph& graph, const Results& results) {
             cpu::where_run(static_cast<int>(result_item[k]), op_at[k],
                            static_cast<const bool*>(at(op.cond, op.row)), at(op.a, op.row),
                            op.a_bits, at(op.b, op.row), op.b_bits, n);
+            break;
+          case OpKind::DropoutMask:
+            cpu::dropout_mask_run(reinterpret_cast<bool*>(op_at[k]), start * u, n,
+                                  static_cast<float>(op.sa.d), op.a_bits, op.b_bits);
             break;
           case OpKind::Reduce:  // each of the block's rows of a full value
             cpu::reduce_rows(static_cast<ops::ReduceOp>(op.code), op.compute, at(op.a, false),

@@ -63,8 +63,12 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
   // the vector program counts packs; a row program takes the rows and their items
   Index n = static_cast<Index>(graph.numel / shape.vector);
   Index rows = static_cast<Index>(graph.rows), row_size = static_cast<Index>(graph.row_size);
+  std::vector<uint64_t> rng;  // each dropout mask's seed and offset (text::rng_params)
+  for (const FusedOp& op : graph.ops)
+    if (op.kind == OpKind::DropoutMask) rng.insert(rng.end(), {op.a_bits, op.b_bits});
   std::vector<void*> args;
   for (const void*& p : pointers) args.push_back(&p);
+  for (uint64_t& v : rng) args.push_back(&v);
   if (strided) args.push_back(geo.data());
   if (graph.rows > 0) {
     args.push_back(&rows);

@@ -145,7 +145,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     for (size_t k = first; k < n_ops && graph.ops[k].kind != OpKind::Reduce; ++k) {
       const FusedOp& op = graph.ops[k];
       if (!op.row) continue;
-      const std::string expr = text::op_expression(op);
+      const std::string expr = text::op_expression(op, k);
       code += str_cat("    const ", text::storage_type(op.out), " v", k, " = ", expr, ";\n");
       if (shape.written[k])
         code += str_cat("    if (threadIdx.x == 0) out", k, "[row] = v", k, ";\n");
@@ -214,7 +214,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     for (size_t k = 0; k < n_ops; ++k) {
       if (!needed[k]) continue;
       const FusedOp& op = graph.ops[k];
-      const std::string expr = text::op_expression(op);
+      const std::string expr = text::op_expression(op, k);
       body += str_cat("      const ", text::storage_type(op.out), " v", k, " = ", expr, ";\n");
       if (shape.written[k] && phase[k] == p) body += str_cat("      out", k, "[i] = v", k, ";\n");
     }
@@ -240,7 +240,8 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   // the full ops, named by what they compute (their text is in the body once per phase)
   for (size_t k = 0; k < n_ops; ++k)
     if (!graph.ops[k].row)
-      key += str_cat(k, "=", text::op_expression(graph.ops[k]), shape.written[k] ? "/w" : "", ";");
+      key +=
+          str_cat(k, "=", text::op_expression(graph.ops[k], k), shape.written[k] ? "/w" : "", ";");
 
   KernelSource src;
   src.key = key;
@@ -252,6 +253,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   for (size_t k = 0; k < n_ops; ++k)
     if (shape.written[k])
       params += str_cat(text::storage_type(graph.ops[k].out), "* __restrict__ out", k, ", ");
+  params += text::rng_params(graph);
   bool any_strided = false;
   for (bool s : shape.strided) any_strided = any_strided || s;
   if (any_strided) {
@@ -262,7 +264,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     geo_struct += "};\n";
     params += "Geo g, ";
   }
-  src.text = str_cat(text::prelude(), kRowPrelude, geo_struct,
+  src.text = str_cat(text::prelude(), text::rng_prelude(graph), kRowPrelude, geo_struct,
                      "\nextern \"C\" __global__ void __launch_bounds__(", kRowMaxThreads, ") ",
                      src.name, "(", params, idx, " rows, ", idx,
                      " C) {\n  __shared__ unsigned long long g_shm[32];\n  for (", idx,

@@ -55,8 +55,12 @@ namespace text {
 const char* prelude();
 const char* storage_type(ScalarType t);
 const char* compute_type(ScalarType t);
-// `const <out> v<k> = <this>;` of an elementwise op (operands v<op>, x<input>).
-std::string op_expression(const FusedOp& op);
+// `const <out> v<k> = <this>;` of elementwise op k (operands v<op>, x<input>; a dropout mask
+// reads the item's index i and its op's seed<k> and offset<k> parameters).
+std::string op_expression(const FusedOp& op, size_t k);
+// The program text a group's dropout masks need (empty without one), and their parameters.
+std::string rng_prelude(const Graph& graph);
+std::string rng_params(const Graph& graph);
 // genesis_fused_<hash of key>
 std::string kernel_name(const std::string& key);
 }  // namespace text

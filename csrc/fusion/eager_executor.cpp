@@ -7,9 +7,11 @@
 #include <vector>
 
 #include "cpu/copy.h"
+#include "cpu/dropout.h"
 #include "cpu/elementwise.h"
 #include "cpu/reduce.h"
 #include "cuda/copy.h"
+#include "cuda/dropout.h"
 #include "cuda/elementwise.h"
 #include "cuda/reduce.h"
 #include "cuda/stream.h"
@@ -109,6 +111,18 @@ void run_eagerly(const Graph& graph, const Results& results) {
           cuda::where(out, cond, a, op.a_bits, b, op.b_bits);
         else
           cpu::where(out, cond, a, op.a_bits, b, op.b_bits);
+        break;
+      }
+      case OpKind::DropoutMask: {
+        if (cuda) {  // the eager kernel's mask (its other result unused)
+          Tensor any = Tensor::empty(shape, ScalarType::Float32, graph.device);
+          Tensor unused = Tensor::empty(shape, ScalarType::Float32, graph.device);
+          cuda::fused_dropout(any, unused, out, static_cast<float>(op.sa.d), 1.0,
+                              cuda::PhiloxArgs{op.a_bits, op.b_bits, nullptr});
+        } else {
+          cpu::dropout_mask_run(out.mutable_data_as<bool>(), 0, out.numel(),
+                                static_cast<float>(op.sa.d), op.a_bits, op.b_bits);
+        }
         break;
       }
       case OpKind::Reduce: {

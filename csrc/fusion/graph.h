@@ -22,7 +22,10 @@ struct Ref {
 };
 
 // Reduce: the rows of a full value reduced to one value each (Sum, Prod, Max, Min).
-enum class OpKind : uint8_t { Unary, Binary, Where, Cast, Reduce };
+// DropoutMask: item i is kept (true) as fused_dropout draws it (Note [Fused dropout] in
+// ops/dropout.cpp): Philox counter offset + i / 4 of key seed (a_bits, b_bits), word i % 4 as a
+// uniform float below keep (sa.d); it reads nothing.
+enum class OpKind : uint8_t { Unary, Binary, Where, Cast, Reduce, DropoutMask };
 
 struct FusedOp {
   OpKind kind;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/scalar.h"
 #include "cpu/reduce.h"
 #include "cuda/stream.h"
 #include "fusion/cuda_source.h"
@@ -63,6 +64,7 @@ const char* op_name(const FusedOp& op) {
 #undef GENESIS_NAME
   if (op.kind == OpKind::Where) return "Where";
   if (op.kind == OpKind::Cast) return "Cast";
+  if (op.kind == OpKind::DropoutMask) return "DropoutMask";
   if (op.kind == OpKind::Reduce) {
     if (op.finish.divide) return "Mean";
     switch (static_cast<ops::ReduceOp>(op.code)) {
@@ -249,6 +251,13 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     out.storage().impl()->set_writer(shared_from_this());
     graph_.ops.push_back(std::move(op));
   }
+
+  // An op whose result nobody will hold (a step inside a composite such as dropout).
+  Ref add_temporary(FusedOp op) {
+    graph_.ops.push_back(std::move(op));
+    return Ref{true, static_cast<int>(graph_.ops.size() - 1)};
+  }
+  Ref last() const { return Ref{true, static_cast<int>(graph_.ops.size() - 1)}; }
 
   // Held while an op joins (so another thread that runs the group waits for a whole op) and
   // while the group runs; recursive: joining may run work that runs this group on this thread.
@@ -737,6 +746,79 @@ bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
     f.finish = finish;
     return f;
   });
+}
+
+namespace {
+
+// out = x * (mask ? scale : 0), scale rounded to out's dtype (the composite of dropout and its
+// backward): a where of the two numbers and a product, as fused_dropout computes it. `mask`
+// is an operand, or (mask_op) the mask op just added to the group.
+bool defer_scaled_by_mask(const Tensor& out, const Tensor& x, const Tensor* mask,
+                          const FusedOp* mask_op, const Tensor* mask_out, double scale) {
+  const ScalarType t = out.dtype();
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    bool row = false;
+    std::shared_ptr<Group> g = group_for({out}, row);
+    std::unique_lock<std::recursive_mutex> lock(g->mutex());
+    if (g->done()) continue;
+    const Tensor* waiting = nullptr;
+    Ref refs[2];
+    const Tensor* operands[2] = {&x, mask};
+    for (size_t i = 0; i < 2 && !waiting; ++i) {
+      if (!operands[i]) continue;
+      bool foreign = false;
+      auto r = g->operand(*operands[i], row, foreign);
+      if (foreign) return false;
+      if (r)
+        refs[i] = *r;
+      else
+        waiting = operands[i];
+    }
+    if (waiting) {
+      lock.unlock();
+      (void)waiting->storage().data();
+      continue;
+    }
+    if (mask_op) {
+      FusedOp m = *mask_op;
+      m.row = row;
+      g->add(std::move(m), *mask_out);
+      refs[1] = g->last();
+    }
+    FusedOp w{OpKind::Where, 0, t, t, {}, {}, refs[1]};
+    w.a_bits = Scalar(scale).bit_pattern(t);
+    w.b_bits = Scalar(0.0).bit_pattern(t);
+    w.row = row;
+    const Ref factor = g->add_temporary(std::move(w));
+    FusedOp product{
+        OpKind::Binary, static_cast<int>(ops::BinaryOp::Mul), t, t, refs[0], factor, {}};
+    product.row = row;
+    g->add(std::move(product), out);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool defer_dropout(const Tensor& out, const Tensor& mask, const Tensor& in, float keep,
+                   double scale, uint64_t seed, uint64_t offset) {
+  if (!eligible(out) || !eligible(mask) || in.sizes() != out.sizes() || in.dtype() != out.dtype())
+    return false;
+  FusedOp m{OpKind::DropoutMask, 0, ScalarType::Bool, ScalarType::Bool, {}, {}, {}};
+  m.a_bits = seed;
+  m.b_bits = offset;
+  m.sa.is_scalar = true;  // keep is part of the program's structure; seed and offset are not
+  m.sa.is_float = true;
+  m.sa.d = keep;
+  return defer_scaled_by_mask(out, in, nullptr, &m, &mask, scale);
+}
+
+bool defer_masked_scale(const Tensor& out, const Tensor& grad, const Tensor& mask, double scale) {
+  if (!eligible(out) || grad.sizes() != out.sizes() || mask.sizes() != out.sizes() ||
+      grad.dtype() != out.dtype())
+    return false;
+  return defer_scaled_by_mask(out, grad, &mask, nullptr, nullptr, scale);
 }
 
 Stats stats() {

@@ -93,6 +93,13 @@ struct Stats {
 };
 Stats stats();
 void reset_stats();
+// Dropout (ops::fused_dropout, its counters reserved by the caller): mask = the draws of
+// (seed, offset) for each item of in's shape, out = in * (mask ? scale : 0) with the scale rounded
+// to in's dtype; and its backward, out = grad * (mask ? scale : 0). Fresh contiguous out and mask.
+bool defer_dropout(const Tensor& out, const Tensor& mask, const Tensor& in, float keep,
+                   double scale, uint64_t seed, uint64_t offset);
+bool defer_masked_scale(const Tensor& out, const Tensor& grad, const Tensor& mask, double scale);
+
 // Whether results that only autograd holds are recomputed instead of written: always, never,
 // or (nullopt, the default) on CUDA only.
 void set_recompute(std::optional<bool> on);

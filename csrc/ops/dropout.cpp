@@ -17,6 +17,7 @@
 #include "core/errors.h"
 #include "cpu/dropout.h"
 #include "cuda/dropout.h"
+#include "fusion/group.h"
 #include "ops/convert.h"
 
 namespace genesis::ops {
@@ -35,9 +36,18 @@ std::pair<Tensor, Tensor> fused_dropout(const Tensor& x, double p, const char* o
   const int64_t groups = (n + 3) / 4;  // one Philox counter per four elements
   Generator& g = generator_or_default(gen);
   if (x.is_cuda()) {
-    cuda::fused_dropout(in, out, mask, keep, scale, cuda_counters(g, x.device().index, groups));
+    const cuda::PhiloxArgs rng = cuda_counters(g, x.device().index, groups);
+    // In a compiled region the draws join the fused group (not in a capture, whose counters
+    // live on the device: Note [Random ops in graphs]).
+    if (rng.state == nullptr && fusion::region_active() &&
+        fusion::defer_dropout(out, mask, in, keep, scale, rng.seed, rng.offset))
+      return {out, mask};
+    cuda::fused_dropout(in, out, mask, keep, scale, rng);
   } else {
     Counters c = g.reserve(groups);
+    if (fusion::region_active() &&
+        fusion::defer_dropout(out, mask, in, keep, scale, c.seed, c.offset))
+      return {out, mask};
     cpu::fused_dropout(in, out, mask, keep, scale, c.seed, c.offset);
   }
   return {out, mask};
@@ -55,6 +65,7 @@ Tensor dropout_masked_scale(const Tensor& grad, const Tensor& mask, double scale
   const Tensor g = contiguous(grad), m = contiguous(mask);
   Tensor out = Tensor::empty(grad.sizes(), grad.dtype(), grad.device());
   if (out.numel() == 0) return out;
+  if (fusion::region_active() && fusion::defer_masked_scale(out, g, m, scale)) return out;
   if (out.is_cuda())
     cuda::dropout_masked_scale(g, m, out, scale);
   else
