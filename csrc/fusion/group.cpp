@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -320,22 +321,50 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
       if (!r || foreign) return std::nullopt;
       inputs.push_back(*r);
     }
-    const int base = static_cast<int>(graph_.ops.size());
-    for (FusedOp op : rg.ops) {
+    // Each recipe op, its operands renamed; one this group already computes (another recipe's
+    // copy of the same step: recipes of one chain share their first ops) is used again.
+    std::vector<Ref> renamed(rg.ops.size());
+    for (size_t j = 0; j < rg.ops.size(); ++j) {
+      FusedOp op = rg.ops[j];
       for (Ref* r : {&op.a, &op.b, &op.cond})
         if (r->is_op)
-          r->index += base;
+          *r = renamed[static_cast<size_t>(r->index)];
         else if (!r->is_number())
           *r = inputs[static_cast<size_t>(r->index)];
       op.storage.reset();
       op.row = false;
       op.recomputed = true;
-      graph_.ops.push_back(std::move(op));
+      renamed[j] = same_op(op).value_or(Ref{});
+      if (renamed[j].is_number()) {
+        graph_.ops.push_back(std::move(op));
+        renamed[j] = Ref{true, static_cast<int>(graph_.ops.size() - 1)};
+      }
     }
-    const Ref value{true, static_cast<int>(graph_.ops.size() - 1)};
+    const Ref value = renamed.back();
     imported_.emplace_back(recipe, value);
     g_recomputed_in_groups.fetch_add(1, std::memory_order_relaxed);
     return value;
+  }
+
+  // A recomputed op of this group that computes what `op` computes (the same step on the same
+  // operands), if any.
+  std::optional<Ref> same_op(const FusedOp& op) const {
+    auto same_ref = [](const Ref& x, const Ref& y) {
+      return x.is_op == y.is_op && x.index == y.index;
+    };
+    auto same_arg = [](const ops::ScalarArg& x, const ops::ScalarArg& y) {
+      return x.is_scalar == y.is_scalar && x.is_float == y.is_float &&
+             std::memcmp(&x.d, &y.d, sizeof x.d) == 0 && x.i == y.i;
+    };
+    for (size_t k = 0; k < graph_.ops.size(); ++k) {
+      const FusedOp& o = graph_.ops[k];
+      if (o.recomputed && o.kind == op.kind && o.code == op.code && o.compute == op.compute &&
+          o.out == op.out && !o.row && same_ref(o.a, op.a) && same_ref(o.b, op.b) &&
+          same_ref(o.cond, op.cond) && same_arg(o.sa, op.sa) && same_arg(o.sb, op.sb) &&
+          o.a_bits == op.a_bits && o.b_bits == op.b_bits && o.strided_read == op.strided_read)
+        return Ref{true, static_cast<int>(k)};
+    }
+    return std::nullopt;
   }
 
   // Note [Recomputed values]: each full result only autograd holds gets a recipe instead of a

@@ -138,3 +138,18 @@ def test_a_value_needed_by_an_op_that_is_not_fused(recompute):
     for got, want in zip(grads, want_grads):
         same(got, want)
     assert after["recipes_alive"] == 0
+
+
+def test_recipes_sharing_steps_compute_them_once(recompute, capfd):
+    """The saved values of one chain share their first steps: copied into the backward group,
+    each step is computed once (the chain's tanh once, not once per saved value)."""
+    x = genesis.randn(64).requires_grad_()
+    out = genesis.compile(gelu_tanh)(x)
+    fusion.set_logging(True)
+    try:
+        out.sum().backward()
+    finally:
+        fusion.set_logging(False)
+    backward = capfd.readouterr().err
+    assert backward.count("= Tanh(") == 1 and "[recomputed]" in backward
+    same(x.grad, grads_of(gelu_tanh, x.detach())[1][0])
