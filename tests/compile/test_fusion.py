@@ -1,6 +1,8 @@
 """genesis.compile's fused groups (Note [Fusing by deferring elementwise ops] in
 csrc/fusion/group.h): compiled functions give eager's answers, bit for bit, on a differential
-fuzz of random elementwise graphs, and every way to a deferred value (ops, views, in-place writes,
+fuzz of random graphs (elementwise ops, casts, where, row reductions, views of intermediate
+values, every dtype, NaN/inf, zero-size, non-contiguous and broadcast inputs; forward and
+gradients, saved or recomputed), and every way to a deferred value (ops, views, in-place writes,
 exports, autograd, errors, threads) sees the values eager code would."""
 
 import threading
@@ -117,8 +119,8 @@ def _random_program(rng, reductions=REDUCE):
     n_values = n_inputs
     for _ in range(int(rng.integers(1, 12))):
         kind = rng.choice(
-            ["unary", "binary", "number", "compare_where", "cast", "reduce"],
-            p=[0.24, 0.27, 0.16, 0.13, 0.09, 0.11],
+            ["unary", "binary", "number", "compare_where", "cast", "reduce", "view"],
+            p=[0.22, 0.25, 0.15, 0.12, 0.09, 0.11, 0.06],
         )
         pick = [int(rng.integers(0, n_values)) for _ in range(3)]
         if kind == "unary":
@@ -130,6 +132,8 @@ def _random_program(rng, reductions=REDUCE):
             steps.append(("number", str(rng.choice(["add", "mul", "sub"])), pick[0], number))
         elif kind == "cast":
             steps.append(("cast", str(rng.choice(FLOAT_DTYPES + INT_DTYPES + ["bool"])), pick[0]))
+        elif kind == "view":  # the same values through other strides or an offset
+            steps.append(("view", str(rng.choice(["transposed", "offset", "reshaped"])), pick[0]))
         elif kind == "reduce":  # the rows of the last dim (or two), kept as size-1 dims
             keepdim, two_dims = bool(rng.random() < 0.7), bool(rng.random() < 0.25)
             steps.append(("reduce", str(rng.choice(reductions)), pick[0], keepdim, two_dims))
@@ -171,6 +175,14 @@ def _run_program(steps, inputs):
             values.append(getattr(genesis, name)(x, step[3]))
         elif kind == "cast":
             values.append(values[step[2]].to(getattr(genesis, name)))
+        elif kind == "view":
+            x = values[step[2]]
+            if name == "transposed" and x.ndim >= 2:  # a pending copy read through strides
+                values.append(x.transpose(-1, -2).contiguous().transpose(-1, -2))
+            elif name == "offset" and x.ndim >= 1:  # a view that starts inside its storage
+                values.append(genesis.cat([x, x])[x.shape[0] :])
+            else:
+                values.append(x.reshape(-1).reshape(x.shape))
         elif kind == "reduce":
             x, keepdim, two_dims = values[step[2]], step[3], step[4]
             if x.dtype == genesis.bool or (name == "mean" and not x.is_floating_point()):
