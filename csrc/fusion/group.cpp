@@ -33,6 +33,7 @@ std::atomic<int64_t> g_recomputable{0}, g_recomputed_in_groups{0}, g_recomputed_
 // Whether results only autograd holds are recomputed: 1 always, 0 never, -1 on CUDA only (the
 // default: a CPU core computes a tanh slower than it writes and reads the value back).
 std::atomic<int> g_recompute{-1};
+std::atomic<int64_t> g_cpu_min_items{4096};  // Note [Small groups on the CPU]
 std::atomic<bool> g_logging{false};
 std::atomic<bool> g_eager_executor{false};  // tests: every group through run_eagerly
 std::atomic<bool> g_capture_sources{false};
@@ -582,8 +583,15 @@ std::optional<bool> fit(const Group& g, const Joining& op, uintptr_t stream) {
   return g.level_of(out.sizes(), out.numel());
 }
 
+// Note [Small groups on the CPU]: deferring an op costs about half a microsecond (recording it,
+// the group's bookkeeping), while a CPU op over a few thousand items takes a few microseconds
+// and finds its operands in cache anyway: fusing it would make the compiled function slower than
+// eager code. So an op over fewer than 4096 items (set_cpu_min_items) starts no group on the CPU
+// and runs as eager; it still joins a group that is open (a row op over a big group's rows).
+// CUDA groups have no such floor: there a fused op saves a kernel launch.
+//
 // The open group that `op` joins, and whether it joins as a row op: the newest open group it fits,
-// else a new one (Note [Open groups]).
+// else a new one (Note [Open groups]); null when the op should run now.
 std::shared_ptr<Group> group_for(const Joining& op, bool& row) {
   auto& gs = open_groups();
   const Tensor& out = op.out;
@@ -605,12 +613,15 @@ std::shared_ptr<Group> group_for(const Joining& op, bool& row) {
       return gs[i];
     }
   }
+  const Tensor& full = op.reduced ? *op.reduced : out;
+  // A CPU op over fewer items starts no group (Note [Small groups on the CPU]).
+  if (full.device().is_cpu() && full.numel() < g_cpu_min_items.load(std::memory_order_relaxed))
+    return nullptr;
   if (gs.size() >= kOpenGroups) {
     std::shared_ptr<Group> oldest = gs.front();
     gs.erase(gs.begin());
     oldest->run();
   }
-  const Tensor& full = op.reduced ? *op.reduced : out;
   gs.push_back(std::make_shared<Group>(out.device(), stream, full.sizes(), full.numel()));
   row = op.reduced != nullptr;
   return gs.back();
@@ -638,6 +649,7 @@ bool defer(const Joining& op, const Tensor* const (&tensors)[N], const Make& mak
   for (size_t attempt = 0; attempt < N + 2; ++attempt) {
     bool row = false;
     std::shared_ptr<Group> g = group_for(op, row);
+    if (!g) return false;
     std::unique_lock<std::recursive_mutex> lock(g->mutex());
     if (g->done()) continue;  // another thread ran it
     Ref refs[N];
@@ -788,6 +800,7 @@ bool defer_scaled_by_mask(const Tensor& out, const Tensor& x, const Tensor* mask
   for (int attempt = 0; attempt < 4; ++attempt) {
     bool row = false;
     std::shared_ptr<Group> g = group_for({out}, row);
+    if (!g) return false;
     std::unique_lock<std::recursive_mutex> lock(g->mutex());
     if (g->done()) continue;
     const Tensor* waiting = nullptr;
@@ -876,6 +889,8 @@ void reset_stats() {
 }
 
 void set_logging(bool on) { g_logging = on; }
+
+void set_cpu_min_items(int64_t items) { g_cpu_min_items = items; }
 
 void set_recompute(std::optional<bool> on) { g_recompute = on ? (*on ? 1 : 0) : -1; }
 

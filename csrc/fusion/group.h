@@ -100,6 +100,9 @@ bool defer_dropout(const Tensor& out, const Tensor& mask, const Tensor& in, floa
                    double scale, uint64_t seed, uint64_t offset);
 bool defer_masked_scale(const Tensor& out, const Tensor& grad, const Tensor& mask, double scale);
 
+// The fewest items a CPU op needs to start a group (Note [Small groups on the CPU] in
+// group.cpp; 4096, tests 0).
+void set_cpu_min_items(int64_t items);
 // Whether results that only autograd holds are recomputed instead of written: always, never,
 // or (nullopt, the default) on CUDA only.
 void set_recompute(std::optional<bool> on);

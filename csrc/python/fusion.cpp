@@ -36,6 +36,9 @@ void init_fusion(py::module_& m) {
       "What the fused groups run so far did: groups, ops, results written and skipped, bytes "
       "of memory traffic saved, results left to recompute for backward and how they were "
       "recomputed.");
+  f.def("set_cpu_min_items", &fusion::set_cpu_min_items, py::arg("items"),
+        "The fewest items a CPU op needs to start a fused group (default 4096; smaller ops run "
+        "as eager code unless a group they fit is open).");
   f.def("set_recompute", &fusion::set_recompute, py::arg("on"),
         "Whether results only autograd holds are recomputed for backward instead of written: "
         "True, False, or None (the default: on CUDA only).");

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import requires_cuda
 from test_fused_programs import HAS_NVRTC, cuda_fusion, requires_nvrtc  # noqa: F401
-from test_fusion import same
+from test_fusion import fuse_small_cpu_tensors, same  # noqa: F401
 from test_row_groups import softmax
 
 import genesis

@@ -13,6 +13,7 @@ import pytest
 import test_fusion as base
 import test_row_groups as rows
 from conftest import requires_cuda
+from test_fusion import fuse_small_cpu_tensors  # noqa: F401
 
 import genesis
 
@@ -432,11 +433,11 @@ def test_cuda_row_groups_backward_and_odd_inputs(cuda_fusion):
 
 
 def test_logs_from_the_environment():
-    script = "import genesis; genesis.compile(lambda x: x * 2 + 1)(genesis.ones(3))"
+    script = "import genesis; genesis.compile(lambda x: x * 2 + 1)(genesis.ones(5000))"
     env = dict(os.environ, GENESIS_LOGS="compile")
     out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert "[genesis.compile] fused group: 2 ops over (3,)" in out.stderr
+    assert "[genesis.compile] fused group: 2 ops over (5000,)" in out.stderr
     assert "Add(%0, 1)" in out.stderr
 
 

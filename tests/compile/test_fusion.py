@@ -16,6 +16,18 @@ import genesis
 fusion = genesis._C._fusion
 
 
+@pytest.fixture(autouse=True)
+def fuse_small_cpu_tensors():
+    """These tests fuse small tensors too: on the CPU an op over fewer than 4096 items starts no
+    group by default (Note [Small groups on the CPU]), which would leave them nothing deferred.
+    The other files of tests/compile import this fixture."""
+    fusion.set_cpu_min_items(0)
+    try:
+        yield
+    finally:
+        fusion.set_cpu_min_items(4096)
+
+
 def stats_after(fn, *args):
     fusion.reset_stats()
     out = fn(*args)

@@ -5,7 +5,7 @@ the chain's inputs inside its own fused group, with eager's gradients."""
 import gc
 
 import pytest
-from test_fusion import gelu_tanh, same
+from test_fusion import fuse_small_cpu_tensors, gelu_tanh, same  # noqa: F401
 from test_row_groups import layer_norm, softmax
 
 import genesis

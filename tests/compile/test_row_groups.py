@@ -4,7 +4,7 @@ with plain ops, and their backward passes, run as one group with eager's bits.""
 
 import numpy as np
 import pytest
-from test_fusion import same, stats_after
+from test_fusion import fuse_small_cpu_tensors, same, stats_after  # noqa: F401
 
 import genesis
 
