@@ -48,6 +48,14 @@ def layer_norm_residual_ops(lib: Any) -> Callable[..., Any]:
     return f
 
 
+def _first_call(ctx: Context, label: str, fn: Callable, args: Any, notes: list[str]) -> None:
+    """Runs fn(*args) once (it compiles), noting how long it took."""
+    start = time.perf_counter()
+    fn(*args)
+    ctx.synchronize()
+    notes.append(f"{label} {time.perf_counter() - start:.3f} s")
+
+
 def _median_seconds(ctx: Context, fn: Callable[[], Any], calls: int = 10) -> float:
     times = []
     for _ in range(calls):
@@ -71,10 +79,7 @@ def _compiled_case(
     xg = [ctx.to_genesis(a) for a in arrays]
     notes = []
     g_compiled = genesis.compile(make(genesis))
-    start = time.perf_counter()
-    g_compiled(*xg)
-    ctx.synchronize()
-    notes.append(f"genesis.compile's first call {time.perf_counter() - start:.3f} s")
+    _first_call(ctx, "genesis.compile's first call", g_compiled, xg, notes)
     g_eager = make(genesis)
     notes.append(f"genesis eager {_median_seconds(ctx, lambda: g_eager(*xg)) * 1e3:.3f} ms")
     fns: dict[str, Callable[[], Any]] = {"genesis": lambda: g_compiled(*xg)}
@@ -82,10 +87,7 @@ def _compiled_case(
         xt = [ctx.to_torch(a) for a in arrays]
         try:
             t_compiled = ctx.torch.compile(make(ctx.torch))
-            start = time.perf_counter()
-            t_compiled(*xt)
-            ctx.synchronize()
-            notes.append(f"torch.compile's first call {time.perf_counter() - start:.1f} s")
+            _first_call(ctx, "torch.compile's first call", t_compiled, xt, notes)
             fns["torch"] = lambda: t_compiled(*xt)
         except Exception as exc:  # no C++ compiler for inductor, say: genesis's row only
             notes.append(f"torch.compile unusable here ({type(exc).__name__})")
@@ -220,19 +222,13 @@ def transformer_block(ctx: Context) -> Case:
     fns: dict[str, Callable[[], Any]] = {}
     g_args = setup(genesis, ctx.to_genesis)
     g_step = block_step(genesis, heads, 1e-3)
-    start = time.perf_counter()
-    g_step(*g_args)
-    ctx.synchronize()
-    notes.append(f"genesis's first step {time.perf_counter() - start:.3f} s")
+    _first_call(ctx, "genesis's first step", g_step, g_args, notes)
     fns["genesis"] = lambda: g_step(*g_args)
     if ctx.torch is not None:
         t_args = setup(ctx.torch, ctx.to_torch)
         try:
             t_step = block_step(ctx.torch, heads, 1e-3)
-            start = time.perf_counter()
-            t_step(*t_args)
-            ctx.synchronize()
-            notes.append(f"torch.compile's first step {time.perf_counter() - start:.1f} s")
+            _first_call(ctx, "torch.compile's first step", t_step, t_args, notes)
             fns["torch"] = lambda: t_step(*t_args)
         except Exception as exc:  # no C++ compiler for inductor, say: genesis's row only
             notes.append(f"torch.compile unusable here ({type(exc).__name__})")

@@ -3,6 +3,7 @@ results that only autograd holds are not written; the backward pass computes the
 the chain's inputs inside its own fused group, with eager's gradients."""
 
 import gc
+import threading
 
 import pytest
 from test_fusion import fuse_small_cpu_tensors, gelu_tanh, same  # noqa: F401
@@ -153,3 +154,30 @@ def test_recipes_sharing_steps_compute_them_once(recompute, capfd):
     backward = capfd.readouterr().err
     assert backward.count("= Tanh(") == 1 and "[recomputed]" in backward
     same(x.grad, grads_of(gelu_tanh, x.detach())[1][0])
+
+
+def test_threads_recompute_their_own_values(recompute):
+    """Each thread's compiled steps leave and copy in their own recipes."""
+    xs = [genesis.randn(20000) for _ in range(4)]
+    want = [grads_of(gelu_tanh, x)[1][0] for x in xs]
+    got, errors = [None] * 4, []
+    compiled = genesis.compile(gelu_tanh)
+
+    def work(i):
+        try:
+            for _ in range(5):
+                x = xs[i].detach().clone().requires_grad_()
+                compiled(x).backward(genesis.ones(20000))
+                got[i] = x.grad
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for g, w in zip(got, want):
+        same(g, w)
+    assert fusion.stats()["recipes_alive"] == 0
