@@ -304,7 +304,8 @@ Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bo
   if (x.numel() == 0) {
     result = Tensor::empty(x.sizes(), x.dtype(), x.device());  // a new tensor, never the input
   } else {
-    Tensor m = extreme_dim(x, w, true, true).first;
+    // the row maxima without their indices (amax: the same element as max(dim)'s)
+    Tensor m = amax(x, Shape{w}, true, true);
     Tensor shifted = binary(BinaryOp::Sub, x, m, name);
     Tensor e = unary(UnaryOp::Exp, shifted, name);
     Tensor s = sum(e, Shape{w}, true, std::nullopt);
