@@ -115,6 +115,14 @@ void execute(const Graph& graph, const Results& results) {
 // on the same inputs: it watches them (a write to one runs the recipe first) and holds them, so
 // the values are eager's. When the saved tensors go unused (the storage dies pending), the
 // recipe lets its inputs go (Deferred::abandon). Row values are always written (one per row).
+// Why the group that runs next on this thread runs, for the log (GENESIS_LOGS=compile); unset:
+// something needed its values.
+thread_local const char* t_run_reason = nullptr;
+
+// Runs g, saying why in the log.
+class Group;
+void run_because(Group& g, const char* reason);
+
 class Recipe final : public Deferred, public std::enable_shared_from_this<Recipe> {
  public:
   Recipe() { g_recipes_alive.fetch_add(1, std::memory_order_relaxed); }
@@ -515,11 +523,15 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     if (graph_.rows > 0)
       over +=
           " (" + std::to_string(graph_.rows) + " rows of " + std::to_string(graph_.row_size) + ")";
-    std::string line = "[genesis.compile] fused group: " + std::to_string(graph_.ops.size()) +
-                       " ops over " + over + " on " + graph_.device.str() + ", " +
-                       std::to_string(graph_.inputs.size()) + " inputs read, " +
-                       std::to_string(written) + " results written, " + std::to_string(skipped) +
-                       " never written (" + std::to_string(bytes) + " bytes of traffic saved):";
+    std::string line =
+        "[genesis.compile] fused group: " + std::to_string(graph_.ops.size()) + " ops over " +
+        over + " on " + graph_.device.str() + ", " + std::to_string(graph_.inputs.size()) +
+        " inputs read, " + std::to_string(written) + " results written, " +
+        std::to_string(skipped) + " never written (" + std::to_string(bytes) +
+        " bytes of traffic saved); ran because " +
+        (t_run_reason ? t_run_reason
+                      : "an op that does not fuse, a read or a write needed its values") +
+        ":";
     for (size_t k = 0; k < graph_.ops.size(); ++k) {
       const FusedOp& op = graph_.ops[k];
       std::string args = operand_name(op.a, op, true);
@@ -533,6 +545,16 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     std::fprintf(stderr, "%s\n", line.c_str());
   }
 };
+
+void run_because(Group& g, const char* reason) {
+  const char* before = t_run_reason;
+  t_run_reason = reason;
+  struct Restore {
+    const char* before;
+    ~Restore() { t_run_reason = before; }
+  } restore{before};
+  g.run();
+}
 
 struct RegionState {
   int depth = 0;
@@ -605,7 +627,7 @@ std::shared_ptr<Group> group_for(const Joining& op, bool& row) {
     }
     std::shared_ptr<Group> g = gs[i];
     gs.erase(gs.begin() + static_cast<std::ptrdiff_t>(i));
-    g->run();
+    run_because(*g, "an op on another device or stream came");
   }
   for (size_t i = gs.size(); i-- > 0;) {
     if (auto level = fit(*gs[i], op, stream)) {
@@ -620,7 +642,7 @@ std::shared_ptr<Group> group_for(const Joining& op, bool& row) {
   if (gs.size() >= kOpenGroups) {
     std::shared_ptr<Group> oldest = gs.front();
     gs.erase(gs.begin());
-    oldest->run();
+    run_because(*oldest, "it was the oldest of 8 open groups");
   }
   gs.push_back(std::make_shared<Group>(out.device(), stream, full.sizes(), full.numel()));
   row = op.reduced != nullptr;
@@ -696,6 +718,9 @@ void exit_region() {
 }
 
 void check_python_read(const char* op) {
+  if (g_logging.load(std::memory_order_relaxed) && t_region.depth > 0)
+    std::fprintf(stderr, "[genesis.compile] graph break: %s() reads a tensor's value into Python\n",
+                 op);
   GENESIS_CHECK(t_region.fullgraph == 0, op,
                 "genesis.compile(fullgraph=True): the function reads a tensor's value into "
                 "Python here (",
@@ -710,7 +735,7 @@ bool region_active() { return t_region.depth > 0; }
 void flush() {
   std::vector<std::shared_ptr<Group>> gs = std::move(t_region.open);
   t_region.open.clear();
-  for (const auto& g : gs) g->run();  // oldest first
+  for (const auto& g : gs) run_because(*g, "the compiled region ended");  // oldest first
 }
 
 bool defer_unary(ops::UnaryOp op, const Tensor& out, const Tensor& a) {

@@ -533,6 +533,25 @@ def test_debug_log_describes_groups(capfd):
     err = capfd.readouterr().err
     assert "fused group: 9 ops over (10,)" in err
     assert "Tanh(%5)" in err and "[written]" in err
+    assert "ran because the compiled region ended:" in err
+
+
+def test_log_says_why_groups_ran_and_where_the_graph_broke(capfd):
+    def f(x, small):
+        y = (x * 2).exp()
+        if y.sum().item() > 0:  # a graph break; the sum's group runs for the read
+            y = y + 1
+        z = y.cumsum(0)  # an op that does not fuse reads y
+        w = (small + 1) * 2
+        return z * 3, w
+
+    genesis.compile(f, debug=True)(genesis.randn(50), genesis.randn(7))
+    err = capfd.readouterr().err
+    assert "[genesis.compile] graph break: item() reads a tensor's value into Python" in err
+    assert (
+        err.count("ran because an op that does not fuse, a read or a write needed its values") == 2
+    )
+    assert err.count("ran because the compiled region ended") == 2
 
 
 # ---- the front end ---------------------------------------------------------------------------
