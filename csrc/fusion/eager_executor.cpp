@@ -48,11 +48,7 @@ void run_eagerly(const Graph& graph, const Results& results) {
   // A row group's row values over [rows]; a full op reads one as a view over the shape that
   // repeats each along its row (Note [Row groups] in group.h).
   const Shape row_shape{graph.rows};
-  Shape row_strides(graph.shape.size(), 0);
-  for (int d = graph.row_dims, stride = 1; d-- > 0;) {
-    row_strides[static_cast<size_t>(d)] = stride;
-    stride *= static_cast<int>(graph.shape[static_cast<size_t>(d)]);
-  }
+  const Shape row_strides = graph.row_value_strides();
   // A row op runs over the sizes of its inputs (any with as many items as there are rows), and
   // reads row values as contiguous tensors of those sizes.
   Shape row_op_shape;

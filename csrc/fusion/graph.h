@@ -60,6 +60,16 @@ struct Graph {
   int64_t rows = 0, row_size = 0;
   int row_dims = 0;
   int64_t numel_of(const FusedOp& op) const { return op.row ? rows : numel; }
+  // The strides of a view over `shape` that repeats each row value along its row.
+  Shape row_value_strides() const {
+    Shape strides(shape.size(), 0);
+    int64_t stride = 1;
+    for (size_t d = static_cast<size_t>(row_dims); d-- > 0;) {
+      strides[d] = stride;
+      stride *= shape[d];
+    }
+    return strides;
+  }
   std::vector<Tensor> inputs;  // the views read (held, so their memory stays)
   std::vector<FusedOp> ops;
 };

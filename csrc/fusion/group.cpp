@@ -426,9 +426,9 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
           rg.inputs.push_back(graph_.inputs[i]);
         } else {  // a written result: the full value, or a row value repeated along its rows
           const FusedOp& op = graph_.ops[i];
-          rg.inputs.emplace_back(Storage(results.held[i]), graph_.shape,
-                                 op.row ? row_strides() : contiguous_strides(graph_.shape), 0,
-                                 op.out);
+          rg.inputs.emplace_back(
+              Storage(results.held[i]), graph_.shape,
+              op.row ? graph_.row_value_strides() : contiguous_strides(graph_.shape), 0, op.out);
         }
       }
       return Ref{false, slot};
@@ -448,17 +448,6 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
       rg.ops.push_back(std::move(op));
     }
     return recipe;
-  }
-
-  // The strides that repeat a row value along its rows over the group's shape.
-  Shape row_strides() const {
-    Shape strides(graph_.shape.size(), 0);
-    int64_t stride = 1;
-    for (size_t d = static_cast<size_t>(graph_.row_dims); d-- > 0;) {
-      strides[d] = stride;
-      stride *= graph_.shape[d];
-    }
-    return strides;
   }
 
   // Whether view t (over the group's shape, offset 0) reads item j of a row value for every item
