@@ -116,8 +116,10 @@ bool packs_fit(const Graph& graph, const Results& results, const KernelShape& sh
 void run_on_cuda(const Graph& graph, const Results& results) {
   std::vector<bool> written(graph.ops.size());
   bool any = false;
-  for (size_t k = 0; k < graph.ops.size(); ++k)
-    any = any || (written[k] = results.held[k] != nullptr);
+  for (size_t k = 0; k < graph.ops.size(); ++k) {
+    written[k] = results.held[k] != nullptr;
+    any = any || written[k];
+  }
   if (!any) return;  // nobody holds a result: nothing to compute
   KernelShape shape = kernel_shape(graph, written);
   if (shape.rank > kFusedMaxRank || !generated_kernel_fits(graph) || !nvrtc_available())

@@ -13,6 +13,12 @@
 // serves every shape of its structure: the text, and the cache key, name the ops, dtypes and
 // numbers, which results are written and which inputs are strided. A run looks its kernel up by
 // structure_key, a compact encoding of the same facts, so a built program costs no text again.
+//
+// Note [Rounding at op boundaries]: eager rounds every op's result to its dtype in memory, so
+// no multiply of one op ever meets the add of the next in one fused multiply-add. Inside one
+// kernel the compiler would contract them (fmad is on, as for the eager kernels, whose own
+// functors contract the same way here): each float or double result passes an empty asm
+// (g_kept), which the compiler cannot see through, so the fused kernel gives eager's bits.
 #include "fusion/cuda_source.h"
 
 #include <algorithm>
@@ -85,6 +91,20 @@ __device__ __forceinline__ T g_from_bits(unsigned long long bits) {
   } v;
   v.u = bits;
   return v.t;
+}
+
+// An op's float result as eager stores it (Note [Rounding at op boundaries]).
+__device__ __forceinline__ float g_kept(float v) {
+  asm("" : "+f"(v));
+  return v;
+}
+__device__ __forceinline__ double g_kept(double v) {
+  asm("" : "+d"(v));
+  return v;
+}
+template <typename T>
+__device__ __forceinline__ T g_kept(T v) {
+  return v;
 }
 
 namespace gm = genesis::ops::math;
@@ -225,13 +245,14 @@ std::string op_expression(const FusedOp& op, size_t index) {
   std::string expr;
   switch (op.kind) {
     case OpKind::Unary:
-      expr = str_cat("g_convert<", out, ">(gm::", unary_name(op.code), "{}(", value(op.a, c, true),
-                     "))");
+      expr = str_cat("g_kept(g_convert<", out, ">(gm::", unary_name(op.code), "{}(",
+                     value(op.a, c, true), ")))");
       break;
     case OpKind::Binary: {
       std::string a = op.a.is_number() ? number(op.sa, c) : value(op.a, c, true);
       std::string b = op.b.is_number() ? number(op.sb, c) : value(op.b, c, true);
-      expr = str_cat("g_convert<", out, ">(gm::", binary_name(op.code), "{}(", a, ", ", b, "))");
+      expr = str_cat("g_kept(g_convert<", out, ">(gm::", binary_name(op.code), "{}(", a, ", ", b,
+                     ")))");
       break;
     }
     case OpKind::Cast:

@@ -30,7 +30,9 @@ def run(fn, compiled, *inputs, seed=7):
     fusion.reset_stats()
     out = (genesis.compile(fn) if compiled else fn)(*leaves)
     forward = dict(fusion.stats())
-    weights = genesis.linspace(-1, 1, out.numel()).reshape(out.shape).to(out.dtype)
+    weights = (
+        genesis.linspace(-1, 1, out.numel(), device=out.device).reshape(out.shape).to(out.dtype)
+    )
     (out * weights).sum().backward()
     return out, [t.grad for t in leaves], genesis.rand(3), forward, dict(fusion.stats())
 

@@ -37,6 +37,7 @@ PLUGIN = textwrap.dedent(
     import pytest
     import genesis
 
+    genesis._compile._find_nvrtc()  # as genesis.compile does, for CUDA groups
     genesis._C._fusion.set_cpu_min_items(0)  # small tensors are deferred too
     if os.environ.get("GENESIS_TEST_RECOMPUTE") == "1":
         genesis._C._fusion.set_recompute(True)
