@@ -238,7 +238,9 @@ def test_cuda_groups_match_eager(cuda_fusion, seed):
     assert fusion.cuda_fusion()
     fusion.reset_stats()
     for got, want in random_programs(seed, 100, device="cuda"):
-        base.same(got, want)
+        # amax/amin of a row holding +0.0 and -0.0 return either (a > b ? a : b keeps the later
+        # on a tie), and a block's shuffles meet the items in another order than eager's loop
+        base.same(got, want, zero_signs=False)
     assert fusion.stats()["groups"] > 0
 
 
@@ -427,7 +429,7 @@ def test_cuda_row_groups_backward_and_odd_inputs(cuda_fusion):
         close(g, e, 1e-4)
     a = genesis.randn(300, 128, device="cuda")
     for fn in (
-        lambda a: genesis.softmax(a, 0) * 0 + rows.softmax(a.t()),  # a transposed input
+        lambda a: rows.softmax(a.t()) + 1,  # a transposed input
         lambda a: (a[:, ::2] * 2).sum(-1) * a[:, 0],  # a strided input and a row input
         lambda a: (a > 0).long().sum(-1, keepdim=True) * a.long().amax(-1, keepdim=True),
     ):

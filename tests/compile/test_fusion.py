@@ -34,8 +34,9 @@ def stats_after(fn, *args):
     return out, fusion.stats()
 
 
-def same(a, b):
-    """The same dtype, shape and bits (16-bit floats widened to float32 exactly first)."""
+def same(a, b, zero_signs=True):
+    """The same dtype, shape and bits (16-bit floats widened to float32 exactly first);
+    zero_signs=False takes -0.0 and +0.0 as one value."""
     if a.dtype in (genesis.bfloat16, genesis.float16):
         assert b.dtype == a.dtype
         a, b = a.float(), b.float()
@@ -46,6 +47,8 @@ def same(a, b):
         # an add of two NaNs, and which one comes out differs between two loops of eager code.
         nan = np.isnan(a)
         np.testing.assert_array_equal(nan, np.isnan(b))
+        if not zero_signs:
+            a, b = np.where(a == 0, 0, a).astype(a.dtype), np.where(b == 0, 0, b).astype(b.dtype)
         np.testing.assert_array_equal(
             np.where(nan, 0, a).view(f"u{a.itemsize}"), np.where(nan, 0, b).view(f"u{b.itemsize}")
         )
