@@ -48,6 +48,14 @@ def layer_norm_residual_ops(lib: Any) -> Callable[..., Any]:
     return f
 
 
+def layer_norm_var_ops(lib: Any) -> Callable[..., Any]:
+    def f(x: Any) -> Any:
+        mu = x.mean(dim=-1, keepdim=True)
+        return (x - mu) / lib.sqrt(x.var(dim=-1, keepdim=True, unbiased=False) + 1e-5)
+
+    return f
+
+
 def _first_call(ctx: Context, label: str, fn: Callable, args: Any, notes: list[str]) -> None:
     """Runs fn(*args) once (it compiles), noting how long it took."""
     start = time.perf_counter()
@@ -136,6 +144,19 @@ def layer_norm_residual(ctx: Context) -> Case:
         layer_norm_residual_ops,
         [(rows, cols), (rows, cols), (cols,), (cols,)],
         12 * rows * cols,
+    )
+
+
+@register(name="layer_norm by var of plain ops, compiled")
+def layer_norm_var(ctx: Context) -> Case:
+    rows, cols = ctx.pick(8192, 64, cuda=65536), ctx.pick(1024, 128, cuda=768)
+    return _compiled_case(
+        ctx,
+        "layer_norm by var of plain ops, compiled",
+        f"{rows}x{cols} f32",
+        layer_norm_var_ops,
+        [(rows, cols)],
+        8 * rows * cols,
     )
 
 

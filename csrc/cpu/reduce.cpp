@@ -352,17 +352,13 @@ bool reduce_runs_whole_rows(int64_t rows, int64_t row_size) {
 }
 
 void reduce_rows(ops::ReduceOp op, ScalarType dtype, const void* in, int64_t rows, int64_t row_size,
-                 void* out, const ops::ReduceFinish& finish) {
+                 void* out, const ops::ReduceFinish& finish, const void* center) {
   with_reducer(op, dtype, [&]<typename Red, typename T>() {
     if constexpr (std::is_same_v<typename Red::Acc, ops::ValueIndex<compute_t<T>>>) {
       GENESIS_FAIL(ErrorKind::Value, "reduce", "reduce_rows has no index output");
     } else {
-      const Reduction<Red, T> r{static_cast<const T*>(in),
-                                static_cast<T*>(out),
-                                nullptr,
-                                nullptr,
-                                {rows, row_size, 1},
-                                finish};
+      const Reduction<Red, T> r{static_cast<const T*>(in),     static_cast<T*>(out), nullptr,
+                                static_cast<const T*>(center), {rows, row_size, 1},  finish};
       for (int64_t j = 0; j < rows; ++j) r.store(j, r.row(j, 0, row_size));
     }
   });

@@ -120,7 +120,8 @@ void run_on_cpu(const Graph& graph, const Results& results) {
     if (results.held[k]) result_base[k] = static_cast<char*>(results.held[k]->result_data());
     if (op.row && op.kind != OpKind::Reduce) continue;
     for (const Ref* r : {&op.a, &op.b, &op.cond})
-      if (r->is_op && graph.ops[r->index].row) broadcast[r->index] = true;
+      if (r->is_op && graph.ops[r->index].row && !(op.kind == OpKind::Reduce && r == &op.b))
+        broadcast[r->index] = true;  // a reduction reads its centre (b) at row level
   }
   const int64_t grain = std::max<int64_t>(1, 4 * kChunk / unit);
   cpu::parallel_for(units, grain, [&](int64_t begin, int64_t end) {
@@ -183,7 +184,7 @@ void run_on_cpu(const Graph& graph, const Results& results) {
             break;
           case OpKind::Reduce:  // each of the block's rows of a full value
             cpu::reduce_rows(static_cast<ops::ReduceOp>(op.code), op.compute, at(op.a, false),
-                             n_units, unit, op_at[k], op.finish);
+                             n_units, unit, op_at[k], op.finish, at(op.b, true));
             break;
         }
         if (broadcast[k])  // the block's rows of this row value, each repeated along its row

@@ -131,10 +131,11 @@ void run_eagerly(const Graph& graph, const Results& results) {
           else
             cpu::copy(in, a);
         }
+        const Tensor center = operand(op.b, true);  // var's second pass: the rows' centres
         if (cuda)
-          cuda::reduce(static_cast<ops::ReduceOp>(op.code), in, rows, out, {}, {}, op.finish);
+          cuda::reduce(static_cast<ops::ReduceOp>(op.code), in, rows, out, {}, center, op.finish);
         else
-          cpu::reduce(static_cast<ops::ReduceOp>(op.code), in, rows, out, {}, {}, op.finish);
+          cpu::reduce(static_cast<ops::ReduceOp>(op.code), in, rows, out, {}, center, op.finish);
         break;
       }
     }

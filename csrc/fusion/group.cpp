@@ -68,6 +68,8 @@ const char* op_name(const FusedOp& op) {
   if (op.kind == OpKind::Cast) return "Cast";
   if (op.kind == OpKind::DropoutMask) return "DropoutMask";
   if (op.kind == OpKind::Reduce) {
+    if (static_cast<ops::ReduceOp>(op.code) == ops::ReduceOp::SumSquares)
+      return op.finish.sqrt ? "CentredRootMeanSquare" : "CentredMeanSquare";
     if (op.finish.divide) return "Mean";
     switch (static_cast<ops::ReduceOp>(op.code)) {
       case ops::ReduceOp::Sum:
@@ -524,7 +526,8 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     for (size_t k = 0; k < graph_.ops.size(); ++k) {
       const FusedOp& op = graph_.ops[k];
       std::string args = operand_name(op.a, op, true);
-      if (op.kind == OpKind::Binary || op.kind == OpKind::Where)
+      if (op.kind == OpKind::Binary || op.kind == OpKind::Where ||
+          (op.kind == OpKind::Reduce && !op.b.is_number()))  // a centred reduction's centre
         args += ", " + operand_name(op.b, op, false);
       if (op.kind == OpKind::Where) args = operand_name(op.cond, op, true) + ", " + args;
       line += "\n  %" + std::to_string(k) + " = " + op_name(op) + "(" + args + ") -> " +
@@ -665,11 +668,12 @@ bool defer(const Joining& op, const Tensor* const (&tensors)[N], const Make& mak
     if (g->done()) continue;  // another thread ran it
     Ref refs[N];
     const Tensor* waiting = nullptr;
-    // a reduction reads full values and makes a row value
+    // a reduction reads full values and makes a row value (its centre, a second operand, is a
+    // row value)
     const bool reads_rows = row && op.reduced == nullptr;
     for (size_t i = 0; i < N && !waiting; ++i) {
       bool foreign = false;
-      auto r = g->operand(*tensors[i], reads_rows, foreign);
+      auto r = g->operand(*tensors[i], reads_rows || (op.reduced && i == 1), foreign);
       if (foreign) return false;  // runs now, reading the memory as it is
       if (r)
         refs[i] = *r;
@@ -782,10 +786,15 @@ bool defer_cast(const Tensor& out, const Tensor& src) {
 }
 
 bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
-                  const ops::ReduceFinish& finish) {
+                  const ops::ReduceFinish& finish, const Tensor& center) {
   using ops::ReduceOp;
+  // var's second pass only on the CPU: the generated CUDA row programs have no centred phase.
+  const bool centred = op == ReduceOp::SumSquares && center.defined() && in.device().is_cpu() &&
+                       center.device() == in.device() && center.dtype() == in.dtype() &&
+                       center.numel() == out.numel() && center.is_contiguous();
   const bool kind_fuses =
-      op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Max || op == ReduceOp::Min;
+      centred || (!center.defined() && (op == ReduceOp::Sum || op == ReduceOp::Prod ||
+                                        op == ReduceOp::Max || op == ReduceOp::Min));
   if (!kind_fuses || !eligible(out) || in.device() != out.device() || in.dtype() != out.dtype() ||
       in.dtype() == ScalarType::Bool || out.numel() == 0)
     return false;
@@ -795,12 +804,18 @@ bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
   if (row_size < 2 || row_size > kMaxRowSize ||
       (in.device().is_cpu() && !cpu::reduce_runs_whole_rows(rows, row_size)))
     return false;
-  const Tensor* tensors[1] = {&in};
-  return defer({out, &in}, tensors, [&](const Ref(&refs)[1]) {
+  auto make = [&](const Ref* refs, size_t n) {
     FusedOp f{OpKind::Reduce, static_cast<int>(op), in.dtype(), out.dtype(), refs[0], {}, {}};
+    if (n > 1) f.b = refs[1];
     f.finish = finish;
     return f;
-  });
+  };
+  if (centred) {
+    const Tensor* tensors[2] = {&in, &center};
+    return defer({out, &in}, tensors, [&](const Ref(&refs)[2]) { return make(refs, 2); });
+  }
+  const Tensor* tensors[1] = {&in};
+  return defer({out, &in}, tensors, [&](const Ref(&refs)[1]) { return make(refs, 1); });
 }
 
 namespace {

@@ -82,8 +82,7 @@ Layout layout(const Tensor& t, const Dims& dims, bool keepdim, const char* name)
 void run(ReduceOp op, const Layout& l, const Tensor& out, const Tensor& index,
          const Tensor& center = Tensor(), ReduceFinish finish = {}) {
   // In a compiled region a reduction of rows may join the open fused group (Note [Row groups]).
-  if (!index.defined() && !center.defined() && l.shape.inner == 1 &&
-      fusion::defer_reduce(op, l.in, out, finish))
+  if (!index.defined() && l.shape.inner == 1 && fusion::defer_reduce(op, l.in, out, finish, center))
     return;
   if (l.in.is_cuda())
     cuda::reduce(op, l.in, l.shape, out, index, center, finish);

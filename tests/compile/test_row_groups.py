@@ -123,16 +123,83 @@ def test_reductions_join(fn):
     [
         lambda x: x - x.sum(0, keepdim=True),  # columns: not rows
         lambda x: x - x.max(-1, keepdim=True).values,  # an arg reduction
-        lambda x: (x - x.mean(-1, keepdim=True)) / x.std(-1, keepdim=True),  # var's centred pass
         lambda x: (x * 2).sum(-1).reshape(3, 4).t() + 1,  # another view of a row value
     ],
-    ids=["columns", "max_dim", "std", "row_value_transposed"],
+    ids=["columns", "max_dim", "row_value_transposed"],
 )
 def test_what_does_not_join_still_matches_eager(fn):
     x = genesis.randn(12, 12)
     got, s = stats_after(genesis.compile(fn), x)
     same(got, fn(x))
     assert s["groups"] >= 2 or s["ops"] <= 2
+
+
+def layer_norm_by_var(x):
+    mu = x.mean(-1, keepdim=True)
+    return (x - mu) / (x.var(-1, keepdim=True, unbiased=False) + 1e-5).sqrt()
+
+
+VAR_CASES = {
+    "var": lambda x: x.var(-1),
+    "std_keepdim": lambda x: x.std(-1, keepdim=True),
+    "var_two_dims": lambda x: x.var((-2, -1), correction=0),
+    "var_all": lambda x: x.var(),
+    "std_correction_2": lambda x: x.std(-1, correction=2),
+    "layer_norm_by_var": layer_norm_by_var,
+}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("name", VAR_CASES)
+def test_var_and_std_join_on_the_cpu(name, dtype):
+    """var/std of trailing dims: the centre (a mean) and the centred sum of squares are row
+    values of the group, each row reduced by eager's own loops (16-bit floats through float32,
+    as eager), so the bits are eager's."""
+    fn = VAR_CASES[name]
+    x = (genesis.randn(6, 5, 40) * 3 + 1).to(dtype)
+    got, s = stats_after(genesis.compile(fn), x)
+    same(got, fn(x))
+    assert s["groups"] == 1
+
+
+def test_var_edge_cases_and_the_eager_executor(capfd):
+    cases = [
+        (lambda x: x.var(-1, correction=5), genesis.randn(4, 5)),  # divisor 0: inf and nan
+        (lambda x: x.var(-1), genesis.randn(7, 20)[:, ::2]),  # a strided input
+        (lambda x: x.std(-1, keepdim=True), genesis.randn(20, 7).t()),  # transposed
+        (lambda x: x.var(0), genesis.randn(9, 4)),  # columns: eager
+        (lambda x: x.var(-1), genesis.randn(0, 4)),
+        (lambda x: x.var(-1), genesis.full((3, 8), 2.5)),  # constant rows: exactly 0
+    ]
+    for fn, x in cases:
+        same(genesis.compile(fn)(x), fn(x))
+    fusion._set_eager_executor(True)
+    try:
+        x = genesis.randn(9, 33)
+        for fn in VAR_CASES.values():
+            same(genesis.compile(fn)(x), fn(x))
+    finally:
+        fusion._set_eager_executor(False)
+    capfd.readouterr()
+    fusion.set_logging(True)
+    try:
+        genesis.compile(lambda x: x.std(-1))(genesis.randn(8, 50))
+    finally:
+        fusion.set_logging(False)
+    err = capfd.readouterr().err
+    assert err.count("fused group") == 1 and "CentredRootMeanSquare(in0, %0)" in err
+
+
+def test_var_gradients_match_eager():
+    results = []
+    x0 = genesis.randn(24, 200) * 2
+    for compiled in (False, True):
+        x = x0.clone().requires_grad_()
+        out = (genesis.compile(layer_norm_by_var) if compiled else layer_norm_by_var)(x)
+        out.backward(genesis.linspace(-1, 1, 200).expand(24, 200))
+        results.append((out, x.grad))
+    same(results[1][0], results[0][0])
+    same(results[1][1], results[0][1])
 
 
 def test_long_rows_run_eagerly():
