@@ -11,7 +11,12 @@
 // runs on the eager kernels' functors, as in Note [Fused groups on CUDA]; reductions accumulate
 // in the compute type (float for the 16-bit floats, int64 for integer sums), as the eager CUDA
 // reductions do, with NaN winning max and min. A sum adds in another order than eager's kernel,
-// so it may differ from eager's in the last bits; max and min are exact.
+// so it may differ from eager's in the last bits; max and min are exact. var's second pass (a
+// SumSquares reduction whose operand b is the row's centre, a row value of an earlier phase)
+// folds the square of each item less the centre, then divides by the row's length less the
+// correction, and takes the root for std.
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -75,6 +80,7 @@ Accumulator accumulator(const FusedOp& op) {
   const bool wide = a.type == "long long";
   switch (static_cast<ops::ReduceOp>(op.code)) {
     case ops::ReduceOp::Sum:
+    case ops::ReduceOp::SumSquares:  // of the items less the row's centre (var's second pass)
       a.combine = "g_sum";
       a.identity = "0";
       break;
@@ -95,6 +101,16 @@ Accumulator accumulator(const FusedOp& op) {
   }
   a.identity = str_cat("static_cast<", a.type, ">(", a.identity, ")");
   return a;
+}
+
+// A double exactly, as its bits.
+std::string double_literal(double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "__longlong_as_double(0x%016llxLL)",
+                static_cast<unsigned long long>(bits));
+  return buf;
 }
 
 // The name an operand has in the program (v<op>, x<input>).
@@ -221,16 +237,29 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     if (reduces) {
       const size_t r = reductions[p];
       const FusedOp& op = graph.ops[r];
-      body += str_cat("      acc", p, " = ", acc.combine, "{}(acc", p, ", g_convert<", acc.type,
-                      ">(", name_of(op.a), "));\n    }\n");
+      const bool centred = !op.b.is_number();  // SumSquares less the row value b
+      if (centred)
+        body +=
+            str_cat("      const ", acc.type, " d", p, " = g_convert<", acc.type, ">(",
+                    name_of(op.a), ") - g_convert<", acc.type, ">(", name_of(op.b), ");\n      acc",
+                    p, " = ", acc.combine, "{}(acc", p, ", d", p, " * d", p, ");\n    }\n");
+      else
+        body += str_cat("      acc", p, " = ", acc.combine, "{}(acc", p, ", g_convert<", acc.type,
+                        ">(", name_of(op.a), "));\n    }\n");
       body += str_cat("    acc", p, " = g_block_reduce(acc", p, ", ", acc.combine, "{}, g_shm);\n");
       std::string finished = str_cat("acc", p);
-      if (op.finish.divide) finished = str_cat("(acc", p, " / static_cast<", acc.type, ">(C))");
+      // a mean divides by the row's length; var by it less the correction
+      if (op.finish.divide)
+        finished = centred ? str_cat("(acc", p, " / static_cast<", acc.type, ">(",
+                                     double_literal(op.finish.divisor), "))")
+                           : str_cat("(acc", p, " / static_cast<", acc.type, ">(C))");
+      if (op.finish.sqrt) finished = str_cat("gm::m_sqrt(", finished, ")");
       body += str_cat("    const ", text::storage_type(op.out), " v", r, " = g_convert<",
                       text::storage_type(op.out), ">(", finished, ");\n");
       if (shape.written[r])
         body += str_cat("    if (threadIdx.x == 0) out", r, "[row] = v", r, ";\n");
-      key += str_cat(r, "=", acc.combine, op.finish.divide ? "/mean" : "", "(", name_of(op.a), ")",
+      key += str_cat(r, "=", acc.combine, op.finish.divide ? "/mean" : "", "(", name_of(op.a),
+                     centred ? " less " + name_of(op.b) : "", ")", finished,
                      shape.written[r] ? "/w" : "", ";");
       body += row_ops_after(r + 1);
     } else {

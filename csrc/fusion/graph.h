@@ -21,8 +21,8 @@ struct Ref {
   bool is_number() const { return index < 0; }
 };
 
-// Reduce: the rows of a full value (a) reduced to one value each (Sum, Prod, Max, Min; on the
-// CPU SumSquares of the items less the row value b, var's second pass).
+// Reduce: the rows of a full value (a) reduced to one value each (Sum, Prod, Max, Min;
+// SumSquares of the items less the row value b, var's second pass).
 // DropoutMask: item i is kept (true) as fused_dropout draws it (Note [Fused dropout] in
 // ops/dropout.cpp): Philox counter offset + i / 4 of key seed (a_bits, b_bits), word i % 4 as a
 // uniform float below keep (sa.d); it reads nothing.

@@ -788,8 +788,8 @@ bool defer_cast(const Tensor& out, const Tensor& src) {
 bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
                   const ops::ReduceFinish& finish, const Tensor& center) {
   using ops::ReduceOp;
-  // var's second pass only on the CPU: the generated CUDA row programs have no centred phase.
-  const bool centred = op == ReduceOp::SumSquares && center.defined() && in.device().is_cpu() &&
+  // var's second pass: the squares of the items less the row's centre (a row value)
+  const bool centred = op == ReduceOp::SumSquares && center.defined() &&
                        center.device() == in.device() && center.dtype() == in.dtype() &&
                        center.numel() == out.numel() && center.is_contiguous();
   const bool kind_fuses =

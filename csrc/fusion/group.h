@@ -34,12 +34,11 @@
 // backward). So softmax, layer norm and their backward passes written with plain ops run as one
 // pass over memory: the CPU executor takes a block of rows at a time, and reduces each row with
 // eager's own whole-row loop (cpu::reduce_rows), so the results keep eager's bits. var and std
-// join on the CPU as eager computes them: a mean (the centre, a row value), then a sum of squares
+// join as eager computes them: a mean (the centre, a row value), then a sum of squares
 // of the items less the centre (a Reduce whose second operand is that row value). Not joined
 // (they run eagerly, running the group first): rows longer than 65536 items (eager splits a few
-// long rows over the threads), arg reductions, and var's centred pass on CUDA (the row programs
-// have no centred phase yet). On CUDA a row group is one generated kernel (Note [Fused row
-// groups on CUDA] in cuda_row_source.cpp).
+// long rows over the threads) and arg reductions. On CUDA a row group is one generated kernel
+// (Note [Fused row groups on CUDA] in cuda_row_source.cpp).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -75,8 +74,8 @@ bool defer_where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_
 // out = src converted to out's dtype (a cast or a copy; src of out's shape, any strides).
 bool defer_cast(const Tensor& out, const Tensor& src);
 // out[j] = the reduction of row j of `in` (contiguous, its items in out.numel() rows; Sum, Prod,
-// Max, Min, `finish` dividing for mean; on the CPU also SumSquares of the items less `center`[j],
-// var's second pass) (Note [Row groups]).
+// Max, Min, `finish` dividing for mean; SumSquares of the items less `center`[j], var's second
+// pass) (Note [Row groups]).
 bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
                   const ops::ReduceFinish& finish, const Tensor& center = Tensor());
 

@@ -4,6 +4,7 @@ csrc/fusion/cuda_source.cpp), their NVRTC compilation (no GPU needed), the kerne
 as generated kernels against eager."""
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -364,6 +365,9 @@ def row_programs():
     genesis.compile(lambda x, r: (x * 2).sum(-1) * r)(x, genesis.randn(64))  # a row input
     genesis.compile(lambda x: (x > 0).long().sum(-1, keepdim=True) * x.long().amax(-1))(x)
     genesis.compile(lambda x: x.prod(-1).abs().log() + x.amin(-1))(x)
+    for dtype in (genesis.float32, genesis.float64, genesis.bfloat16):  # var's centred phase
+        genesis.compile(rows.layer_norm_by_var)(x.to(dtype))
+    genesis.compile(lambda x: x.std(-1, correction=2))(x)
 
 
 @requires_nvrtc
@@ -377,6 +381,8 @@ def test_row_programs_compile(captured):
     assert "in1[c]" in layer_norm and "in2[c]" in layer_norm  # the weight and bias: columns
     assert layer_norm.count("out8[i] = v8;") == 1  # written once, in the last phase
     assert any("in1[row]" in t for t in programs.values())  # the row input
+    centred = [t for t in programs.values() if re.search(r"acc\d+, d(\d+) \* d\1\)", t)]
+    assert len(centred) >= 4 and any("gm::m_sqrt(" in t for t in centred)  # var, std
     assert fusion._captured_key_mismatches() == 0
 
 
@@ -403,6 +409,8 @@ def test_cuda_row_groups_match_eager(cuda_fusion, dtype, shape):
         (rows.log_softmax, (x,)),
         (rows.layer_norm, (x, w, b)),
         (rows.rms_norm, (x, w)),
+        (rows.layer_norm_by_var, (x,)),
+        (lambda x: x.std(-1, correction=2), (x,)),
     ):
         fusion.reset_stats()
         got = genesis.compile(fn)(*args)
