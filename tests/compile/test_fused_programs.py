@@ -415,7 +415,8 @@ def test_cuda_row_groups_match_eager(cuda_fusion, dtype, shape):
         fusion.reset_stats()
         got = genesis.compile(fn)(*args)
         assert fusion.stats()["groups"] == 1
-        close(got, fn(*args), rtol)
+        # rms_norm squares and sums in float32 (x.float()) whatever x's dtype: float32's rounding
+        close(got, fn(*args), max(rtol, 2e-5) if fn is rows.rms_norm else rtol)
     # max and min are exact
     base.same(
         genesis.compile(lambda x: x - x.amax(-1, keepdim=True))(x), x - x.amax(-1, keepdim=True)
