@@ -15,8 +15,6 @@
 // SumSquares reduction whose operand b is the row's centre, a row value of an earlier phase)
 // folds the square of each item less the centre, then divides by the row's length less the
 // correction, and takes the root for std.
-#include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -101,16 +99,6 @@ Accumulator accumulator(const FusedOp& op) {
   }
   a.identity = str_cat("static_cast<", a.type, ">(", a.identity, ")");
   return a;
-}
-
-// A double exactly, as its bits.
-std::string double_literal(double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "__longlong_as_double(0x%016llxLL)",
-                static_cast<unsigned long long>(bits));
-  return buf;
 }
 
 // The name an operand has in the program (v<op>, x<input>).
@@ -251,7 +239,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
       // a mean divides by the row's length; var by it less the correction
       if (op.finish.divide)
         finished = centred ? str_cat("(acc", p, " / static_cast<", acc.type, ">(",
-                                     double_literal(op.finish.divisor), "))")
+                                     text::double_literal(op.finish.divisor), "))")
                            : str_cat("(acc", p, " / static_cast<", acc.type, ">(C))");
       if (op.finish.sqrt) finished = str_cat("gm::m_sqrt(", finished, ")");
       body += str_cat("    const ", text::storage_type(op.out), " v", r, " = g_convert<",

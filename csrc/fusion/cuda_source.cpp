@@ -225,14 +225,15 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
+std::string double_literal(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return str_cat("__longlong_as_double(static_cast<long long>(", hex64(bits), "))");
+}
+
 // A number operand as the eager kernel makes it: scalar_as<C> of its ScalarArg.
 std::string number(const ops::ScalarArg& s, const char* c) {
-  if (s.is_float) {
-    uint64_t bits;
-    std::memcpy(&bits, &s.d, sizeof bits);
-    return str_cat("static_cast<", c, ">(__longlong_as_double(static_cast<long long>(", hex64(bits),
-                   ")))");
-  }
+  if (s.is_float) return str_cat("static_cast<", c, ">(", double_literal(s.d), ")");
   return str_cat("static_cast<", c, ">(", s.i, "LL)");
 }
 

@@ -63,6 +63,8 @@ std::string rng_prelude(const Graph& graph);
 std::string rng_params(const Graph& graph);
 // genesis_fused_<hash of key>
 std::string kernel_name(const std::string& key);
+// d exactly, as a double expression (its bits)
+std::string double_literal(double d);
 }  // namespace text
 
 // The headers the program includes, as (name, text): the op functors (Note [Functors for

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -104,6 +105,14 @@ void execute(const Graph& graph, const Results& results) {
     run_on_cuda(graph, results);
 }
 
+// Why the group that runs next on this thread runs, for the log (GENESIS_LOGS=compile); unset:
+// something needed its values.
+thread_local const char* t_run_reason = nullptr;
+
+// Runs g, saying why in the log.
+class Group;
+void run_because(Group& g, const char* reason);
+
 // Note [Recomputed values]: in a training step most results of a fused chain are held by
 // nobody but autograd, which saved them for the backward pass (tanh saves its output, mul its
 // operands), so writing them would cost a pass over memory each, and reading them back another.
@@ -117,14 +126,6 @@ void execute(const Graph& graph, const Results& results) {
 // on the same inputs: it watches them (a write to one runs the recipe first) and holds them, so
 // the values are eager's. When the saved tensors go unused (the storage dies pending), the
 // recipe lets its inputs go (Deferred::abandon). Row values are always written (one per row).
-// Why the group that runs next on this thread runs, for the log (GENESIS_LOGS=compile); unset:
-// something needed its values.
-thread_local const char* t_run_reason = nullptr;
-
-// Runs g, saying why in the log.
-class Group;
-void run_because(Group& g, const char* reason);
-
 class Recipe final : public Deferred, public std::enable_shared_from_this<Recipe> {
  public:
   Recipe() { g_recipes_alive.fetch_add(1, std::memory_order_relaxed); }
@@ -804,18 +805,18 @@ bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
   if (row_size < 2 || row_size > kMaxRowSize ||
       (in.device().is_cpu() && !cpu::reduce_runs_whole_rows(rows, row_size)))
     return false;
-  auto make = [&](const Ref* refs, size_t n) {
+  auto make = [&](const auto& refs) {  // refs: the input's, then the centre's
     FusedOp f{OpKind::Reduce, static_cast<int>(op), in.dtype(), out.dtype(), refs[0], {}, {}};
-    if (n > 1) f.b = refs[1];
+    if (std::size(refs) > 1) f.b = refs[std::size(refs) - 1];
     f.finish = finish;
     return f;
   };
   if (centred) {
     const Tensor* tensors[2] = {&in, &center};
-    return defer({out, &in}, tensors, [&](const Ref(&refs)[2]) { return make(refs, 2); });
+    return defer({out, &in}, tensors, make);
   }
   const Tensor* tensors[1] = {&in};
-  return defer({out, &in}, tensors, [&](const Ref(&refs)[1]) { return make(refs, 1); });
+  return defer({out, &in}, tensors, make);
 }
 
 namespace {
