@@ -60,6 +60,13 @@ struct ContentMemo {
 // - mutable_data() and share_data() (a write, or the address leaving genesis) run the work of a
 //   pending storage and the work that watches a watched one.
 // The check is one relaxed atomic load on each access; the slow path takes the lock.
+// Note [Pending storages hold no memory]: the fresh memory an op allocated for a result goes back
+// to the allocator when deferred work becomes its writer, and memory comes back from the
+// allocator (on the work's stream) just before the work writes the values. So the temporaries
+// of a fused chain, and the values recomputed for a backward pass instead of stored (Note
+// [Recomputed values] in fusion/group.cpp), take no memory at all: a compiled training step
+// holds only the activations it writes. Every way to the memory (data(), mutable_data(),
+// share_data(), data_ptr()) settles first; nbytes() and device() are read as they are.
 class Deferred {
  public:
   virtual ~Deferred() = default;
@@ -105,7 +112,11 @@ class StorageImpl {
   }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
-  const DataPtr& data_ptr() const { return data_; }
+  const DataPtr& data_ptr() const {
+    if (deferred_.load(std::memory_order_relaxed) & kPending) [[unlikely]]
+      settle(false);  // Note [Pending storages hold no memory]: the memory comes with the values
+    return data_;
+  }
 
   uint64_t write_version() const { return version_.load(std::memory_order_relaxed); }
   // How many of autograd's saved tensors hold this storage (Note [Exports of saved tensors] in
@@ -145,6 +156,11 @@ class StorageImpl {
   // Where deferred work writes the result it owes (after release): no write version is counted,
   // as eager code wrote these values before anyone could see or save the tensor.
   void* result_data() { return data_.get(); }
+  // Note [Pending storages hold no memory]: a pending storage gives its memory back until its
+  // writer writes it: only the work that will write it calls these, under its own lock.
+  void drop_memory() { data_ = DataPtr(nullptr, nullptr, nullptr, data_.device()); }
+  bool has_memory() const { return data_.get() != nullptr || nbytes_ == 0; }
+  void provide_memory(DataPtr data) { data_ = std::move(data); }
   // The work that will write this storage, if any (compared, never run, by the caller).
   const Deferred* writer() const;
   std::shared_ptr<Deferred> pending_writer() const;

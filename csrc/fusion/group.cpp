@@ -12,7 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/allocator.h"
 #include "core/errors.h"
+#include "core/memory_events.h"
 #include "core/scalar.h"
 #include "cpu/reduce.h"
 #include "cuda/stream.h"
@@ -113,6 +115,30 @@ thread_local const char* t_run_reason = nullptr;
 class Group;
 void run_because(Group& g, const char* reason);
 
+// Note [Pending storages hold no memory] (core/storage.h): memory for the result of `op` that
+// the work is about to write, from the device's allocator on the work's stream (the caching pool
+// ties a block to the stream it was made for, and the result is written there), named with the
+// result's shape and dtype for the memory profiler (Note [Tensor shapes of memory events]).
+void provide_memory(StorageImpl& s, const Graph& graph, const FusedOp& op) {
+  if (s.has_memory()) return;
+  const Shape rows{graph.rows};
+  const Shape& sizes = op.row ? rows : graph.shape;
+  ScopedTensorAllocation named(sizes.data(), sizes.size(), static_cast<int8_t>(op.out));
+  if (!graph.device.is_cuda()) {
+    s.provide_memory(allocator_for(graph.device)->allocate(s.nbytes()));
+    return;
+  }
+  const int index = graph.device.index;
+  const cuda::StreamId previous = cuda::current_stream(index);
+  cuda::set_current_stream(index, graph.stream);
+  struct Restore {
+    int index;
+    cuda::StreamId stream;
+    ~Restore() { cuda::set_current_stream(index, stream); }
+  } restore{index, previous};
+  s.provide_memory(allocator_for(graph.device)->allocate(s.nbytes()));
+}
+
 // Note [Recomputed values]: in a training step most results of a fused chain are held by
 // nobody but autograd, which saved them for the backward pass (tanh saves its output, mul its
 // operands), so writing them would cost a pass over memory each, and reading them back another.
@@ -161,6 +187,7 @@ class Recipe final : public Deferred, public std::enable_shared_from_this<Recipe
     } release{this, results};
     if (!results.held.back()) return;
     g_recomputed_alone.fetch_add(1, std::memory_order_relaxed);
+    provide_memory(*results.held.back(), graph, graph.ops.back());
     execute(graph, results);
   }
 
@@ -262,6 +289,7 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     }
     op.storage = out.storage().impl();
     out.storage().impl()->set_writer(shared_from_this());
+    out.storage().impl()->drop_memory();  // Note [Pending storages hold no memory]
     graph_.ops.push_back(std::move(op));
   }
 
@@ -299,6 +327,8 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     const int recompute = g_recompute.load(std::memory_order_relaxed);
     if (recompute == 1 || (recompute < 0 && graph_.device.is_cuda()))
       leave_for_recomputation(results);
+    for (size_t k = 0; k < graph_.ops.size(); ++k)
+      if (results.held[k]) provide_memory(*results.held[k], graph_, graph_.ops[k]);
     count(results);
     capture(results);
     execute(graph_, results);

@@ -181,3 +181,63 @@ def test_threads_recompute_their_own_values(recompute):
     for g, w in zip(got, want):
         same(g, w)
     assert fusion.stats()["recipes_alive"] == 0
+
+
+def _live_buffers(nbytes):
+    """How many live CPU allocations of exactly nbytes there are."""
+    found = genesis.detailed_memory_stats("cpu").get_large_allocations(nbytes)
+    return sum(1 for a in found if a.requested == nbytes)
+
+
+@pytest.mark.parametrize("recompute_on", [False, True], ids=["saved", "recomputed"])
+def test_pending_and_recomputed_values_hold_no_memory(recompute_on):
+    """Note [Pending storages hold no memory]: a deferred result takes memory only when it is
+    written, so the temporaries of a chain never do, and with recomputation neither do the
+    values autograd saved for the backward pass (eager holds each of them)."""
+    n = 1 << 16
+    nbytes = 4 * n
+    fusion.set_recompute(recompute_on)
+    genesis.enable_memory_debugging(True)  # the CPU's allocations are listed while it is on
+    try:
+        x = genesis.randn(n).requires_grad_()
+        gc.collect()
+        base = _live_buffers(nbytes)
+        eager_out = gelu_tanh(x)
+        eager = _live_buffers(nbytes) - base
+        del eager_out
+
+        seen = []
+
+        def pending_then_read(t):
+            y = t.detach() * 2.0 + 1.0  # two ops, both deferred: no memory yet
+            seen.append(_live_buffers(nbytes) - base)
+            y.numpy()  # a read runs the group: the held result gets its memory
+            seen.append(_live_buffers(nbytes) - base)
+
+        genesis.compile(pending_then_read)(x)
+        assert seen == [0, 1]
+        # the memory written later is named as eager's would be (the memory profiler's shapes)
+        y = genesis.compile(lambda t: t.detach() * 3.0)(x)
+        (found,) = [
+            a
+            for a in genesis.detailed_memory_stats("cpu").get_large_allocations(nbytes)
+            if a.requested == nbytes and a.address == y.data_ptr()
+        ]
+        assert found.shape == (n,) and found.dtype == genesis.float32
+        del y
+
+        out = genesis.compile(gelu_tanh)(x)
+        compiled = _live_buffers(nbytes) - base
+        assert eager >= 6  # the output and the saved values
+        if recompute_on:
+            assert compiled == 1  # only the output: every saved value is a recipe
+        else:
+            assert 1 < compiled <= eager
+        out.backward(genesis.ones_like(out))
+        assert x.grad is not None
+        del out
+        gc.collect()
+        assert fusion.stats()["recipes_alive"] == 0
+    finally:
+        genesis.enable_memory_debugging(False)
+        fusion.set_recompute(None)
