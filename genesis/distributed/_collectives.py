@@ -1,10 +1,13 @@
-"""The collectives and point-to-point operations over NCCL, with torch.distributed's signatures.
+"""The collectives and point-to-point operations, with torch.distributed's signatures.
 
-Each runs on the group's NCCL stream after the work already queued on the caller's current
-stream (Note [Collectives and stream order] in csrc/cuda/nccl.cpp). Without ``async_op`` the
-caller's current stream then waits for it before the call returns, so the next op on that
-stream sees the result, and the host never waits; with ``async_op=True`` a Work is returned and
-``work.wait()`` does that wait. Tensors must be contiguous CUDA tensors on the group's device.
+CUDA tensors go over NCCL where the group has it: each runs on the group's NCCL stream after
+the work already queued on the caller's current stream (Note [Collectives and stream order] in
+csrc/cuda/nccl.cpp). Without ``async_op`` the caller's current stream then waits for it before
+the call returns, so the next op on that stream sees the result, and the host never waits; with
+``async_op=True`` a Work is returned and ``work.wait()`` does that wait. CPU tensors (and CUDA
+tensors of a group without NCCL) go through the store, the "gloo" backend (Note [Collectives
+through the store] in _store_comm.py), and are done when the call returns. Tensors must be
+contiguous, on the group's device for NCCL.
 """
 
 import genesis
@@ -15,14 +18,11 @@ from ._world import group_of
 _Tensor = genesis.Tensor
 
 
-def _check_tensor(t, name, what="tensor"):
+def _check_tensor(t, name, what="tensor", like=None):
     if not isinstance(t, _Tensor):
         raise TypeError(f"[{name}] {what} must be a genesis.Tensor, got {type(t).__name__}")
-    if t.device.type != "cuda":
-        raise ValueError(
-            f"[{name}] NCCL communicates CUDA tensors; {what} is on {t.device} (move it with "
-            ".cuda())"
-        )
+    if like is not None and t.device != like.device:
+        raise ValueError(f"[{name}] {what} is on {t.device}, the other tensor on {like.device}")
     if not t.is_contiguous():
         raise ValueError(f"[{name}] {what} must be contiguous (call .contiguous() first)")
     return t
@@ -47,7 +47,7 @@ def _group(group, name):
 
 
 def _comm(g, name, tensor):
-    return g._communicator(tensor.device.index, name)
+    return g._communicator_for(tensor, name)
 
 
 def all_reduce(tensor, op="sum", group=None, async_op=False):
@@ -159,7 +159,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     """
     name = "all_gather_into_tensor"
     _check_tensor(output_tensor, name, "output_tensor")
-    _check_tensor(input_tensor, name, "input_tensor")
+    _check_tensor(input_tensor, name, "input_tensor", output_tensor)
     g = _group(group, name)
     g._check_agreement(name, _signature(input_tensor))
     handle = _comm(g, name, input_tensor).all_gather(input_tensor, output_tensor)
@@ -230,7 +230,7 @@ def reduce_scatter_tensor(output, input, op="sum", group=None, async_op=False):
     """
     name = "reduce_scatter_tensor"
     _check_tensor(output, name, "output")
-    _check_tensor(input, name, "input")
+    _check_tensor(input, name, "input", output)
     op = reduction_name(op, name)
     g = _group(group, name)
     g._check_agreement(name, f"{op} {_signature(input, output)}")
@@ -285,7 +285,7 @@ def all_to_all_single(
     """
     name = "all_to_all_single"
     _check_tensor(output, name, "output")
-    _check_tensor(input, name, "input")
+    _check_tensor(input, name, "input", output)
     g = _group(group, name)
     send = _splits(input_split_sizes, input, g.size(), name, "input")
     recv = _splits(output_split_sizes, output, g.size(), name, "output")
@@ -396,7 +396,8 @@ def barrier(group=None, async_op=False, device_ids=None):
     """Waits until every rank of a group reached the barrier (the host blocks).
 
     It is an all_reduce of one element on the group's device (``device_ids[0]``, else the
-    device of the group's collectives so far, else ``rank % device_count()``).
+    device of the group's collectives so far, else ``rank % device_count()``), or through the
+    store for a group without NCCL or a machine without a GPU ("gloo").
 
     Args:
         group (ProcessGroup, optional): the ranks. Default: None (the default group).
@@ -412,6 +413,10 @@ def barrier(group=None, async_op=False, device_ids=None):
     """
     name = "barrier"
     g = _group(group, name)
+    if "gloo" in g._backends and ("nccl" not in g._backends or not genesis.cuda.device_count()):
+        g._check_agreement(name, "")
+        g._store_communicator(name).all_reduce(genesis.zeros(1), genesis.zeros(1), "sum")
+        return Work(None, None, g) if async_op else None
     if device_ids:
         device = int(device_ids[0])
     elif g._comm:

@@ -1,4 +1,4 @@
-"""Process groups: who takes part, their store, and their NCCL communicator.
+"""Process groups: who takes part, their store, and their communicators (NCCL, the store's).
 
 Note [Process groups]
 A process group is a set of global ranks with a store (the rendezvous's, under a prefix of the
@@ -24,6 +24,7 @@ import threading
 from .. import _C
 from . import _nccl
 from ._store import DistStoreError, PrefixStore
+from ._store_comm import StoreCommunicator
 
 
 class ReduceOp:
@@ -155,6 +156,8 @@ class ProcessGroup:
         name (str): the group's name (its creation number).
         timeout (datetime.timedelta): how long its store operations wait.
         debug (bool): whether collectives first check that every rank agrees.
+        backends (tuple of str): ``"nccl"`` (CUDA tensors) and/or ``"gloo"`` (the store's).
+            Default: ``("nccl",)``.
 
     Example::
 
@@ -163,8 +166,10 @@ class ProcessGroup:
         1
     """
 
-    def __init__(self, store, ranks, global_rank, name, timeout, debug):
+    def __init__(self, store, ranks, global_rank, name, timeout, debug, backends=("nccl",)):
         self._store = PrefixStore(f"group{name}", store)
+        self._backends = tuple(backends)
+        self._store_comm = None
         self._ranks = list(ranks)
         self._global_rank = global_rank
         self._rank = self._ranks.index(global_rank) if global_rank in self._ranks else -1
@@ -256,6 +261,26 @@ class ProcessGroup:
                     f"first collective's device); got a tensor on cuda:{device}"
                 )
             return self._comm
+
+    def _communicator_for(self, tensor, name):
+        """The communicator that carries `tensor`: NCCL for a CUDA tensor where the group has
+        it, else the store's (the "gloo" backend: Note [Collectives through the store])."""
+        if tensor.device.type == "cuda" and "nccl" in self._backends:
+            return self._communicator(tensor.device.index, name)
+        if "gloo" not in self._backends:
+            raise ValueError(
+                f"[{name}] NCCL communicates CUDA tensors; the tensor is on {tensor.device} "
+                "(move it with .cuda(), or start the group with the 'gloo' backend for CPU "
+                "tensors)"
+            )
+        return self._store_communicator(name)
+
+    def _store_communicator(self, name):
+        self._member(name)
+        with self._lock:
+            if self._store_comm is None:
+                self._store_comm = StoreCommunicator(self._store, self.size(), self._rank)
+            return self._store_comm
 
     def _async_error(self):
         comm = self._comm

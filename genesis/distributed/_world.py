@@ -33,8 +33,31 @@ def _join(store, rank, world_size, timeout):
         ) from None
 
 
+def _backends(backend, name, default):
+    """The backends a backend string names: "nccl" (CUDA tensors), "gloo" (CPU tensors through
+    the store: Note [Collectives through the store]), or "cpu:gloo,cuda:nccl" (both, what None
+    gives, as in torch.distributed)."""
+    if backend is None:
+        return default
+    text = backend.lower() if isinstance(backend, str) else None
+    if text in ("nccl", "gloo"):
+        return (text,)
+    if text is not None:
+        parts = dict(p.split(":", 1) for p in text.replace(" ", "").split(",") if ":" in p)
+        if parts and set(parts.items()) <= {("cpu", "gloo"), ("cuda", "nccl"), ("cuda", "gloo")}:
+            return tuple(sorted(set(parts.values())))
+    raise ValueError(
+        f"[{name}] unsupported backend {backend!r}; genesis supports 'nccl', 'gloo' and "
+        "'cpu:gloo,cuda:nccl'"
+    )
+
+
+def backend_name(backends):
+    return backends[0] if len(backends) == 1 else "cpu:gloo,cuda:nccl"
+
+
 def init_process_group(
-    backend="nccl",
+    backend=None,
     init_method=None,
     timeout=None,
     world_size=-1,
@@ -49,12 +72,16 @@ def init_process_group(
     after ``timeout``). The ranks meet through a store: the one ``init_method`` names
     (``"env://"`` reads ``MASTER_ADDR``, ``MASTER_PORT``, ``RANK`` and ``WORLD_SIZE``, as set
     by ``python -m genesis.distributed.run``; ``"tcp://host:port"``; ``"file:///path"``) or
-    the given ``store``. Collectives run over NCCL on CUDA tensors; the NCCL communicator is made
-    at the first collective, on that tensor's device. NCCL is loaded then, from the
+    the given ``store``. Collectives of CUDA tensors run over NCCL; the NCCL communicator is
+    made at the first collective, on that tensor's device. NCCL is loaded then, from the
     ``nvidia-nccl-cu13`` package or the system (RuntimeError naming what to install otherwise).
+    Collectives of CPU tensors run through the store with the ``"gloo"`` backend (correct, not
+    fast: for tests and small runs).
 
     Args:
-        backend (str): only ``"nccl"``. Default: "nccl".
+        backend (str, optional): ``"nccl"`` (CUDA tensors), ``"gloo"`` (CPU tensors, and CUDA
+            tensors through host copies) or ``"cpu:gloo,cuda:nccl"`` (each by its device).
+            Default: None (``"cpu:gloo,cuda:nccl"``, as torch.distributed).
         init_method (str, optional): where the ranks meet. Default: None (``"env://"``, unless
             ``store`` is given).
         timeout (datetime.timedelta, optional): how long to wait for the other ranks, here and
@@ -81,10 +108,7 @@ def init_process_group(
     name = "init_process_group"
     if state.world is not None:
         raise RuntimeError(f"[{name}] the default process group is already initialized")
-    if backend is None:
-        backend = "nccl"
-    if not isinstance(backend, str) or backend.lower() != "nccl":
-        raise ValueError(f"[{name}] unsupported backend {backend!r}; genesis supports 'nccl'")
+    backends = _backends(backend, name, ("gloo", "nccl"))
     timeout = _check_timeout(timeout, name)
     for arg, value in (("rank", rank), ("world_size", world_size)):
         if not isinstance(value, int) or isinstance(value, bool):
@@ -111,9 +135,9 @@ def init_process_group(
         raise
     state.store = store
     state.owned_store = owned
-    state.backend = "nccl"
+    state.backend = backend_name(backends)
     state.world = ProcessGroup(
-        store, range(world_size), rank, "0", timeout, debug_from_environment()
+        store, range(world_size), rank, "0", timeout, debug_from_environment(), backends
     )
     state.groups = [state.world]
     state.made = 0
@@ -201,7 +225,8 @@ def new_group(ranks=None, timeout=None, backend=None):
         ranks (list of int, optional): the global ranks of the members. Default: None (all).
         timeout (datetime.timedelta, optional): its store timeout. Default: None (the default
             group's).
-        backend (str, optional): only ``"nccl"``. Default: None.
+        backend (str, optional): ``"nccl"``, ``"gloo"`` or ``"cpu:gloo,cuda:nccl"``. Default:
+            None (the default group's).
 
     Returns:
         ProcessGroup: the new group.
@@ -216,8 +241,7 @@ def new_group(ranks=None, timeout=None, backend=None):
     """
     name = "new_group"
     world = _world(name)
-    if backend is not None and str(backend).lower() != "nccl":
-        raise ValueError(f"[{name}] unsupported backend {backend!r}; genesis supports 'nccl'")
+    backends = _backends(backend, name, world._backends)
     size = world.size()
     if ranks is None:
         ranks = list(range(size))
@@ -229,7 +253,9 @@ def new_group(ranks=None, timeout=None, backend=None):
         raise ValueError(f"[{name}] ranks has duplicates: {ranks}")
     timeout = world._timeout if timeout is None else _check_timeout(timeout, name)
     state.made += 1  # names never repeat, so a new group never reads an old group's keys
-    group = ProcessGroup(state.store, ranks, world.rank(), str(state.made), timeout, world._debug)
+    group = ProcessGroup(
+        state.store, ranks, world.rank(), str(state.made), timeout, world._debug, backends
+    )
     state.groups.append(group)
     return group
 
@@ -327,7 +353,7 @@ def get_backend(group=None):
         group (ProcessGroup, optional): the group. Default: None (the default group).
 
     Returns:
-        str: ``"nccl"``.
+        str: ``"nccl"``, ``"gloo"`` or ``"cpu:gloo,cuda:nccl"``.
 
     Example::
 
@@ -337,5 +363,4 @@ def get_backend(group=None):
         'nccl'
         >>> dist.destroy_process_group()
     """
-    group_of(group, "get_backend")
-    return "nccl"
+    return backend_name(group_of(group, "get_backend")._backends)

@@ -110,7 +110,8 @@ def test_init_and_destroy_with_a_store(world):
 @pytest.mark.parametrize(
     "kwargs, error, text",
     [
-        ({"backend": "gloo"}, ValueError, "unsupported backend"),
+        ({"backend": "mpi"}, ValueError, "unsupported backend"),
+        ({"backend": "cpu:mpi"}, ValueError, "unsupported backend"),
         ({"backend": "nccl", "rank": 0, "world_size": 0}, ValueError, "world_size >= 1"),
         ({"backend": "nccl", "rank": 1, "world_size": 1}, ValueError, "rank < world_size"),
         ({"backend": "nccl", "rank": "0", "world_size": 1}, TypeError, "rank must be an int"),
@@ -144,7 +145,7 @@ def test_new_group_bad_ranks(world):
             dist.new_group(ranks)
         check_message(e)
     with pytest.raises(ValueError, match="unsupported backend"):
-        dist.new_group([0], backend="gloo")
+        dist.new_group([0], backend="mpi")
 
 
 def test_bad_tensors_and_reductions(world):
@@ -164,6 +165,41 @@ def test_bad_tensors_and_reductions(world):
             dist.broadcast(x, src=3)
         with pytest.raises(ValueError, match="needs the sending rank"):
             dist.recv(x)
+
+
+def test_backends_and_cpu_tensors_in_a_world_of_one():
+    """None gives torch's "cpu:gloo,cuda:nccl": CPU tensors go through the store; "nccl" alone
+    refuses them; "gloo" takes both devices."""
+    for backend, name in ((None, "cpu:gloo,cuda:nccl"), ("gloo", "gloo"),
+                          ("cpu:gloo,cuda:nccl", "cpu:gloo,cuda:nccl")):  # fmt: skip
+        dist.init_process_group(backend, store=dist.HashStore(), rank=0, world_size=1)
+        try:
+            assert dist.get_backend() == name
+            x = genesis.arange(6.0).reshape(2, 3)
+            dist.all_reduce(x, op="avg")
+            assert genesis.equal(x, genesis.arange(6.0).reshape(2, 3))
+            work = dist.all_reduce(x, async_op=True)
+            assert work.is_completed() and work.wait()
+            out = genesis.zeros(1, 2, 3)
+            dist.all_gather_into_tensor(out, x)
+            assert genesis.equal(out[0], x)
+            if HAS_CUDA:
+                with pytest.raises(ValueError, match=r"^\[all_gather_into_tensor\] input_tensor"):
+                    dist.all_gather_into_tensor(out, x.cuda())
+            dist.barrier()
+            assert dist.get_backend(dist.new_group([0], backend="gloo")) == "gloo"
+        finally:
+            dist.destroy_process_group()
+    dist.init_process_group("nccl", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        with pytest.raises(ValueError, match=r"^\[all_reduce\] NCCL communicates CUDA"):
+            dist.all_reduce(genesis.ones(2))
+        group = dist.new_group([0], backend="gloo")  # a CPU group beside the NCCL world
+        x = genesis.ones(2)
+        dist.all_reduce(x, group=group)
+        assert x.tolist() == [1.0, 1.0]
+    finally:
+        dist.destroy_process_group()
 
 
 def test_is_nccl_available_is_a_bool():
@@ -298,6 +334,14 @@ def test_destroyed_group_raises(world):
 def test_launcher_world_of_one_runs_every_collective():
     result = launch(1, "collectives")
     assert_ranks_ok(result, 1, "collectives")
+
+
+@pytest.mark.parametrize("nproc", [1, 3])
+def test_gloo_every_collective_on_cpu(nproc):
+    """The "gloo" backend (CPU tensors through the store): every collective, every dtype, with
+    the same checks as NCCL's, on ranks without a GPU."""
+    result = launch(nproc, "collectives", env={"WORKER_BACKEND": "gloo"})
+    assert_ranks_ok(result, nproc, "collectives")
 
 
 @requires_nccl
