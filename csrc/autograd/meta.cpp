@@ -138,12 +138,26 @@ int64_t register_hook(const Tensor& t, GradHook hook) {
   return id;
 }
 
+int64_t register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateHook hook) {
+  const char* op = "register_post_accumulate_grad_hook";
+  GENESIS_CHECK(requires_grad(t), op,
+                "cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& m = meta_of(t);
+  GENESIS_CHECK(m.grad_fn == nullptr, op,
+                "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  int64_t id = next_hook_id.fetch_add(1);
+  auto lock = lock_letting_caller_run(m.mutex);  // AccumulateGrad copies them under it
+  m.post_accumulate_hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
 void remove_hook(const Tensor& t, int64_t id) {
   const auto& m = t.autograd_meta();
   if (m == nullptr) return;
   {
     auto lock = lock_letting_caller_run(m->mutex);
     std::erase_if(m->hooks, [id](const auto& h) { return h.first == id; });
+    std::erase_if(m->post_accumulate_hooks, [id](const auto& h) { return h.first == id; });
   }
   if (m->grad_fn != nullptr)
     std::erase_if(m->grad_fn->output_hooks, [id](const OutputHook& h) { return h.id == id; });

@@ -17,6 +17,8 @@ namespace genesis {
 
 // A hook on a tensor's gradient: returns a replacement, or an undefined Tensor to keep it.
 using GradHook = std::function<Tensor(const Tensor&)>;
+// A hook that runs after a leaf's gradient was added into its .grad, given the leaf.
+using PostAccumulateHook = std::function<void(const Tensor&)>;
 
 // The recorded view ops that make a view again from the root of its chain of views (Note [Views
 // and autograd] in autograd/views.cpp), newest last: a persistent list, so a view of a view
@@ -54,6 +56,7 @@ struct AutogradMeta {
   Tensor grad;  // undefined: None
   bool retains_grad = false;
   std::vector<std::pair<int64_t, GradHook>> hooks;  // a leaf's hooks, by handle id
+  std::vector<std::pair<int64_t, PostAccumulateHook>> post_accumulate_hooks;  // a leaf's
   // For a view made by a recorded view op (Note [Views and autograd]): the tensor its chain of
   // views started from, the recorded ops that make it from there again, and the storage's write
   // version when its grad_fn was last set.
@@ -99,6 +102,8 @@ bool retains_grad(const Tensor& t);
 // Tensor.register_hook: the id that removes it again (remove_hook).
 int64_t register_hook(const Tensor& t, GradHook hook);
 void remove_hook(const Tensor& t, int64_t id);
+// Tensor.register_post_accumulate_grad_hook (a leaf only): removed by remove_hook too.
+int64_t register_post_accumulate_grad_hook(const Tensor& t, PostAccumulateHook hook);
 // Tensor._version: the write version of its storage (Note [Write versions]).
 uint64_t version(const Tensor& t);
 

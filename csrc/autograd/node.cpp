@@ -173,15 +173,21 @@ Grads AccumulateGrad::apply(Grads&& grads) {
     if (replaced.defined()) g = std::move(replaced);
   }
   bool create_graph = GradMode::is_enabled();
-  auto lock = lock_letting_caller_run(m.mutex);
-  if (!m.grad.defined()) {
-    // Under create_graph the gradient keeps its history, so it can be differentiated again.
-    m.grad = create_graph ? g : can_take(g) ? detach(g) : ops::clone(g);
-  } else if (create_graph || !m.grad.is_writable() || m.grad.has_shared_elements()) {
-    m.grad = ag::binary(ops::BinaryOp::Add, m.grad, g, "backward");
-  } else {
-    ops::binary_(ops::BinaryOp::Add, m.grad, g, "backward");
+  std::vector<std::pair<int64_t, PostAccumulateHook>> after;
+  {
+    auto lock = lock_letting_caller_run(m.mutex);
+    if (!m.grad.defined()) {
+      // Under create_graph the gradient keeps its history, so it can be differentiated again.
+      m.grad = create_graph ? g : can_take(g) ? detach(g) : ops::clone(g);
+    } else if (create_graph || !m.grad.is_writable() || m.grad.has_shared_elements()) {
+      m.grad = ag::binary(ops::BinaryOp::Add, m.grad, g, "backward");
+    } else {
+      ops::binary_(ops::BinaryOp::Add, m.grad, g, "backward");
+    }
+    after = m.post_accumulate_hooks;
   }
+  // Outside the lock: a hook reads and may replace .grad (an optimizer step in backward, DDP).
+  for (const auto& h : after) h.second(leaf);
   return {};
 }
 

@@ -165,6 +165,21 @@ void init_autograd(py::module_& m, py::class_<Tensor>& cls) {
           },
           py::arg("hook"))
       .def(
+          "register_post_accumulate_grad_hook",
+          [](const Tensor& t, py::function fn) {
+            auto held =
+                std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* o) {
+                  py::gil_scoped_acquire gil;
+                  delete o;
+                });
+            PostAccumulateHook hook = [held](const Tensor& leaf) {
+              py::gil_scoped_acquire gil;
+              (*held)(py::cast(leaf));
+            };
+            return HookHandle{t, au::register_post_accumulate_grad_hook(t, std::move(hook))};
+          },
+          py::arg("hook"))
+      .def(
           "backward",
           [](py::handle self, py::handle gradient, py::handle retain_graph, bool create_graph,
              py::handle inputs) {

@@ -138,6 +138,29 @@ Example::
     tensor([2., 2.])
     >>> h.remove()
 """,
+    "Tensor.register_post_accumulate_grad_hook": """\
+Runs ``hook(tensor)`` each time backward has added a gradient into this leaf's ``.grad``.
+
+The hook sees the accumulated ``.grad`` (and may use or replace it: an optimizer step during
+backward, or DistributedDataParallel's bucket that is ready); what it returns is ignored. Only a
+leaf that requires grad takes one (RuntimeError otherwise).
+
+Args:
+    hook: a callable taking the tensor.
+
+Returns:
+    A handle whose ``remove()`` takes the hook off again.
+
+Example::
+
+    >>> w = genesis.ones(2).requires_grad_()
+    >>> seen = []
+    >>> h = w.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+    >>> (w * 3).sum().backward()
+    >>> seen
+    [[3.0, 3.0]]
+    >>> h.remove()
+""",
     "Tensor.backward": """\
 Adds the gradient of this tensor into the ``.grad`` of the leaves it depends on.
 

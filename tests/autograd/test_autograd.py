@@ -993,6 +993,38 @@ def test_removed_hook_does_not_run(where, device):
     np.testing.assert_allclose(np_of(x.grad), np.full(3, 2.0))
 
 
+def test_post_accumulate_grad_hooks(device):
+    """torch's Tensor.register_post_accumulate_grad_hook: after each accumulation into .grad,
+    with the accumulated value; removable; leaves only."""
+    x = leaf(rand((3,), 79), device)
+    seen = []
+    first = x.register_post_accumulate_grad_hook(lambda t: seen.append(np_of(t.grad).copy()))
+    x.register_hook(lambda g: g * 2)  # a gradient hook runs before the accumulation
+    (x * 3).sum().backward()
+    (x * 1).sum().backward()
+    np.testing.assert_allclose(seen[0], np.full(3, 6.0))
+    np.testing.assert_allclose(seen[1], np.full(3, 8.0))  # accumulated
+    first.remove()
+    calls = []
+
+    def step(t):  # an optimizer step in backward: uses the grad and drops it
+        calls.append(1)
+        with genesis.no_grad():
+            t.sub_(t.grad)
+        t.grad = None
+
+    x.register_post_accumulate_grad_hook(step)
+    x.grad = None
+    before = np_of(x.detach()).copy()
+    (x * 1).sum().backward()
+    assert len(seen) == 2 and calls == [1] and x.grad is None
+    np.testing.assert_allclose(np_of(x.detach()), before - 2.0)
+    with pytest.raises(RuntimeError, match=r"^\[register_post_accumulate_grad_hook\] post"):
+        (x * 2).register_post_accumulate_grad_hook(step)
+    with pytest.raises(RuntimeError, match=r"^\[register_post_accumulate_grad_hook\] cannot"):
+        genesis.ones(2).register_post_accumulate_grad_hook(step)
+
+
 def test_retain_grad_on_non_leaf(device):
     a = rand((3, 4), 78)
     x, tx = leaf(a, device), tleaf(a)
