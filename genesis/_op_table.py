@@ -432,6 +432,7 @@ OPS: tuple[Op, ...] = (
     op("reciprocal", "math_functions", "function method inplace out", elementwise="unary Reciprocal", dtypes="all"),
     op("record_stream", "convert", "method", grad="none", dtypes="all", devices="cuda"),
     op("register_hook", "autograd", "method", grad="none", dtypes="float"),
+    op("register_post_accumulate_grad_hook", "autograd", "method", grad="none", dtypes="float"),
     op("relu", "math", "function method inplace", elementwise="unary Relu", dtypes="numeric"),
     op("remainder", "math", "function method inplace out", elementwise="binary Rem", dtypes="numeric"),
     op("repeat", "shape_ops", "method", sizes="repeats", dtypes="all"),

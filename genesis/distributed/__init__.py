@@ -1,4 +1,4 @@
-"""Several processes computing together: process groups and collectives over NCCL.
+"""Several processes computing together: process groups and collectives (NCCL, or the store).
 
 The names and semantics are torch.distributed's. Start one process per GPU with the launcher
 (``python -m genesis.distributed.run --nproc-per-node 2 train.py``), call
@@ -37,6 +37,7 @@ from ._store import DistStoreError, FileStore, HashStore, PrefixStore, Store, TC
 from ._world import (
     destroy_process_group,
     get_backend,
+    get_global_rank,
     get_rank,
     get_world_size,
     init_process_group,
@@ -64,6 +65,7 @@ __all__ = [
     "broadcast",
     "destroy_process_group",
     "get_backend",
+    "get_global_rank",
     "get_rank",
     "get_world_size",
     "init_process_group",

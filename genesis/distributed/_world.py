@@ -346,6 +346,31 @@ def get_world_size(group=None):
     return group_of(group, "get_world_size").size()
 
 
+def get_global_rank(group, group_rank):
+    """The global rank of a group's rank ``group_rank``.
+
+    Args:
+        group (ProcessGroup): the group (None: the default group).
+        group_rank (int): a rank inside the group.
+
+    Returns:
+        int: its rank in the default group.
+
+    Example::
+
+        >>> import genesis.distributed as dist
+        >>> dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+        >>> dist.get_global_rank(dist.new_group([0]), 0)
+        0
+        >>> dist.destroy_process_group()
+    """
+    name = "get_global_rank"
+    g = group_of(group, name)
+    if not isinstance(group_rank, int) or not 0 <= group_rank < g.size():
+        raise ValueError(f"[{name}] group_rank must be in [0, {g.size()}), got {group_rank!r}")
+    return g.ranks[group_rank]
+
+
 def get_backend(group=None):
     """The backend of a group.
 

@@ -22,6 +22,17 @@ __all__ = [
     "attention",
     "functional",
     "init",
+    "parallel",  # noqa: F405 (imported at first use: __getattr__ below)
     "utils",
 ]
 __all__ += modules.__all__
+
+
+def __getattr__(name):
+    # genesis.nn.parallel needs genesis.distributed, which needs the genesis module that imports
+    # this one: it is imported at first use (import genesis.nn.parallel works too).
+    if name == "parallel":
+        import importlib
+
+        return importlib.import_module(".parallel", __name__)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

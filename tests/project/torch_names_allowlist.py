@@ -507,8 +507,8 @@ ALLOWED = {
         "not yet: apply_, map_ and map2_ (a Python callable per element, CPU only)": [
             "apply_", "map2_", "map_",
         ],
-        "not yet: autograd extras (register_post_accumulate_grad_hook, output_nr, grad_dtype)": [
-            "grad_dtype", "output_nr", "register_post_accumulate_grad_hook",
+        "not yet: autograd extras (output_nr, grad_dtype)": [
+            "grad_dtype", "output_nr",
         ],
         "not yet: tensor subclassing (as_subclass)": [
             "as_subclass",

@@ -1,0 +1,230 @@
+"""One rank of the multi-process DistributedDataParallel tests (tests/distributed/test_ddp.py).
+
+Started by ``python -m genesis.distributed.run --nproc-per-node N ddp_worker.py SCENARIO``; on
+the CPU with the "gloo" backend unless WORKER_BACKEND=nccl (one GPU a rank). Every rank can
+compute the whole global batch (the data is seeded), so each checks DDP's result against
+training one model on the global batch in this process, and exits non-zero on a difference.
+"""
+
+import os
+import sys
+
+import numpy as np
+
+import genesis
+import genesis.distributed as dist
+from genesis import nn
+from genesis.nn.parallel import DistributedDataParallel as DDP
+
+RANK = int(os.environ["RANK"])
+WORLD = int(os.environ["WORLD_SIZE"])
+BACKEND = os.environ.get("WORKER_BACKEND", "gloo")
+DEVICE = "cpu" if BACKEND == "gloo" else f"cuda:{int(os.environ['LOCAL_RANK'])}"
+
+
+def fail(text):
+    sys.exit(f"rank {RANK}: {text}")
+
+
+def close(name, got, want, tol=1e-5):
+    got, want = got.detach().cpu().double().numpy(), want.detach().cpu().double().numpy()
+    if got.shape != want.shape or not np.allclose(got, want, rtol=tol, atol=tol):
+        fail(f"{name}: got {got.ravel()[:6]} want {want.ravel()[:6]}")
+
+
+def model(seed):
+    genesis.manual_seed(seed)
+    return nn.Sequential(nn.Linear(6, 16), nn.Tanh(), nn.Linear(16, 16), nn.ReLU(),
+                         nn.Linear(16, 3)).to(DEVICE)  # fmt: skip
+
+
+def batch(step, rank, rows=4):
+    rng = np.random.default_rng(100 * step + rank)
+    x = genesis.tensor(rng.standard_normal((rows, 6)).astype(np.float32), device=DEVICE)
+    y = genesis.tensor(rng.standard_normal((rows, 3)).astype(np.float32), device=DEVICE)
+    return x, y
+
+
+def global_batch(step):
+    parts = [batch(step, r) for r in range(WORLD)]
+    return genesis.cat([p[0] for p in parts]), genesis.cat([p[1] for p in parts])
+
+
+def sgd(params, lr=0.1):
+    with genesis.no_grad():
+        for p in params:
+            if p.grad is not None:
+                p.sub_(p.grad * lr)
+
+
+def train_matches_the_global_batch():
+    """Each rank starts from another seed: construction broadcasts rank 0's parameters; three
+    steps on per-rank batches equal three steps on the global batch; bucket sizes and grads as
+    bucket views change nothing."""
+    for cap, as_view in ((25, False), (0.0002, False), (0.0002, True)):
+        reference = model(0)
+        net = model(RANK)  # different on each rank until DDP broadcasts
+        ddp = DDP(net, bucket_cap_mb=cap, gradient_as_bucket_view=as_view)
+        for p, q in zip(net.parameters(), reference.parameters()):
+            close("broadcast at construction", p, q, 0)
+        if cap < 1 and len(ddp._buckets) < 3:
+            fail(f"expected several buckets, got {len(ddp._buckets)}")
+        for step in range(3):
+            net.zero_grad()
+            x, y = batch(step, RANK)
+            nn.functional.mse_loss(ddp(x), y).backward()
+            sgd(net.parameters())
+            reference.zero_grad()
+            gx, gy = global_batch(step)
+            nn.functional.mse_loss(reference(gx), gy).backward()
+            for (n, p), q in zip(net.named_parameters(), reference.parameters()):
+                close(f"cap {cap} view {as_view} step {step} grad {n}", p.grad, q.grad)
+            sgd(reference.parameters())
+            if as_view:
+                view = ddp._buckets[ddp._bucket_of[0][0]].views[ddp._bucket_of[0][1]]
+                if view.untyped_storage()._cdata != net[0].weight.grad.untyped_storage()._cdata:
+                    fail("gradient_as_bucket_view: .grad is not the bucket's view")
+        if not ddp._rebuilt:
+            fail("the buckets were not rebuilt after the first iteration")
+
+
+def no_sync_accumulates():
+    net, reference = model(1), model(1)
+    ddp = DDP(net)
+    x0, y0 = batch(0, RANK)
+    x1, y1 = batch(1, RANK)
+    with ddp.no_sync():
+        nn.functional.mse_loss(ddp(x0), y0).backward()
+    local = net[0].weight.grad.clone()
+    r0 = model(1)
+    nn.functional.mse_loss(r0(x0), y0).backward()
+    close("no_sync keeps the local gradient", local, r0[0].weight.grad)
+    nn.functional.mse_loss(ddp(x1), y1).backward()  # synchronizes the sum of both
+    for step in (0, 1):
+        gx, gy = global_batch(step)
+        nn.functional.mse_loss(reference(gx), gy).backward()
+    for p, q in zip(net.parameters(), reference.parameters()):
+        close("no_sync then sync", p.grad, q.grad)
+
+
+class Branchy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trunk = nn.Linear(6, 3)
+        self.rank0_only = nn.Linear(6, 3)
+        self.never = nn.Linear(6, 3)
+
+    def forward(self, x, use_branch):
+        out = self.trunk(x)
+        return out + self.rank0_only(x) if use_branch else out
+
+
+def unused_parameters():
+    genesis.manual_seed(3)
+    net = Branchy().to(DEVICE)
+    ddp = DDP(net, find_unused_parameters=True, bucket_cap_mb=0.0001)
+    for step in range(2):
+        net.zero_grad()
+        x, _ = batch(step, RANK)
+        ddp(x, RANK == 0).sum().backward()
+        if net.never.weight.grad is not None:
+            fail("a parameter no rank used got a gradient")
+        g = net.rank0_only.weight.grad
+        if g is None:
+            fail("a parameter rank 0 used has no gradient")
+        x0, _ = batch(step, 0)
+        want = genesis.ones(x0.shape[0], 3, device=DEVICE).t() @ x0 / WORLD
+        close("a parameter one rank used is averaged", g, want)
+    # without find_unused_parameters the next forward names what got no gradient
+    genesis.manual_seed(3)
+    strict = DDP(Branchy().to(DEVICE))
+    x, _ = batch(0, RANK)
+    strict(x, True).sum().backward()
+    try:
+        strict(x, True)
+    except RuntimeError as e:
+        if "find_unused_parameters=True" not in str(e) or "never.weight" not in str(e):
+            fail(f"unexpected message: {e}")
+    else:
+        fail("an unused parameter did not raise at the next forward")
+
+
+def uneven_inputs_join():
+    """Rank r has 2 + r batches; the others answer its collectives after theirs ran out."""
+    net = model(5)
+    ddp = DDP(net, bucket_cap_mb=0.0005)
+    with ddp.join():
+        for step in range(2 + RANK):
+            net.zero_grad()
+            x, y = batch(step, RANK)
+            nn.functional.mse_loss(ddp(x), y).backward()
+            sgd(net.parameters())
+    # every rank applied the same averaged updates for its own steps; the replicas agree on the
+    # steps all took part in, and rank r's update at step s is the average over active ranks
+    reference = model(5)
+    for step in range(2 + WORLD - 1):
+        active = [r for r in range(WORLD) if step < 2 + r]
+        if RANK not in active:
+            break
+        reference.zero_grad()
+        total = None
+        for r in active:
+            x, y = batch(step, r)
+            loss = nn.functional.mse_loss(reference(x), y) / WORLD  # divided by the initial size
+            total = loss if total is None else total + loss
+        total.backward()
+        sgd(reference.parameters())
+    for p, q in zip(net.parameters(), reference.parameters()):
+        close("join: the updates of the active ranks", p, q)
+    try:
+        with ddp.join(throw_on_early_termination=True):
+            for step in range(1 + RANK):
+                x, y = batch(step, RANK)
+                nn.functional.mse_loss(ddp(x), y).backward()
+        if WORLD > 1:
+            fail("throw_on_early_termination did not raise")
+    except RuntimeError as e:
+        if "ran out of inputs" not in str(e):
+            fail(f"unexpected message: {e}")
+
+
+def buffers_and_checkpoints():
+    genesis.manual_seed(RANK)
+    net = nn.Sequential(nn.Linear(6, 4), nn.BatchNorm1d(4)).to(DEVICE)
+    ddp = DDP(net)
+    x, _ = batch(0, RANK)
+    ddp(x).sum().backward()  # each rank updates rank 0's running stats with its own batch
+    theirs = net[1].running_mean.clone()
+    dist.broadcast(theirs, 0)
+    if WORLD > 1 and RANK > 0 and genesis.allclose(theirs, net[1].running_mean):
+        fail("the ranks' running stats should differ after a training forward")
+    ddp.eval()
+    with genesis.no_grad():
+        ddp(x)  # broadcasts rank 0's buffers first (and eval leaves them as they are)
+    close("the buffers are rank 0's", net[1].running_mean, theirs, 0)
+    ddp.train()
+    state = ddp.state_dict()
+    if not all(k.startswith("module.") for k in state):
+        fail(f"DDP state_dict keys: {list(state)}")
+    from genesis.nn.modules.utils import consume_prefix_in_state_dict_if_present
+
+    consume_prefix_in_state_dict_if_present(state, "module.")
+    plain = nn.Sequential(nn.Linear(6, 4), nn.BatchNorm1d(4)).to(DEVICE)
+    plain.load_state_dict(state)
+    close("a DDP checkpoint loads into the plain model", plain[0].weight, net[0].weight, 0)
+
+
+SCENARIOS = {
+    "train": train_matches_the_global_batch,
+    "no_sync": no_sync_accumulates,
+    "unused": unused_parameters,
+    "join": uneven_inputs_join,
+    "buffers": buffers_and_checkpoints,
+}
+
+if __name__ == "__main__":
+    dist.init_process_group(BACKEND)
+    for name in sys.argv[1:]:
+        SCENARIOS[name]()
+        print(f"rank {RANK}: {name} ok", flush=True)
+    dist.destroy_process_group()
