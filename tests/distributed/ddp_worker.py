@@ -214,12 +214,71 @@ def buffers_and_checkpoints():
     close("a DDP checkpoint loads into the plain model", plain[0].weight, net[0].weight, 0)
 
 
+def zero_redundancy():
+    """DDP with Adam's state sharded over the ranks: the same steps as plain Adam on the
+    global batch; the consolidated state is plain Adam's; it loads back."""
+    from genesis.distributed.optim import ZeroRedundancyOptimizer
+
+    net, reference = model(7), model(7)
+    ddp = DDP(net)
+    later = [p for m in (net[2], net[4]) for p in m.parameters()]
+    groups = [{"params": list(net[0].parameters())}, {"params": later, "lr": 0.02}]
+    opt = ZeroRedundancyOptimizer(groups, genesis.optim.Adam, lr=0.01)
+    ref_groups = [{"params": list(reference[0].parameters())},
+                  {"params": [p for m in (reference[2], reference[4]) for p in m.parameters()],
+                   "lr": 0.02}]  # fmt: skip
+    ref_opt = genesis.optim.Adam(ref_groups, lr=0.01)
+    owned = sum(len(g["params"]) for g in opt.optim.param_groups)
+    if WORLD > 1 and owned >= len(list(net.parameters())):
+        fail(f"rank {RANK} owns all {owned} parameters: the state is not sharded")
+    for step in range(3):
+        opt.zero_grad()
+        x, y = batch(step, RANK)
+        nn.functional.mse_loss(ddp(x), y).backward()
+        opt.step()
+        ref_opt.zero_grad()
+        gx, gy = global_batch(step)
+        nn.functional.mse_loss(reference(gx), gy).backward()
+        ref_opt.step()
+        for (n, p), q in zip(net.named_parameters(), reference.parameters()):
+            close(f"zero step {step} {n}", p, q)
+    opt.consolidate_state_dict(to=0)
+    if RANK == 0:
+        state = opt.state_dict()
+        want = ref_opt.state_dict()
+        if sorted(state["state"]) != sorted(want["state"]):
+            fail(f"consolidated keys {sorted(state['state'])} want {sorted(want['state'])}")
+        for k, v in want["state"].items():
+            for key in ("exp_avg", "exp_avg_sq", "step"):
+                close(f"consolidated {k} {key}", state["state"][k][key], v[key])
+        if [g["lr"] for g in state["param_groups"]] != [0.01, 0.02]:
+            fail(f"param_groups {state['param_groups']}")
+    else:
+        try:
+            opt.state_dict()
+            fail("state_dict() off the consolidating rank did not raise")
+        except RuntimeError:
+            pass
+    fresh = ZeroRedundancyOptimizer(net.parameters(), genesis.optim.Adam, lr=0.5)
+    flat = ref_opt.state_dict()
+    numbers = [i for g in flat["param_groups"] for i in g["params"]]
+    flat["param_groups"] = [{**flat["param_groups"][0], "params": numbers}]
+    fresh.load_state_dict(flat)
+    for g in fresh.optim.param_groups:
+        if g["lr"] != 0.01:
+            fail(f"loaded lr {g['lr']}")
+        for p in g["params"]:
+            if "exp_avg" not in fresh.optim.state[p]:
+                fail("a loaded shard lacks its state")
+
+
 SCENARIOS = {
     "train": train_matches_the_global_batch,
     "no_sync": no_sync_accumulates,
     "unused": unused_parameters,
     "join": uneven_inputs_join,
     "buffers": buffers_and_checkpoints,
+    "zero": zero_redundancy,
 }
 
 if __name__ == "__main__":

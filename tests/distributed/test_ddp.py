@@ -1,6 +1,7 @@
-"""genesis.nn.parallel.DistributedDataParallel: several CPU ranks over the "gloo" backend
-(ddp_worker.py checks each against training on the global batch), one rank in this process,
-bucket assignment, and bad arguments."""
+"""genesis.nn.parallel.DistributedDataParallel and genesis.distributed.optim's
+ZeroRedundancyOptimizer: several CPU ranks over the "gloo" backend (ddp_worker.py checks each
+against training on the global batch), one rank in this process, bucket assignment, and bad
+arguments."""
 
 import os
 import subprocess
@@ -16,7 +17,7 @@ from genesis.nn.parallel import DistributedDataParallel as DDP
 from genesis.nn.parallel.distributed import _assign_buckets
 
 WORKER = os.path.join(os.path.dirname(__file__), "ddp_worker.py")
-SCENARIOS = ["train", "no_sync", "unused", "join", "buffers"]
+SCENARIOS = ["train", "no_sync", "unused", "join", "buffers", "zero"]
 
 
 def launch(nproc, *scenarios, env=None):
@@ -141,3 +142,31 @@ def test_the_module_path_is_torchs():
     import genesis.nn.parallel as parallel
 
     assert genesis.nn.parallel is parallel and parallel.DistributedDataParallel is DDP
+
+
+def test_zero_redundancy_optimizer_in_a_world_of_one(world):
+    from genesis.distributed.optim import ZeroRedundancyOptimizer
+
+    genesis.manual_seed(0)
+    w = nn.Parameter(genesis.randn(4))
+    w_ref = nn.Parameter(w.detach().clone())
+    opt = ZeroRedundancyOptimizer([w], genesis.optim.AdamW, lr=0.1, weight_decay=0.01)
+    ref = genesis.optim.AdamW([w_ref], lr=0.1, weight_decay=0.01)
+    for _ in range(3):
+        for p, o in ((w, opt), (w_ref, ref)):
+            o.zero_grad()
+            (p * p).sum().backward()
+            o.step()
+    assert genesis.equal(w, w_ref)
+    opt.param_groups[0]["lr"] = 0.5  # what an LR scheduler does reaches the local optimizer
+    (w * w).sum().backward()
+    opt.step()
+    assert opt.optim.param_groups[0]["lr"] == 0.5
+    with pytest.raises(RuntimeError, match="consolidate_state_dict"):
+        opt.state_dict()
+    opt.consolidate_state_dict()
+    assert list(opt.state_dict()["state"]) == [0]
+    with pytest.raises(TypeError, match=r"^\[ZeroRedundancyOptimizer\] optimizer_class"):
+        ZeroRedundancyOptimizer([w], "adam")
+    with pytest.raises(ValueError, match="overlap_with_ddp"):
+        ZeroRedundancyOptimizer([w], genesis.optim.SGD, overlap_with_ddp=True, lr=0.1)
