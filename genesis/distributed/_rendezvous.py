@@ -56,7 +56,10 @@ def _check_rank(rank, world_size):
 
 
 def _tcp_store(host, port, rank, world_size, timeout):
-    return TCPStore(host, port, world_size, is_master=rank == 0, timeout=timeout)
+    # Under a launcher on several nodes the launcher of node 0 serves the store (Note
+    # [Launchers on several nodes] in run.py), and rank 0 connects to it as the others do.
+    hosted = os.environ.get("GENESIS_LAUNCHER_STORE") == "1"
+    return TCPStore(host, port, world_size, is_master=rank == 0 and not hosted, timeout=timeout)
 
 
 def rendezvous(

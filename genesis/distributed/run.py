@@ -1,10 +1,22 @@
 """The launcher: ``python -m genesis.distributed.run --nproc-per-node N script.py args...``.
 
 Like ``torchrun --standalone``: it starts N copies of the script on this machine, each with
-``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``, ``MASTER_ADDR`` and
-``MASTER_PORT`` set (what ``env://`` rendezvous reads), and waits for them. Nothing is
-restarted: when a rank fails, the others are stopped and the launcher exits with the failed
-rank's code.
+``RANK``, ``LOCAL_RANK``, ``WORLD_SIZE``, ``LOCAL_WORLD_SIZE``, ``GROUP_RANK``,
+``MASTER_ADDR`` and ``MASTER_PORT`` set (what ``env://`` rendezvous reads), and waits for them.
+Nothing is restarted: when a rank fails, the others are stopped and the launcher exits with the
+failed rank's code. On several machines (torchrun's static rendezvous), each runs
+``--nnodes M --node-rank K --master-addr HOST --master-port PORT``; node K's ranks are
+K * N ... K * N + N - 1 (Note [Launchers on several nodes]).
+
+Note [Launchers on several nodes]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+With ``--nnodes`` above 1 the launcher of node 0 serves the job's TCPStore at the master
+address (``GENESIS_LAUNCHER_STORE=1`` tells the ranks' ``env://`` rendezvous that rank 0
+connects to it instead of serving it), so the store outlives any one rank, and every launcher is
+a client of it too. A launcher whose rank failed writes ``launcher/failed`` there with the
+rank and its exit code; the others watch that key, stop their ranks and exit showing it, so a
+rank failing on one machine ends the job on all. Node 0's launcher closes the store only after
+every launcher said it finished.
 
 Note [Launcher process groups]
 ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -17,6 +29,7 @@ SIGTERM, then SIGKILL for those still running after the grace period.
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import signal
 import socket
@@ -58,6 +71,16 @@ def _nproc(text):
     return n
 
 
+def _count(text):
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {n}")
+    return n
+
+
 def _port(text):
     try:
         port = int(text)
@@ -93,6 +116,21 @@ def _parser():
         help="how many processes: a positive integer, or 'gpu' for one per CUDA device",
     )
     p.add_argument(
+        "--nnodes",
+        dest="nnodes",
+        type=_count,
+        default=1,
+        help="how many machines run a launcher of this job (default: 1)",
+    )
+    p.add_argument(
+        "--node-rank",
+        "--node_rank",
+        dest="node_rank",
+        type=int,
+        default=0,
+        help="this machine's number in [0, nnodes) (default: 0)",
+    )
+    p.add_argument(
         "--master-addr",
         "--master_addr",
         dest="master_addr",
@@ -113,6 +151,13 @@ def _parser():
         type=_seconds,
         default=5.0,
         help="seconds between SIGTERM and SIGKILL when stopping the processes (default: 5)",
+    )
+    p.add_argument(
+        "--join-timeout",
+        dest="join_timeout",
+        type=_seconds,
+        default=600.0,
+        help="seconds a launcher waits to reach node 0's store (default: 600)",
     )
     p.add_argument(
         "-m",
@@ -150,12 +195,87 @@ def _exit_code(returncode):
     return 128 - returncode if returncode < 0 else returncode
 
 
+class _JobStore:
+    """The launchers' meeting point on several nodes (Note [Launchers on several nodes])."""
+
+    def __init__(self, args, port):
+        from genesis.distributed import TCPStore
+
+        self.nnodes = args.nnodes
+        self.node = args.node_rank
+        self.store = TCPStore(
+            args.master_addr,
+            port,
+            is_master=self.node == 0,
+            wait_for_workers=False,
+            timeout=datetime.timedelta(seconds=args.join_timeout),
+        )
+        self.checked = 0.0
+
+    def failure(self):
+        """The message of a failure another launcher reported, or None (asked every 0.2 s)."""
+        now = time.monotonic()
+        if now - self.checked < 0.2:
+            return None
+        self.checked = now
+        try:
+            if self.store.check(["launcher/failed"]):
+                return self.store.get("launcher/failed").decode()
+        except Exception:  # noqa: BLE001 - node 0's store went away: that launcher ended
+            return "the launcher of node 0 ended"
+        return None
+
+    def report_failure(self, text):
+        try:
+            self.store.set("launcher/failed", text)
+        except Exception:  # noqa: BLE001 - the store is gone; the others see that instead
+            pass
+
+    def finish(self, grace):
+        """Says this launcher finished; node 0 waits for the others before closing."""
+        try:
+            self.store.add("launcher/finished", 1)
+            if self.node != 0:
+                return
+            deadline = time.monotonic() + max(grace, 1.0) * 60
+            while time.monotonic() < deadline:
+                if self.store.add("launcher/finished", 0) >= self.nnodes:
+                    return
+                if self.store.check(["launcher/failed"]):
+                    return
+                time.sleep(0.05)
+        except Exception:  # noqa: BLE001
+            pass
+
+
 def main(argv=None):
     """Runs the launcher with ``argv`` (default: ``sys.argv[1:]``) and returns its exit code."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not 0 <= args.node_rank < args.nnodes:
+        parser.error(f"--node-rank must be in [0, {args.nnodes}), got {args.node_rank}")
+    if args.nnodes > 1 and args.master_port is None:
+        parser.error("--nnodes above 1 needs --master-port (the same on every node)")
     port = args.master_port if args.master_port is not None else _free_port(args.master_addr)
     command = [sys.executable, *(["-m"] if args.module else []), args.script, *args.args]
     n = args.nproc
+    job = None
+    if args.nnodes > 1:
+        try:
+            job = _JobStore(args, port)
+        except Exception as e:  # noqa: BLE001 - the store's errors say what went wrong
+            print(f"{_WHO} cannot reach the job's store at {args.master_addr}:{port}: {e}",
+                  file=sys.stderr)  # fmt: skip
+            return 1
+    try:
+        code = _run(args, command, n, port, job)
+    finally:
+        if job is not None:
+            job.finish(args.grace)
+    return code
+
+
+def _run(args, command, n, port, job):
     received = []
 
     def forward(signum, _frame):
@@ -165,16 +285,20 @@ def main(argv=None):
     procs = []
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        for rank in range(n):
+        first = args.node_rank * n
+        for rank in range(first, first + n):
             env = dict(os.environ)
             env.update(
                 RANK=str(rank),
-                LOCAL_RANK=str(rank),
-                WORLD_SIZE=str(n),
+                LOCAL_RANK=str(rank - first),
+                WORLD_SIZE=str(n * args.nnodes),
                 LOCAL_WORLD_SIZE=str(n),
+                GROUP_RANK=str(args.node_rank),
                 MASTER_ADDR=args.master_addr,
                 MASTER_PORT=str(port),
             )
+            if job is not None:
+                env["GENESIS_LAUNCHER_STORE"] = "1"
             try:
                 procs.append(subprocess.Popen(command, env=env, start_new_session=True))
             except OSError as e:
@@ -189,18 +313,24 @@ def main(argv=None):
                 _stop(procs, 0)
                 return 128 + received[0]
             running = False
-            for rank, p in enumerate(procs):
+            for local, p in enumerate(procs):
                 code = p.poll()
                 if code is None:
                     running = True
                 elif code != 0:
-                    print(
-                        f"{_WHO} rank {rank} exited with code {code}; stopping the others",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+                    rank = args.node_rank * n + local
+                    where = f" on node {args.node_rank}" if job is not None else ""
+                    text = f"rank {rank}{where} exited with code {code}"
+                    print(f"{_WHO} {text}; stopping the others", file=sys.stderr, flush=True)
+                    if job is not None:
+                        job.report_failure(text)
                     _stop(procs, args.grace)
                     return _exit_code(code)
+            failed = job.failure() if job is not None and running else None
+            if failed is not None:
+                print(f"{_WHO} {failed}; stopping this node's ranks", file=sys.stderr, flush=True)
+                _stop(procs, args.grace)
+                return 1
             if not running:
                 return 0
             time.sleep(0.02)

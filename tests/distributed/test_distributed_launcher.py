@@ -174,6 +174,22 @@ def test_main_in_process(tmp_path):
         (["--nproc-per-node", "2", "--master-port", "0", "s.py"], "must be in [1, 65535]"),
         (["--nproc-per-node", "2", "--master-port", "p", "s.py"], "must be an integer"),
         (["--nproc-per-node", "2", "--grace-period", "-1", "s.py"], "must not be negative"),
+        (["--nproc-per-node", "2", "--nnodes", "0", "s.py"], "must be a positive integer"),
+        (["--nproc-per-node", "2", "--nnodes", "2", "s.py"], "needs --master-port"),
+        (
+            [
+                "--nproc-per-node",
+                "1",
+                "--nnodes",
+                "2",
+                "--node-rank",
+                "2",
+                "--master-port",
+                "9",
+                "s.py",
+            ],
+            "--node-rank must be in [0, 2)",
+        ),
     ],
 )
 def test_argument_errors(args, message):
@@ -264,3 +280,62 @@ def test_env_rendezvous_under_the_launcher(tmp_path):
     result = _launch(["--nproc-per-node", "3", script])
     assert result.returncode == 0, result.stderr
     assert sorted(result.stdout.splitlines()) == ["0 3 3", "1 3 3", "2 3 3"]
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _launch_nodes(nnodes, nproc, script_args, env=None):
+    """One launcher a node, all on this machine (Note [Launchers on several nodes])."""
+    port = str(_free_port())
+    procs = [
+        subprocess.Popen(
+            LAUNCH + ["--nnodes", str(nnodes), "--node-rank", str(k), "--nproc-per-node",
+                      str(nproc), "--master-port", port, "--grace-period", "1", *script_args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, **(env or {})},
+        )
+        for k in range(nnodes)
+    ]  # fmt: skip
+    return [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+
+
+def test_several_nodes_make_one_job(tmp_path):
+    """Two launchers of two ranks each: ranks 0-3 with the right variables, and every
+    collective over the "gloo" backend across the four."""
+    script = _write(tmp_path / "env.py", ENV_SCRIPT)
+    results = _launch_nodes(2, 2, [script, str(tmp_path)])
+    assert [r[2] for r in results] == [0, 0], results
+    records = _records(tmp_path, 4)
+    for rank, r in enumerate(records):
+        assert r["env"]["RANK"] == str(rank) and r["env"]["WORLD_SIZE"] == "4"
+        assert r["env"]["LOCAL_RANK"] == str(rank % 2) and r["env"]["LOCAL_WORLD_SIZE"] == "2"
+    worker = os.path.join(os.path.dirname(__file__), "distributed_worker.py")
+    results = _launch_nodes(2, 2, [worker, "collectives"], env={"WORKER_BACKEND": "gloo"})
+    assert [r[2] for r in results] == [0, 0], results
+    out = results[0][0] + results[1][0]
+    for rank in range(4):
+        assert f"rank {rank}: collectives ok" in out, results
+
+
+def test_a_rank_failing_on_one_node_ends_the_job_on_all(tmp_path):
+    script = _write(
+        tmp_path / "fail.py",
+        """
+        import datetime, os, sys
+        import genesis.distributed as dist
+        dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=100))
+        if os.environ["RANK"] == "3":
+            sys.exit(3)
+        dist.barrier()  # rank 3 never comes: only the launchers can end this
+        """,
+    )
+    start = time.monotonic()
+    results = _launch_nodes(2, 2, [script])
+    assert time.monotonic() - start < 60  # not the barrier's 100 s timeout
+    (_, err0, code0), (_, err1, code1) = results
+    assert code1 == 3 and "rank 3 on node 1 exited with code 3; stopping the others" in err1
+    assert code0 == 1 and "rank 3 on node 1 exited with code 3; stopping this node's" in err0
