@@ -56,6 +56,19 @@ def layer_norm_var_ops(lib: Any) -> Callable[..., Any]:
     return f
 
 
+def gelu_backward_bias_ops(lib: Any) -> Callable[..., Any]:
+    """The backward of tanh-GELU(x) and of a bias added before it: the input's gradient and
+    the bias's, its sum over the rows (a reduction of the leading dim: Note [Column groups])."""
+
+    def f(g: Any, x: Any) -> Any:
+        t = lib.tanh(0.79788456 * (x + 0.044715 * x * x * x))
+        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * 0.79788456 * (1 + 3 * 0.044715 * x * x)
+        grad = g * d
+        return grad, grad.sum(0)
+
+    return f
+
+
 def _first_call(ctx: Context, label: str, fn: Callable, args: Any, notes: list[str]) -> None:
     """Runs fn(*args) once (it compiles), noting how long it took."""
     start = time.perf_counter()
@@ -143,6 +156,19 @@ def layer_norm_residual(ctx: Context) -> Case:
         f"{rows}x{cols} f32",
         layer_norm_residual_ops,
         [(rows, cols), (rows, cols), (cols,), (cols,)],
+        12 * rows * cols,
+    )
+
+
+@register(name="GELU + bias backward of plain ops, compiled")
+def gelu_bias_backward(ctx: Context) -> Case:
+    rows, cols = ctx.pick(4096, 64, cuda=8192), ctx.pick(3072, 128, cuda=3072)
+    return _compiled_case(
+        ctx,
+        "GELU + bias backward of plain ops, compiled",
+        f"{rows}x{cols} f32",
+        gelu_backward_bias_ops,
+        [(rows, cols), (rows, cols)],
         12 * rows * cols,
     )
 

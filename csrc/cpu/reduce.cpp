@@ -250,6 +250,11 @@ struct Reduction {
   // a[i] = the reduction of column i0 + i of outer slice o, i < n.
   void column_block(int64_t o, int64_t i0, int64_t n, Acc* a) const {
     for (int64_t i = 0; i < n; ++i) a[i] = Red::identity();
+    accumulate_columns(o, i0, n, a);
+  }
+
+  // a[i] combined with the column i0 + i of outer slice o, its rows in order, i < n.
+  void accumulate_columns(int64_t o, int64_t i0, int64_t n, Acc* a) const {
     if (float_columns(o, i0, n, a)) return;
     for (int64_t k = 0; k < s.reduce; ++k) {
       int64_t base = (o * s.reduce + k) * s.inner + i0;
@@ -361,6 +366,61 @@ void reduce_rows(ops::ReduceOp op, ScalarType dtype, const void* in, int64_t row
                                 static_cast<const T*>(center), {rows, row_size, 1},  finish};
       for (int64_t j = 0; j < rows; ++j) r.store(j, r.row(j, 0, row_size));
     }
+  });
+}
+
+namespace {
+
+// Note [Column reductions in pieces]: a fused column group (fusion/cpu_executor.cpp) computes
+// the reduced value a few rows at a time and hands each piece here; the accumulators are the
+// column loop's own (Reduction::accumulate_columns), fed the rows in order, and a float32 sum's
+// pieces of kColumnSumRows rows from row 0 are the runs its kernel sums in float, so the
+// result is reduce()'s, bit for bit.
+template <typename Body>
+void with_column_reducer(ops::ReduceOp op, ScalarType dtype, const Body& body) {
+  with_reducer(op, dtype, [&]<typename Red, typename T>() {
+    if constexpr (std::is_same_v<typename Red::Acc, ops::ValueIndex<compute_t<T>>> ||
+                  std::is_same_v<typename Red::Acc, bool>) {
+      GENESIS_FAIL(ErrorKind::Value, "reduce", "no column pieces for this reduction");
+    } else {
+      body.template operator()<Red, T>();
+    }
+  });
+}
+
+}  // namespace
+
+int64_t column_piece_rows() { return kColumnSumRows; }
+
+size_t column_accumulator_size(ops::ReduceOp op, ScalarType dtype) {
+  size_t size = 0;
+  with_column_reducer(op, dtype,
+                      [&]<typename Red, typename T>() { size = sizeof(typename Red::Acc); });
+  return size;
+}
+
+void begin_columns(ops::ReduceOp op, ScalarType dtype, int64_t n, void* acc) {
+  with_column_reducer(op, dtype, [&]<typename Red, typename T>() {
+    auto* a = static_cast<typename Red::Acc*>(acc);
+    for (int64_t i = 0; i < n; ++i) a[i] = Red::identity();
+  });
+}
+
+void accumulate_columns(ops::ReduceOp op, ScalarType dtype, const void* rows, int64_t count,
+                        int64_t n, void* acc) {
+  with_column_reducer(op, dtype, [&]<typename Red, typename T>() {
+    const Reduction<Red, T> r{
+        static_cast<const T*>(rows), nullptr, nullptr, nullptr, {1, count, n}, {}};
+    r.accumulate_columns(0, 0, n, static_cast<typename Red::Acc*>(acc));
+  });
+}
+
+void store_columns(ops::ReduceOp op, ScalarType dtype, const void* acc, int64_t n, void* out,
+                   const ops::ReduceFinish& finish) {
+  with_column_reducer(op, dtype, [&]<typename Red, typename T>() {
+    const Reduction<Red, T> r{nullptr, static_cast<T*>(out), nullptr, nullptr, {1, 1, n}, finish};
+    const auto* a = static_cast<const typename Red::Acc*>(acc);
+    for (int64_t i = 0; i < n; ++i) r.store(i, a[i]);
   });
 }
 

@@ -28,9 +28,9 @@ namespace genesis::cpu {
 
 namespace {
 
-constexpr int64_t kSumChunk = 64;    // rows per float partial sum
-constexpr int64_t kSumWidth = 2048;  // columns per partial sum: 8 KB of L1
-constexpr int64_t kArgBlock = 4096;  // elements per two-pass arg block: 16 KB of L1
+constexpr int64_t kSumChunk = kColumnSumRows;  // rows per float partial sum
+constexpr int64_t kSumWidth = 2048;            // columns per partial sum: 8 KB of L1
+constexpr int64_t kArgBlock = 4096;            // elements per two-pass arg block: 16 KB of L1
 
 GENESIS_REDUCE_INLINE void column_sum(const float* __restrict in, int64_t rows, int64_t stride,
                                       int64_t n, double* __restrict acc) {

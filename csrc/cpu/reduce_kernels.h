@@ -8,8 +8,10 @@
 namespace genesis::cpu {
 
 // acc[i] += in[k * stride + i] summed over rows k < rows, for i < n. The sums run in float
-// vector lanes over runs of a few dozen rows and each run is added to acc in double, so the
-// error stays that of a short float sum however many rows there are.
+// vector lanes over runs of kColumnSumRows rows (from row 0) and each run is added to acc in
+// double, so the error stays that of a short float sum however many rows there are; a caller
+// that passes the rows a run at a time gets the same sums.
+constexpr int64_t kColumnSumRows = 64;
 void column_sum_f32(const float* in, int64_t rows, int64_t stride, int64_t n, double* acc);
 
 // acc[i] += double(in[k * stride + i] - centre[i])^2 summed over rows k < rows: var's second

@@ -8,6 +8,8 @@
 // [Row groups] in group.h) goes a block of whole rows at a time: its full ops over the block's
 // items, each reduction row by row through eager's whole-row loop, row ops over one item a row,
 // and a row value that full ops read is repeated along its rows into a block of scratch first.
+// A column group (Note [Column groups] in group.h) goes a block of columns at a time instead
+// (run_column_group).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -89,9 +91,132 @@ void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
 
 bool dense(const Tensor& t) { return t.is_contiguous(); }
 
+// Op k (not a Reduce) over n items from item `start`, into out, its operands at a, b, cond.
+void run_elementwise(const FusedOp& op, int64_t item, char* out, const void* a, const void* b,
+                     const void* cond, int64_t start, int64_t n) {
+  switch (op.kind) {
+    case OpKind::Unary:
+      cpu::unary_run(static_cast<ops::UnaryOp>(op.code), op.out, out, a, n, op.strided_read);
+      break;
+    case OpKind::Binary:
+      cpu::binary_run(static_cast<ops::BinaryOp>(op.code), op.compute, out, a, op.sa, b, op.sb, n);
+      break;
+    case OpKind::Cast:
+      cpu::cast_run(op.out, op.compute, out, a, n);
+      break;
+    case OpKind::Where:
+      cpu::where_run(static_cast<int>(item), out, static_cast<const bool*>(cond), a, op.a_bits, b,
+                     op.b_bits, n);
+      break;
+    case OpKind::DropoutMask:
+      cpu::dropout_mask_run(reinterpret_cast<bool*>(out), start, n, static_cast<float>(op.sa.d),
+                            op.a_bits, op.b_bits);
+      break;
+    case OpKind::Reduce:
+      break;
+  }
+}
+
+// Note [Column groups] (group.h): each thread takes blocks of columns; a block walks its rows
+// in pieces of cpu::column_piece_rows(), computing every full op over the block's items of one
+// row at a time (a dense run of the block's width) and keeping each column reduction's operand
+// for the piece's rows, which then go to the column loop's accumulators (Note [Column
+// reductions in pieces] in cpu/reduce.cpp). The widths of the blocks do not change a column's
+// sum: each column adds its rows in order.
+void run_column_group(const Graph& graph, const Results& results) {
+  const size_t n_ops = graph.ops.size(), n_inputs = graph.inputs.size();
+  const int64_t columns = graph.columns, rows = graph.numel / columns;
+  const int64_t piece = cpu::column_piece_rows();
+  const int64_t threads = cpu::max_threads();
+  int64_t width = std::min<int64_t>(kChunk, (columns + threads - 1) / threads);
+  width = std::min(columns, std::max<int64_t>(64, (width + 15) / 16 * 16));
+  const int64_t blocks = (columns + width - 1) / width;
+  std::vector<const char*> input_base(n_inputs);
+  std::vector<int64_t> input_item(n_inputs);
+  for (size_t i = 0; i < n_inputs; ++i) {
+    const Tensor& t = graph.inputs[i];
+    input_item[i] = static_cast<int64_t>(t.itemsize());
+    input_base[i] =
+        dense(t) ? static_cast<const char*>(t.storage().data()) + t.storage_offset() * input_item[i]
+                 : nullptr;
+  }
+  std::vector<char*> result_base(n_ops, nullptr);
+  std::vector<int64_t> result_item(n_ops);
+  for (size_t k = 0; k < n_ops; ++k) {
+    result_item[k] = static_cast<int64_t>(itemsize(graph.ops[k].out));
+    if (results.held[k]) result_base[k] = static_cast<char*>(results.held[k]->result_data());
+  }
+  cpu::parallel_for(blocks, 1, [&](int64_t begin, int64_t end) {
+    std::vector<std::vector<char>> scratch(n_ops), input_scratch(n_inputs), tile(n_ops), acc(n_ops);
+    for (size_t k = 0; k < n_ops; ++k) {
+      const FusedOp& op = graph.ops[k];
+      if (op.column) {
+        tile[k].resize(static_cast<size_t>(piece * width * itemsize(op.compute)));
+        acc[k].resize(
+            static_cast<size_t>(width) *
+            cpu::column_accumulator_size(static_cast<ops::ReduceOp>(op.code), op.compute));
+      } else if (!result_base[k]) {
+        scratch[k].resize(static_cast<size_t>(width * result_item[k]));
+      }
+    }
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (!input_base[i]) input_scratch[i].resize(static_cast<size_t>(width * input_item[i]));
+    std::vector<const char*> input_at(n_inputs);
+    std::vector<char*> op_at(n_ops);
+    auto at = [&](const Ref& r) -> const void* {
+      if (r.is_number()) return nullptr;
+      return r.is_op ? op_at[r.index] : input_at[r.index];
+    };
+    for (int64_t block = begin; block < end; ++block) {
+      const int64_t c0 = block * width, w = std::min(width, columns - c0);
+      for (size_t k = 0; k < n_ops; ++k)
+        if (graph.ops[k].column)
+          cpu::begin_columns(static_cast<ops::ReduceOp>(graph.ops[k].code), graph.ops[k].compute, w,
+                             acc[k].data());
+      for (int64_t r0 = 0; r0 < rows; r0 += piece) {
+        const int64_t r1 = std::min(rows, r0 + piece);
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t start = r * columns + c0;
+          for (size_t i = 0; i < n_inputs; ++i) {
+            if (input_base[i]) {
+              input_at[i] = input_base[i] + start * input_item[i];
+            } else {
+              gather(input_scratch[i].data(), graph.inputs[i], start, w);
+              input_at[i] = input_scratch[i].data();
+            }
+          }
+          for (size_t k = 0; k < n_ops; ++k) {
+            const FusedOp& op = graph.ops[k];
+            if (op.column) {  // this row's operand values, kept for the piece
+              const auto item = static_cast<int64_t>(itemsize(op.compute));
+              std::memcpy(tile[k].data() + (r - r0) * w * item, at(op.a),
+                          static_cast<size_t>(w * item));
+              continue;
+            }
+            op_at[k] = result_base[k] ? result_base[k] + start * result_item[k] : scratch[k].data();
+            run_elementwise(op, result_item[k], op_at[k], at(op.a), at(op.b), at(op.cond), start,
+                            w);
+          }
+        }
+        for (size_t k = 0; k < n_ops; ++k)
+          if (graph.ops[k].column)
+            cpu::accumulate_columns(static_cast<ops::ReduceOp>(graph.ops[k].code),
+                                    graph.ops[k].compute, tile[k].data(), r1 - r0, w,
+                                    acc[k].data());
+      }
+      for (size_t k = 0; k < n_ops; ++k)
+        if (graph.ops[k].column && result_base[k])
+          cpu::store_columns(static_cast<ops::ReduceOp>(graph.ops[k].code), graph.ops[k].compute,
+                             acc[k].data(), w, result_base[k] + c0 * result_item[k],
+                             graph.ops[k].finish);
+    }
+  });
+}
+
 }  // namespace
 
 void run_on_cpu(const Graph& graph, const Results& results) {
+  if (graph.columns > 0) return run_column_group(graph, results);
   const size_t n_ops = graph.ops.size(), n_inputs = graph.inputs.size();
   // The work goes in units: an item of the shape, or a row of a row group (Note [Row groups]).
   // A full value has `unit` items a unit, a row value one; a block is the units done together.
@@ -161,32 +286,12 @@ void run_on_cpu(const Graph& graph, const Results& results) {
         const int64_t u = per_unit(op.row), n = n_units * u;
         op_at[k] =
             result_base[k] ? result_base[k] + start * u * result_item[k] : op_scratch[k].data();
-        switch (op.kind) {
-          case OpKind::Unary:
-            cpu::unary_run(static_cast<ops::UnaryOp>(op.code), op.out, op_at[k], at(op.a, op.row),
-                           n, op.strided_read);
-            break;
-          case OpKind::Binary:
-            cpu::binary_run(static_cast<ops::BinaryOp>(op.code), op.compute, op_at[k],
-                            at(op.a, op.row), op.sa, at(op.b, op.row), op.sb, n);
-            break;
-          case OpKind::Cast:
-            cpu::cast_run(op.out, op.compute, op_at[k], at(op.a, op.row), n);
-            break;
-          case OpKind::Where:
-            cpu::where_run(static_cast<int>(result_item[k]), op_at[k],
-                           static_cast<const bool*>(at(op.cond, op.row)), at(op.a, op.row),
-                           op.a_bits, at(op.b, op.row), op.b_bits, n);
-            break;
-          case OpKind::DropoutMask:
-            cpu::dropout_mask_run(reinterpret_cast<bool*>(op_at[k]), start * u, n,
-                                  static_cast<float>(op.sa.d), op.a_bits, op.b_bits);
-            break;
-          case OpKind::Reduce:  // each of the block's rows of a full value
-            cpu::reduce_rows(static_cast<ops::ReduceOp>(op.code), op.compute, at(op.a, false),
-                             n_units, unit, op_at[k], op.finish, at(op.b, true));
-            break;
-        }
+        if (op.kind == OpKind::Reduce)  // each of the block's rows of a full value
+          cpu::reduce_rows(static_cast<ops::ReduceOp>(op.code), op.compute, at(op.a, false),
+                           n_units, unit, op_at[k], op.finish, at(op.b, true));
+        else
+          run_elementwise(op, result_item[k], op_at[k], at(op.a, op.row), at(op.b, op.row),
+                          at(op.cond, op.row), start * u, n);
         if (broadcast[k])  // the block's rows of this row value, each repeated along its row
           for (int64_t j = 0; j < n_units; ++j)
             run_of(expanded[k].data() + j * unit * result_item[k], op_at[k] + j * result_item[k], 0,

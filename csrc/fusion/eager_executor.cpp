@@ -68,7 +68,9 @@ void run_eagerly(const Graph& graph, const Results& results) {
     for (const Ref* r : {&op.a, &op.b, &op.cond})
       if (op.row && op.kind != OpKind::Reduce && !r->is_op && !r->is_number())
         row_op_shape = graph.inputs[r->index].sizes();
-    const Shape& shape = !op.row                     ? graph.shape
+    const Shape column_shape{graph.columns};
+    const Shape& shape = op.column                   ? column_shape
+                         : !op.row                   ? graph.shape
                          : op.kind == OpKind::Reduce ? row_shape
                                                      : row_op_shape;
     if (results.held[k]) {
@@ -122,7 +124,10 @@ void run_eagerly(const Graph& graph, const Results& results) {
         break;
       }
       case OpKind::Reduce: {
-        const ops::ReduceShape rows{graph.rows, graph.row_size, 1};
+        // rows, or (Note [Column groups]) one outer slice of rows of `columns` items
+        const ops::ReduceShape rows =
+            op.column ? ops::ReduceShape{1, graph.numel / graph.columns, graph.columns}
+                      : ops::ReduceShape{graph.rows, graph.row_size, 1};
         Tensor in = a;
         if (!a.is_contiguous()) {  // a row value read broadcast
           in = Tensor::empty(a.sizes(), a.dtype(), graph.device);

@@ -22,7 +22,7 @@ struct Ref {
 };
 
 // Reduce: the rows of a full value (a) reduced to one value each (Sum, Prod, Max, Min;
-// SumSquares of the items less the row value b, var's second pass).
+// SumSquares of the items less the row value b, var's second pass), or (column) its columns.
 // DropoutMask: item i is kept (true) as fused_dropout draws it (Note [Fused dropout] in
 // ops/dropout.cpp): Philox counter offset + i / 4 of key seed (a_bits, b_bits), word i % 4 as a
 // uniform float below keep (sa.d); it reads nothing.
@@ -43,6 +43,9 @@ struct FusedOp {
   // full one (one per item of the group's shape). A full op reading a row value reads it
   // broadcast along the row.
   bool row = false;
+  // A Reduce of the leading dims (Note [Column groups]): one value per column, which no op of
+  // the group reads (the group ends before anything does).
+  bool column = false;
   ops::ReduceFinish finish;  // Reduce: mean's division
   // Copied in from a recomputation (Note [Recomputed values] in group.cpp): a value autograd
   // saved, computed again here from what it was computed from instead of read from memory.
@@ -60,7 +63,10 @@ struct Graph {
   // of `shape` from `row_dims` on); 0 rows in a group without reductions.
   int64_t rows = 0, row_size = 0;
   int row_dims = 0;
-  int64_t numel_of(const FusedOp& op) const { return op.row ? rows : numel; }
+  // A column group (Note [Column groups] in group.h): its column reductions reduce the leading
+  // dims of the full values to `columns` values (the trailing items of one row of the shape).
+  int64_t columns = 0;
+  int64_t numel_of(const FusedOp& op) const { return op.column ? columns : op.row ? rows : numel; }
   // The strides of a view over `shape` that repeats each row value along its row.
   Shape row_value_strides() const {
     Shape strides(shape.size(), 0);

@@ -242,6 +242,7 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
       for (size_t k = 0; k < graph_.ops.size(); ++k) {
         const FusedOp& op = graph_.ops[k];
         if (op.storage.lock().get() != s) continue;
+        if (op.column) return std::nullopt;  // Note [Column groups]: read after the group ran
         if (t.storage_offset() != 0 || t.dtype() != op.out) return std::nullopt;
         bool same = false;
         if (!op.row)
@@ -275,11 +276,22 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
   // Whether a reduction of `in`'s rows (`rows` of them) can join: over the group's shape and,
   // in a row group, over the same rows.
   bool takes_reduction(const Tensor& in, int64_t rows) const {
-    return in.sizes() == graph_.shape && (graph_.rows == 0 || graph_.rows == rows);
+    return in.sizes() == graph_.shape && graph_.columns == 0 &&
+           (graph_.rows == 0 || graph_.rows == rows);
+  }
+
+  // Whether a reduction of `in`'s leading dims into `columns` values can join: over the group's
+  // shape, in a group that is not a row group and whose other column reductions (if any) make
+  // as many values.
+  bool takes_column_reduction(const Tensor& in, int64_t columns) const {
+    return in.sizes() == graph_.shape && graph_.rows == 0 &&
+           (graph_.columns == 0 || graph_.columns == columns);
   }
 
   void add(FusedOp op, const Tensor& out) {
-    if (op.kind == OpKind::Reduce && graph_.rows == 0) {  // the group becomes a row group
+    if (op.column) {
+      graph_.columns = out.numel();                              // Note [Column groups]
+    } else if (op.kind == OpKind::Reduce && graph_.rows == 0) {  // the group becomes a row group
       graph_.rows = out.numel();
       graph_.row_size = graph_.numel / graph_.rows;
       int64_t leading = 1;
@@ -415,7 +427,7 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     const size_t n = graph_.ops.size();
     for (size_t k = 0; k < n; ++k) {
       const std::shared_ptr<StorageImpl>& held = results.held[k];
-      if (!held || graph_.ops[k].row) continue;
+      if (!held || graph_.ops[k].row || graph_.ops[k].column) continue;
       const int64_t saved = held->saved_uses();
       if (saved == 0 || held.use_count() - 1 != saved) continue;
       std::shared_ptr<Recipe> recipe = recipe_for(k, results);
@@ -542,6 +554,9 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
     g_bytes_skipped.fetch_add(bytes, std::memory_order_relaxed);
     if (!g_logging.load(std::memory_order_relaxed)) return;
     std::string over = shape_str(graph_.shape);
+    if (graph_.columns > 0)
+      over += " (" + std::to_string(graph_.numel / graph_.columns) + " rows of " +
+              std::to_string(graph_.columns) + " columns)";
     if (graph_.rows > 0)
       over +=
           " (" + std::to_string(graph_.rows) + " rows of " + std::to_string(graph_.row_size) + ")";
@@ -563,7 +578,8 @@ class Group final : public Deferred, public std::enable_shared_from_this<Group> 
       if (op.kind == OpKind::Where) args = operand_name(op.cond, op, true) + ", " + args;
       line += "\n  %" + std::to_string(k) + " = " + op_name(op) + "(" + args + ") -> " +
               scalar_type_name(op.out) + (op.row ? " per row" : "") +
-              (results.held[k] ? "  [written]" : "") + (op.recomputed ? "  [recomputed]" : "");
+              (op.column ? " per column" : "") + (results.held[k] ? "  [written]" : "") +
+              (op.recomputed ? "  [recomputed]" : "");
     }
     std::fprintf(stderr, "%s\n", line.c_str());
   }
@@ -615,6 +631,7 @@ uintptr_t stream_now(Device device) {
 struct Joining {
   const Tensor& out;
   const Tensor* reduced = nullptr;
+  bool columns = false;  // the reduction is of the leading dims (Note [Column groups])
 };
 
 // Where `op` fits in group g: nullopt when it does not (another shape, device, stream, a full
@@ -623,6 +640,9 @@ std::optional<bool> fit(const Group& g, const Joining& op, uintptr_t stream) {
   const Tensor& out = op.out;
   if (g.full() || g.graph().device != out.device() || g.graph().stream != stream)
     return std::nullopt;
+  if (op.reduced && op.columns)
+    return g.takes_column_reduction(*op.reduced, out.numel()) ? std::optional<bool>(false)
+                                                              : std::nullopt;
   if (op.reduced)
     return g.takes_reduction(*op.reduced, out.numel()) ? std::optional<bool>(true) : std::nullopt;
   return g.level_of(out.sizes(), out.numel());
@@ -668,7 +688,7 @@ std::shared_ptr<Group> group_for(const Joining& op, bool& row) {
     run_because(*oldest, "it was the oldest of 8 open groups");
   }
   gs.push_back(std::make_shared<Group>(out.device(), stream, full.sizes(), full.numel()));
-  row = op.reduced != nullptr;
+  row = op.reduced != nullptr && !op.columns;
   return gs.back();
 }
 
@@ -701,7 +721,7 @@ bool defer(const Joining& op, const Tensor* const (&tensors)[N], const Make& mak
     const Tensor* waiting = nullptr;
     // a reduction reads full values and makes a row value (its centre, a second operand, is a
     // row value)
-    const bool reads_rows = row && op.reduced == nullptr;
+    const bool reads_rows = row && op.reduced == nullptr;  // (a column reduction: row false)
     for (size_t i = 0; i < N && !waiting; ++i) {
       bool foreign = false;
       auto r = g->operand(*tensors[i], reads_rows || (op.reduced && i == 1), foreign);
@@ -847,6 +867,26 @@ bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
   }
   const Tensor* tensors[1] = {&in};
   return defer({out, &in}, tensors, make);
+}
+
+bool defer_column_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
+                         const ops::ReduceFinish& finish) {
+  using ops::ReduceOp;
+  const bool kind_fuses =
+      op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Max || op == ReduceOp::Min;
+  // CPU only for now (Note [Column groups]); one row is a copy, one column a row reduction
+  if (!kind_fuses || !in.device().is_cpu() || !eligible(out) || in.device() != out.device() ||
+      in.dtype() != out.dtype() || in.dtype() == ScalarType::Bool || out.numel() < 2 ||
+      in.numel() / out.numel() < 2)
+    return false;
+  auto make = [&](const auto& refs) {
+    FusedOp f{OpKind::Reduce, static_cast<int>(op), in.dtype(), out.dtype(), refs[0], {}, {}};
+    f.column = true;
+    f.finish = finish;
+    return f;
+  };
+  const Tensor* tensors[1] = {&in};
+  return defer({out, &in, true}, tensors, make);
 }
 
 namespace {

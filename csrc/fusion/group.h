@@ -39,6 +39,18 @@
 // (they run eagerly, running the group first): rows longer than 65536 items (eager splits a few
 // long rows over the threads) and arg reductions. On CUDA a row group is one generated kernel
 // (Note [Fused row groups on CUDA] in cuda_row_source.cpp).
+//
+// Note [Column groups]
+// A reduction of the leading dims of a value of the group's shape (sum, mean, prod, amax, amin:
+// ops/reduce.cpp's layout with outer 1, such as a bias gradient `grad.sum(0)` or a norm
+// weight's `(g * xhat).sum((0, 1))`) joins a group that is not a row group, on the CPU: the
+// group becomes a column group, and the reduction's result, one value per column, is written
+// when the group runs. Nothing in the group reads a column value (an op that does runs the
+// group first), so the reduction only ends the pass: the values it reduces, and those the
+// group writes, are computed once. The CPU executor takes a block of columns a thread, walks
+// its rows in pieces of 64 and hands each piece to the column loop's own accumulators
+// (Note [Column reductions in pieces] in cpu/reduce.cpp), so the results keep eager's bits.
+// Not yet on CUDA (a column reduction there runs eagerly, running the group first).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -78,6 +90,10 @@ bool defer_cast(const Tensor& out, const Tensor& src);
 // pass) (Note [Row groups]).
 bool defer_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
                   const ops::ReduceFinish& finish, const Tensor& center = Tensor());
+// out[i] = the reduction of column i of `in` (contiguous, its items in rows of out.numel();
+// Sum, Prod, Max, Min, `finish` dividing for mean) (Note [Column groups]).
+bool defer_column_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
+                         const ops::ReduceFinish& finish);
 
 // What the groups run so far did (process-wide), for tests and GENESIS_LOGS=compile.
 struct Stats {

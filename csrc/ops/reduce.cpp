@@ -84,6 +84,10 @@ void run(ReduceOp op, const Layout& l, const Tensor& out, const Tensor& index,
   // In a compiled region a reduction of rows may join the open fused group (Note [Row groups]).
   if (!index.defined() && l.shape.inner == 1 && fusion::defer_reduce(op, l.in, out, finish, center))
     return;
+  // ... and a reduction of leading dims (outer 1) the open group's columns (Note [Column groups]).
+  if (!index.defined() && !center.defined() && l.shape.outer == 1 && l.shape.inner > 1 &&
+      fusion::defer_column_reduce(op, l.in, out, finish))
+    return;
   if (l.in.is_cuda())
     cuda::reduce(op, l.in, l.shape, out, index, center, finish);
   else

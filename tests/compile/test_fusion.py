@@ -149,9 +149,13 @@ def _random_program(rng, reductions=REDUCE):
             steps.append(("cast", str(rng.choice(FLOAT_DTYPES + INT_DTYPES + ["bool"])), pick[0]))
         elif kind == "view":  # the same values through other strides or an offset
             steps.append(("view", str(rng.choice(["transposed", "offset", "reshaped"])), pick[0]))
-        elif kind == "reduce":  # the rows of the last dim (or two), kept as size-1 dims
+        elif kind == "reduce":  # the rows of the last dim (or two), or the columns of the
+            # first (or two: Note [Column groups]), kept as size-1 dims
             keepdim, two_dims = bool(rng.random() < 0.7), bool(rng.random() < 0.25)
-            steps.append(("reduce", str(rng.choice(reductions)), pick[0], keepdim, two_dims))
+            leading = bool(rng.random() < 0.4)
+            steps.append(
+                ("reduce", str(rng.choice(reductions)), pick[0], keepdim, two_dims, leading)
+            )
         else:
             steps.append(("where", str(rng.choice(COMPARE)), pick[0], pick[1], pick[2]))
         n_values += 1
@@ -206,6 +210,14 @@ def _run_program(steps, inputs):
                 name = "sum"  # no identity: IndexError in both
             if x.ndim == 0:
                 values.append(getattr(genesis, name)(x))
+                continue
+            if step[5] and x.ndim >= 2:  # leading dims
+                dims = (0, 1) if two_dims and x.ndim >= 3 else (0,)
+                r = getattr(genesis, name)(x, dim=dims if name != "prod" else 0, keepdim=keepdim)
+                if not keepdim:  # the reduced dims back as size 1, so it broadcasts against x
+                    for _ in range(1 if name == "prod" else len(dims)):
+                        r = r.unsqueeze(0)
+                values.append(r)
                 continue
             dims = (-2, -1) if two_dims and x.ndim >= 2 else (-1,)
             r = getattr(genesis, name)(x, dim=dims if name != "prod" else dims[-1], keepdim=keepdim)

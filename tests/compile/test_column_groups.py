@@ -1,0 +1,137 @@
+"""Reductions of leading dims in fused groups (Note [Column groups] in csrc/fusion/group.h): a
+bias gradient, a norm weight's gradient, a mean over the batch, each joining the pass that
+computes what it reduces, with eager's bits (Note [Column reductions in pieces])."""
+
+import numpy as np
+import pytest
+from test_fusion import fuse_small_cpu_tensors, same  # noqa: F401
+
+import genesis
+
+fusion = genesis._C._fusion
+
+DTYPES = ["float32", "float64", "bfloat16", "float16"]
+SHAPES = [(300, 768), (7, 5000), (1000, 33), (2, 3, 4096), (65, 100), (129, 17)]
+
+
+def _data(shape, dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    return genesis.tensor(rng.standard_normal(shape).astype(np.float32)).to(getattr(genesis, dtype))
+
+
+def bias_and_weight_grads(g, x):
+    h = g * genesis.tanh(x)
+    return h, h.sum(0), (g * x).sum(0), (g * x).mean(0), g.amax(0), x.amin(0), (x * 0.5).prod(0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_leading_reductions_join_and_match_eager(shape, dtype):
+    g, x = _data(shape, dtype, 1), _data(shape, dtype, 2)
+    fusion.reset_stats()
+    got = genesis.compile(bias_and_weight_grads)(g, x)
+    stats = dict(fusion.stats())
+    want = bias_and_weight_grads(g, x)
+    for a, b in zip(got, want):
+        same(a, b)
+    assert stats["groups"] == 1  # the products, the tanh and every reduction: one pass
+    assert stats["results_written"] == 7
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "int16", "uint8"])
+def test_integer_columns(dtype):
+    rng = np.random.default_rng(3)
+    a = genesis.tensor(rng.integers(0, 5, (40, 130)).astype(dtype))
+    b = genesis.tensor(rng.integers(0, 5, (40, 130)).astype(dtype))
+
+    def f(a, b):
+        return (a * b).sum(0), (a + b).amax(0), (a - b).amin(0, keepdim=True)
+
+    for x, y in zip(genesis.compile(f)(a, b), f(a, b)):
+        same(x, y)
+
+
+def test_several_leading_dims_and_keepdim():
+    x = _data((4, 6, 300), "float32")
+
+    def f(x):
+        y = x * x
+        return y.sum((0, 1)), y.mean((0, 1), keepdim=True), y.sum(0, keepdim=True), y.amax((0, 1))
+
+    fusion.reset_stats()
+    got = genesis.compile(f)(x)
+    # (0, 1) and 0 make different column counts: each change of count starts a group
+    assert dict(fusion.stats())["groups"] == 3
+    for a, b in zip(got, f(x)):
+        same(a, b)
+
+
+def test_a_column_value_read_inside_runs_the_group_first(capfd):
+    x = _data((64, 200), "float32")
+
+    def f(x):
+        h = genesis.exp(x)
+        s = h.sum(0)
+        return h / s, s  # reads the column value: a second group after the first ran
+
+    fusion.set_logging(True)
+    try:
+        got = genesis.compile(f)(x)
+    finally:
+        fusion.set_logging(False)
+    for a, b in zip(got, f(x)):
+        same(a, b)
+    log = capfd.readouterr().err
+    assert "(64 rows of 200 columns)" in log and "per column" in log
+
+
+def test_a_row_reduction_after_a_column_reduction():
+    x = _data((50, 300), "float64")
+
+    def f(x):
+        h = x * 2.0
+        return h.sum(0), h.sum(-1), (h - 1.0).amax(-1)
+
+    for a, b in zip(genesis.compile(f)(x), f(x)):
+        same(a, b)
+
+
+def test_bias_gradients_of_a_compiled_layer_match_eager():
+    """autograd reduces a broadcast bias's gradient over the leading dims: in the compiled
+    backward that reduction joins the group of the activation's gradient."""
+    genesis.manual_seed(0)
+    x = genesis.randn(256, 384)
+    b, w = genesis.randn(384), genesis.randn(384)
+
+    def layer(x, b, w):
+        h = x * w + b
+        return (h * genesis.sigmoid(h)).sum()
+
+    grads = []
+    for fn in (layer, genesis.compile(layer)):
+        leaves = [t.detach().clone().requires_grad_() for t in (x, b, w)]
+        fn(*leaves).backward()
+        grads.append([t.grad for t in leaves])
+    for got, want in zip(grads[1], grads[0]):
+        same(got, want)
+
+
+def test_through_the_eager_executor():
+    fusion._set_eager_executor(True)
+    try:
+        g, x = _data((130, 70), "float32", 4), _data((130, 70), "float32", 5)
+        for a, b in zip(genesis.compile(bias_and_weight_grads)(g, x), bias_and_weight_grads(g, x)):
+            same(a, b)
+    finally:
+        fusion._set_eager_executor(False)
+
+
+def test_nan_and_inf_columns():
+    x = _data((100, 64), "float32")
+    x[3, 5], x[7, 6], x[9, 7] = float("nan"), float("inf"), float("-inf")
+
+    def f(x):
+        return (x * 1.0).sum(0), (x + 0.0).amax(0), (x - 0.0).amin(0)
+
+    for a, b in zip(genesis.compile(f)(x), f(x)):
+        same(a, b)
