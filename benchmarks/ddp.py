@@ -61,6 +61,25 @@ def _model(lib, args, device):
     return gpt(lib, args.vocab, args.seq, args.layers, args.width, args.heads).to(device)
 
 
+def _time_and_report(fn, warmup: int, dist, sync, args) -> None:
+    """Runs fn warmup times, then times args.rounds rounds of args.steps calls; rank 0 prints
+    the seconds per call of each round for the driver; ends the process group."""
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(args.rounds):
+        sync()
+        start = time.perf_counter()
+        for _ in range(args.steps):
+            fn()
+        sync()
+        times.append((time.perf_counter() - start) / args.steps)
+    if dist.get_rank() == 0:
+        print("ROUNDS " + json.dumps(times), flush=True)
+    dist.destroy_process_group()
+
+
 def _step_worker(library: str, args) -> None:
     lib, dist, device, sync = _setup(library, args)
     model = _model(lib, args, device)
@@ -86,20 +105,7 @@ def _step_worker(library: str, args) -> None:
         opt.step()
         return loss
 
-    for _ in range(args.warmup):
-        step()
-    sync()
-    times = []
-    for _ in range(args.rounds):
-        sync()
-        start = time.perf_counter()
-        for _ in range(args.steps):
-            step()
-        sync()
-        times.append((time.perf_counter() - start) / args.steps)
-    if dist.get_rank() == 0:
-        print("ROUNDS " + json.dumps(times), flush=True)
-    dist.destroy_process_group()
+    _time_and_report(step, args.warmup, dist, sync, args)
 
 
 def _bucket_sizes(args) -> list[int]:
@@ -126,19 +132,7 @@ def _buckets_worker(library: str, args) -> None:
         for w in works:
             w.wait()
 
-    reduce_all()
-    sync()
-    times = []
-    for _ in range(args.rounds):
-        sync()
-        start = time.perf_counter()
-        for _ in range(args.steps):
-            reduce_all()
-        sync()
-        times.append((time.perf_counter() - start) / args.steps)
-    if dist.get_rank() == 0:
-        print("ROUNDS " + json.dumps(times), flush=True)
-    dist.destroy_process_group()
+    _time_and_report(reduce_all, 1, dist, sync, args)
 
 
 def _launch(library: str, what: str, nproc: int, args, sizes=None) -> list[float]:
