@@ -80,3 +80,13 @@ __all__ = [
     "reduce_scatter_tensor",
     "send",
 ]
+
+
+def __getattr__(name):
+    # GradBucket lives with DistributedDataParallel (genesis.nn.parallel), which imports this
+    # package: it is imported at first use.
+    if name == "GradBucket":
+        from genesis.nn.parallel.distributed import GradBucket
+
+        return GradBucket
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,8 +32,8 @@ def _signature(*tensors):
     return " ".join(f"{t.dtype} {list(t.shape)}" for t in tensors)
 
 
-def _finish(handle, group, async_op, after=None):
-    work = Work(handle, after, group)
+def _finish(handle, group, async_op, after=None, result=None):
+    work = Work(handle, after, group, result)
     if async_op:
         return work
     work.wait()
@@ -76,7 +76,8 @@ def all_reduce(tensor, op="sum", group=None, async_op=False):
     op = reduction_name(op, name)
     g = _group(group, name)
     g._check_agreement(name, f"{op} {_signature(tensor)}")
-    return _finish(_comm(g, name, tensor).all_reduce(tensor, tensor, op), g, async_op)
+    handle = _comm(g, name, tensor).all_reduce(tensor, tensor, op)
+    return _finish(handle, g, async_op, result=[tensor])
 
 
 def broadcast(tensor, src, group=None, async_op=False):
@@ -103,7 +104,8 @@ def broadcast(tensor, src, group=None, async_op=False):
     g = _group(group, name)
     root = g._group_rank(src, name)
     g._check_agreement(name, f"{src} {_signature(tensor)}")
-    return _finish(_comm(g, name, tensor).broadcast(tensor, tensor, root), g, async_op)
+    handle = _comm(g, name, tensor).broadcast(tensor, tensor, root)
+    return _finish(handle, g, async_op, result=[tensor])
 
 
 def reduce(tensor, dst, op="sum", group=None, async_op=False):

@@ -68,6 +68,8 @@ class Work:
         after (callable, optional): what ``wait()`` does next, such as filling all_gather's list.
             Default: None.
         group (ProcessGroup, optional): the group, for ``is_success()``. Default: None.
+        result (list of Tensor, optional): the output tensors, for ``get_future()``. Default:
+            None.
 
     Example::
 
@@ -76,10 +78,29 @@ class Work:
         True
     """
 
-    def __init__(self, handle, after=None, group=None):
+    def __init__(self, handle, after=None, group=None, result=None):
         self._handle = handle
         self._after = after
         self._group = group
+        self._result = result
+
+    def get_future(self):
+        """A genesis.futures.Future of the collective's output tensors (``[tensor]`` for
+        all_reduce and broadcast), set by its ``wait()``.
+
+        Returns:
+            genesis.futures.Future: the future.
+
+        Example::
+
+            >>> genesis.distributed.Work(None, result=[1]).get_future().wait()
+            [1]
+        """
+        from ..futures import Future
+
+        fut = Future()
+        fut._waiter = lambda: (self.wait(), self._result)[1]
+        return fut
 
     def wait(self, timeout=None):
         """Orders the caller's current stream after the collective; finishes its results.

@@ -272,6 +272,35 @@ def zero_redundancy():
                 fail("a loaded shard lacks its state")
 
 
+def comm_hooks():
+    """torch's default hooks: the all-reduce hook gives DDP's own gradients, the float16 and
+    bfloat16 ones the same within their rounding; uneven inputs with a hook still join."""
+    from genesis.distributed.algorithms.ddp_comm_hooks import default_hooks
+
+    hooks = default_hooks
+    for hook, tol in ((hooks.allreduce_hook, 1e-6), (hooks.fp16_compress_hook, 2e-3),
+                      (hooks.bf16_compress_hook, 2e-2)):  # fmt: skip
+        net, reference = model(9), model(9)
+        ddp = DDP(net, bucket_cap_mb=0.0002)
+        ddp.register_comm_hook(None, hook)
+        for step in range(2):
+            net.zero_grad()
+            reference.zero_grad()
+            x, y = batch(step, RANK)
+            nn.functional.mse_loss(ddp(x), y).backward()
+            gx, gy = global_batch(step)
+            nn.functional.mse_loss(reference(gx), gy).backward()
+            for (n, p), q in zip(net.named_parameters(), reference.parameters()):
+                scale = max(1.0, float(q.grad.abs().max()))
+                close(f"{hook.__name__} step {step} {n}", p.grad / scale, q.grad / scale, tol)
+    ddp = DDP(model(9), bucket_cap_mb=0.0002)
+    ddp.register_comm_hook(None, default_hooks.fp16_compress_hook)
+    with ddp.join():
+        for step in range(1 + RANK):
+            x, y = batch(step, RANK)
+            nn.functional.mse_loss(ddp(x), y).backward()
+
+
 SCENARIOS = {
     "train": train_matches_the_global_batch,
     "no_sync": no_sync_accumulates,
@@ -279,6 +308,7 @@ SCENARIOS = {
     "join": uneven_inputs_join,
     "buffers": buffers_and_checkpoints,
     "zero": zero_redundancy,
+    "hooks": comm_hooks,
 }
 
 if __name__ == "__main__":

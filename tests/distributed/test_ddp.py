@@ -17,7 +17,7 @@ from genesis.nn.parallel import DistributedDataParallel as DDP
 from genesis.nn.parallel.distributed import _assign_buckets
 
 WORKER = os.path.join(os.path.dirname(__file__), "ddp_worker.py")
-SCENARIOS = ["train", "no_sync", "unused", "join", "buffers", "zero"]
+SCENARIOS = ["train", "no_sync", "unused", "join", "buffers", "zero", "hooks"]
 
 
 def launch(nproc, *scenarios, env=None):
@@ -187,3 +187,42 @@ def test_zero_redundancy_optimizer_in_a_world_of_one(world):
         ZeroRedundancyOptimizer([w], "adam")
     with pytest.raises(ValueError, match="overlap_with_ddp"):
         ZeroRedundancyOptimizer([w], genesis.optim.SGD, overlap_with_ddp=True, lr=0.1)
+
+
+def test_a_custom_communication_hook(world):
+    """A hook gets each bucket in order, may return another flat tensor, and is checked."""
+    from genesis.futures import Future
+
+    genesis.manual_seed(1)
+    net = nn.Sequential(nn.Linear(6, 6), nn.Linear(6, 6))
+    ddp = DDP(net, bucket_cap_mb=0.0001)
+    seen = []
+
+    def doubling(state, bucket):
+        seen.append((state, bucket.index(), bucket.is_last(), len(bucket.parameters())))
+        assert [g.shape for g in bucket.gradients()] == [p.shape for p in bucket.parameters()]
+        fut = Future()
+        fut.set_result(bucket.buffer() * 2)  # not the buffer itself: DDP copies it in
+        return fut
+
+    ddp.register_comm_hook("state", doubling)
+    with pytest.raises(RuntimeError, match="registered already"):
+        ddp.register_comm_hook(None, doubling)
+    x = genesis.randn(3, 6)
+    ddp(x).sum().backward()
+    plain = nn.Sequential(nn.Linear(6, 6), nn.Linear(6, 6))
+    plain.load_state_dict(net.state_dict())
+    plain(x).sum().backward()
+    for p, q in zip(net.parameters(), plain.parameters()):
+        assert genesis.equal(p.grad, q.grad * 2)
+    n = len(ddp._buckets)
+    assert [s[1] for s in seen] == list(range(n)) and [s[2] for s in seen] == [False] * (n - 1) + [
+        True
+    ]
+    assert all(s[0] == "state" for s in seen)
+    late = DDP(nn.Linear(2, 2))
+    late(genesis.ones(1, 2)).sum().backward()
+    with pytest.raises(RuntimeError, match=r"^\[DistributedDataParallel.register_comm_hook\] "):
+        late.register_comm_hook(None, doubling)
+    with pytest.raises(TypeError, match="must be callable"):
+        DDP(nn.Linear(2, 2)).register_comm_hook(None, "hook")

@@ -24,6 +24,15 @@ keeps its ``.grad`` as it was (None), as in torch. ``static_graph=True`` walks t
 first iteration only and reuses what it found. Without either, the next forward after an
 incomplete reduction raises RuntimeError naming the parameters that got no gradient.
 
+Note [Communication hooks]
+``register_comm_hook(state, hook)`` replaces how a ready bucket is averaged: instead of dividing
+it by the world size and all-reducing it, DDP calls ``hook(state, bucket)`` with a GradBucket
+(its index, flat buffer, gradients and parameters) and keeps the genesis.futures.Future it
+returns; when the reduction finishes, the future's tensor (the bucket's own buffer, or another
+flat tensor of its size) is what lands in ``.grad``. The hook must average (torch's default
+hooks in genesis.distributed.algorithms.ddp_comm_hooks do: an all-reduce, or one of a float16
+or bfloat16 copy), and every rank must register the same hook.
+
 Note [Joining uneven inputs]
 Inside ``with ddp.join():`` every forward pass first all-reduces which ranks are still active.
 A rank whose inputs ran out leaves the ``with`` body and, on exit, keeps answering the others'
@@ -65,6 +74,109 @@ class _Bucket:
             offset += n
         self.pending = 0
         self.work = None
+
+
+class GradBucket:
+    """A bucket of gradients as a communication hook sees it (Note [Communication hooks]), as
+    torch.distributed.GradBucket.
+
+    Args:
+        index (int): the bucket's number (buckets are reduced in that order).
+        bucket (_Bucket): DDP's bucket.
+        params (list of Tensor): DDP's parameters.
+        last (bool): whether it is the last bucket of the iteration.
+
+    Example::
+
+        >>> def hook(state, bucket):  # doctest: +SKIP
+        ...     return default_hooks.allreduce_hook(state, bucket)
+    """
+
+    def __init__(self, index, bucket, params, last):
+        self._index = index
+        self._bucket = bucket
+        self._params = params
+        self._last = last
+
+    def index(self):
+        """The bucket's number.
+
+        Returns:
+            int: it.
+
+        Example::
+
+            >>> bucket.index()  # doctest: +SKIP
+            0
+        """
+        return self._index
+
+    def buffer(self):
+        """The flat tensor of the bucket's gradients (what a hook reduces).
+
+        Returns:
+            Tensor: the buffer.
+
+        Example::
+
+            >>> bucket.buffer().shape  # doctest: +SKIP
+            genesis.Size([1024])
+        """
+        return self._bucket.buffer
+
+    def set_buffer(self, buffer):
+        """Replaces the bucket's values with ``buffer``'s (same size).
+
+        Args:
+            buffer (Tensor): a flat tensor of the bucket's size.
+
+        Returns:
+            None
+
+        Example::
+
+            >>> bucket.set_buffer(bucket.buffer() * 2)  # doctest: +SKIP
+        """
+        with genesis.no_grad():
+            self._bucket.buffer.copy_(buffer)
+
+    def gradients(self):
+        """The gradients in the bucket, each a view of its slot in the buffer.
+
+        Returns:
+            list of Tensor: in the bucket's order.
+
+        Example::
+
+            >>> len(bucket.gradients()) == len(bucket.parameters())  # doctest: +SKIP
+            True
+        """
+        return list(self._bucket.views)
+
+    def parameters(self):
+        """The parameters whose gradients the bucket holds.
+
+        Returns:
+            list of Tensor: in the bucket's order.
+
+        Example::
+
+            >>> bucket.parameters()[0].shape  # doctest: +SKIP
+        """
+        return [self._params[i] for i in self._bucket.indices]
+
+    def is_last(self):
+        """Whether this is the last bucket of the iteration.
+
+        Returns:
+            bool: it.
+
+        Example::
+
+            >>> bucket.is_last()  # doctest: +SKIP
+            False
+        """
+        return self._last
 
 
 def _assign_buckets(order, params, cap_bytes):
@@ -203,6 +315,7 @@ class DistributedDataParallel(Module):
         self._rebuilt = False
         self._static_unused = None
         self._join = None  # the join state while a join() context is entered
+        self._comm_hook = None  # (state, hook): Note [Communication hooks]
 
     # --- construction -------------------------------------------------------------------------
 
@@ -395,8 +508,13 @@ class DistributedDataParallel(Module):
             bucket = self._buckets[self._next_bucket]
             if bucket.pending > 0:
                 return
-            bucket.buffer.div_(self._divisor)
-            bucket.work = dist.all_reduce(bucket.buffer, group=self._group(), async_op=True)
+            if self._comm_hook is not None:
+                state, hook = self._comm_hook
+                last = self._next_bucket == len(self._buckets) - 1
+                bucket.work = hook(state, GradBucket(self._next_bucket, bucket, self._params, last))
+            else:
+                bucket.buffer.div_(self._divisor)
+                bucket.work = dist.all_reduce(bucket.buffer, group=self._group(), async_op=True)
             self._next_bucket += 1
         self._finish_reduction()
 
@@ -407,8 +525,10 @@ class DistributedDataParallel(Module):
             used = _used_counts(self._used, self._device, self._group())
         with genesis.no_grad():
             for bucket in self._buckets:
-                bucket.work.wait()
+                reduced = bucket.work.wait()
                 bucket.work = None
+                if self._comm_hook is not None and reduced is not bucket.buffer:
+                    bucket.buffer.copy_(reduced)  # a hook's own flat result
                 for i, view in zip(bucket.indices, bucket.views):
                     p = self._params[i]
                     if used is not None and used[i] == 0:
@@ -420,6 +540,39 @@ class DistributedDataParallel(Module):
                     else:
                         p.grad.copy_(view)
         self._expect_reduction = False
+
+    def register_comm_hook(self, state, hook):
+        """Replaces how a ready bucket of gradients is averaged (Note [Communication hooks]).
+
+        Args:
+            state: passed to the hook as its first argument (torch's default hooks take the
+                process group, None for the default one).
+            hook (callable): ``hook(state, bucket)`` taking a GradBucket and returning a
+                genesis.futures.Future of the averaged flat tensor.
+
+        Returns:
+            None
+
+        Example::
+
+            >>> import genesis.distributed as dist
+            >>> from genesis.distributed.algorithms.ddp_comm_hooks import default_hooks
+            >>> dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+            >>> ddp = genesis.nn.parallel.DistributedDataParallel(genesis.nn.Linear(2, 1))
+            >>> ddp.register_comm_hook(None, default_hooks.fp16_compress_hook)
+            >>> ddp(genesis.ones(1, 2)).sum().backward()
+            >>> ddp.module.bias.grad.tolist()
+            [1.0]
+            >>> dist.destroy_process_group()
+        """
+        name = "DistributedDataParallel.register_comm_hook"
+        if not callable(hook):
+            raise TypeError(f"[{name}] hook must be callable, got {type(hook).__name__}")
+        if self._comm_hook is not None:
+            raise RuntimeError(f"[{name}] a communication hook is registered already")
+        if self._ready_order or self._expect_reduction:
+            raise RuntimeError(f"[{name}] register the hook before the first backward")
+        self._comm_hook = (state, hook)
 
     # --- gradient accumulation and uneven inputs ----------------------------------------------
 
@@ -522,9 +675,14 @@ class DistributedDataParallel(Module):
             self._shadow_backward(active)
 
     def _shadow_backward(self, active):
-        for bucket in self._buckets:
+        for b, bucket in enumerate(self._buckets):
             bucket.buffer.zero_()
-            dist.all_reduce(bucket.buffer, group=self._group())
+            if self._comm_hook is not None:  # the same collectives as the active ranks'
+                state, hook = self._comm_hook
+                last = b == len(self._buckets) - 1
+                hook(state, GradBucket(b, bucket, self._params, last)).wait()
+            else:
+                dist.all_reduce(bucket.buffer, group=self._group())
         if self.find_unused_parameters or self.static_graph:
             _used_counts([False] * len(self._params), self._device, self._group())
 
