@@ -270,6 +270,9 @@ SAMPLES = {
     "random_": lambda m: m().random_(),
     "record_stream": _record_stream,
     "register_hook": lambda m: _needs_grad(m).register_hook(lambda g: g),
+    "register_post_accumulate_grad_hook": lambda m: (
+        _needs_grad(m).register_post_accumulate_grad_hook(lambda t: None)
+    ),
     "repeat": lambda m: m().repeat(2, 1),
     "repeat_interleave": lambda m: genesis.repeat_interleave(m(), 2),
     "requires_grad_": lambda m: m().requires_grad_(),
