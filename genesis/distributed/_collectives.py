@@ -433,3 +433,20 @@ def barrier(group=None, async_op=False, device_ids=None):
         return work
     work.synchronize()
     return None
+
+
+def _broadcast_coalesced(tensors, src, group=None):
+    """Broadcasts tensors from global rank ``src``: one flat collective per dtype and device,
+    copied back into each tensor (on ``src`` too, which is a copy of its own values). What
+    DistributedDataParallel and ZeroRedundancyOptimizer use to sync parameters and buffers."""
+    kinds = {}
+    for t in tensors:
+        kinds.setdefault((t.dtype, str(t.device)), []).append(t)
+    with genesis.no_grad():
+        for same in kinds.values():
+            flat = genesis.cat([t.detach().reshape(-1) for t in same])
+            broadcast(flat, src, group=group)
+            offset = 0
+            for t in same:
+                t.copy_(flat[offset : offset + t.numel()].view(t.shape))
+                offset += t.numel()

@@ -27,17 +27,15 @@ def _to_bytes(t):
     return t.detach().to("cpu").clone().untyped_storage()._to_bytes()
 
 
-def _from_bytes(data, like):
-    """A CPU tensor shaped like `like` over a copy of `data`."""
-    if like.numel() == 0:
-        return genesis.empty(like.shape, dtype=like.dtype)
-    storage = _C._storage_from_bytes(data, "cpu")
-    shape = list(like.shape)
-    strides, step = [0] * len(shape), 1
-    for d in range(len(shape) - 1, -1, -1):
-        strides[d] = step
-        step *= shape[d]
-    return _C._tensor_on_storage(storage, 0, shape, strides, like.dtype)
+def _from_bytes(data, shape, dtype):
+    """A CPU tensor of `shape` and `dtype` over a copy of `data` (row-major items)."""
+    n = 1
+    for s in shape:
+        n *= s
+    if n == 0:
+        return genesis.empty(shape, dtype=dtype)
+    flat = _C._tensor_on_storage(_C._storage_from_bytes(data, "cpu"), 0, [n], [1], dtype)
+    return flat.reshape(shape)
 
 
 def _reduce(parts, op):
@@ -101,7 +99,7 @@ class StoreCommunicator:
         return parts
 
     def _tensors(self, payloads, like):
-        return [_from_bytes(p, like) for p in payloads]
+        return [_from_bytes(p, like.shape, like.dtype) for p in payloads]
 
     def all_reduce(self, tensor, output, op):
         parts = self._tensors(self._exchange(_to_bytes(tensor)), tensor)
@@ -110,7 +108,7 @@ class StoreCommunicator:
     def broadcast(self, tensor, output, root):
         parts = self._exchange(_to_bytes(tensor) if self._rank == root else b"", [root])
         if self._rank != root:
-            _write(output, _from_bytes(parts[root], output))
+            _write(output, _from_bytes(parts[root], output.shape, output.dtype))
 
     def reduce(self, tensor, output, op, root):
         wanted = range(self._size) if self._rank == root else []
@@ -141,8 +139,7 @@ class StoreCommunicator:
             lengths = [int(x) for x in head.decode().split(",")]
             begin = sum(lengths[: self._rank])
             piece = body[begin : begin + lengths[self._rank]]
-            like = genesis.empty(recv[src], dtype=tensor.dtype)
-            received.append(_from_bytes(piece, like))
+            received.append(_from_bytes(piece, [recv[src]], tensor.dtype))
         _write(output, genesis.cat(received) if received else output)
 
     def send(self, tensor, peer):
@@ -156,7 +153,7 @@ class StoreCommunicator:
         key = f"p2p/{peer}/{self._rank}/{self._sent[pair]}"
         data = self._store.get(key)
         self._store.delete_key(key)
-        _write(tensor, _from_bytes(data, tensor))
+        _write(tensor, _from_bytes(data, tensor.shape, tensor.dtype))
 
     def destroy(self):
         pass

@@ -19,6 +19,7 @@ import genesis
 import genesis.distributed as dist
 
 from ...optim.optimizer import Optimizer
+from .._collectives import _broadcast_coalesced
 from .._store_comm import _from_bytes, _to_bytes
 
 
@@ -127,23 +128,10 @@ class ZeroRedundancyOptimizer(Optimizer):
         return loss
 
     def _broadcast_parameters(self):
-        with genesis.no_grad():
-            for r in range(self.world_size):
-                kinds = {}
-                for g in self.param_groups:
-                    for p in g["params"]:
-                        if self._owner[id(p)] == r:
-                            kinds.setdefault((p.dtype, str(p.device)), []).append(p)
-                src = dist.get_global_rank(self.process_group, r)
-                for owned in kinds.values():
-                    flat = genesis.cat([p.detach().reshape(-1) for p in owned])
-                    dist.broadcast(flat, src, group=self.process_group)
-                    if r == self.rank:
-                        continue
-                    offset = 0
-                    for p in owned:
-                        p.copy_(flat[offset : offset + p.numel()].view(p.shape))
-                        offset += p.numel()
+        for r in range(self.world_size):
+            owned = [p for g in self.param_groups for p in g["params"] if self._owner[id(p)] == r]
+            src = dist.get_global_rank(self.process_group, r)
+            _broadcast_coalesced(owned, src, self.process_group)
 
     def add_param_group(self, param_group):
         """Adds a parameter group (every rank must add the same), repartitioning the shares.
@@ -203,7 +191,7 @@ class ZeroRedundancyOptimizer(Optimizer):
                 buffer = io.BytesIO()
                 genesis.save({k: _to_cpu(v) for k, v in mine.items()}, buffer)
                 raw = buffer.getvalue()
-                payload = _from_bytes(raw, genesis.empty(len(raw), dtype=genesis.uint8))
+                payload = _from_bytes(raw, [len(raw)], genesis.uint8)
                 size = genesis.tensor([payload.numel()], dtype=genesis.int64)
             else:
                 size = genesis.zeros(1, dtype=genesis.int64)

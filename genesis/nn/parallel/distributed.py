@@ -48,6 +48,7 @@ import zlib
 import genesis
 import genesis.distributed as dist
 
+from ...distributed._collectives import _broadcast_coalesced
 from ..modules.module import Module
 
 _FIRST_BUCKET_BYTES = 1 << 20
@@ -340,25 +341,11 @@ class DistributedDataParallel(Module):
                 f"range over {low.tolist()[:2]}..{high.tolist()[:2]}"
             )
 
-    def _flat_broadcast(self, tensors):
-        """Broadcasts tensors from the group's rank 0, one collective per dtype and device."""
-        kinds = {}
-        for t in tensors:
-            kinds.setdefault((t.dtype, str(t.device)), []).append(t)
-        with genesis.no_grad():
-            for group in kinds.values():
-                flat = genesis.cat([t.detach().reshape(-1) for t in group])
-                dist.broadcast(flat, self._global_src, group=self._group())
-                offset = 0
-                for t in group:
-                    t.copy_(flat[offset : offset + t.numel()].view(t.shape))
-                    offset += t.numel()
-
     def _sync_module_states(self):
         if self._world == 1:
             return
         states = list(self.module.parameters()) + list(self.module.buffers())
-        self._flat_broadcast([t for t in states if t.numel() > 0])
+        _broadcast_coalesced([t for t in states if t.numel() > 0], self._global_src, self._group())
 
     def _build_buckets(self, order):
         self._buckets = [_Bucket(b, self._params) for b in _assign_buckets(
@@ -397,11 +384,7 @@ class DistributedDataParallel(Module):
             return
         src = self._global_src if active is None else dist.get_global_rank(
             self._group(), max(active))  # fmt: skip
-        saved, self._global_src = self._global_src, src
-        try:
-            self._flat_broadcast(buffers)
-        finally:
-            self._global_src = saved
+        _broadcast_coalesced(buffers, src, self._group())
 
     def _check_previous_reduction(self):
         if not self._expect_reduction:
