@@ -166,11 +166,13 @@ def _gpt2_parts(
     sizes: tuple[int, int, int, int, int],
     capturable: bool = False,
     compiled: bool = False,
+    genesis_compiled: bool = False,
 ) -> tuple[Any, Callable[[], Any], Any]:
     """(model, body, optimizer) of lib's GPT-2 step on the token ids idx (B, S + 1), sizes
     (vocab, S, layers, width, heads): body() runs the forward under bfloat16 autocast, the
     backward and AdamW's step (torch's fused on CUDA) and returns the loss; clearing the
-    gradients is the caller's. `compiled`: torch's forward through torch.compile."""
+    gradients is the caller's. `compiled`: torch's forward through torch.compile;
+    `genesis_compiled`: genesis's through genesis.compile."""
     vocab, s, layers, width, heads = sizes
     model = gpt(lib, vocab, s, layers, width, heads).to(ctx.device)
     to = ctx.to_genesis if lib is genesis else ctx.to_torch
@@ -179,7 +181,9 @@ def _gpt2_parts(
     if capturable:
         extra["capturable"] = True
     opt = lib.optim.AdamW(model.parameters(), lr=6e-4, weight_decay=0.1, **extra)
-    forward = lib.compile(model) if compiled and lib is not genesis else model
+    forward = model
+    if (compiled and lib is not genesis) or (genesis_compiled and lib is genesis):
+        forward = lib.compile(model)
 
     def body() -> Any:
         with lib.autocast(ctx.device, dtype=lib.bfloat16):
@@ -192,11 +196,17 @@ def _gpt2_parts(
 
 
 def _gpt2_case(
-    ctx: Context, name: str, b: int, s: int, min_speedup: float, compiled: bool = False
+    ctx: Context,
+    name: str,
+    b: int,
+    s: int,
+    min_speedup: float,
+    compiled: bool = False,
+    genesis_compiled: bool = False,
 ) -> Case:
     """The GPT-2 step at batch b and sequence s on CUDA (small on the CPU); with `compiled`
-    torch's model is torch.compile'd (its first call, which compiles, is timed into the
-    footnote) while genesis's stays eager."""
+    torch's model is torch.compile'd, with `genesis_compiled` genesis's is genesis.compile'd
+    (each library's first call, which compiles, is timed into the footnote); else eager."""
     layers, width, heads = ctx.pick(2, 1, cuda=12), ctx.pick(64, 32, cuda=768), ctx.pick(4, 2, 12)
     vocab = ctx.pick(512, 64, cuda=50304)
     sizes = (vocab, s, layers, width, heads)
@@ -204,15 +214,19 @@ def _gpt2_case(
     compile_note: list[str] = []
 
     def build(lib: Any) -> tuple[Any, Callable[[], Any]]:
-        model, body, opt = _gpt2_parts(ctx, lib, idx, sizes, compiled=compiled)
+        model, body, opt = _gpt2_parts(
+            ctx, lib, idx, sizes, compiled=compiled, genesis_compiled=genesis_compiled
+        )
 
         def step() -> Any:
             opt.zero_grad(set_to_none=True)
             return body()
 
-        if not (compiled and lib is not genesis):
+        is_compiled = genesis_compiled if lib is genesis else compiled
+        if not is_compiled:
             return model, step
         first = [True]
+        label = "genesis.compile" if lib is genesis else "torch.compile"
 
         def timed_first_step() -> Any:  # the compile, timed once
             if not first[0]:
@@ -221,7 +235,7 @@ def _gpt2_case(
             start = time.perf_counter()
             loss = step()
             float(loss.detach())  # waits for the step
-            compile_note.append(f"torch.compile's first step {time.perf_counter() - start:.1f} s")
+            compile_note.append(f"{label}'s first step {time.perf_counter() - start:.1f} s")
             return loss
 
         return model, timed_first_step
@@ -230,7 +244,8 @@ def _gpt2_case(
         ctx,
         name,
         f"B {b}, S {s}, {layers}x{width}, vocab {vocab}, bf16 autocast, AdamW"
-        + (" (torch: torch.compile)" if compiled else ""),
+        + (" (torch: torch.compile)" if compiled and not genesis_compiled else "")
+        + (" (both compiled)" if compiled and genesis_compiled else ""),
         build,
         b * s,
         min_speedup,
@@ -261,6 +276,22 @@ def gpt2_step_compiled(ctx: Context) -> Case | None:
     if not ctx.on_cuda or ctx.quick or ctx.torch is None:
         return None
     return _gpt2_case(ctx, "GPT-2 train step vs torch.compile", 8, 1024, 0.95, compiled=True)
+
+
+@register(name="GPT-2 train step, both compiled")
+def gpt2_step_both_compiled(ctx: Context) -> Case | None:
+    """genesis.compile's step against torch.compile's (issue 48: >= 1.05x); CUDA only."""
+    if not ctx.on_cuda or ctx.quick or ctx.torch is None:
+        return None
+    return _gpt2_case(
+        ctx,
+        "GPT-2 train step, both compiled",
+        8,
+        1024,
+        1.05,
+        compiled=True,
+        genesis_compiled=True,
+    )
 
 
 def _captured_step(
