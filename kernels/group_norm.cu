@@ -310,8 +310,10 @@ void backward_typed(const void* dy, const void* x, const void* mean, const void*
   });
   // Column sums over the samples of [samples][channels] partial sums.
   int64_t samples = rows / groups, channels = groups * per;
-  if (dw) norm_rows::launch_column_sums(parts, samples, channels, static_cast<T*>(dw), stream);
-  if (db)
+  if (dw)
+    norm_rows::launch_column_sums(parts, samples, channels, static_cast<T*>(dw), stream,
+                                  static_cast<T*>(db));
+  else if (db)
     norm_rows::launch_column_sums(parts + rows * per, samples, channels, static_cast<T*>(db),
                                   stream);
 }

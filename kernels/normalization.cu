@@ -17,6 +17,10 @@
 // with 64 threads of up to 4 packs (96 registers, 10 blocks a multiprocessor) against 162.8 us
 // with 192 threads of one; bfloat16 170.4 us (32 threads, 185 registers) against 115.9 us (96
 // threads of one). Keeping the next row's packs loaded ahead did not pay (158.7 and 134.5 us).
+// 16-bit rows of one pack a thread take 4 rows a block iteration (their loads in flight together,
+// one pair of barriers for the 8 block sums): on an H100, bfloat16 65536 x 768, 111.1 us against
+// 124.3 for one row (5 blocks a multiprocessor instead of 10; 2 rows: 128.8). Both gradients'
+// column sums share their launches (two kernels instead of four).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -165,13 +169,16 @@ __global__ void __launch_bounds__(kLoopThreads)
 
 // partial: [2][gridDim.x][cols], the block's column sums of dy * xhat, then of dy. Each thread
 // holds Packs packs of a row (Threads a multiple of 32); x and dy stay as loaded and xhat and
-// g = dy * w are computed again for dx, so the registers go to the column sums.
-template <typename T, typename C, int Threads, int Packs, bool Rms>
+// g = dy * w are computed again for dx, so the registers go to the column sums. A block takes
+// Rows rows an iteration (Rows > 1 only with one pack a thread): their loads are in flight
+// together and their block sums share one pair of barriers.
+template <typename T, typename C, int Threads, int Packs, int Rows, bool Rms>
 __global__ void __launch_bounds__(Threads)
     norm_backward_regs(const T* __restrict__ dy, const T* __restrict__ x,
                        const C* __restrict__ mean, const C* __restrict__ rstd,
                        const T* __restrict__ w, T* __restrict__ dx, C* __restrict__ partial,
                        int64_t rows, int64_t cols) {
+  static_assert(Rows == 1 || Packs == 1, "several rows an iteration hold one pack a thread");
   constexpr int V = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
   using P = RowPack<T, V>;
   int64_t packs = cols / V;
@@ -189,51 +196,70 @@ __global__ void __launch_bounds__(Threads)
     return w ? gy * convert<C>(pw[k].v[j]) : gy;
   };
   C n = C(cols);
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const P* xrow = reinterpret_cast<const P*>(x + r * cols);
-    const P* grow = reinterpret_cast<const P*>(dy + r * cols);
-    P px[Packs], pg[Packs];
+  for (int64_t r0 = static_cast<int64_t>(blockIdx.x) * Rows; r0 < rows;
+       r0 += static_cast<int64_t>(gridDim.x) * Rows) {
+    P px[Rows][Packs], pg[Rows][Packs];
+    C mu[Rows], r_std[Rows], sums[2 * Rows];  // sums: each row's dot, then its avg
 #pragma unroll
-    for (int k = 0; k < Packs; ++k) {
-      int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
-      if (p < packs) {
-        px[k] = xrow[p];
-        pg[k] = grow[p];
-      }
-    }
-    C mu = Rms ? C(0) : mean[r], r_std = rstd[r];
-    C dot = 0, avg = 0;
+    for (int i = 0; i < Rows; ++i) {
+      int64_t r = r0 + i < rows ? r0 + i : rows - 1;  // a missing row repeats the last, unused
+      const P* xrow = reinterpret_cast<const P*>(x + r * cols);
+      const P* grow = reinterpret_cast<const P*>(dy + r * cols);
 #pragma unroll
-    for (int k = 0; k < Packs; ++k) {
-      int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
-      if (p < packs) {
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          C xh = (convert<C>(px[k].v[j]) - mu) * r_std, gy = convert<C>(pg[k].v[j]);
-          dw[k][j] += gy * xh;
-          db[k][j] += gy;
-          C g = scaled(pg[k], k, j);
-          dot += g * xh;
-          avg += g;
+      for (int k = 0; k < Packs; ++k) {
+        int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+        if (p < packs) {
+          px[i][k] = xrow[p];
+          pg[i][k] = grow[p];
         }
       }
+      mu[i] = Rms ? C(0) : mean[r];
+      r_std[i] = rstd[r];
+    }
+#pragma unroll
+    for (int i = 0; i < Rows; ++i) {
+      C dot = 0, avg = 0;
+      bool live = r0 + i < rows;
+#pragma unroll
+      for (int k = 0; k < Packs; ++k) {
+        int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+        if (p < packs) {
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            C xh = (convert<C>(px[i][k].v[j]) - mu[i]) * r_std[i];
+            C gy = convert<C>(pg[i][k].v[j]);
+            if (live) {
+              dw[k][j] += gy * xh;
+              db[k][j] += gy;
+            }
+            C g = scaled(pg[i][k], k, j);
+            dot += g * xh;
+            avg += g;
+          }
+        }
+      }
+      sums[2 * i] = dot;
+      sums[2 * i + 1] = avg;
     }
     if (!dx) continue;
-    block_sum2<Threads>(dot, avg);
-    dot /= n;
-    avg = Rms ? C(0) : avg / n;
-    P* out = reinterpret_cast<P*>(dx + r * cols);
+    norm_rows::block_sums<Threads, 2 * Rows>(sums);
 #pragma unroll
-    for (int k = 0; k < Packs; ++k) {
-      int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
-      if (p < packs) {
-        P o;
+    for (int i = 0; i < Rows; ++i) {
+      if (r0 + i >= rows) break;
+      C dot = sums[2 * i] / n, avg = Rms ? C(0) : sums[2 * i + 1] / n;
+      P* out = reinterpret_cast<P*>(dx + (r0 + i) * cols);
 #pragma unroll
-        for (int j = 0; j < V; ++j) {
-          C xh = (convert<C>(px[k].v[j]) - mu) * r_std;
-          o.v[j] = convert<T>(r_std * (scaled(pg[k], k, j) - avg - xh * dot));
+      for (int k = 0; k < Packs; ++k) {
+        int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
+        if (p < packs) {
+          P o;
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            C xh = (convert<C>(px[i][k].v[j]) - mu[i]) * r_std[i];
+            o.v[j] = convert<T>(r_std[i] * (scaled(pg[i][k], k, j) - avg - xh * dot));
+          }
+          out[p] = o;
         }
-        out[p] = o;
       }
     }
   }
@@ -310,43 +336,55 @@ using kernel_tag = std::integral_constant<decltype(Kernel), Kernel>;
 
 // The backward register kernel's block: one pack a thread on the fewest threads of
 // kBackwardThreads that hold the row (a multiple of 32, so few lanes idle) while the row has at
-// most 1024 packs, else 1024 threads with 2 or 4 packs each; {0, 0} when the row does not fit or
-// is not whole aligned packs. Note [Fused row normalization kernels] has the measurements.
+// most 1024 packs, else 1024 threads with 2 or 4 packs each; {0, 0, 1} when the row does not fit
+// or is not whole aligned packs. 16-bit rows of one pack a thread take 4 rows an iteration.
+// Note [Fused row normalization kernels] has the measurements.
 struct BackwardBlock {
   int threads;
   int packs;
+  int rows;  // rows a block takes an iteration
 };
 constexpr int kBackwardThreads[] = {32, 64, 96, 128, 192, 256, 384, 512, 768, 1024};
 
 BackwardBlock backward_block(int64_t cols, int item, std::initializer_list<const void*> tensors) {
-  if (register_threads(cols, item, tensors) == 0) return {0, 0};
+  if (register_threads(cols, item, tensors) == 0) return {0, 0, 1};
   int64_t packs = cols / (16 / item);
   for (int threads : kBackwardThreads)
-    if (packs <= threads) return {threads, 1};
-  return {1024, packs <= 2048 ? 2 : 4};
+    if (packs <= threads) return {threads, 1, item == 2 ? 4 : 1};
+  return {1024, packs <= 2048 ? 2 : 4, 1};
 }
 
-// Calls body(kernel, threads) with the backward kernel for `block` (the loop kernel for {0, 0});
+// Calls body(kernel, threads) with the backward kernel for `block` (the loop kernel for {0, 0, 1});
 // `kernel` is a std::integral_constant, a type of its own for each kernel.
 template <typename T, typename C, bool R, typename Body>
 void with_backward_kernel(BackwardBlock block, Body body) {
-  switch (block.threads * 8 + block.packs) {
-#define GENESIS_NORM_BACKWARD_CASE(N, K)                      \
-  case N * 8 + K:                                             \
-    body(kernel_tag<norm_backward_regs<T, C, N, K, R>>{}, N); \
+  switch ((block.threads * 8 + block.packs) * 8 + block.rows) {
+#define GENESIS_NORM_BACKWARD_CASE(N, K, Rows)                      \
+  case (N * 8 + K) * 8 + Rows:                                      \
+    body(kernel_tag<norm_backward_regs<T, C, N, K, Rows, R>>{}, N); \
     return;
-    GENESIS_NORM_BACKWARD_CASE(32, 1)
-    GENESIS_NORM_BACKWARD_CASE(64, 1)
-    GENESIS_NORM_BACKWARD_CASE(96, 1)
-    GENESIS_NORM_BACKWARD_CASE(128, 1)
-    GENESIS_NORM_BACKWARD_CASE(192, 1)
-    GENESIS_NORM_BACKWARD_CASE(256, 1)
-    GENESIS_NORM_BACKWARD_CASE(384, 1)
-    GENESIS_NORM_BACKWARD_CASE(512, 1)
-    GENESIS_NORM_BACKWARD_CASE(768, 1)
-    GENESIS_NORM_BACKWARD_CASE(1024, 1)
-    GENESIS_NORM_BACKWARD_CASE(1024, 2)
-    GENESIS_NORM_BACKWARD_CASE(1024, 4)
+#define GENESIS_NORM_BACKWARD_ONE_PACK(N)                          \
+  GENESIS_NORM_BACKWARD_CASE(N, 1, 1)                              \
+  case (N * 8 + 1) * 8 + 4:                                        \
+    if constexpr (sizeof(T) == 2) {                                \
+      body(kernel_tag<norm_backward_regs<T, C, N, 1, 4, R>>{}, N); \
+      return;                                                      \
+    }                                                              \
+    body(kernel_tag<norm_backward_loop<T, C, R>>{}, kLoopThreads); \
+    return;
+    GENESIS_NORM_BACKWARD_ONE_PACK(32)
+    GENESIS_NORM_BACKWARD_ONE_PACK(64)
+    GENESIS_NORM_BACKWARD_ONE_PACK(96)
+    GENESIS_NORM_BACKWARD_ONE_PACK(128)
+    GENESIS_NORM_BACKWARD_ONE_PACK(192)
+    GENESIS_NORM_BACKWARD_ONE_PACK(256)
+    GENESIS_NORM_BACKWARD_ONE_PACK(384)
+    GENESIS_NORM_BACKWARD_ONE_PACK(512)
+    GENESIS_NORM_BACKWARD_ONE_PACK(768)
+    GENESIS_NORM_BACKWARD_ONE_PACK(1024)
+    GENESIS_NORM_BACKWARD_CASE(1024, 2, 1)
+    GENESIS_NORM_BACKWARD_CASE(1024, 4, 1)
+#undef GENESIS_NORM_BACKWARD_ONE_PACK
 #undef GENESIS_NORM_BACKWARD_CASE
     default:
       body(kernel_tag<norm_backward_loop<T, C, R>>{}, kLoopThreads);
@@ -413,8 +451,11 @@ void backward_typed(const void* dy, const void* x, const void* mean, const void*
                                     decltype(kernel)::value<<<grid, threads, 0, stream>>>(
                                         gs, xs, ms, rs, ws, dxs, partial, rows, cols);
                                   });
-  if (dw) norm_rows::launch_column_sums(partial, blocks, cols, static_cast<T*>(dw), stream);
-  if (db)
+  // Both gradients' column sums in the same launches (the bias's partial rows follow the weight's).
+  if (dw)
+    norm_rows::launch_column_sums(partial, blocks, cols, static_cast<T*>(dw), stream,
+                                  static_cast<T*>(db));
+  else if (db)
     norm_rows::launch_column_sums(partial + blocks * cols, blocks, cols, static_cast<T*>(db),
                                   stream);
 }
@@ -497,8 +538,10 @@ int64_t row_norm_backward_blocks(int dtype, const void* dy, const void* x, const
   // As many blocks as the GPU holds at once (the kernel's occupancy), so that one wave takes
   // every row and the partial rows the column sums read stay few.
   int64_t per_sm = 1;
-  dispatch<Resident>(dtype, rms, backward_block(cols, item_size(dtype), {dy, x, w, dx}), &per_sm);
-  return std::max<int64_t>(1, std::min(rows, per_sm * device_sms));
+  BackwardBlock block = backward_block(cols, item_size(dtype), {dy, x, w, dx});
+  dispatch<Resident>(dtype, rms, block, &per_sm);
+  int64_t iterations = (rows + block.rows - 1) / block.rows;  // a block's first takes rows rows
+  return std::max<int64_t>(1, std::min(iterations, per_sm * device_sms));
 }
 
 void launch_row_norm_backward(int dtype, const void* dy, const void* x, const void* mean,

@@ -64,6 +64,32 @@ __device__ __forceinline__ void block_sum2(C& a, C& b) {
   }
 }
 
+// The sums of v[0..N) over the block, each returned to every thread (the same order on every
+// thread): N sums for one pair of barriers.
+template <int Threads, int N, typename C>
+__device__ __forceinline__ void block_sums(C (&v)[N]) {
+#pragma unroll
+  for (int delta = 16; delta > 0; delta >>= 1)
+#pragma unroll
+    for (int i = 0; i < N; ++i) v[i] += __shfl_xor_sync(0xffffffffu, v[i], delta);
+  if constexpr (Threads > 32) {
+    constexpr int kWarps = Threads / 32;
+    __shared__ C part[N][kWarps];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    __syncthreads();  // the previous call's readers are done with `part`
+    if (lane == 0)
+#pragma unroll
+      for (int i = 0; i < N; ++i) part[i][warp] = v[i];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      v[i] = 0;
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) v[i] += part[i][w];
+    }
+  }
+}
+
 constexpr int kColumnWidth = 32;  // columns a block of the column sums takes
 constexpr int kColumnDepth = 16;  // and the threads that share each column
 constexpr int kChunkRows = 64;    // the fewest rows worth a block of their own
@@ -90,42 +116,54 @@ __device__ __forceinline__ void sum_columns(const C* partial, int64_t rows, int6
   }
 }
 
+// Block (x, y, z) works on set z of the partial rows, set_stride items after set z - 1, whose
+// column sums go to outs[z].
+template <typename T, typename C>
+struct ColumnOutputs {
+  T* out[2];
+};
+
 template <typename T, typename C>
 __global__ void __launch_bounds__(kColumnWidth* kColumnDepth)
-    column_sums(const C* partial, int64_t rows, int64_t stride, int64_t cols, T* out) {
-  sum_columns<T, C>(partial, rows, stride, cols, out);
+    column_sums(const C* partial, int64_t set_stride, int64_t rows, int64_t stride, int64_t cols,
+                ColumnOutputs<T, C> outs) {
+  sum_columns<T, C>(partial + blockIdx.z * set_stride, rows, stride, cols, outs.out[blockIdx.z]);
 }
 
-// The first of two stages when there are many rows: block (x, y) sums rows [y * chunk,
-// (y + 1) * chunk) of its columns into that chunk's first row (which only this block reads).
+// The first of two stages when there are many rows: block (x, y, z) sums rows [y * chunk,
+// (y + 1) * chunk) of set z's columns into that chunk's first row (which only this block reads).
 template <typename C>
 __global__ void __launch_bounds__(kColumnWidth* kColumnDepth)
-    column_chunk_sums(C* partial, int64_t rows, int64_t cols, int64_t chunk) {
+    column_chunk_sums(C* partial, int64_t set_stride, int64_t rows, int64_t cols, int64_t chunk) {
   int64_t first = static_cast<int64_t>(blockIdx.y) * chunk;
-  sum_columns<C, C>(partial + first * cols, std::min(chunk, rows - first), cols, cols,
-                    partial + first * cols);
+  C* set = partial + blockIdx.z * set_stride;
+  sum_columns<C, C>(set + first * cols, std::min(chunk, rows - first), cols, cols,
+                    set + first * cols);
 }
 
 // out[c] = the sum over b < rows of partial[b * cols + c], in the same order for every run (the
-// partial rows are overwritten). Many rows are cut into chunks summed by blocks of their own
-// first, so that the GPU's multiprocessors share the reading.
+// partial rows are overwritten); with second_out, also second_out[c] = the same sum over the
+// next `rows` partial rows, in the same launches. Many rows are cut into chunks summed by
+// blocks of their own first, so that the GPU's multiprocessors share the reading.
 template <typename T, typename C>
-void launch_column_sums(C* partial, int64_t rows, int64_t cols, T* out, cudaStream_t stream) {
+void launch_column_sums(C* partial, int64_t rows, int64_t cols, T* out, cudaStream_t stream,
+                        T* second_out = nullptr) {
   int64_t column_blocks = (cols + kColumnWidth - 1) / kColumnWidth;
   int64_t chunks = std::min((256 + column_blocks - 1) / column_blocks, rows / kChunkRows);
-  int64_t stride = cols;
+  int64_t stride = cols, set_stride = rows * cols;
+  unsigned sets = second_out ? 2 : 1;
   if (chunks > 1) {
     int64_t chunk = (rows + chunks - 1) / chunks;
     chunks = (rows + chunk - 1) / chunk;
     column_chunk_sums<C>
-        <<<dim3(static_cast<unsigned>(column_blocks), static_cast<unsigned>(chunks)),
-           kColumnWidth * kColumnDepth, 0, stream>>>(partial, rows, cols, chunk);
+        <<<dim3(static_cast<unsigned>(column_blocks), static_cast<unsigned>(chunks), sets),
+           kColumnWidth * kColumnDepth, 0, stream>>>(partial, set_stride, rows, cols, chunk);
     stride = chunk * cols;
     rows = chunks;
   }
   column_sums<T, C>
-      <<<static_cast<unsigned>(column_blocks), kColumnWidth * kColumnDepth, 0, stream>>>(
-          partial, rows, stride, cols, out);
+      <<<dim3(static_cast<unsigned>(column_blocks), 1, sets), kColumnWidth * kColumnDepth, 0,
+         stream>>>(partial, set_stride, rows, stride, cols, {{out, second_out}});
 }
 
 }  // namespace genesis::kernels::norm_rows
