@@ -6,15 +6,21 @@
 // take a strided loop; the arithmetic is the same functor, but an op with a vector routine
 // (exp, tanh, erf) may then differ from eager's strided loop in the last bit. A row group (Note
 // [Row groups] in group.h) goes a block of whole rows at a time: its full ops over the block's
-// items, each reduction row by row through eager's whole-row loop, row ops over one item a row,
-// and a row value that full ops read is repeated along its rows into a block of scratch first.
+// items, each reduction row by row through eager's whole-row loop, row ops over one item a row;
+// a full binary op reading a row value (x - max, e / sum) runs row by row with that row's value
+// as its number, as eager's loop reads a broadcast side (softmax of plain ops, 4096 x 1024
+// float32 on 2 cores: 2.2 ms instead of 3.4-3.8 with the value repeated along its rows first,
+// eager 2.8), and a row value that other full ops read is repeated along its rows into a block
+// of scratch first.
 // A column group (Note [Column groups] in group.h) goes a block of columns at a time instead
 // (run_column_group).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
+#include "core/errors.h"
 #include "cpu/copy.h"
 #include "cpu/dropout.h"
 #include "cpu/elementwise.h"
@@ -90,6 +96,24 @@ void gather(char* dst, const Tensor& t, int64_t begin, int64_t n) {
 }
 
 bool dense(const Tensor& t) { return t.is_contiguous(); }
+
+// The value at p, of dtype t, as an op's number: a row value read by a full binary op, as
+// eager's loop reads a broadcast operand (one value for the row's run).
+ops::ScalarArg number_at(const char* p, ScalarType t) {
+  ops::ScalarArg s;
+  s.is_scalar = true;
+  GENESIS_DISPATCH_ALL_TYPES(t, "compile", [&] {
+    using C = cpu::compute_t<scalar_t>;
+    const C v = static_cast<C>(*reinterpret_cast<const scalar_t*>(p));
+    if constexpr (std::is_floating_point_v<C>) {
+      s.is_float = true;
+      s.d = static_cast<double>(v);
+    } else {
+      s.i = static_cast<int64_t>(v);
+    }
+  });
+  return s;
+}
 
 // Op k (not a Reduce) over n items from item `start`, into out, its operands at a, b, cond.
 void run_elementwise(const FusedOp& op, int64_t item, char* out, const void* a, const void* b,
@@ -244,6 +268,7 @@ void run_on_cpu(const Graph& graph, const Results& results) {
     result_item[k] = static_cast<int64_t>(itemsize(op.out));
     if (results.held[k]) result_base[k] = static_cast<char*>(results.held[k]->result_data());
     if (op.row && op.kind != OpKind::Reduce) continue;
+    if (op.kind == OpKind::Binary) continue;  // reads row values as numbers, a row at a time
     for (const Ref* r : {&op.a, &op.b, &op.cond})
       if (r->is_op && graph.ops[r->index].row && !(op.kind == OpKind::Reduce && r == &op.b))
         broadcast[r->index] = true;  // a reduction reads its centre (b) at row level
@@ -281,6 +306,30 @@ void run_on_cpu(const Graph& graph, const Results& results) {
         if (!r.is_op) return input_at[r.index];
         return graph.ops[r.index].row && !row ? expanded[r.index].data() : op_at[r.index];
       };
+      auto reads_row = [&](const Ref& r) { return r.is_op && graph.ops[r.index].row; };
+      // A full binary op with a row operand (x - max, e / sum): each row's run with that row's
+      // value as the op's number, as eager's loop reads a broadcast side, instead of the value
+      // repeated along the row first.
+      auto binary_by_rows = [&](const FusedOp& op, int64_t item, char* out, const void* a,
+                                const void* b, int64_t n_rows) {
+        const bool row_a = reads_row(op.a), row_b = reads_row(op.b);
+        const auto compute_item = static_cast<int64_t>(itemsize(op.compute));
+        for (int64_t j = 0; j < n_rows; ++j) {
+          auto side = [&](const void* p, bool row_value, const ops::ScalarArg& number,
+                          ops::ScalarArg& arg) -> const void* {
+            arg = number;
+            if (!p) return nullptr;
+            if (!row_value) return static_cast<const char*>(p) + j * unit * compute_item;
+            arg = number_at(static_cast<const char*>(p) + j * compute_item, op.compute);
+            return nullptr;
+          };
+          ops::ScalarArg sa, sb;
+          const void* pa = side(a, row_a, op.sa, sa);
+          const void* pb = side(b, row_b, op.sb, sb);
+          cpu::binary_run(static_cast<ops::BinaryOp>(op.code), op.compute, out + j * unit * item,
+                          pa, sa, pb, sb, unit);
+        }
+      };
       for (size_t k = 0; k < n_ops; ++k) {
         const FusedOp& op = graph.ops[k];
         const int64_t u = per_unit(op.row), n = n_units * u;
@@ -289,6 +338,8 @@ void run_on_cpu(const Graph& graph, const Results& results) {
         if (op.kind == OpKind::Reduce)  // each of the block's rows of a full value
           cpu::reduce_rows(static_cast<ops::ReduceOp>(op.code), op.compute, at(op.a, false),
                            n_units, unit, op_at[k], op.finish, at(op.b, true));
+        else if (op.kind == OpKind::Binary && !op.row && (reads_row(op.a) || reads_row(op.b)))
+          binary_by_rows(op, result_item[k], op_at[k], at(op.a, true), at(op.b, true), n_units);
         else
           run_elementwise(op, result_item[k], op_at[k], at(op.a, op.row), at(op.b, op.row),
                           at(op.cond, op.row), start * u, n);

@@ -118,6 +118,39 @@ def test_reductions_join(fn):
     assert s["groups"] == 1
 
 
+ROW_OPERAND_CASES = {
+    "full_minus_row": lambda x: x - x.amax(-1, keepdim=True),
+    "row_minus_full": lambda x: x.amin(-1, keepdim=True) - x,
+    "full_over_row": lambda x: x / (x.abs().sum(-1, keepdim=True) + 1),
+    "row_times_row_op": lambda x: x * (x.sum(-1, keepdim=True) * 2 + 1),
+    "compare_to_row": lambda x: x > x.sum(-1, keepdim=True) / 8,
+    "row_of_two_dims": lambda x: x - x.amax((-2, -1), keepdim=True),
+}
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [*DTYPES, genesis.int32, genesis.int64, genesis.int16],
+    ids=str,
+)
+@pytest.mark.parametrize("name", ROW_OPERAND_CASES)
+def test_full_ops_reading_row_values_match_eager(name, dtype):
+    """A full binary op with a row operand runs each row with that row's value as its number
+    (Note [Fused groups on the CPU]): eager's bits, the row on either side, in every dtype."""
+    fn = ROW_OPERAND_CASES[name]
+    if dtype.is_floating_point:
+        x = (genesis.randn(5, 6, 40) * 3).to(dtype)
+    else:
+        x = genesis.randint(-50, 50, (5, 6, 40)).to(dtype)
+    if name == "full_over_row" and not dtype.is_floating_point:
+        x = x.float()  # true division of integers is a float op: the float case covers it
+    got, s = stats_after(genesis.compile(fn), x)
+    same(got, fn(x))
+    assert s["groups"] == 1
+    strided = x.transpose(0, 1)  # a gathered input: the same
+    same(genesis.compile(fn)(strided), fn(strided))
+
+
 @pytest.mark.parametrize(
     "fn",
     [
