@@ -37,7 +37,10 @@ namespace genesis::python {
 //   result is written into out by ops::write_out (Note [out= arguments]); a factory called
 //   without dtype= takes out's dtype and device, as in PyTorch.
 // If that changed the call, it is tried again; if nothing changed or it still fails, the error
-// is "[op] <what was wrong>; accepted: op(<signature>)" as a TypeError.
+// is "[op] <what was wrong>; accepted: op(<signature>)" as a TypeError. A call with a keyword
+// that no overload has goes to these rewrites at once: pybind11's refusal would first format
+// the repr of every argument into its message, a pass over each tensor's values (mm(a, b,
+// out=c) formatted all three).
 // Every result, matched at once or after a rewrite, then passes track_untracked_results (Note
 // [Ops without a derivative] in autograd/node.h).
 // This leans on pybind11 internals (detail::function_record, the dispatcher being the
@@ -277,8 +280,31 @@ PyObject* on_no_match(PyObject* self, PyObject* const* args, size_t nargsf, PyOb
   return nullptr;
 }
 
+// Whether the call has a keyword that no overload of rec takes (nor a **kwargs): pybind11 would
+// refuse it, after formatting every argument's repr into its message (for a tensor, a pass over
+// its values), so such a call goes to the habits at once.
+bool has_unknown_keyword(const py::detail::function_record* rec, PyObject* kwnames) {
+  if (kwnames == nullptr || rec == nullptr || takes_var_keywords(rec)) return false;
+  for (Py_ssize_t i = 0, k = PyTuple_GET_SIZE(kwnames); i < k; ++i) {
+    const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, i));
+    if (key == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    if (!has_param(rec, key)) return true;
+  }
+  return false;
+}
+
 PyObject* dispatch_unchanged(PyObject* self, PyObject* const* args, size_t nargsf,
                              PyObject* kwnames) {
+  if (kwnames != nullptr) {  // out= of an op without its own, say: no failed call first
+    const py::detail::function_record* rec = py::detail::function_record_ptr_from_PyObject(self);
+    if (has_unknown_keyword(rec, kwnames)) {
+      PyObject* r = on_no_match(self, args, nargsf, kwnames, rec);
+      return r == nullptr ? nullptr : track_untracked_results(self, args, nargsf, kwnames, r);
+    }
+  }
   PyObject* r = pybind_dispatch(self, args, nargsf, kwnames);
   if (r != nullptr) return track_untracked_results(self, args, nargsf, kwnames, r);
   // CPython called this function pointer: no C++ exception may leave it (a RecursionError

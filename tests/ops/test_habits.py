@@ -541,6 +541,23 @@ def test_no_out_where_torch_has_none(call):
     assert "out" in str(e.value)
 
 
+def test_habits_format_no_argument(monkeypatch):
+    """A keyword that no overload takes (out= of mm, axis=) goes to the habits at once: no
+    failed call first, whose message would hold every argument's repr (a pass over each
+    tensor's values, a copy to the host for a CUDA tensor)."""
+
+    def no_repr(self):
+        raise AssertionError("repr was called")
+
+    monkeypatch.setattr(genesis.Tensor, "__repr__", no_repr)
+    a, out = genesis.randn(3, 3), genesis.empty(3, 3)
+    assert genesis.mm(a, a, out=out) is out
+    assert genesis.equal(out, a @ a)
+    assert genesis.equal(genesis.sum(a, axis=0), a.sum(0))
+    with pytest.raises(TypeError, match=r"^\[mm\] unexpected keyword argument 'bogus'"):
+        genesis.mm(a, a, bogus=1)
+
+
 def test_out_rules():
     x = genesis.tensor([[1.5, -2.0], [3.0, 4.0]])
     # dtype: castable under the in-place rule, as PyTorch
