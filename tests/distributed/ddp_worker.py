@@ -301,6 +301,50 @@ def comm_hooks():
             nn.functional.mse_loss(ddp(x), y).backward()
 
 
+def power_sgd():
+    """PowerSGD at a rank that holds the gradients gives the global batch's gradients; at rank
+    1 every rank still ends with the same gradients (the decompressed average)."""
+    from genesis.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as powerSGD
+
+    for hook in (powerSGD.powerSGD_hook, powerSGD.batched_powerSGD_hook):
+        net, reference = model(11).double(), model(11).double()
+        ddp = DDP(net, bucket_cap_mb=0.0002)
+        state = powerSGD.PowerSGDState(None, matrix_approximation_rank=64, start_powerSGD_iter=0,
+                                       min_compression_rate=0, use_error_feedback=False,
+                                       warm_start=False)  # fmt: skip
+        ddp.register_comm_hook(state, hook)
+        for step in range(2):
+            net.zero_grad()
+            reference.zero_grad()
+            x, y = batch(step, RANK, rows=32)  # full-rank gradients
+            nn.functional.mse_loss(ddp(x.double()), y.double()).backward()
+            gx, gy = (t.double() for t in global_batch_of(step, 32))
+            nn.functional.mse_loss(reference(gx), gy).backward()
+            if hook is powerSGD.powerSGD_hook:  # the batched square is padded: not full rank
+                for (n, p), q in zip(net.named_parameters(), reference.parameters()):
+                    close(f"powerSGD full rank step {step} {n}", p.grad, q.grad, 1e-7)
+        net = model(12)
+        ddp = DDP(net, bucket_cap_mb=0.0002)
+        state = powerSGD.PowerSGDState(None, matrix_approximation_rank=1, start_powerSGD_iter=2)
+        ddp.register_comm_hook(state, hook)
+        for step in range(4):
+            net.zero_grad()
+            x, y = batch(step, RANK)
+            nn.functional.mse_loss(ddp(x), y).backward()
+            for n, p in net.named_parameters():
+                first = p.grad.clone()
+                dist.broadcast(first, 0)
+                close(f"{hook.__name__} rank 1 step {step} {n}: rank 0's gradient", p.grad, first,
+                      1e-6)  # fmt: skip
+        if state.compression_stats()[0] <= 1 or state.iter != 4:
+            fail(f"{hook.__name__}: stats {state.compression_stats()}, iter {state.iter}")
+
+
+def global_batch_of(step, rows):
+    parts = [batch(step, r, rows) for r in range(WORLD)]
+    return genesis.cat([p[0] for p in parts]), genesis.cat([p[1] for p in parts])
+
+
 SCENARIOS = {
     "train": train_matches_the_global_batch,
     "no_sync": no_sync_accumulates,
@@ -309,6 +353,7 @@ SCENARIOS = {
     "buffers": buffers_and_checkpoints,
     "zero": zero_redundancy,
     "hooks": comm_hooks,
+    "powersgd": power_sgd,
 }
 
 if __name__ == "__main__":

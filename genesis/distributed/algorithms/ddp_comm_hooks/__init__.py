@@ -1,5 +1,6 @@
 """DistributedDataParallel's communication hooks, as torch.distributed.algorithms.ddp_comm_hooks
-(``default_hooks``: all-reduce, and all-reduce of a float16 or bfloat16 copy).
+(``default_hooks``: all-reduce, and all-reduce of a float16 or bfloat16 copy;
+``powerSGD_hook``: low-rank gradient compression, Note [PowerSGD]).
 
 Example::
 
@@ -8,6 +9,6 @@ Example::
     True
 """
 
-from . import default_hooks
+from . import default_hooks, powerSGD_hook
 
-__all__ = ["default_hooks"]
+__all__ = ["default_hooks", "powerSGD_hook"]
