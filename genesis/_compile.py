@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import os
 import sys
-import warnings
 from typing import Any, Callable
 
 from . import _C
@@ -88,13 +87,6 @@ def _check(fullgraph: bool, backend: Any, mode: Any, options: Any) -> tuple[bool
         raise TypeError(f"compile: options must be a dict, got {type(options).__name__}")
     if options is not None and mode is not None:
         raise RuntimeError("compile: either mode or options can be specified, but both can't")
-    if mode == "reduce-overhead":
-        warnings.warn(
-            "compile: mode='reduce-overhead' does not replay the function as a CUDA graph yet; "
-            "it compiles as the default mode (genesis.cuda.graph captures a step by hand)",
-            UserWarning,
-            stacklevel=3,
-        )
     debug = bool(options.get("debug", False)) if options else False
     return backend != "eager", debug
 
@@ -129,7 +121,10 @@ def compile(  # noqa: A001 - torch.compile's name
             Default: None.
         backend: ``"genesis"`` (or torch's ``"inductor"``) fuses; ``"eager"`` does not.
             Default: "genesis".
-        mode: torch's modes; ``"reduce-overhead"`` does not add CUDA-graph replay yet (warns).
+        mode: torch's modes; ``"reduce-overhead"`` also replays calls whose arguments are CUDA
+            tensors as CUDA graphs, forward and backward, one capture per argument signature
+            (Note [Replaying compiled calls] in genesis/_graph_replay.py: a replayed call's
+            outputs are overwritten by the next call of that signature; clone one to keep it).
             Default: None.
         options: a dict; ``{"debug": True}`` is ``debug=True``. Default: None.
         disable: return ``model`` itself. Default: False.
@@ -173,13 +168,31 @@ def compile(  # noqa: A001 - torch.compile's name
     _find_nvrtc()
     from .nn.modules.module import Module
 
+    replay = mode == "reduce-overhead"
     if isinstance(model, Module):
         from .nn.modules._compiled import OptimizedModule
 
-        return OptimizedModule(
-            model, compiled_call(model.__call__, fuse, debug or option_debug, fullgraph)
-        )
-    return compiled_call(model, fuse, debug or option_debug, fullgraph)
+        call = compiled_call(model.__call__, fuse, debug or option_debug, fullgraph)
+        if replay:
+            call = _replayed(call, model.parameters)
+        return OptimizedModule(model, call)
+    call = compiled_call(model, fuse, debug or option_debug, fullgraph)
+    return _replayed(call, None) if replay else call
+
+
+def _replayed(call: Callable[..., Any], parameters: Any) -> Callable[..., Any]:
+    """call's CUDA calls replayed as CUDA graphs (mode="reduce-overhead")."""
+    from ._graph_replay import GraphReplay
+
+    replay = GraphReplay(call, (lambda: list(parameters())) if parameters else None)
+
+    @functools.wraps(call)
+    def replayed(*args: Any, **kwargs: Any) -> Any:
+        return replay(*args, **kwargs)
+
+    replayed._genesis_compiled = True  # type: ignore[attr-defined]
+    replayed._genesis_replay = replay  # type: ignore[attr-defined]
+    return replayed
 
 
 def compiled_call(

@@ -602,8 +602,6 @@ def test_bad_arguments():
         genesis.compile(3)
     with pytest.raises(RuntimeError, match="both"):
         genesis.compile(gelu_tanh, mode="default", options={})
-    with pytest.warns(UserWarning, match="reduce-overhead"):
-        genesis.compile(gelu_tanh, mode="reduce-overhead")
     with pytest.raises(RuntimeError, match=r"\[compile\] a compiled region was closed more"):
         fusion.exit_region()
 
