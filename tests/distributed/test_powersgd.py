@@ -6,20 +6,12 @@ import pickle
 
 import numpy as np
 import pytest
+from test_ddp import world  # noqa: F401 - one rank in this process
 
 import genesis
-import genesis.distributed as dist
 from genesis import nn
 from genesis.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as powerSGD
 from genesis.nn.parallel import DistributedDataParallel as DDP
-
-
-@pytest.fixture
-def world():
-    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    yield
-    if dist.is_initialized():
-        dist.destroy_process_group()
 
 
 def pair(seed=0, dtype=genesis.float32):
@@ -51,7 +43,8 @@ def grads(model):
     return [p.grad.clone() for p in model.parameters()]
 
 
-def test_before_start_iter_the_gradients_are_all_reduced(world):
+@pytest.mark.usefixtures("world")
+def test_before_start_iter_the_gradients_are_all_reduced():
     ddp, net, plain = pair()
     state = powerSGD.PowerSGDState(None, start_powerSGD_iter=3)
     ddp.register_comm_hook(state, powerSGD.powerSGD_hook)
@@ -73,7 +66,8 @@ def full_rank_state():
     )
 
 
-def test_at_full_rank_the_factors_give_the_gradients_back(world):
+@pytest.mark.usefixtures("world")
+def test_at_full_rank_the_factors_give_the_gradients_back():
     """P Q^T = P P^T M = M once P spans M's columns (full-rank gradients): the plain gradients,
     to rounding (in float64: Gram-Schmidt over 16 columns loses orthogonality in float32)."""
     ddp, net, plain = pair(dtype=genesis.float64)
@@ -87,7 +81,8 @@ def test_at_full_rank_the_factors_give_the_gradients_back(world):
     assert before > 0 and after > 0 and rate == before / after
 
 
-def test_the_batched_hook_at_full_rank(world):
+@pytest.mark.usefixtures("world")
+def test_the_batched_hook_at_full_rank():
     """The whole bucket as one square: 16 x 16 weights make a full-rank 16 x 16 square."""
     genesis.manual_seed(0)
     net = nn.Linear(16, 16, bias=False).double()
@@ -106,7 +101,8 @@ def test_the_batched_hook_at_full_rank(world):
     assert state.compression_stats() == (256 / 512, 512, 1024)
 
 
-def test_error_feedback_keeps_what_compression_lost(world):
+@pytest.mark.usefixtures("world")
+def test_error_feedback_keeps_what_compression_lost():
     ddp, net, plain = pair()
     state = powerSGD.PowerSGDState(None, matrix_approximation_rank=1, start_powerSGD_iter=2)
     ddp.register_comm_hook(state, powerSGD.powerSGD_hook)
@@ -139,7 +135,8 @@ def _bucket_order(ddp, model):
     return [params[i] for b in ddp._buckets for i in b.indices]
 
 
-def test_warm_start_continues_the_power_iteration(world):
+@pytest.mark.usefixtures("world")
+def test_warm_start_continues_the_power_iteration():
     """With a warm start the same gradient is approximated better each step (one more step of
     the power iteration towards its top singular vectors); without, Q is drawn anew each step."""
     rng = np.random.default_rng(0)
@@ -167,7 +164,8 @@ def test_warm_start_continues_the_power_iteration(world):
     assert min(residuals[False]) > 100 * residuals[True][-1]
 
 
-def test_the_state_pickles_without_its_group(world):
+@pytest.mark.usefixtures("world")
+def test_the_state_pickles_without_its_group():
     state = powerSGD.PowerSGDState(object(), matrix_approximation_rank=3)  # a group, say
     state.iter = 7
     back = pickle.loads(pickle.dumps(state))

@@ -36,6 +36,8 @@ import numpy as np
 import genesis
 import genesis.distributed as dist
 
+from . import default_hooks
+
 __all__ = ["PowerSGDState", "batched_powerSGD_hook", "powerSGD_hook"]
 
 
@@ -201,10 +203,8 @@ class PowerSGDState:
 
 
 def _plain_allreduce(state, bucket):
-    buffer = bucket.buffer()
-    buffer.div_(dist.get_world_size(state.process_group))
     state.maybe_increase_iter(bucket)
-    return _allreduce(buffer, state.process_group).then(lambda fut: fut.value()[0])
+    return default_hooks.allreduce_hook(state.process_group, bucket)
 
 
 def powerSGD_hook(state, bucket):  # noqa: N802 - torch's name
@@ -352,13 +352,7 @@ def batched_powerSGD_hook(state, bucket):  # noqa: N802 - torch's name
     with genesis.no_grad():
         square = genesis.zeros(side * side, dtype=buffer.dtype, device=buffer.device)
         square[:length].copy_(buffer)
-    if state.use_error_feedback:
-        with genesis.no_grad():
-            if index in state.error_dict:
-                square.add_(state.error_dict[index])
-            else:
-                state.error_dict[index] = genesis.zeros_like(square)
-            original = square.clone()
+    original = _with_error_feedback(state, index, square)
     matrix = square.view(1, side, side)
     if not state.warm_start or index not in state.p_memory_dict:
         state.p_memory_dict[index] = genesis.empty(
@@ -382,7 +376,7 @@ def batched_powerSGD_hook(state, bucket):  # noqa: N802 - torch's name
         with genesis.no_grad():
             q.div_(world)
             genesis.bmm(p, q.transpose(1, 2), out=matrix)
-            if state.use_error_feedback:
+            if original is not None:
                 state.error_dict[index] = original - square
             buffer.copy_(square[:length])
         if not state.warm_start:
