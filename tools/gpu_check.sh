@@ -13,10 +13,10 @@ echo "build rc=$rc in $(( $(date +%s) - start )) s"
 [ $rc -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
 python3 -m genesis > "$OUT/selfcheck.txt" 2>&1 && tail -1 "$OUT/selfcheck.txt"
 if [ -n "${PARALLEL:-}" ]; then
-  # PARALLEL=1: the suite in eight groups at once (about 5.5 minutes on an H200 host, 6 to 7 on
+  # PARALLEL=1: the suite in nine groups at once (about 5.5 minutes on an H200 host, 6 to 7 on
   # an H100 one, instead of about 22 one after another), each group's log in
-  # $OUT/suite_<group>.txt. The last group runs tests/compile again with CUDA fusion switched on
-  # (GENESIS_COMPILE_CUDA=1), so that the generated kernels are tested too.
+  # $OUT/suite_<group>.txt. The last two groups run tests/compile again with CUDA fusion switched
+  # on (GENESIS_COMPILE_CUDA=1), so that the generated kernels are tested too.
   group() {  # group NAME PATHS...
     local name=$1; shift
     timeout "${GROUP_TIMEOUT:-460}" python3 -m pytest -q -p no:cacheprovider ${PYTEST_ARGS:-} "$@" \
@@ -30,7 +30,11 @@ if [ -n "${PARALLEL:-}" ]; then
   group cuda tests/cuda tests/memory tests/distributed &
   group autograd tests/autograd tests/io tests/utils tests/optim tests/compile &
   group amp tests/amp &
-  GENESIS_COMPILE_CUDA=1 group compile_cuda tests/compile &
+  # NVRTC builds each new program as a test first runs it (50-170 ms each): two groups.
+  GENESIS_COMPILE_CUDA=1 group compile_cuda_a tests/compile/test_fusion.py \
+    tests/compile/test_fused_programs.py &
+  GENESIS_COMPILE_CUDA=1 group compile_cuda_b tests/compile/test_[!f]*.py \
+    tests/compile/test_fused_dropout.py &
   wait
   grep -h "^FAILED\|^ERROR" "$OUT"/suite_*.txt | head -30
   # The run tool returns at most 8 files: the groups' logs travel as one archive.
