@@ -43,7 +43,16 @@ else
   python3 -m pytest -q --maxfail=60 -p no:cacheprovider ${PYTEST_ARGS:-} 2>&1 | tee "$OUT/pytest.txt" | tail -${PYTEST_TAIL:-15}
 fi
 if [ -n "${BENCH:-}" ]; then
-  python3 -m benchmarks --device cuda ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt" | tail -${BENCH_TAIL:-60}
+  # BENCH_FILTERS="compiling/;GPT-2 train step;Norm": one run per ';'-separated filter.
+  if [ -n "${BENCH_FILTERS:-}" ]; then
+    IFS=';' read -ra filters <<< "$BENCH_FILTERS"
+    for f in "${filters[@]}"; do
+      python3 -m benchmarks --device cuda --filter "$f" ${BENCH_ARGS:-} 2>&1 | tee -a "$OUT/bench.txt" \
+        | grep -v '^\s*$' | tail -${BENCH_TAIL:-30}
+    done
+  else
+    python3 -m benchmarks --device cuda ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.txt" | tail -${BENCH_TAIL:-60}
+  fi
 fi
 # compute-sanitizer (SANITIZE=1): memcheck over the CUDA tests, racecheck over the kernels that use
 # shared memory (transposing copies, reductions, softmax, mask compaction, the block and radix-select
