@@ -9,10 +9,12 @@ default mode does (its fused kernels are built by then); the next captures it wi
 replay: the arguments are copied into the captured inputs, one graph launch runs the whole
 forward, and backward replays the captured backward. With grad on, the parameters of a
 compiled module that require grad are passed as extra inputs (as themselves, never copied), so
-backward delivers their gradients through autograd as for any op. Other calls (CPU tensors,
-keywords, other Python values) run as the default mode. A function whose capture fails (it
-returns something other than tensors, or syncs with the host) runs as the default mode from then
-on, with a warning.
+backward delivers their gradients through autograd as for any op. The capture runs with
+autocast's weight cache off, so that the casts of the weights are recorded in the graph (a cast
+cached by the warm-up would be read, not recomputed, by every replay). Other calls (CPU
+tensors, keywords, other Python values) run as the default mode. A function whose capture fails
+(it returns something other than tensors, or syncs with the host) runs as the default mode from
+then on, with a warning.
 
 As in PyTorch, the outputs of a replayed call live in the graph's memory and the next replay of
 the same key overwrites them: clone an output to keep it past the next call.
@@ -87,6 +89,10 @@ class GraphReplay:
         def call(*inputs: Any) -> Any:
             return self.compiled(*inputs[:n])
 
+        # No cached weight casts: a cast the warm-up left in autocast's cache would be read by
+        # the capture instead of being recorded, and replays would read that step's weights.
+        cache_was = _C._amp._is_cache_enabled()
+        _C._amp._set_cache_enabled(False)
         try:
             graphed = make_graphed_callables(call, samples + params, num_warmup_iters=1)
         except (TypeError, RuntimeError) as e:
@@ -99,5 +105,7 @@ class GraphReplay:
             )
             self.entries[key] = _FAILED
             return _FAILED
+        finally:
+            _C._amp._set_cache_enabled(cache_was)
         self.entries[key] = graphed
         return graphed
