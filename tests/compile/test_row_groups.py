@@ -154,6 +154,31 @@ def test_full_ops_reading_row_values_match_eager(name, dtype):
 @pytest.mark.parametrize(
     "fn",
     [
+        lambda x: x - x.bfloat16().amax(-1, keepdim=True),
+        lambda x: x.bfloat16() - x.amax(-1, keepdim=True),
+        lambda x: x.int() * x.sum(-1, keepdim=True),
+        lambda x: x.double() / x.sum(-1, keepdim=True),
+        lambda x: (x > 0) & (x.amax(-1, keepdim=True) > 1),
+        lambda x: x.half() + x.half().sum(-1, keepdim=True),
+    ],
+    ids=[
+        "f32_minus_bf16_row",
+        "bf16_minus_f32_row",
+        "int_times_row",
+        "double_over_row",
+        "bool_and_row",
+        "half_plus_row",
+    ],  # fmt: skip
+)
+def test_row_operands_of_another_dtype_match_eager(fn):
+    x = genesis.randn(6, 40)
+    got, s = stats_after(genesis.compile(fn), x)
+    same(got, fn(x))
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
         lambda x: x - x.sum(0, keepdim=True),  # columns: not rows
         lambda x: x - x.max(-1, keepdim=True).values,  # an arg reduction
         lambda x: (x * 2).sum(-1).reshape(3, 4).t() + 1,  # another view of a row value
