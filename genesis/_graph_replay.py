@@ -95,7 +95,7 @@ class GraphReplay:
         _C._amp._set_cache_enabled(False)
         try:
             graphed = make_graphed_callables(call, samples + params, num_warmup_iters=1)
-        except (TypeError, RuntimeError) as e:
+        except (TypeError, ValueError, RuntimeError) as e:
             warnings.warn(
                 f"compile: mode='reduce-overhead' could not capture "
                 f"{getattr(self.compiled, '__name__', 'the function')} as a CUDA graph ({e}); "

@@ -93,9 +93,10 @@ def test_a_module_passes_its_parameters_when_grad_is_on(recorded):
     assert len(recorded) == 2 and len(recorded[1]) == 1  # no parameters without grad
 
 
-def test_a_failed_capture_warns_once_and_runs_compiled(monkeypatch):
+@pytest.mark.parametrize("error", [TypeError, ValueError, RuntimeError])
+def test_a_failed_capture_warns_once_and_runs_compiled(monkeypatch, error):
     def failing(fn, samples, num_warmup_iters=3):
-        raise TypeError("[make_graphed_callables] a graphed callable must return a tensor")
+        raise error("[make_graphed_callables] a graphed callable must return a tensor")
 
     monkeypatch.setattr(graphed_module, "make_graphed_callables", failing)
     monkeypatch.setattr(replay_module.GraphReplay, "_key", key_on_the_cpu)
