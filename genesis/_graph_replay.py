@@ -4,7 +4,7 @@ graphs, one pair of graphs (forward, backward) per signature of its arguments.
 Note [Replaying compiled calls]: a call whose positional arguments are all CUDA tensors (and
 which has no keywords) is keyed by each argument's shape, dtype, device and requires_grad, grad
 mode and the CUDA autocast state. The first calls of a key run the compiled function as the
-default mode does (its fused kernels are built by then); the next captures it with
+default mode does; the next waits for their fused kernels to be built and captures it with
 ``genesis.cuda.make_graphed_callables`` (Note [Graphed callables]) and later calls of the key
 replay: the arguments are copied into the captured inputs, one graph launch runs the whole
 forward, and backward replays the captured backward. With grad on, the parameters of a
@@ -93,6 +93,9 @@ class GraphReplay:
         # the capture instead of being recorded, and replays would read that step's weights.
         cache_was = _C._amp._is_cache_enabled()
         _C._amp._set_cache_enabled(False)
+        # The warm-up's new programs finish building first, so the graph records their kernels
+        # rather than the op-by-op runs meanwhile (Note [Building programs in the background]).
+        _C._fusion.wait_for_builds()
         try:
             graphed = make_graphed_callables(call, samples + params, num_warmup_iters=1)
         except (TypeError, ValueError, RuntimeError) as e:

@@ -19,6 +19,10 @@ from hypothesis_constants import use_no_local_constants
 import genesis
 
 use_no_local_constants()  # examples must not depend on constants in genesis/ (see there)
+# Fused CUDA programs are built before their group runs, so that every compiled test runs the
+# generated kernel (users' builds run in the background: Note [Building programs in the
+# background]; tests/compile/test_background_builds.py tests that path).
+genesis._C._fusion.set_background_builds(False)
 
 # Every area's folder on sys.path (see the docstring).
 _TESTS = os.path.dirname(os.path.abspath(__file__))

@@ -1,7 +1,8 @@
 // A CUDA group as one generated kernel (Note [Fused groups on CUDA] in cuda_source.cpp): the
 // program for the group's structure is generated, compiled by NVRTC for the device's
-// architecture (cached: Note [Kernel cache]) and launched on the device's current stream with
-// the inputs', results' and shape's values as arguments.
+// architecture (cached: Note [Kernel cache]; new ones on worker threads while the group runs op
+// by op: Note [Building programs in the background]) and launched on the device's current stream
+// with the inputs', results' and shape's values as arguments.
 #include <algorithm>
 #include <cstring>
 #include <mutex>
@@ -11,6 +12,7 @@
 
 #include "core/errors.h"
 #include "cuda/fused_kernels.h"
+#include "fusion/background_builds.h"
 #include "fusion/cuda_source.h"
 #include "fusion/graph.h"
 #include "fusion/kernel_cache.h"
@@ -131,8 +133,18 @@ void run_on_cuda(const Graph& graph, const Results& results) {
     const int arch = cuda::device_architecture(graph.device.index);
     std::string key = str_cat("sm_", arch, ";nvrtc", nvrtc_version(), ";headers",
                               headers_fingerprint(), ";", src.text);
-    std::string cubin = cached_cubin(
-        key, [&] { return nvrtc_compile(src.text, src.name + ".cu", kernel_headers(), arch); });
+    std::string cubin;
+    if (background_builds()) {
+      auto build = [text = src.text, file = src.name + ".cu", arch] {
+        return nvrtc_compile(text, file, kernel_headers(), arch);
+      };
+      if (!cubin_or_start_build(key, std::move(build), cubin))
+        return run_eagerly(graph,
+                           results);  // built meanwhile: Note [Building programs in the background]
+    } else {
+      cubin = cached_cubin(
+          key, [&] { return nvrtc_compile(src.text, src.name + ".cu", kernel_headers(), arch); });
+    }
     kernel = cuda::fused_kernel(cubin, src.name);
   } catch (const Error&) {
     return run_eagerly(graph, results);  // a program that cannot be built: the eager loops

@@ -131,31 +131,52 @@ std::string cache_folder() {
   return base.empty() ? base : base + "/kernels";
 }
 
-std::string cached_cubin(const std::string& key, const std::function<std::string()>& build) {
+namespace {
+
+// The disk cache's file for key ("" when there is no disk cache).
+std::string cache_path(const std::string& key) {
+  std::string folder = cache_folder();
+  if (folder.empty() || !make_folder(folder)) return {};
+  return str_cat(folder, "/", hex(fnv1a(key)), ".cubin");
+}
+
+}  // namespace
+
+bool find_cubin(const std::string& key, std::string& cubin) {
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     if (auto it = g_memory.find(key); it != g_memory.end()) {
       g_memory_hits.fetch_add(1, std::memory_order_relaxed);
-      return it->second;
+      cubin = it->second;
+      return true;
     }
   }
-  std::string folder = cache_folder();
-  bool disk = !folder.empty() && make_folder(folder);
-  std::string path = disk ? str_cat(folder, "/", hex(fnv1a(key)), ".cubin") : std::string();
-  std::string cubin, content;
-  if (disk && read_file(path, content)) {
-    if (decode(content, key, cubin))
-      g_disk_hits.fetch_add(1, std::memory_order_relaxed);
-    else
-      g_rejected.fetch_add(1, std::memory_order_relaxed);
+  std::string path = cache_path(key), content;
+  if (path.empty() || !read_file(path, content)) return false;
+  if (!decode(content, key, cubin)) {
+    g_rejected.fetch_add(1, std::memory_order_relaxed);
+    return false;
   }
-  if (cubin.empty()) {
-    cubin = build();
-    g_builds.fetch_add(1, std::memory_order_relaxed);
-    if (disk) write_atomically(folder, path, encode(key, cubin));
-  }
+  g_disk_hits.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(g_mutex);
-  return g_memory.emplace(key, std::move(cubin)).first->second;
+  g_memory.emplace(key, cubin);
+  return true;
+}
+
+void keep_built_cubin(const std::string& key, const std::string& cubin) {
+  g_builds.fetch_add(1, std::memory_order_relaxed);
+  if (std::string path = cache_path(key); !path.empty())
+    write_atomically(path.substr(0, path.rfind('/')), path, encode(key, cubin));
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_memory[key] = cubin;
+}
+
+std::string cached_cubin(const std::string& key, const std::function<std::string()>& build) {
+  std::string cubin;
+  if (find_cubin(key, cubin)) return cubin;
+  cubin = build();
+  keep_built_cubin(key, cubin);
+  return cubin;
 }
 
 CacheStats cache_stats() {

@@ -9,6 +9,10 @@ namespace genesis::fusion {
 // The cubin stored under `key`: from memory, else from the disk cache, else build()'s (then
 // kept in both). `key` names everything the cubin depends on.
 std::string cached_cubin(const std::string& key, const std::function<std::string()>& build);
+// The two halves of cached_cubin: the cubin from memory or disk (false when neither has it), and
+// keeping a newly built one in both (background_builds.cpp builds between them).
+bool find_cubin(const std::string& key, std::string& cubin);
+void keep_built_cubin(const std::string& key, const std::string& cubin);
 
 struct CacheStats {
   int64_t memory_hits = 0, disk_hits = 0, builds = 0, disk_writes = 0, disk_rejected = 0;

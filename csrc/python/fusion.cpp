@@ -1,5 +1,9 @@
 // genesis._C._fusion: the compiled regions of genesis.compile (Note [Fusing by deferring
 // elementwise ops] in fusion/group.h).
+#include <chrono>
+#include <thread>
+
+#include "fusion/background_builds.h"
 #include "fusion/cuda_source.h"
 #include "fusion/group.h"
 #include "fusion/kernel_cache.h"
@@ -60,6 +64,25 @@ void init_fusion(py::module_& m) {
   f.def("nvrtc_version", &fusion::nvrtc_version, "NVRTC's version as major * 1000 + minor * 10.");
   f.def("set_nvrtc_search_dirs", &fusion::set_nvrtc_search_dirs, py::arg("dirs"),
         "The Python environment's nvidia-cuda-nvrtc directories, tried before the toolkit's.");
+  f.def("set_background_builds", &fusion::set_background_builds, py::arg("on"),
+        "Whether new programs are built on worker threads while their groups run op by op (the "
+        "default; GENESIS_COMPILE_SYNC=1 builds them first).");
+  f.def("background_builds", &fusion::background_builds,
+        "Whether new programs are built in the background.");
+  f.def("wait_for_builds", &fusion::wait_for_builds, py::call_guard<py::gil_scoped_release>(),
+        "Waits until no program is being built in the background.");
+  f.def(
+      "build_stats",
+      [] {
+        fusion::BuildStats s = fusion::build_stats();
+        py::dict d;
+        d["started"] = s.started;
+        d["finished"] = s.finished;
+        d["failed"] = s.failed;
+        d["pending"] = s.pending;
+        return d;
+      },
+      "The background builds' counters: started, finished, failed, pending (queued or running).");
   f.def("cache_folder", &fusion::cache_folder, "The disk cache's folder ('' when none).");
   f.def(
       "cache_stats",
@@ -100,6 +123,23 @@ void init_fusion(py::module_& m) {
       },
       py::arg("key"), py::arg("value"),
       "The cache's entry for key, stored as value when it has none: (entry, built).");
+  f.def(
+      "_cached_or_build_in_background",
+      [](const std::string& key, const std::string& value, bool fail, double seconds) {
+        std::string got;
+        bool found = fusion::cubin_or_start_build(
+            key,
+            [value, fail, seconds] {
+              std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+              if (fail) throw Error(ErrorKind::Runtime, "[compile] a test build that fails");
+              return value;
+            },
+            got);
+        return py::make_tuple(found, py::bytes(got));
+      },
+      py::arg("key"), py::arg("value"), py::arg("fail") = false, py::arg("seconds") = 0.0,
+      "(found, entry): the cache's entry for key, else (False, b'') and a background build that "
+      "stores value after `seconds` (or fails).");
 }
 
 }  // namespace genesis::python
