@@ -36,34 +36,6 @@ __device__ __forceinline__ C reciprocal_sqrt(C v) {
     return 1.0f / ::sqrtf(v);
 }
 
-// The sums of a and b over the block, returned to every thread.
-template <int Threads, typename C>
-__device__ __forceinline__ void block_sum2(C& a, C& b) {
-#pragma unroll
-  for (int delta = 16; delta > 0; delta >>= 1) {
-    a += __shfl_xor_sync(0xffffffffu, a, delta);
-    b += __shfl_xor_sync(0xffffffffu, b, delta);
-  }
-  if constexpr (Threads > 32) {
-    constexpr int kWarps = Threads / 32;
-    __shared__ C part[2][kWarps];
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    __syncthreads();  // the previous call's readers are done with `part`
-    if (lane == 0) {
-      part[0][warp] = a;
-      part[1][warp] = b;
-    }
-    __syncthreads();
-    a = 0;
-    b = 0;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {  // every thread adds the warps' sums in the same order
-      a += part[0][w];
-      b += part[1][w];
-    }
-  }
-}
-
 // The sums of v[0..N) over the block, each returned to every thread (the same order on every
 // thread): N sums for one pair of barriers.
 template <int Threads, int N, typename C>
@@ -88,6 +60,15 @@ __device__ __forceinline__ void block_sums(C (&v)[N]) {
       for (int w = 0; w < kWarps; ++w) v[i] += part[i][w];
     }
   }
+}
+
+// The sums of a and b over the block, returned to every thread.
+template <int Threads, typename C>
+__device__ __forceinline__ void block_sum2(C& a, C& b) {
+  C v[2] = {a, b};
+  block_sums<Threads, 2>(v);
+  a = v[0];
+  b = v[1];
 }
 
 constexpr int kColumnWidth = 32;  // columns a block of the column sums takes
