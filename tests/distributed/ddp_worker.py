@@ -340,6 +340,80 @@ def power_sgd():
             fail(f"{hook.__name__}: stats {state.compression_stats()}, iter {state.iter}")
 
 
+def zero_overlap():
+    """ZeroRedundancyOptimizer(overlap_with_ddp=True) stepping in DDP's hook (Note [Overlapping
+    the step with DDP]): the warm-up batches (two, three with static_graph) move nothing; then
+    each backward leaves the parameters of the plain optimizer on the global batch, with each
+    rank holding the state of its buckets only; the consolidated state is the plain one's."""
+    from genesis.distributed.algorithms.ddp_comm_hooks import ddp_zero_hook, default_hooks
+    from genesis.distributed.optim import ZeroRedundancyOptimizer
+
+    sgd = (genesis.optim.SGD, {"lr": 0.05, "momentum": 0.9, "weight_decay": 0.01})
+    adam = (genesis.optim.Adam, {"lr": 0.01})
+    plain, interleaved = (
+        ddp_zero_hook.hook_with_zero_step,
+        ddp_zero_hook.hook_with_zero_step_interleaved,
+    )
+    cases = [  # (hook, shard_buckets, optimizer, static_graph, gradient_as_bucket_view)
+        (plain, False, sgd, False, False),
+        (interleaved, False, adam, False, True),
+        (plain, True, adam, True, False),
+        (interleaved, True, sgd, False, False),
+    ]  # fmt: skip
+    for make_hook, shard, (opt_class, options), static, as_view in cases:
+        what = f"{make_hook.__name__} shard {shard} {opt_class.__name__} static {static}"
+        net, reference = model(13), model(13)
+        cap = 0.001 if shard else 0.0002  # 2 buckets, one cut over 2 ranks; or 3 whole ones
+        ddp = DDP(net, bucket_cap_mb=cap, static_graph=static, gradient_as_bucket_view=as_view)
+        zero = ZeroRedundancyOptimizer(
+            net.parameters(), opt_class, overlap_with_ddp=True, **options
+        )
+        hook = make_hook(default_hooks.allreduce_hook, ddp, zero, shard_buckets=shard)
+        ddp.register_comm_hook(None, hook)
+        ref_opt = opt_class(reference.parameters(), **options)
+        for step in range(3 if static else 2):  # the warm-up, without zero_grad as torch's test
+            x, y = batch(50 + step, RANK)
+            nn.functional.mse_loss(ddp(x), y).backward()
+            for (n, p), q in zip(net.named_parameters(), reference.parameters()):
+                close(f"{what} warm-up {step} {n} moved", p, q, 0)
+        for step in range(3):
+            zero.zero_grad()
+            x, y = batch(step, RANK)
+            nn.functional.mse_loss(ddp(x), y).backward()
+            ref_opt.zero_grad()
+            gx, gy = global_batch(step)
+            nn.functional.mse_loss(reference(gx), gy).backward()
+            ref_opt.step()
+            for (n, p), q in zip(net.named_parameters(), reference.parameters()):
+                close(f"{what} step {step} {n}", p, q)
+                close(f"{what} step {step} grad {n}", p.grad, q.grad)
+        if len(ddp._buckets) < 2:
+            fail(f"expected several buckets, got {len(ddp._buckets)}")
+        mine = [1 if zero._owner.get(id(p)) == RANK else 0 for p in net.parameters()]
+        owned = genesis.tensor(mine, device=DEVICE)
+        local = {id(p) for p in zero.optim.param_groups[0]["params"]}
+        if sorted(local) != sorted(id(p) for p in net.parameters() if zero._owner[id(p)] == RANK):
+            fail(f"{what}: the local optimizer is not over this rank's buckets")
+        if any(p not in zero.optim.state for p in zero.optim.param_groups[0]["params"]):
+            fail(f"{what}: a parameter of this rank has no state")
+        if WORLD > 1 and int(owned.sum()) == owned.numel():
+            fail(f"{what}: rank {RANK} owns every parameter: the state is not sharded")
+        dist.all_reduce(owned)
+        if owned.tolist() != [1] * owned.numel():
+            fail(f"{what}: each parameter must have one owner, got {owned.tolist()}")
+        if shard and WORLD > 1 and not any(len(runs) > 1 for runs in zero._overlap.runs):
+            cuts = [[(r, off, len(ps)) for r, off, ps in runs] for runs in zero._overlap.runs]
+            fail(f"{what}: no bucket was cut over the ranks: {cuts}")
+        zero.consolidate_state_dict(to=0)
+        if RANK == 0:
+            state, want = zero.state_dict()["state"], ref_opt.state_dict()["state"]
+            if sorted(state) != sorted(want):
+                fail(f"{what}: consolidated keys {sorted(state)} want {sorted(want)}")
+            for k, v in want.items():
+                for key, value in v.items():
+                    close(f"{what}: consolidated {k} {key}", state[k][key], value)
+
+
 def global_batch_of(step, rows):
     parts = [batch(step, r, rows) for r in range(WORLD)]
     return genesis.cat([p[0] for p in parts]), genesis.cat([p[1] for p in parts])
@@ -354,6 +428,7 @@ SCENARIOS = {
     "zero": zero_redundancy,
     "hooks": comm_hooks,
     "powersgd": power_sgd,
+    "zero_overlap": zero_overlap,
 }
 
 if __name__ == "__main__":

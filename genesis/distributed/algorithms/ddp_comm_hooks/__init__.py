@@ -1,6 +1,7 @@
 """DistributedDataParallel's communication hooks, as torch.distributed.algorithms.ddp_comm_hooks
 (``default_hooks``: all-reduce, and all-reduce of a float16 or bfloat16 copy;
-``powerSGD_hook``: low-rank gradient compression, Note [PowerSGD]).
+``powerSGD_hook``: low-rank gradient compression, Note [PowerSGD]; ``ddp_zero_hook``:
+ZeroRedundancyOptimizer's step overlapped with backward, Note [Overlapping the step with DDP]).
 
 Example::
 
@@ -9,6 +10,6 @@ Example::
     True
 """
 
-from . import default_hooks, powerSGD_hook
+from . import ddp_zero_hook, default_hooks, powerSGD_hook
 
-__all__ = ["default_hooks", "powerSGD_hook"]
+__all__ = ["ddp_zero_hook", "default_hooks", "powerSGD_hook"]
