@@ -127,27 +127,38 @@ void run_on_cuda(const Graph& graph, const Results& results) {
   if (shape.rank > kFusedMaxRank || !generated_kernel_fits(graph) || !nvrtc_available())
     return run_eagerly(graph, results);
   shape.vector = packs_fit(graph, results, shape) ? vector_width(graph, shape) : 1;
+  const int arch = cuda::device_architecture(graph.device.index);
+  // A structure run before finds its kernel without generating the program's text again
+  // (Note [Fused groups on CUDA]: structure_key names the same program as the text).
+  std::string structure = structure_key(graph, shape);
+  structure.append(reinterpret_cast<const char*>(&arch), sizeof arch);
   void* kernel = nullptr;
-  try {
-    KernelSource src = cuda_source(graph, shape);
-    const int arch = cuda::device_architecture(graph.device.index);
-    std::string key = str_cat("sm_", arch, ";nvrtc", nvrtc_version(), ";headers",
-                              headers_fingerprint(), ";", src.text);
-    std::string cubin;
-    if (background_builds()) {
-      auto build = [text = src.text, file = src.name + ".cu", arch] {
-        return nvrtc_compile(text, file, kernel_headers(), arch);
-      };
-      if (!cubin_or_start_build(key, std::move(build), cubin))
-        return run_eagerly(graph,
-                           results);  // built meanwhile: Note [Building programs in the background]
-    } else {
-      cubin = cached_cubin(
-          key, [&] { return nvrtc_compile(src.text, src.name + ".cu", kernel_headers(), arch); });
+  {
+    std::lock_guard<std::mutex> lock(g_kernels_mutex);
+    if (auto it = g_kernels.find(structure); it != g_kernels.end()) kernel = it->second;
+  }
+  if (!kernel) {
+    try {
+      KernelSource src = cuda_source(graph, shape);
+      std::string key = str_cat("sm_", arch, ";nvrtc", nvrtc_version(), ";headers",
+                                headers_fingerprint(), ";", src.text);
+      std::string cubin;
+      if (background_builds()) {
+        auto build = [text = src.text, file = src.name + ".cu", arch] {
+          return nvrtc_compile(text, file, kernel_headers(), arch);
+        };
+        if (!cubin_or_start_build(key, std::move(build), cubin))
+          return run_eagerly(graph, results);  // Note [Building programs in the background]
+      } else {
+        cubin = cached_cubin(
+            key, [&] { return nvrtc_compile(src.text, src.name + ".cu", kernel_headers(), arch); });
+      }
+      kernel = cuda::fused_kernel(cubin, src.name);
+    } catch (const Error&) {
+      return run_eagerly(graph, results);  // a program that cannot be built: the eager loops
     }
-    kernel = cuda::fused_kernel(cubin, src.name);
-  } catch (const Error&) {
-    return run_eagerly(graph, results);  // a program that cannot be built: the eager loops
+    std::lock_guard<std::mutex> lock(g_kernels_mutex);
+    g_kernels.emplace(std::move(structure), kernel);
   }
   if (shape.index32)
     run_program<int>(graph, results, shape, kernel);

@@ -187,9 +187,13 @@ def test_a_compiled_function_runs_op_by_op_until_its_program_is_built(cache_dir)
         fusion.wait_for_builds()
         assert fusion.cache_stats()["builds"] > builds
         memory_hits = fusion.cache_stats()["memory_hits"]
-        second = compiled(x)  # the generated kernel
+        second = compiled(x)  # the generated kernel, from the cache
         assert fusion.cache_stats()["memory_hits"] > memory_hits
         genesis.testing.assert_close(second, want, rtol=0, atol=0)
+        memory_hits = fusion.cache_stats()["memory_hits"]
+        third = compiled(x)  # found by its structure: no text, no cache lookup
+        assert fusion.cache_stats()["memory_hits"] == memory_hits
+        genesis.testing.assert_close(third, want, rtol=0, atol=0)
     finally:
         fusion.set_cuda_fusion(was_fusion)
         fusion.set_background_builds(was_background)
