@@ -17,8 +17,10 @@ if [ -n "${PARALLEL:-}" ]; then
   # an H100 one, instead of about 22 one after another), each group's log in
   # $OUT/suite_<group>.txt. The last two groups run tests/compile again with CUDA fusion switched
   # on (GENESIS_COMPILE_CUDA=1), so that the generated kernels are tested too.
+  # SUITE_GROUPS="nn|compile": only the groups whose names match (a bash regex).
   group() {  # group NAME PATHS...
     local name=$1; shift
+    [[ -z "${SUITE_GROUPS:-}" || "$name" =~ ${SUITE_GROUPS} ]] || return 0
     timeout "${GROUP_TIMEOUT:-460}" python3 -m pytest -q -p no:cacheprovider ${PYTEST_ARGS:-} "$@" \
       > "$OUT/suite_$name.txt" 2>&1
     echo "$name rc=$?: $(tail -1 "$OUT/suite_$name.txt")"
