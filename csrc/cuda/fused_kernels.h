@@ -8,13 +8,14 @@ namespace genesis::cuda {
 
 // The compute capability of `device` as major * 10 + minor (90 for an H100/H200).
 int device_architecture(int device);
-// The kernel `name` of `cubin`, loaded once per (cubin, name) for the process (an opaque
+// The kernel `name` of `cubin` (the cubin loaded once for the process as a library; an opaque
 // cudaKernel_t); raises RuntimeError "[compile] ..." when the driver refuses it.
 void* fused_kernel(const std::string& cubin, const std::string& name);
-// kernel<<<blocks, threads, 0, stream>>>(args...) on `device`: args as cudaLaunchKernel takes
-// them (a pointer to each parameter's bytes); stream is a StreamId (cuda/stream.h).
+// kernel<<<dim3(blocks, blocks_y), threads, 0, stream>>>(args...) on `device`: args as
+// cudaLaunchKernel takes them (a pointer to each parameter's bytes); stream is a StreamId
+// (cuda/stream.h).
 void launch_fused(void* kernel, int device, uintptr_t stream, unsigned blocks, unsigned threads,
-                  void** args);
+                  void** args, unsigned blocks_y = 1);
 // The device's multiprocessors (for the grid).
 int multiprocessors(int device);
 

@@ -12,7 +12,7 @@ namespace {
 
 int device_architecture(int) { not_built(); }
 void* fused_kernel(const std::string&, const std::string&) { not_built(); }
-void launch_fused(void*, int, uintptr_t, unsigned, unsigned, void**) { not_built(); }
+void launch_fused(void*, int, uintptr_t, unsigned, unsigned, void**, unsigned) { not_built(); }
 int multiprocessors(int) { not_built(); }
 
 }  // namespace genesis::cuda

@@ -10,8 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/allocator.h"
 #include "core/errors.h"
 #include "cuda/fused_kernels.h"
+#include "cuda/stream.h"
 #include "fusion/background_builds.h"
 #include "fusion/cuda_source.h"
 #include "fusion/graph.h"
@@ -22,9 +24,30 @@ namespace genesis::fusion {
 
 namespace {
 
+// A program's kernels: the group's, and a column group's partials kernel.
+struct Kernels {
+  void* main = nullptr;
+  void* partials = nullptr;        // a thread a column
+  void* partials_block = nullptr;  // a block a column
+};
+
 // Kernels by structure key and architecture (the process's; programs are never unloaded).
 std::mutex g_kernels_mutex;
-std::unordered_map<std::string, void*> g_kernels;
+std::unordered_map<std::string, Kernels> g_kernels;
+
+// Memory for the group's work from the caching pool on the group's stream (the pool ties a block
+// to the stream it was made for; the kernels that use it run there), given back when dropped.
+DataPtr workspace_on_group_stream(const Graph& graph, size_t nbytes) {
+  const int index = graph.device.index;
+  const cuda::StreamId previous = cuda::current_stream(index);
+  cuda::set_current_stream(index, graph.stream);
+  struct Restore {
+    int index;
+    cuda::StreamId stream;
+    ~Restore() { cuda::set_current_stream(index, stream); }
+  } restore{index, previous};
+  return allocator_for(graph.device)->allocate(nbytes);
+}
 
 // A fingerprint of the headers every program includes (the functors' text): part of each key.
 const std::string& headers_fingerprint() {
@@ -46,7 +69,7 @@ void put(std::vector<char>& block, T v) {
 
 template <typename Index>
 void run_program(const Graph& graph, const Results& results, const KernelShape& shape,
-                 void* kernel) {
+                 const Kernels& kernels) {
   const int device = graph.device.index;
   std::vector<const void*> pointers;
   for (const Tensor& t : graph.inputs)
@@ -72,28 +95,58 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
   for (const void*& p : pointers) args.push_back(&p);
   for (uint64_t& v : rng) args.push_back(&v);
   if (strided) args.push_back(geo.data());
+  static thread_local int sms_device = -1, sms = 0;
+  if (sms_device != device) {
+    sms = cuda::multiprocessors(device);
+    sms_device = device;
+  }
+  if (graph.columns > 0) {  // Note [Fused column groups on CUDA]
+    Index rows_total = static_cast<Index>(graph.numel / graph.columns);
+    Index columns = static_cast<Index>(graph.columns);
+    const ColumnChunks plan = column_chunks(graph.numel / graph.columns, graph.columns, sms);
+    Index rows_each = static_cast<Index>(plan.rows_each), chunks = static_cast<Index>(plan.chunks);
+    int64_t reductions = 0;
+    for (size_t k = 0; k < graph.ops.size(); ++k)
+      reductions += graph.ops[k].column && shape.written[k];
+    DataPtr workspace;
+    if (plan.chunks > 1 && reductions > 0)
+      workspace = workspace_on_group_stream(
+          graph, static_cast<size_t>(reductions * plan.chunks * graph.columns) * 8);
+    void* slots = workspace.get();
+    for (void* a :
+         {static_cast<void*>(&rows_total), static_cast<void*>(&columns),
+          static_cast<void*>(&rows_each), static_cast<void*>(&chunks), static_cast<void*>(&slots)})
+      args.push_back(a);
+    const auto blocks =
+        static_cast<unsigned>((graph.columns + kColumnThreads - 1) / kColumnThreads);
+    cuda::launch_fused(kernels.main, device, graph.stream, blocks, kColumnThreads, args.data(),
+                       static_cast<unsigned>(plan.chunks));
+    // eager's choice of final kernel (kernels/reduce_loops.cuh's run_reduce)
+    if (workspace.get() && graph.columns <= 1024 && plan.chunks >= 64)
+      cuda::launch_fused(kernels.partials_block, device, graph.stream,
+                         static_cast<unsigned>(graph.columns), kColumnThreads, args.data());
+    else if (workspace.get())
+      cuda::launch_fused(kernels.partials, device, graph.stream, blocks, kColumnThreads,
+                         args.data());
+    return;
+  }
   if (graph.rows > 0) {
     args.push_back(&rows);
     args.push_back(&row_size);
   } else {
     args.push_back(&n);
   }
-  static thread_local int sms_device = -1, sms = 0;
-  if (sms_device != device) {
-    sms = cuda::multiprocessors(device);
-    sms_device = device;
-  }
   if (graph.rows > 0) {  // a block a row, the rows in a grid-stride loop
     const int threads = row_threads(graph.row_size);
     const int64_t blocks = std::min<int64_t>(graph.rows, static_cast<int64_t>(sms) * 32);
-    cuda::launch_fused(kernel, device, graph.stream, static_cast<unsigned>(blocks),
+    cuda::launch_fused(kernels.main, device, graph.stream, static_cast<unsigned>(blocks),
                        static_cast<unsigned>(threads), args.data());
     return;
   }
   int64_t per_block = static_cast<int64_t>(kFusedThreads) * kFusedUnroll;
   int64_t blocks =
       std::min<int64_t>((graph.numel + per_block - 1) / per_block, static_cast<int64_t>(sms) * 16);
-  cuda::launch_fused(kernel, device, graph.stream,
+  cuda::launch_fused(kernels.main, device, graph.stream,
                      static_cast<unsigned>(std::max<int64_t>(blocks, 1)), kFusedThreads,
                      args.data());
 }
@@ -132,12 +185,12 @@ void run_on_cuda(const Graph& graph, const Results& results) {
   // (Note [Fused groups on CUDA]: structure_key names the same program as the text).
   std::string structure = structure_key(graph, shape);
   structure.append(reinterpret_cast<const char*>(&arch), sizeof arch);
-  void* kernel = nullptr;
+  Kernels kernels;
   {
     std::lock_guard<std::mutex> lock(g_kernels_mutex);
-    if (auto it = g_kernels.find(structure); it != g_kernels.end()) kernel = it->second;
+    if (auto it = g_kernels.find(structure); it != g_kernels.end()) kernels = it->second;
   }
-  if (!kernel) {
+  if (!kernels.main) {
     try {
       KernelSource src = cuda_source(graph, shape);
       std::string key = str_cat("sm_", arch, ";nvrtc", nvrtc_version(), ";headers",
@@ -153,17 +206,21 @@ void run_on_cuda(const Graph& graph, const Results& results) {
         cubin = cached_cubin(
             key, [&] { return nvrtc_compile(src.text, src.name + ".cu", kernel_headers(), arch); });
       }
-      kernel = cuda::fused_kernel(cubin, src.name);
+      kernels.main = cuda::fused_kernel(cubin, src.name);
+      if (graph.columns > 0) {
+        kernels.partials = cuda::fused_kernel(cubin, src.name + "_partials");
+        kernels.partials_block = cuda::fused_kernel(cubin, src.name + "_partials_block");
+      }
     } catch (const Error&) {
       return run_eagerly(graph, results);  // a program that cannot be built: the eager loops
     }
     std::lock_guard<std::mutex> lock(g_kernels_mutex);
-    g_kernels.emplace(std::move(structure), kernel);
+    g_kernels.emplace(std::move(structure), kernels);
   }
   if (shape.index32)
-    run_program<int>(graph, results, shape, kernel);
+    run_program<int>(graph, results, shape, kernels);
   else
-    run_program<int64_t>(graph, results, shape, kernel);
+    run_program<int64_t>(graph, results, shape, kernels);
 }
 
 }  // namespace genesis::fusion

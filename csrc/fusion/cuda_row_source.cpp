@@ -65,10 +65,14 @@ __device__ __forceinline__ A g_block_reduce(A v, Op op, unsigned long long* shm)
 }
 )genesis_src";
 
-// How a reduction accumulates: its accumulator type, combiner and identity.
-struct Accumulator {
-  std::string type, combine, identity;
-};
+// The name an operand has in the program (v<op>, x<input>).
+std::string name_of(const Ref& r) { return str_cat(r.is_op ? "v" : "x", r.index); }
+
+}  // namespace
+
+namespace text {
+
+const char* reduce_prelude() { return kRowPrelude; }
 
 Accumulator accumulator(const FusedOp& op) {
   const ScalarType t = op.compute;
@@ -101,10 +105,7 @@ Accumulator accumulator(const FusedOp& op) {
   return a;
 }
 
-// The name an operand has in the program (v<op>, x<input>).
-std::string name_of(const Ref& r) { return str_cat(r.is_op ? "v" : "x", r.index); }
-
-}  // namespace
+}  // namespace text
 
 int row_threads(int64_t row_size) {
   int threads = 32;
@@ -115,9 +116,7 @@ int row_threads(int64_t row_size) {
 KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   const char* idx = shape.index32 ? "int" : "long long";
   const size_t n_ops = graph.ops.size(), n_inputs = graph.inputs.size();
-  auto row_input = [&](size_t i) {
-    return graph.inputs[i].numel() == graph.rows && graph.inputs[i].sizes() != graph.shape;
-  };
+  auto row_input = [&](size_t i) { return static_cast<bool>(shape.row_input[i]); };
   std::string key = str_cat("rows1;", idx, ";rank", shape.rank, ";");
   for (size_t i = 0; i < n_inputs; ++i)
     key += str_cat("in:", text::storage_type(graph.inputs[i].dtype()),
@@ -186,27 +185,16 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     if (reduces && !graph.ops[reductions[p]].a.is_op)
       reads[graph.ops[reductions[p]].a.index] = true;
 
-    Accumulator acc;
+    text::Accumulator acc;
     if (reduces) {
-      acc = accumulator(graph.ops[reductions[p]]);
+      acc = text::accumulator(graph.ops[reductions[p]]);
       body += str_cat("    ", acc.type, " acc", p, " = ", acc.identity, ";\n");
     }
     body += str_cat("    for (", idx, " c = threadIdx.x; c < C; c += blockDim.x) {\n      const ",
                     idx, " i = row * C + c;\n");
     bool strided = false;
     for (size_t i = 0; i < n_inputs; ++i) strided = strided || (reads[i] && shape.strided[i]);
-    if (strided) {
-      body += str_cat("      ", idx, " rest = i;\n");
-      for (size_t i = 0; i < n_inputs; ++i)
-        if (reads[i] && shape.strided[i]) body += str_cat("      ", idx, " o", i, " = 0;\n");
-      body += str_cat("#pragma unroll\n      for (int d = ", shape.rank - 1,
-                      "; d >= 0; --d) {\n        const ", idx,
-                      " at = rest % g.sizes[d];\n        rest /= g.sizes[d];\n");
-      for (size_t i = 0; i < n_inputs; ++i)
-        if (reads[i] && shape.strided[i])
-          body += str_cat("        o", i, " += at * g.strides", i, "[d];\n");
-      body += "      }\n";
-    }
+    if (strided) body += text::strided_offsets(graph, shape, reads, idx, "      ");
     for (size_t i = 0; i < n_inputs; ++i)
       if (reads[i])
         body += str_cat("      const ", text::storage_type(graph.inputs[i].dtype()), " x", i,
@@ -271,16 +259,8 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     if (shape.written[k])
       params += str_cat(text::storage_type(graph.ops[k].out), "* __restrict__ out", k, ", ");
   params += text::rng_params(graph);
-  bool any_strided = false;
-  for (bool s : shape.strided) any_strided = any_strided || s;
-  if (any_strided) {
-    geo_struct = str_cat("struct Geo {\n  ", idx, " sizes[", shape.rank, "];\n");
-    for (size_t i = 0; i < n_inputs; ++i)
-      if (shape.strided[i])
-        geo_struct += str_cat("  ", idx, " strides", i, "[", shape.rank, "];\n");
-    geo_struct += "};\n";
-    params += "Geo g, ";
-  }
+  geo_struct = text::geo_struct(graph, shape, idx);
+  if (!geo_struct.empty()) params += "Geo g, ";
   src.text = str_cat(text::prelude(), text::rng_prelude(graph), kRowPrelude, geo_struct,
                      "\nextern \"C\" __global__ void __launch_bounds__(", kRowMaxThreads, ") ",
                      src.name, "(", params, idx, " rows, ", idx,

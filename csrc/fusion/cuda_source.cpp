@@ -225,6 +225,29 @@ std::string hex64(uint64_t v) {
   return buf;
 }
 
+std::string geo_struct(const Graph& graph, const KernelShape& shape, const char* idx) {
+  if (std::find(shape.strided.begin(), shape.strided.end(), true) == shape.strided.end()) return {};
+  std::string geo = str_cat("struct Geo {\n  ", idx, " sizes[", shape.rank, "];\n");
+  for (size_t i = 0; i < graph.inputs.size(); ++i)
+    if (shape.strided[i]) geo += str_cat("  ", idx, " strides", i, "[", shape.rank, "];\n");
+  return geo + "};\n";
+}
+
+std::string strided_offsets(const Graph& graph, const KernelShape& shape,
+                            const std::vector<bool>& reads, const char* idx,
+                            const std::string& indent) {
+  std::string code = str_cat(indent, idx, " rest = i;\n");
+  for (size_t i = 0; i < graph.inputs.size(); ++i)
+    if (reads[i] && shape.strided[i]) code += str_cat(indent, idx, " o", i, " = 0;\n");
+  code += str_cat("#pragma unroll\n", indent, "for (int d = ", shape.rank - 1, "; d >= 0; --d) {\n",
+                  indent, "  const ", idx, " at = rest % g.sizes[d];\n", indent,
+                  "  rest /= g.sizes[d];\n");
+  for (size_t i = 0; i < graph.inputs.size(); ++i)
+    if (reads[i] && shape.strided[i])
+      code += str_cat(indent, "  o", i, " += at * g.strides", i, "[d];\n");
+  return code + indent + "}\n";
+}
+
 std::string double_literal(double d) {
   uint64_t bits;
   std::memcpy(&bits, &d, sizeof bits);
@@ -342,11 +365,15 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
   k.written = written;
   k.strided.resize(graph.inputs.size());
   k.column.resize(graph.inputs.size());
+  k.row_input.resize(graph.inputs.size());
   int64_t reach = graph.numel;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const Tensor& t = graph.inputs[i];
     // a row group's row input is read at the row's index (generated_kernel_fits: contiguous)
-    if (graph.rows > 0 && t.numel() == graph.rows && t.sizes() != graph.shape) continue;
+    if (graph.rows > 0 && t.numel() == graph.rows && t.sizes() != graph.shape) {
+      k.row_input[i] = true;
+      continue;
+    }
     if (graph.rows > 0 && is_column(graph, t)) {
       k.column[i] = true;
       continue;
@@ -366,7 +393,12 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
 }
 
 bool generated_kernel_fits(const Graph& graph) {
-  if (graph.columns > 0) return false;  // Note [Column groups]: not yet on CUDA
+  if (graph.columns > 0) {  // Note [Fused column groups on CUDA]: as eager reduces
+    for (const FusedOp& op : graph.ops)
+      if (op.column && op.finish.divide && op.finish.divisor * graph.columns != graph.numel)
+        return false;
+    return true;
+  }
   if (graph.rows == 0) return true;
   for (const Tensor& t : graph.inputs)
     if (t.numel() == graph.rows && t.sizes() != graph.shape && !t.is_contiguous()) return false;
@@ -382,10 +414,10 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
   put(static_cast<int8_t>(shape.index32));
   put(static_cast<int8_t>(shape.rank));
   put(static_cast<int8_t>(shape.vector));
-  put(static_cast<int8_t>(graph.rows > 0));
+  put(static_cast<int8_t>((graph.rows > 0) + 2 * (graph.columns > 0)));
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     put(static_cast<int8_t>(graph.inputs[i].dtype()));
-    put(static_cast<int8_t>(shape.strided[i] + 2 * shape.column[i]));
+    put(static_cast<int8_t>(shape.strided[i] + 2 * shape.column[i] + 4 * shape.row_input[i]));
   }
   key += '|';
   for (size_t k = 0; k < graph.ops.size(); ++k) {
@@ -395,7 +427,11 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
     put(static_cast<int8_t>(op.compute));
     put(static_cast<int8_t>(op.out));
     put(static_cast<int8_t>(shape.written[k]));
-    put(static_cast<int8_t>(op.row + 2 * op.finish.divide));
+    put(static_cast<int8_t>(op.row + 2 * op.finish.divide + 4 * op.finish.sqrt + 8 * op.column));
+    // var's divisor and a column mean's are numbers in the text (a row mean divides by the
+    // row's length, an argument)
+    if (op.kind == OpKind::Reduce && op.finish.divide && (op.column || !op.b.is_number()))
+      put(op.finish.divisor);
     for (const Ref* r : {&op.a, &op.b, &op.cond}) {
       put(static_cast<int8_t>(r->is_op));
       put(static_cast<int16_t>(r->index));
@@ -416,8 +452,8 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
 }
 
 int vector_width(const Graph& graph, const KernelShape& shape) {
-  if (graph.rows > 0) return 1;        // row programs go an item at a time
-  for (const FusedOp& op : graph.ops)  // a dropout mask reads the item's index
+  if (graph.rows > 0 || graph.columns > 0) return 1;  // row and column programs: an item at a time
+  for (const FusedOp& op : graph.ops)                 // a dropout mask reads the item's index
     if (op.kind == OpKind::DropoutMask) return 1;
   size_t widest = 1;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
@@ -433,6 +469,7 @@ KernelSource cuda_source(const Graph& graph, const KernelShape& shape) {
   GENESIS_CHECK(shape.rank <= kFusedMaxRank, "compile", "a fused read of ", shape.rank,
                 " dims (at most ", kFusedMaxRank, ")");
   if (graph.rows > 0) return cuda_row_source(graph, shape);
+  if (graph.columns > 0) return cuda_column_source(graph, shape);
   const char* idx = shape.index32 ? "int" : "long long";
   // The structure, which is also the cache key.
   const int V = shape.vector;
@@ -467,26 +504,10 @@ KernelSource cuda_source(const Graph& graph, const KernelShape& shape) {
     if (shape.written[k])
       params += str_cat(text::storage_type(graph.ops[k].out), "* __restrict__ out", k, ", ");
   params += text::rng_params(graph);
-  std::string geo_struct;
-  bool any_strided = false;
-  for (bool s : shape.strided) any_strided = any_strided || s;
-  if (any_strided) {
-    geo_struct = str_cat("struct Geo {\n  ", idx, " sizes[", shape.rank, "];\n");
-    for (size_t i = 0; i < graph.inputs.size(); ++i)
-      if (shape.strided[i])
-        geo_struct += str_cat("  ", idx, " strides", i, "[", shape.rank, "];\n");
-    geo_struct += "};\n";
+  const std::string geo_struct = text::geo_struct(graph, shape, idx);
+  if (!geo_struct.empty()) {
     params += "Geo g, ";
-    strided_setup = str_cat("    ", idx, " rest = i;\n");
-    for (size_t i = 0; i < graph.inputs.size(); ++i)
-      if (shape.strided[i]) strided_setup += str_cat("    ", idx, " o", i, " = 0;\n");
-    strided_setup += str_cat("#pragma unroll\n    for (int d = ", shape.rank - 1,
-                             "; d >= 0; --d) {\n      const ", idx,
-                             " at = rest % g.sizes[d];\n      rest /= g.sizes[d];\n");
-    for (size_t i = 0; i < graph.inputs.size(); ++i)
-      if (shape.strided[i])
-        strided_setup += str_cat("      o", i, " += at * g.strides", i, "[d];\n");
-    strided_setup += "    }\n";
+    strided_setup = text::strided_offsets(graph, shape, shape.strided, idx, "    ");
   }
   if (V > 1) {
     // Each thread: pack p of every input loaded whole, its V items computed, the written results

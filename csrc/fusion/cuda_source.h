@@ -19,6 +19,8 @@ struct KernelShape {
   // per input of a row group: the same row for every row (a layer norm's weight), read at the
   // item's place in its row
   std::vector<bool> column;
+  // per input of a row group: one value per row (a mean kept from before), read at the row's index
+  std::vector<bool> row_input;
   int rank = 0;  // dims of the iteration shape (when an input is strided)
   bool index32 = true;
   // Items a thread loads as one pack of each operand (16 bytes of the widest): > 1 only when
@@ -46,6 +48,16 @@ std::string structure_key(const Graph& graph, const KernelShape& shape);
 
 // A row group's program (cuda_row_source.cpp); cuda_source() hands row groups to it.
 KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape);
+// A column group's program (cuda_column_source.cpp): the kernel <name>, a thread a column over a
+// chunk of rows, and <name>_partials, which adds the chunks' partial results.
+KernelSource cuda_column_source(const Graph& graph, const KernelShape& shape);
+constexpr int kColumnThreads = 256;
+// Eager's split of a column reduction of `rows` over `columns` (kernels/reduce_sum.cu's
+// plan_reduce): the chunks of rows and the rows in each.
+struct ColumnChunks {
+  int64_t chunks = 1, rows_each = 0;
+};
+ColumnChunks column_chunks(int64_t rows, int64_t columns, int multiprocessors);
 // The threads a block of a row program: enough for a few items each of a row of `row_size`.
 int row_threads(int64_t row_size);
 constexpr int kRowMaxThreads = 1024;
@@ -65,6 +77,21 @@ std::string rng_params(const Graph& graph);
 std::string kernel_name(const std::string& key);
 // d exactly, as a double expression (its bits)
 std::string double_literal(double d);
+// `struct Geo` of the shape's sizes and each strided input's strides ("" when none is strided).
+std::string geo_struct(const Graph& graph, const KernelShape& shape, const char* idx);
+// Code that sets o<i>, the offset of the item i in each strided input that `reads` marks, from
+// i's multi-index over the group's shape (the lines start with `indent`).
+std::string strided_offsets(const Graph& graph, const KernelShape& shape,
+                            const std::vector<bool>& reads, const char* idx,
+                            const std::string& indent);
+// How a reduction accumulates (cuda_row_source.cpp): its accumulator type, combiner (g_sum,
+// g_prod, g_max, g_min: the eager reducers' combines) and identity.
+struct Accumulator {
+  std::string type, combine, identity;
+};
+Accumulator accumulator(const FusedOp& op);
+// The combiners' text and the block's reduction that the row programs use.
+const char* reduce_prelude();
 }  // namespace text
 
 // The headers the program includes, as (name, text): the op functors (Note [Functors for

@@ -874,10 +874,9 @@ bool defer_column_reduce(ops::ReduceOp op, const Tensor& in, const Tensor& out,
   using ops::ReduceOp;
   const bool kind_fuses =
       op == ReduceOp::Sum || op == ReduceOp::Prod || op == ReduceOp::Max || op == ReduceOp::Min;
-  // CPU only for now (Note [Column groups]); one row is a copy, one column a row reduction
-  if (!kind_fuses || !in.device().is_cpu() || !eligible(out) || in.device() != out.device() ||
-      in.dtype() != out.dtype() || in.dtype() == ScalarType::Bool || out.numel() < 2 ||
-      in.numel() / out.numel() < 2)
+  // one row is a copy, one column a row reduction
+  if (!kind_fuses || !eligible(out) || in.device() != out.device() || in.dtype() != out.dtype() ||
+      in.dtype() == ScalarType::Bool || out.numel() < 2 || in.numel() / out.numel() < 2)
     return false;
   auto make = [&](const auto& refs) {
     FusedOp f{OpKind::Reduce, static_cast<int>(op), in.dtype(), out.dtype(), refs[0], {}, {}};

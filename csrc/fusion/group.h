@@ -50,7 +50,8 @@
 // group writes, are computed once. The CPU executor takes a block of columns a thread, walks
 // its rows in pieces of 64 and hands each piece to the column loop's own accumulators
 // (Note [Column reductions in pieces] in cpu/reduce.cpp), so the results keep eager's bits.
-// Not yet on CUDA (a column reduction there runs eagerly, running the group first).
+// On CUDA the group is a generated program that reduces as eager's CUDA column reduction does
+// (Note [Fused column groups on CUDA] in cuda_column_source.cpp), with eager's bits too.
 #include <cstdint>
 #include <optional>
 #include <string>

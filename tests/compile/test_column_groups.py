@@ -1,9 +1,12 @@
 """Reductions of leading dims in fused groups (Note [Column groups] in csrc/fusion/group.h): a
 bias gradient, a norm weight's gradient, a mean over the batch, each joining the pass that
-computes what it reduces, with eager's bits (Note [Column reductions in pieces])."""
+computes what it reduces, with eager's bits (Note [Column reductions in pieces]; on CUDA Note
+[Fused column groups on CUDA])."""
 
 import numpy as np
 import pytest
+from conftest import requires_cuda
+from test_fused_programs import requires_nvrtc
 from test_fusion import fuse_small_cpu_tensors, same  # noqa: F401
 
 import genesis
@@ -135,3 +138,77 @@ def test_nan_and_inf_columns():
 
     for a, b in zip(genesis.compile(f)(x), f(x)):
         same(a, b)
+
+
+# ---- CUDA: a generated program of two kernels (Note [Fused column groups on CUDA]) -------------
+
+# (rows, columns): one chunk; chunks added by a thread a column; by a block a column (at most
+# 1024 columns, at least 64 chunks); several leading dims
+CUDA_SHAPES = [(300, 768), (5000, 2000), (8192, 768), (2, 3, 4096), (129, 17), (4096, 1024)]
+
+
+@pytest.fixture
+def cuda_fusion():
+    fusion.set_cuda_fusion(True)
+    try:
+        yield
+    finally:
+        fusion.set_cuda_fusion(False)
+
+
+@requires_cuda
+@requires_nvrtc
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", CUDA_SHAPES, ids=str)
+def test_cuda_leading_reductions_match_eager(cuda_fusion, shape, dtype):
+    g, x = _data(shape, dtype, 1).cuda(), _data(shape, dtype, 2).cuda()
+    fusion.reset_stats()
+    got = genesis.compile(bias_and_weight_grads)(g, x)
+    stats = dict(fusion.stats())
+    want = bias_and_weight_grads(g, x)
+    for a, b in zip(got, want):
+        # eager's bits: the same loop, chunks and final kernel (max/min may differ in a zero's sign)
+        same(a, b, zero_signs=False)
+    assert stats["groups"] == 1
+    assert stats["results_written"] == 7
+
+
+@requires_cuda
+@requires_nvrtc
+def test_cuda_integer_columns_nan_and_strided_inputs(cuda_fusion):
+    rng = np.random.default_rng(3)
+    a = genesis.tensor(rng.integers(-5, 5, (4100, 130)).astype("int64")).cuda()
+    x = _data((130, 4100), "float32").cuda().t()  # strided: read through the transpose
+    x[3, 5], x[7, 6], x[9, 7] = float("nan"), float("inf"), float("-inf")
+    bias = _data((130,), "float32").cuda()
+
+    def f(a, x, bias):
+        y = x + bias
+        return (a * a).sum(0), (a - 1).amax(0), y.sum(0), y.amax(0), (y * 0.5).amin(0), y.mean(0)
+
+    fusion.reset_stats()
+    got = genesis.compile(f)(a, x, bias)
+    assert dict(fusion.stats())["groups"] >= 1
+    for g, w in zip(got, f(a, x, bias)):
+        same(g, w, zero_signs=False)
+
+
+@requires_cuda
+@requires_nvrtc
+def test_cuda_bias_gradients_of_a_compiled_layer(cuda_fusion):
+    genesis.manual_seed(0)
+    x = genesis.randn(4096, 384, device="cuda", dtype=genesis.bfloat16)
+    b = genesis.randn(384, device="cuda", dtype=genesis.bfloat16)
+    w = genesis.randn(384, device="cuda", dtype=genesis.bfloat16)
+
+    def layer(x, b, w):
+        h = x * w + b
+        return (h * genesis.sigmoid(h)).float().sum()
+
+    grads = []
+    for fn in (layer, genesis.compile(layer)):
+        leaves = [t.detach().clone().requires_grad_() for t in (x, b, w)]
+        fn(*leaves).backward()
+        grads.append([t.grad for t in leaves])
+    for got, want in zip(grads[1], grads[0]):
+        same(got, want)
