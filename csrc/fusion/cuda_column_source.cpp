@@ -123,16 +123,8 @@ KernelSource cuda_column_source(const Graph& graph, const KernelShape& shape) {
   KernelSource src;
   src.key = key;
   src.name = text::kernel_name(key);
-  std::string params;
-  for (size_t i = 0; i < n_inputs; ++i)
-    params += str_cat("const ", text::storage_type(graph.inputs[i].dtype()), "* __restrict__ in", i,
-                      ", ");
-  for (size_t k = 0; k < n_ops; ++k)
-    if (shape.written[k])
-      params += str_cat(text::storage_type(graph.ops[k].out), "* __restrict__ out", k, ", ");
-  params += text::rng_params(graph);
+  std::string params = text::group_params(graph, shape, idx);
   const std::string geo = text::geo_struct(graph, shape, idx);
-  if (!geo.empty()) params += "Geo g, ";
   params += str_cat(idx, " R, ", idx, " C, ", idx, " rows_each, ", idx,
                     " chunks, unsigned long long* __restrict__ ws");
   const std::string column = str_cat("  const ", idx, " c = static_cast<", idx, ">(blockIdx.x) * ",

@@ -10,10 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "core/allocator.h"
 #include "core/errors.h"
 #include "cuda/fused_kernels.h"
-#include "cuda/stream.h"
 #include "fusion/background_builds.h"
 #include "fusion/cuda_source.h"
 #include "fusion/graph.h"
@@ -34,20 +32,6 @@ struct Kernels {
 // Kernels by structure key and architecture (the process's; programs are never unloaded).
 std::mutex g_kernels_mutex;
 std::unordered_map<std::string, Kernels> g_kernels;
-
-// Memory for the group's work from the caching pool on the group's stream (the pool ties a block
-// to the stream it was made for; the kernels that use it run there), given back when dropped.
-DataPtr workspace_on_group_stream(const Graph& graph, size_t nbytes) {
-  const int index = graph.device.index;
-  const cuda::StreamId previous = cuda::current_stream(index);
-  cuda::set_current_stream(index, graph.stream);
-  struct Restore {
-    int index;
-    cuda::StreamId stream;
-    ~Restore() { cuda::set_current_stream(index, stream); }
-  } restore{index, previous};
-  return allocator_for(graph.device)->allocate(nbytes);
-}
 
 // A fingerprint of the headers every program includes (the functors' text): part of each key.
 const std::string& headers_fingerprint() {
@@ -110,7 +94,7 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
       reductions += graph.ops[k].column && shape.written[k];
     DataPtr workspace;
     if (plan.chunks > 1 && reductions > 0)
-      workspace = workspace_on_group_stream(
+      workspace = allocate_on_group_stream(
           graph, static_cast<size_t>(reductions * plan.chunks * graph.columns) * 8);
     void* slots = workspace.get();
     for (void* a :

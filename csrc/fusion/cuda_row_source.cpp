@@ -251,16 +251,8 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   KernelSource src;
   src.key = key;
   src.name = text::kernel_name(key);
-  std::string params, geo_struct;
-  for (size_t i = 0; i < n_inputs; ++i)
-    params += str_cat("const ", text::storage_type(graph.inputs[i].dtype()), "* __restrict__ in", i,
-                      ", ");
-  for (size_t k = 0; k < n_ops; ++k)
-    if (shape.written[k])
-      params += str_cat(text::storage_type(graph.ops[k].out), "* __restrict__ out", k, ", ");
-  params += text::rng_params(graph);
-  geo_struct = text::geo_struct(graph, shape, idx);
-  if (!geo_struct.empty()) params += "Geo g, ";
+  std::string params = text::group_params(graph, shape, idx);
+  const std::string geo_struct = text::geo_struct(graph, shape, idx);
   src.text = str_cat(text::prelude(), text::rng_prelude(graph), kRowPrelude, geo_struct,
                      "\nextern \"C\" __global__ void __launch_bounds__(", kRowMaxThreads, ") ",
                      src.name, "(", params, idx, " rows, ", idx,

@@ -233,6 +233,19 @@ std::string geo_struct(const Graph& graph, const KernelShape& shape, const char*
   return geo + "};\n";
 }
 
+std::string group_params(const Graph& graph, const KernelShape& shape, const char* idx) {
+  std::string params;
+  for (size_t i = 0; i < graph.inputs.size(); ++i)
+    params +=
+        str_cat("const ", storage_type(graph.inputs[i].dtype()), "* __restrict__ in", i, ", ");
+  for (size_t k = 0; k < graph.ops.size(); ++k)
+    if (shape.written[k])
+      params += str_cat(storage_type(graph.ops[k].out), "* __restrict__ out", k, ", ");
+  params += rng_params(graph);
+  if (!geo_struct(graph, shape, idx).empty()) params += "Geo g, ";
+  return params;
+}
+
 std::string strided_offsets(const Graph& graph, const KernelShape& shape,
                             const std::vector<bool>& reads, const char* idx,
                             const std::string& indent) {

@@ -79,6 +79,9 @@ std::string kernel_name(const std::string& key);
 std::string double_literal(double d);
 // `struct Geo` of the shape's sizes and each strided input's strides ("" when none is strided).
 std::string geo_struct(const Graph& graph, const KernelShape& shape, const char* idx);
+// The parameters a row or column program starts with: in<i> per input, out<k> per written result,
+// the dropout masks' seeds and offsets, and `Geo g` when an input is strided (each with ", ").
+std::string group_params(const Graph& graph, const KernelShape& shape, const char* idx);
 // Code that sets o<i>, the offset of the item i in each strided input that `reads` marks, from
 // i's multi-index over the group's shape (the lines start with `indent`).
 std::string strided_offsets(const Graph& graph, const KernelShape& shape,

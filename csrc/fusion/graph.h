@@ -86,6 +86,10 @@ struct Results {
   std::vector<std::shared_ptr<StorageImpl>> held;
 };
 
+// Memory from the device's allocator on the group's stream (the caching pool ties a block to the
+// stream it was made for; the group's work runs there), given back when the DataPtr goes.
+DataPtr allocate_on_group_stream(const Graph& graph, size_t nbytes);
+
 // Runs `graph` on the CPU, writing the held results (cpu_executor.cpp).
 void run_on_cpu(const Graph& graph, const Results& results);
 // Runs `graph` on CUDA as one generated kernel (cuda_executor.cpp); falls back to run_eagerly

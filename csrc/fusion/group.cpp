@@ -115,6 +115,23 @@ thread_local const char* t_run_reason = nullptr;
 class Group;
 void run_because(Group& g, const char* reason);
 
+}  // namespace
+
+DataPtr allocate_on_group_stream(const Graph& graph, size_t nbytes) {
+  if (!graph.device.is_cuda()) return allocator_for(graph.device)->allocate(nbytes);
+  const int index = graph.device.index;
+  const cuda::StreamId previous = cuda::current_stream(index);
+  cuda::set_current_stream(index, graph.stream);
+  struct Restore {
+    int index;
+    cuda::StreamId stream;
+    ~Restore() { cuda::set_current_stream(index, stream); }
+  } restore{index, previous};
+  return allocator_for(graph.device)->allocate(nbytes);
+}
+
+namespace {
+
 // Note [Pending storages hold no memory] (core/storage.h): memory for the result of `op` that
 // the work is about to write, from the device's allocator on the work's stream (the caching pool
 // ties a block to the stream it was made for, and the result is written there), named with the
@@ -124,19 +141,7 @@ void provide_memory(StorageImpl& s, const Graph& graph, const FusedOp& op) {
   const Shape rows{graph.rows};
   const Shape& sizes = op.row ? rows : graph.shape;
   ScopedTensorAllocation named(sizes.data(), sizes.size(), static_cast<int8_t>(op.out));
-  if (!graph.device.is_cuda()) {
-    s.provide_memory(allocator_for(graph.device)->allocate(s.nbytes()));
-    return;
-  }
-  const int index = graph.device.index;
-  const cuda::StreamId previous = cuda::current_stream(index);
-  cuda::set_current_stream(index, graph.stream);
-  struct Restore {
-    int index;
-    cuda::StreamId stream;
-    ~Restore() { cuda::set_current_stream(index, stream); }
-  } restore{index, previous};
-  s.provide_memory(allocator_for(graph.device)->allocate(s.nbytes()));
+  s.provide_memory(allocate_on_group_stream(graph, s.nbytes()));
 }
 
 // Note [Recomputed values]: in a training step most results of a fused chain are held by

@@ -6,7 +6,7 @@ computes what it reduces, with eager's bits (Note [Column reductions in pieces];
 import numpy as np
 import pytest
 from conftest import requires_cuda
-from test_fused_programs import requires_nvrtc
+from test_fused_programs import cuda_fusion, requires_nvrtc  # noqa: F401
 from test_fusion import fuse_small_cpu_tensors, same  # noqa: F401
 
 import genesis
@@ -103,12 +103,15 @@ def test_bias_gradients_of_a_compiled_layer_match_eager():
     """autograd reduces a broadcast bias's gradient over the leading dims: in the compiled
     backward that reduction joins the group of the activation's gradient."""
     genesis.manual_seed(0)
-    x = genesis.randn(256, 384)
-    b, w = genesis.randn(384), genesis.randn(384)
+    _check_layer_gradients(genesis.randn(256, 384), genesis.randn(384), genesis.randn(384))
+
+
+def _check_layer_gradients(x, b, w):
+    """x * w + b through SiLU, summed: the compiled gradients of x, b and w are eager's."""
 
     def layer(x, b, w):
         h = x * w + b
-        return (h * genesis.sigmoid(h)).sum()
+        return (h * genesis.sigmoid(h)).float().sum()
 
     grads = []
     for fn in (layer, genesis.compile(layer)):
@@ -147,20 +150,12 @@ def test_nan_and_inf_columns():
 CUDA_SHAPES = [(300, 768), (5000, 2000), (8192, 768), (2, 3, 4096), (129, 17), (4096, 1024)]
 
 
-@pytest.fixture
-def cuda_fusion():
-    fusion.set_cuda_fusion(True)
-    try:
-        yield
-    finally:
-        fusion.set_cuda_fusion(False)
-
-
 @requires_cuda
 @requires_nvrtc
+@pytest.mark.usefixtures("cuda_fusion")
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", CUDA_SHAPES, ids=str)
-def test_cuda_leading_reductions_match_eager(cuda_fusion, shape, dtype):
+def test_cuda_leading_reductions_match_eager(shape, dtype):
     g, x = _data(shape, dtype, 1).cuda(), _data(shape, dtype, 2).cuda()
     fusion.reset_stats()
     got = genesis.compile(bias_and_weight_grads)(g, x)
@@ -175,7 +170,8 @@ def test_cuda_leading_reductions_match_eager(cuda_fusion, shape, dtype):
 
 @requires_cuda
 @requires_nvrtc
-def test_cuda_integer_columns_nan_and_strided_inputs(cuda_fusion):
+@pytest.mark.usefixtures("cuda_fusion")
+def test_cuda_integer_columns_nan_and_strided_inputs():
     rng = np.random.default_rng(3)
     a = genesis.tensor(rng.integers(-5, 5, (4100, 130)).astype("int64")).cuda()
     x = _data((130, 4100), "float32").cuda().t()  # strided: read through the transpose
@@ -195,20 +191,8 @@ def test_cuda_integer_columns_nan_and_strided_inputs(cuda_fusion):
 
 @requires_cuda
 @requires_nvrtc
-def test_cuda_bias_gradients_of_a_compiled_layer(cuda_fusion):
+@pytest.mark.usefixtures("cuda_fusion")
+def test_cuda_bias_gradients_of_a_compiled_layer():
     genesis.manual_seed(0)
-    x = genesis.randn(4096, 384, device="cuda", dtype=genesis.bfloat16)
-    b = genesis.randn(384, device="cuda", dtype=genesis.bfloat16)
-    w = genesis.randn(384, device="cuda", dtype=genesis.bfloat16)
-
-    def layer(x, b, w):
-        h = x * w + b
-        return (h * genesis.sigmoid(h)).float().sum()
-
-    grads = []
-    for fn in (layer, genesis.compile(layer)):
-        leaves = [t.detach().clone().requires_grad_() for t in (x, b, w)]
-        fn(*leaves).backward()
-        grads.append([t.grad for t in leaves])
-    for got, want in zip(grads[1], grads[0]):
-        same(got, want)
+    x, b, w = (genesis.randn(*s, device="cuda").bfloat16() for s in ((4096, 384), (384,), (384,)))
+    _check_layer_gradients(x, b, w)
