@@ -106,6 +106,27 @@ def test_structure_keys_name_programs_one_to_one(captured):
     assert fusion._captured_key_mismatches() == 0
 
 
+def test_structure_keys_tell_apart_what_the_text_does(captured):
+    """The facts a program's text holds beyond its ops: var's divisor (row length less the
+    correction), a row input against a full one, a column mean's divisor; groups differing only
+    there must not share a key (a run would launch the other's kernel)."""
+    fusion.reset_stats()
+    for cols in (64, 96):
+        x = genesis.randn(40, cols)
+        for correction in (0, 1):
+            genesis.compile(lambda x, c=correction: (x * 2).var(-1, correction=c) + 1)(x)
+        m = genesis.randn(40, 1)
+        genesis.compile(lambda x, m: ((x - m) * 3).sum(-1))(x, m)  # a row input
+        genesis.compile(lambda x, y: ((x - y) * 3).sum(-1))(x, genesis.randn(40, cols))
+    for count in (30, 50):  # column means over different row counts
+        genesis.compile(lambda x: (x * 2).mean(0))(genesis.randn(count, 70))
+    names = {name for name, _ in captured()}
+    # var: 4 divisors; the row input's program and the full input's (each serving both lengths);
+    # 2 column means
+    assert len(names) == 8
+    assert fusion._captured_key_mismatches() == 0
+
+
 @requires_nvrtc
 def test_nvrtc_errors_name_the_program():
     with pytest.raises(RuntimeError, match=r"\[compile\] NVRTC could not compile a fused kernel"):
