@@ -85,9 +85,9 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
     sms_device = device;
   }
   if (graph.columns > 0) {  // Note [Fused column groups on CUDA]
+    const ColumnChunks plan = column_chunks(graph.numel / graph.columns, graph.columns, sms);
     Index rows_total = static_cast<Index>(graph.numel / graph.columns);
     Index columns = static_cast<Index>(graph.columns);
-    const ColumnChunks plan = column_chunks(graph.numel / graph.columns, graph.columns, sms);
     Index rows_each = static_cast<Index>(plan.rows_each), chunks = static_cast<Index>(plan.chunks);
     int64_t reductions = 0;
     for (size_t k = 0; k < graph.ops.size(); ++k)
@@ -179,17 +179,15 @@ void run_on_cuda(const Graph& graph, const Results& results) {
       KernelSource src = cuda_source(graph, shape);
       std::string key = str_cat("sm_", arch, ";nvrtc", nvrtc_version(), ";headers",
                                 headers_fingerprint(), ";", src.text);
+      // by value: a background build outlives this call
+      auto build = [text = src.text, file = src.name + ".cu", arch] {
+        return nvrtc_compile(text, file, kernel_headers(), arch);
+      };
       std::string cubin;
-      if (background_builds()) {
-        auto build = [text = src.text, file = src.name + ".cu", arch] {
-          return nvrtc_compile(text, file, kernel_headers(), arch);
-        };
-        if (!cubin_or_start_build(key, std::move(build), cubin))
-          return run_eagerly(graph, results);  // Note [Building programs in the background]
-      } else {
-        cubin = cached_cubin(
-            key, [&] { return nvrtc_compile(src.text, src.name + ".cu", kernel_headers(), arch); });
-      }
+      if (!background_builds())
+        cubin = cached_cubin(key, build);
+      else if (!cubin_or_start_build(key, build, cubin))
+        return run_eagerly(graph, results);  // Note [Building programs in the background]
       kernels.main = cuda::fused_kernel(cubin, src.name);
       if (graph.columns > 0) {
         kernels.partials = cuda::fused_kernel(cubin, src.name + "_partials");

@@ -13,7 +13,7 @@ import uuid
 
 import pytest
 from conftest import requires_cuda
-from test_fused_programs import requires_nvrtc
+from test_fused_programs import cache_dir, requires_nvrtc  # noqa: F401
 
 import genesis
 
@@ -21,19 +21,17 @@ fusion = genesis._C._fusion
 
 
 @pytest.fixture
-def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setenv("GENESIS_CACHE_DIR", str(tmp_path))
-    fusion.clear_memory_cache()
-    yield tmp_path / "kernels"
+def building_cache(cache_dir):  # noqa: F811
+    """test_fused_programs' fresh cache folder, its builds finished before it goes."""
+    yield cache_dir
     fusion.wait_for_builds()
-    fusion.clear_memory_cache()
 
 
 def fresh_key():
     return f"background-{uuid.uuid4().hex}"
 
 
-def test_a_missing_program_is_built_in_the_background_then_found(cache_dir):
+def test_a_missing_program_is_built_in_the_background_then_found(building_cache):
     key = fresh_key()
     before = fusion.build_stats()
     assert fusion._cached_or_build_in_background(key, "cubin\x00bytes", seconds=0.05) == (
@@ -47,12 +45,12 @@ def test_a_missing_program_is_built_in_the_background_then_found(cache_dir):
     assert after["pending"] == 0
     assert fusion._cached_or_build_in_background(key, "other") == (True, b"cubin\x00bytes")
     # kept on disk as a synchronous build would be: a new process's memory has it from there
-    assert len(list(cache_dir.glob("*.cubin"))) == 1
+    assert len(list(building_cache.glob("*.cubin"))) == 1
     fusion.clear_memory_cache()
     assert fusion._cached(key, "unused") == (b"cubin\x00bytes", False)
 
 
-def test_a_key_is_built_once_while_pending(cache_dir):
+def test_a_key_is_built_once_while_pending(building_cache):
     key = fresh_key()
     before = fusion.build_stats()["started"]
     for _ in range(5):
@@ -63,7 +61,7 @@ def test_a_key_is_built_once_while_pending(cache_dir):
     assert fusion._cached_or_build_in_background(key, "x") == (True, b"value")
 
 
-def test_a_failed_build_is_not_tried_again(cache_dir):
+def test_a_failed_build_is_not_tried_again(building_cache):
     key = fresh_key()
     before = fusion.build_stats()
     assert fusion._cached_or_build_in_background(key, "v", fail=True) == (False, b"")
@@ -75,10 +73,10 @@ def test_a_failed_build_is_not_tried_again(cache_dir):
     after = fusion.build_stats()
     assert after["started"] == before["started"] + 1
     assert after["finished"] == before["finished"]
-    assert not list(cache_dir.glob("*.cubin"))
+    assert not list(building_cache.glob("*.cubin"))
 
 
-def test_many_builds_at_once_all_land(cache_dir):
+def test_many_builds_at_once_all_land(building_cache):
     keys = [fresh_key() for _ in range(40)]
     for i, key in enumerate(keys):
         fusion._cached_or_build_in_background(key, f"value {i}" * 100, seconds=0.01)
@@ -166,7 +164,7 @@ def test_a_forked_child_builds_on_its_own(tmp_path):
 
 @requires_cuda
 @requires_nvrtc
-def test_a_compiled_function_runs_op_by_op_until_its_program_is_built(cache_dir):
+def test_a_compiled_function_runs_op_by_op_until_its_program_is_built(building_cache):
     was_fusion, was_background = fusion.cuda_fusion(), fusion.background_builds()
     fusion.set_cuda_fusion(True)
     fusion.set_background_builds(True)
