@@ -1,6 +1,6 @@
 """Where the time of a whole training step goes, genesis against torch (GPU machine only).
 
-    python tools/step_profile.py [lce gpt2 resnet] [--top N]
+    python tools/step_profile.py [lce gpt2 resnet block] [--top N]
 
 Builds the issue-47 GPT-2 and ResNet-style steps of benchmarks/training.py for both libraries
 (same weights), then for each: the median host time of a synchronised step, the sum of the CUDA
@@ -197,6 +197,39 @@ def lce_steps(rows: int = 8192, width: int = 768, vocab: int = 50304) -> dict:
     return out
 
 
+def block_steps(b: int = 8, s: int = 1024, width: int = 768, heads: int = 12) -> dict:
+    """benchmarks/compiling.py's transformer block of plain ops: genesis compiled, genesis eager
+    (compile left out) and torch.compile, bf16, the same weights."""
+    from benchmarks.compiling import block_step
+
+    rng = np.random.default_rng(0)
+    shapes = {"ln1w": (width,), "ln1b": (width,), "wqkv": (width, 3 * width),
+              "bqkv": (3 * width,), "wo": (width, width), "bo": (width,), "ln2w": (width,),
+              "ln2b": (width,), "w1": (width, 4 * width), "b1": (4 * width,),
+              "w2": (4 * width, width), "b2": (width,)}  # fmt: skip
+    arrays = {k: (rng.standard_normal(v) * 0.02).astype("float32") for k, v in shapes.items()}
+    x_np = rng.standard_normal((b, s, width)).astype("float32")
+    mask_np = np.triu(np.ones((s, s), dtype=bool), k=1)
+
+    class Eager:  # genesis with compile as the identity
+        def __getattr__(self, name: str) -> Any:
+            return (lambda fn: fn) if name == "compile" else getattr(genesis, name)
+
+    out = {}
+    libs = [("genesis compiled", genesis, genesis), ("genesis eager", Eager(), genesis)]
+    for label, lib, mod in libs + [("torch.compile", torch, torch)]:
+        params = {k: mod.tensor(a, device="cuda").to(mod.bfloat16).requires_grad_()
+                  for k, a in arrays.items()}  # fmt: skip
+        x = mod.tensor(x_np, device="cuda").to(mod.bfloat16)
+        mask = mod.tensor(mask_np, device="cuda")
+        fn = block_step(lib, heads, 1e-3)
+        out[label] = (
+            (lambda fn=fn, x=x, mask=mask, p=params: fn(x, mask, p)),
+            mod.cuda.synchronize,
+        )
+    return out
+
+
 def main() -> None:
     args = sys.argv[1:]
     top = 25
@@ -209,6 +242,10 @@ def main() -> None:
         report("GPT-2 head linear_cross_entropy fwd+bwd, 8192x768 -> 50304", lce_steps(), top)
     if "gpt2" in areas:
         report("GPT-2 124M step, B 8, S 1024, bf16 autocast, AdamW", gpt2_steps(), top)
+    if "block" in areas:
+        report(
+            "transformer block step of plain ops, B 8, S 1024, width 768, bf16", block_steps(), top
+        )
     if "resnet" in areas:
         report("ResNet-style step, B 256, 32x32, width 64, bf16 autocast, SGD", resnet_steps(), top)
 

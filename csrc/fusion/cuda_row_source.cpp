@@ -35,16 +35,36 @@ struct g_prod {
   template <typename A>
   __device__ __forceinline__ A operator()(A a, A b) const { return gm::wrap_mul(a, b); }
 };
+// max and min as eager's CUDA reduction combines them (kernels/reduce_extreme.cu's
+// DeviceExtremeReducer): from compute capability 8.0 max.NaN/min.NaN for floats (the 16-bit
+// floats accumulate as floats), else b taken when better or NaN; the portable rule for integers.
+// The rules differ only in which zero a tie of -0 and +0 keeps, which must match eager's too.
 struct g_max {
   template <typename A>
   __device__ __forceinline__ A operator()(A a, A b) const {
-    return gm::is_nan(a) ? a : gm::is_nan(b) ? b : (a > b ? a : b);
+#if __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same_v<A, float>) {
+      float r;
+      asm("max.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+      return r;
+    }
+#endif
+    if constexpr (std::is_floating_point_v<A>) return (b > a || b != b) ? b : a;
+    else return a > b ? a : b;
   }
 };
 struct g_min {
   template <typename A>
   __device__ __forceinline__ A operator()(A a, A b) const {
-    return gm::is_nan(a) ? a : gm::is_nan(b) ? b : (a < b ? a : b);
+#if __CUDA_ARCH__ >= 800
+    if constexpr (std::is_same_v<A, float>) {
+      float r;
+      asm("min.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+      return r;
+    }
+#endif
+    if constexpr (std::is_floating_point_v<A>) return (b < a || b != b) ? b : a;
+    else return a < b ? a : b;
   }
 };
 
