@@ -13,6 +13,7 @@
 // threads each folding every 256th partial, then the block's tree (kColumnPrelude). The partials of
 // column reduction q live in an 8-byte slot per (chunk, column) of a workspace from the caching
 // pool: q * chunks * columns slots on (cuda_executor.cpp).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,15 @@ ColumnChunks column_chunks(int64_t rows, int64_t columns, int multiprocessors) {
   return c;
 }
 
+int column_lead(const Graph& graph) {
+  int lead = static_cast<int>(graph.shape.size());
+  int64_t items = 1;
+  while (lead > 0 && items < graph.columns) items *= graph.shape[--lead];
+  GENESIS_CHECK(items == graph.columns, "compile", "a column group's ", graph.columns,
+                " columns are not its shape's trailing dims");
+  return lead;
+}
+
 KernelSource cuda_column_source(const Graph& graph, const KernelShape& shape) {
   const char* idx = shape.index32 ? "int" : "long long";
   const size_t n_ops = graph.ops.size(), n_inputs = graph.inputs.size();
@@ -71,11 +81,42 @@ KernelSource cuda_column_source(const Graph& graph, const KernelShape& shape) {
     key += str_cat("in:", text::storage_type(graph.inputs[i].dtype()), shape.strided[i] ? "/s" : "",
                    ";");
 
-  // The row loop: each input's item, the full ops, the folds.
+  // Strided inputs (Note [Strided reads in row programs], the other way round): the column's
+  // part of the offset once a thread, from c over the trailing dims; the row's from r over the
+  // leading ones (one multiply when there is one).
+  std::string column_offsets;
   std::string loop =
       str_cat("  for (", idx, " r = begin; r < end; ++r) {\n    const ", idx, " i = r * C + c;\n");
-  if (!text::geo_struct(graph, shape, idx).empty())
-    loop += text::strided_offsets(graph, shape, shape.strided, idx, "    ");
+  if (std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end()) {
+    const int lead = column_lead(graph);
+    key += str_cat("lead", lead, ";");
+    column_offsets = str_cat("  ", idx, " col_rest = c;\n");
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (shape.strided[i]) column_offsets += str_cat("  ", idx, " b", i, " = 0;\n");
+    column_offsets += str_cat("#pragma unroll\n  for (int d = ", shape.rank - 1, "; d >= ", lead,
+                              "; --d) {\n    const ", idx,
+                              " at = col_rest % g.sizes[d];\n    col_rest /= g.sizes[d];\n");
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (shape.strided[i])
+        column_offsets += str_cat("    b", i, " += at * g.strides", i, "[d];\n");
+    column_offsets += "  }\n";
+    if (lead <= 1) {
+      for (size_t i = 0; i < n_inputs; ++i)
+        if (shape.strided[i])
+          loop += str_cat("    const ", idx, " o", i, " = b", i,
+                          lead == 1 ? str_cat(" + r * g.strides", i, "[0]") : std::string(), ";\n");
+    } else {
+      loop += str_cat("    ", idx, " rest = r;\n");
+      for (size_t i = 0; i < n_inputs; ++i)
+        if (shape.strided[i]) loop += str_cat("    ", idx, " o", i, " = b", i, ";\n");
+      loop +=
+          str_cat("#pragma unroll\n    for (int d = ", lead - 1, "; d >= 0; --d) {\n      const ",
+                  idx, " at = rest % g.sizes[d];\n      rest /= g.sizes[d];\n");
+      for (size_t i = 0; i < n_inputs; ++i)
+        if (shape.strided[i]) loop += str_cat("      o", i, " += at * g.strides", i, "[d];\n");
+      loop += "    }\n";
+    }
+  }
   for (size_t i = 0; i < n_inputs; ++i)
     loop += str_cat("    const ", text::storage_type(graph.inputs[i].dtype()), " x", i, " = in", i,
                     shape.strided[i] ? str_cat("[o", i, "]") : std::string("[i]"), ";\n");
@@ -134,9 +175,9 @@ KernelSource cuda_column_source(const Graph& graph, const KernelShape& shape) {
       "\nextern \"C\" __global__ void __launch_bounds__(", kColumnThreads, ") ", src.name, "(",
       params, ") {\n", column, "  const ", idx, " begin = static_cast<", idx,
       ">(blockIdx.y) * rows_each;\n  const ", idx, " end = begin + rows_each < R ? begin + ",
-      "rows_each : R;\n", start, loop, "  if (chunks == 1) {\n", finish, "  } else {\n", stage,
-      "  }\n}\n\nextern \"C\" __global__ void __launch_bounds__(", kColumnThreads, ") ", src.name,
-      "_partials(", params, ") {\n", column, partials,
+      "rows_each : R;\n", column_offsets, start, loop, "  if (chunks == 1) {\n", finish,
+      "  } else {\n", stage, "  }\n}\n\nextern \"C\" __global__ void __launch_bounds__(",
+      kColumnThreads, ") ", src.name, "_partials(", params, ") {\n", column, partials,
       "}\n\nextern \"C\" __global__ void __launch_bounds__(", kColumnThreads, ") ", src.name,
       "_partials_block(", params, ") {\n  const ", idx,
       " c = blockIdx.x;\n  __shared__ unsigned long long g_shm[8];\n", block_partials, "}\n");

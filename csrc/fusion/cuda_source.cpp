@@ -428,6 +428,13 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
   put(static_cast<int8_t>(shape.rank));
   put(static_cast<int8_t>(shape.vector));
   put(static_cast<int8_t>((graph.rows > 0) + 2 * (graph.columns > 0)));
+  // a row program's strided reads split their offsets there (Note [Strided reads in row programs])
+  if (graph.rows > 0 &&
+      std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end())
+    put(static_cast<int8_t>(graph.row_dims));
+  if (graph.columns > 0 &&
+      std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end())
+    put(static_cast<int8_t>(column_lead(graph)));
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     put(static_cast<int8_t>(graph.inputs[i].dtype()));
     put(static_cast<int8_t>(shape.strided[i] + 2 * shape.column[i] + 4 * shape.row_input[i]));

@@ -51,6 +51,9 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape);
 // A column group's program (cuda_column_source.cpp): the kernel <name>, a thread a column over a
 // chunk of rows, and <name>_partials, which adds the chunks' partial results.
 KernelSource cuda_column_source(const Graph& graph, const KernelShape& shape);
+// The first of a column group's column dims: its shape's trailing dims from there hold the
+// `columns` items.
+int column_lead(const Graph& graph);
 constexpr int kColumnThreads = 256;
 // Eager's split of a column reduction of `rows` over `columns` (kernels/reduce_sum.cu's
 // plan_reduce): the chunks of rows and the rows in each.
