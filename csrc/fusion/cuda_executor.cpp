@@ -120,6 +120,13 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
   } else {
     args.push_back(&n);
   }
+  if (shape.row_items > 0) {  // Note [Warp rows]: a warp a row, 8 a block, grid-stride
+    const int64_t blocks = std::min<int64_t>(
+        (graph.rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock, static_cast<int64_t>(sms) * 16);
+    cuda::launch_fused(kernels.main, device, graph.stream, static_cast<unsigned>(blocks),
+                       32 * kWarpRowsPerBlock, args.data());
+    return;
+  }
   if (graph.rows > 0) {  // a block a row, the rows in a grid-stride loop
     const int threads = row_threads(graph.row_size);
     const int64_t blocks = std::min<int64_t>(graph.rows, static_cast<int64_t>(sms) * 32);

@@ -1,5 +1,6 @@
 // Note [Fused row groups on CUDA]: a row group (Note [Row groups] in group.h) becomes one
-// generated kernel in which a block takes a row at a time (a grid-stride loop over the rows).
+// generated kernel in which a block takes a row at a time (a grid-stride loop over the rows;
+// a short row takes a warp instead: Note [Warp rows], below).
 // The row's work goes in phases, one per reduction: each thread walks its items of the row
 // (threadIdx.x, then blockDim.x apart, so a warp's loads stay coalesced), computes from the
 // inputs the full ops that the reduction, or a result written in that phase, needs, and folds
@@ -68,6 +69,15 @@ struct g_min {
     else return a < b ? a : b;
   }
 };
+
+// A warp's combination of its lanes' v (a warp-row program): shuffles, then lane 0's value to
+// every lane (lanes may differ in which zero a tie keeps; lane 0's is the row's).
+template <typename A, typename Op>
+__device__ __forceinline__ A g_warp_reduce(A v, Op op) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  return __shfl_sync(0xffffffffu, v, 0);
+}
 
 // The block's combination of every thread's v: each warp by shuffles, then the warps' partials
 // folded in order by every thread (all return the same value). Every thread of the block calls it.
@@ -141,10 +151,11 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   std::string key = str_cat("rows1;", idx, ";rank", shape.rank, ";");
   for (size_t i = 0; i < n_inputs; ++i)
     key += str_cat("in:", text::storage_type(graph.inputs[i].dtype()),
-                   row_input(i)       ? "/r"
-                   : shape.column[i]  ? "/c"
-                   : shape.strided[i] ? "/s"
-                                      : "",
+                   row_input(i)             ? "/r"
+                   : shape.row_broadcast[i] ? "/sb"
+                   : shape.column[i]        ? "/c"
+                   : shape.strided[i]       ? "/s"
+                                            : "",
                    ";");
 
   // The phases: phase p ends with the p-th reduction; the last one has none (written full
@@ -157,6 +168,19 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     phase[k] = p;
     if (graph.ops[k].kind == OpKind::Reduce) ++p;
   }
+
+  // Note [Warp rows]: a row of at most 32 * kWarpRowMaxItems items goes to one warp, each lane
+  // loading its items (lane, lane + 32, ...) of every full input once into registers, which
+  // each phase computes from, with the warp's shuffles as the only combination (no shared
+  // memory, no barrier); a block holds 8 such rows. Longer rows (or too many inputs to keep)
+  // take a block a row and read the row again each phase.
+  const int items = shape.row_items;
+  const bool warp = items > 0;
+  const char* first = warp ? "lane == 0" : "threadIdx.x == 0";
+  if (warp) key += str_cat("warp", items, ";");
+  std::vector<bool> cached(n_inputs, false);  // a warp row's full inputs, loaded once a row
+  for (size_t i = 0; i < n_inputs; ++i)
+    cached[i] = warp && !row_input(i) && !shape.column[i] && !shape.row_broadcast[i];
 
   std::string body = "    // the row's inputs\n";
   // Note [Strided reads in row programs]: a strided input's offset is the row's part (the
@@ -178,25 +202,34 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     for (size_t i = 0; i < n_inputs; ++i)
       if (shape.strided[i]) body += str_cat("      b", i, " += at * g.strides", i, "[d];\n");
     body += "    }\n";
+    for (size_t i = 0; i < n_inputs; ++i)  // a row value expanded along the row: read once
+      if (shape.row_broadcast[i])
+        body += str_cat("    const ", text::storage_type(graph.inputs[i].dtype()), " x", i, " = in",
+                        i, "[b", i, "];\n");
   }
   // The offsets of item c of the row, of the strided inputs that `reads` names.
   auto item_offsets = [&](const std::vector<bool>& reads) {
     std::string code;
+    bool any = false;
+    for (size_t i = 0; i < n_inputs; ++i)
+      any = any || (reads[i] && shape.strided[i] && !shape.row_broadcast[i]);
+    if (!any) return code;
     if (shape.rank - row_dims == 1) {
       for (size_t i = 0; i < n_inputs; ++i)
-        if (reads[i] && shape.strided[i])
+        if (reads[i] && shape.strided[i] && !shape.row_broadcast[i])
           code += str_cat("      const ", idx, " o", i, " = b", i, " + c * g.strides", i, "[",
                           shape.rank - 1, "];\n");
       return code;
     }
     code += str_cat("      ", idx, " rest = c;\n");
     for (size_t i = 0; i < n_inputs; ++i)
-      if (reads[i] && shape.strided[i]) code += str_cat("      ", idx, " o", i, " = b", i, ";\n");
+      if (reads[i] && shape.strided[i] && !shape.row_broadcast[i])
+        code += str_cat("      ", idx, " o", i, " = b", i, ";\n");
     code += str_cat("#pragma unroll\n      for (int d = ", shape.rank - 1, "; d >= ", row_dims,
                     "; --d) {\n        const ", idx,
                     " at = rest % g.sizes[d];\n        rest /= g.sizes[d];\n");
     for (size_t i = 0; i < n_inputs; ++i)
-      if (reads[i] && shape.strided[i])
+      if (reads[i] && shape.strided[i] && !shape.row_broadcast[i])
         code += str_cat("        o", i, " += at * g.strides", i, "[d];\n");
     return code + "      }\n";
   };
@@ -204,6 +237,22 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     if (row_input(i))
       body += str_cat("    const ", text::storage_type(graph.inputs[i].dtype()), " x", i, " = in",
                       i, "[row];\n");
+  if (std::find(cached.begin(), cached.end(), true) != cached.end()) {
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (cached[i])
+        body += str_cat("    ", text::storage_type(graph.inputs[i].dtype()), " xr", i, "[", items,
+                        "];\n");
+    std::vector<bool> strided_cached(n_inputs);
+    for (size_t i = 0; i < n_inputs; ++i) strided_cached[i] = cached[i] && shape.strided[i];
+    body += str_cat("#pragma unroll\n    for (int j = 0; j < ", items, "; ++j) {\n      const ",
+                    idx, " c = lane + 32 * j;\n      if (c >= C) break;\n      const ", idx,
+                    " i = row * C + c;\n", item_offsets(strided_cached));
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (cached[i])
+        body += str_cat("      xr", i, "[j] = in", i,
+                        shape.strided[i] ? str_cat("[o", i, "]") : std::string("[i]"), ";\n");
+    body += "    }\n";
+  }
   // The row ops of phase p (after its reduction), in order.
   auto row_ops_after = [&](size_t first) {
     std::string code;
@@ -212,8 +261,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
       if (!op.row) continue;
       const std::string expr = text::op_expression(op, k);
       code += str_cat("    const ", text::storage_type(op.out), " v", k, " = ", expr, ";\n");
-      if (shape.written[k])
-        code += str_cat("    if (threadIdx.x == 0) out", k, "[row] = v", k, ";\n");
+      if (shape.written[k]) code += str_cat("    if (", first, ") out", k, "[row] = v", k, ";\n");
       key += str_cat(k, "=r:", expr, shape.written[k] ? "/w" : "", ";");
     }
     return code;
@@ -252,18 +300,23 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
       acc = text::accumulator(graph.ops[reductions[p]]);
       body += str_cat("    ", acc.type, " acc", p, " = ", acc.identity, ";\n");
     }
-    body += str_cat("    for (", idx, " c = threadIdx.x; c < C; c += blockDim.x) {\n      const ",
-                    idx, " i = row * C + c;\n");
+    if (warp)
+      body += str_cat("#pragma unroll\n    for (int j = 0; j < ", items, "; ++j) {\n      const ",
+                      idx, " c = lane + 32 * j;\n      if (c >= C) break;\n");
+    else
+      body += str_cat("    for (", idx, " c = threadIdx.x; c < C; c += blockDim.x) {\n");
+    body += str_cat("      const ", idx, " i = row * C + c;\n");
     bool strided = false;
-    for (size_t i = 0; i < n_inputs; ++i) strided = strided || (reads[i] && shape.strided[i]);
+    for (size_t i = 0; i < n_inputs; ++i)
+      strided = strided || (reads[i] && shape.strided[i] && !cached[i]);
     if (strided) body += item_offsets(reads);
     for (size_t i = 0; i < n_inputs; ++i)
-      if (reads[i])
+      if (reads[i] && !shape.row_broadcast[i])
         body += str_cat("      const ", text::storage_type(graph.inputs[i].dtype()), " x", i,
-                        " = in", i,
-                        shape.column[i]    ? std::string("[c]")
-                        : shape.strided[i] ? str_cat("[o", i, "]")
-                                           : std::string("[i]"),
+                        cached[i]          ? str_cat(" = xr", i, "[j]")
+                        : shape.column[i]  ? str_cat(" = in", i, "[c]")
+                        : shape.strided[i] ? str_cat(" = in", i, "[o", i, "]")
+                                           : str_cat(" = in", i, "[i]"),
                         ";\n");
     for (size_t k = 0; k < n_ops; ++k) {
       if (!needed[k]) continue;
@@ -284,7 +337,9 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
       else
         body += str_cat("      acc", p, " = ", acc.combine, "{}(acc", p, ", g_convert<", acc.type,
                         ">(", name_of(op.a), "));\n    }\n");
-      body += str_cat("    acc", p, " = g_block_reduce(acc", p, ", ", acc.combine, "{}, g_shm);\n");
+      body += warp ? str_cat("    acc", p, " = g_warp_reduce(acc", p, ", ", acc.combine, "{});\n")
+                   : str_cat("    acc", p, " = g_block_reduce(acc", p, ", ", acc.combine,
+                             "{}, g_shm);\n");
       std::string finished = str_cat("acc", p);
       // a mean divides by the row's length; var by it less the correction
       if (op.finish.divide)
@@ -294,8 +349,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
       if (op.finish.sqrt) finished = str_cat("gm::m_sqrt(", finished, ")");
       body += str_cat("    const ", text::storage_type(op.out), " v", r, " = g_convert<",
                       text::storage_type(op.out), ">(", finished, ");\n");
-      if (shape.written[r])
-        body += str_cat("    if (threadIdx.x == 0) out", r, "[row] = v", r, ";\n");
+      if (shape.written[r]) body += str_cat("    if (", first, ") out", r, "[row] = v", r, ";\n");
       key += str_cat(r, "=", acc.combine, op.finish.divide ? "/mean" : "", "(", name_of(op.a),
                      centred ? " less " + name_of(op.b) : "", ")", finished,
                      shape.written[r] ? "/w" : "", ";");
@@ -315,11 +369,17 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   src.name = text::kernel_name(key);
   std::string params = text::group_params(graph, shape, idx);
   const std::string geo_struct = text::geo_struct(graph, shape, idx);
+  const std::string rows_loop =
+      warp ? str_cat("  const int lane = threadIdx.x & 31;\n  for (", idx, " row = static_cast<",
+                     idx, ">(blockIdx.x) * ", kWarpRowsPerBlock,
+                     " + (threadIdx.x >> 5); row < rows; row += ", "static_cast<", idx,
+                     ">(gridDim.x) * ", kWarpRowsPerBlock, ") {\n")
+           : str_cat("  __shared__ unsigned long long g_shm[32];\n  for (", idx,
+                     " row = blockIdx.x; row < rows; row += gridDim.x) {\n");
   src.text = str_cat(text::prelude(), text::rng_prelude(graph), kRowPrelude, geo_struct,
-                     "\nextern \"C\" __global__ void __launch_bounds__(", kRowMaxThreads, ") ",
-                     src.name, "(", params, idx, " rows, ", idx,
-                     " C) {\n  __shared__ unsigned long long g_shm[32];\n  for (", idx,
-                     " row = blockIdx.x; row < rows; row += gridDim.x) {\n", body, "  }\n}\n");
+                     "\nextern \"C\" __global__ void __launch_bounds__(",
+                     warp ? 32 * kWarpRowsPerBlock : kRowMaxThreads, ") ", src.name, "(", params,
+                     idx, " rows, ", idx, " C) {\n", rows_loop, body, "  }\n}\n");
   return src;
 }
 

@@ -379,6 +379,7 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
   k.strided.resize(graph.inputs.size());
   k.column.resize(graph.inputs.size());
   k.row_input.resize(graph.inputs.size());
+  k.row_broadcast.resize(graph.inputs.size());
   int64_t reach = graph.numel;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const Tensor& t = graph.inputs[i];
@@ -393,11 +394,25 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
     }
     k.strided[i] = !(t.is_contiguous() && t.sizes() == graph.shape);
     if (!k.strided[i]) continue;
+    if (graph.rows > 0) {
+      bool along_row = false;
+      for (size_t d = static_cast<size_t>(graph.row_dims); d < t.sizes().size(); ++d)
+        along_row = along_row || (t.sizes()[d] > 1 && t.strides()[d] != 0);
+      k.row_broadcast[i] = !along_row;
+    }
     k.rank = static_cast<int>(graph.shape.size());
     int64_t last = 0;
     for (size_t d = 0; d < t.sizes().size(); ++d)
       last += (t.sizes()[d] - 1) * (t.strides()[d] < 0 ? -t.strides()[d] : t.strides()[d]);
     reach = std::max(reach, last + 1);
+  }
+  if (graph.rows > 0) {  // Note [Warp rows]
+    const int64_t items = (graph.row_size + 31) / 32;
+    int64_t cached = 0;
+    for (size_t i = 0; i < graph.inputs.size(); ++i)
+      cached += !k.row_input[i] && !k.column[i] && !k.row_broadcast[i];
+    if (items <= kWarpRowMaxItems && items * cached <= kWarpRowMaxCached)
+      k.row_items = static_cast<int>(items);
   }
   // items handed out beyond the end by the unrolled grid-stride loop stay below 2^31 too
   k.index32 = reach + static_cast<int64_t>(kFusedThreads) * kFusedUnroll < (int64_t{1} << 31) &&
@@ -428,6 +443,7 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
   put(static_cast<int8_t>(shape.rank));
   put(static_cast<int8_t>(shape.vector));
   put(static_cast<int8_t>((graph.rows > 0) + 2 * (graph.columns > 0)));
+  put(static_cast<int8_t>(shape.row_items));
   // a row program's strided reads split their offsets there (Note [Strided reads in row programs])
   if (graph.rows > 0 &&
       std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end())
@@ -437,7 +453,8 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
     put(static_cast<int8_t>(column_lead(graph)));
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     put(static_cast<int8_t>(graph.inputs[i].dtype()));
-    put(static_cast<int8_t>(shape.strided[i] + 2 * shape.column[i] + 4 * shape.row_input[i]));
+    put(static_cast<int8_t>(shape.strided[i] + 2 * shape.column[i] + 4 * shape.row_input[i] +
+                            8 * shape.row_broadcast[i]));
   }
   key += '|';
   for (size_t k = 0; k < graph.ops.size(); ++k) {

@@ -21,12 +21,18 @@ struct KernelShape {
   std::vector<bool> column;
   // per input of a row group: one value per row (a mean kept from before), read at the row's index
   std::vector<bool> row_input;
+  // per strided input of a row group: stride 0 along the row (a row value expanded to the
+  // shape), read once a row at the row's offset
+  std::vector<bool> row_broadcast;
   int rank = 0;  // dims of the iteration shape (when an input is strided)
   bool index32 = true;
   // Items a thread loads as one pack of each operand (16 bytes of the widest): > 1 only when
   // every input is dense; the launch uses it only when every address is 16-byte aligned and
   // the items divide into packs (vector_width says how many; use_vectors checks).
   int vector = 1;
+  // A row group's items a lane in a warp-row program (Note [Warp rows] in cuda_row_source.cpp;
+  // 0: a block a row).
+  int row_items = 0;
 };
 
 struct KernelSource {
@@ -64,6 +70,11 @@ ColumnChunks column_chunks(int64_t rows, int64_t columns, int multiprocessors);
 // The threads a block of a row program: enough for a few items each of a row of `row_size`.
 int row_threads(int64_t row_size);
 constexpr int kRowMaxThreads = 1024;
+// Note [Warp rows]: rows of at most 32 * kWarpRowMaxItems items, whose full inputs (each lane's
+// items of them) fit kWarpRowMaxCached registers, take a warp each, kWarpRowsPerBlock a block.
+constexpr int kWarpRowMaxItems = 32;
+constexpr int kWarpRowMaxCached = 96;
+constexpr int kWarpRowsPerBlock = 8;
 
 // The text the programs share (cuda_source.cpp).
 namespace text {

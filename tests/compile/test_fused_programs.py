@@ -121,9 +121,9 @@ def test_structure_keys_tell_apart_what_the_text_does(captured):
     for count in (30, 50):  # column means over different row counts
         genesis.compile(lambda x: (x * 2).mean(0))(genesis.randn(count, 70))
     names = {name for name, _ in captured()}
-    # var: 4 divisors; the row input's program and the full input's (each serving both lengths);
-    # 2 column means
-    assert len(names) == 8
+    # var: 4 divisors; the row input's program and the full input's, each of 2 and of 3 items a
+    # lane (Note [Warp rows]); 2 column means
+    assert len(names) == 10
     assert fusion._captured_key_mismatches() == 0
 
 
@@ -407,6 +407,29 @@ def test_row_programs_compile(captured):
     assert fusion._captured_key_mismatches() == 0
 
 
+@requires_nvrtc
+def test_short_rows_take_a_warp_each(captured):
+    """Note [Warp rows]: a row of up to 1024 items whose full inputs fit the lanes' registers
+    goes to one warp, loaded once; a longer row, or one with too many inputs, a block."""
+    genesis.compile(rows.softmax)(genesis.randn(64, 1024))
+    genesis.compile(rows.softmax)(genesis.randn(64, 1025))
+    many = [genesis.randn(16, 1024) for _ in range(4)]  # 4 inputs x 32 items a lane: too many
+    genesis.compile(lambda a, b, c, d: (a * b + c * d).sum(-1))(*many)
+    x, m = genesis.randn(2, 3, 64, 64), genesis.randn(2, 3, 64, 1)
+    genesis.compile(lambda x, m: (x * m.expand(2, 3, 64, 64)).sum(-1))(x, m)
+    texts = [t for _, t in captured()]
+    assert len(texts) == 4
+    warp = [("g_warp_reduce(acc" in t, "g_block_reduce(acc" in t) for t in texts]
+    assert warp == [(True, False), (False, True), (False, True), (True, False)]
+    assert "xr0[j] = in0[i];" in texts[0] and "const float x0 = xr0[j];" in texts[0]
+    assert "in0[i]" in texts[1] and "xr0" not in texts[1]
+    # the expanded row value: read once a row, at the row's offset; x from the lanes' registers
+    assert "const float x1 = in1[b1];" in texts[3] and "xr1" not in texts[3]
+    for name, text in captured():
+        assert fusion._nvrtc_compile(text, name + ".cu", 90)[:4] == b"\x7fELF"
+    assert fusion._captured_key_mismatches() == 0
+
+
 def close(got, want, rtol):
     wide = genesis.float64 if got.dtype == genesis.float64 else genesis.float32
     np.testing.assert_allclose(
@@ -464,6 +487,34 @@ def test_cuda_row_groups_backward_and_odd_inputs(cuda_fusion):
         lambda a: (a > 0).long().sum(-1, keepdim=True) * a.long().amax(-1, keepdim=True),
     ):
         close(genesis.compile(fn)(a), fn(a), 1e-5)
+
+
+@requires_cuda
+@requires_nvrtc
+@pytest.mark.parametrize("size", [64, 1024, 1100])  # warp rows, the longest, block rows
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_cuda_masked_softmax_forward_and_backward(cuda_fusion, size, dtype):
+    """Attention's softmax of plain ops: a mask broadcast over batch and heads, row values
+    expanded in the backward (Note [Strided reads in row programs], Note [Warp rows])."""
+    dt = getattr(genesis, dtype)
+    mask = genesis.tensor(np.triu(np.ones((size, size), dtype=bool), k=1)).cuda()
+    scores = genesis.randn(2, 3, size, size, device="cuda").to(dt)
+    weights = genesis.randn(2, 3, size, size, device="cuda").to(dt)
+
+    def softmax(s):
+        s = (s * 0.125).masked_fill(mask, float("-inf"))
+        e = (s - s.amax(-1, keepdim=True)).exp()
+        return e / e.sum(-1, keepdim=True)
+
+    results = []
+    for fn in (softmax, genesis.compile(softmax)):
+        s = scores.clone().requires_grad_()
+        out = fn(s)
+        (out.float() * weights.float()).sum().backward()
+        results.append((out, s.grad))
+    rtol = 2e-5 if dtype == "float32" else 2e-2
+    for got, want in zip(results[1], results[0]):
+        close(got, want, rtol)
 
 
 def test_logs_from_the_environment():
