@@ -2,7 +2,8 @@
 # The first GPU call after CUDA changes that no GPU has run yet, sized for a short device budget:
 # build, then (in parallel) the CUDA-fusion tests in four groups and the fused norm tests, each
 # log in $OUT; then, with LIMIT seconds not yet spent, the compiling benchmarks with CUDA fusion
-# on and the transformer-block profile (compiled, eager, torch.compile) with its fusion log.
+# on, the GPT-2 step with both libraries compiled, and the transformer-block profile (compiled,
+# eager, torch.compile) with its fusion log.
 #   T=200 LIMIT=540 bash tools/gpu_first.sh
 OUT="${OUT:-/tmp/genesis-gpu-out}"; mkdir -p "$OUT"; export PYTHONUNBUFFERED=1 PYTHONPATH=.
 nvidia-smi --query-gpu=name --format=csv,noheader
@@ -30,6 +31,10 @@ left() { echo $(( ${LIMIT:-540} - ($(date +%s) - t0) )); }
 if [ "$(left)" -gt 60 ]; then
   timeout $(( $(left) - 40 )) python3 -m benchmarks --device cuda --filter "compiling/" 2>&1 |
     tee "$OUT/bench_compile.txt" | grep -v '^\s*$' | tail -20
+fi
+if [ "$(left)" -gt 150 ]; then
+  timeout $(( $(left) - 100 )) python3 -m benchmarks --device cuda --filter "both compiled" 2>&1 |
+    tee "$OUT/bench_gpt2_compiled.txt" | grep -v '^\s*$' | tail -8
 fi
 if [ "$(left)" -gt 30 ]; then
   GENESIS_LOGS=compile timeout $(( $(left) - 3 )) python3 tools/step_profile.py block --top 20 \

@@ -64,10 +64,10 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
   std::vector<char> geo;
   bool strided = std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end();
   if (strided) {
-    for (int64_t s : graph.shape) put<Index>(geo, static_cast<Index>(s));
+    for (int64_t s : shape.geo_sizes) put<Index>(geo, static_cast<Index>(s));
     for (size_t i = 0; i < graph.inputs.size(); ++i)
       if (shape.strided[i])
-        for (int64_t s : graph.inputs[i].strides()) put<Index>(geo, static_cast<Index>(s));
+        for (int64_t s : shape.geo_strides[i]) put<Index>(geo, static_cast<Index>(s));
   }
   // the vector program counts packs; a row program takes the rows and their items
   Index n = static_cast<Index>(graph.numel / shape.vector);

@@ -373,6 +373,45 @@ bool is_column(const Graph& graph, const Tensor& t) {
 
 }  // namespace
 
+// Note [Collapsed geometry]: a flat program finds a strided input's item by walking the dims
+// of the iteration shape, two integer divisions a dim an item. Dims of size 1 are dropped, and
+// two neighbouring dims are walked as one where every strided input steps over the outer one as
+// over the inner one's whole length: a bias broadcast over (8, 1024, 3072) reads through
+// (8192, 3072) with strides (0, 1). Row and column programs keep the shape's dims (their row and
+// column dims split their offsets: Note [Strided reads in row programs]).
+namespace {
+
+void collapse_geometry(const Graph& graph, KernelShape& k) {
+  const size_t n = graph.inputs.size();
+  k.geo_strides.assign(n, {});
+  k.geo_sizes.clear();
+  const bool flat = graph.rows == 0 && graph.columns == 0;
+  for (size_t d = 0; d < graph.shape.size(); ++d) {
+    const int64_t size = graph.shape[d];
+    if (flat && size == 1) continue;
+    bool merges = flat && !k.geo_sizes.empty();
+    for (size_t i = 0; i < n && merges; ++i)
+      if (k.strided[i]) merges = k.geo_strides[i].back() == graph.inputs[i].strides()[d] * size;
+    if (merges) {
+      k.geo_sizes.back() *= size;
+      for (size_t i = 0; i < n; ++i)
+        if (k.strided[i]) k.geo_strides[i].back() = graph.inputs[i].strides()[d];
+      continue;
+    }
+    k.geo_sizes.push_back(size);
+    for (size_t i = 0; i < n; ++i)
+      if (k.strided[i]) k.geo_strides[i].push_back(graph.inputs[i].strides()[d]);
+  }
+  if (k.geo_sizes.empty()) {  // one item: a dim of 1
+    k.geo_sizes.push_back(1);
+    for (size_t i = 0; i < n; ++i)
+      if (k.strided[i]) k.geo_strides[i].push_back(0);
+  }
+  k.rank = static_cast<int>(k.geo_sizes.size());
+}
+
+}  // namespace
+
 KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
   KernelShape k;
   k.written = written;
@@ -406,6 +445,7 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
       last += (t.sizes()[d] - 1) * (t.strides()[d] < 0 ? -t.strides()[d] : t.strides()[d]);
     reach = std::max(reach, last + 1);
   }
+  if (k.rank > 0) collapse_geometry(graph, k);
   if (graph.rows > 0) {  // Note [Warp rows]
     const int64_t items = (graph.row_size + 31) / 32;
     int64_t cached = 0;

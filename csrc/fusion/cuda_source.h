@@ -25,6 +25,11 @@ struct KernelShape {
   // shape), read once a row at the row's offset
   std::vector<bool> row_broadcast;
   int rank = 0;  // dims of the iteration shape (when an input is strided)
+  // The geometry the strided reads walk (when an input is strided): the shape's sizes and each
+  // strided input's strides (empty for the others), with rank dims. A flat program's are
+  // collapsed (Note [Collapsed geometry]); a row or column program's are the shape's own.
+  std::vector<int64_t> geo_sizes;
+  std::vector<std::vector<int64_t>> geo_strides;
   bool index32 = true;
   // Items a thread loads as one pack of each operand (16 bytes of the widest): > 1 only when
   // every input is dense; the launch uses it only when every address is 16-byte aligned and

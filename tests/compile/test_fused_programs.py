@@ -83,6 +83,38 @@ def test_strided_inputs_read_through_strides(captured):
     assert "in0[i]" in text  # a is dense
 
 
+def test_broadcast_reads_walk_collapsed_dims(captured):
+    """Note [Collapsed geometry]: size-1 dims dropped, neighbours every strided input steps over
+    alike walked as one."""
+    x, b = genesis.randn(8, 16, 24), genesis.randn(24)
+    genesis.compile(lambda x, b: (x + b) * 2)(x, b)  # b: (8 x 16, 24) with strides (0, 1)
+    genesis.compile(lambda x, b: (x.transpose(0, 1) + b) * 2)(x, b)  # nothing merges
+    genesis.compile(lambda x, b: (x + b) * 2)(genesis.randn(1, 8, 1, 24), b)
+    texts = [t for _, t in captured() if "struct Geo" in t]
+    assert len(texts) == 3
+    assert "int sizes[2];" in texts[0] and "int sizes[3];" in texts[1]
+    assert "int sizes[2];" in texts[2]  # (1, 8, 1, 24): the 1s dropped
+
+
+@requires_cuda
+@requires_nvrtc
+def test_cuda_collapsed_geometry_matches_eager(cuda_fusion):
+    x = genesis.randn(4, 6, 8, 10, device="cuda")
+    b = genesis.randn(10, device="cuda")
+    cases = [
+        (x, b),
+        (x.transpose(1, 2), b),
+        (x[:, :, ::2], b),
+        (x.permute(3, 1, 2, 0), genesis.randn(4, device="cuda")),
+        (genesis.randn(1, 6, 1, 10, device="cuda").expand(4, 6, 8, 10), b),
+        (x[:1, :, :1], genesis.randn(6, 1, 10, device="cuda")),
+        (x[0, 0, 0, 0], b),
+    ]
+    for a, c in cases:
+        fn = lambda a, c: (a + c) * 2 - a  # noqa: E731
+        base.same(genesis.compile(fn)(a, c), fn(a, c))
+
+
 @requires_nvrtc
 @pytest.mark.parametrize("seed", range(3))
 def test_every_generated_program_compiles(captured, seed):
