@@ -28,6 +28,10 @@ GENESIS_COMPILE_CUDA=0 g norms -k cuda tests/nn/test_fused_norm.py tests/nn/test
 wait
 grep -h "^FAILED\|^ERROR" "$OUT"/*.txt | head -30
 left() { echo $(( ${LIMIT:-540} - ($(date +%s) - t0) )); }
+if [ -n "${PROBE:-}" ]; then  # PROBE=1: the row-norm kernel variants (tools/norm_probe.cu)
+  nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. tools/norm_probe.cu \
+    -o /tmp/norm_probe && timeout 90 /tmp/norm_probe 2>&1 | tee "$OUT/norm_probe.txt" | grep -v diff
+fi
 if [ "$(left)" -gt 60 ]; then
   timeout $(( $(left) - 40 )) python3 -m benchmarks --device cuda --filter "compiling/" 2>&1 |
     tee "$OUT/bench_compile.txt" | grep -v '^\s*$' | tail -20

@@ -86,6 +86,86 @@ __global__ void __launch_bounds__(Warps * 32)
   }
 }
 
+// F2: the library's forward kernel for 32-thread rows (norm_forward_regs<T, C, 32, 3, false>)
+// copied with one difference at a time, to find what its 87.7 us (H100, session 38) spends over
+// F1's 73.4: Guards (the p < packs tests), Exact (1/sqrtf against rsqrtf), Pair (block_sum2's
+// two shuffled sums against one), Wide (64-bit pack indices).
+template <bool Guards, bool Exact, bool Pair, bool Wide>
+__global__ void __launch_bounds__(256)
+    fwd_lib(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
+            T* __restrict__ y, C* __restrict__ mean, C* __restrict__ rstd, int64_t rows,
+            int64_t cols, C eps) {
+  constexpr int K = 3;
+  using I = std::conditional_t<Wide, int64_t, int>;
+  const I packs = static_cast<I>(cols / V);
+  const int t = static_cast<int>(threadIdx.x) % 32;
+  P pw[K], pb[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    I p = t + static_cast<I>(k) * 32;
+    if (!Guards || p < packs) {
+      pw[k] = reinterpret_cast<const P*>(w)[p];
+      pb[k] = reinterpret_cast<const P*>(b)[p];
+    }
+  }
+  for (int64_t r = static_cast<int64_t>(blockIdx.x) * 8 + threadIdx.x / 32; r < rows;
+       r += static_cast<int64_t>(gridDim.x) * 8) {
+    const P* row = reinterpret_cast<const P*>(x + r * cols);
+    P px[K];
+    C s = 0, unused = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      I p = t + static_cast<I>(k) * 32;
+      if (!Guards || p < packs) {
+        px[k] = row[p];
+#pragma unroll
+        for (int j = 0; j < V; ++j) s += convert<C>(px[k].v[j]);
+      }
+    }
+    if (Pair) {
+      norm_rows::block_sum2<32>(s, unused);
+    } else {
+      s = warp_sum<8>(s);
+    }
+    C mu = s / C(cols), d2 = 0;
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      I p = t + static_cast<I>(k) * 32;
+      if (!Guards || p < packs) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          C d = convert<C>(px[k].v[j]) - mu;
+          d2 += d * d;
+        }
+      }
+    }
+    if (Pair) {
+      unused = 0;
+      norm_rows::block_sum2<32>(d2, unused);
+    } else {
+      d2 = warp_sum<8>(d2);
+    }
+    C rs = Exact ? 1.0f / sqrtf(d2 / C(cols) + eps) : rsqrtf(d2 / C(cols) + eps);
+    if (t == 0) {
+      mean[r] = mu;
+      rstd[r] = rs;
+    }
+    P* out = reinterpret_cast<P*>(y + r * cols);
+#pragma unroll
+    for (int k = 0; k < K; ++k) {
+      I p = t + static_cast<I>(k) * 32;
+      if (!Guards || p < packs) {
+        P o;
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+          o.v[j] = convert<T>((convert<C>(px[k].v[j]) - mu) * rs * convert<C>(pw[k].v[j]) +
+                              convert<C>(pb[k].v[j]));
+        out[p] = o;
+      }
+    }
+  }
+}
+
 // B2: the library's backward layout (Threads threads of one pack) taking R rows an iteration.
 template <int Threads, int R>
 __global__ void __launch_bounds__(Threads)
@@ -300,6 +380,27 @@ int main() {
     rep(name, us, fbytes);                                                                         \
     printf("    max diff %.3g\n", maxdiff(y, y2, n));                                              \
   }
+  {  // the library's kernel launched directly, then its copies (F2)
+    float us = t.us([&] {
+      norm_forward_regs<T, C, 32, 3, false>
+          <<<(unsigned)(rows / 8), 256>>>(x, w, b, y2, mean, rstd, rows, cols, 1e-5f);
+    });
+    rep("fwd library kernel launched directly", us, fbytes);
+    printf("    max diff %.3g\n", maxdiff(y, y2, n));
+  }
+#define LIB(G, E, P2, W64)                                                                    \
+  {                                                                                           \
+    float us = t.us([&] {                                                                     \
+      fwd_lib<G, E, P2, W64><<<(unsigned)(rows / 8), 256>>>(x, w, b, y2, mean, rstd, rows,    \
+                                                            cols, 1e-5f);                     \
+    });                                                                                       \
+    char name[96];                                                                            \
+    snprintf(name, sizeof name, "fwd library copy guards %d exact %d pair %d wide %d", G, E, \
+             P2, W64);                                                                        \
+    rep(name, us, fbytes);                                                                    \
+    printf("    max diff %.3g\n", maxdiff(y, y2, n));                                         \
+  }
+  LIB(1, 1, 1, 1) LIB(0, 1, 1, 1) LIB(1, 0, 1, 1) LIB(1, 1, 0, 1) LIB(1, 1, 1, 0) LIB(0, 0, 0, 0)
   FWD(1, 0)
   FWD(2, 0)
   FWD(4, 0) FWD(8, 0) FWD(4, 1) FWD(8, 1) FWD(16, 1)
