@@ -388,24 +388,33 @@ int main() {
     rep("fwd library kernel launched directly", us, fbytes);
     printf("    max diff %.3g\n", maxdiff(y, y2, n));
   }
-#define LIB(G, E, P2, W64)                                                                    \
-  {                                                                                           \
-    float us = t.us([&] {                                                                     \
-      fwd_lib<G, E, P2, W64><<<(unsigned)(rows / 8), 256>>>(x, w, b, y2, mean, rstd, rows,    \
-                                                            cols, 1e-5f);                     \
-    });                                                                                       \
-    char name[96];                                                                            \
-    snprintf(name, sizeof name, "fwd library copy guards %d exact %d pair %d wide %d", G, E, \
-             P2, W64);                                                                        \
-    rep(name, us, fbytes);                                                                    \
-    printf("    max diff %.3g\n", maxdiff(y, y2, n));                                         \
+#define LIB(G, E, P2, W64)                                                                       \
+  {                                                                                              \
+    float us = t.us([&] {                                                                        \
+      fwd_lib<G, E, P2, W64>                                                                     \
+          <<<(unsigned)(rows / 8), 256>>>(x, w, b, y2, mean, rstd, rows, cols, 1e-5f);           \
+    });                                                                                          \
+    char name[96];                                                                               \
+    snprintf(name, sizeof name, "fwd library copy guards %d exact %d pair %d wide %d", G, E, P2, \
+             W64);                                                                               \
+    rep(name, us, fbytes);                                                                       \
+    printf("    max diff %.3g\n", maxdiff(y, y2, n));                                            \
   }
-  LIB(1, 1, 1, 1) LIB(0, 1, 1, 1) LIB(1, 0, 1, 1) LIB(1, 1, 0, 1) LIB(1, 1, 1, 0) LIB(0, 0, 0, 0)
-  FWD(1, 0)
-  FWD(2, 0)
-  FWD(4, 0) FWD(8, 0) FWD(4, 1) FWD(8, 1) FWD(16, 1)
-      // backward
-      int64_t blocks = row_norm_backward_blocks(kBFloat16, dy, x, w, dx, rows, cols, false, sms);
+  LIB(1, 1, 1, 1);
+  LIB(0, 1, 1, 1);
+  LIB(1, 0, 1, 1);
+  LIB(1, 1, 0, 1);
+  LIB(1, 1, 1, 0);
+  LIB(0, 0, 0, 0);
+  FWD(1, 0);
+  FWD(2, 0);
+  FWD(4, 0);
+  FWD(8, 0);
+  FWD(4, 1);
+  FWD(8, 1);
+  FWD(16, 1);
+  // backward
+  int64_t blocks = row_norm_backward_blocks(kBFloat16, dy, x, w, dx, rows, cols, false, sms);
   float b0 = t.us([&] {
     launch_row_norm_backward(kBFloat16, dy, x, mean, rstd, w, dx, dwo, dbo, part, blocks, rows,
                              cols, false, 0);
@@ -430,6 +439,11 @@ int main() {
     rep(name, us, bbytes);                                                                         \
     printf("    max diff dx %.3g\n", maxdiff(dx, dx2, n));                                         \
   }
-  BWD(96, 1, 1) BWD(96, 2, 1) BWD(96, 4, 1) BWD(96, 2, 2) BWD(96, 1, 2) CK(cudaDeviceSynchronize());
+  BWD(96, 1, 1);
+  BWD(96, 2, 1);
+  BWD(96, 4, 1);
+  BWD(96, 2, 2);
+  BWD(96, 1, 2);
+  CK(cudaDeviceSynchronize());
   return 0;
 }
