@@ -92,6 +92,36 @@ def kernels(step: Callable[[], Any], sync: Callable[[], None], iters: int = 3) -
     return totals
 
 
+def gaps(step: Callable[[], Any], sync: Callable[[], None], show: int = 6) -> None:
+    """Where the GPU waits within one step: the span from its first device activity (kernel,
+    copy or fill) to its last, the idle time between them, and the longest idle stretches with
+    what ran before and after each."""
+    step()
+    sync()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        step()
+        sync()
+        torch.cuda.synchronize()
+    spans = sorted(
+        (e.time_range.start, e.time_range.end, e.name[:60])
+        for e in prof.events()
+        if e.device_type.name == "CUDA"
+    )
+    if not spans:
+        return
+    idle, holes, end, before = 0.0, [], spans[0][1], spans[0][2]
+    for start, stop, name in spans[1:]:
+        if start > end:
+            idle += start - end
+            holes.append((start - end, before, name))
+        if stop >= end:
+            end, before = stop, name
+    print(f"   device span {(end - spans[0][0]) / 1e3:.2f} ms, idle within it {idle / 1e3:.2f} ms")
+    for hole, after, name in sorted(holes, reverse=True)[:show]:
+        print(f"     idle {hole:8.1f} us after {after} before {name}")
+
+
 def report(name: str, steps: dict[str, tuple[Callable[[], Any], Callable[[], None]]], top: int):
     print(f"\n==== {name}", flush=True)
     walls = {lib: wall_ms(fn, sync) for lib, (fn, sync) in steps.items()}
@@ -113,6 +143,7 @@ def report(name: str, steps: dict[str, tuple[Callable[[], Any], Callable[[], Non
             print(f"   {fam:14s} {us / 1e3:8.3f} ms  x{count:.0f}")
         for kname, (us, count) in sorted(rows.items(), key=lambda kv: -kv[1][0])[:top]:
             print(f"     {us:9.1f} us x{count:<4.0f} {kname}")
+        gaps(fn, sync)
         sys.stdout.flush()
 
 
