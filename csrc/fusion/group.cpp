@@ -822,13 +822,17 @@ bool defer_where(const Tensor& out, const Tensor& cond, const Tensor& a, uint64_
 }
 
 // A conversion the generated kernels make exactly as the eager copy kernel does (Note [Fused
-// groups on CUDA]): into a 16-bit float only from float and the 16-bit floats (the eager kernel
-// rounds other sources from double once, which the program does not do).
+// groups on CUDA]): into a 16-bit float from float, the 16-bit floats, and the sources whose
+// every value a float holds exactly (bool, 8- and 16-bit integers: rounding that float once is
+// rounding the value once). The eager kernel rounds the other sources (int32, int64, double)
+// from double once, where the program's float in between could round twice. Attention's
+// softmax backward casts amax's ties (a bool) to bfloat16.
 bool cast_fusable(ScalarType from, ScalarType to, Device device) {
   if (device.is_cpu()) return true;
   bool to_16 = to == ScalarType::Float16 || to == ScalarType::BFloat16;
   return !to_16 || from == ScalarType::Float32 || from == ScalarType::Float16 ||
-         from == ScalarType::BFloat16;
+         from == ScalarType::BFloat16 || from == ScalarType::Bool || from == ScalarType::UInt8 ||
+         from == ScalarType::Int8 || from == ScalarType::Int16;
 }
 
 bool defer_cast(const Tensor& out, const Tensor& src) {
