@@ -176,7 +176,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   // take a block a row and read the row again each phase.
   const int items = shape.row_items;
   const bool warp = items > 0;
-  const char* first = warp ? "lane == 0" : "threadIdx.x == 0";
+  const char* leader = warp ? "lane == 0" : "threadIdx.x == 0";  // writes the row's values
   if (warp) key += str_cat("warp", items, ";");
   std::vector<bool> cached(n_inputs, false);  // a warp row's full inputs, loaded once a row
   for (size_t i = 0; i < n_inputs; ++i)
@@ -261,7 +261,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
       if (!op.row) continue;
       const std::string expr = text::op_expression(op, k);
       code += str_cat("    const ", text::storage_type(op.out), " v", k, " = ", expr, ";\n");
-      if (shape.written[k]) code += str_cat("    if (", first, ") out", k, "[row] = v", k, ";\n");
+      if (shape.written[k]) code += str_cat("    if (", leader, ") out", k, "[row] = v", k, ";\n");
       key += str_cat(k, "=r:", expr, shape.written[k] ? "/w" : "", ";");
     }
     return code;
@@ -349,7 +349,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
       if (op.finish.sqrt) finished = str_cat("gm::m_sqrt(", finished, ")");
       body += str_cat("    const ", text::storage_type(op.out), " v", r, " = g_convert<",
                       text::storage_type(op.out), ">(", finished, ");\n");
-      if (shape.written[r]) body += str_cat("    if (", first, ") out", r, "[row] = v", r, ";\n");
+      if (shape.written[r]) body += str_cat("    if (", leader, ") out", r, "[row] = v", r, ";\n");
       key += str_cat(r, "=", acc.combine, op.finish.divide ? "/mean" : "", "(", name_of(op.a),
                      centred ? " less " + name_of(op.b) : "", ")", finished,
                      shape.written[r] ? "/w" : "", ";");

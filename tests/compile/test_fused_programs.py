@@ -449,8 +449,11 @@ def test_short_rows_take_a_warp_each(captured):
     genesis.compile(lambda a, b, c, d: (a * b + c * d).sum(-1))(*many)
     x, m = genesis.randn(2, 3, 64, 64), genesis.randn(2, 3, 64, 1)
     genesis.compile(lambda x, m: (x * m.expand(2, 3, 64, 64)).sum(-1))(x, m)
+    genesis.compile(lambda x: (x * 3).amax(-1) * 2)(genesis.randn(64, 100))  # a row op written
     texts = [t for _, t in captured()]
-    assert len(texts) == 4
+    assert len(texts) == 5
+    assert "if (lane == 0) out2[row] = v2;" in texts[4]  # by one lane of the row's warp
+    texts = texts[:4]
     warp = [("g_warp_reduce(acc" in t, "g_block_reduce(acc" in t) for t in texts]
     assert warp == [(True, False), (False, True), (False, True), (True, False)]
     assert "xr0[j] = in0[i];" in texts[0] and "const float x0 = xr0[j];" in texts[0]
