@@ -90,31 +90,15 @@ KernelSource cuda_column_source(const Graph& graph, const KernelShape& shape) {
   if (std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end()) {
     const int lead = column_lead(graph);
     key += str_cat("lead", lead, ";");
-    column_offsets = str_cat("  ", idx, " col_rest = c;\n");
-    for (size_t i = 0; i < n_inputs; ++i)
-      if (shape.strided[i]) column_offsets += str_cat("  ", idx, " b", i, " = 0;\n");
-    column_offsets += str_cat("#pragma unroll\n  for (int d = ", shape.rank - 1, "; d >= ", lead,
-                              "; --d) {\n    const ", idx,
-                              " at = col_rest % g.sizes[d];\n    col_rest /= g.sizes[d];\n");
-    for (size_t i = 0; i < n_inputs; ++i)
-      if (shape.strided[i])
-        column_offsets += str_cat("    b", i, " += at * g.strides", i, "[d];\n");
-    column_offsets += "  }\n";
+    column_offsets =
+        text::walk_dims(shape.strided, idx, "col_rest", "c", shape.rank - 1, lead, "b", "", "  ");
     if (lead <= 1) {
       for (size_t i = 0; i < n_inputs; ++i)
         if (shape.strided[i])
           loop += str_cat("    const ", idx, " o", i, " = b", i,
                           lead == 1 ? str_cat(" + r * g.strides", i, "[0]") : std::string(), ";\n");
     } else {
-      loop += str_cat("    ", idx, " rest = r;\n");
-      for (size_t i = 0; i < n_inputs; ++i)
-        if (shape.strided[i]) loop += str_cat("    ", idx, " o", i, " = b", i, ";\n");
-      loop +=
-          str_cat("#pragma unroll\n    for (int d = ", lead - 1, "; d >= 0; --d) {\n      const ",
-                  idx, " at = rest % g.sizes[d];\n      rest /= g.sizes[d];\n");
-      for (size_t i = 0; i < n_inputs; ++i)
-        if (shape.strided[i]) loop += str_cat("      o", i, " += at * g.strides", i, "[d];\n");
-      loop += "    }\n";
+      loop += text::walk_dims(shape.strided, idx, "rest", "r", lead - 1, 0, "o", "b", "    ");
     }
   }
   for (size_t i = 0; i < n_inputs; ++i)

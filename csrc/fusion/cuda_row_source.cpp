@@ -193,15 +193,8 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   const int row_dims = graph.row_dims;
   if (any_strided) {
     key += str_cat("rowdims", row_dims, ";");
-    body += str_cat("    ", idx, " row_rest = row;\n");
-    for (size_t i = 0; i < n_inputs; ++i)
-      if (shape.strided[i]) body += str_cat("    ", idx, " b", i, " = 0;\n");
     body +=
-        str_cat("#pragma unroll\n    for (int d = ", row_dims - 1, "; d >= 0; --d) {\n      const ",
-                idx, " at = row_rest % g.sizes[d];\n      row_rest /= g.sizes[d];\n");
-    for (size_t i = 0; i < n_inputs; ++i)
-      if (shape.strided[i]) body += str_cat("      b", i, " += at * g.strides", i, "[d];\n");
-    body += "    }\n";
+        text::walk_dims(shape.strided, idx, "row_rest", "row", row_dims - 1, 0, "b", "", "    ");
     for (size_t i = 0; i < n_inputs; ++i)  // a row value expanded along the row: read once
       if (shape.row_broadcast[i])
         body += str_cat("    const ", text::storage_type(graph.inputs[i].dtype()), " x", i, " = in",
@@ -209,29 +202,18 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   }
   // The offsets of item c of the row, of the strided inputs that `reads` names.
   auto item_offsets = [&](const std::vector<bool>& reads) {
+    std::vector<bool> which(n_inputs);
+    for (size_t i = 0; i < n_inputs; ++i)
+      which[i] = reads[i] && shape.strided[i] && !shape.row_broadcast[i];
     std::string code;
-    bool any = false;
+    if (std::find(which.begin(), which.end(), true) == which.end()) return code;
+    if (shape.rank - row_dims > 1)
+      return text::walk_dims(which, idx, "rest", "c", shape.rank - 1, row_dims, "o", "b", "      ");
     for (size_t i = 0; i < n_inputs; ++i)
-      any = any || (reads[i] && shape.strided[i] && !shape.row_broadcast[i]);
-    if (!any) return code;
-    if (shape.rank - row_dims == 1) {
-      for (size_t i = 0; i < n_inputs; ++i)
-        if (reads[i] && shape.strided[i] && !shape.row_broadcast[i])
-          code += str_cat("      const ", idx, " o", i, " = b", i, " + c * g.strides", i, "[",
-                          shape.rank - 1, "];\n");
-      return code;
-    }
-    code += str_cat("      ", idx, " rest = c;\n");
-    for (size_t i = 0; i < n_inputs; ++i)
-      if (reads[i] && shape.strided[i] && !shape.row_broadcast[i])
-        code += str_cat("      ", idx, " o", i, " = b", i, ";\n");
-    code += str_cat("#pragma unroll\n      for (int d = ", shape.rank - 1, "; d >= ", row_dims,
-                    "; --d) {\n        const ", idx,
-                    " at = rest % g.sizes[d];\n        rest /= g.sizes[d];\n");
-    for (size_t i = 0; i < n_inputs; ++i)
-      if (reads[i] && shape.strided[i] && !shape.row_broadcast[i])
-        code += str_cat("        o", i, " += at * g.strides", i, "[d];\n");
-    return code + "      }\n";
+      if (which[i])
+        code += str_cat("      const ", idx, " o", i, " = b", i, " + c * g.strides", i, "[",
+                        shape.rank - 1, "];\n");
+    return code;
   };
   for (size_t i = 0; i < n_inputs; ++i)
     if (row_input(i))

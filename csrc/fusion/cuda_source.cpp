@@ -246,19 +246,28 @@ std::string group_params(const Graph& graph, const KernelShape& shape, const cha
   return params;
 }
 
+std::string walk_dims(const std::vector<bool>& which, const char* idx, const std::string& rest,
+                      const std::string& index, int high, int low, const char* into,
+                      const char* start, const std::string& indent) {
+  std::string code = str_cat(indent, idx, " ", rest, " = ", index, ";\n");
+  for (size_t i = 0; i < which.size(); ++i)
+    if (which[i])
+      code += str_cat(indent, idx, " ", into, i, " = ",
+                      *start ? str_cat(start, i) : std::string("0"), ";\n");
+  code += str_cat("#pragma unroll\n", indent, "for (int d = ", high, "; d >= ", low, "; --d) {\n",
+                  indent, "  const ", idx, " at = ", rest, " % g.sizes[d];\n", indent, "  ", rest,
+                  " /= g.sizes[d];\n");
+  for (size_t i = 0; i < which.size(); ++i)
+    if (which[i]) code += str_cat(indent, "  ", into, i, " += at * g.strides", i, "[d];\n");
+  return code + indent + "}\n";
+}
+
 std::string strided_offsets(const Graph& graph, const KernelShape& shape,
                             const std::vector<bool>& reads, const char* idx,
                             const std::string& indent) {
-  std::string code = str_cat(indent, idx, " rest = i;\n");
-  for (size_t i = 0; i < graph.inputs.size(); ++i)
-    if (reads[i] && shape.strided[i]) code += str_cat(indent, idx, " o", i, " = 0;\n");
-  code += str_cat("#pragma unroll\n", indent, "for (int d = ", shape.rank - 1, "; d >= 0; --d) {\n",
-                  indent, "  const ", idx, " at = rest % g.sizes[d];\n", indent,
-                  "  rest /= g.sizes[d];\n");
-  for (size_t i = 0; i < graph.inputs.size(); ++i)
-    if (reads[i] && shape.strided[i])
-      code += str_cat(indent, "  o", i, " += at * g.strides", i, "[d];\n");
-  return code + indent + "}\n";
+  std::vector<bool> which(graph.inputs.size());
+  for (size_t i = 0; i < which.size(); ++i) which[i] = reads[i] && shape.strided[i];
+  return walk_dims(which, idx, "rest", "i", shape.rank - 1, 0, "o", "", indent);
 }
 
 std::string double_literal(double d) {

@@ -101,6 +101,13 @@ std::string geo_struct(const Graph& graph, const KernelShape& shape, const char*
 // The parameters a row or column program starts with: in<i> per input, out<k> per written result,
 // the dropout masks' seeds and offsets, and `Geo g` when an input is strided (each with ", ").
 std::string group_params(const Graph& graph, const KernelShape& shape, const char* idx);
+// Code that walks dims `high` down to `low` of the Geo shape by the index `index` (held in a
+// variable named `rest`), adding each dim's place times its stride to <into><i> for each input
+// that `which` marks; <into><i> starts at <start><i>, or at 0 when `start` is empty (the lines
+// start with `indent`).
+std::string walk_dims(const std::vector<bool>& which, const char* idx, const std::string& rest,
+                      const std::string& index, int high, int low, const char* into,
+                      const char* start, const std::string& indent);
 // Code that sets o<i>, the offset of the item i in each strided input that `reads` marks, from
 // i's multi-index over the group's shape (the lines start with `indent`).
 std::string strided_offsets(const Graph& graph, const KernelShape& shape,
