@@ -4,7 +4,7 @@
 # log in $OUT; then, with LIMIT seconds not yet spent, the compiling benchmarks with CUDA fusion
 # on, the GPT-2 step with both libraries compiled, and the transformer-block profile (compiled,
 # eager, torch.compile) with its fusion log.
-#   T=200 LIMIT=540 bash tools/gpu_first.sh
+#   T=200 LIMIT=540 [PROBE=1] [NORMS=1] bash tools/gpu_first.sh
 OUT="${OUT:-/tmp/genesis-gpu-out}"; mkdir -p "$OUT"; export PYTHONUNBUFFERED=1 PYTHONPATH=.
 nvidia-smi --query-gpu=name --format=csv,noheader
 t0=$(date +%s)
@@ -17,7 +17,7 @@ g() {  # g NAME PYTEST-ARGS...
   timeout "$T" python3 -m pytest -q -p no:cacheprovider "$@" > "$OUT/$n.txt" 2>&1
   echo "$n: $(tail -1 "$OUT/$n.txt")"
 }
-export GENESIS_COMPILE_CUDA=1
+export GENESIS_COMPILE_CUDA=1  # the default since session 39; kept explicit
 g fusion tests/compile/test_fusion.py &
 g programs tests/compile/test_fused_programs.py &
 g groups tests/compile/test_column_groups.py tests/compile/test_row_groups.py \
@@ -25,12 +25,22 @@ g groups tests/compile/test_column_groups.py tests/compile/test_row_groups.py \
 g rest tests/compile/test_background_builds.py tests/compile/test_recompute.py \
   tests/compile/test_reduce_overhead.py &
 GENESIS_COMPILE_CUDA=0 g norms -k cuda tests/nn/test_fused_norm.py tests/nn/test_normalization.py &
+# other areas' tests inside compiled regions, and the files that call genesis.compile
+g region tests/compile/test_suite_in_a_region.py &
+g usage tests/ops/test_op_dtypes.py tests/project/test_docs.py tests/project/test_layers.py \
+  tests/project/test_docstrings.py &
 wait
 grep -h "^FAILED\|^ERROR" "$OUT"/*.txt | head -30
 left() { echo $(( ${LIMIT:-540} - ($(date +%s) - t0) )); }
 if [ -n "${PROBE:-}" ]; then  # PROBE=1: the row-norm kernel variants (tools/norm_probe.cu)
   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. tools/norm_probe.cu \
     -o /tmp/norm_probe && timeout 90 /tmp/norm_probe 2>&1 | tee "$OUT/norm_probe.txt" | grep -v diff
+fi
+if [ -n "${NORMS:-}" ] && [ "$(left)" -gt 90 ]; then  # NORMS=1: the norm layers' rows
+  for f in "layers/LayerNorm" "layers/RMSNorm"; do
+    timeout 60 python3 -m benchmarks --device cuda --filter "$f" 2>&1 | tee -a "$OUT/bench_norms.txt" |
+      grep "fwd+bwd"
+  done
 fi
 if [ "$(left)" -gt 60 ]; then
   timeout $(( $(left) - 40 )) python3 -m benchmarks --device cuda --filter "compiling/" 2>&1 |

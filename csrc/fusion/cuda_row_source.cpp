@@ -8,7 +8,8 @@
 // (warp shuffles, then the warps' partials through shared memory, folded in one order by every
 // thread, so every thread holds the same row value), and the row ops after the reduction run in
 // every thread. A full value that a later phase needs again is computed again from the inputs,
-// which the row's earlier phase brought into the caches, instead of going to memory. Each op
+// which the row's earlier phase brought into the caches, instead of going to memory (a warp row
+// keeps it in registers instead: Note [Values carried between phases]). Each op
 // runs on the eager kernels' functors, as in Note [Fused groups on CUDA]; reductions accumulate
 // in the compute type (float for the 16-bit floats, int64 for integer sums), as the eager CUDA
 // reductions do, with NaN winning max and min. A sum adds in another order than eager's kernel,
@@ -144,6 +145,83 @@ int row_threads(int64_t row_size) {
   return threads;
 }
 
+// Note [Values carried between phases]: a row program's phase p computes the full ops that its
+// reduction reads or that it writes, with the full ops those read. Without carrying, a full op
+// that a later phase needs again is computed again there from the inputs: a masked softmax
+// computed its exp twice and its scale and mask three times an item, and its backward (four
+// phases) its exp four times, which made them compute-bound (514 and 1274 us on an H100 over
+// 8x12x1024x1024 bf16, torch.compile 138 and 311). A warp row instead keeps each lane's items of
+// such a value in registers (`vr<k>[items]`) from the phase that first computes it to the last
+// that reads it: a later phase reads the value where it needs it and computes nothing beneath
+// it. The values are the same (each op rounds to its dtype as eager stores it), so carrying
+// changes no result. A full op written is written where it is first computed. Inputs read in
+// several phases are kept in registers too (`xr<i>`) while the registers allow, else read again
+// (from the caches); the carried values come first.
+PhasePlan phase_plan(const Graph& graph, const std::vector<bool>& written, bool carry) {
+  const size_t n_ops = graph.ops.size(), n_inputs = graph.inputs.size();
+  PhasePlan plan;
+  plan.phase.assign(n_ops, 0);
+  for (size_t k = 0, p = 0; k < n_ops; ++k) {
+    plan.phase[k] = p;
+    if (graph.ops[k].kind == OpKind::Reduce) {
+      plan.reductions.push_back(k);
+      ++p;
+    }
+  }
+  const size_t phases = plan.reductions.size() + 1;
+  plan.computes.assign(phases, std::vector<char>(n_ops, 0));
+  plan.carried.assign(phases, std::vector<char>(n_ops, 0));
+  plan.reads.assign(phases, std::vector<char>(n_inputs, 0));
+  plan.first.assign(n_ops, -1);
+  plan.written_at.assign(n_ops, -1);
+  std::vector<int> last_read(n_ops, -1);
+  for (size_t p = 0; p < phases; ++p) {
+    auto& computes = plan.computes[p];
+    auto& carried = plan.carried[p];
+    auto& reads = plan.reads[p];
+    auto read = [&](const Ref& r, auto& visit) -> void {
+      if (r.is_number()) return;
+      if (!r.is_op) {
+        reads[r.index] = 1;
+      } else if (!graph.ops[r.index].row) {
+        visit(static_cast<size_t>(r.index), visit);
+      }
+    };
+    auto visit = [&](size_t k, auto& self) -> void {
+      if (computes[k] || carried[k]) return;
+      if (carry && plan.first[k] >= 0) {
+        carried[k] = 1;
+        last_read[k] = static_cast<int>(p);
+        return;
+      }
+      computes[k] = 1;
+      const FusedOp& op = graph.ops[k];
+      for (const Ref* r : {&op.a, &op.b, &op.cond}) read(*r, self);
+    };
+    if (p < plan.reductions.size()) read(graph.ops[plan.reductions[p]].a, visit);
+    for (size_t k = 0; k < n_ops; ++k)
+      if (!graph.ops[k].row && plan.phase[k] == p && written[k] && !(carry && plan.first[k] >= 0))
+        visit(k, visit);
+    for (size_t k = 0; k < n_ops; ++k) {
+      if (!computes[k]) continue;
+      if (plan.first[k] < 0) plan.first[k] = static_cast<int>(p);
+      // without carrying, a value is written in its own phase (computed there as a root)
+      if (written[k] && plan.written_at[k] < 0 && (carry || plan.phase[k] == p))
+        plan.written_at[k] = static_cast<int>(p);
+    }
+  }
+  plan.kept.assign(n_ops, 0);
+  for (size_t k = 0; k < n_ops; ++k) plan.kept[k] = last_read[k] >= 0;
+  for (size_t b = 0; b + 1 < phases; ++b) {  // live across the end of phase b
+    int live = 0;
+    for (size_t k = 0; k < n_ops; ++k)
+      live += plan.kept[k] && plan.first[k] <= static_cast<int>(b) &&
+              last_read[k] > static_cast<int>(b);
+    plan.most_live = std::max(plan.most_live, live);
+  }
+  return plan;
+}
+
 KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   const char* idx = shape.index32 ? "int" : "long long";
   const size_t n_ops = graph.ops.size(), n_inputs = graph.inputs.size();
@@ -158,29 +236,40 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
                                             : "",
                    ";");
 
-  // The phases: phase p ends with the p-th reduction; the last one has none (written full
-  // results after the last reduction).
-  std::vector<size_t> reductions;
-  for (size_t k = 0; k < n_ops; ++k)
-    if (graph.ops[k].kind == OpKind::Reduce) reductions.push_back(k);
-  std::vector<size_t> phase(n_ops, 0);  // of each op: the reductions before it
-  for (size_t k = 0, p = 0; k < n_ops; ++k) {
-    phase[k] = p;
-    if (graph.ops[k].kind == OpKind::Reduce) ++p;
-  }
-
   // Note [Warp rows]: a row of at most 32 * kWarpRowMaxItems items goes to one warp, each lane
-  // loading its items (lane, lane + 32, ...) of every full input once into registers, which
-  // each phase computes from, with the warp's shuffles as the only combination (no shared
-  // memory, no barrier); a block holds 8 such rows. Longer rows (or too many inputs to keep)
-  // take a block a row and read the row again each phase.
+  // taking its items (lane, lane + 32, ...), with the warp's shuffles as the only combination
+  // (no shared memory, no barrier); a block holds 8 such rows. A value or input a later phase
+  // needs again stays in the lane's registers (Note [Values carried between phases]). Longer
+  // rows take a block a row, compute such values again and read the row again each phase.
   const int items = shape.row_items;
   const bool warp = items > 0;
   const char* leader = warp ? "lane == 0" : "threadIdx.x == 0";  // writes the row's values
-  if (warp) key += str_cat("warp", items, ";");
-  std::vector<bool> cached(n_inputs, false);  // a warp row's full inputs, loaded once a row
-  for (size_t i = 0; i < n_inputs; ++i)
-    cached[i] = warp && !row_input(i) && !shape.column[i] && !shape.row_broadcast[i];
+  // a warp row of exactly 32 * items items needs no test of an item's place against C
+  const bool whole = shape.row_whole;
+  if (warp) key += str_cat("warp", items, whole ? "/whole" : "", ";");
+  const PhasePlan plan = phase_plan(graph, shape.written, warp);
+  const std::vector<size_t>& reductions = plan.reductions;
+  const size_t phases = reductions.size() + 1;
+  // a warp row's inputs read in more than one phase, kept while the registers allow
+  std::vector<bool> cached(n_inputs, false);
+  if (warp) {
+    int room = kWarpRowMaxCached / items - plan.most_live;
+    for (size_t i = 0; i < n_inputs; ++i) {
+      int phases_reading = 0;
+      for (size_t p = 0; p < phases; ++p) phases_reading += plan.reads[p][i];
+      if (phases_reading > 1 && !row_input(i) && !shape.column[i] && !shape.row_broadcast[i] &&
+          room > 0) {
+        cached[i] = true;
+        --room;
+      }
+    }
+    for (size_t i = 0; i < n_inputs; ++i) key += cached[i] ? "k" : "-";
+    key += ";";
+  }
+  const std::string item_loop =
+      warp ? str_cat("#pragma unroll\n    for (int j = 0; j < ", items, "; ++j) {\n      const ",
+                     idx, " c = lane + 32 * j;\n", whole ? "" : "      if (c >= C) break;\n")
+           : str_cat("    for (", idx, " c = threadIdx.x; c < C; c += blockDim.x) {\n");
 
   std::string body = "    // the row's inputs\n";
   // Note [Strided reads in row programs]: a strided input's offset is the row's part (the
@@ -226,15 +315,17 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
                         "];\n");
     std::vector<bool> strided_cached(n_inputs);
     for (size_t i = 0; i < n_inputs; ++i) strided_cached[i] = cached[i] && shape.strided[i];
-    body += str_cat("#pragma unroll\n    for (int j = 0; j < ", items, "; ++j) {\n      const ",
-                    idx, " c = lane + 32 * j;\n      if (c >= C) break;\n      const ", idx,
-                    " i = row * C + c;\n", item_offsets(strided_cached));
+    body += str_cat(item_loop, "      const ", idx, " i = row * C + c;\n",
+                    item_offsets(strided_cached));
     for (size_t i = 0; i < n_inputs; ++i)
       if (cached[i])
         body += str_cat("      xr", i, "[j] = in", i,
                         shape.strided[i] ? str_cat("[o", i, "]") : std::string("[i]"), ";\n");
     body += "    }\n";
   }
+  for (size_t k = 0; k < n_ops; ++k)  // the values carried between phases
+    if (plan.kept[k])
+      body += str_cat("    ", text::storage_type(graph.ops[k].out), " vr", k, "[", items, "];\n");
   // The row ops of phase p (after its reduction), in order.
   auto row_ops_after = [&](size_t first) {
     std::string code;
@@ -250,50 +341,27 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   };
   body += row_ops_after(0);  // none: row ops need a reduction before them
 
-  for (size_t p = 0; p <= reductions.size(); ++p) {
+  for (size_t p = 0; p < phases; ++p) {
     const bool reduces = p < reductions.size();
-    // The full ops this phase computes: those the reduction reads and those written in it, with
-    // the full ops they read (row values and inputs are there already).
-    std::vector<bool> needed(n_ops, false);
-    bool any = reduces;
-    if (reduces) {
-      const Ref& a = graph.ops[reductions[p]].a;
-      if (a.is_op) needed[a.index] = true;
-    }
-    for (size_t k = 0; k < n_ops; ++k)
-      if (!graph.ops[k].row && phase[k] == p && shape.written[k]) needed[k] = any = true;
-    if (!any) continue;
-    for (size_t k = n_ops; k-- > 0;) {
-      if (!needed[k]) continue;
-      const FusedOp& op = graph.ops[k];
-      for (const Ref* r : {&op.a, &op.b, &op.cond})
-        if (r->is_op && !graph.ops[r->index].row) needed[r->index] = true;
-    }
-    std::vector<bool> reads(n_inputs, false);
-    for (size_t k = 0; k < n_ops; ++k)
-      if (needed[k])
-        for (const Ref* r : {&graph.ops[k].a, &graph.ops[k].b, &graph.ops[k].cond})
-          if (!r->is_op && !r->is_number()) reads[r->index] = true;
-    if (reduces && !graph.ops[reductions[p]].a.is_op)
-      reads[graph.ops[reductions[p]].a.index] = true;
-
+    const auto& computes = plan.computes[p];
+    const auto& carried = plan.carried[p];
+    const auto& reads = plan.reads[p];
+    if (!reduces && std::find(computes.begin(), computes.end(), 1) == computes.end()) continue;
     text::Accumulator acc;
     if (reduces) {
       acc = text::accumulator(graph.ops[reductions[p]]);
       body += str_cat("    ", acc.type, " acc", p, " = ", acc.identity, ";\n");
     }
-    if (warp)
-      body += str_cat("#pragma unroll\n    for (int j = 0; j < ", items, "; ++j) {\n      const ",
-                      idx, " c = lane + 32 * j;\n      if (c >= C) break;\n");
-    else
-      body += str_cat("    for (", idx, " c = threadIdx.x; c < C; c += blockDim.x) {\n");
-    body += str_cat("      const ", idx, " i = row * C + c;\n");
+    body += str_cat(item_loop, "      const ", idx, " i = row * C + c;\n");
+    std::vector<bool> read_here(n_inputs);
     bool strided = false;
-    for (size_t i = 0; i < n_inputs; ++i)
+    for (size_t i = 0; i < n_inputs; ++i) {
+      read_here[i] = reads[i];
       strided = strided || (reads[i] && shape.strided[i] && !cached[i]);
-    if (strided) body += item_offsets(reads);
+    }
+    if (strided) body += item_offsets(read_here);
     for (size_t i = 0; i < n_inputs; ++i)
-      if (reads[i] && !shape.row_broadcast[i])
+      if (reads[i] && !shape.row_broadcast[i] && !row_input(i))  // those are read once a row
         body += str_cat("      const ", text::storage_type(graph.inputs[i].dtype()), " x", i,
                         cached[i]          ? str_cat(" = xr", i, "[j]")
                         : shape.column[i]  ? str_cat(" = in", i, "[c]")
@@ -301,11 +369,15 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
                                            : str_cat(" = in", i, "[i]"),
                         ";\n");
     for (size_t k = 0; k < n_ops; ++k) {
-      if (!needed[k]) continue;
-      const FusedOp& op = graph.ops[k];
-      const std::string expr = text::op_expression(op, k);
-      body += str_cat("      const ", text::storage_type(op.out), " v", k, " = ", expr, ";\n");
-      if (shape.written[k] && phase[k] == p) body += str_cat("      out", k, "[i] = v", k, ";\n");
+      const char* type = text::storage_type(graph.ops[k].out);
+      if (carried[k]) body += str_cat("      const ", type, " v", k, " = vr", k, "[j];\n");
+      if (!computes[k]) continue;
+      const std::string expr = text::op_expression(graph.ops[k], k);
+      body += str_cat("      const ", type, " v", k, " = ", expr, ";\n");
+      if (plan.written_at[k] == static_cast<int>(p))
+        body += str_cat("      out", k, "[i] = v", k, ";\n");
+      if (plan.kept[k] && plan.first[k] == static_cast<int>(p))
+        body += str_cat("      vr", k, "[j] = v", k, ";\n");
     }
     if (reduces) {
       const size_t r = reductions[p];

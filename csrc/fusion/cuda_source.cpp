@@ -455,13 +455,12 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
     reach = std::max(reach, last + 1);
   }
   if (k.rank > 0) collapse_geometry(graph, k);
-  if (graph.rows > 0) {  // Note [Warp rows]
+  if (graph.rows > 0) {  // Note [Warp rows], Note [Values carried between phases]
     const int64_t items = (graph.row_size + 31) / 32;
-    int64_t cached = 0;
-    for (size_t i = 0; i < graph.inputs.size(); ++i)
-      cached += !k.row_input[i] && !k.column[i] && !k.row_broadcast[i];
-    if (items <= kWarpRowMaxItems && items * cached <= kWarpRowMaxCached)
+    if (items <= kWarpRowMaxItems &&
+        items * phase_plan(graph, written, true).most_live <= kWarpRowMaxCached)
       k.row_items = static_cast<int>(items);
+    k.row_whole = k.row_items > 0 && graph.row_size == 32 * items;
   }
   // items handed out beyond the end by the unrolled grid-stride loop stay below 2^31 too
   k.index32 = reach + static_cast<int64_t>(kFusedThreads) * kFusedUnroll < (int64_t{1} << 31) &&
@@ -492,7 +491,7 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
   put(static_cast<int8_t>(shape.rank));
   put(static_cast<int8_t>(shape.vector));
   put(static_cast<int8_t>((graph.rows > 0) + 2 * (graph.columns > 0)));
-  put(static_cast<int8_t>(shape.row_items));
+  put(static_cast<int8_t>(shape.row_items + 64 * shape.row_whole));
   // a row program's strided reads split their offsets there (Note [Strided reads in row programs])
   if (graph.rows > 0 &&
       std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end())

@@ -38,6 +38,8 @@ struct KernelShape {
   // A row group's items a lane in a warp-row program (Note [Warp rows] in cuda_row_source.cpp;
   // 0: a block a row).
   int row_items = 0;
+  // a warp row of exactly 32 * row_items items: no item needs testing against the row's length
+  bool row_whole = false;
 };
 
 struct KernelSource {
@@ -75,11 +77,29 @@ ColumnChunks column_chunks(int64_t rows, int64_t columns, int multiprocessors);
 // The threads a block of a row program: enough for a few items each of a row of `row_size`.
 int row_threads(int64_t row_size);
 constexpr int kRowMaxThreads = 1024;
-// Note [Warp rows]: rows of at most 32 * kWarpRowMaxItems items, whose full inputs (each lane's
-// items of them) fit kWarpRowMaxCached registers, take a warp each, kWarpRowsPerBlock a block.
+// Note [Warp rows]: rows of at most 32 * kWarpRowMaxItems items, whose values carried between
+// phases (each lane's items of them) fit kWarpRowMaxCached registers, take a warp each,
+// kWarpRowsPerBlock a block.
 constexpr int kWarpRowMaxItems = 32;
 constexpr int kWarpRowMaxCached = 96;
 constexpr int kWarpRowsPerBlock = 8;
+
+// A row program's phases (Note [Values carried between phases] in cuda_row_source.cpp): per
+// phase, the full ops it computes, those it reads from the lane's registers (carried from an
+// earlier phase) and the inputs it reads.
+struct PhasePlan {
+  std::vector<size_t> reductions;           // the Reduce ops, in order: phase p ends with the p-th
+  std::vector<size_t> phase;                // per op: the reductions before it
+  std::vector<std::vector<char>> computes;  // [phase][op]
+  std::vector<std::vector<char>> carried;   // [phase][op]
+  std::vector<std::vector<char>> reads;     // [phase][input]
+  std::vector<int> first;                   // per op: the phase that first computes it (-1)
+  std::vector<int> written_at;              // per op: the phase that writes it (-1)
+  std::vector<char> kept;                   // per op: carried to a later phase
+  int most_live = 0;                        // the most values kept across one phase's end
+};
+// carry: whether a value a later phase needs is kept (a warp row) or computed again (a block row).
+PhasePlan phase_plan(const Graph& graph, const std::vector<bool>& written, bool carry);
 
 // The text the programs share (cuda_source.cpp).
 namespace text {

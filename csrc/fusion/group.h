@@ -128,7 +128,7 @@ void set_cpu_min_items(int64_t items);
 void set_recompute(std::optional<bool> on);
 // Whether each group run is described on stderr (GENESIS_LOGS=compile).
 void set_logging(bool on);
-// Whether CUDA groups are deferred (GENESIS_COMPILE_CUDA=1 at start, or this call), and
+// Whether CUDA groups are deferred (unless GENESIS_COMPILE_CUDA=0 at start, or this call), and
 // whether they are now (NVRTC loaded as well).
 void set_cuda_fusion(bool on);
 bool cuda_fusion();

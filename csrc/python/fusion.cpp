@@ -50,7 +50,7 @@ void init_fusion(py::module_& m) {
   f.def("set_logging", &fusion::set_logging, py::arg("on"),
         "Describes each fused group on stderr as it runs (GENESIS_LOGS=compile).");
   f.def("set_cuda_fusion", &fusion::set_cuda_fusion, py::arg("on"),
-        "Whether CUDA groups are deferred (the default: GENESIS_COMPILE_CUDA=1).");
+        "Whether CUDA groups are deferred (the default, unless GENESIS_COMPILE_CUDA=0).");
   f.def("cuda_fusion", &fusion::cuda_fusion,
         "Whether CUDA groups are deferred now (switched on and NVRTC loaded).");
   f.def(

@@ -278,11 +278,12 @@ def test_processes_filling_the_cache_at_once(cache_dir):
 
 @pytest.fixture
 def cuda_fusion():
+    was = fusion.cuda_fusion()
     fusion.set_cuda_fusion(True)
     try:
         yield
     finally:
-        fusion.set_cuda_fusion(False)
+        fusion.set_cuda_fusion(was)
 
 
 @requires_cuda
@@ -441,25 +442,39 @@ def test_row_programs_compile(captured):
 
 @requires_nvrtc
 def test_short_rows_take_a_warp_each(captured):
-    """Note [Warp rows]: a row of up to 1024 items whose full inputs fit the lanes' registers
-    goes to one warp, loaded once; a longer row, or one with too many inputs, a block."""
+    """Note [Warp rows]: a row of up to 1024 items whose values carried between phases fit the
+    lanes' registers goes to one warp; a longer row, or one carrying too many values, a block.
+    Note [Values carried between phases]: a value a later phase needs is kept, not recomputed."""
     genesis.compile(rows.softmax)(genesis.randn(64, 1024))
     genesis.compile(rows.softmax)(genesis.randn(64, 1025))
-    many = [genesis.randn(16, 1024) for _ in range(4)]  # 4 inputs x 32 items a lane: too many
+    many = [genesis.randn(16, 1024) for _ in range(4)]  # 4 inputs read in one phase: a warp
     genesis.compile(lambda a, b, c, d: (a * b + c * d).sum(-1))(*many)
+
+    def four_kept(a, b, c, d):  # 4 values x 32 items a lane kept for the second phase: a block
+        p, q, r, s = a * b, c * d, a + c, b - d
+        t = (p + q + r + s).sum(-1, keepdim=True)
+        return p * t + q * t + r * t + s * t
+
+    genesis.compile(four_kept)(*many)
     x, m = genesis.randn(2, 3, 64, 64), genesis.randn(2, 3, 64, 1)
     genesis.compile(lambda x, m: (x * m.expand(2, 3, 64, 64)).sum(-1))(x, m)
     genesis.compile(lambda x: (x * 3).amax(-1) * 2)(genesis.randn(64, 100))  # a row op written
     texts = [t for _, t in captured()]
-    assert len(texts) == 5
-    assert "if (lane == 0) out2[row] = v2;" in texts[4]  # by one lane of the row's warp
-    texts = texts[:4]
+    assert len(texts) == 6
+    assert "if (lane == 0) out2[row] = v2;" in texts[5]  # by one lane of the row's warp
+    texts = texts[:5]
     warp = [("g_warp_reduce(acc" in t, "g_block_reduce(acc" in t) for t in texts]
-    assert warp == [(True, False), (False, True), (False, True), (True, False)]
-    assert "xr0[j] = in0[i];" in texts[0] and "const float x0 = xr0[j];" in texts[0]
-    assert "in0[i]" in texts[1] and "xr0" not in texts[1]
-    # the expanded row value: read once a row, at the row's offset; x from the lanes' registers
-    assert "const float x1 = in1[b1];" in texts[3] and "xr1" not in texts[3]
+    assert warp == [(True, False), (False, True), (True, False), (False, True), (True, False)]
+    # softmax: x read by two phases (the max, then exp(x - max)) is kept; exp is carried to the
+    # division, not computed again; a row of exactly 32 items a lane tests no item against C
+    softmax = texts[0]
+    assert "xr0[j] = in0[i];" in softmax and "const float x0 = xr0[j];" in softmax
+    assert softmax.count("gm::Exp{}") == 1 and re.search(r"vr(\d+)\[j\] = v\1;", softmax)
+    assert "c >= C" not in softmax
+    assert "in0[i]" in texts[1] and "xr0" not in texts[1] and "vr" not in texts[1]
+    assert "xr" not in texts[2] and "vr" not in texts[2]  # one phase: nothing kept
+    # the expanded row value: read once a row, at the row's offset; x from memory, once
+    assert "const float x1 = in1[b1];" in texts[4] and "xr1" not in texts[4]
     for name, text in captured():
         assert fusion._nvrtc_compile(text, name + ".cu", 90)[:4] == b"\x7fELF"
     assert fusion._captured_key_mismatches() == 0
