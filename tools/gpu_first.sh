@@ -4,7 +4,7 @@
 # log in $OUT; then, with LIMIT seconds not yet spent, the compiling benchmarks with CUDA fusion
 # on, the GPT-2 step with both libraries compiled, and the transformer-block profile (compiled,
 # eager, torch.compile) with its fusion log.
-#   T=200 LIMIT=540 [PROBE=1] [NORMS=1] bash tools/gpu_first.sh
+#   T=200 LIMIT=540 [PROBE=1] [NORMS=1] [AREAS="block gpt2c"] bash tools/gpu_first.sh
 OUT="${OUT:-/tmp/genesis-gpu-out}"; mkdir -p "$OUT"; export PYTHONUNBUFFERED=1 PYTHONPATH=.
 nvidia-smi --query-gpu=name --format=csv,noheader
 t0=$(date +%s)
@@ -51,7 +51,7 @@ if [ "$(left)" -gt 150 ]; then
     tee "$OUT/bench_gpt2_compiled.txt" | grep -v '^\s*$' | tail -8
 fi
 if [ "$(left)" -gt 30 ]; then
-  GENESIS_LOGS=compile timeout $(( $(left) - 3 )) python3 tools/step_profile.py block --top 20 \
+  GENESIS_LOGS=compile timeout $(( $(left) - 3 )) python3 tools/step_profile.py ${AREAS:-block} --top 20 \
     > "$OUT/block_profile.txt" 2> "$OUT/block_log.txt"
   grep -v "^ .* x[0-9]" "$OUT/block_profile.txt" | tail -40
 fi

@@ -1,6 +1,6 @@
 """Where the time of a whole training step goes, genesis against torch (GPU machine only).
 
-    python tools/step_profile.py [lce gpt2 resnet block] [--top N]
+    python tools/step_profile.py [lce gpt2 gpt2c resnet block] [--top N]
 
 Builds the issue-47 GPT-2 and ResNet-style steps of benchmarks/training.py for both libraries
 (same weights), then for each: the median host time of a synchronised step, the sum of the CUDA
@@ -147,12 +147,18 @@ def report(name: str, steps: dict[str, tuple[Callable[[], Any], Callable[[], Non
         sys.stdout.flush()
 
 
-def gpt2_steps(b: int = 8, s: int = 1024) -> dict:
+def gpt2_steps(b: int = 8, s: int = 1024, compiled: bool = False) -> dict:
+    """The GPT-2 step of both libraries; with `compiled`, genesis.compile's step, genesis's eager
+    one and torch.compile's (the same weights)."""
     vocab, layers, width, heads = 50304, 12, 768, 12
     idx = np.random.default_rng(0).integers(0, vocab, (b, s + 1))
     out = {}
     weights: dict = {}  # genesis's, given to torch
-    for lib in (genesis, torch):
+    runs = [("genesis", genesis, False), ("torch", torch, False)]
+    if compiled:
+        runs = [("genesis compiled", genesis, True), ("genesis eager", genesis, False)]
+        runs.append(("torch.compile", torch, True))
+    for label, lib, compile_it in runs:
         lib.manual_seed(0)
         model = gpt(lib, vocab, s, layers, width, heads).to("cuda")
         if lib is torch:
@@ -163,16 +169,17 @@ def gpt2_steps(b: int = 8, s: int = 1024) -> dict:
         y = lib.tensor(idx[:, 1:], device="cuda")
         extra = {"fused": True} if lib is torch else {}
         opt = lib.optim.AdamW(model.parameters(), lr=6e-4, weight_decay=0.1, **extra)
+        forward = lib.compile(model) if compile_it else model
 
-        def step(lib=lib, model=model, x=x, y=y, opt=opt) -> Any:
+        def step(lib=lib, forward=forward, x=x, y=y, opt=opt) -> Any:
             opt.zero_grad(set_to_none=True)
             with lib.autocast("cuda", dtype=lib.bfloat16):
-                loss = model(x, y)
+                loss = forward(x, y)
             loss.backward()
             opt.step()
             return loss
 
-        out[lib.__name__] = (step, lib.cuda.synchronize)
+        out[label] = (step, lib.cuda.synchronize)
     return out
 
 
@@ -273,6 +280,9 @@ def main() -> None:
         report("GPT-2 head linear_cross_entropy fwd+bwd, 8192x768 -> 50304", lce_steps(), top)
     if "gpt2" in areas:
         report("GPT-2 124M step, B 8, S 1024, bf16 autocast, AdamW", gpt2_steps(), top)
+    if "gpt2c" in areas:  # genesis.compile's step against its eager one and torch.compile's
+        title = "GPT-2 124M step compiled, B 8, S 1024, bf16 autocast, AdamW"
+        report(title, gpt2_steps(compiled=True), top)
     if "block" in areas:
         report(
             "transformer block step of plain ops, B 8, S 1024, width 768, bf16", block_steps(), top

@@ -62,7 +62,7 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
   for (size_t k = 0; k < graph.ops.size(); ++k)
     if (shape.written[k]) pointers.push_back(results.held[k]->result_data());
   std::vector<char> geo;
-  bool strided = std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end();
+  bool strided = shape.any_strided();
   if (strided) {
     for (int64_t s : shape.geo_sizes) put<Index>(geo, static_cast<Index>(s));
     for (size_t i = 0; i < graph.inputs.size(); ++i)

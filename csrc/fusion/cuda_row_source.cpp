@@ -277,8 +277,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   // per item only the row's dims are walked, one multiply when the row is the last dim. Walking
   // every dim per item cost two integer divisions a dim a phase, which held a masked softmax
   // over 8x12x1024x1024 bf16 (a broadcast mask) to a tenth of the memory's speed.
-  const bool any_strided =
-      std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end();
+  const bool any_strided = shape.any_strided();
   const int row_dims = graph.row_dims;
   if (any_strided) {
     key += str_cat("rowdims", row_dims, ";");

@@ -226,7 +226,7 @@ std::string hex64(uint64_t v) {
 }
 
 std::string geo_struct(const Graph& graph, const KernelShape& shape, const char* idx) {
-  if (std::find(shape.strided.begin(), shape.strided.end(), true) == shape.strided.end()) return {};
+  if (!shape.any_strided()) return {};
   std::string geo = str_cat("struct Geo {\n  ", idx, " sizes[", shape.rank, "];\n");
   for (size_t i = 0; i < graph.inputs.size(); ++i)
     if (shape.strided[i]) geo += str_cat("  ", idx, " strides", i, "[", shape.rank, "];\n");
@@ -442,6 +442,13 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
     }
     k.strided[i] = !(t.is_contiguous() && t.sizes() == graph.shape);
     if (!k.strided[i]) continue;
+    if (graph.columns > 0) {  // Note [Inputs the same in every row of a column group]
+      const int lead = column_lead(graph);
+      bool along_rows = false;
+      for (int d = 0; d < lead && d < static_cast<int>(t.ndim()); ++d)
+        along_rows = along_rows || (t.sizes()[d] > 1 && t.strides()[d] != 0);
+      k.column[i] = !along_rows;
+    }
     if (graph.rows > 0) {
       bool along_row = false;
       for (size_t d = static_cast<size_t>(graph.row_dims); d < t.sizes().size(); ++d)
@@ -493,12 +500,8 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
   put(static_cast<int8_t>((graph.rows > 0) + 2 * (graph.columns > 0)));
   put(static_cast<int8_t>(shape.row_items + 64 * shape.row_whole));
   // a row program's strided reads split their offsets there (Note [Strided reads in row programs])
-  if (graph.rows > 0 &&
-      std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end())
-    put(static_cast<int8_t>(graph.row_dims));
-  if (graph.columns > 0 &&
-      std::find(shape.strided.begin(), shape.strided.end(), true) != shape.strided.end())
-    put(static_cast<int8_t>(column_lead(graph)));
+  if (graph.rows > 0 && shape.any_strided()) put(static_cast<int8_t>(graph.row_dims));
+  if (graph.columns > 0 && shape.any_strided()) put(static_cast<int8_t>(column_lead(graph)));
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     put(static_cast<int8_t>(graph.inputs[i].dtype()));
     put(static_cast<int8_t>(shape.strided[i] + 2 * shape.column[i] + 4 * shape.row_input[i] +

@@ -2,6 +2,7 @@
 // CUDA C++ for a fused group (Note [Fused groups on CUDA] in cuda_source.cpp; a row group's:
 // Note [Fused row groups on CUDA] in cuda_row_source.cpp): the text NVRTC compiles, and the key
 // it is cached under.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,8 +17,12 @@ namespace genesis::fusion {
 struct KernelShape {
   std::vector<bool> written;  // per op
   std::vector<bool> strided;  // per input
+  bool any_strided() const {
+    return std::find(strided.begin(), strided.end(), true) != strided.end();
+  }
   // per input of a row group: the same row for every row (a layer norm's weight), read at the
-  // item's place in its row
+  // item's place in its row. Per (strided) input of a column group: the same in every row (a
+  // bias broadcast over the rows), read once a thread at its column's offset.
   std::vector<bool> column;
   // per input of a row group: one value per row (a mean kept from before), read at the row's index
   std::vector<bool> row_input;

@@ -122,6 +122,35 @@ def _check_layer_gradients(x, b, w):
         same(got, want)
 
 
+@requires_nvrtc
+def test_an_input_the_same_in_every_row_is_read_once_a_column():
+    """Note [Inputs the same in every row of a column group]: a bias broadcast over the rows of
+    a column program is read once a thread, at its column's offset, not walked row by row."""
+    g, h = _data((40, 3, 96), "float32", 1), _data((40, 3, 96), "float32", 2)
+    bias = _data((96,), "float32", 3)
+    x = _data((96, 120), "float32", 4).t().reshape(40, 3, 96)  # differs from row to row: strided
+
+    def f(g, h, b, x):
+        y = (h + b) * g + x
+        return y, y.sum((0, 1))
+
+    fusion._capture_sources(True)
+    try:
+        got = genesis.compile(f)(g, h, bias, x)
+        programs = [t for _, t in fusion._captured_sources() if "rows_each" in t]
+    finally:
+        fusion._capture_sources(False)
+    for a, b in zip(got, f(g, h, bias, x)):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-5)
+    (text,) = programs
+    main = text[: text.index("_partials(")]
+    # inputs: h, the bias, g, x
+    assert main.index("const float x1 = in1[b1];") < main.index("for (int r = begin")
+    assert "in1[o1]" not in main and "o1 +=" not in main
+    assert "in3[o3]" in main  # the transposed input still walks its rows
+    assert fusion._nvrtc_compile(text, "column.cu", 90)[:4] == b"\x7fELF"
+
+
 def test_through_the_eager_executor():
     fusion._set_eager_executor(True)
     try:
