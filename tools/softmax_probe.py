@@ -2,7 +2,9 @@
 and backward, at its size (8 x 12 x 1024 x 1024 bfloat16), for a kernel profiler:
     GENESIS_COMPILE_SYNC=1 ncu --kernel-name regex:genesis_fused --launch-skip 6 --launch-count 2 \\
         --section SpeedOfLight --section Occupancy python3 tools/softmax_probe.py
-Prints each step's time (CUDA events) when run alone."""
+Prints each step's time (CUDA events) when run alone. GENESIS_WARP_ROW_MIN_BLOCKS=3 (or 4) asks
+ptxas for that many blocks a multiprocessor in the warp-row programs (fewer registers, perhaps
+spills): run it with and without to see what occupancy buys."""
 
 import sys
 

@@ -18,6 +18,7 @@
 // folds the square of each item less the centre, then divides by the row's length less the
 // correction, and takes the root for std.
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -139,6 +140,22 @@ Accumulator accumulator(const FusedOp& op) {
 
 }  // namespace text
 
+namespace {
+
+// For experiments (tools/softmax_probe.py): GENESIS_WARP_ROW_MIN_BLOCKS=n asks ptxas for n
+// blocks a multiprocessor in warp-row programs (fewer registers a thread, perhaps spills); unset
+// or 0, none is asked. A masked softmax's backward over 8x12x1024x1024 bf16 ran at 25%
+// occupancy with 117 registers (session 39's ncu run).
+int warp_row_min_blocks() {
+  static const int n = [] {
+    const char* env = std::getenv("GENESIS_WARP_ROW_MIN_BLOCKS");
+    return env != nullptr ? std::max(0, std::atoi(env)) : 0;
+  }();
+  return n;
+}
+
+}  // namespace
+
 int row_threads(int64_t row_size) {
   int threads = 32;
   while (threads < kRowMaxThreads && threads * int64_t{4} < row_size) threads *= 2;
@@ -246,7 +263,9 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   const char* leader = warp ? "lane == 0" : "threadIdx.x == 0";  // writes the row's values
   // a warp row of exactly 32 * items items needs no test of an item's place against C
   const bool whole = shape.row_whole;
-  if (warp) key += str_cat("warp", items, whole ? "/whole" : "", ";");
+  if (warp)
+    key += str_cat("warp", items, whole ? "/whole" : "", warp_row_min_blocks() > 0 ? "/min" : "",
+                   warp_row_min_blocks() > 0 ? std::to_string(warp_row_min_blocks()) : "", ";");
   const PhasePlan plan = phase_plan(graph, shape.written, warp);
   const std::vector<size_t>& reductions = plan.reductions;
   const size_t phases = reductions.size() + 1;
@@ -429,10 +448,12 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
                      ">(gridDim.x) * ", kWarpRowsPerBlock, ") {\n")
            : str_cat("  __shared__ unsigned long long g_shm[32];\n  for (", idx,
                      " row = blockIdx.x; row < rows; row += gridDim.x) {\n");
+  const int min_blocks = warp ? warp_row_min_blocks() : 0;
   src.text = str_cat(text::prelude(), text::rng_prelude(graph), kRowPrelude, geo_struct,
                      "\nextern \"C\" __global__ void __launch_bounds__(",
-                     warp ? 32 * kWarpRowsPerBlock : kRowMaxThreads, ") ", src.name, "(", params,
-                     idx, " rows, ", idx, " C) {\n", rows_loop, body, "  }\n}\n");
+                     warp ? 32 * kWarpRowsPerBlock : kRowMaxThreads,
+                     min_blocks > 0 ? str_cat(", ", min_blocks) : std::string(), ") ", src.name,
+                     "(", params, idx, " rows, ", idx, " C) {\n", rows_loop, body, "  }\n}\n");
   return src;
 }
 

@@ -480,6 +480,26 @@ def test_short_rows_take_a_warp_each(captured):
     assert fusion._captured_key_mismatches() == 0
 
 
+@requires_nvrtc
+def test_warp_rows_min_blocks_for_experiments(tmp_path):
+    """GENESIS_WARP_ROW_MIN_BLOCKS (read once a process) asks ptxas for blocks a multiprocessor
+    in warp-row programs; the programs still build."""
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import genesis\n"
+        "from genesis import _C\n"
+        "_C._fusion._capture_sources(True)\n"
+        "x = genesis.randn(64, 1024)\n"
+        "genesis.compile(lambda x: (x - x.amax(-1, keepdim=True)).exp().sum(-1))(x)\n"
+        "(name, text), = [p for p in _C._fusion._captured_sources() if 'lane' in p[1]]\n"
+        "assert '__launch_bounds__(256, 3)' in text, text[-400:]\n"
+        "assert _C._fusion._nvrtc_compile(text, name + '.cu', 90)[:4] == b'\\x7fELF'\n"
+    )
+    env = dict(os.environ, GENESIS_WARP_ROW_MIN_BLOCKS="3")
+    out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+
+
 def close(got, want, rtol):
     wide = genesis.float64 if got.dtype == genesis.float64 else genesis.float32
     np.testing.assert_allclose(
