@@ -52,6 +52,13 @@ void check(const Tensor& self, bool other_requires_grad, bool has_formula, const
   bool self_rg = autograd::requires_grad(self);
   GENESIS_CHECK(!(self_rg && autograd::is_leaf(self)), op,
                 "a leaf Variable that requires grad is being used in an in-place operation.");
+  const auto& meta = self.autograd_meta();
+  if (self_rg && meta != nullptr && meta->multi_output_node != nullptr)  // Note [Split as one node]
+    GENESIS_CHECK(false, op, "Output ", meta->multi_output_index, " of ", meta->multi_output_node,
+                  " is a view and is being modified inplace. This view is the output of a "
+                  "function that returns multiple views. Such functions do not allow the output "
+                  "views to be modified inplace. You should replace the inplace operation by an "
+                  "out-of-place one.");
   if (!self_rg && !other_requires_grad) return;
   const auto& m = self.autograd_meta();
   bool recorded_view = m != nullptr && m->view_fn;

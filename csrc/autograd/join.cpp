@@ -60,6 +60,59 @@ Shape as_3d(const Tensor& t) {
 }
 Shape as_column(const Tensor& t) { return t.ndim() >= 2 ? t.sizes() : Shape{t.numel(), 1}; }
 
+// Note [Split as one node]: split, split_with_sizes and chunk record one node for all their
+// pieces, as PyTorch's SplitBackward0 and SplitWithSizesBackward0 do: its backward concatenates
+// the pieces' gradients (zeros for a piece that got none) in one pass. Recorded as one narrow
+// view each, the input's gradient was, per piece, a zeros tensor of the input's size with the
+// piece's gradient copied in, and the engine summed them: for a transformer's qkv split three
+// fills, three copies and two additions of the whole gradient where one cat does. The pieces
+// stay views of the input (mark_view, each made again by a recorded narrow); as in PyTorch, an
+// in-place op on one (or on a view of one) with grad mode on raises, since one node made them
+// all. unbind's pieces are one node's too (UnbindBackward0, a stack); tensor_split keeps a view
+// op a piece, as PyTorch's does.
+
+// The pieces (views of t) as outputs of one node `name` whose formula joins their gradients;
+// again(k) makes piece k from t with recorded ops.
+template <typename Join, typename Again>
+std::vector<Tensor> one_node_pieces(const char* name, const Tensor& t, std::vector<Tensor> pieces,
+                                    Join join, Again again) {
+  Recorder r =
+      record(name, {&t}, [join](const FormulaNode&, const Grads& g, const std::vector<Tensor>&) {
+        return Grads{join(g)};
+      });
+  if (!r) return pieces;
+  std::vector<Tensor*> outs;
+  for (Tensor& p : pieces) outs.push_back(&p);
+  set_history(r, outs);
+  for (size_t k = 0; k < pieces.size(); ++k) {
+    mark_view(pieces[k], t, again(static_cast<int64_t>(k)));
+    if (pieces[k].storage().is_same(t.storage())) {
+      AutogradMeta& m = autograd::meta_of(pieces[k]);
+      m.multi_output_node = name;
+      m.multi_output_index = static_cast<int>(k);
+    }
+  }
+  return pieces;
+}
+
+// split's pieces along dim, joined back by cat.
+std::vector<Tensor> split_pieces(const char* name, const Tensor& t, std::vector<Tensor> pieces,
+                                 int64_t dim) {
+  const int64_t d = wrap(dim, t.ndim());
+  std::vector<int64_t> starts, lengths;
+  for (const Tensor& p : pieces) {
+    starts.push_back(starts.empty() ? 0 : starts.back() + lengths.back());
+    lengths.push_back(p.sizes()[d]);
+  }
+  return one_node_pieces(
+      name, t, std::move(pieces), [d](const Grads& g) { return cat(g, d); },
+      [d, starts, lengths](int64_t k) {
+        return [d, start = starts[k], length = lengths[k]](const Tensor& z) {
+          return narrow(z, d, start, length);
+        };
+      });
+}
+
 // Pieces of a split, as views of t made by the recorded narrow.
 std::vector<Tensor> as_views(const Tensor& t, const std::vector<Tensor>& pieces, int64_t dim) {
   int64_t d = wrap(dim, t.ndim());
@@ -116,19 +169,19 @@ Tensor column_stack(const std::vector<Tensor>& tensors) {
 std::vector<Tensor> split_with_sizes(const Tensor& t, const Shape& sizes, int64_t dim) {
   std::vector<Tensor> pieces = ops::split_with_sizes(t, sizes, dim);
   if (!autograd::any_requires_grad({&t})) return pieces;
-  return as_views(t, pieces, dim);
+  return split_pieces("SplitWithSizesBackward0", t, std::move(pieces), dim);
 }
 
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
   std::vector<Tensor> pieces = ops::split(t, split_size, dim);
   if (!autograd::any_requires_grad({&t})) return pieces;
-  return as_views(t, pieces, dim);
+  return split_pieces("SplitBackward0", t, std::move(pieces), dim);
 }
 
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
   std::vector<Tensor> pieces = ops::chunk(t, chunks, dim);
   if (!autograd::any_requires_grad({&t})) return pieces;
-  return as_views(t, pieces, dim);
+  return split_pieces("SplitBackward0", t, std::move(pieces), dim);
 }
 
 std::vector<Tensor> tensor_split(const Tensor& t, int64_t sections, int64_t dim) {
@@ -150,11 +203,10 @@ std::vector<Tensor> tensor_split_at(const Tensor& t, const Shape& indices, int64
 std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
   std::vector<Tensor> pieces = ops::unbind(t, dim);
   if (!autograd::any_requires_grad({&t})) return pieces;
-  int64_t d = wrap(dim, t.ndim());
-  std::vector<Tensor> views;
-  for (int64_t i = 0; i < static_cast<int64_t>(pieces.size()); ++i)
-    views.push_back(select(t, d, i));
-  return views;
+  const int64_t d = wrap(dim, t.ndim());
+  return one_node_pieces(
+      "UnbindBackward0", t, std::move(pieces), [d](const Grads& g) { return stack(g, d); },
+      [d](int64_t k) { return [d, k](const Tensor& z) { return select(z, d, k); }; });
 }
 
 }  // namespace genesis::ag

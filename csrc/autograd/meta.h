@@ -66,6 +66,10 @@ struct AutogradMeta {
   // A view made under no_grad of a tensor in a graph (or a view of such a view): an in-place
   // op on it with grad mode on is refused (Note [Views made under no_grad]).
   bool view_made_without_grad = false;
+  // One of the views a single node made (split's pieces: Note [Split as one node]), or a view of
+  // one: the node's name and the output's place; an in-place op on it is refused, as PyTorch's.
+  const char* multi_output_node = nullptr;
+  int multi_output_index = 0;
   std::mutex mutex;  // guards grad while backward passes in several threads accumulate
 };
 

@@ -96,6 +96,10 @@ void mark_view(const Tensor& out, const Tensor& base, ViewFn again) {
     m.view_fn = std::make_shared<const ViewSteps>(std::move(again), nullptr);
   }
   m.view_version = out.storage().write_version();
+  if (bm != nullptr && bm->multi_output_node != nullptr) {  // a view of a split's piece
+    m.multi_output_node = bm->multi_output_node;
+    m.multi_output_index = bm->multi_output_index;
+  }
 }
 
 // Note [Views made under no_grad]

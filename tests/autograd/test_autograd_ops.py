@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 import pytest
-from test_autograd import check_grads, grads_both, idx, leaf, np_of, rand
+from test_autograd import check_grads, grads_both, idx, leaf, np_of, rand, tleaf
 
 import genesis
 
@@ -1480,3 +1480,57 @@ def test_ops_without_formula_raise_at_backward(op, fn, device):
         assert "not implemented" in str(e), str(e)
         return
     pytest.skip(f"{op} has a derivative now")
+
+
+# Note [Split as one node]: split, split_with_sizes and chunk record one node for their pieces,
+# as PyTorch does; backward concatenates the pieces' gradients.
+SPLITS = [
+    ("split", lambda m, y: y.split(2, 1), "SplitBackward0"),
+    ("split_sizes", lambda m, y: y.split([1, 4, 1], 1), "SplitWithSizesBackward0"),
+    ("chunk_uneven", lambda m, y: m.chunk(y, 4, 1), "SplitBackward0"),
+    ("split_transposed", lambda m, y: y.t().split(3, 0), "SplitBackward0"),
+    ("unbind", lambda m, y: y.unbind(1), "UnbindBackward0"),
+    ("unbind_0", lambda m, y: m.unbind(y, 0), "UnbindBackward0"),
+]
+
+
+@pytest.mark.parametrize("name, pieces, node", SPLITS, ids=[s[0] for s in SPLITS])
+def test_split_pieces_share_one_node(name, pieces, node, device):
+    x, tx = leaf(rand((4, 6), 40), device), tleaf(rand((4, 6), 40))
+    got, want = pieces(genesis, x * 1), pieces(torch, tx * 1)
+    assert [p.grad_fn.name() for p in got] == [p.grad_fn.name() for p in want] == [node] * len(got)
+    assert all(p.grad_fn is got[0].grad_fn for p in got)
+    # a piece left out of the loss gets zeros; a piece used twice adds up
+    w = [rand(tuple(p.shape), 41 + k) for k, p in enumerate(want)]
+    loss = sum((p * genesis.tensor(a, device=device)).sum() for p, a in zip(got[1:], w[1:]))
+    (loss + got[-1].sum()).backward()
+    tloss = sum((p * torch.tensor(a)).sum() for p, a in zip(want[1:], w[1:]))
+    (tloss + want[-1].sum()).backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), tx.grad.numpy(), rtol=1e-12)
+
+
+def test_split_second_derivatives(device):
+    def fn(m, x):
+        a, b, c = (x * x).split([2, 3, 1], 1)
+        return (a * a).sum() + (b * c).sum() + c.exp().sum()
+
+    grads_both(fn, [rand((3, 6), 42)], device)
+
+
+def test_split_pieces_refuse_in_place_ops_as_pytorch(device):
+    y = leaf(rand((4, 6), 43), device) * 1
+    for write in (
+        lambda: y.split(2, 1)[0].mul_(2),
+        lambda: y.chunk(3, 1)[1].add_(1),
+        lambda: y.split([2, 4], 1)[1].t().zero_(),  # a view of a piece too
+        lambda: y.unbind(0)[2].mul_(2),
+    ):
+        with pytest.raises(RuntimeError, match="is a view and is being modified inplace.*multiple"):
+            write()
+    with genesis.no_grad():  # allowed without grad mode, as in PyTorch
+        y.split(2, 1)[0].mul_(2)
+    z = genesis.tensor(rand((4, 6), 44), device=device)  # nothing requires grad: allowed
+    z.split(2, 1)[0].mul_(2)
+    np.testing.assert_allclose(z.cpu().numpy()[:, :2], rand((4, 6), 44)[:, :2] * 2)
+    piece = y.tensor_split([1, 3], dim=1)[1]  # tensor_split's pieces stay views of their own
+    piece.mul_(3)
