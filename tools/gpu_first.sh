@@ -26,7 +26,8 @@ g rest tests/compile/test_background_builds.py tests/compile/test_recompute.py \
   tests/compile/test_reduce_overhead.py &
 GENESIS_COMPILE_CUDA=0 g norms -k cuda tests/nn/test_fused_norm.py tests/nn/test_normalization.py &
 # other areas' tests inside compiled regions, and the files that call genesis.compile
-g region tests/compile/test_suite_in_a_region.py &
+g region -n 8 tests/compile/test_suite_in_a_region.py &
+g autograd -n 4 tests/autograd &
 g usage tests/ops/test_op_dtypes.py tests/project/test_docs.py tests/project/test_layers.py \
   tests/project/test_docstrings.py &
 wait
