@@ -313,7 +313,7 @@ bool gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor
   return lt::matmul(g);
 }
 
-bool gemm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b) {
+bool gemm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate) {
   if (out.dtype() != ScalarType::Float32 || a.dtype() == ScalarType::Float64 ||
       !prefer_cublaslt() || out.numel() == 0 || a.sizes()[2] == 0)
     return false;
@@ -322,7 +322,7 @@ bool gemm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b) {
   lt::Gemm g = lt_gemm(out, oa, ob, a.sizes()[2]);
   g.dtype = a.dtype();
   g.float_out = a.dtype() != ScalarType::Float32;
-  g.accumulate = true;
+  g.accumulate = accumulate;
   return lt::matmul(g);
 }
 

@@ -32,9 +32,10 @@ bool gemm_bias(const Tensor& out, const Tensor& a, const Tensor& b, const Tensor
 // out += a @ b in one cuBLASLt call that reads and writes out in float32 (beta 1), for a and b
 // of one dtype (float16, bfloat16 or float32), shapes and strides as gemm_strided_batched's, out
 // float32 and contiguous: a product summed over chunks (the weight gradient of Note [Chunked
-// linear cross-entropy]) never rounds to 16 bits and never exists apart from the sum. Returns
-// false, having queued nothing, when cuBLASLt cannot do it: the caller composes it.
-bool gemm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b);
+// linear cross-entropy]) never rounds to 16 bits and never exists apart from the sum. With
+// !accumulate out = a @ b (beta 0: out is only written, the sum's first term). Returns false,
+// having queued nothing, when cuBLASLt cannot do it: the caller composes it.
+bool gemm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate = true);
 
 // genesis.backends.cuda.matmul.allow_tf32: float32 products may round their inputs to TF32
 // (tensor cores, about 10 bits of mantissa). Off by default, as in PyTorch; read at each call.

@@ -22,7 +22,7 @@ bool gemm_bias(const Tensor&, const Tensor&, const Tensor&, const Tensor&, doubl
                const Tensor*) {
   no_device();
 }
-bool gemm_accumulate(const Tensor&, const Tensor&, const Tensor&) { no_device(); }
+bool gemm_accumulate(const Tensor&, const Tensor&, const Tensor&, bool) { no_device(); }
 void getrf_batched(Device, ScalarType, int, void* const*, int, int*, int*, int, const char*) {
   no_device();
 }

@@ -173,7 +173,7 @@ std::optional<std::pair<Tensor, Tensor>> mm_bias_gelu_keep_input(const Tensor& b
   return std::make_pair(*out, input);
 }
 
-bool mm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b) {
+bool mm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate) {
   if (a.ndim() != 2 || b.ndim() != 2 || out.ndim() != 2 || !a.is_cuda() ||
       a.device() != b.device() || a.device() != out.device() || a.dtype() != b.dtype() ||
       (a.dtype() != ScalarType::Float16 && a.dtype() != ScalarType::BFloat16 &&
@@ -185,7 +185,7 @@ bool mm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b) {
       k == 0 || (m > 1 && out.strides()[0] != n) || (n > 1 && out.strides()[1] != 1))
     return false;
   Tensor out3 = out.as_strided({1, m, n}, {m * n, n, 1}, out.storage_offset());
-  return cuda::gemm_accumulate(out3, as_batched(a, {}, 1), as_batched(b, {}, 1));
+  return cuda::gemm_accumulate(out3, as_batched(a, {}, 1), as_batched(b, {}, 1), accumulate);
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {

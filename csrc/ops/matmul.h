@@ -32,11 +32,11 @@ std::optional<std::pair<Tensor, Tensor>> mm_bias_gelu_keep_input(const Tensor& b
                                                                  const Tensor& a, const Tensor& b,
                                                                  double alpha);
 
-// out += a @ b for 2-D CUDA a (m, k) and b (k, n) of one dtype (float16, bfloat16, float32) and
-// a contiguous float32 (m, n) out on their device, in one cuBLASLt call that reads and writes
-// out in float32 (cuda::gemm_accumulate); false, having done nothing, when that path does not
-// apply (CPU, float64, other shapes or dtypes, k == 0, no cuBLASLt or no algorithm): the caller
-// composes it.
-bool mm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b);
+// out += a @ b (out = a @ b when !accumulate: out is only written) for 2-D CUDA a (m, k) and
+// b (k, n) of one dtype (float16, bfloat16, float32) and a contiguous float32 (m, n) out on their
+// device, in one cuBLASLt call that reads and writes out in float32 (cuda::gemm_accumulate);
+// false, having done nothing, when that path does not apply (CPU, float64, other shapes or
+// dtypes, k == 0, no cuBLASLt or no algorithm): the caller composes it.
+bool mm_accumulate(const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate = true);
 
 }  // namespace genesis::ops

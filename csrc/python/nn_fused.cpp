@@ -104,13 +104,14 @@ void init_nn_fused(py::module_& m) {
       "op (Note [Fused cross-entropy]); weight (or None) in the logits' dtype.");
   nn.def(
       "_mm_accumulate",
-      [](const Tensor& out, const Tensor& a, const Tensor& b) {
-        return ops::mm_accumulate(out, a, b);
+      [](const Tensor& out, const Tensor& a, const Tensor& b, bool accumulate) {
+        return ops::mm_accumulate(out, a, b, accumulate);
       },
-      py::arg("out"), py::arg("a"), py::arg("b"),
+      py::arg("out"), py::arg("a"), py::arg("b"), py::arg("accumulate") = true,
       "out += a @ b in one cuBLASLt call that reads and writes the float32 out (2-D CUDA a and b\n"
-      "of one 16-bit or float32 dtype); False, having done nothing, where that path does not\n"
-      "apply: the caller composes it. No gradient.");
+      "of one 16-bit or float32 dtype); out = a @ b with accumulate=False (out is only written);\n"
+      "False, having done nothing, where that path does not apply: the caller composes it. No\n"
+      "gradient.");
   // Convolution's passes through cuDNN (Note [Convolutions through cuDNN]), each differentiable
   // (Note [Convolution's three passes] in autograd/convolution.cpp).
   nn.def(

@@ -160,7 +160,9 @@ def _max_pool(
     dilation: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
     out: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
 ) -> tuple[genesis._C.Tensor, genesis._C.Tensor]: ...
-def _mm_accumulate(out: genesis._C.Tensor, a: genesis._C.Tensor, b: genesis._C.Tensor) -> bool: ...
+def _mm_accumulate(
+    out: genesis._C.Tensor, a: genesis._C.Tensor, b: genesis._C.Tensor, accumulate: bool = True
+) -> bool: ...
 def _rms_norm(
     input: object,
     normalized_ndim: typing.SupportsInt | typing.SupportsIndex,
