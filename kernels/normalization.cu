@@ -187,12 +187,20 @@ __global__ void __launch_bounds__(kLoopThreads)
 // g = dy * w are computed again for dx, so the registers go to the column sums. A block takes
 // Rows rows an iteration (Rows > 1 only with one pack a thread): their loads are in flight
 // together and their block sums share one pair of barriers.
+// dx + add as eager's addition of the two tensors computes it: both in the compute type, rounded
+// once to T (Note [A gradient summed where it is made] in autograd/engine.cpp).
+template <typename T>
+__device__ __forceinline__ T summed(T d, T a) {
+  using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  return convert<T>(convert<C>(d) + convert<C>(a));
+}
+
 template <typename T, typename C, int Threads, int Packs, int Rows, bool Rms>
 __global__ void __launch_bounds__(Threads)
     norm_backward_regs(const T* __restrict__ dy, const T* __restrict__ x,
                        const C* __restrict__ mean, const C* __restrict__ rstd,
-                       const T* __restrict__ w, T* __restrict__ dx, C* __restrict__ partial,
-                       int64_t rows, int64_t cols) {
+                       const T* __restrict__ w, T* __restrict__ dx, const T* __restrict__ add,
+                       C* __restrict__ partial, int64_t rows, int64_t cols) {
   static_assert(Rows == 1 || Packs == 1, "several rows an iteration hold one pack a thread");
   constexpr int V = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
   using P = RowPack<T, V>;
@@ -263,15 +271,18 @@ __global__ void __launch_bounds__(Threads)
       if (r0 + i >= rows) break;
       C dot = sums[2 * i] / n, avg = Rms ? C(0) : sums[2 * i + 1] / n;
       P* out = reinterpret_cast<P*>(dx + (r0 + i) * cols);
+      const P* addend = add ? reinterpret_cast<const P*>(add + (r0 + i) * cols) : nullptr;
 #pragma unroll
       for (int k = 0; k < Packs; ++k) {
         int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
         if (p < packs) {
-          P o;
+          P o, a;
+          if (addend) a = addend[p];
 #pragma unroll
           for (int j = 0; j < V; ++j) {
             C xh = (convert<C>(px[i][k].v[j]) - mu[i]) * r_std[i];
-            o.v[j] = convert<T>(r_std[i] * (scaled(pg[i][k], k, j) - avg - xh * dot));
+            T d = convert<T>(r_std[i] * (scaled(pg[i][k], k, j) - avg - xh * dot));
+            o.v[j] = addend ? summed(d, a.v[j]) : d;
           }
           out[p] = o;
         }
@@ -297,8 +308,8 @@ template <typename T, typename C, bool Rms>
 __global__ void __launch_bounds__(kLoopThreads)
     norm_backward_loop(const T* __restrict__ dy, const T* __restrict__ x,
                        const C* __restrict__ mean, const C* __restrict__ rstd,
-                       const T* __restrict__ w, T* __restrict__ dx, C* __restrict__ partial,
-                       int64_t rows, int64_t cols) {
+                       const T* __restrict__ w, T* __restrict__ dx, const T* __restrict__ add,
+                       C* __restrict__ partial, int64_t rows, int64_t cols) {
   C* pw = partial + static_cast<int64_t>(blockIdx.x) * cols;
   C* pb = partial + (static_cast<int64_t>(gridDim.x) + blockIdx.x) * cols;
   for (int64_t i = threadIdx.x; i < cols; i += kLoopThreads) pw[i] = pb[i] = 0;
@@ -325,7 +336,8 @@ __global__ void __launch_bounds__(kLoopThreads)
     for (int64_t i = threadIdx.x; i < cols; i += kLoopThreads) {
       C xh = (convert<C>(xrow[i]) - mu) * r_std, gy = convert<C>(grow[i]);
       C gw = w ? gy * convert<C>(w[i]) : gy;
-      dx[r * cols + i] = convert<T>(r_std * (gw - avg - xh * dot));
+      T d = convert<T>(r_std * (gw - avg - xh * dot));
+      dx[r * cols + i] = add ? summed(d, add[r * cols + i]) : d;
     }
   }
 }
@@ -458,8 +470,8 @@ void forward_typed(const void* x, const void* w, const void* b, void* y, void* m
 
 template <typename T, typename C, bool Rms>
 void backward_typed(const void* dy, const void* x, const void* mean, const void* rstd,
-                    const void* w, void* dx, void* dw, void* db, void* workspace, int64_t blocks,
-                    int64_t rows, int64_t cols, cudaStream_t stream) {
+                    const void* w, void* dx, const void* add, void* dw, void* db, void* workspace,
+                    int64_t blocks, int64_t rows, int64_t cols, cudaStream_t stream) {
   auto* gs = static_cast<const T*>(dy);
   auto* xs = static_cast<const T*>(x);
   auto* ms = static_cast<const C*>(mean);
@@ -468,10 +480,11 @@ void backward_typed(const void* dy, const void* x, const void* mean, const void*
   auto* dxs = static_cast<T*>(dx);
   auto* partial = static_cast<C*>(workspace);
   unsigned grid = static_cast<unsigned>(blocks);
-  with_backward_kernel<T, C, Rms>(backward_block(cols, sizeof(T), {dy, x, w, dx}),
+  auto* adds = static_cast<const T*>(add);
+  with_backward_kernel<T, C, Rms>(backward_block(cols, sizeof(T), {dy, x, w, dx, add}),
                                   [&](auto kernel, int threads) {
                                     decltype(kernel)::value<<<grid, threads, 0, stream>>>(
-                                        gs, xs, ms, rs, ws, dxs, partial, rows, cols);
+                                        gs, xs, ms, rs, ws, dxs, adds, partial, rows, cols);
                                   });
   // Both gradients' column sums in the same launches (the bias's partial rows follow the weight's).
   if (dw)
@@ -555,23 +568,23 @@ void launch_row_norm_forward(int dtype, const void* x, const void* w, const void
 }
 
 int64_t row_norm_backward_blocks(int dtype, const void* dy, const void* x, const void* w,
-                                 const void* dx, int64_t rows, int64_t cols, bool rms,
-                                 int device_sms) {
+                                 const void* dx, const void* add, int64_t rows, int64_t cols,
+                                 bool rms, int device_sms) {
   // As many blocks as the GPU holds at once (the kernel's occupancy), so that one wave takes
   // every row and the partial rows the column sums read stay few.
   int64_t per_sm = 1;
-  BackwardBlock block = backward_block(cols, item_size(dtype), {dy, x, w, dx});
+  BackwardBlock block = backward_block(cols, item_size(dtype), {dy, x, w, dx, add});
   dispatch<Resident>(dtype, rms, block, &per_sm);
   int64_t iterations = (rows + block.rows - 1) / block.rows;  // a block's first takes rows rows
   return std::max<int64_t>(1, std::min(iterations, per_sm * device_sms));
 }
 
 void launch_row_norm_backward(int dtype, const void* dy, const void* x, const void* mean,
-                              const void* rstd, const void* w, void* dx, void* dw, void* db,
-                              void* workspace, int64_t blocks, int64_t rows, int64_t cols, bool rms,
-                              void* stream) {
-  dispatch<Backward>(dtype, rms, dy, x, mean, rstd, w, dx, dw, db, workspace, blocks, rows, cols,
-                     static_cast<cudaStream_t>(stream));
+                              const void* rstd, const void* w, void* dx, const void* add, void* dw,
+                              void* db, void* workspace, int64_t blocks, int64_t rows, int64_t cols,
+                              bool rms, void* stream) {
+  dispatch<Backward>(dtype, rms, dy, x, mean, rstd, w, dx, add, dw, db, workspace, blocks, rows,
+                     cols, static_cast<cudaStream_t>(stream));
 }
 
 }  // namespace genesis::kernels

@@ -17,14 +17,15 @@ void launch_row_norm_forward(int dtype, const void* x, const void* w, const void
 // tensors (their alignment picks the kernel): the workspace holds 2 * blocks * cols items of the
 // compute type.
 int64_t row_norm_backward_blocks(int dtype, const void* dy, const void* x, const void* w,
-                                 const void* dx, int64_t rows, int64_t cols, bool rms,
-                                 int device_sms);
+                                 const void* dx, const void* add, int64_t rows, int64_t cols,
+                                 bool rms, int device_sms);
 
-// dx (null: not wanted) from dy, x, the saved statistics and w (null: none); dw = sum over rows
-// of dy * xhat and db = sum of dy (each null when not wanted), in x's dtype. rows >= 1.
+// dx (null: not wanted) from dy, x, the saved statistics and w (null: none), plus `add` (null:
+// nothing; rows like dx, added as eager's addition would); dw = sum over rows of dy * xhat and
+// db = sum of dy (each null when not wanted), in x's dtype. rows >= 1.
 void launch_row_norm_backward(int dtype, const void* dy, const void* x, const void* mean,
-                              const void* rstd, const void* w, void* dx, void* dw, void* db,
-                              void* workspace, int64_t blocks, int64_t rows, int64_t cols, bool rms,
-                              void* stream);
+                              const void* rstd, const void* w, void* dx, const void* add, void* dw,
+                              void* db, void* workspace, int64_t blocks, int64_t rows, int64_t cols,
+                              bool rms, void* stream);
 
 }  // namespace genesis::kernels

@@ -418,16 +418,22 @@ int main() {
   FWD(8, 1);
   FWD(16, 1);
   // backward
-  int64_t blocks = row_norm_backward_blocks(kBFloat16, dy, x, w, dx, rows, cols, false, sms);
+  int64_t blocks =
+      row_norm_backward_blocks(kBFloat16, dy, x, w, dx, nullptr, rows, cols, false, sms);
   float b0 = t.us([&] {
-    launch_row_norm_backward(kBFloat16, dy, x, mean, rstd, w, dx, dwo, dbo, part, blocks, rows,
-                             cols, false, 0);
+    launch_row_norm_backward(kBFloat16, dy, x, mean, rstd, w, dx, nullptr, dwo, dbo, part, blocks,
+                             rows, cols, false, 0);
   });
   rep("bwd library + column sums", b0, bbytes);
   printf("    blocks %ld\n", (long)blocks);
+  float ba = t.us([&] {  // Note [A gradient summed where it is made]: dx2 read as the addend
+    launch_row_norm_backward(kBFloat16, dy, x, mean, rstd, w, dx, dx2, dwo, dbo, part, blocks, rows,
+                             cols, false, 0);
+  });
+  rep("bwd library + column sums, adding a gradient", ba, bbytes + 2.0 * n);
   float bk = t.us([&] {
     norm_backward_regs<T, C, 96, 1, 1, false>
-        <<<(unsigned)blocks, 96>>>(dy, x, mean, rstd, w, dx, part, rows, cols);
+        <<<(unsigned)blocks, 96>>>(dy, x, mean, rstd, w, dx, nullptr, part, rows, cols);
   });
   rep("bwd library kernel alone", bk, bbytes);
   float cs = t.us([&] { norm_rows::launch_column_sums(part, blocks, cols, dwo, 0); });

@@ -197,6 +197,32 @@ Grads apply_node(Pass& p, Node* n, Grads grads) {
   return outs;
 }
 
+// Note [A gradient summed where it is made]
+// A tensor used twice gets two gradients, which the engine adds (add_into): in a transformer's
+// residual stream x feeds both `x + f(norm(x))` and the norm, so each block's backward pays a
+// pass that reads two float32 gradients and writes their sum, after the norm's backward kernel
+// wrote one of them. When a node that can (Node::sums_partial: the fused layer norm and RMS
+// norm) is about to run and the gradient for its input 0 already holds a partial sum of the
+// right sizes, dtype and device, the engine hands that partial to the node instead
+// (Node::partial) and the node adds it as it writes its own (the norm kernel reads it beside x);
+// the buffer then takes the node's result as the whole sum. The sum is eager's bits: both terms
+// rounded to the dtype, added in float32 (float64 for double) and rounded once, which is what
+// add_into's addition computes (and addition is commutative). Under create_graph the engine
+// adds as before (the recorded backward has no such kernel).
+void hand_over_partial(Pass& p, Node* n) {
+  const Edge& e = n->next_edges.empty() ? Edge{} : n->next_edges[0];
+  if (e.fn == nullptr || p.create_graph) return;
+  auto it = p.buffers.find(e.fn.get());
+  if (it == p.buffers.end() || e.input_nr >= it->second.size()) return;
+  Tensor& slot = it->second[e.input_nr];
+  const TensorInfo& info = n->input_info[0];
+  if (!slot.defined() || slot.sizes() != info.sizes || slot.dtype() != info.dtype ||
+      slot.device() != info.device)
+    return;
+  n->partial = std::move(slot);
+  slot = Tensor();
+}
+
 // 4. Execution: a node runs when every running node that feeds it has, later-made nodes first;
 // each input gradient, fitted to its input, is added into the next node's buffer.
 void execute(Pass& p) {
@@ -220,7 +246,23 @@ void execute(Pass& p) {
     p.buffers.erase(n);
     grads.resize(n->output_info.size());
     run_hooks_and_capture(p, n, grads);
-    Grads outs = apply_node(p, n, std::move(grads));
+    Grads outs;
+    if (n->sums_partial && p.runs.count(n)) {
+      hand_over_partial(p, n);
+      struct Clear {  // the partial is the node's for one apply, whatever happens in it
+        Node* n;
+        ~Clear() { n->partial = Tensor(); }
+      } clear{n};
+      outs = apply_node(p, n, std::move(grads));
+      // A node that did not run (no gradient reached it) gives the partial back.
+      if (n->partial.defined() && (outs.empty() || !outs[0].defined())) {
+        const Edge& e = n->next_edges[0];
+        Grads& b = p.buffers[e.fn.get()];
+        add_into(b[e.input_nr], std::move(n->partial));
+      }
+    } else {
+      outs = apply_node(p, n, std::move(grads));
+    }
     if (!p.runs.count(n)) continue;
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];

@@ -58,12 +58,14 @@ Tensor row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight, 
                const Tensor &x = s[0], &w = s[1];
                if (autograd::GradMode::is_enabled())
                  return recorded_backward(node, g[0], x, w, normalized_ndim, eps, rms);
-               ops::RowNormGrads d = ops::row_norm_backward(g[0], x, s[2], s[3], w, normalized_ndim,
-                                                            rms, node.needs_grad(0),
-                                                            node.needs_grad(1), node.needs_grad(2));
+               // node.partial: Note [A gradient summed where it is made] (engine.cpp).
+               ops::RowNormGrads d = ops::row_norm_backward(
+                   g[0], x, s[2], s[3], w, normalized_ndim, rms, node.needs_grad(0),
+                   node.needs_grad(1), node.needs_grad(2), node.partial);
                return Grads{d.input, d.weight, d.bias};
              });
   if (!r) return f.out;
+  r.node->sums_partial = true;
   r.save(x);
   if (weight.defined())
     r.save(weight);

@@ -10,7 +10,7 @@ void row_norm_forward(const Tensor&, const Tensor&, const Tensor&, double, bool,
 }
 
 void row_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                       bool, const Tensor&, const Tensor&, const Tensor&) {
+                       bool, const Tensor&, const Tensor&, const Tensor&, const Tensor&) {
   no_device();
 }
 

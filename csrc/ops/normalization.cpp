@@ -24,6 +24,7 @@
 #include "cuda/normalization.h"
 #include "ops/convert.h"
 #include "ops/creation.h"
+#include "ops/elementwise.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -102,7 +103,8 @@ RowNorm row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight,
 
 RowNormGrads row_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& mean,
                                const Tensor& rstd, const Tensor& weight, int64_t normalized_ndim,
-                               bool rms, bool want_input, bool want_weight, bool want_bias) {
+                               bool rms, bool want_input, bool want_weight, bool want_bias,
+                               const Tensor& addend) {
   auto [lead, cols] = split_sizes(x, normalized_ndim, "layer_norm_backward");
   int64_t rows = 1;
   for (int64_t s : lead) rows *= s;
@@ -121,10 +123,17 @@ RowNormGrads row_norm_backward(const Tensor& grad, const Tensor& x, const Tensor
   Tensor w = weight.defined() ? contiguous(weight) : Tensor();
   Tensor m = mean.defined() ? contiguous(mean) : Tensor(), r = contiguous(rstd);
   Tensor dx = want_input ? reshape(g.input, Shape{rows, cols}) : Tensor();
+  // The kernel adds the addend as it writes dx where it reads the addend as it reads x.
+  const bool in_kernel = want_input && addend.defined() && x.is_cuda() &&
+                         addend.device() == x.device() && addend.dtype() == x.dtype() &&
+                         addend.sizes() == x.sizes() && addend.is_contiguous();
+  Tensor add = in_kernel ? reshape(addend, Shape{rows, cols}) : Tensor();
   if (x.is_cuda())
-    cuda::row_norm_backward(g2, x2, m, r, w, rms, dx, g.weight, g.bias);
+    cuda::row_norm_backward(g2, x2, m, r, w, rms, dx, add, g.weight, g.bias);
   else
     cpu::row_norm_backward(g2, x2, m, r, w, rms, dx, g.weight, g.bias);
+  if (want_input && addend.defined() && !in_kernel)
+    g.input = binary(BinaryOp::Add, addend, g.input, "backward");
   return g;
 }
 

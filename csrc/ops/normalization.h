@@ -23,12 +23,16 @@ RowNorm row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight,
 
 // The gradients of row_norm's inputs from the result's gradient and its saved statistics; only
 // the wanted ones are computed (the rest undefined). The weight and bias gradients have the
-// weight's sizes.
+// weight's sizes. addend (undefined: none; else x's sizes): added to the input's gradient, in
+// the kernel that writes it where it can (CUDA, x's dtype, contiguous), else by an addition
+// after it; the sum is eager's `addend + gradient` either way (Note [A gradient summed where it
+// is made] in autograd/engine.cpp).
 struct RowNormGrads {
   Tensor input, weight, bias;
 };
 RowNormGrads row_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& mean,
                                const Tensor& rstd, const Tensor& weight, int64_t normalized_ndim,
-                               bool rms, bool want_input, bool want_weight, bool want_bias);
+                               bool rms, bool want_input, bool want_weight, bool want_bias,
+                               const Tensor& addend = Tensor());
 
 }  // namespace genesis::ops
