@@ -6,19 +6,7 @@ OUT="${OUT:-/tmp/genesis-gpu-out}"
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-# cuDNN's attention and graph convolutions build only against the cuDNN frontend's headers, which
-# the GPU machine's Python lacks: tools/fetch_cuda_headers.sh leaves them in .deps (carry it).
-if [ -d .deps/cudnn_frontend/include ]; then
-  export GENESIS_CUDNN_FRONTEND_INCLUDE=$PWD/.deps/cudnn_frontend/include
-  export GENESIS_CUDNN_INCLUDE=$PWD/.deps/cudnn/include GENESIS_NVRTC_INCLUDE=$PWD/.deps/nvrtc/include
-fi
-start=$(date +%s)
-python3 -m pip install --no-build-isolation --no-deps . > "$OUT/build.log" 2>&1
-rc=$?
-echo "build rc=$rc in $(( $(date +%s) - start )) s"
-[ $rc -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
-python3 -c "from genesis import _C; print('cuDNN frontend paths built:', _C._nn._cudnn_attention_built())" \
-  2>&1 | tee "$OUT/cudnn_built.txt"
+source tools/gpu_install.sh
 python3 -m genesis > "$OUT/selfcheck.txt" 2>&1 && tail -1 "$OUT/selfcheck.txt"
 if [ -n "${PARALLEL:-}" ]; then
   # PARALLEL=1: the suite in nine groups at once (about 5.5 minutes on an H200 host, 6 to 7 on

@@ -7,18 +7,8 @@
 #   T=200 LIMIT=540 [PROBE=1] [NORMS=1] [AREAS="block gpt2c"] bash tools/gpu_first.sh
 OUT="${OUT:-/tmp/genesis-gpu-out}"; mkdir -p "$OUT"; export PYTHONUNBUFFERED=1 PYTHONPATH=.
 nvidia-smi --query-gpu=name --format=csv,noheader
-# cuDNN's attention and graph convolutions build only against the cuDNN frontend's headers, which
-# the GPU machine's Python lacks: tools/fetch_cuda_headers.sh leaves them in .deps (carry it).
-if [ -d .deps/cudnn_frontend/include ]; then
-  export GENESIS_CUDNN_FRONTEND_INCLUDE=$PWD/.deps/cudnn_frontend/include
-  export GENESIS_CUDNN_INCLUDE=$PWD/.deps/cudnn/include GENESIS_NVRTC_INCLUDE=$PWD/.deps/nvrtc/include
-fi
 t0=$(date +%s)
-python3 -m pip install --no-build-isolation --no-deps . > "$OUT/build.log" 2>&1 ||
-  { tail -30 "$OUT/build.log"; exit 1; }
-echo "build $(( $(date +%s) - t0 )) s"
-python3 -c "from genesis import _C; print('cuDNN frontend paths built:', _C._nn._cudnn_attention_built())" \
-  2>&1 | tee "$OUT/cudnn_built.txt"
+source tools/gpu_install.sh
 T=${T:-200}
 g() {  # g NAME PYTEST-ARGS...
   local n=$1; shift
