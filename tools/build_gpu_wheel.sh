@@ -11,7 +11,7 @@ py=${PY312:-/root/.pyenv/versions/3.12.1/bin/python}
 venv=${VENV:-/tmp/genesis-py312}
 if [ ! -x "$venv/bin/python" ]; then
   "$py" -m venv "$venv"
-  "$venv/bin/pip" install -q scikit-build-core "pybind11==3.1.0" numpy cmake ninja
+  "$venv/bin/python" -m pip install -q scikit-build-core "pybind11==3.1.0" numpy cmake ninja
 fi
 [ -d .deps/cudnn_frontend/include ] || bash tools/fetch_cuda_headers.sh > /dev/null
 export GENESIS_CUDNN_FRONTEND_INCLUDE=$PWD/.deps/cudnn_frontend/include
@@ -19,7 +19,7 @@ export GENESIS_CUDNN_INCLUDE=$PWD/.deps/cudnn/include GENESIS_NVRTC_INCLUDE=$PWD
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
 mkdir -p .whl
 rm -f .whl/genesis_tensor-*.whl
-"$venv/bin/pip" wheel --no-build-isolation --no-deps -w .whl \
+"$venv/bin/python" -m pip wheel --no-build-isolation --no-deps -w .whl \
   -C build-dir="${BUILD_DIR:-/tmp/genesis-gpu-wheel-build}" \
   -C cmake.define.GENESIS_CUDA_ARCHITECTURES="${ARCHS:-90}" .
 ls -la .whl/genesis_tensor-*.whl
