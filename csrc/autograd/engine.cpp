@@ -180,8 +180,9 @@ void run_hooks_and_capture(Pass& p, Node* n, Grads& grads) {
 }
 
 // Runs node n on its summed output gradients (missing ones as zeros) and returns its input
-// gradients; nothing when it does not run or no gradient reached it.
-Grads apply_node(Pass& p, Node* n, Grads grads) {
+// gradients; nothing when it does not run or no gradient reached it. `partial` (Note [A gradient
+// summed where it is made]) goes to apply after the outputs' gradients when defined.
+Grads apply_node(Pass& p, Node* n, Grads grads, Tensor partial = Tensor()) {
   bool any = false;
   for (const Tensor& g : grads) any = any || g.defined();
   if (!p.runs.count(n) || !any) return {};
@@ -190,6 +191,7 @@ Grads apply_node(Pass& p, Node* n, Grads grads) {
       const TensorInfo& info = n->output_info[i];
       grads[i] = ops::full(info.sizes, Scalar(0.0), info.dtype, info.device);
     }
+  if (partial.defined()) grads.push_back(std::move(partial));
   Grads outs = n->apply(std::move(grads));
   if (!p.keep_graph) n->release_saved();
   GENESIS_CHECK(outs.size() == n->next_edges.size(), p.op, "function ", n->name(), " returned ",
@@ -203,24 +205,26 @@ Grads apply_node(Pass& p, Node* n, Grads grads) {
 // pass that reads two float32 gradients and writes their sum, after the norm's backward kernel
 // wrote one of them. When a node that can (Node::sums_partial: the fused layer norm and RMS
 // norm) is about to run and the gradient for its input 0 already holds a partial sum of the
-// right sizes, dtype and device, the engine hands that partial to the node instead
-// (Node::partial) and the node adds it as it writes its own (the norm kernel reads it beside x);
+// right sizes, dtype and device, the engine hands that partial to the node instead (one more
+// gradient after its outputs') and the node adds it as it writes its own (the norm kernel
+// reads it beside x);
 // the buffer then takes the node's result as the whole sum. The sum is eager's bits: both terms
 // rounded to the dtype, added in float32 (float64 for double) and rounded once, which is what
 // add_into's addition computes (and addition is commutative). Under create_graph the engine
 // adds as before (the recorded backward has no such kernel).
-void hand_over_partial(Pass& p, Node* n) {
-  const Edge& e = n->next_edges.empty() ? Edge{} : n->next_edges[0];
-  if (e.fn == nullptr || p.create_graph) return;
+Tensor take_partial(Pass& p, Node* n) {
+  if (n->next_edges.empty() || n->next_edges[0].fn == nullptr || p.create_graph) return Tensor();
+  const Edge& e = n->next_edges[0];
   auto it = p.buffers.find(e.fn.get());
-  if (it == p.buffers.end() || e.input_nr >= it->second.size()) return;
+  if (it == p.buffers.end() || e.input_nr >= it->second.size()) return Tensor();
   Tensor& slot = it->second[e.input_nr];
   const TensorInfo& info = n->input_info[0];
   if (!slot.defined() || slot.sizes() != info.sizes || slot.dtype() != info.dtype ||
       slot.device() != info.device)
-    return;
-  n->partial = std::move(slot);
+    return Tensor();
+  Tensor partial = std::move(slot);
   slot = Tensor();
+  return partial;
 }
 
 // 4. Execution: a node runs when every running node that feeds it has, later-made nodes first;
@@ -246,23 +250,12 @@ void execute(Pass& p) {
     p.buffers.erase(n);
     grads.resize(n->output_info.size());
     run_hooks_and_capture(p, n, grads);
-    Grads outs;
-    if (n->sums_partial && p.runs.count(n)) {
-      hand_over_partial(p, n);
-      struct Clear {  // the partial is the node's for one apply, whatever happens in it
-        Node* n;
-        ~Clear() { n->partial = Tensor(); }
-      } clear{n};
-      outs = apply_node(p, n, std::move(grads));
-      // A node that did not run (no gradient reached it) gives the partial back.
-      if (n->partial.defined() && (outs.empty() || !outs[0].defined())) {
-        const Edge& e = n->next_edges[0];
-        Grads& b = p.buffers[e.fn.get()];
-        add_into(b[e.input_nr], std::move(n->partial));
-      }
-    } else {
-      outs = apply_node(p, n, std::move(grads));
-    }
+    Tensor partial = n->sums_partial && p.runs.count(n) ? take_partial(p, n) : Tensor();
+    const bool handed = partial.defined();
+    Grads outs = apply_node(p, n, std::move(grads), handed ? partial : Tensor());
+    // A node that did not run (no gradient reached it) leaves the partial where it was.
+    if (handed && (outs.empty() || !outs[0].defined()))
+      add_into(p.buffers[n->next_edges[0].fn.get()][n->next_edges[0].input_nr], partial);
     if (!p.runs.count(n)) continue;
     for (size_t i = 0; i < n->next_edges.size(); ++i) {
       const Edge& e = n->next_edges[i];

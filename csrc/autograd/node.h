@@ -128,12 +128,12 @@ class Node : public std::enable_shared_from_this<Node> {
   // region too, so its elementwise gradient ops fuse (Note [Fusing by deferring elementwise
   // ops] in fusion/group.h).
   bool compiled;
-  // Note [A gradient summed where it is made] (engine.cpp): a node whose formula adds
-  // `partial`, a gradient already waiting for its input 0, into the gradient it makes for that
-  // input (the fused norms' backward kernel does it as it writes). The engine sets `partial`
-  // for one apply and clears it after.
+  // Note [A gradient summed where it is made] (engine.cpp): a node whose formula adds a
+  // gradient already waiting for its input 0 into the gradient it makes for that input (the
+  // fused norms' backward kernel does it as it writes). The engine passes that partial sum to
+  // apply as one more gradient after the outputs' (per call, so passes on other threads that
+  // share the node see none of it).
   bool sums_partial = false;
-  Tensor partial;
 };
 
 // Every node is made by make_node (Note [Iterative graph teardown]).

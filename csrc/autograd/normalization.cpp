@@ -58,10 +58,12 @@ Tensor row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight, 
                const Tensor &x = s[0], &w = s[1];
                if (autograd::GradMode::is_enabled())
                  return recorded_backward(node, g[0], x, w, normalized_ndim, eps, rms);
-               // node.partial: Note [A gradient summed where it is made] (engine.cpp).
+               // g[1], when given: the gradient already waiting for x, to add into dx (Note [A
+               // gradient summed where it is made] in engine.cpp).
+               Tensor partial = g.size() > 1 ? g[1] : Tensor();
                ops::RowNormGrads d = ops::row_norm_backward(
                    g[0], x, s[2], s[3], w, normalized_ndim, rms, node.needs_grad(0),
-                   node.needs_grad(1), node.needs_grad(2), node.partial);
+                   node.needs_grad(1), node.needs_grad(2), partial);
                return Grads{d.input, d.weight, d.bias};
              });
   if (!r) return f.out;
