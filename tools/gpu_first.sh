@@ -4,7 +4,8 @@
 # log in $OUT; then, with LIMIT seconds not yet spent, the compiling benchmarks with CUDA fusion
 # on, the GPT-2 step with both libraries compiled, and the transformer-block profile (compiled,
 # eager, torch.compile) with its fusion log.
-#   T=200 LIMIT=540 [PROBE=1] [NORMS=1] [AREAS="block gpt2c"] bash tools/gpu_first.sh
+#   T=200 LIMIT=540 [PROBE=1] [NORMS=1] [LCE=1] [AREAS="block gpt2c"] bash tools/gpu_first.sh
+# With a wheel from tools/build_gpu_wheel.sh carried in .whl (and .deps), nothing builds here.
 OUT="${OUT:-/tmp/genesis-gpu-out}"; mkdir -p "$OUT"; export PYTHONUNBUFFERED=1 PYTHONPATH=.
 nvidia-smi --query-gpu=name --format=csv,noheader
 t0=$(date +%s)
@@ -26,6 +27,9 @@ GENESIS_COMPILE_CUDA=0 g norms -k cuda tests/nn/test_fused_norm.py tests/nn/test
 # other areas' tests inside compiled regions, and the files that call genesis.compile
 g region -n 8 tests/compile/test_suite_in_a_region.py &
 g autograd -n 4 tests/autograd &
+# the classifier's chunks and the cuDNN paths (built only with .deps's headers)
+g heads -n 4 tests/nn/test_linear_cross_entropy.py tests/nn/test_attention_fused.py \
+  tests/nn/test_conv_cudnn.py tests/nn/test_rnn_cudnn.py &
 g usage tests/ops/test_op_dtypes.py tests/project/test_docs.py tests/project/test_layers.py \
   tests/project/test_docstrings.py &
 wait
@@ -40,6 +44,9 @@ if [ -n "${NORMS:-}" ] && [ "$(left)" -gt 90 ]; then  # NORMS=1: the norm layers
     timeout 60 python3 -m benchmarks --device cuda --filter "$f" 2>&1 | tee -a "$OUT/bench_norms.txt" |
       grep "fwd+bwd"
   done
+fi
+if [ -n "${LCE:-}" ] && [ "$(left)" -gt 60 ]; then  # LCE=1: the GPT-2 head at several chunk sizes
+  timeout 60 python3 tools/lce_chunk_probe.py 2>&1 | tee "$OUT/lce_probe.txt" | grep "  "
 fi
 if [ "$(left)" -gt 60 ]; then
   timeout $(( $(left) - 40 )) python3 -m benchmarks --device cuda --filter "compiling/" 2>&1 |
