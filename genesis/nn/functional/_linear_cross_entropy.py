@@ -107,7 +107,7 @@ def _chunks(
         else None
     )
     want_gw = row_grad is not None and wants[1]
-    gw = None  # made by the first chunk's product
+    gw: Tensor | None = None  # made by the first chunk's product
     gb = None
     if row_grad is not None and wants[2] and b is not None:
         gb = zeros(b.shape, dtype=acc, device=b.device)
@@ -131,13 +131,13 @@ def _chunks(
         # The weight's share, summed in float32 by the product itself (beta 1) where cuBLASLt
         # can, not rounded to the products' dtype and cast and added in passes of their own; the
         # first chunk's product writes the sum (beta 0), which needs no zeros first.
-        if want_gw and gw is None:
-            first = empty(w.shape, dtype=acc, device=w.device)
-            gw = first if _nn._mm_accumulate(first, dlogits.t(), xs, accumulate=False) else None
+        if want_gw:
             if gw is None:
-                gw = (dlogits.t() @ xs).to(acc)
-        elif want_gw and not _nn._mm_accumulate(gw, dlogits.t(), xs):
-            gw += (dlogits.t() @ xs).to(acc)
+                gw = empty(w.shape, dtype=acc, device=w.device)
+                if not _nn._mm_accumulate(gw, dlogits.t(), xs, accumulate=False):
+                    gw = (dlogits.t() @ xs).to(acc)
+            elif not _nn._mm_accumulate(gw, dlogits.t(), xs):
+                gw += (dlogits.t() @ xs).to(acc)
         if gb is not None:
             gb += dlogits.sum(0, dtype=acc)
     if want_gw and gw is None:  # no rows
