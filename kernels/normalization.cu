@@ -182,11 +182,6 @@ __global__ void __launch_bounds__(kLoopThreads)
 
 // ---- backward ----------------------------------------------------------------------------
 
-// partial: [2][gridDim.x][cols], the block's column sums of dy * xhat, then of dy. Each thread
-// holds Packs packs of a row (Threads a multiple of 32); x and dy stay as loaded and xhat and
-// g = dy * w are computed again for dx, so the registers go to the column sums. A block takes
-// Rows rows an iteration (Rows > 1 only with one pack a thread): their loads are in flight
-// together and their block sums share one pair of barriers.
 // dx + add as eager's addition of the two tensors computes it: both in the compute type, rounded
 // once to T (Note [A gradient summed where it is made] in autograd/engine.cpp).
 template <typename T>
@@ -195,6 +190,11 @@ __device__ __forceinline__ T summed(T d, T a) {
   return convert<T>(convert<C>(d) + convert<C>(a));
 }
 
+// partial: [2][gridDim.x][cols], the block's column sums of dy * xhat, then of dy. Each thread
+// holds Packs packs of a row (Threads a multiple of 32); x and dy stay as loaded and xhat and
+// g = dy * w are computed again for dx, so the registers go to the column sums. A block takes
+// Rows rows an iteration (Rows > 1 only with one pack a thread): their loads are in flight
+// together and their block sums share one pair of barriers.
 template <typename T, typename C, int Threads, int Packs, int Rows, bool Rms>
 __global__ void __launch_bounds__(Threads)
     norm_backward_regs(const T* __restrict__ dy, const T* __restrict__ x,

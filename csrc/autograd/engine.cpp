@@ -207,11 +207,10 @@ Grads apply_node(Pass& p, Node* n, Grads grads, Tensor partial = Tensor()) {
 // norm) is about to run and the gradient for its input 0 already holds a partial sum of the
 // right sizes, dtype and device, the engine hands that partial to the node instead (one more
 // gradient after its outputs') and the node adds it as it writes its own (the norm kernel
-// reads it beside x);
-// the buffer then takes the node's result as the whole sum. The sum is eager's bits: both terms
-// rounded to the dtype, added in float32 (float64 for double) and rounded once, which is what
-// add_into's addition computes (and addition is commutative). Under create_graph the engine
-// adds as before (the recorded backward has no such kernel).
+// reads it beside x); the buffer then takes the node's result as the whole sum. The sum is eager's
+// bits: both terms rounded to the dtype, added in float32 (float64 for double) and rounded once,
+// which is what add_into's addition computes (and addition is commutative). Under create_graph the
+// engine adds as before (the recorded backward has no such kernel).
 Tensor take_partial(Pass& p, Node* n) {
   if (n->next_edges.empty() || n->next_edges[0].fn == nullptr || p.create_graph) return Tensor();
   const Edge& e = n->next_edges[0];

@@ -123,7 +123,8 @@ RowNormGrads row_norm_backward(const Tensor& grad, const Tensor& x, const Tensor
   Tensor w = weight.defined() ? contiguous(weight) : Tensor();
   Tensor m = mean.defined() ? contiguous(mean) : Tensor(), r = contiguous(rstd);
   Tensor dx = want_input ? reshape(g.input, Shape{rows, cols}) : Tensor();
-  // The kernel adds the addend as it writes dx where it reads the addend as it reads x.
+  // On CUDA the kernel adds the addend as it writes dx (read as x is: its dtype, contiguous
+  // rows); otherwise an addition after the kernel.
   const bool in_kernel = want_input && addend.defined() && x.is_cuda() &&
                          addend.device() == x.device() && addend.dtype() == x.dtype() &&
                          addend.sizes() == x.sizes() && addend.is_contiguous();
