@@ -181,6 +181,16 @@ def resnet_conv1x1(ctx: Context) -> Case:
     return _resnet_conv(ctx, "ResNet conv 1x1 fwd+bwd", 256, 64, 1, 56)
 
 
+# Note [Norm rows' bytes]: a norm's GB/s counts the passes over memory its kernels must make.
+# Layer, RMS and group norm hold a row (a sample's group: 8 channels of 32x32 float32 items,
+# 32 KB, in registers) between their two passes, so forward + backward is five passes: x read
+# and y written, then dy and x read and dx written. Batch norm's statistics span the batch: a
+# channel is 256 planes of 4 KB strewn through all 64 MB, which no block holds, so its forward
+# reads x twice (statistics, then y) and its backward reads dy and x twice (the two sums, then
+# dx): eight passes. On CUDA a sample runs 4 steps back to back, as a training loop does (see
+# _norm).
+
+
 @register(name="BatchNorm2d fwd+bwd")
 def batchnorm2d(ctx: Context) -> Case:
     n, c, hw = ctx.pick(32, 2, cuda=256), ctx.pick(64, 8), ctx.pick(32, 8)
@@ -190,6 +200,8 @@ def batchnorm2d(ctx: Context) -> Case:
         f"{n}x{c}x{hw}x{hw} f32",
         lambda lib: lib.nn.BatchNorm2d(c),
         (n, c, hw, hw),
+        nbytes=8 * n * c * hw * hw * 4,
+        min_calls=4 if ctx.on_cuda else 1,
     )
 
 
@@ -202,6 +214,8 @@ def groupnorm(ctx: Context) -> Case:
         f"{n}x{c}x{hw}x{hw}, 32 groups f32",
         lambda lib: lib.nn.GroupNorm(32, c),
         (n, c, hw, hw),
+        nbytes=5 * n * c * hw * hw * 4,
+        min_calls=4 if ctx.on_cuda else 1,
     )
 
 

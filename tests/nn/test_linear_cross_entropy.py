@@ -217,7 +217,7 @@ def test_options_pick_the_chunks(device, monkeypatch):
         (Opts(chunking_method="aspect_ratio:4"), 8),
         (Opts(chunking_method=None), 100),
         (Opts(chunking_method="aspect_ratio", batch_chunk_size=32), 32),
-        (None, 100),  # genesis's pick: 64M logits a chunk
+        (None, 100),  # genesis's pick: 128M logits a chunk
     ):
         sizes.clear()
         F.linear_cross_entropy(x, w, t, options=opts)

@@ -37,12 +37,13 @@ __all__ = ["linear_cross_entropy"]
 
 _OP = "linear_cross_entropy"
 _FUSED = (float16, bfloat16, float32, float64)
-# Logit items a chunk holds at most when genesis picks the chunks: 64M (128 MB of bfloat16
-# logits, as much again for their gradient), large enough that each chunk's products keep the
-# GPU busy. The rows split into equal chunks: GPT-2's 8192 tokens by 50304 classes make 7 of
-# 1171 rows, not 6 of 1334 and a seventh of 188 whose weight-gradient product reads and writes
-# the whole float32 sum for a sliver of work.
-_CHUNK_ITEMS = 1 << 26
+# Logit items a chunk holds at most when genesis picks the chunks: 128M (256 MB of bfloat16
+# logits, as much again for their gradient). tools/lce_chunk_probe.py on an H100 (GPT-2's head,
+# forward + backward): 64M a chunk 4.99 ms, 128M 4.39 ms for 253 MiB more peak memory, 256M 4.12
+# ms for 845 MiB more; the larger chunks' products keep the GPU busier. The rows split into equal
+# chunks: GPT-2's 8192 tokens by 50304 classes make 4 of 2048 rows, never a last sliver whose
+# weight-gradient product reads and writes the whole float32 sum for little work.
+_CHUNK_ITEMS = 1 << 27
 
 
 def _chunk_rows(options: Any, rows: int, in_features: int, classes: int) -> int:
@@ -264,7 +265,7 @@ def linear_cross_entropy(
     reduction=reduction, ignore_index=ignore_index, label_smoothing=label_smoothing)``. Unlike
     PyTorch, which chunks only when ``options`` is given, genesis chunks class-index targets
     whenever the weight is (C, in_features) and the dtypes are floating and alike (chunks of
-    about 64M logits, or as ``options`` says); the rest runs that formula. Under autocast the
+    about 128M logits, or as ``options`` says); the rest runs that formula. Under autocast the
     products run in its lower precision and the loss is float32, as the formula's would be.
 
     Args:

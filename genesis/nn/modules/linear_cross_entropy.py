@@ -23,7 +23,7 @@ class LinearCrossEntropyOptions:
     """How ``F.linear_cross_entropy`` cuts the rows into chunks (PyTorch's fields and checks).
 
     ``batch_chunk_size`` rows per chunk, or ``chunking_method``: ``"auto"`` (genesis's pick:
-    about 64M logits a chunk), ``"aspect_ratio"`` (a chunk's logits as large as the input, to the
+    about 128M logits a chunk), ``"aspect_ratio"`` (a chunk's logits as large as the input, to the
     next power of two of rows) or ``"aspect_ratio:N"`` (that divided by N), or ``None`` (use
     ``batch_chunk_size``, else one chunk). Both set and disagreeing raises ``ValueError`` at the
     call. ``allow_retain_graph``, ``acc_policy`` and ``acc_dtype`` are checked and kept, and do
