@@ -181,14 +181,14 @@ def resnet_conv1x1(ctx: Context) -> Case:
     return _resnet_conv(ctx, "ResNet conv 1x1 fwd+bwd", 256, 64, 1, 56)
 
 
-# Note [Norm rows' bytes]: a norm's GB/s counts the passes over memory its kernels must make.
-# Layer, RMS and group norm hold a row (a sample's group: 8 channels of 32x32 float32 items,
-# 32 KB, in registers) between their two passes, so forward + backward is five passes: x read
-# and y written, then dy and x read and dx written. Batch norm's statistics span the batch: a
-# channel is 256 planes of 4 KB strewn through all 64 MB, which no block holds, so its forward
-# reads x twice (statistics, then y) and its backward reads dy and x twice (the two sums, then
-# dx): eight passes. On CUDA a sample runs 4 steps back to back, as a training loop does (see
-# _norm).
+# Note [Norm rows' bytes]: a norm's GB/s counts the passes over memory (HBM) its kernels must
+# make. Layer and RMS norm hold a row in registers between their two passes; group norm reads its
+# row again right after its block read it (8 channels of 32x32 float32 items, 32 KB: from L1 or
+# L2). So their forward + backward is five passes: x read and y written, then dy and x read and
+# dx written. Batch norm's statistics span the batch: a channel is 256 planes of 4 KB strewn
+# through all 64 MB, which no block holds, so its forward reads x twice (statistics, then y) and
+# its backward reads dy and x twice (the two sums, then dx): eight passes. On CUDA a sample runs
+# 4 steps back to back, as a training loop does (see _norm).
 
 
 @register(name="BatchNorm2d fwd+bwd")

@@ -15,12 +15,6 @@
 //   dx = rstd * (dy * w[c] - avg(dy * w) - xhat * avg(dy * w * xhat)),
 // written in a second pass over the row. dw[c] and db[c] add the per-sample sums over the
 // samples in a fixed order (norm_rows::column_sums), so the gradients are deterministic.
-//
-// Both kernels pass over their row twice. When a thread's share of the row is at most
-// kept_capacity() packs (of x, and of dy backward) it keeps them in registers between the passes,
-// so the row is read from memory once: slots are KC channels x KP packs a channel, unrolled, so
-// every index into the array is a constant and it never spills to local memory. A larger row reads
-// its packs again in the second pass (from L1 or L2: the block has just read them).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -59,42 +53,6 @@ __device__ __forceinline__ WarpShare warp_share(int64_t per) {
   int64_t channel = warp / split;  // past per: this warp takes nothing
   return {channel < per ? channel : per, per, (warp % split) * 32 + lane, int64_t{split} * 32,
           split};
-}
-
-// Packs of T a thread may keep between passes (KC * KP): 32 items (16-bit items unpacked to
-// float for the arithmetic spill past 128 registers when 64 are kept of each of x and dy).
-template <typename T>
-constexpr int kept_capacity() {
-  return std::min(8, 32 / norm_rows::pack_items<T>());
-}
-
-// Visits this thread's share of a row in the same order on every pass: begin(c), then
-// pack(c, p, slot) for each of channel c's packs p, then end(c). With KC > 0 the share is at most
-// KC channels of KP packs (the launcher checks) and slot numbers a pack's register, constant
-// after unrolling; with KC = 0 the loops run to the row's end and slot is 0.
-template <int KC, int KP, typename Begin, typename Each, typename End>
-__device__ __forceinline__ void visit_share(const WarpShare& share, int64_t per, int64_t packs,
-                                            Begin&& begin, Each&& pack, End&& end) {
-  if constexpr (KC == 0) {
-    for (int64_t c = share.channel; c < per; c += share.channel_step) {
-      begin(c);
-      for (int64_t p = share.pack; p < packs; p += share.pack_step) pack(c, p, 0);
-      end(c);
-    }
-  } else {
-#pragma unroll
-    for (int i = 0; i < KC; ++i) {
-      int64_t c = share.channel + i * share.channel_step;
-      if (c >= per) break;  // the same channel sequence on every lane of a warp
-      begin(c);
-#pragma unroll
-      for (int j = 0; j < KP; ++j) {
-        int64_t p = share.pack + j * share.pack_step;
-        if (p < packs) pack(c, p, i * KP + j);
-      }
-      end(c);
-    }
-  }
 }
 
 template <typename C>
@@ -152,36 +110,33 @@ __device__ __forceinline__ C weight_of(const T* w, int64_t c) {
   return w ? convert<C>(w[c]) : C(1);
 }
 
-template <typename T, typename C, int Warps, int V, int KC, int KP>
-__global__ void __launch_bounds__(Warps * 32, KC > 0 ? 2 : 1)
+template <typename T, typename C, int Warps, int V>
+__global__ void __launch_bounds__(Warps * 32)
     group_norm_forward(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
                        T* __restrict__ y, C* __restrict__ mean, C* __restrict__ rstd, int64_t rows,
                        int64_t groups, int64_t per, int64_t spatial, C eps) {
   using P = Pack<T, V>;
   WarpShare share = warp_share<Warps>(per);
   int64_t packs = spatial / V, cols = per * spatial;
-  P kept[KC > 0 ? KC * KP : 1];  // this thread's packs of the row (KC > 0)
-  auto none = [](int64_t) {};
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* row = x + r * cols;
     Moments<C> m{0, 0, 0};
-    visit_share<KC, KP>(
-        share, per, packs, none,
-        [&](int64_t c, int64_t p, int slot) {
-          P pk = reinterpret_cast<const P*>(row + c * spatial)[p];
-          if constexpr (KC > 0) kept[slot] = pk;
-          C v[V], s = 0;
+    for (int64_t c = share.channel; c < per; c += share.channel_step) {
+      const P* items = reinterpret_cast<const P*>(row + c * spatial);
+      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+        P pk = items[p];
+        C v[V], s = 0;
 #pragma unroll
-          for (int j = 0; j < V; ++j) {
-            v[j] = convert<C>(pk.v[j]);
-            s += v[j];
-          }
-          C pack_mean = s / C(V), pack_m2 = 0;
+        for (int j = 0; j < V; ++j) {
+          v[j] = convert<C>(pk.v[j]);
+          s += v[j];
+        }
+        C pack_mean = s / C(V), pack_m2 = 0;
 #pragma unroll
-          for (int j = 0; j < V; ++j) pack_m2 += (v[j] - pack_mean) * (v[j] - pack_mean);
-          merge(m, C(V), pack_mean, pack_m2);
-        },
-        none);
+        for (int j = 0; j < V; ++j) pack_m2 += (v[j] - pack_mean) * (v[j] - pack_mean);
+        merge(m, C(V), pack_mean, pack_m2);
+      }
+    }
     m = block_moments<Warps>(m);
     C r_std = reciprocal_sqrt(m.m2 / C(cols) + eps);
     if (threadIdx.x == 0) {
@@ -189,30 +144,24 @@ __global__ void __launch_bounds__(Warps * 32, KC > 0 ? 2 : 1)
       rstd[r] = r_std;
     }
     int64_t first = (r % groups) * per;
-    C scale = 0, shift = 0;
-    visit_share<KC, KP>(
-        share, per, packs,
-        [&](int64_t c) {
-          scale = r_std * weight_of<T, C>(w, first + c);
-          shift = (b ? convert<C>(b[first + c]) : C(0)) - m.mean * scale;
-        },
-        [&](int64_t c, int64_t p, int slot) {
-          P pk, o;
-          if constexpr (KC > 0)
-            pk = kept[slot];
-          else
-            pk = reinterpret_cast<const P*>(row + c * spatial)[p];
+    for (int64_t c = share.channel; c < per; c += share.channel_step) {
+      C scale = r_std * weight_of<T, C>(w, first + c);
+      C shift = (b ? convert<C>(b[first + c]) : C(0)) - m.mean * scale;
+      const P* items = reinterpret_cast<const P*>(row + c * spatial);
+      P* out = reinterpret_cast<P*>(y + r * cols + c * spatial);
+      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+        P pk = items[p], o;
 #pragma unroll
-          for (int j = 0; j < V; ++j) o.v[j] = convert<T>(convert<C>(pk.v[j]) * scale + shift);
-          reinterpret_cast<P*>(y + r * cols + c * spatial)[p] = o;
-        },
-        none);
+        for (int j = 0; j < V; ++j) o.v[j] = convert<T>(convert<C>(pk.v[j]) * scale + shift);
+        out[p] = o;
+      }
+    }
   }
 }
 
 // partial: [2][rows][per], each sample's and channel's sums of dy * xhat, then of dy.
-template <typename T, typename C, int Warps, int V, int KC, int KP>
-__global__ void __launch_bounds__(Warps * 32, KC > 0 ? 2 : 1)
+template <typename T, typename C, int Warps, int V>
+__global__ void __launch_bounds__(Warps * 32)
     group_norm_backward(const T* __restrict__ dy, const T* __restrict__ x,
                         const C* __restrict__ mean, const C* __restrict__ rstd,
                         const T* __restrict__ w, T* __restrict__ dx, C* __restrict__ partial,
@@ -224,8 +173,6 @@ __global__ void __launch_bounds__(Warps * 32, KC > 0 ? 2 : 1)
   int64_t packs = spatial / V, cols = per * spatial;
   C* part_w = partial;
   C* part_b = partial + rows * per;
-  P kept_x[KC > 0 ? KC * KP : 1], kept_g[KC > 0 ? KC * KP : 1];
-  auto none = [](int64_t) {};
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     if (share.split > 1) __syncthreads();  // the previous row's readers are done with `slices`
     const T* xrow = x + r * cols;
@@ -233,77 +180,67 @@ __global__ void __launch_bounds__(Warps * 32, KC > 0 ? 2 : 1)
     C mu = mean[r], r_std = rstd[r];
     int64_t first = (r % groups) * per;
     C dot = 0, avg = 0;  // this thread's share of the row's sums of g * xhat and g (g = dy * w)
-    C a = 0, s = 0;      // the channel's sums of dy * xhat and dy
-    visit_share<KC, KP>(
-        share, per, packs, [&](int64_t) { a = s = 0; },
-        [&](int64_t c, int64_t p, int slot) {
-          P px = reinterpret_cast<const P*>(xrow + c * spatial)[p];
-          P pg = reinterpret_cast<const P*>(grow + c * spatial)[p];
-          if constexpr (KC > 0) {
-            kept_x[slot] = px;
-            kept_g[slot] = pg;
-          }
+    for (int64_t c = share.channel; c < per; c += share.channel_step) {
+      const P* xs = reinterpret_cast<const P*>(xrow + c * spatial);
+      const P* gs = reinterpret_cast<const P*>(grow + c * spatial);
+      C a = 0, s = 0;
+      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+        P px = xs[p], pg = gs[p];
 #pragma unroll
-          for (int j = 0; j < V; ++j) {
-            C gy = convert<C>(pg.v[j]);
-            a += gy * ((convert<C>(px.v[j]) - mu) * r_std);
-            s += gy;
-          }
-        },
-        [&](int64_t c) {
-          warp_sum2(a, s);
-          if (lane != 0) return;
-          if (share.split == 1) {
-            part_w[r * per + c] = a;
-            part_b[r * per + c] = s;
-            C wc = weight_of<T, C>(w, first + c);
-            dot += wc * a;
-            avg += wc * s;
-          } else {
-            slices[0][warp] = a;
-            slices[1][warp] = s;
-          }
-        });
+        for (int j = 0; j < V; ++j) {
+          C gy = convert<C>(pg.v[j]);
+          a += gy * ((convert<C>(px.v[j]) - mu) * r_std);
+          s += gy;
+        }
+      }
+      warp_sum2(a, s);
+      if (lane != 0) continue;
+      if (share.split == 1) {
+        part_w[r * per + c] = a;
+        part_b[r * per + c] = s;
+        C wc = weight_of<T, C>(w, first + c);
+        dot += wc * a;
+        avg += wc * s;
+      } else {
+        slices[0][warp] = a;
+        slices[1][warp] = s;
+      }
+    }
     if (share.split > 1) {
       __syncthreads();
       if (threadIdx.x < per) {  // thread c adds its channel's slices in order
         int64_t c = threadIdx.x;
-        C ca = 0, cs = 0;
+        C a = 0, s = 0;
         for (int k = 0; k < share.split; ++k) {
-          ca += slices[0][c * share.split + k];
-          cs += slices[1][c * share.split + k];
+          a += slices[0][c * share.split + k];
+          s += slices[1][c * share.split + k];
         }
-        part_w[r * per + c] = ca;
-        part_b[r * per + c] = cs;
+        part_w[r * per + c] = a;
+        part_b[r * per + c] = s;
         C wc = weight_of<T, C>(w, first + c);
-        dot += wc * ca;
-        avg += wc * cs;
+        dot += wc * a;
+        avg += wc * s;
       }
     }
     if (!dx) continue;
     block_sum2<Warps * 32>(dot, avg);
     dot /= C(cols);
     avg /= C(cols);
-    C wc = 0;
-    visit_share<KC, KP>(
-        share, per, packs, [&](int64_t c) { wc = weight_of<T, C>(w, first + c); },
-        [&](int64_t c, int64_t p, int slot) {
-          P px, pg, o;
-          if constexpr (KC > 0) {
-            px = kept_x[slot];
-            pg = kept_g[slot];
-          } else {
-            px = reinterpret_cast<const P*>(xrow + c * spatial)[p];
-            pg = reinterpret_cast<const P*>(grow + c * spatial)[p];
-          }
+    for (int64_t c = share.channel; c < per; c += share.channel_step) {
+      C wc = weight_of<T, C>(w, first + c);
+      const P* xs = reinterpret_cast<const P*>(xrow + c * spatial);
+      const P* gs = reinterpret_cast<const P*>(grow + c * spatial);
+      P* out = reinterpret_cast<P*>(dx + r * cols + c * spatial);
+      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+        P px = xs[p], pg = gs[p], o;
 #pragma unroll
-          for (int j = 0; j < V; ++j) {
-            C xh = (convert<C>(px.v[j]) - mu) * r_std;
-            o.v[j] = convert<T>(r_std * (convert<C>(pg.v[j]) * wc - avg - xh * dot));
-          }
-          reinterpret_cast<P*>(dx + r * cols + c * spatial)[p] = o;
-        },
-        none);
+        for (int j = 0; j < V; ++j) {
+          C xh = (convert<C>(px.v[j]) - mu) * r_std;
+          o.v[j] = convert<T>(r_std * (convert<C>(pg.v[j]) * wc - avg - xh * dot));
+        }
+        out[p] = o;
+      }
+    }
   }
 }
 
@@ -316,69 +253,30 @@ int warps_for(int64_t row_packs) {
   return warps;
 }
 
-// Packs a channel that one thread keeps (KP, a power of two) when a row of `per` channels of
-// `packs` packs fits `capacity` packs a thread of a block of `warps` warps (see warp_share); 0
-// when not.
-int kept_packs(int capacity, int warps, int64_t per, int64_t packs) {
-  int64_t channels = per >= warps ? (per + warps - 1) / warps : 1;  // a warp's channels
-  int64_t step = (per >= warps ? 1 : warps / per) * 32;             // a lane's pack stride
-  int64_t each = (packs + step - 1) / step;                         // a lane's packs a channel
-  for (int kp = 1; kp <= capacity; kp *= 2)
-    if (each <= kp && channels <= capacity / kp) return kp;
-  return 0;
-}
-
-// f(integral_constant<Warps>, integral_constant<V>, integral_constant<KC>,
-// integral_constant<KP>) for the row's block, pack and kept packs: 16-byte packs when every
-// channel is whole packs and the rows are aligned, single items otherwise; packs kept in
-// registers between the passes only by the largest block with 16-byte packs (a smaller row is
-// read again from L1, and each kept shape is another instantiation).
+// f(integral_constant<Warps>, integral_constant<V>) for the row's block and pack: 16-byte packs
+// when every channel is whole packs and the rows are aligned, single items otherwise.
 template <typename T, typename F>
 void with_shape(int64_t per, int64_t spatial, std::initializer_list<const void*> rows_data,
                 const F& f) {
   constexpr int kV = norm_rows::pack_items<T>();
-  using std::integral_constant;
-  using None = integral_constant<int, 0>;
   bool packed = spatial % kV == 0;
   for (const void* p : rows_data) packed = packed && aligned16(p);
   auto with_v = [&](auto v) {
-    int64_t packs = spatial / decltype(v)::value;
-    switch (warps_for(per * packs)) {
+    switch (warps_for(per * (spatial / decltype(v)::value))) {
       case 1:
-        return f(integral_constant<int, 1>{}, v, None{}, None{});
+        return f(std::integral_constant<int, 1>{}, v);
       case 2:
-        return f(integral_constant<int, 2>{}, v, None{}, None{});
+        return f(std::integral_constant<int, 2>{}, v);
       case 4:
-        return f(integral_constant<int, 4>{}, v, None{}, None{});
-      default: {
-        integral_constant<int, kMaxWarps> most;
-        if constexpr (decltype(v)::value == kV) {
-          constexpr int kCap = kept_capacity<T>();
-          auto kept = [&](auto kp) {
-            constexpr int KP = decltype(kp)::value;
-            if constexpr (KP <= kCap) f(most, v, integral_constant<int, kCap / KP>{}, kp);
-          };
-          switch (kept_packs(kCap, kMaxWarps, per, packs)) {
-            case 1:
-              return kept(integral_constant<int, 1>{});
-            case 2:
-              return kept(integral_constant<int, 2>{});
-            case 4:
-              return kept(integral_constant<int, 4>{});
-            case 8:
-              return kept(integral_constant<int, 8>{});
-            default:
-              break;
-          }
-        }
-        return f(most, v, None{}, None{});
-      }
+        return f(std::integral_constant<int, 4>{}, v);
+      default:
+        return f(std::integral_constant<int, 8>{}, v);
     }
   };
   if (packed)
-    with_v(integral_constant<int, kV>{});
+    with_v(std::integral_constant<int, kV>{});
   else
-    with_v(integral_constant<int, 1>{});
+    with_v(std::integral_constant<int, 1>{});
 }
 
 unsigned grid_for(int64_t rows) {
@@ -389,10 +287,9 @@ template <typename T, typename C>
 void forward_typed(const void* x, const void* w, const void* b, void* y, void* mean, void* rstd,
                    int64_t rows, int64_t groups, int64_t per, int64_t spatial, double eps,
                    cudaStream_t stream) {
-  with_shape<T>(per, spatial, {x, y}, [&](auto warps, auto v, auto kc, auto kp) {
+  with_shape<T>(per, spatial, {x, y}, [&](auto warps, auto v) {
     constexpr int W = decltype(warps)::value, V = decltype(v)::value;
-    constexpr int KC = decltype(kc)::value, KP = decltype(kp)::value;
-    group_norm_forward<T, C, W, V, KC, KP><<<grid_for(rows), W * 32, 0, stream>>>(
+    group_norm_forward<T, C, W, V><<<grid_for(rows), W * 32, 0, stream>>>(
         static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b),
         static_cast<T*>(y), static_cast<C*>(mean), static_cast<C*>(rstd), rows, groups, per,
         spatial, static_cast<C>(eps));
@@ -404,10 +301,9 @@ void backward_typed(const void* dy, const void* x, const void* mean, const void*
                     const void* w, void* dx, void* dw, void* db, void* partial, int64_t rows,
                     int64_t groups, int64_t per, int64_t spatial, cudaStream_t stream) {
   auto* parts = static_cast<C*>(partial);
-  with_shape<T>(per, spatial, {dy, x, dx}, [&](auto warps, auto v, auto kc, auto kp) {
+  with_shape<T>(per, spatial, {dy, x, dx}, [&](auto warps, auto v) {
     constexpr int W = decltype(warps)::value, V = decltype(v)::value;
-    constexpr int KC = decltype(kc)::value, KP = decltype(kp)::value;
-    group_norm_backward<T, C, W, V, KC, KP><<<grid_for(rows), W * 32, 0, stream>>>(
+    group_norm_backward<T, C, W, V><<<grid_for(rows), W * 32, 0, stream>>>(
         static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const C*>(mean),
         static_cast<const C*>(rstd), static_cast<const T*>(w), static_cast<T*>(dx), parts, rows,
         groups, per, spatial);

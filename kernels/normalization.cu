@@ -195,15 +195,16 @@ __device__ __forceinline__ T summed(T d, T a) {
 // g = dy * w are computed again for dx, so the registers go to the column sums. A block takes
 // Rows rows an iteration (Rows > 1 only with one pack a thread): their loads are in flight
 // together and their block sums share one pair of barriers.
-template <typename T, typename C, int Threads, int Packs, int Rows, bool Rms>
+template <typename T, typename G, typename C, int Threads, int Packs, int Rows, bool Rms>
 __global__ void __launch_bounds__(Threads)
-    norm_backward_regs(const T* __restrict__ dy, const T* __restrict__ x,
+    norm_backward_regs(const G* __restrict__ dy, const T* __restrict__ x,
                        const C* __restrict__ mean, const C* __restrict__ rstd,
                        const T* __restrict__ w, T* __restrict__ dx, const T* __restrict__ add,
                        C* __restrict__ partial, int64_t rows, int64_t cols) {
   static_assert(Rows == 1 || Packs == 1, "several rows an iteration hold one pack a thread");
   constexpr int V = 16 / sizeof(T) > 0 ? 16 / sizeof(T) : 1;
   using P = RowPack<T, V>;
+  using PG = RowPack<G, V>;  // dy's pack: V items of G (8 bytes for 16-bit dy beside float32 x)
   int64_t packs = cols / V;
   P pw[Packs];
   C dw[Packs][V], db[Packs][V];
@@ -214,20 +215,21 @@ __global__ void __launch_bounds__(Threads)
 #pragma unroll
     for (int j = 0; j < V; ++j) dw[k][j] = db[k][j] = 0;
   }
-  auto scaled = [&](const P& pg, int k, int j) {
+  auto scaled = [&](const PG& pg, int k, int j) {
     C gy = convert<C>(pg.v[j]);
     return w ? gy * convert<C>(pw[k].v[j]) : gy;
   };
   C n = C(cols);
   for (int64_t r0 = static_cast<int64_t>(blockIdx.x) * Rows; r0 < rows;
        r0 += static_cast<int64_t>(gridDim.x) * Rows) {
-    P px[Rows][Packs], pg[Rows][Packs];
+    P px[Rows][Packs];
+    PG pg[Rows][Packs];
     C mu[Rows], r_std[Rows], sums[2 * Rows];  // sums: each row's dot, then its avg
 #pragma unroll
     for (int i = 0; i < Rows; ++i) {
       int64_t r = r0 + i < rows ? r0 + i : rows - 1;  // a missing row repeats the last, unused
       const P* xrow = reinterpret_cast<const P*>(x + r * cols);
-      const P* grow = reinterpret_cast<const P*>(dy + r * cols);
+      const PG* grow = reinterpret_cast<const PG*>(dy + r * cols);
 #pragma unroll
       for (int k = 0; k < Packs; ++k) {
         int64_t p = threadIdx.x + static_cast<int64_t>(k) * Threads;
@@ -304,9 +306,9 @@ __global__ void __launch_bounds__(Threads)
   }
 }
 
-template <typename T, typename C, bool Rms>
+template <typename T, typename G, typename C, bool Rms>
 __global__ void __launch_bounds__(kLoopThreads)
-    norm_backward_loop(const T* __restrict__ dy, const T* __restrict__ x,
+    norm_backward_loop(const G* __restrict__ dy, const T* __restrict__ x,
                        const C* __restrict__ mean, const C* __restrict__ rstd,
                        const T* __restrict__ w, T* __restrict__ dx, const T* __restrict__ add,
                        C* __restrict__ partial, int64_t rows, int64_t cols) {
@@ -316,7 +318,7 @@ __global__ void __launch_bounds__(kLoopThreads)
   C n = C(cols);
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* xrow = x + r * cols;
-    const T* grow = dy + r * cols;
+    const G* grow = dy + r * cols;
     C mu = Rms ? C(0) : mean[r], r_std = rstd[r];
     C dot = 0, avg = 0;
     // Each thread owns columns threadIdx.x + k * kLoopThreads in every row: no other thread
@@ -383,21 +385,21 @@ BackwardBlock backward_block(int64_t cols, int item, std::initializer_list<const
 
 // Calls body(kernel, threads) with the backward kernel for `block` (the loop kernel for {0, 0, 1});
 // `kernel` is a std::integral_constant, a type of its own for each kernel.
-template <typename T, typename C, bool R, typename Body>
+template <typename T, typename G, typename C, bool R, typename Body>
 void with_backward_kernel(BackwardBlock block, Body body) {
   switch ((block.threads * 8 + block.packs) * 8 + block.rows) {
-#define GENESIS_NORM_BACKWARD_CASE(N, K, Rows)                      \
-  case (N * 8 + K) * 8 + Rows:                                      \
-    body(kernel_tag<norm_backward_regs<T, C, N, K, Rows, R>>{}, N); \
+#define GENESIS_NORM_BACKWARD_CASE(N, K, Rows)                         \
+  case (N * 8 + K) * 8 + Rows:                                         \
+    body(kernel_tag<norm_backward_regs<T, G, C, N, K, Rows, R>>{}, N); \
     return;
-#define GENESIS_NORM_BACKWARD_ONE_PACK(N)                          \
-  GENESIS_NORM_BACKWARD_CASE(N, 1, 1)                              \
-  case (N * 8 + 1) * 8 + 4:                                        \
-    if constexpr (sizeof(T) == 2) {                                \
-      body(kernel_tag<norm_backward_regs<T, C, N, 1, 4, R>>{}, N); \
-      return;                                                      \
-    }                                                              \
-    body(kernel_tag<norm_backward_loop<T, C, R>>{}, kLoopThreads); \
+#define GENESIS_NORM_BACKWARD_ONE_PACK(N)                             \
+  GENESIS_NORM_BACKWARD_CASE(N, 1, 1)                                 \
+  case (N * 8 + 1) * 8 + 4:                                           \
+    if constexpr (sizeof(T) == 2) {                                   \
+      body(kernel_tag<norm_backward_regs<T, G, C, N, 1, 4, R>>{}, N); \
+      return;                                                         \
+    }                                                                 \
+    body(kernel_tag<norm_backward_loop<T, G, C, R>>{}, kLoopThreads); \
     return;
     GENESIS_NORM_BACKWARD_ONE_PACK(32)
     GENESIS_NORM_BACKWARD_ONE_PACK(64)
@@ -414,7 +416,7 @@ void with_backward_kernel(BackwardBlock block, Body body) {
 #undef GENESIS_NORM_BACKWARD_ONE_PACK
 #undef GENESIS_NORM_BACKWARD_CASE
     default:
-      body(kernel_tag<norm_backward_loop<T, C, R>>{}, kLoopThreads);
+      body(kernel_tag<norm_backward_loop<T, G, C, R>>{}, kLoopThreads);
   }
 }
 
@@ -468,11 +470,11 @@ void forward_typed(const void* x, const void* w, const void* b, void* y, void* m
   }
 }
 
-template <typename T, typename C, bool Rms>
+template <typename T, typename G, typename C, bool Rms>
 void backward_typed(const void* dy, const void* x, const void* mean, const void* rstd,
                     const void* w, void* dx, const void* add, void* dw, void* db, void* workspace,
                     int64_t blocks, int64_t rows, int64_t cols, cudaStream_t stream) {
-  auto* gs = static_cast<const T*>(dy);
+  auto* gs = static_cast<const G*>(dy);
   auto* xs = static_cast<const T*>(x);
   auto* ms = static_cast<const C*>(mean);
   auto* rs = static_cast<const C*>(rstd);
@@ -481,11 +483,11 @@ void backward_typed(const void* dy, const void* x, const void* mean, const void*
   auto* partial = static_cast<C*>(workspace);
   unsigned grid = static_cast<unsigned>(blocks);
   auto* adds = static_cast<const T*>(add);
-  with_backward_kernel<T, C, Rms>(backward_block(cols, sizeof(T), {dy, x, w, dx, add}),
-                                  [&](auto kernel, int threads) {
-                                    decltype(kernel)::value<<<grid, threads, 0, stream>>>(
-                                        gs, xs, ms, rs, ws, dxs, adds, partial, rows, cols);
-                                  });
+  with_backward_kernel<T, G, C, Rms>(backward_block(cols, sizeof(T), {dy, x, w, dx, add}),
+                                     [&](auto kernel, int threads) {
+                                       decltype(kernel)::value<<<grid, threads, 0, stream>>>(
+                                           gs, xs, ms, rs, ws, dxs, adds, partial, rows, cols);
+                                     });
   // Both gradients' column sums in the same launches (the bias's partial rows follow the weight's).
   if (dw)
     norm_rows::launch_column_sums(partial, blocks, cols, static_cast<T*>(dw), stream,
@@ -495,19 +497,23 @@ void backward_typed(const void* dy, const void* x, const void* mean, const void*
                                   stream);
 }
 
-template <template <typename, typename, bool> class Body, typename... Args>
-void dispatch(int dtype, bool rms, Args... args) {
+// Body<T, G, C, R>::run(args...) for x's dtype code `dtype` (T), dy's `grad_dtype` (G: T, or a
+// 16-bit type beside float32 x), the compute type C and rms.
+template <template <typename, typename, typename, bool> class Body, typename... Args>
+void dispatch(int dtype, int grad_dtype, bool rms, Args... args) {
   auto go = [&](auto rms_tag) {
     constexpr bool R = decltype(rms_tag)::value;
     switch (dtype) {
       case kFloat16:
-        return Body<__half, float, R>::run(args...);
+        return Body<__half, __half, float, R>::run(args...);
       case kBFloat16:
-        return Body<__nv_bfloat16, float, R>::run(args...);
+        return Body<__nv_bfloat16, __nv_bfloat16, float, R>::run(args...);
       case kFloat32:
-        return Body<float, float, R>::run(args...);
+        if (grad_dtype == kBFloat16) return Body<float, __nv_bfloat16, float, R>::run(args...);
+        if (grad_dtype == kFloat16) return Body<float, __half, float, R>::run(args...);
+        return Body<float, float, float, R>::run(args...);
       case kFloat64:
-        return Body<double, double, R>::run(args...);
+        return Body<double, double, double, R>::run(args...);
       default:
         return;  // the caller checked the dtype
     }
@@ -518,19 +524,19 @@ void dispatch(int dtype, bool rms, Args... args) {
     go(std::false_type{});
 }
 
-template <typename T, typename C, bool R>
+template <typename T, typename G, typename C, bool R>
 struct Forward {
   template <typename... A>
   static void run(A... a) {
-    forward_typed<T, C, R>(a...);
+    if constexpr (std::is_same_v<T, G>) forward_typed<T, C, R>(a...);
   }
 };
 
-template <typename T, typename C, bool R>
+template <typename T, typename G, typename C, bool R>
 struct Backward {
   template <typename... A>
   static void run(A... a) {
-    backward_typed<T, C, R>(a...);
+    backward_typed<T, G, C, R>(a...);
   }
 };
 
@@ -546,10 +552,10 @@ int64_t blocks_per_sm(K kernel, int threads) {
   return std::max(n, 1);
 }
 
-template <typename T, typename C, bool R>
+template <typename T, typename G, typename C, bool R>
 struct Resident {
   static void run(BackwardBlock block, int64_t* out) {
-    with_backward_kernel<T, C, R>(block, [&](auto kernel, int threads) {
+    with_backward_kernel<T, G, C, R>(block, [&](auto kernel, int threads) {
       static const int64_t n = blocks_per_sm(decltype(kernel)::value, threads);  // per kernel
       *out = n;
     });
@@ -563,28 +569,28 @@ int item_size(int dtype) { return dtype == kFloat64 ? 8 : dtype == kFloat32 ? 4 
 void launch_row_norm_forward(int dtype, const void* x, const void* w, const void* b, void* y,
                              void* mean, void* rstd, int64_t rows, int64_t cols, double eps,
                              bool rms, void* stream) {
-  dispatch<Forward>(dtype, rms, x, w, b, y, mean, rstd, rows, cols, eps,
+  dispatch<Forward>(dtype, dtype, rms, x, w, b, y, mean, rstd, rows, cols, eps,
                     static_cast<cudaStream_t>(stream));
 }
 
-int64_t row_norm_backward_blocks(int dtype, const void* dy, const void* x, const void* w,
-                                 const void* dx, const void* add, int64_t rows, int64_t cols,
-                                 bool rms, int device_sms) {
+int64_t row_norm_backward_blocks(int dtype, int grad_dtype, const void* dy, const void* x,
+                                 const void* w, const void* dx, const void* add, int64_t rows,
+                                 int64_t cols, bool rms, int device_sms) {
   // As many blocks as the GPU holds at once (the kernel's occupancy), so that one wave takes
   // every row and the partial rows the column sums read stay few.
   int64_t per_sm = 1;
   BackwardBlock block = backward_block(cols, item_size(dtype), {dy, x, w, dx, add});
-  dispatch<Resident>(dtype, rms, block, &per_sm);
+  dispatch<Resident>(dtype, grad_dtype, rms, block, &per_sm);
   int64_t iterations = (rows + block.rows - 1) / block.rows;  // a block's first takes rows rows
   return std::max<int64_t>(1, std::min(iterations, per_sm * device_sms));
 }
 
-void launch_row_norm_backward(int dtype, const void* dy, const void* x, const void* mean,
-                              const void* rstd, const void* w, void* dx, const void* add, void* dw,
-                              void* db, void* workspace, int64_t blocks, int64_t rows, int64_t cols,
-                              bool rms, void* stream) {
-  dispatch<Backward>(dtype, rms, dy, x, mean, rstd, w, dx, add, dw, db, workspace, blocks, rows,
-                     cols, static_cast<cudaStream_t>(stream));
+void launch_row_norm_backward(int dtype, int grad_dtype, const void* dy, const void* x,
+                              const void* mean, const void* rstd, const void* w, void* dx,
+                              const void* add, void* dw, void* db, void* workspace, int64_t blocks,
+                              int64_t rows, int64_t cols, bool rms, void* stream) {
+  dispatch<Backward>(dtype, grad_dtype, rms, dy, x, mean, rstd, w, dx, add, dw, db, workspace,
+                     blocks, rows, cols, static_cast<cudaStream_t>(stream));
 }
 
 }  // namespace genesis::kernels

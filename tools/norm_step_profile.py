@@ -1,13 +1,18 @@
-"""Wall time, host time and CUDA kernels of the "LayerNorm bf16 fwd+bwd" benchmark row's step
-(zero_grad, forward, backward of 65536 x 768), genesis's and torch's (GPU machine only):
+"""Wall time, host time and CUDA kernels of a norm benchmark row's step (zero_grad, forward,
+backward), genesis's and torch's (GPU machine only):
 
-    python tools/norm_step_profile.py
+    python tools/norm_step_profile.py [layernorm-bf16 | groupnorm | batchnorm]
+
+layernorm-bf16 (the default): "LayerNorm bf16 fwd+bwd", 65536 x 768; groupnorm: "GroupNorm
+fwd+bwd", 64 x 256 x 32 x 32 in 32 groups, float32; batchnorm: "BatchNorm2d fwd+bwd",
+256 x 64 x 32 x 32, float32.
 
 "4 in a row" is the step's time back to back (the host's time before the first kernel hidden);
 the kernels come from torch.profiler, whose CUPTI sees genesis's kernels too.
 """
 
 import statistics
+import sys
 import time
 
 import torch
@@ -15,13 +20,19 @@ from torch.profiler import ProfilerActivity, profile
 
 import genesis
 
-rows, cols = 65536, 768
+CASES = {
+    "layernorm-bf16": (lambda lib: lib.nn.LayerNorm(768), (65536, 768), "bfloat16"),
+    "groupnorm": (lambda lib: lib.nn.GroupNorm(32, 256), (64, 256, 32, 32), "float32"),
+    "batchnorm": (lambda lib: lib.nn.BatchNorm2d(64), (256, 64, 32, 32), "float32"),
+}
+build, shape, dtype = CASES[sys.argv[1] if len(sys.argv) > 1 else "layernorm-bf16"]
 
 
 def setup(lib, sync):
-    layer = lib.nn.LayerNorm(cols).to("cuda").to(lib.bfloat16)
-    x = lib.randn(rows, cols, device="cuda").to(lib.bfloat16).requires_grad_()
-    g = lib.randn(rows, cols, device="cuda").to(lib.bfloat16)
+    dt = getattr(lib, dtype)
+    layer = build(lib).to("cuda").to(dt)
+    x = lib.randn(*shape, device="cuda").to(dt).requires_grad_()
+    g = lib.randn(*shape, device="cuda").to(dt)
 
     def step():
         layer.zero_grad()

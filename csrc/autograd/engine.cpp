@@ -226,6 +226,29 @@ Tensor take_partial(Pass& p, Node* n) {
   return partial;
 }
 
+// Note [A gradient widened where it is used]
+// A float32 tensor cast to 16 bits (autocast's cast of a layer norm's output before a linear
+// layer) gets back a 16-bit gradient, which fitted() widens to float32: a pass that reads 2 bytes
+// an item and writes 4, before the norm's backward reads the 4 again. When the node that made
+// the float32 tensor can read the narrow gradient itself (Node::reads_narrow_grads: the fused
+// layer norm and RMS norm) and this is the whole gradient it will get for that output (its
+// buffer slot is empty and no other running node feeds it), the engine leaves the gradient
+// narrow and the node widens it as it reads it: the same values, since float16 and bfloat16
+// widen to float32 exactly. Not when something looks at the gradient before the node runs (its
+// output hooks, retain_grad, grad() of that output), nor under create_graph (the recorded
+// backward's dtype rules stay eager's).
+bool keeps_narrow(const Pass& p, Node* s, const Grads& buffer, uint32_t slot, const Tensor& g,
+                  const TensorInfo& info) {
+  if (!s->reads_narrow_grads || p.create_graph || !s->output_hooks.empty() ||
+      p.target_nodes.count(s) > 0)
+    return false;
+  auto left = p.deps.find(s);
+  if (left == p.deps.end() || left->second != 1 || buffer[slot].defined()) return false;
+  return info.dtype == ScalarType::Float32 &&
+         (g.dtype() == ScalarType::BFloat16 || g.dtype() == ScalarType::Float16) &&
+         g.sizes() == info.sizes && g.device() == info.device;
+}
+
 // 4. Execution: a node runs when every running node that feeds it has, later-made nodes first;
 // each input gradient, fitted to its input, is added into the next node's buffer.
 void execute(Pass& p) {
@@ -263,7 +286,10 @@ void execute(Pass& p) {
       if (i < outs.size() && outs[i].defined()) {
         Grads& b = p.buffers[s];
         b.resize(s->output_info.size());
-        add_into(b[e.input_nr], fitted(std::move(outs[i]), n->input_info[i]));
+        if (keeps_narrow(p, s, b, e.input_nr, outs[i], n->input_info[i]))
+          b[e.input_nr] = std::move(outs[i]);
+        else
+          add_into(b[e.input_nr], fitted(std::move(outs[i]), n->input_info[i]));
       }
       if (--p.deps[s] == 0) ready.push(s);
     }

@@ -134,6 +134,10 @@ class Node : public std::enable_shared_from_this<Node> {
   // apply as one more gradient after the outputs' (per call, so passes on other threads that
   // share the node see none of it).
   bool sums_partial = false;
+  // Note [A gradient widened where it is used] (engine.cpp): a node whose apply takes its
+  // outputs' float32 gradients as float16 or bfloat16 too, widening them as it reads them (the
+  // fused norms' backward kernel).
+  bool reads_narrow_grads = false;
 };
 
 // Every node is made by make_node (Note [Iterative graph teardown]).

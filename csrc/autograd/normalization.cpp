@@ -59,7 +59,8 @@ Tensor row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight, 
                if (autograd::GradMode::is_enabled())
                  return recorded_backward(node, g[0], x, w, normalized_ndim, eps, rms);
                // g[1], when given: the gradient already waiting for x, to add into dx (Note [A
-               // gradient summed where it is made] in engine.cpp).
+               // gradient summed where it is made] in engine.cpp). g[0] may be 16-bit beside
+               // float32 x (Note [A gradient widened where it is used]).
                Tensor partial = g.size() > 1 ? g[1] : Tensor();
                ops::RowNormGrads d = ops::row_norm_backward(
                    g[0], x, s[2], s[3], w, normalized_ndim, rms, node.needs_grad(0),
@@ -68,6 +69,7 @@ Tensor row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight, 
              });
   if (!r) return f.out;
   r.node->sums_partial = true;
+  r.node->reads_narrow_grads = true;
   r.save(x);
   if (weight.defined())
     r.save(weight);

@@ -35,17 +35,17 @@ void row_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& mean, 
   int64_t cols = x.sizes().back(), rows = x.numel() / cols;
   int device = x.device().index;
   DeviceGuard guard(device);
-  int dtype = static_cast<int>(x.dtype());
+  int dtype = static_cast<int>(x.dtype()), grad_dtype = static_cast<int>(grad.dtype());
   int64_t blocks = kernels::row_norm_backward_blocks(
-      dtype, grad.data(), x.data(), data_or_null(weight), data_or_null(grad_input),
+      dtype, grad_dtype, grad.data(), x.data(), data_or_null(weight), data_or_null(grad_input),
       data_or_null(addend), rows, cols, rms, multiprocessor_count(device));
   ScalarType compute = x.dtype() == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
   Tensor workspace = Tensor::empty(Shape{2 * blocks * cols}, compute, x.device());
   kernels::launch_row_norm_backward(
-      dtype, grad.data(), x.data(), data_or_null(mean), rstd.data(), data_or_null(weight),
-      mutable_or_null(grad_input), data_or_null(addend), mutable_or_null(grad_weight),
-      mutable_or_null(grad_bias), workspace.mutable_data(), blocks, rows, cols, rms,
-      reinterpret_cast<void*>(current_stream(device)));
+      dtype, grad_dtype, grad.data(), x.data(), data_or_null(mean), rstd.data(),
+      data_or_null(weight), mutable_or_null(grad_input), data_or_null(addend),
+      mutable_or_null(grad_weight), mutable_or_null(grad_bias), workspace.mutable_data(), blocks,
+      rows, cols, rms, reinterpret_cast<void*>(current_stream(device)));
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 

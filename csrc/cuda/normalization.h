@@ -10,7 +10,7 @@ void row_norm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias,
                       bool rms, const Tensor& out, const Tensor& mean, const Tensor& rstd);
 
 // addend (undefined: none): added to grad_input in the kernel that writes it, as eager's addition
-// would; x's dtype and rows.
+// would; x's dtype and rows. grad: x's dtype, or float16/bfloat16 beside float32 x.
 void row_norm_backward(const Tensor& grad, const Tensor& x, const Tensor& mean, const Tensor& rstd,
                        const Tensor& weight, bool rms, const Tensor& grad_input,
                        const Tensor& addend, const Tensor& grad_weight, const Tensor& grad_bias);

@@ -119,7 +119,14 @@ RowNormGrads row_norm_backward(const Tensor& grad, const Tensor& x, const Tensor
     if (want_bias) g.bias = full(param_sizes, Scalar(0.0), x.dtype(), x.device());
     return g;
   }
-  Tensor x2 = rows_of(x, rows, cols), g2 = rows_of(grad, rows, cols);
+  // A 16-bit gradient beside float32 x (Note [A gradient widened where it is used] in
+  // autograd/engine.cpp): the CUDA kernel reads it widened; elsewhere it is widened first.
+  const bool narrow_in_kernel =
+      x.is_cuda() && x.dtype() == ScalarType::Float32 &&
+      (grad.dtype() == ScalarType::BFloat16 || grad.dtype() == ScalarType::Float16);
+  Tensor g_in =
+      grad.dtype() == x.dtype() || narrow_in_kernel ? grad : to(grad, x.dtype(), x.device(), false);
+  Tensor x2 = rows_of(x, rows, cols), g2 = rows_of(g_in, rows, cols);
   Tensor w = weight.defined() ? contiguous(weight) : Tensor();
   Tensor m = mean.defined() ? contiguous(mean) : Tensor(), r = contiguous(rstd);
   Tensor dx = want_input ? reshape(g.input, Shape{rows, cols}) : Tensor();

@@ -207,12 +207,10 @@ def test_bad_input_from_the_compiled_op():
 # (N, C, *spatial, groups): the kernel's shapes (Note [Fused group norm kernels]): whole
 # 16-byte packs and single items (odd spatial sizes), rows of more channels than warps, of fewer
 # (a channel cut among warps, some warps idle), one channel a group, rows long enough for the
-# widest block, one sample (the column sums of one row), no spatial dims. The widest block keeps
-# its packs in registers between the passes when they fit (KC channels x KP packs a thread):
-# (2, 32, 32, 32) one channel of 8 float32 packs a warp, (2, 20, 224) 2-3 channels a warp
-# (some warps one channel fewer) of 1-2 packs a lane, (2, 64, 128) 4 channels of one pack,
-# (2, 32, 512) 2 channels of 4 float32 or 2 bfloat16 packs; (2, 6, 2048) a channel cut between
-# two warps.
+# widest block, one sample (the column sums of one row), no spatial dims; in the widest block, a
+# channel a warp (2, 32, 32, 32), 2-3 channels a warp with some warps one channel fewer and lanes
+# of 1 or 2 packs (2, 20, 224), 4 channels a warp (2, 64, 128), 2 channels (2, 32, 512), and a
+# channel cut between two warps (2, 6, 2048).
 GROUP_SHAPES = [
     ((16, 64, 6, 5), 32),
     ((3, 24, 7), 2),
