@@ -4,7 +4,7 @@
 # log in $OUT; then, with LIMIT seconds not yet spent, the compiling benchmarks with CUDA fusion
 # on, the GPT-2 step with both libraries compiled, and the transformer-block profile (compiled,
 # eager, torch.compile) with its fusion log.
-#   T=200 LIMIT=540 [PROBE=1] [NORMS=1] [LCE=1] [AREAS="block gpt2c"] bash tools/gpu_first.sh
+#   T=200 LIMIT=540 [PROBE=1] [GNPROBE=1] [NORMS=1] [LCE=1] [AREAS="block gpt2c"] bash tools/gpu_first.sh
 # With a wheel from tools/build_gpu_wheel.sh carried in .whl (and .deps), nothing builds here.
 OUT="${OUT:-/tmp/genesis-gpu-out}"; mkdir -p "$OUT"; export PYTHONUNBUFFERED=1 PYTHONPATH=.
 nvidia-smi --query-gpu=name --format=csv,noheader
@@ -39,8 +39,15 @@ if [ -n "${PROBE:-}" ]; then  # PROBE=1: the row-norm kernel variants (tools/nor
   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. tools/norm_probe.cu \
     -o /tmp/norm_probe && timeout 90 /tmp/norm_probe 2>&1 | tee "$OUT/norm_probe.txt" | grep -v diff
 fi
+if [ -n "${GNPROBE:-}" ]; then  # GNPROBE=1: group norm's kernel variants, its and batch norm's steps
+  nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. tools/group_norm_probe.cu \
+    -o /tmp/group_norm_probe && timeout 60 /tmp/group_norm_probe 2>&1 | tee "$OUT/group_norm_probe.txt"
+  for a in groupnorm batchnorm; do
+    timeout 60 python3 tools/norm_step_profile.py $a 2>&1 | tee "$OUT/norm_step_$a.txt" | head -12
+  done
+fi
 if [ -n "${NORMS:-}" ] && [ "$(left)" -gt 90 ]; then  # NORMS=1: the norm layers' rows
-  for f in "layers/LayerNorm" "layers/RMSNorm"; do
+  for f in "layers/LayerNorm" "layers/RMSNorm" "layers/GroupNorm" "layers/BatchNorm2d"; do
     timeout 60 python3 -m benchmarks --device cuda --filter "$f" 2>&1 | tee -a "$OUT/bench_norms.txt" |
       grep "fwd+bwd"
   done

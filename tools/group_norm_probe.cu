@@ -1,0 +1,349 @@
+// Variants of the group norm kernels (Note [Fused group norm kernels]) timed against the
+// library's own and a copy, on a GPU machine (float32, 64 x 256 x 32 x 32 in 32 groups: the
+// "GroupNorm fwd+bwd" benchmark row, at 68% of the copy rate over five passes in session 41):
+//   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. tools/group_norm_probe.cu \
+//     -o /tmp/group_norm_probe && /tmp/group_norm_probe
+// It includes kernels/group_norm.cu (its kernels, launchers and helpers). The variant keeps a
+// thread's packs in registers between the two passes (session 41's 299e0c6, reverted when the
+// row measured no faster: 177.8 us back to back against 174.5 one call a sample before), here
+// with 1 to 4 blocks a multiprocessor required of the compiler (its registers: 2 kept 88-128).
+// Each variant's output is compared with the library's (max difference). A measuring tool, not
+// part of the build.
+#include "kernels/group_norm.cu"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace genesis::kernels {
+namespace {
+
+// Visits this thread's share of a row in the same order on every pass: begin(c), then
+// pack(c, p, slot) for each of channel c's packs p, then end(c). With KC > 0 the share is at most
+// KC channels of KP packs (the launcher checks) and slot numbers a pack's register, constant
+// after unrolling; with KC = 0 the loops run to the row's end and slot is 0.
+template <int KC, int KP, typename Begin, typename Each, typename End>
+__device__ __forceinline__ void visit_share(const WarpShare& share, int64_t per, int64_t packs,
+                                            Begin&& begin, Each&& pack, End&& end) {
+  if constexpr (KC == 0) {
+    for (int64_t c = share.channel; c < per; c += share.channel_step) {
+      begin(c);
+      for (int64_t p = share.pack; p < packs; p += share.pack_step) pack(c, p, 0);
+      end(c);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < KC; ++i) {
+      int64_t c = share.channel + i * share.channel_step;
+      if (c >= per) break;  // the same channel sequence on every lane of a warp
+      begin(c);
+#pragma unroll
+      for (int j = 0; j < KP; ++j) {
+        int64_t p = share.pack + j * share.pack_step;
+        if (p < packs) pack(c, p, i * KP + j);
+      }
+      end(c);
+    }
+  }
+}
+
+template <typename T, typename C, int Warps, int V, int KC, int KP, int MinBlocks>
+__global__ void __launch_bounds__(Warps * 32, MinBlocks)
+    kept_forward(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
+                 T* __restrict__ y, C* __restrict__ mean, C* __restrict__ rstd, int64_t rows,
+                 int64_t groups, int64_t per, int64_t spatial, C eps) {
+  using P = Pack<T, V>;
+  WarpShare share = warp_share<Warps>(per);
+  int64_t packs = spatial / V, cols = per * spatial;
+  P kept[KC > 0 ? KC * KP : 1];  // this thread's packs of the row (KC > 0)
+  auto none = [](int64_t) {};
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* row = x + r * cols;
+    Moments<C> m{0, 0, 0};
+    visit_share<KC, KP>(
+        share, per, packs, none,
+        [&](int64_t c, int64_t p, int slot) {
+          P pk = reinterpret_cast<const P*>(row + c * spatial)[p];
+          if constexpr (KC > 0) kept[slot] = pk;
+          C v[V], s = 0;
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            v[j] = convert<C>(pk.v[j]);
+            s += v[j];
+          }
+          C pack_mean = s / C(V), pack_m2 = 0;
+#pragma unroll
+          for (int j = 0; j < V; ++j) pack_m2 += (v[j] - pack_mean) * (v[j] - pack_mean);
+          merge(m, C(V), pack_mean, pack_m2);
+        },
+        none);
+    m = block_moments<Warps>(m);
+    C r_std = reciprocal_sqrt(m.m2 / C(cols) + eps);
+    if (threadIdx.x == 0) {
+      mean[r] = m.mean;
+      rstd[r] = r_std;
+    }
+    int64_t first = (r % groups) * per;
+    C scale = 0, shift = 0;
+    visit_share<KC, KP>(
+        share, per, packs,
+        [&](int64_t c) {
+          scale = r_std * weight_of<T, C>(w, first + c);
+          shift = (b ? convert<C>(b[first + c]) : C(0)) - m.mean * scale;
+        },
+        [&](int64_t c, int64_t p, int slot) {
+          P pk, o;
+          if constexpr (KC > 0)
+            pk = kept[slot];
+          else
+            pk = reinterpret_cast<const P*>(row + c * spatial)[p];
+#pragma unroll
+          for (int j = 0; j < V; ++j) o.v[j] = convert<T>(convert<C>(pk.v[j]) * scale + shift);
+          reinterpret_cast<P*>(y + r * cols + c * spatial)[p] = o;
+        },
+        none);
+  }
+}
+
+// partial: [2][rows][per], each sample's and channel's sums of dy * xhat, then of dy.
+template <typename T, typename C, int Warps, int V, int KC, int KP, int MinBlocks>
+__global__ void __launch_bounds__(Warps * 32, MinBlocks)
+    kept_backward(const T* __restrict__ dy, const T* __restrict__ x, const C* __restrict__ mean,
+                  const C* __restrict__ rstd, const T* __restrict__ w, T* __restrict__ dx,
+                  C* __restrict__ partial, int64_t rows, int64_t groups, int64_t per,
+                  int64_t spatial) {
+  using P = Pack<T, V>;
+  __shared__ C slices[2][Warps];
+  WarpShare share = warp_share<Warps>(per);
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  int64_t packs = spatial / V, cols = per * spatial;
+  C* part_w = partial;
+  C* part_b = partial + rows * per;
+  P kept_x[KC > 0 ? KC * KP : 1], kept_g[KC > 0 ? KC * KP : 1];
+  auto none = [](int64_t) {};
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    if (share.split > 1) __syncthreads();  // the previous row's readers are done with `slices`
+    const T* xrow = x + r * cols;
+    const T* grow = dy + r * cols;
+    C mu = mean[r], r_std = rstd[r];
+    int64_t first = (r % groups) * per;
+    C dot = 0, avg = 0;  // this thread's share of the row's sums of g * xhat and g (g = dy * w)
+    C a = 0, s = 0;      // the channel's sums of dy * xhat and dy
+    visit_share<KC, KP>(
+        share, per, packs, [&](int64_t) { a = s = 0; },
+        [&](int64_t c, int64_t p, int slot) {
+          P px = reinterpret_cast<const P*>(xrow + c * spatial)[p];
+          P pg = reinterpret_cast<const P*>(grow + c * spatial)[p];
+          if constexpr (KC > 0) {
+            kept_x[slot] = px;
+            kept_g[slot] = pg;
+          }
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            C gy = convert<C>(pg.v[j]);
+            a += gy * ((convert<C>(px.v[j]) - mu) * r_std);
+            s += gy;
+          }
+        },
+        [&](int64_t c) {
+          warp_sum2(a, s);
+          if (lane != 0) return;
+          if (share.split == 1) {
+            part_w[r * per + c] = a;
+            part_b[r * per + c] = s;
+            C wc = weight_of<T, C>(w, first + c);
+            dot += wc * a;
+            avg += wc * s;
+          } else {
+            slices[0][warp] = a;
+            slices[1][warp] = s;
+          }
+        });
+    if (share.split > 1) {
+      __syncthreads();
+      if (threadIdx.x < per) {  // thread c adds its channel's slices in order
+        int64_t c = threadIdx.x;
+        C ca = 0, cs = 0;
+        for (int k = 0; k < share.split; ++k) {
+          ca += slices[0][c * share.split + k];
+          cs += slices[1][c * share.split + k];
+        }
+        part_w[r * per + c] = ca;
+        part_b[r * per + c] = cs;
+        C wc = weight_of<T, C>(w, first + c);
+        dot += wc * ca;
+        avg += wc * cs;
+      }
+    }
+    if (!dx) continue;
+    block_sum2<Warps * 32>(dot, avg);
+    dot /= C(cols);
+    avg /= C(cols);
+    C wc = 0;
+    visit_share<KC, KP>(
+        share, per, packs, [&](int64_t c) { wc = weight_of<T, C>(w, first + c); },
+        [&](int64_t c, int64_t p, int slot) {
+          P px, pg, o;
+          if constexpr (KC > 0) {
+            px = kept_x[slot];
+            pg = kept_g[slot];
+          } else {
+            px = reinterpret_cast<const P*>(xrow + c * spatial)[p];
+            pg = reinterpret_cast<const P*>(grow + c * spatial)[p];
+          }
+#pragma unroll
+          for (int j = 0; j < V; ++j) {
+            C xh = (convert<C>(px.v[j]) - mu) * r_std;
+            o.v[j] = convert<T>(r_std * (convert<C>(pg.v[j]) * wc - avg - xh * dot));
+          }
+          reinterpret_cast<P*>(dx + r * cols + c * spatial)[p] = o;
+        },
+        none);
+  }
+}
+
+}  // namespace
+}  // namespace genesis::kernels
+
+using namespace genesis::kernels;
+
+#define CK(x)                                                             \
+  do {                                                                    \
+    cudaError_t e = (x);                                                  \
+    if (e != cudaSuccess) {                                               \
+      printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e)); \
+      exit(1);                                                            \
+    }                                                                     \
+  } while (0)
+
+constexpr int64_t kN = 64, kGroups = 32, kPer = 8, kSpatial = 1024;
+constexpr int64_t kRows = kN * kGroups, kItems = kRows * kPer * kSpatial;
+constexpr double kMB = kItems * 4 / 1e6;  // one pass over a tensor
+
+// Median of 20 timings (after 3 warm-ups) of f, in microseconds.
+template <typename F>
+float time_us(F f) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (int i = 0; i < 3; ++i) f();
+  std::vector<float> t;
+  for (int i = 0; i < 20; ++i) {
+    CK(cudaEventRecord(a));
+    f();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms * 1000);
+  }
+  std::sort(t.begin(), t.end());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return t[t.size() / 2];
+}
+
+void report(const char* name, float us, double passes) {
+  printf("  %-52s %8.1f us  %5.2f TB/s\n", name, us, passes * kMB / us / 1e6);
+}
+
+float max_diff(const float* a, const float* b, int64_t n) {
+  std::vector<float> x(n), y(n);
+  CK(cudaMemcpy(x.data(), a, n * 4, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(y.data(), b, n * 4, cudaMemcpyDeviceToHost));
+  float m = 0;
+  for (int64_t i = 0; i < n; ++i) m = std::max(m, std::abs(x[i] - y[i]));
+  return m;
+}
+
+__global__ void fill(float* p, int64_t n, uint32_t seed) {
+  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
+       i += int64_t{gridDim.x} * blockDim.x) {
+    uint32_t h = (static_cast<uint32_t>(i) ^ seed) * 2654435761u;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    p[i] = static_cast<float>(h >> 8) / 16777216.0f * 4.0f - 1.5f;
+  }
+}
+
+template <int MinBlocks>
+void kept_variant(const float* x, const float* w, const float* b, const float* dy, float* y,
+                  float* dx, float* mean, float* rstd, float* partial, const float* y_ref,
+                  const float* dx_ref) {
+  constexpr int W = 8, V = 4, KC = 1, KP = 8;  // a channel a warp, 8 packs a lane
+  auto fwd = [&] {
+    kept_forward<float, float, W, V, KC, KP, MinBlocks>
+        <<<kRows, W * 32>>>(x, w, b, y, mean, rstd, kRows, kGroups, kPer, kSpatial, 1e-5f);
+  };
+  auto bwd = [&] {
+    kept_backward<float, float, W, V, KC, KP, MinBlocks>
+        <<<kRows, W * 32>>>(dy, x, mean, rstd, w, dx, partial, kRows, kGroups, kPer, kSpatial);
+  };
+  int regs = 0;
+  cudaFuncAttributes attr;
+  CK(cudaFuncGetAttributes(&attr, kept_forward<float, float, W, V, KC, KP, MinBlocks>));
+  regs = attr.numRegs;
+  char name[96];
+  snprintf(name, sizeof name, "fwd kept, >= %d blocks/SM (%d regs)", MinBlocks, regs);
+  report(name, time_us(fwd), 2);
+  CK(cudaFuncGetAttributes(&attr, kept_backward<float, float, W, V, KC, KP, MinBlocks>));
+  snprintf(name, sizeof name, "bwd kernel kept, >= %d blocks/SM (%d regs)", MinBlocks,
+           attr.numRegs);
+  report(name, time_us(bwd), 3);
+  fwd();
+  bwd();
+  CK(cudaDeviceSynchronize());
+  printf("    max diff y %.3g dx %.3g\n", max_diff(y, y_ref, kItems), max_diff(dx, dx_ref, kItems));
+}
+
+int main() {
+  float *x, *dy, *y, *dx, *y_ref, *dx_ref, *w, *b, *dw, *db, *mean, *rstd, *partial;
+  CK(cudaMalloc(&x, kItems * 4));
+  CK(cudaMalloc(&dy, kItems * 4));
+  CK(cudaMalloc(&y, kItems * 4));
+  CK(cudaMalloc(&dx, kItems * 4));
+  CK(cudaMalloc(&y_ref, kItems * 4));
+  CK(cudaMalloc(&dx_ref, kItems * 4));
+  CK(cudaMalloc(&w, kGroups * kPer * 4));
+  CK(cudaMalloc(&b, kGroups * kPer * 4));
+  CK(cudaMalloc(&dw, kGroups * kPer * 4));
+  CK(cudaMalloc(&db, kGroups * kPer * 4));
+  CK(cudaMalloc(&mean, kRows * 4));
+  CK(cudaMalloc(&rstd, kRows * 4));
+  CK(cudaMalloc(&partial, 2 * kRows * kPer * 4));
+  fill<<<1024, 256>>>(x, kItems, 1);
+  fill<<<1024, 256>>>(dy, kItems, 2);
+  fill<<<1, 256>>>(w, kGroups * kPer, 3);
+  fill<<<1, 256>>>(b, kGroups * kPer, 4);
+  CK(cudaDeviceSynchronize());
+  const int f32 = kFloat32;
+  report("cudaMemcpy device to device (2 passes)",
+         time_us([&] { CK(cudaMemcpyAsync(y, x, kItems * 4, cudaMemcpyDeviceToDevice)); }), 2);
+  auto lib_fwd = [&] {
+    launch_group_norm_forward(f32, x, w, b, y_ref, mean, rstd, kRows, kGroups, kPer, kSpatial, 1e-5,
+                              nullptr);
+  };
+  report("fwd library", time_us(lib_fwd), 2);
+  report("bwd library + column sums", time_us([&] {
+           launch_group_norm_backward(f32, dy, x, mean, rstd, w, dx_ref, dw, db, partial, kRows,
+                                      kGroups, kPer, kSpatial, nullptr);
+         }),
+         3);
+  report("bwd library kernel alone", time_us([&] {
+           launch_group_norm_backward(f32, dy, x, mean, rstd, w, dx_ref, nullptr, nullptr, partial,
+                                      kRows, kGroups, kPer, kSpatial, nullptr);
+         }),
+         3);
+  report("fwd + bwd library", time_us([&] {
+           lib_fwd();
+           launch_group_norm_backward(f32, dy, x, mean, rstd, w, dx_ref, dw, db, partial, kRows,
+                                      kGroups, kPer, kSpatial, nullptr);
+         }),
+         5);
+  kept_variant<1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  kept_variant<2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  kept_variant<3>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  kept_variant<4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  return 0;
+}
