@@ -39,9 +39,11 @@ if [ -n "${PROBE:-}" ]; then  # PROBE=1: the row-norm kernel variants (tools/nor
   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. tools/norm_probe.cu \
     -o /tmp/norm_probe && timeout 90 /tmp/norm_probe 2>&1 | tee "$OUT/norm_probe.txt" | grep -v diff
 fi
-if [ -n "${GNPROBE:-}" ]; then  # GNPROBE=1: group norm's kernel variants, its and batch norm's steps
-  nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. tools/group_norm_probe.cu \
-    -o /tmp/group_norm_probe && timeout 60 /tmp/group_norm_probe 2>&1 | tee "$OUT/group_norm_probe.txt"
+if [ -n "${GNPROBE:-}" ]; then  # GNPROBE=1: group and batch norm's kernel variants and steps
+  for p in group_norm batch_norm; do
+    nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. tools/${p}_probe.cu \
+      -o /tmp/${p}_probe && timeout 60 /tmp/${p}_probe 2>&1 | tee "$OUT/${p}_probe.txt"
+  done
   for a in groupnorm batchnorm; do
     timeout 60 python3 tools/norm_step_profile.py $a 2>&1 | tee "$OUT/norm_step_$a.txt" | head -12
   done
