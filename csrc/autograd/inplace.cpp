@@ -60,10 +60,9 @@ void check(const Tensor& self, bool other_requires_grad, bool has_formula, const
                   "views to be modified inplace. You should replace the inplace operation by an "
                   "out-of-place one.");
   if (!self_rg && !other_requires_grad) return;
-  const auto& m = self.autograd_meta();
-  bool recorded_view = m != nullptr && m->view_fn;
+  bool recorded_view = meta != nullptr && meta->view_fn;
   if (recorded_view) {
-    const Tensor& root = m->view_base;
+    const Tensor& root = meta->view_base;
     GENESIS_CHECK(!(autograd::requires_grad(root) && autograd::is_leaf(root)), op,
                   "a view of a leaf Variable that requires grad is being used in an in-place "
                   "operation.");

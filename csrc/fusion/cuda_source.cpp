@@ -428,6 +428,7 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
   k.column.resize(graph.inputs.size());
   k.row_input.resize(graph.inputs.size());
   k.row_broadcast.resize(graph.inputs.size());
+  int lead = -1;  // a column group's leading (row) dims, found at its first strided input
   int64_t reach = graph.numel;
   for (size_t i = 0; i < graph.inputs.size(); ++i) {
     const Tensor& t = graph.inputs[i];
@@ -443,7 +444,7 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
     k.strided[i] = !(t.is_contiguous() && t.sizes() == graph.shape);
     if (!k.strided[i]) continue;
     if (graph.columns > 0) {  // Note [Inputs the same in every row of a column group]
-      const int lead = column_lead(graph);
+      if (lead < 0) lead = column_lead(graph);
       bool along_rows = false;
       for (int d = 0; d < lead && d < static_cast<int>(t.ndim()); ++d)
         along_rows = along_rows || (t.sizes()[d] > 1 && t.strides()[d] != 0);
