@@ -12,21 +12,9 @@
 // A measuring tool, not part of the build.
 #include "kernels/batch_norm.cu"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <vector>
+#include "tools/probe_helpers.cuh"
 
 using namespace genesis::kernels;
-
-#define CK(x)                                                             \
-  do {                                                                    \
-    cudaError_t e = (x);                                                  \
-    if (e != cudaSuccess) {                                               \
-      printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e)); \
-      exit(1);                                                            \
-    }                                                                     \
-  } while (0)
 
 constexpr int64_t kN = 256, kC = 64, kS = 32 * 32, kItems = kN * kC * kS;
 constexpr double kMB = kItems * 4 / 1e6;  // one pass over a tensor
@@ -91,50 +79,8 @@ __global__ void __launch_bounds__(256)
   }
 }
 
-// Median of 20 timings (after 3 warm-ups) of f, in microseconds.
-template <typename F>
-float time_us(F f) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < 20; ++i) {
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000);
-  }
-  std::sort(t.begin(), t.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return t[t.size() / 2];
-}
-
 void report(const char* name, float us, double passes) {
   printf("  %-56s %8.1f us  %5.2f TB/s (%g passes)\n", name, us, passes * kMB / us / 1e6, passes);
-}
-
-float max_diff(const float* a, const float* b, int64_t n) {
-  std::vector<float> x(n), y(n);
-  CK(cudaMemcpy(x.data(), a, n * 4, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(y.data(), b, n * 4, cudaMemcpyDeviceToHost));
-  float m = 0;
-  for (int64_t i = 0; i < n; ++i) m = std::max(m, std::abs(x[i] - y[i]));
-  return m;
-}
-
-__global__ void fill(float* p, int64_t n, uint32_t seed) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    uint32_t h = (static_cast<uint32_t>(i) ^ seed) * 2654435761u;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    p[i] = static_cast<float>(h >> 8) / 16777216.0f * 4.0f - 1.5f;
-  }
 }
 
 int main() {
@@ -150,13 +96,14 @@ int main() {
   for (float** p : {&w, &b, &dw, &db, &mean, &invstd}) CK(cudaMalloc(p, kC * 4));
   CK(cudaMalloc(&work, (kC * parts * 2 + kC * 3) * 4));
   const float* coef = work + kC * parts * 2;
-  fill<<<1024, 256>>>(x, kItems, 1);
-  fill<<<1024, 256>>>(dy, kItems, 2);
-  fill<<<1, 64>>>(w, kC, 3);
-  fill<<<1, 64>>>(b, kC, 4);
+  probe::fill<<<1024, 256>>>(x, kItems, 1);
+  probe::fill<<<1024, 256>>>(dy, kItems, 2);
+  probe::fill<<<1, 64>>>(w, kC, 3);
+  probe::fill<<<1, 64>>>(b, kC, 4);
   CK(cudaDeviceSynchronize());
   report("cudaMemcpy device to device",
-         time_us([&] { CK(cudaMemcpyAsync(y, x, kItems * 4, cudaMemcpyDeviceToDevice)); }), 2);
+         probe::median_us([&] { CK(cudaMemcpyAsync(y, x, kItems * 4, cudaMemcpyDeviceToDevice)); }),
+         2);
   auto stats = [&] {
     launch_batch_norm_stats(kFloat32, kFloat32, x, d, parts, work, 1e-5, 0.1, mean, invstd, nullptr,
                             nullptr, nullptr);
@@ -165,8 +112,8 @@ int main() {
     launch_batch_norm_backward(kFloat32, kFloat32, dy, x, d, parts, work, mean, invstd, w, true,
                                nullptr, dw, db, nullptr);
   };
-  report("stats (sums + finish)", time_us(stats), 1);
-  report("stats + library apply", time_us([&] {
+  report("stats (sums + finish)", probe::median_us(stats), 1);
+  report("stats + library apply", probe::median_us([&] {
            stats();
            launch_batch_norm_apply(kFloat32, kFloat32, x, d, mean, invstd, w, b, y_ref, nullptr);
          }),
@@ -175,13 +122,13 @@ int main() {
   const unsigned late = static_cast<unsigned>(((kN + parts - 1) / parts) * parts * kC);
   auto fwd = [&](auto late_first, auto wide, const char* name) {
     constexpr bool L = decltype(late_first)::value, W = decltype(wide)::value;
-    report(name, time_us([&] {
+    report(name, probe::median_us([&] {
              stats();
              apply_variant<L, W><<<L ? late : planes, 256>>>(x, parts, mean, invstd, w, b, y);
            }),
            3);
     CK(cudaDeviceSynchronize());
-    printf("    max diff %.3g\n", max_diff(y, y_ref, kItems));
+    printf("    max diff %.3g\n", probe::max_diff(y, y_ref, kItems));
   };
   using F = std::false_type;
   using T = std::true_type;
@@ -189,21 +136,21 @@ int main() {
   fwd(F{}, T{}, "stats + apply, plane order, 16-byte loads");
   fwd(T{}, F{}, "stats + apply, late first, 4-byte loads");
   fwd(T{}, T{}, "stats + apply, late first, 16-byte loads");
-  report("gradient sums (+ finish)", time_us(sums), 2);
-  report("library backward", time_us([&] {
+  report("gradient sums (+ finish)", probe::median_us(sums), 2);
+  report("library backward", probe::median_us([&] {
            launch_batch_norm_backward(kFloat32, kFloat32, dy, x, d, parts, work, mean, invstd, w,
                                       true, dx_ref, dw, db, nullptr);
          }),
          5);
   auto bwd = [&](auto late_first, auto wide, const char* name) {
     constexpr bool L = decltype(late_first)::value, W = decltype(wide)::value;
-    report(name, time_us([&] {
+    report(name, probe::median_us([&] {
              sums();
              grad_apply_variant<L, W><<<L ? late : planes, 256>>>(dy, x, parts, coef, dx);
            }),
            5);
     CK(cudaDeviceSynchronize());
-    printf("    max diff %.3g\n", max_diff(dx, dx_ref, kItems));
+    printf("    max diff %.3g\n", probe::max_diff(dx, dx_ref, kItems));
   };
   bwd(F{}, F{}, "sums + grad apply, plane order, 4-byte loads");
   bwd(F{}, T{}, "sums + grad apply, plane order, 16-byte loads");

@@ -11,10 +11,7 @@
 // part of the build.
 #include "kernels/group_norm.cu"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <vector>
+#include "tools/probe_helpers.cuh"
 
 namespace genesis::kernels {
 namespace {
@@ -208,63 +205,12 @@ __global__ void __launch_bounds__(Warps * 32, MinBlocks)
 
 using namespace genesis::kernels;
 
-#define CK(x)                                                             \
-  do {                                                                    \
-    cudaError_t e = (x);                                                  \
-    if (e != cudaSuccess) {                                               \
-      printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e)); \
-      exit(1);                                                            \
-    }                                                                     \
-  } while (0)
-
 constexpr int64_t kN = 64, kGroups = 32, kPer = 8, kSpatial = 1024;
 constexpr int64_t kRows = kN * kGroups, kItems = kRows * kPer * kSpatial;
 constexpr double kMB = kItems * 4 / 1e6;  // one pass over a tensor
 
-// Median of 20 timings (after 3 warm-ups) of f, in microseconds.
-template <typename F>
-float time_us(F f) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  for (int i = 0; i < 3; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < 20; ++i) {
-    CK(cudaEventRecord(a));
-    f();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000);
-  }
-  std::sort(t.begin(), t.end());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return t[t.size() / 2];
-}
-
 void report(const char* name, float us, double passes) {
   printf("  %-52s %8.1f us  %5.2f TB/s\n", name, us, passes * kMB / us / 1e6);
-}
-
-float max_diff(const float* a, const float* b, int64_t n) {
-  std::vector<float> x(n), y(n);
-  CK(cudaMemcpy(x.data(), a, n * 4, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(y.data(), b, n * 4, cudaMemcpyDeviceToHost));
-  float m = 0;
-  for (int64_t i = 0; i < n; ++i) m = std::max(m, std::abs(x[i] - y[i]));
-  return m;
-}
-
-__global__ void fill(float* p, int64_t n, uint32_t seed) {
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n;
-       i += int64_t{gridDim.x} * blockDim.x) {
-    uint32_t h = (static_cast<uint32_t>(i) ^ seed) * 2654435761u;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    p[i] = static_cast<float>(h >> 8) / 16777216.0f * 4.0f - 1.5f;
-  }
 }
 
 template <int MinBlocks>
@@ -286,15 +232,16 @@ void kept_variant(const float* x, const float* w, const float* b, const float* d
   regs = attr.numRegs;
   char name[96];
   snprintf(name, sizeof name, "fwd kept, >= %d blocks/SM (%d regs)", MinBlocks, regs);
-  report(name, time_us(fwd), 2);
+  report(name, probe::median_us(fwd), 2);
   CK(cudaFuncGetAttributes(&attr, kept_backward<float, float, W, V, KC, KP, MinBlocks>));
   snprintf(name, sizeof name, "bwd kernel kept, >= %d blocks/SM (%d regs)", MinBlocks,
            attr.numRegs);
-  report(name, time_us(bwd), 3);
+  report(name, probe::median_us(bwd), 3);
   fwd();
   bwd();
   CK(cudaDeviceSynchronize());
-  printf("    max diff y %.3g dx %.3g\n", max_diff(y, y_ref, kItems), max_diff(dx, dx_ref, kItems));
+  printf("    max diff y %.3g dx %.3g\n", probe::max_diff(y, y_ref, kItems),
+         probe::max_diff(dx, dx_ref, kItems));
 }
 
 int main() {
@@ -312,30 +259,31 @@ int main() {
   CK(cudaMalloc(&mean, kRows * 4));
   CK(cudaMalloc(&rstd, kRows * 4));
   CK(cudaMalloc(&partial, 2 * kRows * kPer * 4));
-  fill<<<1024, 256>>>(x, kItems, 1);
-  fill<<<1024, 256>>>(dy, kItems, 2);
-  fill<<<1, 256>>>(w, kGroups * kPer, 3);
-  fill<<<1, 256>>>(b, kGroups * kPer, 4);
+  probe::fill<<<1024, 256>>>(x, kItems, 1);
+  probe::fill<<<1024, 256>>>(dy, kItems, 2);
+  probe::fill<<<1, 256>>>(w, kGroups * kPer, 3);
+  probe::fill<<<1, 256>>>(b, kGroups * kPer, 4);
   CK(cudaDeviceSynchronize());
   const int f32 = kFloat32;
   report("cudaMemcpy device to device (2 passes)",
-         time_us([&] { CK(cudaMemcpyAsync(y, x, kItems * 4, cudaMemcpyDeviceToDevice)); }), 2);
+         probe::median_us([&] { CK(cudaMemcpyAsync(y, x, kItems * 4, cudaMemcpyDeviceToDevice)); }),
+         2);
   auto lib_fwd = [&] {
     launch_group_norm_forward(f32, x, w, b, y_ref, mean, rstd, kRows, kGroups, kPer, kSpatial, 1e-5,
                               nullptr);
   };
-  report("fwd library", time_us(lib_fwd), 2);
-  report("bwd library + column sums", time_us([&] {
+  report("fwd library", probe::median_us(lib_fwd), 2);
+  report("bwd library + column sums", probe::median_us([&] {
            launch_group_norm_backward(f32, dy, x, mean, rstd, w, dx_ref, dw, db, partial, kRows,
                                       kGroups, kPer, kSpatial, nullptr);
          }),
          3);
-  report("bwd library kernel alone", time_us([&] {
+  report("bwd library kernel alone", probe::median_us([&] {
            launch_group_norm_backward(f32, dy, x, mean, rstd, w, dx_ref, nullptr, nullptr, partial,
                                       kRows, kGroups, kPer, kSpatial, nullptr);
          }),
          3);
-  report("fwd + bwd library", time_us([&] {
+  report("fwd + bwd library", probe::median_us([&] {
            lib_fwd();
            launch_group_norm_backward(f32, dy, x, mean, rstd, w, dx_ref, dw, db, partial, kRows,
                                       kGroups, kPer, kSpatial, nullptr);

@@ -6,21 +6,13 @@
 // variant's result is compared with the library's (max difference). A measuring tool, not part
 // of the build.
 #include "kernels/normalization.cu"
+#include "tools/probe_helpers.cuh"
 
 #include <cstdio>
 #include <vector>
 
 using namespace genesis::kernels;
 using genesis::kernels::norm_rows::Pack;
-
-#define CK(x)                                                             \
-  do {                                                                    \
-    cudaError_t e = (x);                                                  \
-    if (e != cudaSuccess) {                                               \
-      printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e)); \
-      exit(1);                                                            \
-    }                                                                     \
-  } while (0)
 
 using T = __nv_bfloat16;
 using C = float;
@@ -419,20 +411,20 @@ int main() {
   FWD(16, 1);
   // backward
   int64_t blocks =
-      row_norm_backward_blocks(kBFloat16, dy, x, w, dx, nullptr, rows, cols, false, sms);
+      row_norm_backward_blocks(kBFloat16, kBFloat16, dy, x, w, dx, nullptr, rows, cols, false, sms);
   float b0 = t.us([&] {
-    launch_row_norm_backward(kBFloat16, dy, x, mean, rstd, w, dx, nullptr, dwo, dbo, part, blocks,
-                             rows, cols, false, 0);
+    launch_row_norm_backward(kBFloat16, kBFloat16, dy, x, mean, rstd, w, dx, nullptr, dwo, dbo,
+                             part, blocks, rows, cols, false, 0);
   });
   rep("bwd library + column sums", b0, bbytes);
   printf("    blocks %ld\n", (long)blocks);
   float ba = t.us([&] {  // Note [A gradient summed where it is made]: dx2 read as the addend
-    launch_row_norm_backward(kBFloat16, dy, x, mean, rstd, w, dx, dx2, dwo, dbo, part, blocks, rows,
-                             cols, false, 0);
+    launch_row_norm_backward(kBFloat16, kBFloat16, dy, x, mean, rstd, w, dx, dx2, dwo, dbo, part,
+                             blocks, rows, cols, false, 0);
   });
   rep("bwd library + column sums, adding a gradient", ba, bbytes + 2.0 * n);
   float bk = t.us([&] {
-    norm_backward_regs<T, C, 96, 1, 1, false>
+    norm_backward_regs<T, T, C, 96, 1, 1, false>
         <<<(unsigned)blocks, 96>>>(dy, x, mean, rstd, w, dx, nullptr, part, rows, cols);
   });
   rep("bwd library kernel alone", bk, bbytes);
