@@ -226,12 +226,10 @@ void kept_variant(const float* x, const float* w, const float* b, const float* d
     kept_backward<float, float, W, V, KC, KP, MinBlocks>
         <<<kRows, W * 32>>>(dy, x, mean, rstd, w, dx, partial, kRows, kGroups, kPer, kSpatial);
   };
-  int regs = 0;
   cudaFuncAttributes attr;
   CK(cudaFuncGetAttributes(&attr, kept_forward<float, float, W, V, KC, KP, MinBlocks>));
-  regs = attr.numRegs;
   char name[96];
-  snprintf(name, sizeof name, "fwd kept, >= %d blocks/SM (%d regs)", MinBlocks, regs);
+  snprintf(name, sizeof name, "fwd kept, >= %d blocks/SM (%d regs)", MinBlocks, attr.numRegs);
   report(name, probe::median_us(fwd), 2);
   CK(cudaFuncGetAttributes(&attr, kept_backward<float, float, W, V, KC, KP, MinBlocks>));
   snprintf(name, sizeof name, "bwd kernel kept, >= %d blocks/SM (%d regs)", MinBlocks,
