@@ -6,7 +6,8 @@
 //    tiles staged in shared memory, 16-byte vectors on both sides, Note [Tiled transposes] in
 //    kernels/transpose_tiles.cuh, or, with a narrow side, Note [Narrow transposes] in
 //    kernels/transpose_narrow.cuh. Same-dtype copies use item-sized words, whatever the dtype,
-//    so they need no per-dtype instantiation.
+//    so they need no per-dtype instantiation, or wider words where the layout allows
+//    (Note [Wide words for same-dtype copies]).
 #include <cuda_runtime.h>
 
 #include "kernels/copy.cuh"
@@ -62,17 +63,20 @@ struct Offsets {
   Index src[kMaxKernelDims];
 };
 
-constexpr int kRun = 4;  // consecutive innermost elements per thread: one unravel for four
+// Consecutive innermost elements per thread: one unravel for four. Wide words take one each
+// (Note [Wide words for same-dtype copies]): four 16-byte words a thread would spread a warp's
+// load or store over 2 KB, measured slower than the 2-byte items it replaced.
+constexpr int kRun = 4;
 
-template <typename D, typename S, typename Index>
+template <typename D, typename S, typename Index, int Run>
 __global__ void copy_strided(char* __restrict__ dst, const char* __restrict__ src, int64_t items,
                              Offsets<Index> g) {
   const Index cols = g.sizes[0];
-  const Index runs_per_row = (cols + kRun - 1) / kRun;
+  const Index runs_per_row = (cols + Run - 1) / Run;
   for (int64_t w = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; w < items;
        w += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     Index row = static_cast<Index>(w / runs_per_row);
-    Index col0 = static_cast<Index>(w % runs_per_row) * kRun;
+    Index col0 = static_cast<Index>(w % runs_per_row) * Run;
     Index od = 0, os = 0;
 #pragma unroll
     for (int d = 1; d < kMaxKernelDims; ++d) {
@@ -83,7 +87,7 @@ __global__ void copy_strided(char* __restrict__ dst, const char* __restrict__ sr
       os += idx * g.src[d];
     }
 #pragma unroll
-    for (int k = 0; k < kRun; ++k) {
+    for (int k = 0; k < Run; ++k) {
       Index col = col0 + k;
       if (col < cols)
         *reinterpret_cast<D*>(dst + od + col * g.dst[0]) =
@@ -131,7 +135,7 @@ void launch_contiguous(void* dst, const void* src, int64_t numel, cudaStream_t s
         static_cast<D*>(dst) + done, static_cast<const S*>(src) + done, numel - done);
 }
 
-template <typename D, typename S, typename Index>
+template <typename D, typename S, typename Index, int Run>
 void launch_strided(void* dst, const void* src, int64_t numel, const Geometry& g,
                     cudaStream_t stream) {
   Offsets<Index> o{g.ndim, {}, {}, {}};
@@ -141,12 +145,12 @@ void launch_strided(void* dst, const void* src, int64_t numel, const Geometry& g
     o.src[d] = static_cast<Index>(g.strides[1][d]);
   }
   int64_t rows = numel / g.sizes[0];
-  int64_t items = rows * ((g.sizes[0] + kRun - 1) / kRun);
-  copy_strided<D, S, Index><<<capped_blocks(items), kThreads, 0, stream>>>(
+  int64_t items = rows * ((g.sizes[0] + Run - 1) / Run);
+  copy_strided<D, S, Index, Run><<<capped_blocks(items), kThreads, 0, stream>>>(
       static_cast<char*>(dst), static_cast<const char*>(src), items, o);
 }
 
-template <typename D, typename S>
+template <typename D, typename S, int Run = kRun>
 void launch_typed(void* dst, const void* src, int64_t numel, const Geometry& g,
                   cudaStream_t stream) {
   if (g.ndim == 1 && g.strides[0][0] == sizeof(D) && g.strides[1][0] == sizeof(S))
@@ -161,15 +165,53 @@ void launch_typed(void* dst, const void* src, int64_t numel, const Geometry& g,
   bool small =
       non_negative && numel < (1ll << 31) && reach_d < (1ll << 31) && reach_s < (1ll << 31);
   if (small)
-    launch_strided<D, S, uint32_t>(dst, src, numel, g, stream);
+    launch_strided<D, S, uint32_t, Run>(dst, src, numel, g, stream);
   else
-    launch_strided<D, S, int64_t>(dst, src, numel, g, stream);
+    launch_strided<D, S, int64_t, Run>(dst, src, numel, g, stream);
+}
+
+// Note [Wide words for same-dtype copies]
+// A same-dtype copy whose innermost dim is dense on both sides copies rows of bytes: a piece of
+// cat, a split's gradient, heads moved between [B, T, H, D] and [B, H, T, D]. When every row's
+// bytes, every outer stride and both bases are multiples of a wider word, the copy moves words
+// of that width instead of items (16 bytes, not 2, for a 16-bit tensor): one load and one store
+// where there were eight. The rows stay whole, so the result is the same bytes.
+struct alignas(16) Word16 {
+  uint4 v;
+};
+
+bool widens_to(const Geometry& g, const void* dst, const void* src, int item, int word) {
+  if (g.strides[0][0] != item || g.strides[1][0] != item) return false;
+  if ((g.sizes[0] * item) % word != 0) return false;
+  if (reinterpret_cast<uintptr_t>(dst) % word != 0 || reinterpret_cast<uintptr_t>(src) % word)
+    return false;
+  for (int d = 1; d < g.ndim; ++d)
+    if (g.strides[0][d] % word != 0 || g.strides[1][d] % word != 0) return false;
+  return true;
+}
+
+template <typename V>
+bool try_wide(void* dst, const void* src, int64_t numel, const Geometry& g, int item,
+              cudaStream_t stream) {
+  constexpr int word = sizeof(V);
+  if (word <= item || !widens_to(g, dst, src, item, word)) return false;
+  Geometry wide = g;
+  wide.sizes[0] = g.sizes[0] * item / word;
+  wide.strides[0][0] = wide.strides[1][0] = word;
+  wide.numel = numel / g.sizes[0] * wide.sizes[0];
+  launch_typed<V, V, 1>(dst, src, wide.numel, wide, stream);
+  return true;
 }
 
 template <typename W>
 void launch_same(void* dst, const void* src, int64_t numel, const Geometry& g,
                  cudaStream_t stream) {
   if (try_transpose<sizeof(W)>(dst, src, g, stream)) return;
+  constexpr int item = sizeof(W);
+  if (try_wide<Word16>(dst, src, numel, g, item, stream) ||
+      try_wide<uint64_t>(dst, src, numel, g, item, stream) ||
+      try_wide<uint32_t>(dst, src, numel, g, item, stream))
+    return;
   launch_typed<W, W>(dst, src, numel, g, stream);
 }
 

@@ -71,16 +71,23 @@ __device__ __forceinline__ void merge(Moments<C>& a, C count, C mean, C m2) {
   a.count = total;
 }
 
-// The block's moments, returned to every thread, merged in the same order on every run.
-template <int Warps, typename C>
-__device__ __forceinline__ Moments<C> block_moments(Moments<C> m) {
-#pragma unroll
-  for (int delta = 16; delta > 0; delta >>= 1) {  // lane 0 ends with the warp's moments
+// The block's moments, returned to every thread, merged in the same order on every run: each
+// warp's by a shuffle tree, then the warps' by the first warp's shuffle tree (a serial merge of
+// every warp's moments in every thread cost 32 merges a thread in blocks of 32 warps).
+template <typename C>
+__device__ __forceinline__ Moments<C> warp_moments(Moments<C> m, int width) {
+  for (int delta = width / 2; delta > 0; delta >>= 1) {  // lane 0 ends with the warp's moments
     C count = __shfl_down_sync(0xffffffffu, m.count, delta);
     C mean = __shfl_down_sync(0xffffffffu, m.mean, delta);
     C m2 = __shfl_down_sync(0xffffffffu, m.m2, delta);
     merge(m, count, mean, m2);
   }
+  return m;
+}
+
+template <int Warps, typename C>
+__device__ __forceinline__ Moments<C> block_moments(Moments<C> m) {
+  m = warp_moments(m, 32);
   __shared__ C part[3][Warps];
   int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   __syncthreads();  // the previous row's readers are done with `part`
@@ -90,10 +97,19 @@ __device__ __forceinline__ Moments<C> block_moments(Moments<C> m) {
     part[2][warp] = m.m2;
   }
   __syncthreads();
-  Moments<C> total{0, 0, 0};
-#pragma unroll
-  for (int w = 0; w < Warps; ++w) merge(total, part[0][w], part[1][w], part[2][w]);
-  return total;
+  if (Warps > 1 && warp == 0) {
+    Moments<C> w{0, 0, 0};
+    if (lane < Warps) w = {part[0][lane], part[1][lane], part[2][lane]};
+    w = warp_moments(w, Warps);
+    __syncwarp();
+    if (lane == 0) {
+      part[0][0] = w.count;
+      part[1][0] = w.mean;
+      part[2][0] = w.m2;
+    }
+  }
+  if (Warps > 1) __syncthreads();
+  return {part[0][0], part[1][0], part[2][0]};
 }
 
 template <typename C>

@@ -3,10 +3,11 @@
 // "GroupNorm fwd+bwd" benchmark row, at 68% of the copy rate over five passes in session 41):
 //   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -I. tools/group_norm_probe.cu \
 //     -o /tmp/group_norm_probe && /tmp/group_norm_probe
-// It includes kernels/group_norm.cu (its kernels, launchers and helpers). The variant keeps a
-// thread's packs in registers between the two passes (session 41's 299e0c6, reverted when the
-// row measured no faster: 177.8 us back to back against 174.5 one call a sample before), here
-// with 1 to 4 blocks a multiprocessor required of the compiler (its registers: 2 kept 88-128).
+// It includes kernels/group_norm.cu (its kernels, launchers and helpers). The variants keep a
+// thread's packs in registers between the passes (session 41's 299e0c6 kept 8 a lane in blocks
+// of 8 warps, reverted when the row measured no faster: 177.8 us back to back against 174.5 one
+// call a sample before, at 88-128 registers), and take blocks of 16 and 32 warps, whose lanes
+// keep 4 or 2 packs of a row (a row of 32 KB no longer has to stay in L1 between passes).
 // Each variant's output is compared with the library's (max difference). A measuring tool, not
 // part of the build.
 #include "kernels/group_norm.cu"
@@ -213,11 +214,14 @@ void report(const char* name, float us, double passes) {
   printf("  %-52s %8.1f us  %5.2f TB/s\n", name, us, passes * kMB / us / 1e6);
 }
 
-template <int MinBlocks>
+// Warps W a block (a channel cut among W / 8 of them), each lane keeping KP packs (KP = 0: none
+// kept, the later passes read the row again), at least MinBlocks blocks a multiprocessor.
+template <int W, int KP, int MinBlocks>
 void kept_variant(const float* x, const float* w, const float* b, const float* dy, float* y,
                   float* dx, float* mean, float* rstd, float* partial, const float* y_ref,
                   const float* dx_ref) {
-  constexpr int W = 8, V = 4, KC = 1, KP = 8;  // a channel a warp, 8 packs a lane
+  constexpr int V = 4, KC = KP > 0 ? 1 : 0;  // a warp takes one channel's 1 / (W / 8)
+  static_assert(KP == 0 || KP * 32 * (W / kPer) * V == kSpatial, "a lane's packs cover the row");
   auto fwd = [&] {
     kept_forward<float, float, W, V, KC, KP, MinBlocks>
         <<<kRows, W * 32>>>(x, w, b, y, mean, rstd, kRows, kGroups, kPer, kSpatial, 1e-5f);
@@ -229,11 +233,12 @@ void kept_variant(const float* x, const float* w, const float* b, const float* d
   cudaFuncAttributes attr;
   CK(cudaFuncGetAttributes(&attr, kept_forward<float, float, W, V, KC, KP, MinBlocks>));
   char name[96];
-  snprintf(name, sizeof name, "fwd kept, >= %d blocks/SM (%d regs)", MinBlocks, attr.numRegs);
+  snprintf(name, sizeof name, "fwd %d warps, %d packs kept, >= %d blocks/SM (%d regs)", W, KP,
+           MinBlocks, attr.numRegs);
   report(name, probe::median_us(fwd), 2);
   CK(cudaFuncGetAttributes(&attr, kept_backward<float, float, W, V, KC, KP, MinBlocks>));
-  snprintf(name, sizeof name, "bwd kernel kept, >= %d blocks/SM (%d regs)", MinBlocks,
-           attr.numRegs);
+  snprintf(name, sizeof name, "bwd %d warps, %d packs kept, >= %d blocks/SM (%d regs)", W, KP,
+           MinBlocks, attr.numRegs);
   report(name, probe::median_us(bwd), 3);
   fwd();
   bwd();
@@ -287,9 +292,14 @@ int main() {
                                       kGroups, kPer, kSpatial, nullptr);
          }),
          5);
-  kept_variant<1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  kept_variant<2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  kept_variant<3>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  kept_variant<4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  // the library's block (8 warps) keeping 8 packs, then bigger blocks keeping fewer
+  kept_variant<8, 8, 2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  kept_variant<8, 8, 4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  kept_variant<16, 0, 1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  kept_variant<16, 4, 1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  kept_variant<16, 4, 2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  kept_variant<32, 0, 1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  kept_variant<32, 2, 1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  kept_variant<32, 2, 2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
   return 0;
 }

