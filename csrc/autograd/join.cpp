@@ -3,6 +3,7 @@
 // split are views (narrow, select) of their input, with the views' formulas.
 #include "ops/join.h"
 #include "autograd/formula_helpers.h"
+#include "ops/sibling_views.h"
 #include "ops/split.h"
 
 namespace genesis::ag {
@@ -104,8 +105,13 @@ std::vector<Tensor> split_pieces(const char* name, const Tensor& t, std::vector<
     starts.push_back(starts.empty() ? 0 : starts.back() + lengths.back());
     lengths.push_back(p.sizes()[d]);
   }
+  // gradients already in one buffer laid out as t (Note [Sibling views]) are joined as they lie
   return one_node_pieces(
-      name, t, std::move(pieces), [d](const Grads& g) { return cat(g, d); },
+      name, t, std::move(pieces),
+      [d, starts, sizes = t.sizes(), strides = t.strides()](const Grads& g) {
+        Tensor whole = ops::already_joined(g, sizes, strides, d, starts);
+        return whole.defined() ? whole : cat(g, d);
+      },
       [d, starts, lengths](int64_t k) {
         return [d, start = starts[k], length = lengths[k]](const Tensor& z) {
           return narrow(z, d, start, length);

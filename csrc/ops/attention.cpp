@@ -9,6 +9,7 @@
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "ops/reduce.h"
+#include "ops/sibling_views.h"
 #include "ops/views.h"
 
 namespace genesis::ops {
@@ -124,8 +125,13 @@ std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(
                 " and lse ", shape_str(lse.sizes()), " are not those of query ", shape_str(qs));
   const Shape grouped{qs[0], k.sizes()[1], k.sizes()[2], qs[3]};
   if (cudnn && !mask.defined()) {
-    Tensor dq = like_operand(o.q, qs), dk = like_operand(o.k, grouped);
-    Tensor dv = like_operand(o.v, grouped);
+    // q, k and v split from one product: gradients in one buffer laid out as it (Note [Sibling
+    // views]), so that the split's backward need not join them by a copy
+    std::vector<Tensor> siblings = empty_like_siblings({o.q, o.k, o.v});
+    const bool one_buffer = siblings.size() == 3;
+    Tensor dq = one_buffer ? siblings[0] : like_operand(o.q, qs);
+    Tensor dk = one_buffer ? siblings[1] : like_operand(o.k, grouped);
+    Tensor dv = one_buffer ? siblings[2] : like_operand(o.v, grouped);
     if (cuda::cudnn_attention_backward(o.q, o.k, o.v, out, rows_contiguous(dout), lse, scale,
                                        causal, dq, dk, dv, op))
       return {dq, dk, dv};
