@@ -23,10 +23,11 @@ void launch_batch_norm_stats(int dtype, int param_dtype, const void* x, ChannelD
                              void* mean, void* invstd, void* running_mean, void* running_var,
                              void* stream);
 
-// y = (x - mean[c]) * invstd[c] * w[c] + b[c] (w, b null: 1, 0).
+// y = (x - mean[c]) * invstd[c] * w[c] + b[c] (w, b null: 1, 0). `parts`: the statistics'
+// (batch_norm_parts), whose planes still in L2 go first (Note [Batch norm's elementwise planes]).
 void launch_batch_norm_apply(int dtype, int param_dtype, const void* x, ChannelDims d,
-                             const void* mean, const void* invstd, const void* w, const void* b,
-                             void* y, void* stream);
+                             int64_t parts, const void* mean, const void* invstd, const void* w,
+                             const void* b, void* y, void* stream);
 
 // dx, dw, db (each null when not wanted); `training`: the statistics are the batch's.
 void launch_batch_norm_backward(int dtype, int param_dtype, const void* dy, const void* x,

@@ -115,7 +115,12 @@ int main() {
   report("stats (sums + finish)", probe::median_us(stats), 1);
   report("stats + library apply", probe::median_us([&] {
            stats();
-           launch_batch_norm_apply(kFloat32, kFloat32, x, d, mean, invstd, w, b, y_ref, nullptr);
+           launch_batch_norm_apply(kFloat32, kFloat32, x, d, 0, mean, invstd, w, b, y_ref, nullptr);
+         }),
+         3);
+  report("stats + library apply, late first (parts given)", probe::median_us([&] {
+           stats();
+           launch_batch_norm_apply(kFloat32, kFloat32, x, d, parts, mean, invstd, w, b, y, nullptr);
          }),
          3);
   const unsigned planes = static_cast<unsigned>(kN * kC);

@@ -56,8 +56,10 @@ void batch_norm_apply(const Tensor& x, const Tensor& mean, const Tensor& invstd,
                       const Tensor& weight, const Tensor& bias, const Tensor& out, bool rows) {
   int device = x.device().index;
   DeviceGuard guard(device);
+  kernels::ChannelDims d = dims_of(x, rows);
+  int64_t parts = kernels::batch_norm_parts(d, multiprocessor_count(device));
   kernels::launch_batch_norm_apply(static_cast<int>(x.dtype()), param_dtype(x, {&weight, &bias}),
-                                   x.data(), dims_of(x, rows), mean.data(), invstd.data(),
+                                   x.data(), d, parts, mean.data(), invstd.data(),
                                    data_or_null(weight), data_or_null(bias), out.mutable_data(),
                                    stream_for(device));
   GENESIS_CUDA_CHECK(cudaGetLastError());
