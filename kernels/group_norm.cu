@@ -126,7 +126,8 @@ __device__ __forceinline__ C weight_of(const T* w, int64_t c) {
   return w ? convert<C>(w[c]) : C(1);
 }
 
-template <typename T, typename C, int Warps, int V>
+// Unroll: packs a lane's loops take at once (their loads in flight together).
+template <typename T, typename C, int Warps, int V, int Unroll = 1>
 __global__ void __launch_bounds__(Warps * 32)
     group_norm_forward(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
                        T* __restrict__ y, C* __restrict__ mean, C* __restrict__ rstd, int64_t rows,
@@ -139,6 +140,7 @@ __global__ void __launch_bounds__(Warps * 32)
     Moments<C> m{0, 0, 0};
     for (int64_t c = share.channel; c < per; c += share.channel_step) {
       const P* items = reinterpret_cast<const P*>(row + c * spatial);
+#pragma unroll Unroll
       for (int64_t p = share.pack; p < packs; p += share.pack_step) {
         P pk = items[p];
         C v[V], s = 0;
@@ -165,6 +167,7 @@ __global__ void __launch_bounds__(Warps * 32)
       C shift = (b ? convert<C>(b[first + c]) : C(0)) - m.mean * scale;
       const P* items = reinterpret_cast<const P*>(row + c * spatial);
       P* out = reinterpret_cast<P*>(y + r * cols + c * spatial);
+#pragma unroll Unroll
       for (int64_t p = share.pack; p < packs; p += share.pack_step) {
         P pk = items[p], o;
 #pragma unroll
@@ -176,7 +179,7 @@ __global__ void __launch_bounds__(Warps * 32)
 }
 
 // partial: [2][rows][per], each sample's and channel's sums of dy * xhat, then of dy.
-template <typename T, typename C, int Warps, int V>
+template <typename T, typename C, int Warps, int V, int Unroll = 1>
 __global__ void __launch_bounds__(Warps * 32)
     group_norm_backward(const T* __restrict__ dy, const T* __restrict__ x,
                         const C* __restrict__ mean, const C* __restrict__ rstd,
@@ -200,6 +203,7 @@ __global__ void __launch_bounds__(Warps * 32)
       const P* xs = reinterpret_cast<const P*>(xrow + c * spatial);
       const P* gs = reinterpret_cast<const P*>(grow + c * spatial);
       C a = 0, s = 0;
+#pragma unroll Unroll
       for (int64_t p = share.pack; p < packs; p += share.pack_step) {
         P px = xs[p], pg = gs[p];
 #pragma unroll
@@ -247,6 +251,7 @@ __global__ void __launch_bounds__(Warps * 32)
       const P* xs = reinterpret_cast<const P*>(xrow + c * spatial);
       const P* gs = reinterpret_cast<const P*>(grow + c * spatial);
       P* out = reinterpret_cast<P*>(dx + r * cols + c * spatial);
+#pragma unroll Unroll
       for (int64_t p = share.pack; p < packs; p += share.pack_step) {
         P px = xs[p], pg = gs[p], o;
 #pragma unroll

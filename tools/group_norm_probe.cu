@@ -247,6 +247,35 @@ void kept_variant(const float* x, const float* w, const float* b, const float* d
          probe::max_diff(dx, dx_ref, kItems));
 }
 
+// The library's kernels (8 warps) with their pack loops unrolled U times.
+template <int U>
+void unrolled_variant(const float* x, const float* w, const float* b, const float* dy, float* y,
+                      float* dx, float* mean, float* rstd, float* partial, const float* y_ref,
+                      const float* dx_ref) {
+  constexpr int W = 8, V = 4;
+  auto fwd = [&] {
+    group_norm_forward<float, float, W, V, U>
+        <<<kRows, W * 32>>>(x, w, b, y, mean, rstd, kRows, kGroups, kPer, kSpatial, 1e-5f);
+  };
+  auto bwd = [&] {
+    group_norm_backward<float, float, W, V, U>
+        <<<kRows, W * 32>>>(dy, x, mean, rstd, w, dx, partial, kRows, kGroups, kPer, kSpatial);
+  };
+  cudaFuncAttributes attr;
+  char name[96];
+  CK(cudaFuncGetAttributes(&attr, group_norm_forward<float, float, W, V, U>));
+  snprintf(name, sizeof name, "fwd library, unrolled %d (%d regs)", U, attr.numRegs);
+  report(name, probe::median_us(fwd), 2);
+  CK(cudaFuncGetAttributes(&attr, group_norm_backward<float, float, W, V, U>));
+  snprintf(name, sizeof name, "bwd kernel library, unrolled %d (%d regs)", U, attr.numRegs);
+  report(name, probe::median_us(bwd), 3);
+  fwd();
+  bwd();
+  CK(cudaDeviceSynchronize());
+  printf("    max diff y %.3g dx %.3g\n", probe::max_diff(y, y_ref, kItems),
+         probe::max_diff(dx, dx_ref, kItems));
+}
+
 int main() {
   float *x, *dy, *y, *dx, *y_ref, *dx_ref, *w, *b, *dw, *db, *mean, *rstd, *partial;
   CK(cudaMalloc(&x, kItems * 4));
@@ -292,6 +321,9 @@ int main() {
                                       kGroups, kPer, kSpatial, nullptr);
          }),
          5);
+  unrolled_variant<2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  unrolled_variant<4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  unrolled_variant<8>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
   // the library's block (8 warps) keeping 8 packs, then bigger blocks keeping fewer
   kept_variant<8, 8, 2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
   kept_variant<8, 8, 4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
