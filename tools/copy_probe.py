@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 import genesis
-from tools.step_profile import kernels
+from tools.step_profile import kernel_table
 
 B, T, H, D = 8, 1024, 12, 64
 C = H * D
@@ -51,11 +51,7 @@ def main() -> None:
             ("genesis", mine[name], genesis.cuda.synchronize),
             ("torch", theirs[name], torch.cuda.synchronize),
         ):
-            rows = kernels(fn, sync, iters=20)
-            total = sum(us for us, _ in rows.values())
-            print(f"  {label}: {total:7.1f} us, {moved / total / 1e6:5.2f} TB/s")
-            for kname, (us, count) in sorted(rows.items(), key=lambda kv: -kv[1][0]):
-                print(f"     {us:7.1f} us x{count:<3.0f} {kname[:100]}")
+            kernel_table(label, fn, sync, moved, "TB/s", iters=20)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 import genesis
-from tools.step_profile import kernels
+from tools.step_profile import kernel_table
 
 SHAPES = [  # (name, rows, in_features, out_features)
     ("qkv", 8192, 768, 2304),
@@ -54,11 +54,7 @@ def main() -> None:
             ("genesis", genesis, genesis.cuda.synchronize),
             ("torch", torch, torch.cuda.synchronize),
         ):
-            rows_us = kernels(case(lib, rows, k, n), sync, iters=10)
-            total = sum(us for us, _ in rows_us.values())
-            print(f"  {label}: {total:8.1f} us, {flops / total / 1e6:6.1f} TFLOP/s overall")
-            for kname, (us, count) in sorted(rows_us.items(), key=lambda kv: -kv[1][0]):
-                print(f"     {us:8.1f} us x{count:<3.0f} {kname[:100]}")
+            kernel_table(label, case(lib, rows, k, n), sync, flops, "TFLOP/s")
 
 
 if __name__ == "__main__":

@@ -214,6 +214,26 @@ void report(const char* name, float us, double passes) {
   printf("  %-52s %8.1f us  %5.2f TB/s\n", name, us, passes * kMB / us / 1e6);
 }
 
+// Times a variant's forward and backward kernels (each named with its registers), then compares
+// their outputs with the library's.
+template <typename FwdKernel, typename BwdKernel, typename Fwd, typename Bwd>
+void time_variant(const char* label, FwdKernel fwd_kernel, BwdKernel bwd_kernel, Fwd fwd, Bwd bwd,
+                  const float* y, const float* dx, const float* y_ref, const float* dx_ref) {
+  cudaFuncAttributes attr;
+  char name[112];
+  CK(cudaFuncGetAttributes(&attr, fwd_kernel));
+  snprintf(name, sizeof name, "fwd %s (%d regs)", label, attr.numRegs);
+  report(name, probe::median_us(fwd), 2);
+  CK(cudaFuncGetAttributes(&attr, bwd_kernel));
+  snprintf(name, sizeof name, "bwd kernel %s (%d regs)", label, attr.numRegs);
+  report(name, probe::median_us(bwd), 3);
+  fwd();
+  bwd();
+  CK(cudaDeviceSynchronize());
+  printf("    max diff y %.3g dx %.3g\n", probe::max_diff(y, y_ref, kItems),
+         probe::max_diff(dx, dx_ref, kItems));
+}
+
 // Warps W a block (a channel cut among W / 8 of them), each lane keeping KP packs (KP = 0: none
 // kept, the later passes read the row again), at least MinBlocks blocks a multiprocessor.
 template <int W, int KP, int MinBlocks>
@@ -230,21 +250,11 @@ void kept_variant(const float* x, const float* w, const float* b, const float* d
     kept_backward<float, float, W, V, KC, KP, MinBlocks>
         <<<kRows, W * 32>>>(dy, x, mean, rstd, w, dx, partial, kRows, kGroups, kPer, kSpatial);
   };
-  cudaFuncAttributes attr;
-  CK(cudaFuncGetAttributes(&attr, kept_forward<float, float, W, V, KC, KP, MinBlocks>));
-  char name[96];
-  snprintf(name, sizeof name, "fwd %d warps, %d packs kept, >= %d blocks/SM (%d regs)", W, KP,
-           MinBlocks, attr.numRegs);
-  report(name, probe::median_us(fwd), 2);
-  CK(cudaFuncGetAttributes(&attr, kept_backward<float, float, W, V, KC, KP, MinBlocks>));
-  snprintf(name, sizeof name, "bwd %d warps, %d packs kept, >= %d blocks/SM (%d regs)", W, KP,
-           MinBlocks, attr.numRegs);
-  report(name, probe::median_us(bwd), 3);
-  fwd();
-  bwd();
-  CK(cudaDeviceSynchronize());
-  printf("    max diff y %.3g dx %.3g\n", probe::max_diff(y, y_ref, kItems),
-         probe::max_diff(dx, dx_ref, kItems));
+  char label[64];
+  snprintf(label, sizeof label, "%d warps, %d packs kept, >= %d blocks/SM", W, KP, MinBlocks);
+  time_variant(label, kept_forward<float, float, W, V, KC, KP, MinBlocks>,
+               kept_backward<float, float, W, V, KC, KP, MinBlocks>, fwd, bwd, y, dx, y_ref,
+               dx_ref);
 }
 
 // The library's kernels (8 warps) with their pack loops unrolled U times.
@@ -261,19 +271,10 @@ void unrolled_variant(const float* x, const float* w, const float* b, const floa
     group_norm_backward<float, float, W, V, U>
         <<<kRows, W * 32>>>(dy, x, mean, rstd, w, dx, partial, kRows, kGroups, kPer, kSpatial);
   };
-  cudaFuncAttributes attr;
-  char name[96];
-  CK(cudaFuncGetAttributes(&attr, group_norm_forward<float, float, W, V, U>));
-  snprintf(name, sizeof name, "fwd library, unrolled %d (%d regs)", U, attr.numRegs);
-  report(name, probe::median_us(fwd), 2);
-  CK(cudaFuncGetAttributes(&attr, group_norm_backward<float, float, W, V, U>));
-  snprintf(name, sizeof name, "bwd kernel library, unrolled %d (%d regs)", U, attr.numRegs);
-  report(name, probe::median_us(bwd), 3);
-  fwd();
-  bwd();
-  CK(cudaDeviceSynchronize());
-  printf("    max diff y %.3g dx %.3g\n", probe::max_diff(y, y_ref, kItems),
-         probe::max_diff(dx, dx_ref, kItems));
+  char label[64];
+  snprintf(label, sizeof label, "library, unrolled %d", U);
+  time_variant(label, group_norm_forward<float, float, W, V, U>,
+               group_norm_backward<float, float, W, V, U>, fwd, bwd, y, dx, y_ref, dx_ref);
 }
 
 int main() {

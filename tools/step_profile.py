@@ -92,6 +92,24 @@ def kernels(step: Callable[[], Any], sync: Callable[[], None], iters: int = 3) -
     return totals
 
 
+def kernel_table(
+    label: str,
+    step: Callable[[], Any],
+    sync: Callable[[], None],
+    work: float,
+    unit: str,
+    iters: int = 10,
+) -> None:
+    """One library's kernels for `step` (the probes' per-case listing): their total time, the
+    rate over `work` (per microsecond, scaled by 1e6: TFLOP/s for FLOPs, TB/s for bytes), and
+    each kernel with its time and launches."""
+    rows = kernels(step, sync, iters=iters)
+    total = sum(us for us, _ in rows.values())
+    print(f"  {label}: {total:8.1f} us, {work / total / 1e6:6.2f} {unit}")
+    for kname, (us, count) in sorted(rows.items(), key=lambda kv: -kv[1][0]):
+        print(f"     {us:8.1f} us x{count:<3.0f} {kname[:100]}")
+
+
 def gaps(step: Callable[[], Any], sync: Callable[[], None], show: int = 6) -> None:
     """Where the GPU waits within one step: the span from its first device activity (kernel,
     copy or fill) to its last, the idle time between them, and the longest idle stretches with
