@@ -12,6 +12,8 @@
 // part of the build.
 #include "kernels/group_norm.cu"
 
+#include <cooperative_groups.h>
+
 #include "tools/probe_helpers.cuh"
 
 namespace genesis::kernels {
@@ -210,6 +212,162 @@ constexpr int64_t kN = 64, kGroups = 32, kPer = 8, kSpatial = 1024;
 constexpr int64_t kRows = kN * kGroups, kItems = kRows * kPer * kSpatial;
 constexpr double kMB = kItems * 4 / 1e6;  // one pass over a tensor
 
+// Note [Group norm rows over a cluster] (a probe variant): a row's 32 KB split over a cluster of
+// kCluster blocks, each keeping its quarter in registers (2 packs a thread; x and dy backward),
+// the row's moments (forward) or its two sums (backward) merged across the cluster through
+// distributed shared memory in rank order. The row is read once from memory, and a block's
+// registers, not L1, hold it between the passes.
+constexpr int kCluster = 4, kClusterThreads = 256;
+constexpr int kBlockPacks = kPer * kSpatial / 4 / kCluster;  // 512
+constexpr int kThreadPacks = kBlockPacks / kClusterThreads;  // 2
+constexpr int kBlockChannels = kPer / kCluster;              // 2
+static_assert(kThreadPacks == kBlockChannels, "pack j of a thread lies in the block's channel j");
+
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThreads)
+    cluster_forward(const float* __restrict__ x, const float* __restrict__ w,
+                    const float* __restrict__ b, float* __restrict__ y, float* __restrict__ mean,
+                    float* __restrict__ rstd, float eps) {
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int64_t r = blockIdx.x / kCluster;
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  const float4* row = reinterpret_cast<const float4*>(x + r * kPer * kSpatial) + rank * kBlockPacks;
+  float4 kept[kThreadPacks];
+  float sum = 0;
+#pragma unroll
+  for (int j = 0; j < kThreadPacks; ++j) {
+    kept[j] = row[j * kClusterThreads + t];
+    sum += kept[j].x + kept[j].y + kept[j].z + kept[j].w;
+  }
+  constexpr float kItemsHere = 4 * kThreadPacks;
+  Moments<float> m{kItemsHere, sum / kItemsHere, 0};
+#pragma unroll
+  for (int j = 0; j < kThreadPacks; ++j) {
+    float4 v = kept[j];
+    m.m2 += (v.x - m.mean) * (v.x - m.mean) + (v.y - m.mean) * (v.y - m.mean) +
+            (v.z - m.mean) * (v.z - m.mean) + (v.w - m.mean) * (v.w - m.mean);
+  }
+  m = warp_moments(m, 32);
+  __shared__ float warps[3][kClusterThreads / 32];
+  __shared__ float block[3];
+  if (lane == 0) {
+    warps[0][warp] = m.count;
+    warps[1][warp] = m.mean;
+    warps[2][warp] = m.m2;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    Moments<float> bm{0, 0, 0};
+    if (lane < kClusterThreads / 32) bm = {warps[0][lane], warps[1][lane], warps[2][lane]};
+    bm = warp_moments(bm, kClusterThreads / 32);
+    if (lane == 0) {
+      block[0] = bm.count;
+      block[1] = bm.mean;
+      block[2] = bm.m2;
+    }
+  }
+  cluster.sync();
+  Moments<float> total{0, 0, 0};
+#pragma unroll
+  for (int k = 0; k < kCluster; ++k) {
+    const float* other = cluster.map_shared_rank(block, k);
+    merge(total, other[0], other[1], other[2]);
+  }
+  cluster.sync();  // no block leaves while another still reads its moments
+  const float r_std = reciprocal_sqrt(total.m2 / float(kPer * kSpatial) + eps);
+  if (rank == 0 && t == 0) {
+    mean[r] = total.mean;
+    rstd[r] = r_std;
+  }
+  float4* out = reinterpret_cast<float4*>(y + r * kPer * kSpatial) + rank * kBlockPacks;
+  const int64_t first = (r % kGroups) * kPer + rank * kBlockChannels;
+#pragma unroll
+  for (int j = 0; j < kThreadPacks; ++j) {
+    float scale = r_std * w[first + j], shift = b[first + j] - total.mean * scale;
+    float4 v = kept[j];
+    out[j * kClusterThreads + t] = make_float4(v.x * scale + shift, v.y * scale + shift,
+                                               v.z * scale + shift, v.w * scale + shift);
+  }
+}
+
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThreads)
+    cluster_backward(const float* __restrict__ dy, const float* __restrict__ x,
+                     const float* __restrict__ mean, const float* __restrict__ rstd,
+                     const float* __restrict__ w, float* __restrict__ dx,
+                     float* __restrict__ partial) {
+  namespace cg = cooperative_groups;
+  cg::cluster_group cluster = cg::this_cluster();
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int64_t r = blockIdx.x / kCluster;
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  const int64_t offset = r * kPer * kSpatial;
+  const float4* xs = reinterpret_cast<const float4*>(x + offset) + rank * kBlockPacks;
+  const float4* gs = reinterpret_cast<const float4*>(dy + offset) + rank * kBlockPacks;
+  const float mu = mean[r], r_std = rstd[r];
+  float4 kx[kThreadPacks], kg[kThreadPacks];
+  float sums[2 * kThreadPacks];  // per channel j: sum of dy * xhat, then of dy
+#pragma unroll
+  for (int j = 0; j < kThreadPacks; ++j) {
+    kx[j] = xs[j * kClusterThreads + t];
+    kg[j] = gs[j * kClusterThreads + t];
+    float4 v = kx[j], g = kg[j];
+    sums[2 * j] = g.x * ((v.x - mu) * r_std) + g.y * ((v.y - mu) * r_std) +
+                  g.z * ((v.z - mu) * r_std) + g.w * ((v.w - mu) * r_std);
+    sums[2 * j + 1] = g.x + g.y + g.z + g.w;
+  }
+#pragma unroll
+  for (int i = 0; i < 2 * kThreadPacks; ++i)
+#pragma unroll
+    for (int delta = 16; delta > 0; delta >>= 1)
+      sums[i] += __shfl_xor_sync(0xffffffffu, sums[i], delta);
+  __shared__ float warps[2 * kThreadPacks][kClusterThreads / 32];
+  __shared__ float block[2];  // the block's share of the row's sums of g * xhat and g (g = dy w)
+  if (lane == 0)
+#pragma unroll
+    for (int i = 0; i < 2 * kThreadPacks; ++i) warps[i][warp] = sums[i];
+  __syncthreads();
+  const int64_t first = (r % kGroups) * kPer + rank * kBlockChannels;
+  if (t == 0) {
+    float dot = 0, avg = 0;
+    for (int j = 0; j < kThreadPacks; ++j) {
+      float a = 0, s = 0;
+      for (int k = 0; k < kClusterThreads / 32; ++k) {
+        a += warps[2 * j][k];
+        s += warps[2 * j + 1][k];
+      }
+      partial[r * kPer + rank * kBlockChannels + j] = a;
+      partial[kRows * kPer + r * kPer + rank * kBlockChannels + j] = s;
+      dot += w[first + j] * a;
+      avg += w[first + j] * s;
+    }
+    block[0] = dot;
+    block[1] = avg;
+  }
+  cluster.sync();
+  float dot = 0, avg = 0;
+#pragma unroll
+  for (int k = 0; k < kCluster; ++k) {
+    const float* other = cluster.map_shared_rank(block, k);
+    dot += other[0];
+    avg += other[1];
+  }
+  cluster.sync();
+  dot /= float(kPer * kSpatial);
+  avg /= float(kPer * kSpatial);
+  float4* out = reinterpret_cast<float4*>(dx + offset) + rank * kBlockPacks;
+#pragma unroll
+  for (int j = 0; j < kThreadPacks; ++j) {
+    const float wc = w[first + j];
+    float4 v = kx[j], g = kg[j];
+    auto one = [&](float gi, float xi) {
+      return r_std * (gi * wc - avg - (xi - mu) * r_std * dot);
+    };
+    out[j * kClusterThreads + t] =
+        make_float4(one(g.x, v.x), one(g.y, v.y), one(g.z, v.z), one(g.w, v.w));
+  }
+}
+
 void report(const char* name, float us, double passes) {
   printf("  %-52s %8.1f us  %5.2f TB/s\n", name, us, passes * kMB / us / 1e6);
 }
@@ -325,6 +483,15 @@ int main() {
   unrolled_variant<2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
   unrolled_variant<4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
   unrolled_variant<8>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  time_variant(
+      "rows over clusters of 4 blocks, kept in registers", cluster_forward, cluster_backward,
+      [&] {
+        cluster_forward<<<kRows * kCluster, kClusterThreads>>>(x, w, b, y, mean, rstd, 1e-5f);
+      },
+      [&] {
+        cluster_backward<<<kRows * kCluster, kClusterThreads>>>(dy, x, mean, rstd, w, dx, partial);
+      },
+      y, dx, y_ref, dx_ref);
   // the library's block (8 warps) keeping 8 packs, then bigger blocks keeping fewer
   kept_variant<8, 8, 2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
   kept_variant<8, 8, 4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
