@@ -210,8 +210,15 @@ std::vector<Tensor> unbind(const Tensor& t, int64_t dim) {
   std::vector<Tensor> pieces = ops::unbind(t, dim);
   if (!autograd::any_requires_grad({&t})) return pieces;
   const int64_t d = wrap(dim, t.ndim());
+  std::vector<int64_t> starts(pieces.size());
+  for (size_t k = 0; k < starts.size(); ++k) starts[k] = static_cast<int64_t>(k);
+  // gradients already in one buffer laid out as t (Note [Sibling views]) are stacked as they lie
   return one_node_pieces(
-      "UnbindBackward0", t, std::move(pieces), [d](const Grads& g) { return stack(g, d); },
+      "UnbindBackward0", t, std::move(pieces),
+      [d, starts, sizes = t.sizes(), strides = t.strides()](const Grads& g) {
+        Tensor whole = ops::already_joined(g, sizes, strides, d, starts, true);
+        return whole.defined() ? whole : stack(g, d);
+      },
       [d](int64_t k) { return [d, k](const Tensor& z) { return select(z, d, k); }; });
 }
 

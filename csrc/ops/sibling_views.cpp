@@ -5,7 +5,9 @@
 // (GPT-2: 36 copies a step, 0.64 ms on an H100 in session 42). Allocated by
 // empty_like_siblings, in one buffer laid out as the operands' own, they already sit where the
 // cat would put them, and the split's backward takes the buffer as the joined gradient
-// (already_joined) instead of copying.
+// (already_joined) instead of copying. unbind's backward (a stack) does the same, for q, k and v
+// taken by qkv.reshape(B, N, 3, H, D).permute(2, 0, 3, 1, 4).unbind(0) as vision transformers
+// do.
 //
 // Siblings: n >= 2 views of one storage with one dtype, sizes and strides, at offsets
 // o, o + delta, ..., o + (n - 1) delta. They share no item when their layout does not overlap
@@ -85,17 +87,24 @@ std::vector<Tensor> empty_like_siblings(const std::vector<Tensor>& views) {
 }
 
 Tensor already_joined(const std::vector<Tensor>& pieces, const Shape& sizes, const Shape& strides,
-                      int64_t dim, const std::vector<int64_t>& starts) {
+                      int64_t dim, const std::vector<int64_t>& starts, bool dim_dropped) {
   if (pieces.empty() || pieces.size() != starts.size()) return Tensor();
   const Tensor& first = pieces[0];
   if (!first.defined() || starts[0] != 0 || !non_overlapping(sizes, strides)) return Tensor();
   if (first.storage().use_count() != static_cast<long>(pieces.size())) return Tensor();
   for (size_t k = 0; k < pieces.size(); ++k) {
     const Tensor& p = pieces[k];
-    Shape piece = sizes;
-    piece[dim] = (k + 1 < starts.size() ? starts[k + 1] : sizes[dim]) - starts[k];
+    const int64_t end = k + 1 < starts.size() ? starts[k + 1] : sizes[dim];
+    Shape piece = sizes, piece_strides = strides;
+    if (dim_dropped) {  // select's pieces: one place each, the dim gone
+      if (end - starts[k] != 1) return Tensor();
+      piece.erase(piece.begin() + dim);
+      piece_strides.erase(piece_strides.begin() + dim);
+    } else {
+      piece[dim] = end - starts[k];
+    }
     if (!p.defined() || !p.storage().is_same(first.storage()) || p.dtype() != first.dtype() ||
-        p.sizes() != piece || p.strides() != strides ||
+        p.sizes() != piece || p.strides() != piece_strides ||
         p.storage_offset() - first.storage_offset() != starts[k] * strides[dim])
       return Tensor();
   }

@@ -13,11 +13,13 @@ namespace genesis::ops {
 // otherwise (the caller allocates each as it would).
 std::vector<Tensor> empty_like_siblings(const std::vector<Tensor>& views);
 
-// The tensor of `sizes` and `strides` (a dense layout) whose narrows along `dim` at `starts`
-// are `pieces`, as a view of the pieces' buffer: defined when the pieces lie in one storage in
-// exactly that layout (a gradient made by empty_like_siblings, say) and nothing else holds the
-// storage, so that the joined tensor may be used and written as a new one. Undefined otherwise.
+// The tensor of `sizes` and `strides` (a layout that does not overlap itself) whose narrows
+// along `dim` at `starts` are `pieces` (with `dim_dropped`: whose selects at 0, 1, ... along dim,
+// unbind's pieces), as a view of the pieces' buffer: defined when the pieces lie in one storage
+// in exactly that layout (gradients made by empty_like_siblings, say) and nothing else holds
+// the storage, so that the joined tensor may be used and written as a new one. Undefined
+// otherwise.
 Tensor already_joined(const std::vector<Tensor>& pieces, const Shape& sizes, const Shape& strides,
-                      int64_t dim, const std::vector<int64_t>& starts);
+                      int64_t dim, const std::vector<int64_t>& starts, bool dim_dropped = false);
 
 }  // namespace genesis::ops

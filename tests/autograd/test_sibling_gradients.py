@@ -17,11 +17,11 @@ from genesis import _C
 C = 4
 
 
-def _joined_gradient(order=(0, 1, 2), keep=None, hook_writes=False):
+def _joined_gradient(order=(0, 1, 2), keep=None, hook_writes=False, unbind=False):
     """A split into three pieces whose gradients a Function returns as slices of one buffer
     (in `order`): the split input's gradient (seen by a hook), the buffer's address, x.grad and,
     with `keep` ("hook" or "retain_grad"), the first piece's gradient as a hook kept it or as
-    retain_grad did."""
+    retain_grad did. With `unbind`, the pieces are t.view(5, 3, C).unbind(1) instead."""
     seen = {}
 
     class ThreePieces(genesis.autograd.Function):
@@ -35,6 +35,8 @@ def _joined_gradient(order=(0, 1, 2), keep=None, hook_writes=False):
             for slot, scale in zip(order, (1, 2, 3)):
                 buf[:, slot * C : (slot + 1) * C] = g * scale
             seen["buffer"] = buf.data_ptr()
+            if unbind:
+                return tuple(buf.view(-1, 3, C)[:, slot] for slot in order)
             return tuple(buf[:, slot * C : (slot + 1) * C] for slot in order)
 
     x = genesis.tensor(np.random.default_rng(0).standard_normal((5, 3 * C)), requires_grad=True)
@@ -47,7 +49,7 @@ def _joined_gradient(order=(0, 1, 2), keep=None, hook_writes=False):
             g.mul_(0)  # a later in-place use of the joined gradient
 
     t.register_hook(hook)
-    q, k, v = t.split(C, dim=1)
+    q, k, v = t.view(5, 3, C).unbind(1) if unbind else t.split(C, dim=1)
     kept = []
     if keep == "hook":
         q.register_hook(kept.append)
@@ -65,6 +67,15 @@ def test_gradients_in_one_buffer_are_joined_as_they_lie():
     seen, x_grad, _ = _joined_gradient()
     assert seen["joined"] == seen["buffer"]  # no copy
     np.testing.assert_array_equal(seen["values"], EXPECTED)
+    np.testing.assert_array_equal(x_grad, EXPECTED)
+
+
+def test_unbind_gradients_in_one_buffer_are_stacked_as_they_lie():
+    seen, x_grad, _ = _joined_gradient(unbind=True)
+    assert seen["joined"] == seen["buffer"]
+    np.testing.assert_array_equal(x_grad, EXPECTED)
+    seen, x_grad, _ = _joined_gradient(unbind=True, order=(1, 0, 2))
+    assert seen["joined"] != seen["buffer"]
     np.testing.assert_array_equal(x_grad, EXPECTED)
 
 
@@ -106,11 +117,12 @@ HAS_CUDNN_ATTENTION = (
 
 @pytest.mark.skipif(not HAS_CUDNN_ATTENTION, reason="no cuDNN attention")
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
-@pytest.mark.parametrize("layout", ["split", "split_contiguous", "same_tensor"])
+@pytest.mark.parametrize("layout", ["split", "split_contiguous", "same_tensor", "unbind"])
 def test_attention_gradients_of_a_split_product(dtype, layout):
-    # GPT-2's attention: q, k, v split from one product, as heads. Split: cuDNN writes the three
-    # gradients into one buffer and the split takes it whole; made contiguous first, or one
-    # tensor used three times, they are separate and joined by copies. The gradients agree.
+    # GPT-2's attention: q, k, v split from one product, as heads (or unbound from it, as a
+    # vision transformer's). Split or unbound: cuDNN writes the three gradients into one buffer
+    # and the split or unbind takes it whole; made contiguous first, or one tensor used three
+    # times, they are separate and joined by copies. The gradients agree.
     b, t, h, d = 2, 64, 4, 32
     e = h * d
     rng = np.random.default_rng(1)
@@ -124,6 +136,8 @@ def test_attention_gradients_of_a_split_product(dtype, layout):
         qkv.register_hook(lambda g: ptrs.__setitem__("qkv", g.data_ptr()))
         if how == "same_tensor":
             q = k = v = qkv[..., :e].reshape(b, t, h, d).transpose(1, 2)
+        elif how == "unbind":  # a vision transformer's
+            q, k, v = qkv.reshape(b, t, 3, h, d).permute(2, 0, 3, 1, 4).unbind(0)
         else:
             q, k, v = (p.view(b, t, h, d).transpose(1, 2) for p in qkv.split(e, dim=2))
             if how == "split_contiguous":
@@ -134,7 +148,7 @@ def test_attention_gradients_of_a_split_product(dtype, layout):
         return to_numpy(x.grad.float()), ptrs
 
     got, ptrs = run(layout)
-    if layout == "split":
+    if layout in ("split", "unbind"):
         assert ptrs["qkv"] == ptrs["q"]  # q's gradient starts the joined one: no copy
         want, other = run("split_contiguous")
         assert other["qkv"] != other["q"]
