@@ -152,7 +152,7 @@ def test_attention_gradients_of_a_split_product(dtype, layout):
         assert ptrs["qkv"] == ptrs["q"]  # q's gradient starts the joined one: no copy
         want, other = run("split_contiguous")
         assert other["qkv"] != other["q"]
-        np.testing.assert_allclose(got, want, rtol=0, atol=1e-2)
+        np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2)
     else:
         assert ptrs["qkv"] != ptrs["q"]
     assert np.isfinite(got).all() and np.abs(got).max() > 0
