@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <initializer_list>
 #include <type_traits>
 
 #include "kernels/batch_norm.cuh"
@@ -313,19 +312,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// f(integral_constant<V>) with the pack of a plane pass over `planes`' data: 16 bytes when every
-// plane is whole packs and the data are aligned, one item otherwise.
-template <typename T, typename F>
-void with_plane_pack(const ChannelDims& d, std::initializer_list<const void*> planes, const F& f) {
-  constexpr int kV = norm_rows::pack_items<T>();
-  bool packed = d.s % kV == 0;
-  for (const void* p : planes) packed = packed && norm_rows::aligned16(p);
-  if (packed)
-    f(std::integral_constant<int, kV>{});
-  else
-    f(std::integral_constant<int, 1>{});
-}
-
 template <typename T, typename C>
 __global__ void __launch_bounds__(kThreads)
     grad_apply_rows(const T* __restrict__ dy, const T* __restrict__ x, ChannelDims d, int lanes,
@@ -431,7 +417,7 @@ void launch_batch_norm_apply(int dtype, int param_dtype, const void* x, ChannelD
       apply_rows<T, P, C>
           <<<grid, kThreads, 0, s>>>(xs, d, row_lanes(d.c), mu, is, ws, bs, static_cast<T*>(y));
     } else {
-      with_plane_pack<T>(d, {x, y}, [&](auto v) {
+      norm_rows::with_pack<T>(d.s, {x, y}, [&](auto v) {
         constexpr int V = decltype(v)::value;
         apply_planes<T, P, C, V><<<plane_blocks(d, parts), plane_threads(d.s / V), 0, s>>>(
             xs, d, parts, mu, is, ws, bs, static_cast<T*>(y));
@@ -469,7 +455,7 @@ void launch_batch_norm_backward(int dtype, int param_dtype, const void* dy, cons
       grad_apply_rows<T, C>
           <<<grid, kThreads, 0, s>>>(gs, xs, d, row_lanes(d.c), coef, static_cast<T*>(dx));
     } else {
-      with_plane_pack<T>(d, {dy, x, dx}, [&](auto v) {
+      norm_rows::with_pack<T>(d.s, {dy, x, dx}, [&](auto v) {
         constexpr int V = decltype(v)::value;
         grad_apply<T, C, V><<<plane_blocks(d, parts), plane_threads(d.s / V), 0, s>>>(
             gs, xs, d, parts, coef, static_cast<T*>(dx));

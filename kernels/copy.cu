@@ -176,9 +176,6 @@ void launch_typed(void* dst, const void* src, int64_t numel, const Geometry& g,
 // bytes, every outer stride and both bases are multiples of a wider word, the copy moves words
 // of that width instead of items (16 bytes, not 2, for a 16-bit tensor): one load and one store
 // where there were eight. The rows stay whole, so the result is the same bytes.
-struct alignas(16) Word16 {
-  uint4 v;
-};
 
 bool widens_to(const Geometry& g, const void* dst, const void* src, int item, int word) {
   if (g.strides[0][0] != item || g.strides[1][0] != item) return false;
@@ -208,7 +205,7 @@ void launch_same(void* dst, const void* src, int64_t numel, const Geometry& g,
                  cudaStream_t stream) {
   if (try_transpose<sizeof(W)>(dst, src, g, stream)) return;
   constexpr int item = sizeof(W);
-  if (try_wide<Word16>(dst, src, numel, g, item, stream) ||
+  if (try_wide<uint4>(dst, src, numel, g, item, stream) ||
       try_wide<uint64_t>(dst, src, numel, g, item, stream) ||
       try_wide<uint32_t>(dst, src, numel, g, item, stream))
     return;

@@ -279,10 +279,7 @@ int warps_for(int64_t row_packs) {
 template <typename T, typename F>
 void with_shape(int64_t per, int64_t spatial, std::initializer_list<const void*> rows_data,
                 const F& f) {
-  constexpr int kV = norm_rows::pack_items<T>();
-  bool packed = spatial % kV == 0;
-  for (const void* p : rows_data) packed = packed && aligned16(p);
-  auto with_v = [&](auto v) {
+  norm_rows::with_pack<T>(spatial, rows_data, [&](auto v) {
     switch (warps_for(per * (spatial / decltype(v)::value))) {
       case 1:
         return f(std::integral_constant<int, 1>{}, v);
@@ -293,11 +290,7 @@ void with_shape(int64_t per, int64_t spatial, std::initializer_list<const void*>
       default:
         return f(std::integral_constant<int, 8>{}, v);
     }
-  };
-  if (packed)
-    with_v(std::integral_constant<int, kV>{});
-  else
-    with_v(std::integral_constant<int, 1>{});
+  });
 }
 
 unsigned grid_for(int64_t rows) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 #include "kernels/dtype_traits.cuh"
@@ -26,6 +27,19 @@ constexpr int pack_items() {
 
 inline bool aligned16(const void* p) {
   return p == nullptr || reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
+// f(integral_constant<V>) with the pack of a pass over runs of `run` items of T in `data`: 16
+// bytes when every run is whole packs and the data are aligned, one item otherwise.
+template <typename T, typename F>
+void with_pack(int64_t run, std::initializer_list<const void*> data, const F& f) {
+  constexpr int kV = pack_items<T>();
+  bool packed = run % kV == 0;
+  for (const void* p : data) packed = packed && aligned16(p);
+  if (packed)
+    f(std::integral_constant<int, kV>{});
+  else
+    f(std::integral_constant<int, 1>{});
 }
 
 template <typename C>

@@ -26,13 +26,15 @@ namespace genesis::ops {
 
 namespace {
 
-// Whether no two index tuples of (sizes, strides) give one offset: strides >= 0 and, over the
-// dims of size > 1 in stride order, each stride at least the previous stride times its size.
+// Whether no two index tuples of (sizes, strides) give one offset: the dims of size > 1 have
+// positive strides and, in stride order, each stride is at least the previous stride times its
+// size.
 bool non_overlapping(const Shape& sizes, const Shape& strides) {
   std::vector<size_t> dims;
   for (size_t d = 0; d < sizes.size(); ++d) {
-    if (strides[d] < 0) return false;
-    if (sizes[d] > 1) dims.push_back(d);
+    if (sizes[d] <= 1) continue;
+    if (strides[d] <= 0) return false;
+    dims.push_back(d);
   }
   std::sort(dims.begin(), dims.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
   for (size_t i = 1; i < dims.size(); ++i)
@@ -63,14 +65,10 @@ std::vector<Tensor> empty_like_siblings(const std::vector<Tensor>& views) {
   const Shape& strides = first.strides();
   if (!non_overlapping(sizes, strides)) return {};
   // the dim whose stride * size is the spacing; every larger stride leaves room for n pieces
-  bool digit = false;
-  int64_t step = 0;
+  int64_t step = 0;  // that dim's stride (positive, as non_overlapping found them)
   for (size_t d = 0; d < sizes.size(); ++d)
-    if (sizes[d] > 1 && strides[d] * sizes[d] == delta) {
-      digit = true;
-      step = strides[d];
-    }
-  if (!digit) return {};
+    if (sizes[d] > 1 && strides[d] * sizes[d] == delta) step = strides[d];
+  if (step == 0) return {};
   int64_t span = 1;  // items from the first view's first to the last view's last
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] > 1 && strides[d] > step && strides[d] < static_cast<int64_t>(n) * delta)
