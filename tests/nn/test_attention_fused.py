@@ -479,8 +479,9 @@ def test_cudnn_graph_built_inside_a_cuda_graph_capture():
 def test_cudnn_results_in_the_operands_layout(dtype, heads, kv_heads, causal):
     """Note [Attention results in the operands' layout]: heads made by view + transpose (a
     GPT-2's qkv split) give an output and q, k, v gradients laid out (B, L, H, E) too, so the
-    model's transpose(1, 2).contiguous() and the gradients' way back are views; values and
-    gradients as the composed path's; contiguous operands keep contiguous results."""
+    model's transpose(1, 2).contiguous() and the gradients' way back are views (siblings' gradients
+    share one buffer, so the split's backward is a view too); values and gradients as the composed
+    path's; contiguous operands keep contiguous results."""
     dt = DTYPES[dtype]
     b, s, e = 2, 72, 64
     split = [heads * e, kv_heads * e, kv_heads * e]
@@ -503,8 +504,15 @@ def test_cudnn_results_in_the_operands_layout(dtype, heads, kv_heads, causal):
     assert _relative_error(out, expect) < TOLERANCE[dtype]
     grad = genesis.tensor(RNG.normal(size=tuple(out.shape)), dtype=dt, device="cuda")
     dq, dk, dv = genesis.autograd.grad(out, (q, k, v), grad, retain_graph=True)
-    for d in (dq, dk, dv):
-        assert d.transpose(1, 2).is_contiguous(), d.stride()
+    for d in (dq, dk, dv):  # (B, L, H, E) rows: each position's heads dense
+        assert d.transpose(1, 2).stride()[2:] == (e, 1), d.stride()
+    if gqa:
+        assert all(d.transpose(1, 2).is_contiguous() for d in (dq, dk, dv))
+    else:  # Note [Sibling views]: the gradients are the pieces of one (B, L, 3HE) buffer
+        item = dq.element_size()
+        assert dq.stride(2) == sum(split)
+        assert dk.data_ptr() - dq.data_ptr() == split[0] * item
+        assert dv.data_ptr() - dk.data_ptr() == split[1] * item
     out.backward(grad)
     expect.backward(grad.float())
     assert _relative_error(qkv.grad, ref_qkv.grad) < 2 * TOLERANCE[dtype]
