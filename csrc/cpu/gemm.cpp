@@ -12,7 +12,9 @@
 // share out; for each KC-deep slice of K a thread packs its slice of B into NR-wide column panels
 // and its slice of A into MR-tall row panels (zero padded), so the micro-kernel reads both with
 // unit stride from cache and keeps an MR x NR block of C in vector registers. Packing also absorbs
-// any input strides (transposed, sliced or broadcast operands cost nothing extra).
+// any input strides (transposed, sliced or broadcast operands cost nothing extra). A thread takes
+// its tiles column block by column block, packing each slice of B once for all its row blocks
+// there (packing B again per tile cost a Linear's transposed weight a third of its time).
 // The micro-kernel is written once with GCC/Clang vector extensions and compiled per instruction
 // set through target attributes (AVX-512, AVX2+FMA, and a baseline for any other CPU); the CPU
 // picks one at run time, so the library needs no -march flag.
@@ -128,29 +130,35 @@ GENESIS_GEMM_INLINE void micro_kernel(int64_t kc, const T* __restrict a, const T
     for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = add ? c[i * ldc + j] + tmp[i][j] : tmp[i][j];
 }
 
-// One tile of C: rows [i0, i0 + mc) and columns [j0, j0 + nc) of batch item bi. The buffers hold
-// mc x KC and KC x nc values (mc, nc rounded up to MR, NR).
+// Tiles of C sharing a column block: rows [i0, i_end) in blocks of mc, columns [j0, j0 + nc) of
+// batch item bi. Each KC-deep slice of B is packed once for all the row blocks (Goto's loop
+// order: B's panel stays in L2/L3 while A's blocks stream through). The buffers hold mc x KC and
+// KC x nc values (mc, nc rounded up to MR, NR).
 template <typename T, typename V, int MR, int NV, int KC>
-GENESIS_GEMM_INLINE void tile(const Problem<T>& P, int64_t bi, int64_t i0, int64_t mc, int64_t j0,
-                              int64_t nc, T* abuf, T* bbuf) {
+GENESIS_GEMM_INLINE void tile(const Problem<T>& P, int64_t bi, int64_t i0, int64_t i_end,
+                              int64_t mc, int64_t j0, int64_t nc, T* abuf, T* bbuf) {
   constexpr int NR = NV * static_cast<int>(sizeof(V) / sizeof(T));
-  const T* a = P.a + bi * P.sa[0] + i0 * P.sa[1];
   const T* b = P.b + bi * P.sb[0] + j0 * P.sb[2];
-  T* c = P.c + (bi * P.m + i0) * P.n + j0;
   for (int64_t p0 = 0; p0 < P.k; p0 += KC) {
     int64_t kc = std::min<int64_t>(KC, P.k - p0);
     pack_b<T, NR>(bbuf, b + p0 * P.sb[1], P.sb[1], P.sb[2], kc, nc);
-    pack_a<T, MR>(abuf, a + p0 * P.sa[2], P.sa[1], P.sa[2], mc, kc);
-    for (int64_t jr = 0; jr < nc; jr += NR)
-      for (int64_t ir = 0; ir < mc; ir += MR)
-        micro_kernel<T, V, MR, NV>(kc, abuf + ir * kc, bbuf + jr * kc, c + ir * P.n + jr, P.n,
-                                   p0 > 0, std::min<int64_t>(MR, mc - ir),
-                                   std::min<int64_t>(NR, nc - jr));
+    for (int64_t ib = i0; ib < i_end; ib += mc) {
+      int64_t rows = std::min<int64_t>(mc, i_end - ib);
+      const T* a = P.a + bi * P.sa[0] + ib * P.sa[1];
+      T* c = P.c + (bi * P.m + ib) * P.n + j0;
+      pack_a<T, MR>(abuf, a + p0 * P.sa[2], P.sa[1], P.sa[2], rows, kc);
+      for (int64_t jr = 0; jr < nc; jr += NR)
+        for (int64_t ir = 0; ir < rows; ir += MR)
+          micro_kernel<T, V, MR, NV>(kc, abuf + ir * kc, bbuf + jr * kc, c + ir * P.n + jr, P.n,
+                                     p0 > 0, std::min<int64_t>(MR, rows - ir),
+                                     std::min<int64_t>(NR, nc - jr));
+    }
   }
 }
 
 template <typename T>
-using TileFn = void (*)(const Problem<T>&, int64_t, int64_t, int64_t, int64_t, int64_t, T*, T*);
+using TileFn = void (*)(const Problem<T>&, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, T*,
+                        T*);
 
 template <typename T>
 struct Kernel {
@@ -162,38 +170,42 @@ struct Kernel {
 // or 16 ymm/xmm registers. KC keeps a KC x NR panel of B within L1.
 constexpr int kKC = 256;
 
-void tile_base_f32(const Problem<float>& P, int64_t bi, int64_t i0, int64_t mc, int64_t j0,
-                   int64_t nc, float* abuf, float* bbuf) {
-  tile<float, f32x4, 6, 2, kKC>(P, bi, i0, mc, j0, nc, abuf, bbuf);
+void tile_base_f32(const Problem<float>& P, int64_t bi, int64_t i0, int64_t i_end, int64_t mc,
+                   int64_t j0, int64_t nc, float* abuf, float* bbuf) {
+  tile<float, f32x4, 6, 2, kKC>(P, bi, i0, i_end, mc, j0, nc, abuf, bbuf);
 }
-void tile_base_f64(const Problem<double>& P, int64_t bi, int64_t i0, int64_t mc, int64_t j0,
-                   int64_t nc, double* abuf, double* bbuf) {
-  tile<double, f64x2, 6, 2, kKC>(P, bi, i0, mc, j0, nc, abuf, bbuf);
+void tile_base_f64(const Problem<double>& P, int64_t bi, int64_t i0, int64_t i_end, int64_t mc,
+                   int64_t j0, int64_t nc, double* abuf, double* bbuf) {
+  tile<double, f64x2, 6, 2, kKC>(P, bi, i0, i_end, mc, j0, nc, abuf, bbuf);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GENESIS_GEMM_X86 1
 __attribute__((target("avx2,fma"))) void tile_avx2_f32(const Problem<float>& P, int64_t bi,
-                                                       int64_t i0, int64_t mc, int64_t j0,
-                                                       int64_t nc, float* abuf, float* bbuf) {
-  tile<float, f32x8, 6, 2, kKC>(P, bi, i0, mc, j0, nc, abuf, bbuf);
+                                                       int64_t i0, int64_t i_end, int64_t mc,
+                                                       int64_t j0, int64_t nc, float* abuf,
+                                                       float* bbuf) {
+  tile<float, f32x8, 6, 2, kKC>(P, bi, i0, i_end, mc, j0, nc, abuf, bbuf);
 }
 __attribute__((target("avx2,fma"))) void tile_avx2_f64(const Problem<double>& P, int64_t bi,
-                                                       int64_t i0, int64_t mc, int64_t j0,
-                                                       int64_t nc, double* abuf, double* bbuf) {
-  tile<double, f64x4, 6, 2, kKC>(P, bi, i0, mc, j0, nc, abuf, bbuf);
+                                                       int64_t i0, int64_t i_end, int64_t mc,
+                                                       int64_t j0, int64_t nc, double* abuf,
+                                                       double* bbuf) {
+  tile<double, f64x4, 6, 2, kKC>(P, bi, i0, i_end, mc, j0, nc, abuf, bbuf);
 }
 __attribute__((target("avx512f,avx2,fma"))) void tile_avx512_f32(const Problem<float>& P,
-                                                                 int64_t bi, int64_t i0, int64_t mc,
+                                                                 int64_t bi, int64_t i0,
+                                                                 int64_t i_end, int64_t mc,
                                                                  int64_t j0, int64_t nc,
                                                                  float* abuf, float* bbuf) {
-  tile<float, f32x16, 12, 2, kKC>(P, bi, i0, mc, j0, nc, abuf, bbuf);
+  tile<float, f32x16, 12, 2, kKC>(P, bi, i0, i_end, mc, j0, nc, abuf, bbuf);
 }
 __attribute__((target("avx512f,avx2,fma"))) void tile_avx512_f64(const Problem<double>& P,
-                                                                 int64_t bi, int64_t i0, int64_t mc,
+                                                                 int64_t bi, int64_t i0,
+                                                                 int64_t i_end, int64_t mc,
                                                                  int64_t j0, int64_t nc,
                                                                  double* abuf, double* bbuf) {
-  tile<double, f64x8, 12, 2, kKC>(P, bi, i0, mc, j0, nc, abuf, bbuf);
+  tile<double, f64x8, 12, 2, kKC>(P, bi, i0, i_end, mc, j0, nc, abuf, bbuf);
 }
 #endif
 
@@ -270,6 +282,11 @@ void run(const Problem<T>& P, int64_t batch) {
     else
       break;
   }
+  // A few tiles that the threads cannot share evenly leave a thread idle for a whole tile (3
+  // tiles on 2 threads: two thirds of the machine): more row blocks, while rows allow.
+  while (threads > 1 && batch * mt * nt % threads != 0 && batch * mt * nt < 8 * threads &&
+         ceil_div(m, mt + 1) >= K.mr)
+    ++mt;
   int64_t mc = ceil_div(ceil_div(m, mt), K.mr) * K.mr;
   int64_t nc = ceil_div(ceil_div(n, nt), K.nr) * K.nr;
   mt = ceil_div(m, mc);
@@ -280,10 +297,14 @@ void run(const Problem<T>& P, int64_t batch) {
     thread_local Scratch a_scratch, b_scratch;
     T* abuf = a_scratch.get<T>(mc * K.kc);
     T* bbuf = b_scratch.get<T>(nc * K.kc);
-    for (int64_t t = begin; t < end; ++t) {
-      int64_t bi = t / (mt * nt), ti = t / nt % mt, tj = t % nt;
-      int64_t i0 = ti * mc, j0 = tj * nc;
-      K.run(P, bi, i0, std::min(mc, m - i0), j0, std::min(nc, n - j0), abuf, bbuf);
+    // Tiles run in (batch, column block, row block) order: a thread's consecutive tiles of one
+    // column block share each packed slice of B.
+    for (int64_t t = begin; t < end;) {
+      int64_t column_block = t / mt, bi = column_block / nt, tj = column_block % nt;
+      int64_t last = std::min(end, (column_block + 1) * mt);
+      int64_t i0 = (t % mt) * mc, i_end = std::min(m, ((last - 1) % mt + 1) * mc), j0 = tj * nc;
+      K.run(P, bi, i0, i_end, mc, j0, std::min(nc, n - j0), abuf, bbuf);
+      t = last;
     }
   });
 }

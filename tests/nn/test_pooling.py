@@ -128,6 +128,39 @@ def test_pad_matches_torch(amounts, mode, device):
     check_grads(lambda m, x: m.nn.functional.pad(x, amounts, mode=mode), [x], device)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last", "transposed", "empty"])
+def test_constant_pad_of_layouts_and_dtypes(dtype, layout, device):
+    """Note [Constant padding in one copy]: the value around the input for every dtype and
+    layout; a channels-last input gives a channels-last result."""
+    shape = (0, 3, 4, 5) if layout == "empty" else (2, 3, 4, 5)
+    a = RNG.normal(size=shape) * 5
+    a = a > 0 if dtype == "bool" else a.astype(dtype)
+    x = genesis.tensor(a, device=device)
+    t = torch.tensor(a)
+    if layout == "channels_last":
+        x = x.contiguous(memory_format=genesis.channels_last)
+    if layout == "transposed":
+        x, t = x.transpose(2, 3), t.transpose(2, 3)
+    value = True if dtype == "bool" else 3
+    out = nn.functional.pad(x, (1, 2, -1, 3), value=value)
+    expect = torch.nn.functional.pad(t, (1, 2, -1, 3), value=value)
+    np.testing.assert_array_equal(_np(out), expect.numpy())
+    assert out.dtype == x.dtype
+    if layout == "channels_last":
+        assert out.is_contiguous(memory_format=genesis.channels_last)
+
+
+def test_constant_pad_gradients_of_gradients():
+    x = genesis.tensor(RNG.normal(size=(2, 3, 4)), dtype=genesis.float64).requires_grad_()
+
+    def padded(t):
+        return nn.functional.pad(t, (2, 1, 0, 1), value=1.5)
+
+    assert genesis.autograd.gradcheck(padded, (x,))
+    assert genesis.autograd.gradgradcheck(padded, (x,))
+
+
 def test_pad_value_and_errors():
     x = genesis.zeros(1, 2, 3)
     np.testing.assert_array_equal(

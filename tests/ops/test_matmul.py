@@ -107,6 +107,17 @@ def test_large_float(device, dtype, shapes):
     check_product(a @ b, an, bn, dtype, device)
 
 
+@pytest.mark.parametrize("transposed_b", [False, True])
+@pytest.mark.parametrize("shapes", [((1000, 300), (300, 1100)), ((2, 576, 1100), (1100, 64))])
+def test_tiles_sharing_packed_columns(device, shapes, transposed_b):
+    # Note [CPU GEMM]: a thread's row blocks of one column block share each packed slice of B;
+    # 3 row blocks on 2 threads split into 4; B column-major (a Linear's weight.T) packs alike.
+    a, an, b, bn = operands(*shapes, genesis.float32, device, seed=7)
+    if transposed_b:
+        b = b.mT.contiguous().mT
+    check_product(a @ b, an, bn, genesis.float32, device)
+
+
 def test_forms_agree(device):
     a, an, b, bn = operands((3, 4), (4, 5), genesis.float32, device)
     ref = to_numpy(genesis.matmul(a, b))

@@ -4,17 +4,18 @@ Note [Padding by index]: every non-constant mode is one ``index_select`` per pad
 index vector that says, for each output position, which input position it reads (reflect:
 mirrored about the edge, replicate: clamped, circular: wrapped). The vectors are tiny (one entry
 per output position of one dim), the gathers are compiled ops with gradients (repeated reads add
-up), and negative pads are the same vectors cropped. Constant padding concatenates constant
-blocks (or narrows, for negative pads).
+up), and negative pads are the same vectors cropped. Constant padding fills the result and copies
+the input into its interior (Note [Constant padding in one copy]; negative pads narrow).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..._C import Tensor, arange, cat, full
-from ..._memory_format import _format_of, contiguous_format
+from ..._C import Tensor, arange, full
+from ..._memory_format import _ORDER, _format_of
 from ...amp._policies import autocast_policy
+from ...autograd import Function
 
 __all__ = ["channel_shuffle", "native_channel_shuffle", "pad", "pixel_shuffle", "pixel_unshuffle"]
 
@@ -134,9 +135,10 @@ def _pad_by_index(input: Tensor, pairs: list[tuple[int, int]], mode: str) -> Ten
 
 
 def _pad_constant(input: Tensor, pairs: list[tuple[int, int]], value: float) -> Tensor:
-    # a channels-last input stays channels-last (its pieces are laid out so, and cat keeps that)
-    fmt = _format_of(input)
+    """pairs: (before, after) for the last dim first; negative amounts crop."""
+    fmt = _format_of(input)  # the input's, before a crop makes it a slice
     out = input
+    grow = []
     for i, (before, after) in enumerate(pairs):
         dim = input.dim() - 1 - i
         if before < 0:
@@ -145,18 +147,41 @@ def _pad_constant(input: Tensor, pairs: list[tuple[int, int]], value: float) -> 
         if after < 0:
             out = out.narrow(dim, 0, out.shape[dim] + after)
             after = 0
-        if before == 0 and after == 0:
-            continue
         if out.shape[dim] + before + after < 0:
             raise RuntimeError(f"[pad] the padding makes dim {dim} negative")
-        parts = []
-        for amount in (before, after):
-            shape = list(out.shape)
-            shape[dim] = amount
-            part = full(shape, value, dtype=out.dtype, device=out.device)
-            parts.append(part if fmt is contiguous_format else part.contiguous(memory_format=fmt))
-        out = cat([parts[0], out, parts[1]], dim)
-    return out
+        grow.append((before, after))
+    if not any(before or after for before, after in grow):
+        return out
+    return _ConstantPad.apply(out, grow, value, _ORDER.get(fmt))
+
+
+class _ConstantPad(Function):
+    """Note [Constant padding in one copy]: the padded result is filled with the value and the
+    input copied into its interior (a view), one pass each; the gradient is the interior of the
+    output's gradient, a view. (A concatenation per padded dim copied everything once per dim.)
+    A channels-last input gives a channels-last result."""
+
+    @staticmethod
+    def forward(
+        ctx: Any, x: Tensor, grow: list[tuple[int, int]], value: float, order: tuple | None
+    ) -> Tensor:
+        shape, interior = list(x.shape), [slice(None)] * x.dim()
+        for i, (before, after) in enumerate(grow):
+            dim = x.dim() - 1 - i
+            interior[dim] = slice(before, before + shape[dim])
+            shape[dim] += before + after
+        if order is None:
+            out = full(shape, value, dtype=x.dtype, device=x.device)
+        else:  # a channels-last input's: made in memory order, viewed back as (N, C, ...)
+            made = full([shape[d] for d in order], value, dtype=x.dtype, device=x.device)
+            out = made.permute(*[order.index(d) for d in range(x.dim())])
+        ctx.interior = tuple(interior)
+        out[ctx.interior] = x
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple[Tensor, None, None, None]:
+        return grad[ctx.interior], None, None, None
 
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
