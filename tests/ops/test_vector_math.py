@@ -147,13 +147,26 @@ np.testing.assert_allclose(genesis.tensor(r).var(1).numpy(), r.astype(np.float64
                            rtol=1e-5)
 np.testing.assert_allclose(genesis.tensor(x[np.isfinite(x)]).norm().item(),
                            np.linalg.norm(x[np.isfinite(x)].astype(np.float64)), rtol=1e-6)
+# layer norm's rows (Note [Norm rows per instruction set]): forward and every gradient
+r64 = r.astype(np.float64)
+mu, sd = r64.mean(1, keepdims=True), np.sqrt(r64.var(1, keepdims=True) + 1e-5)
+wn, gn = rng.standard_normal(1001), rng.standard_normal((5, 1001))
+xt = genesis.tensor(r).requires_grad_()
+wt = genesis.tensor(wn.astype(np.float32)).requires_grad_()
+y = genesis.nn.functional.layer_norm(xt, (1001,), wt, None)
+np.testing.assert_allclose(y.detach().numpy(), (r64 - mu) / sd * wn, rtol=1e-4, atol=1e-4)
+y.backward(genesis.tensor(gn.astype(np.float32)))
+xhat, gw = (r64 - mu) / sd, gn * wn
+dx = (gw - gw.mean(1, keepdims=True) - xhat * (gw * xhat).mean(1, keepdims=True)) / sd
+np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-4, atol=1e-4)
+np.testing.assert_allclose(wt.grad.numpy(), (gn * xhat).sum(0), rtol=1e-4, atol=1e-4)
 print("ok")
 """
 
 
 @pytest.mark.parametrize("isa", ["avx2", "base"])
 def test_narrower_instruction_sets(isa):
-    # The AVX2 and plain bodies of the vector math, gemm and reductions, which a CPU with
+    # The AVX2 and plain bodies of the vector math, gemm, reductions and norm rows, which a CPU with
     # AVX-512 never picks by itself (GENESIS_CPU_ISA caps the choice).
     import os
     import subprocess
