@@ -4,6 +4,14 @@
 #include <cstring>
 #include <new>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "cpu/isa.h"
 #include "cpu/parallel.h"
 
@@ -38,9 +46,9 @@ typedef float f32x8 __attribute__((vector_size(32)));
 typedef double f64x4 __attribute__((vector_size(32)));
 #endif
 
-template <typename T>
+template <typename T, typename Out = T>
 struct Problem {
-  T* c;
+  Out* c;
   const T* a;
   const T* b;
   int64_t sa[3], sb[3];  // {batch, row, col} element strides
@@ -156,13 +164,13 @@ GENESIS_GEMM_INLINE void tile(const Problem<T>& P, int64_t bi, int64_t i0, int64
   }
 }
 
-template <typename T>
-using TileFn = void (*)(const Problem<T>&, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, T*,
-                        T*);
+template <typename T, typename Out = T>
+using TileFn = void (*)(const Problem<T, Out>&, int64_t, int64_t, int64_t, int64_t, int64_t,
+                        int64_t, T*, T*);
 
-template <typename T>
+template <typename T, typename Out = T>
 struct Kernel {
-  TileFn<T> run;
+  TileFn<T, Out> run;
   int mr, nr, kc;
 };
 
@@ -206,6 +214,162 @@ __attribute__((target("avx512f,avx2,fma"))) void tile_avx512_f64(const Problem<d
                                                                  int64_t j0, int64_t nc,
                                                                  double* abuf, double* bbuf) {
   tile<double, f64x8, 12, 2, kKC>(P, bi, i0, i_end, mc, j0, nc, abuf, bbuf);
+}
+#endif
+
+// Note [bfloat16 products on AMX]: on CPUs with AMX (Sapphire Rapids and later), bfloat16
+// products run on the tile unit: TDPBF16PS adds a 16 x 32 A tile times a 32 x 16 B tile (k in
+// pairs) into a 16 x 16 float32 tile, exact products and float32 sums (denormal inputs read as
+// zero, the instruction's fixed rule; PyTorch's oneDNN runs the same instruction). The
+// micro-kernel keeps a 32 x 32 block of C in four tiles and takes per 32 k two A tiles and two B
+// tiles from the packs: A's 32 rows as [k block][row][32 k], B's 32 columns as [k pair][column]
+// [2], both zero padded to whole blocks of 32 k. C accumulates in float32 (the caller rounds to
+// bfloat16 once). Linux grants a process the tile state on request (arch_prctl); without AMX or
+// the grant, the caller widens both operands to float32 and runs the float32 GEMM. vdpbf16ps
+// (AVX512-BF16) ran 12 x 32 blocks at 154 GFLOP/s on the 2-core VM, no faster than that path.
+#if defined(GENESIS_GEMM_X86) && defined(__linux__) && defined(__GNUC__) && !defined(__clang__) && \
+    __GNUC__ >= 11
+#define GENESIS_GEMM_AMX 1
+#define GENESIS_AMX_TARGET __attribute__((target("amx-tile,amx-bf16,avx512f")))
+constexpr int kAmxMR = 32, kAmxNR = 32, kAmxKC = 256, kAmxK = 32;  // KC: whole blocks of 32 k
+
+// A block (mc x kc) as 32-row panels, each [k block][row][32 k], zero padded.
+GENESIS_GEMM_INLINE void pack_a_blocks(uint16_t* dst, const uint16_t* a, int64_t rs, int64_t cs,
+                                       int64_t mc, int64_t kc) {
+  const int64_t blocks = (kc + kAmxK - 1) / kAmxK;
+  for (int64_t i0 = 0; i0 < mc; i0 += kAmxMR, dst += kAmxMR * kAmxK * blocks) {
+    const int64_t rows = std::min<int64_t>(kAmxMR, mc - i0);
+    for (int64_t q = 0; q < blocks; ++q) {
+      const int64_t depth = std::min<int64_t>(kAmxK, kc - q * kAmxK);
+      uint16_t* out = dst + q * kAmxMR * kAmxK;
+      for (int64_t i = 0; i < kAmxMR; ++i, out += kAmxK) {
+        const uint16_t* src = a + (i0 + i) * rs + q * kAmxK * cs;
+        int64_t p = 0;
+        if (i < rows) {
+          if (cs == 1)
+            for (; p < depth; ++p) out[p] = src[p];
+          else
+            for (; p < depth; ++p) out[p] = src[p * cs];
+        }
+        for (; p < kAmxK; ++p) out[p] = 0;
+      }
+    }
+  }
+}
+
+// A block of B (kc x nc) as 32-column panels, each [k pair][column][2], zero padded to whole
+// blocks of 32 k.
+GENESIS_GEMM_INLINE void pack_b_pairs(uint16_t* dst, const uint16_t* b, int64_t rs, int64_t cs,
+                                      int64_t kc, int64_t nc) {
+  const int64_t pairs = (kc + kAmxK - 1) / kAmxK * (kAmxK / 2);
+  for (int64_t j0 = 0; j0 < nc; j0 += kAmxNR, dst += 2 * kAmxNR * pairs) {
+    const uint16_t* src = b + j0 * cs;
+    const int64_t cols = std::min<int64_t>(kAmxNR, nc - j0);
+    for (int64_t q = 0; q < pairs; ++q) {
+      uint16_t* out = dst + 2 * kAmxNR * q;
+      const int64_t p = 2 * q;
+      const uint16_t* r0 = src + p * rs;
+      const uint16_t* r1 = r0 + rs;
+      if (cols == kAmxNR && cs == 1 && p + 1 < kc) {
+        for (int j = 0; j < kAmxNR; ++j) {
+          out[2 * j] = r0[j];
+          out[2 * j + 1] = r1[j];
+        }
+        continue;
+      }
+      for (int64_t j = 0; j < kAmxNR; ++j) {
+        out[2 * j] = j < cols && p < kc ? r0[j * cs] : uint16_t(0);
+        out[2 * j + 1] = j < cols && p + 1 < kc ? r1[j * cs] : uint16_t(0);
+      }
+    }
+  }
+}
+
+struct alignas(64) TileConfig {
+  uint8_t palette, start_row, reserved[14];
+  uint16_t bytes_per_row[16];
+  uint8_t rows[16];
+};
+
+// Tiles 0-3: C's four 16 x 16 blocks; 4, 5: A's two 16-row halves; 6, 7: B's two 16-column
+// halves. Every tile is 16 rows of 64 bytes.
+GENESIS_AMX_TARGET void configure_tiles() {
+  TileConfig config{};
+  config.palette = 1;
+  for (int t = 0; t < 8; ++t) {
+    config.rows[t] = 16;
+    config.bytes_per_row[t] = 64;
+  }
+  _tile_loadconfig(&config);
+}
+
+// C[0:m, 0:n] (row stride ldc) = or += a 32-row A panel @ a 32-column B panel over `blocks` x 32 k.
+GENESIS_GEMM_INLINE GENESIS_AMX_TARGET void micro_amx(int64_t blocks, const uint16_t* a,
+                                                      const uint16_t* b, float* c, int64_t ldc,
+                                                      bool add, int64_t m, int64_t n) {
+  alignas(64) float tmp[kAmxMR][kAmxNR];
+  const bool whole = m == kAmxMR && n == kAmxNR;
+  float* dst = whole ? c : &tmp[0][0];
+  const int64_t stride = (whole ? ldc : kAmxNR) * static_cast<int64_t>(sizeof(float));
+  if (add && whole) {
+    _tile_loadd(0, dst, stride);
+    _tile_loadd(1, dst + 16, stride);
+    _tile_loadd(2, dst + 16 * (stride / 4), stride);
+    _tile_loadd(3, dst + 16 * (stride / 4) + 16, stride);
+  } else {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+  }
+  for (int64_t q = 0; q < blocks; ++q, a += kAmxMR * kAmxK, b += kAmxNR * kAmxK) {
+    _tile_loadd(4, a, kAmxK * 2);
+    _tile_loadd(5, a + 16 * kAmxK, kAmxK * 2);
+    _tile_loadd(6, b, kAmxNR * 4);
+    _tile_loadd(7, b + 32, kAmxNR * 4);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  _tile_stored(0, dst, stride);
+  _tile_stored(1, dst + 16, stride);
+  _tile_stored(2, dst + 16 * (stride / 4), stride);
+  _tile_stored(3, dst + 16 * (stride / 4) + 16, stride);
+  if (whole) return;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = add ? c[i * ldc + j] + tmp[i][j] : tmp[i][j];
+}
+
+// tile() for bfloat16 operands and a float32 C (the same loop order).
+GENESIS_AMX_TARGET void tile_amx(const Problem<uint16_t, float>& P, int64_t bi, int64_t i0,
+                                 int64_t i_end, int64_t mc, int64_t j0, int64_t nc, uint16_t* abuf,
+                                 uint16_t* bbuf) {
+  configure_tiles();  // every call: other code on this thread (oneDNN's) releases the tiles
+  const uint16_t* b = P.b + bi * P.sb[0] + j0 * P.sb[2];
+  for (int64_t p0 = 0; p0 < P.k; p0 += kAmxKC) {
+    const int64_t kc = std::min<int64_t>(kAmxKC, P.k - p0), blocks = (kc + kAmxK - 1) / kAmxK;
+    pack_b_pairs(bbuf, b + p0 * P.sb[1], P.sb[1], P.sb[2], kc, nc);
+    for (int64_t ib = i0; ib < i_end; ib += mc) {
+      const int64_t rows = std::min<int64_t>(mc, i_end - ib);
+      const uint16_t* a = P.a + bi * P.sa[0] + ib * P.sa[1];
+      float* c = P.c + (bi * P.m + ib) * P.n + j0;
+      pack_a_blocks(abuf, a + p0 * P.sa[2], P.sa[1], P.sa[2], rows, kc);
+      for (int64_t jr = 0; jr < nc; jr += kAmxNR)
+        for (int64_t ir = 0; ir < rows; ir += kAmxMR)
+          micro_amx(blocks, abuf + ir * kAmxK * blocks, bbuf + jr * kAmxK * blocks,
+                    c + ir * P.n + jr, P.n, p0 > 0, std::min<int64_t>(kAmxMR, rows - ir),
+                    std::min<int64_t>(kAmxNR, nc - jr));
+    }
+  }
+  _tile_release();  // the thread's tile state back to its initial (cheaply saved) form
+}
+
+// Whether this process may use the tile unit: the CPU has it and Linux grants its state.
+bool amx_usable() {
+  if (cpu_isa() != Isa::Avx512 || !__builtin_cpu_supports("amx-bf16")) return false;
+  constexpr long kRequestPermission = 0x1023, kTileData = 18;  // ARCH_REQ_XCOMP_PERM, XTILEDATA
+  return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
 }
 #endif
 
@@ -261,15 +425,14 @@ constexpr int64_t kTargetMC = 192;
 constexpr int64_t kTargetNC = 1024;
 constexpr int64_t kMinWork = int64_t{1} << 18;
 
-template <typename T>
-void run(const Problem<T>& P, int64_t batch) {
+template <typename T, typename Out>
+void run(const Problem<T, Out>& P, int64_t batch, const Kernel<T, Out>& K) {
   const int64_t m = P.m, n = P.n, k = P.k;
   if (batch == 0 || m == 0 || n == 0) return;
   if (k == 0) {
-    std::memset(P.c, 0, static_cast<size_t>(batch * m * n) * sizeof(T));
+    std::memset(P.c, 0, static_cast<size_t>(batch * m * n) * sizeof(Out));
     return;
   }
-  const Kernel<T>& K = kernel<T>();
   int64_t mt = ceil_div(m, kTargetMC), nt = ceil_div(n, kTargetNC);
   // Enough tiles for every thread where the work is worth threading.
   double work = static_cast<double>(batch) * static_cast<double>(m * n) * static_cast<double>(k);
@@ -309,32 +472,48 @@ void run(const Problem<T>& P, int64_t batch) {
   });
 }
 
-template <typename T>
-void gemm_impl(T* c, const T* a, const int64_t a_strides[3], const T* b, const int64_t b_strides[3],
-               int64_t batch, int64_t m, int64_t n, int64_t k) {
-  Problem<T> P{c, a, b, {}, {}, m, n, k};
+template <typename T, typename Out>
+void gemm_impl(Out* c, const T* a, const int64_t a_strides[3], const T* b,
+               const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k,
+               const Kernel<T, Out>& K) {
+  Problem<T, Out> P{c, a, b, {}, {}, m, n, k};
   std::copy_n(a_strides, 3, P.sa);
   std::copy_n(b_strides, 3, P.sb);
   if (n == 1 && m > 1) {
     // Matrix @ vector: the micro-kernel pads n to NR columns but m only to MR rows, so compute
     // the transpose, c^T (1 x m) = b^T @ a^T, which is the same memory as c.
-    P = Problem<T>{
+    P = Problem<T, Out>{
         c, b, a, {b_strides[0], 0, b_strides[1]}, {a_strides[0], a_strides[2], a_strides[1]},
         1, m, k};
   }
-  run(P, batch);
+  run(P, batch, K);
 }
 
 }  // namespace
 
 void gemm(float* c, const float* a, const int64_t a_strides[3], const float* b,
           const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k) {
-  gemm_impl(c, a, a_strides, b, b_strides, batch, m, n, k);
+  gemm_impl(c, a, a_strides, b, b_strides, batch, m, n, k, kernel<float>());
 }
 
 void gemm(double* c, const double* a, const int64_t a_strides[3], const double* b,
           const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k) {
-  gemm_impl(c, a, a_strides, b, b_strides, batch, m, n, k);
+  gemm_impl(c, a, a_strides, b, b_strides, batch, m, n, k, kernel<double>());
+}
+
+bool gemm_bfloat16(float* c, const uint16_t* a, const int64_t a_strides[3], const uint16_t* b,
+                   const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k) {
+#ifdef GENESIS_GEMM_AMX
+  static const bool usable = amx_usable();
+  if (!usable) return false;
+  gemm_impl(c, a, a_strides, b, b_strides, batch, m, n, k,
+            Kernel<uint16_t, float>{tile_amx, kAmxMR, kAmxNR, kAmxKC});
+  return true;
+#else
+  (void)c, (void)a, (void)a_strides, (void)b, (void)b_strides, (void)batch, (void)m, (void)n,
+      (void)k;
+  return false;
+#endif
 }
 
 }  // namespace genesis::cpu

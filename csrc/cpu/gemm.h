@@ -13,4 +13,9 @@ void gemm(float* c, const float* a, const int64_t a_strides[3], const float* b,
 void gemm(double* c, const double* a, const int64_t a_strides[3], const double* b,
           const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k);
 
+// bfloat16 operands (their bits), a float32 C, on the CPU's AMX tile unit (Note [bfloat16
+// products on AMX] in gemm.cpp). Returns false, computing nothing, where there is none.
+bool gemm_bfloat16(float* c, const uint16_t* a, const int64_t a_strides[3], const uint16_t* b,
+                   const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k);
+
 }  // namespace genesis::cpu

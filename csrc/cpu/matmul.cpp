@@ -21,6 +21,15 @@ void float_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
        b.sizes()[2], a.sizes()[2]);
 }
 
+// bfloat16 operands straight into the AVX512-BF16 GEMM, where the CPU has it.
+bool bfloat16_matmul(const Tensor& wide, const Tensor& a, const Tensor& b) {
+  const int64_t sa[3] = {a.strides()[0], a.strides()[1], a.strides()[2]};
+  const int64_t sb[3] = {b.strides()[0], b.strides()[1], b.strides()[2]};
+  return gemm_bfloat16(wide.mutable_data_as<float>(), static_cast<const uint16_t*>(a.data()), sa,
+                       static_cast<const uint16_t*>(b.data()), sb, a.sizes()[0], a.sizes()[1],
+                       b.sizes()[2], a.sizes()[2]);
+}
+
 // A float32 copy of a 3-D operand. A broadcast batch (stride 0) is converted once and expanded
 // again, so broadcasting costs no extra memory.
 Tensor to_float32(const Tensor& t) {
@@ -79,6 +88,10 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
     case ScalarType::BFloat16: {
       // Accumulate in float32 (as PyTorch does) and round to 16 bits once.
       Tensor wide = Tensor::empty(out.sizes(), ScalarType::Float32, kCPU);
+      if (a.dtype() == ScalarType::BFloat16 && bfloat16_matmul(wide, a, b)) {
+        copy(out, wide);
+        return;
+      }
       float_matmul<float>(wide, to_float32(a), to_float32(b));
       copy(out, wide);
       return;

@@ -118,6 +118,24 @@ def test_tiles_sharing_packed_columns(device, shapes, transposed_b):
     check_product(a @ b, an, bn, genesis.float32, device)
 
 
+@pytest.mark.parametrize(
+    "shapes, layout",
+    [
+        (((3, 70, 301), (301, 45)), "plain"),  # edge tiles, 2 slices of k, an odd k
+        (((64, 512), (512, 96)), "plain"),  # whole 32 x 32 tiles added over 2 slices of k
+        (((2, 1, 33, 40), (5, 40, 31)), "plain"),  # broadcast batches
+        (((50, 129), (129, 70)), "transposed"),  # column-major operands
+    ],
+)
+def test_bfloat16_products_on_the_tile_unit(device, shapes, layout):
+    # Note [bfloat16 products on AMX]: where the CPU has AMX, bfloat16 products run on it (else
+    # on the float32 GEMM): float32 sums of exact products, rounded to bfloat16 once.
+    a, an, b, bn = operands(*shapes, genesis.bfloat16, device, seed=11)
+    if layout == "transposed":
+        a, b = a.mT.contiguous().mT, b.mT.contiguous().mT
+    check_product(a @ b, an, bn, genesis.bfloat16, device)
+
+
 def test_forms_agree(device):
     a, an, b, bn = operands((3, 4), (4, 5), genesis.float32, device)
     ref = to_numpy(genesis.matmul(a, b))

@@ -160,6 +160,10 @@ xhat, gw = (r64 - mu) / sd, gn * wn
 dx = (gw - gw.mean(1, keepdims=True) - xhat * (gw * xhat).mean(1, keepdims=True)) / sd
 np.testing.assert_allclose(xt.grad.numpy(), dx, rtol=1e-4, atol=1e-4)
 np.testing.assert_allclose(wt.grad.numpy(), (gn * xhat).sum(0), rtol=1e-4, atol=1e-4)
+# bfloat16 products without the tile unit: both operands widened to the float32 GEMM
+ab, bb = genesis.tensor(a).bfloat16(), genesis.tensor(b).bfloat16()
+want = ab.double().numpy() @ bb.double().numpy()
+np.testing.assert_allclose((ab @ bb).double().numpy(), want, rtol=1e-2, atol=1e-2)
 print("ok")
 """
 
