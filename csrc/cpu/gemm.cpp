@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 #endif
 
+#include "core/half.h"
 #include "cpu/isa.h"
 #include "cpu/parallel.h"
 
@@ -231,7 +233,7 @@ __attribute__((target("avx512f,avx2,fma"))) void tile_avx512_f64(const Problem<d
     __GNUC__ >= 11
 #define GENESIS_GEMM_AMX 1
 #define GENESIS_AMX_TARGET __attribute__((target("amx-tile,amx-bf16,avx512f")))
-constexpr int kAmxMR = 32, kAmxNR = 32, kAmxKC = 256, kAmxK = 32;  // KC: whole blocks of 32 k
+constexpr int kAmxMR = 32, kAmxNR = 32, kAmxKC = 512, kAmxK = 32;  // KC: whole blocks of 32 k
 
 // A block (mc x kc) as 32-row panels, each [k block][row][32 k], zero padded.
 GENESIS_GEMM_INLINE void pack_a_blocks(uint16_t* dst, const uint16_t* a, int64_t rs, int64_t cs,
@@ -265,6 +267,17 @@ GENESIS_GEMM_INLINE void pack_b_pairs(uint16_t* dst, const uint16_t* b, int64_t 
   for (int64_t j0 = 0; j0 < nc; j0 += kAmxNR, dst += 2 * kAmxNR * pairs) {
     const uint16_t* src = b + j0 * cs;
     const int64_t cols = std::min<int64_t>(kAmxNR, nc - j0);
+    if (rs == 1 && kc % 2 == 0) {  // column-major B (a Linear's weight.T): a pair is one word
+      const int64_t full = kc / 2;
+      for (int64_t j = 0; j < kAmxNR; ++j)
+        for (int64_t q = 0; q < full; ++q) {
+          uint32_t word = 0;
+          if (j < cols) std::memcpy(&word, src + j * cs + 2 * q, sizeof(word));
+          std::memcpy(dst + 2 * (kAmxNR * q + j), &word, sizeof(word));
+        }
+      std::memset(dst + 2 * kAmxNR * full, 0, sizeof(uint16_t) * 2 * kAmxNR * (pairs - full));
+      continue;
+    }
     for (int64_t q = 0; q < pairs; ++q) {
       uint16_t* out = dst + 2 * kAmxNR * q;
       const int64_t p = 2 * q;
@@ -303,13 +316,15 @@ GENESIS_AMX_TARGET void configure_tiles() {
   _tile_loadconfig(&config);
 }
 
-// C[0:m, 0:n] (row stride ldc) = or += a 32-row A panel @ a 32-column B panel over `blocks` x 32 k.
+// C[0:m, 0:n] (row stride ldc) = or += a 32-row A panel @ a 32-column B panel over `blocks` x 32 k;
+// a bfloat16 C (Out = uint16_t, never added to) receives the sums rounded to nearest even.
+template <typename Out>
 GENESIS_GEMM_INLINE GENESIS_AMX_TARGET void micro_amx(int64_t blocks, const uint16_t* a,
-                                                      const uint16_t* b, float* c, int64_t ldc,
+                                                      const uint16_t* b, Out* c, int64_t ldc,
                                                       bool add, int64_t m, int64_t n) {
   alignas(64) float tmp[kAmxMR][kAmxNR];
-  const bool whole = m == kAmxMR && n == kAmxNR;
-  float* dst = whole ? c : &tmp[0][0];
+  const bool whole = std::is_same_v<Out, float> && m == kAmxMR && n == kAmxNR;
+  float* dst = whole ? reinterpret_cast<float*>(c) : &tmp[0][0];
   const int64_t stride = (whole ? ldc : kAmxNR) * static_cast<int64_t>(sizeof(float));
   if (add && whole) {
     _tile_loadd(0, dst, stride);
@@ -337,12 +352,19 @@ GENESIS_GEMM_INLINE GENESIS_AMX_TARGET void micro_amx(int64_t blocks, const uint
   _tile_stored(2, dst + 16 * (stride / 4), stride);
   _tile_stored(3, dst + 16 * (stride / 4) + 16, stride);
   if (whole) return;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = add ? c[i * ldc + j] + tmp[i][j] : tmp[i][j];
+  if constexpr (std::is_same_v<Out, float>) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = add ? c[i * ldc + j] + tmp[i][j] : tmp[i][j];
+  } else {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = float_to_bfloat16_bits(tmp[i][j]);
+  }
 }
 
-// tile() for bfloat16 operands and a float32 C (the same loop order).
-GENESIS_AMX_TARGET void tile_amx(const Problem<uint16_t, float>& P, int64_t bi, int64_t i0,
+// tile() for bfloat16 operands and a float32 C, or a bfloat16 one where k is one slice (the
+// same loop order).
+template <typename Out>
+GENESIS_AMX_TARGET void tile_amx(const Problem<uint16_t, Out>& P, int64_t bi, int64_t i0,
                                  int64_t i_end, int64_t mc, int64_t j0, int64_t nc, uint16_t* abuf,
                                  uint16_t* bbuf) {
   configure_tiles();  // every call: other code on this thread (oneDNN's) releases the tiles
@@ -353,13 +375,13 @@ GENESIS_AMX_TARGET void tile_amx(const Problem<uint16_t, float>& P, int64_t bi, 
     for (int64_t ib = i0; ib < i_end; ib += mc) {
       const int64_t rows = std::min<int64_t>(mc, i_end - ib);
       const uint16_t* a = P.a + bi * P.sa[0] + ib * P.sa[1];
-      float* c = P.c + (bi * P.m + ib) * P.n + j0;
+      Out* c = P.c + (bi * P.m + ib) * P.n + j0;
       pack_a_blocks(abuf, a + p0 * P.sa[2], P.sa[1], P.sa[2], rows, kc);
       for (int64_t jr = 0; jr < nc; jr += kAmxNR)
         for (int64_t ir = 0; ir < rows; ir += kAmxMR)
-          micro_amx(blocks, abuf + ir * kAmxK * blocks, bbuf + jr * kAmxK * blocks,
-                    c + ir * P.n + jr, P.n, p0 > 0, std::min<int64_t>(kAmxMR, rows - ir),
-                    std::min<int64_t>(kAmxNR, nc - jr));
+          micro_amx<Out>(blocks, abuf + ir * kAmxK * blocks, bbuf + jr * kAmxK * blocks,
+                         c + ir * P.n + jr, P.n, p0 > 0, std::min<int64_t>(kAmxMR, rows - ir),
+                         std::min<int64_t>(kAmxNR, nc - jr));
     }
   }
   _tile_release();  // the thread's tile state back to its initial (cheaply saved) form
@@ -507,7 +529,23 @@ bool gemm_bfloat16(float* c, const uint16_t* a, const int64_t a_strides[3], cons
   static const bool usable = amx_usable();
   if (!usable) return false;
   gemm_impl(c, a, a_strides, b, b_strides, batch, m, n, k,
-            Kernel<uint16_t, float>{tile_amx, kAmxMR, kAmxNR, kAmxKC});
+            Kernel<uint16_t, float>{tile_amx<float>, kAmxMR, kAmxNR, kAmxKC});
+  return true;
+#else
+  (void)c, (void)a, (void)a_strides, (void)b, (void)b_strides, (void)batch, (void)m, (void)n,
+      (void)k;
+  return false;
+#endif
+}
+
+bool gemm_bfloat16_rounded(uint16_t* c, const uint16_t* a, const int64_t a_strides[3],
+                           const uint16_t* b, const int64_t b_strides[3], int64_t batch, int64_t m,
+                           int64_t n, int64_t k) {
+#ifdef GENESIS_GEMM_AMX
+  static const bool usable = amx_usable();
+  if (!usable || k > kAmxKC) return false;
+  gemm_impl(c, a, a_strides, b, b_strides, batch, m, n, k,
+            Kernel<uint16_t, uint16_t>{tile_amx<uint16_t>, kAmxMR, kAmxNR, kAmxKC});
   return true;
 #else
   (void)c, (void)a, (void)a_strides, (void)b, (void)b_strides, (void)batch, (void)m, (void)n,

@@ -21,13 +21,18 @@ void float_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
        b.sizes()[2], a.sizes()[2]);
 }
 
-// bfloat16 operands straight into the AVX512-BF16 GEMM, where the CPU has it.
-bool bfloat16_matmul(const Tensor& wide, const Tensor& a, const Tensor& b) {
+// bfloat16 operands straight into the AMX GEMM where the CPU has it: into a float32 C, or a
+// bfloat16 one (rounded in the GEMM) where k is short enough. False: not run.
+bool bfloat16_matmul(const Tensor& c, const Tensor& a, const Tensor& b) {
   const int64_t sa[3] = {a.strides()[0], a.strides()[1], a.strides()[2]};
   const int64_t sb[3] = {b.strides()[0], b.strides()[1], b.strides()[2]};
-  return gemm_bfloat16(wide.mutable_data_as<float>(), static_cast<const uint16_t*>(a.data()), sa,
-                       static_cast<const uint16_t*>(b.data()), sb, a.sizes()[0], a.sizes()[1],
-                       b.sizes()[2], a.sizes()[2]);
+  const auto* pa = static_cast<const uint16_t*>(a.data());
+  const auto* pb = static_cast<const uint16_t*>(b.data());
+  const int64_t batch = a.sizes()[0], m = a.sizes()[1], n = b.sizes()[2], k = a.sizes()[2];
+  if (c.dtype() == ScalarType::Float32)
+    return gemm_bfloat16(c.mutable_data_as<float>(), pa, sa, pb, sb, batch, m, n, k);
+  return gemm_bfloat16_rounded(static_cast<uint16_t*>(c.mutable_data()), pa, sa, pb, sb, batch, m,
+                               n, k);
 }
 
 // A float32 copy of a 3-D operand. A broadcast batch (stride 0) is converted once and expanded
@@ -87,6 +92,7 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
     case ScalarType::Float16:
     case ScalarType::BFloat16: {
       // Accumulate in float32 (as PyTorch does) and round to 16 bits once.
+      if (a.dtype() == ScalarType::BFloat16 && bfloat16_matmul(out, a, b)) return;
       Tensor wide = Tensor::empty(out.sizes(), ScalarType::Float32, kCPU);
       if (a.dtype() == ScalarType::BFloat16 && bfloat16_matmul(wide, a, b)) {
         copy(out, wide);
