@@ -14,10 +14,7 @@
 // w[c] and added over the row they give the two row sums dx needs,
 //   dx = rstd * (dy * w[c] - avg(dy * w) - xhat * avg(dy * w * xhat)),
 // written in a second pass over the row. dw[c] and db[c] add the per-sample sums over the
-// samples in a fixed order (norm_rows::column_sums), so the gradients are deterministic. On sm_90
-// a row that fits the registers of 1-8 blocks runs its backward over a cluster instead (Note
-// [Group norm backward over a cluster]): one read of x and dy, the same sums in a fixed order.
-#include <cooperative_groups.h>
+// samples in a fixed order (norm_rows::column_sums), so the gradients are deterministic.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -42,7 +39,9 @@ constexpr int kMaxWarps = 8;
 constexpr int kPacksPerThread = 4;  // a block doubles its warps while each keeps this many packs
 // Packs a lane's loops load at once. tools/group_norm_probe.cu (64x256x32x32 float32 on an
 // H200): forward 57.1 -> 53.9 us unrolled 8 times, backward 84.3 -> 73.5 us unrolled 4 times
-// (8: 85.6), outputs bit for bit the same.
+// (8: 85.6), outputs bit for bit the same. (A backward over a thread block cluster, each row in
+// 1-8 blocks' registers, ran 117.0 us against this one's 105.4 on an H100 at 72 registers a
+// thread, in session 43; the probe's fixed-shape cluster variant, 37 registers, 64.4 on an H200.)
 constexpr int kForwardUnroll = 8, kBackwardUnroll = 4;
 
 // The part of a row that this thread's warp takes: channels channel, channel + channel_step, ...
@@ -272,115 +271,6 @@ __global__ void __launch_bounds__(Warps * 32)
   }
 }
 
-// Note [Group norm backward over a cluster]: where a row is Kept x 256 x K packs and a block's
-// Kept x 256 packs hold whole channels (tools/group_norm_probe.cu: 84.3 -> 64.4 us for
-// 64x256x32x32 float32 on an H200), a row's backward runs on a cluster of K blocks (sm_90): each
-// thread keeps Kept packs of x and of dy in registers (pack j of thread t is the block's pack
-// j * 256 + t), so the row is read from memory once and never again from L1 or L2. A warp's packs
-// of one j lie in one channel (channels are whole multiples of 32 packs), so the channels' sums
-// are warp sums added in (j, warp) order by one thread a channel; each block's share of the two
-// row sums goes to the others through distributed shared memory and every thread adds the K
-// shares in rank order (deterministic), then writes dx from its registers.
-constexpr int kClusterThreads = 256;
-
-template <typename T, typename C, int V, int Kept>
-__global__ void __launch_bounds__(kClusterThreads)
-    group_norm_backward_cluster(const T* __restrict__ dy, const T* __restrict__ x,
-                                const C* __restrict__ mean, const C* __restrict__ rstd,
-                                const T* __restrict__ w, T* __restrict__ dx,
-                                C* __restrict__ partial, int64_t rows, int64_t groups, int64_t per,
-                                int64_t spatial) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  using P = Pack<T, V>;
-  namespace cg = cooperative_groups;
-  constexpr int kWarps = kClusterThreads / 32, kBlockPacks = Kept * kClusterThreads;
-  cg::cluster_group cluster = cg::this_cluster();
-  const int rank = static_cast<int>(cluster.block_rank()), blocks = cluster.num_blocks();
-  const int64_t r = blockIdx.x / blocks, cols = per * spatial;
-  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
-  const int64_t channel_packs = spatial / V, block_channels = kBlockPacks / channel_packs;
-  const int64_t offset = r * cols + int64_t{rank} * kBlockPacks * V;
-  const P* xs = reinterpret_cast<const P*>(x + offset);
-  const P* gs = reinterpret_cast<const P*>(dy + offset);
-  const C mu = mean[r], r_std = rstd[r];
-  P kx[Kept], kg[Kept];
-  C sums[2 * Kept];  // per j: this thread's sums of dy * xhat, then of dy
-#pragma unroll
-  for (int j = 0; j < Kept; ++j) {
-    kx[j] = xs[j * kClusterThreads + t];
-    kg[j] = gs[j * kClusterThreads + t];
-  }
-#pragma unroll
-  for (int j = 0; j < Kept; ++j) {
-    C a = 0, s = 0;
-#pragma unroll
-    for (int i = 0; i < V; ++i) {
-      C gy = convert<C>(kg[j].v[i]);
-      a += gy * ((convert<C>(kx[j].v[i]) - mu) * r_std);
-      s += gy;
-    }
-    warp_sum2(a, s);
-    sums[2 * j] = a;
-    sums[2 * j + 1] = s;
-  }
-  __shared__ C slices[2][Kept][kWarps];
-  __shared__ C share[2];  // the block's part of the row's sums of g * xhat and g (g = dy * w)
-  if (lane == 0)
-#pragma unroll
-    for (int j = 0; j < Kept; ++j) {
-      slices[0][j][warp] = sums[2 * j];
-      slices[1][j][warp] = sums[2 * j + 1];
-    }
-  __syncthreads();
-  // the block's first channel within the row, and within w
-  const int64_t channel0 = int64_t{rank} * block_channels, first = (r % groups) * per + channel0;
-  if (warp == 0) {  // lane c < block_channels (<= 32) adds its channel's slices in (j, warp) order
-    C a = 0, s = 0, dot = 0, avg = 0;
-    if (lane < block_channels) {
-      for (int j = 0; j < Kept; ++j)
-        for (int k = 0; k < kWarps; ++k)
-          if ((int64_t{j} * kClusterThreads + k * 32) / channel_packs == lane) {
-            a += slices[0][j][k];
-            s += slices[1][j][k];
-          }
-      partial[r * per + channel0 + lane] = a;
-      partial[rows * per + r * per + channel0 + lane] = s;
-      C wc = weight_of<T, C>(w, first + lane);
-      dot = wc * a;
-      avg = wc * s;
-    }
-    warp_sum2(dot, avg);
-    if (lane == 0) {
-      share[0] = dot;
-      share[1] = avg;
-    }
-  }
-  cluster.sync();
-  C dot = 0, avg = 0;
-  for (int k = 0; k < blocks; ++k) {
-    const C* other = cluster.map_shared_rank(share, k);
-    dot += other[0];
-    avg += other[1];
-  }
-  cluster.sync();  // no block leaves while another still reads its share
-  dot /= C(cols);
-  avg /= C(cols);
-  P* out = reinterpret_cast<P*>(dx + offset);
-#pragma unroll
-  for (int j = 0; j < Kept; ++j) {
-    const C wc =
-        weight_of<T, C>(w, first + (int64_t{j} * kClusterThreads + warp * 32) / channel_packs);
-    P o;
-#pragma unroll
-    for (int i = 0; i < V; ++i) {
-      C xh = (convert<C>(kx[j].v[i]) - mu) * r_std;
-      o.v[i] = convert<T>(r_std * (convert<C>(kg[j].v[i]) * wc - avg - xh * dot));
-    }
-    out[j * kClusterThreads + t] = o;
-  }
-#endif
-}
-
 // ---- launch ------------------------------------------------------------------------------
 
 // The block's warps: doubled (up to kMaxWarps) while every thread keeps kPacksPerThread packs.
@@ -426,88 +316,18 @@ void forward_typed(const void* x, const void* w, const void* b, void* y, void* m
   });
 }
 
-// Whether this device runs clusters (sm_90 and later) and the build holds sm_90 code for it.
-bool clusters_supported() {
-  int device = 0, major = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) return false;
-  static int known[64] = {};  // 0 unknown, 1 yes, 2 no
-  if (device < 64 && known[device]) return known[device] == 1;
-  bool yes =
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-      major >= 9;
-  cudaFuncAttributes attributes{};
-  yes = yes &&
-        cudaFuncGetAttributes(&attributes, group_norm_backward_cluster<float, float, 4, 2>) ==
-            cudaSuccess &&
-        attributes.binaryVersion >= 90;
-  if (device < 64) known[device] = yes ? 1 : 2;
-  return yes;
-}
-
-// Note [Group norm backward over a cluster]: launches it when the row's shape allows (Kept packs
-// a thread, 1 to 8 blocks a row, whole channels a block) and returns whether it did.
-template <typename T, typename C>
-bool backward_over_clusters(const void* dy, const void* x, const void* mean, const void* rstd,
-                            const void* w, void* dx, C* parts, int64_t rows, int64_t groups,
-                            int64_t per, int64_t spatial, cudaStream_t stream) {
-  constexpr int V = norm_rows::pack_items<T>();
-  if (spatial % V != 0 || !aligned16(dy) || !aligned16(x) || !aligned16(dx)) return false;
-  const int64_t channel_packs = spatial / V, row_packs = per * channel_packs;
-  if (channel_packs % 32 != 0 || rows > (int64_t{1} << 28)) return false;
-  int kept = 0, blocks = 0;
-  for (int k : {2, 4, 1}) {  // packs a thread keeps, in order of preference
-    int64_t block_packs = int64_t{k} * kClusterThreads;
-    if (row_packs % block_packs || block_packs % channel_packs) continue;
-    int64_t b = row_packs / block_packs;
-    if (b <= 8 && (b & (b - 1)) == 0) {
-      kept = k;
-      blocks = static_cast<int>(b);
-      break;
-    }
-  }
-  if (!kept || !clusters_supported()) return false;
-  auto launch = [&](auto kernel) {
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = static_cast<unsigned>(blocks);
-    attribute.val.clusterDim.y = 1;
-    attribute.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(static_cast<unsigned>(rows * blocks));
-    config.blockDim = dim3(kClusterThreads);
-    config.stream = stream;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    return cudaLaunchKernelEx(&config, kernel, static_cast<const T*>(dy), static_cast<const T*>(x),
-                              static_cast<const C*>(mean), static_cast<const C*>(rstd),
-                              static_cast<const T*>(w), static_cast<T*>(dx), parts, rows, groups,
-                              per, spatial) == cudaSuccess;
-  };
-  switch (kept) {
-    case 1:
-      return launch(group_norm_backward_cluster<T, C, V, 1>);
-    case 2:
-      return launch(group_norm_backward_cluster<T, C, V, 2>);
-    default:
-      return launch(group_norm_backward_cluster<T, C, V, 4>);
-  }
-}
-
 template <typename T, typename C>
 void backward_typed(const void* dy, const void* x, const void* mean, const void* rstd,
                     const void* w, void* dx, void* dw, void* db, void* partial, int64_t rows,
                     int64_t groups, int64_t per, int64_t spatial, cudaStream_t stream) {
   auto* parts = static_cast<C*>(partial);
-  bool done = dx && backward_over_clusters<T, C>(dy, x, mean, rstd, w, dx, parts, rows, groups, per,
-                                                 spatial, stream);
-  if (!done)
-    with_shape<T>(per, spatial, {dy, x, dx}, [&](auto warps, auto v) {
-      constexpr int W = decltype(warps)::value, V = decltype(v)::value;
-      group_norm_backward<T, C, W, V, kBackwardUnroll><<<grid_for(rows), W * 32, 0, stream>>>(
-          static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const C*>(mean),
-          static_cast<const C*>(rstd), static_cast<const T*>(w), static_cast<T*>(dx), parts, rows,
-          groups, per, spatial);
-    });
+  with_shape<T>(per, spatial, {dy, x, dx}, [&](auto warps, auto v) {
+    constexpr int W = decltype(warps)::value, V = decltype(v)::value;
+    group_norm_backward<T, C, W, V, kBackwardUnroll><<<grid_for(rows), W * 32, 0, stream>>>(
+        static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const C*>(mean),
+        static_cast<const C*>(rstd), static_cast<const T*>(w), static_cast<T*>(dx), parts, rows,
+        groups, per, spatial);
+  });
   // Column sums over the samples of [samples][channels] partial sums.
   int64_t samples = rows / groups, channels = groups * per;
   if (dw)

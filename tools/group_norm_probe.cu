@@ -217,13 +217,13 @@ constexpr double kMB = kItems * 4 / 1e6;  // one pass over a tensor
 // the row's moments (forward) or its two sums (backward) merged across the cluster through
 // distributed shared memory in rank order. The row is read once from memory, and a block's
 // registers, not L1, hold it between the passes.
-constexpr int kCluster = 4, kClusterThreads = 256;
+constexpr int kCluster = 4, kProbeThreads = 256;
 constexpr int kBlockPacks = kPer * kSpatial / 4 / kCluster;  // 512
-constexpr int kThreadPacks = kBlockPacks / kClusterThreads;  // 2
+constexpr int kThreadPacks = kBlockPacks / kProbeThreads;  // 2
 constexpr int kBlockChannels = kPer / kCluster;              // 2
 static_assert(kThreadPacks == kBlockChannels, "pack j of a thread lies in the block's channel j");
 
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThreads)
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kProbeThreads)
     cluster_forward(const float* __restrict__ x, const float* __restrict__ w,
                     const float* __restrict__ b, float* __restrict__ y, float* __restrict__ mean,
                     float* __restrict__ rstd, float eps) {
@@ -237,7 +237,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThrea
   float sum = 0;
 #pragma unroll
   for (int j = 0; j < kThreadPacks; ++j) {
-    kept[j] = row[j * kClusterThreads + t];
+    kept[j] = row[j * kProbeThreads + t];
     sum += kept[j].x + kept[j].y + kept[j].z + kept[j].w;
   }
   constexpr float kItemsHere = 4 * kThreadPacks;
@@ -249,7 +249,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThrea
             (v.z - m.mean) * (v.z - m.mean) + (v.w - m.mean) * (v.w - m.mean);
   }
   m = warp_moments(m, 32);
-  __shared__ float warps[3][kClusterThreads / 32];
+  __shared__ float warps[3][kProbeThreads / 32];
   __shared__ float block[3];
   if (lane == 0) {
     warps[0][warp] = m.count;
@@ -259,8 +259,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThrea
   __syncthreads();
   if (warp == 0) {
     Moments<float> bm{0, 0, 0};
-    if (lane < kClusterThreads / 32) bm = {warps[0][lane], warps[1][lane], warps[2][lane]};
-    bm = warp_moments(bm, kClusterThreads / 32);
+    if (lane < kProbeThreads / 32) bm = {warps[0][lane], warps[1][lane], warps[2][lane]};
+    bm = warp_moments(bm, kProbeThreads / 32);
     if (lane == 0) {
       block[0] = bm.count;
       block[1] = bm.mean;
@@ -286,12 +286,12 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThrea
   for (int j = 0; j < kThreadPacks; ++j) {
     float scale = r_std * w[first + j], shift = b[first + j] - total.mean * scale;
     float4 v = kept[j];
-    out[j * kClusterThreads + t] = make_float4(v.x * scale + shift, v.y * scale + shift,
+    out[j * kProbeThreads + t] = make_float4(v.x * scale + shift, v.y * scale + shift,
                                                v.z * scale + shift, v.w * scale + shift);
   }
 }
 
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThreads)
+__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kProbeThreads)
     cluster_backward(const float* __restrict__ dy, const float* __restrict__ x,
                      const float* __restrict__ mean, const float* __restrict__ rstd,
                      const float* __restrict__ w, float* __restrict__ dx,
@@ -309,8 +309,8 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThrea
   float sums[2 * kThreadPacks];  // per channel j: sum of dy * xhat, then of dy
 #pragma unroll
   for (int j = 0; j < kThreadPacks; ++j) {
-    kx[j] = xs[j * kClusterThreads + t];
-    kg[j] = gs[j * kClusterThreads + t];
+    kx[j] = xs[j * kProbeThreads + t];
+    kg[j] = gs[j * kProbeThreads + t];
     float4 v = kx[j], g = kg[j];
     sums[2 * j] = g.x * ((v.x - mu) * r_std) + g.y * ((v.y - mu) * r_std) +
                   g.z * ((v.z - mu) * r_std) + g.w * ((v.w - mu) * r_std);
@@ -321,7 +321,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThrea
 #pragma unroll
     for (int delta = 16; delta > 0; delta >>= 1)
       sums[i] += __shfl_xor_sync(0xffffffffu, sums[i], delta);
-  __shared__ float warps[2 * kThreadPacks][kClusterThreads / 32];
+  __shared__ float warps[2 * kThreadPacks][kProbeThreads / 32];
   __shared__ float block[2];  // the block's share of the row's sums of g * xhat and g (g = dy w)
   if (lane == 0)
 #pragma unroll
@@ -332,7 +332,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThrea
     float dot = 0, avg = 0;
     for (int j = 0; j < kThreadPacks; ++j) {
       float a = 0, s = 0;
-      for (int k = 0; k < kClusterThreads / 32; ++k) {
+      for (int k = 0; k < kProbeThreads / 32; ++k) {
         a += warps[2 * j][k];
         s += warps[2 * j + 1][k];
       }
@@ -363,7 +363,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kClusterThrea
     auto one = [&](float gi, float xi) {
       return r_std * (gi * wc - avg - (xi - mu) * r_std * dot);
     };
-    out[j * kClusterThreads + t] =
+    out[j * kProbeThreads + t] =
         make_float4(one(g.x, v.x), one(g.y, v.y), one(g.z, v.z), one(g.w, v.w));
   }
 }
@@ -486,10 +486,10 @@ int main() {
   time_variant(
       "rows over clusters of 4 blocks, kept in registers", cluster_forward, cluster_backward,
       [&] {
-        cluster_forward<<<kRows * kCluster, kClusterThreads>>>(x, w, b, y, mean, rstd, 1e-5f);
+        cluster_forward<<<kRows * kCluster, kProbeThreads>>>(x, w, b, y, mean, rstd, 1e-5f);
       },
       [&] {
-        cluster_backward<<<kRows * kCluster, kClusterThreads>>>(dy, x, mean, rstd, w, dx, partial);
+        cluster_backward<<<kRows * kCluster, kProbeThreads>>>(dy, x, mean, rstd, w, dx, partial);
       },
       y, dx, y_ref, dx_ref);
   // the library's block (8 warps) keeping 8 packs, then bigger blocks keeping fewer

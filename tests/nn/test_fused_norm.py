@@ -223,7 +223,7 @@ GROUP_SHAPES = [
     ((2, 20, 224), 1),
     ((2, 64, 128), 2),
     ((2, 32, 512), 2),
-    ((2, 16, 64, 64), 2),  # a row over a cluster of 8 blocks on sm_90 (4 packs a thread)
+    ((2, 16, 64, 64), 2),  # rows of 32768 items
 ]
 
 
