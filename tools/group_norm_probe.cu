@@ -219,7 +219,7 @@ constexpr double kMB = kItems * 4 / 1e6;  // one pass over a tensor
 // registers, not L1, hold it between the passes.
 constexpr int kCluster = 4, kProbeThreads = 256;
 constexpr int kBlockPacks = kPer * kSpatial / 4 / kCluster;  // 512
-constexpr int kThreadPacks = kBlockPacks / kProbeThreads;  // 2
+constexpr int kThreadPacks = kBlockPacks / kProbeThreads;    // 2
 constexpr int kBlockChannels = kPer / kCluster;              // 2
 static_assert(kThreadPacks == kBlockChannels, "pack j of a thread lies in the block's channel j");
 
@@ -287,7 +287,7 @@ __global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kProbeThreads
     float scale = r_std * w[first + j], shift = b[first + j] - total.mean * scale;
     float4 v = kept[j];
     out[j * kProbeThreads + t] = make_float4(v.x * scale + shift, v.y * scale + shift,
-                                               v.z * scale + shift, v.w * scale + shift);
+                                             v.z * scale + shift, v.w * scale + shift);
   }
 }
 
@@ -485,9 +485,7 @@ int main() {
   unrolled_variant<8>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
   time_variant(
       "rows over clusters of 4 blocks, kept in registers", cluster_forward, cluster_backward,
-      [&] {
-        cluster_forward<<<kRows * kCluster, kProbeThreads>>>(x, w, b, y, mean, rstd, 1e-5f);
-      },
+      [&] { cluster_forward<<<kRows * kCluster, kProbeThreads>>>(x, w, b, y, mean, rstd, 1e-5f); },
       [&] {
         cluster_backward<<<kRows * kCluster, kProbeThreads>>>(dy, x, mean, rstd, w, dx, partial);
       },

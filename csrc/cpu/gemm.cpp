@@ -387,11 +387,15 @@ GENESIS_AMX_TARGET void tile_amx(const Problem<uint16_t, Out>& P, int64_t bi, in
   _tile_release();  // the thread's tile state back to its initial (cheaply saved) form
 }
 
-// Whether this process may use the tile unit: the CPU has it and Linux grants its state.
+// Whether this process may use the tile unit: the CPU has it and Linux grants its state (asked
+// once).
 bool amx_usable() {
-  if (cpu_isa() != Isa::Avx512 || !__builtin_cpu_supports("amx-bf16")) return false;
-  constexpr long kRequestPermission = 0x1023, kTileData = 18;  // ARCH_REQ_XCOMP_PERM, XTILEDATA
-  return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+  static const bool usable = [] {
+    if (cpu_isa() != Isa::Avx512 || !__builtin_cpu_supports("amx-bf16")) return false;
+    constexpr long kRequestPermission = 0x1023, kTileData = 18;  // ARCH_REQ_XCOMP_PERM, XTILEDATA
+    return syscall(SYS_arch_prctl, kRequestPermission, kTileData) == 0;
+  }();
+  return usable;
 }
 #endif
 
@@ -523,13 +527,17 @@ void gemm(double* c, const double* a, const int64_t a_strides[3], const double* 
   gemm_impl(c, a, a_strides, b, b_strides, batch, m, n, k, kernel<double>());
 }
 
-bool gemm_bfloat16(float* c, const uint16_t* a, const int64_t a_strides[3], const uint16_t* b,
+namespace {
+
+// Both bfloat16 entry points: false, computing nothing, without the tile unit, or for a bfloat16
+// C whose k would leave the tiles in more than one slice.
+template <typename Out>
+bool gemm_on_tiles(Out* c, const uint16_t* a, const int64_t a_strides[3], const uint16_t* b,
                    const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k) {
 #ifdef GENESIS_GEMM_AMX
-  static const bool usable = amx_usable();
-  if (!usable) return false;
+  if (!amx_usable() || (std::is_same_v<Out, uint16_t> && k > kAmxKC)) return false;
   gemm_impl(c, a, a_strides, b, b_strides, batch, m, n, k,
-            Kernel<uint16_t, float>{tile_amx<float>, kAmxMR, kAmxNR, kAmxKC});
+            Kernel<uint16_t, Out>{tile_amx<Out>, kAmxMR, kAmxNR, kAmxKC});
   return true;
 #else
   (void)c, (void)a, (void)a_strides, (void)b, (void)b_strides, (void)batch, (void)m, (void)n,
@@ -538,20 +546,17 @@ bool gemm_bfloat16(float* c, const uint16_t* a, const int64_t a_strides[3], cons
 #endif
 }
 
+}  // namespace
+
+bool gemm_bfloat16(float* c, const uint16_t* a, const int64_t a_strides[3], const uint16_t* b,
+                   const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k) {
+  return gemm_on_tiles(c, a, a_strides, b, b_strides, batch, m, n, k);
+}
+
 bool gemm_bfloat16_rounded(uint16_t* c, const uint16_t* a, const int64_t a_strides[3],
                            const uint16_t* b, const int64_t b_strides[3], int64_t batch, int64_t m,
                            int64_t n, int64_t k) {
-#ifdef GENESIS_GEMM_AMX
-  static const bool usable = amx_usable();
-  if (!usable || k > kAmxKC) return false;
-  gemm_impl(c, a, a_strides, b, b_strides, batch, m, n, k,
-            Kernel<uint16_t, uint16_t>{tile_amx<uint16_t>, kAmxMR, kAmxNR, kAmxKC});
-  return true;
-#else
-  (void)c, (void)a, (void)a_strides, (void)b, (void)b_strides, (void)batch, (void)m, (void)n,
-      (void)k;
-  return false;
-#endif
+  return gemm_on_tiles(c, a, a_strides, b, b_strides, batch, m, n, k);
 }
 
 }  // namespace genesis::cpu
