@@ -463,11 +463,14 @@ void run(const Problem<T, Out>& P, int64_t batch, const Kernel<T, Out>& K) {
   // Enough tiles for every thread where the work is worth threading.
   double work = static_cast<double>(batch) * static_cast<double>(m * n) * static_cast<double>(k);
   int64_t threads = std::clamp<int64_t>(static_cast<int64_t>(work / kMinWork), 1, max_threads());
+  // Each tile packs its rows of A and its columns of B: cut the longer side, so that the threads
+  // repeat the smaller pack (an RNN step's 32 x 1024 product repeated all of B cut by rows).
   while (batch * mt * nt < threads) {
-    if (ceil_div(m, mt + 1) >= K.mr)
-      ++mt;
-    else if (ceil_div(n, nt + 1) >= K.nr)
+    bool rows_ok = ceil_div(m, mt + 1) >= K.mr, cols_ok = ceil_div(n, nt + 1) >= K.nr;
+    if (cols_ok && (!rows_ok || ceil_div(n, nt) > ceil_div(m, mt)))
       ++nt;
+    else if (rows_ok)
+      ++mt;
     else
       break;
   }
