@@ -25,6 +25,8 @@
 // any input strides (transposed, sliced or broadcast operands cost nothing extra). A thread takes
 // its tiles column block by column block, packing each slice of B once for all its row blocks
 // there (packing B again per tile cost a Linear's transposed weight a third of its time).
+// Packing row-major A or column-major B is a transpose: float32 runs through 8 x 8 register
+// transposes (transpose_runs), not one item a store.
 // The micro-kernel is written once with GCC/Clang vector extensions and compiled per instruction
 // set through target attributes (AVX-512, AVX2+FMA, and a baseline for any other CPU); the CPU
 // picks one at run time, so the library needs no -march flag.
@@ -57,6 +59,46 @@ struct Problem {
   int64_t m, n, k;
 };
 
+#if defined(__x86_64__) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12))
+#define GENESIS_GEMM_TRANSPOSE8 1
+// Rows r[0..8) of an 8 x 8 block of floats become its columns: pairs interleaved, then quads,
+// then halves (the unpack / shuffle / lane-permute sequence, one instruction a step on AVX).
+GENESIS_GEMM_INLINE void transpose8(f32x8 (&r)[8]) {
+  f32x8 t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+    t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+  }
+  for (int i = 0; i < 8; i += 4)
+    for (int h = 0; h < 2; ++h) {
+      u[i + 2 * h] = __builtin_shufflevector(t[i + h], t[i + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[i + 2 * h + 1] =
+          __builtin_shufflevector(t[i + h], t[i + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+  for (int i = 0; i < 4; ++i) {
+    r[i] = __builtin_shufflevector(u[i], u[i + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    r[i + 4] = __builtin_shufflevector(u[i], u[i + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+  }
+}
+
+// dst[p * ld + j] = src[j * stride + p] for j < rows (a multiple of 8), p < kc: runs that are
+// contiguous in the source written across the panel, 8 x 8 blocks through registers (a scalar
+// loop stores one item a cycle; packing a Linear's transposed weight took a third of a small
+// product's time that way). Returns the p where the blocks end (the caller copies the rest).
+GENESIS_GEMM_INLINE int64_t transpose_runs(float* dst, int64_t ld, const float* src, int64_t stride,
+                                           int rows, int64_t kc) {
+  int64_t p0 = 0;
+  for (; p0 + 8 <= kc; p0 += 8)
+    for (int j0 = 0; j0 < rows; j0 += 8) {
+      f32x8 r[8];
+      for (int j = 0; j < 8; ++j) std::memcpy(&r[j], src + (j0 + j) * stride + p0, sizeof(f32x8));
+      transpose8(r);
+      for (int p = 0; p < 8; ++p) std::memcpy(dst + (p0 + p) * ld + j0, &r[p], sizeof(f32x8));
+    }
+  return p0;
+}
+#endif
+
 // A block of A (mc x kc, strides rs/cs) as MR-row panels, each stored k-major (MR values per k).
 template <typename T, int MR>
 GENESIS_GEMM_INLINE void pack_a(T* dst, const T* a, int64_t rs, int64_t cs, int64_t mc,
@@ -65,7 +107,19 @@ GENESIS_GEMM_INLINE void pack_a(T* dst, const T* a, int64_t rs, int64_t cs, int6
     const T* src = a + i0 * rs;
     int64_t rows = std::min<int64_t>(MR, mc - i0);
     if (rows == MR) {
-      for (int64_t p = 0; p < kc; ++p)
+      int64_t p_start = 0;
+#if defined(GENESIS_GEMM_TRANSPOSE8)
+      if constexpr (std::is_same_v<T, float> && MR >= 8) {
+        if (cs == 1) {  // row-major A: its first rows in blocks of 8
+          constexpr int kBlocked = MR / 8 * 8;
+          p_start = transpose_runs(dst, MR, src, rs, kBlocked, kc);
+          // the block's other rows, then every row's tail past the blocks
+          for (int64_t p = 0; p < p_start; ++p)
+            for (int i = kBlocked; i < MR; ++i) dst[p * MR + i] = src[i * rs + p];
+        }
+      }
+#endif
+      for (int64_t p = p_start; p < kc; ++p)
         for (int i = 0; i < MR; ++i) dst[p * MR + i] = src[i * rs + p * cs];
     } else {
       for (int64_t p = 0; p < kc; ++p) {
@@ -86,6 +140,16 @@ GENESIS_GEMM_INLINE void pack_b(T* dst, const T* b, int64_t rs, int64_t cs, int6
     if (cols == NR && cs == 1) {
       for (int64_t p = 0; p < kc; ++p) std::memcpy(dst + p * NR, src + p * rs, NR * sizeof(T));
     } else if (rs == 1) {  // column-major B: walk down each column
+#if defined(GENESIS_GEMM_TRANSPOSE8)
+      if constexpr (std::is_same_v<T, float> && NR % 8 == 0) {
+        if (cols == NR) {
+          int64_t p0 = transpose_runs(dst, NR, src, cs, NR, kc);
+          for (int64_t p = p0; p < kc; ++p)
+            for (int j = 0; j < NR; ++j) dst[p * NR + j] = src[p + j * cs];
+          continue;
+        }
+      }
+#endif
       for (int64_t j = 0; j < cols; ++j)
         for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = src[p + j * cs];
       for (int64_t p = 0; p < kc; ++p)

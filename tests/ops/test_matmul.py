@@ -118,6 +118,23 @@ def test_tiles_sharing_packed_columns(device, shapes, transposed_b):
     check_product(a @ b, an, bn, genesis.float32, device)
 
 
+@pytest.mark.parametrize("a_layout", ["rows", "columns"])
+@pytest.mark.parametrize("b_layout", ["rows", "columns"])
+@pytest.mark.parametrize(
+    "shapes", [((32, 256), (256, 1024)), ((37, 301), (301, 70)), ((13, 7), (7, 40))], ids=str
+)
+def test_packs_through_transposed_blocks(device, shapes, a_layout, b_layout):
+    # Note [CPU GEMM]: row-major A and column-major B (a Linear's weight.T) are packed through
+    # 8 x 8 register transposes, the k past the last whole block of 8 and the rows past the
+    # last block item by item.
+    a, an, b, bn = operands(*shapes, genesis.float32, device, seed=13)
+    if a_layout == "columns":
+        a = a.mT.contiguous().mT
+    if b_layout == "columns":
+        b = b.mT.contiguous().mT
+    check_product(a @ b, an, bn, genesis.float32, device)
+
+
 @pytest.mark.parametrize(
     "shapes, layout",
     [

@@ -222,7 +222,9 @@ class RNNBase(Module):
                 k = layer * directions + direction
                 h = h0[k]
                 c = c0[k] if c0 is not None else None
-                gi = F.linear(layer_input, w_ih, b_ih)  # all steps in one product
+                # all steps in one product, then one view a step: unbind's backward stacks the
+                # steps' gradients in one op, where gi[t] would add a full-size gradient per step
+                gi = F.linear(layer_input, w_ih, b_ih).unbind(0)
                 out_steps: list[Tensor | None] = [None] * steps
                 order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
                 for t in order:
