@@ -15,11 +15,28 @@ namespace genesis::cpu {
 namespace {
 
 // The largest logit, NaN when one is NaN (so the row's loss is NaN, as the composite gives).
+// 16 lanes' maxima and a NaN flag, which the compiler turns into vector max and compare
+// instructions (the one-item loop with its NaN test ran a third of the forward's time).
 template <typename C>
 C row_max(const C* x, int64_t n) {
+  constexpr int kLanes = 16;
+  C lane[kLanes];
+  bool nan = false;
+  for (int k = 0; k < kLanes; ++k) lane[k] = -std::numeric_limits<C>::infinity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int k = 0; k < kLanes; ++k) {
+      C v = x[i + k];
+      nan |= v != v;
+      lane[k] = v > lane[k] ? v : lane[k];
+    }
   C m = -std::numeric_limits<C>::infinity();
-  for (int64_t i = 0; i < n; ++i) m = (x[i] > m || std::isnan(x[i])) ? x[i] : m;
-  return m;
+  for (; i < n; ++i) {
+    nan |= x[i] != x[i];
+    m = x[i] > m ? x[i] : m;
+  }
+  for (int k = 0; k < kLanes; ++k) m = lane[k] > m ? lane[k] : m;
+  return nan ? std::numeric_limits<C>::quiet_NaN() : m;
 }
 
 // The row's logsumexp as its maximum m and log(sum exp(x - m)), kept apart so that lse - x[t]
@@ -146,10 +163,11 @@ void backward_typed(const Tensor& logits, const Tensor& target, const Tensor& we
       C spread = g * a.smoothing / C(a.cols);
       for (int64_t c = 0; c < a.cols; ++c) line[c] = (x[c] - m) - log_s;
       exp_in_place(line.data(), a.cols);
-      for (int64_t c = 0; c < a.cols; ++c) {
-        C d = hit * line[c];
-        if (a.smoothing > 0) d += spread * (a.total_w * line[c] - a.weight(c));
-        line[c] = d;
+      if (a.smoothing > 0) {
+        for (int64_t c = 0; c < a.cols; ++c)
+          line[c] = hit * line[c] + spread * (a.total_w * line[c] - a.weight(c));
+      } else {  // a loop without the branch, so that it vectorizes
+        for (int64_t c = 0; c < a.cols; ++c) line[c] *= hit;
       }
       line[t] -= hit;
       for (int64_t c = 0; c < a.cols; ++c) out[c] = static_cast<T>(line[c]);
