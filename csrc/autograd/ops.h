@@ -52,6 +52,9 @@ Tensor hardtanh(const Tensor& t, const Scalar& min_val, const Scalar& max_val, b
 Tensor row_norm(const Tensor& x, int64_t normalized_ndim, const Tensor& weight, const Tensor& bias,
                 double eps, bool rms, const char* name);
 
+// The LSTM cell's gate arithmetic as one fused op, (h', c') (autograd/lstm_cell.cpp; the
+// arguments as ops::lstm_cell's).
+std::pair<Tensor, Tensor> lstm_cell(const Tensor& gi, const Tensor& gh, const Tensor& c);
 // Group norm of an (N, C, *) input as one fused op (autograd/group_norm.cpp; the arguments as
 // ops::group_norm's).
 Tensor group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,

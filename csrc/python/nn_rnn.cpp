@@ -1,6 +1,8 @@
 // The recurrent layers' cuDNN path (Note [Recurrences through cuDNN] in cuda/cudnn_rnn.cpp) as
 // _C._nn._cudnn_rnn_usable, _cudnn_rnn and _cudnn_rnn_backward: genesis.nn's RNNBase checks
-// the configuration and calls these for the stacks cuDNN takes.
+// the configuration and calls these for the stacks cuDNN takes. And the fused LSTM cell of the
+// step-by-step path (Note [Fused LSTM cell] in ops/lstm_cell.cpp): _lstm_cell and its backward.
+#include "autograd/ops.h"
 #include "cuda/cudnn_rnn.h"
 #include "python/bindings.h"
 #include "python/tensor_lists.h"
@@ -87,6 +89,15 @@ void init_nn_rnn(py::module_& m) {
       py::arg("reserve"), py::arg("mode"), py::arg("hidden_size"), py::arg("num_layers"),
       py::arg("bidirectional"), py::arg("bias"), py::arg("allow_tf32"),
       "(dx, dhx, dcx or None, [weight gradients]) of a training _cudnn_rnn.");
+  nn.def(
+      "_lstm_cell",
+      [](const Tensor& gi, const Tensor& gh, const Tensor& c) {
+        auto [h, c_new] = ag::lstm_cell(gi, gh, c);
+        return py::make_tuple(h, c_new);
+      },
+      py::arg("gi"), py::arg("gh"), py::arg("c"),
+      "(h, c_new) of an LSTM step from the input's and the hidden state's projections gi, gh\n"
+      "(batch, 4 * hidden) and the cell state c (batch, hidden), one fused op each way.");
 }
 
 }  // namespace genesis::python

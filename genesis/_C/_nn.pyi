@@ -152,6 +152,9 @@ def _layer_norm(
     bias: object,
     eps: typing.SupportsFloat | typing.SupportsIndex,
 ) -> genesis._C.Tensor: ...
+def _lstm_cell(
+    gi: genesis._C.Tensor, gh: genesis._C.Tensor, c: genesis._C.Tensor
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor]: ...
 def _max_pool(
     input: genesis._C.Tensor,
     kernel: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],

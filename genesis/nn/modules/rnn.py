@@ -4,7 +4,8 @@ and their cells, with PyTorch's parameters, initialization, shapes and reprs.
 Note [Recurrence in steps]: each layer and direction projects the whole input sequence at once
 (one matrix product for all time steps), then walks the time steps: per step one product with
 the hidden state and the gate arithmetic, all genesis ops on the whole batch, so autograd
-differentiates through time with their formulas. Variable lengths (a PackedSequence) run on the
+differentiates through time with their formulas (an LSTM step's gate arithmetic is one fused op
+each way, Note [Fused LSTM cell] in csrc/ops/lstm_cell.cpp). Variable lengths (a PackedSequence) run on the
 padded batch with a per-step mask: a sequence's state stays frozen where it has no element, which
 is also what makes the reverse direction start at each sequence's own last element. On CUDA the
 stacks cuDNN takes run as one cuDNN recurrence instead (_rnn_cudnn.py, Note [Recurrences through
@@ -18,7 +19,7 @@ import numbers
 import warnings
 from typing import Any
 
-from ..._C import Tensor, arange, cat, empty, stack, tensor, where, zeros
+from ..._C import Tensor, _nn, arange, cat, empty, stack, tensor, where, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -29,6 +30,22 @@ from .module import Module
 __all__ = ["GRU", "GRUCell", "LSTM", "LSTMCell", "RNN", "RNNBase", "RNNCell", "RNNCellBase"]
 
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+
+
+def _lstm_ops(gi: Tensor, gh: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    """The LSTM cell's gate arithmetic as ops: (h', c')."""
+    i, f, g, o = (gi + gh).chunk(4, -1)
+    c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    return o.sigmoid() * c_new.tanh(), c_new
+
+
+def _lstm_cell(gi: Tensor, gh: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    """(h', c') of an LSTM step: one fused op each way (Note [Fused LSTM cell] in
+    csrc/ops/lstm_cell.cpp) where gi, gh and c share a dtype and device (autocast's 16-bit
+    projections beside a float32 state take the ops)."""
+    if gi.dtype == gh.dtype == c.dtype and gi.device == gh.device == c.device:
+        return _nn._lstm_cell(gi, gh, c)
+    return _lstm_ops(gi, gh, c)
 
 
 def _step(
@@ -43,10 +60,8 @@ def _step(
     """One time step: (h', c') from the input's projection gi and the state."""
     gh = F.linear(h, w_hh, b_hh)
     if mode == "LSTM":
-        i, f, g, o = (gi + gh).chunk(4, -1)
         assert c is not None  # an LSTM step always has a cell state
-        c_new = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h_new = o.sigmoid() * c_new.tanh()
+        h_new, c_new = _lstm_cell(gi, gh, c)
         if w_hr is not None:
             h_new = F.linear(h_new, w_hr)
         return h_new, c_new

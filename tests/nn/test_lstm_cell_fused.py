@@ -1,0 +1,100 @@
+"""The fused LSTM cell (Note [Fused LSTM cell] in csrc/ops/lstm_cell.cpp) against the same step
+written as ops: outputs and every gradient in each floating dtype, on CPU and CUDA; gradients
+through h alone and c alone; float64 gradcheck and gradgradcheck (the create_graph backward);
+the ops path for mixed dtypes; bad input. The layers' tests (test_rnn.py) compare the whole
+recurrence with torch."""
+
+import numpy as np
+import pytest
+
+import genesis
+from genesis.autograd import gradcheck, gradgradcheck
+from genesis.nn.modules import rnn
+
+RNG = np.random.default_rng(21)
+TOL = {
+    genesis.float64: 1e-12,
+    genesis.float32: 2e-6,
+    genesis.bfloat16: 2e-2,
+    genesis.float16: 2e-3,
+}
+
+
+def _inputs(device, dtype, batch=5, hidden=7):
+    def make(*shape):
+        a = RNG.normal(size=shape) * 2
+        return genesis.tensor(a, device=device).to(dtype).requires_grad_()
+
+    return make(batch, 4 * hidden), make(batch, 4 * hidden), make(batch, hidden)
+
+
+def _grads(step, inputs, dh, dc):
+    h, c = step(*inputs)
+    for t in inputs:
+        t.grad = None
+    (h * dh).sum().add((c * dc).sum()).backward()
+    return [h, c] + [t.grad for t in inputs]
+
+
+@pytest.mark.parametrize("dtype", list(TOL), ids=str)
+def test_fused_cell_matches_the_ops(device, dtype):
+    inputs = _inputs(device, dtype)
+    dh = genesis.tensor(RNG.normal(size=(5, 7)), device=device).to(dtype)
+    dc = genesis.tensor(RNG.normal(size=(5, 7)), device=device).to(dtype)
+    fused = _grads(genesis._C._nn._lstm_cell, inputs, dh, dc)
+    ops = _grads(rnn._lstm_ops, inputs, dh, dc)
+    for a, b in zip(fused, ops):
+        assert a.dtype == dtype
+        np.testing.assert_allclose(
+            a.double().cpu().numpy(), b.double().cpu().numpy(), rtol=TOL[dtype], atol=TOL[dtype]
+        )
+
+
+@pytest.mark.parametrize("used", ["h", "c"])
+def test_gradient_through_one_output(device, used):
+    inputs = _inputs(device, genesis.float64)
+    for step in (genesis._C._nn._lstm_cell, rnn._lstm_ops):
+        h, c = step(*inputs)
+        (h if used == "h" else c).sum().backward()
+    # the ops' gradients were added to the fused cell's: each is twice the fused one
+    fused = [t.grad / 2 for t in inputs]
+    for t in inputs:
+        t.grad = None
+    h, c = genesis._C._nn._lstm_cell(*inputs)
+    (h if used == "h" else c).sum().backward()
+    for a, t in zip(fused, inputs):
+        np.testing.assert_allclose(a.cpu().numpy(), t.grad.cpu().numpy(), rtol=1e-12)
+
+
+def test_gradcheck_and_gradgradcheck(device):
+    inputs = _inputs(device, genesis.float64, batch=2, hidden=3)
+    assert gradcheck(genesis._C._nn._lstm_cell, inputs)
+    assert gradgradcheck(genesis._C._nn._lstm_cell, inputs)
+
+
+def test_mixed_dtypes_take_the_ops(device):
+    gi, gh, _ = _inputs(device, genesis.bfloat16)
+    c = genesis.tensor(RNG.normal(size=(5, 7)), device=device, dtype=genesis.float32)
+    h, c_new = rnn._lstm_cell(gi, gh, c)
+    ref_h, ref_c = rnn._lstm_ops(gi, gh, c)
+    assert h.dtype == c_new.dtype == genesis.float32
+    assert genesis.equal(h, ref_h) and genesis.equal(c_new, ref_c)
+
+
+def test_zero_batch(device):
+    gi, gh, c = (genesis.zeros(0, n, device=device) for n in (8, 8, 2))
+    h, c_new = genesis._C._nn._lstm_cell(gi, gh, c)
+    assert h.shape == c_new.shape == (0, 2)
+
+
+def test_bad_input(device):
+    cell = genesis._C._nn._lstm_cell
+    x = genesis.randn(2, 8, device=device)
+    with pytest.raises(RuntimeError, match=r"^\[lstm_cell\] expected gh of shape \(2, 8\)"):
+        cell(x, genesis.randn(2, 7, device=device), genesis.randn(2, 2, device=device))
+    with pytest.raises(TypeError, match=r"^\[lstm_cell\] expected gh of dtype float32"):
+        cell(x, x.double(), genesis.randn(2, 2, device=device))
+    with pytest.raises(TypeError, match=r"^\[lstm_cell\] expected a floating point"):
+        cell(x.long(), x.long(), genesis.zeros(2, 2, device=device, dtype=genesis.int64))
+    with pytest.raises(RuntimeError, match=r"^\[lstm_cell\] expected a \(batch, hidden\)"):
+        cell(x, x, genesis.randn(2, 2, 1, device=device))
