@@ -18,10 +18,12 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <initializer_list>
 #include <type_traits>
 
+#include "kernels/bulk_copy.cuh"
 #include "kernels/dtype_traits.cuh"
 #include "kernels/group_norm.cuh"
 #include "kernels/row_blocks.cuh"
@@ -43,6 +45,9 @@ constexpr int kPacksPerThread = 4;  // a block doubles its warps while each keep
 // 1-8 blocks' registers, ran 117.0 us against this one's 105.4 on an H100 at 72 registers a
 // thread, in session 43; the probe's fixed-shape cluster variant, 37 registers, 64.4 on an H200.)
 constexpr int kForwardUnroll = 8, kBackwardUnroll = 4;
+// The largest row (forward) or x and dy rows (backward) staged in shared memory; larger rows take
+// the kernels that read global memory twice.
+constexpr size_t kMaxStagedBytes = 96 * 1024;
 
 // The part of a row that this thread's warp takes: channels channel, channel + channel_step, ...
 // (below per), and in each the packs pack, pack + pack_step, ...
@@ -132,142 +137,221 @@ __device__ __forceinline__ C weight_of(const T* w, int64_t c) {
   return w ? convert<C>(w[c]) : C(1);
 }
 
-// Unroll: packs a lane's loops take at once (their loads in flight together).
+// Row r of the forward from `row` (global or shared memory) into `out`. Unroll: packs a lane's
+// loops take at once (their loads in flight together).
+template <typename T, typename C, int Warps, int V, int Unroll>
+__device__ __forceinline__ void forward_row(const T* __restrict__ row, T* __restrict__ out_row,
+                                            const WarpShare& share, int64_t r, int64_t groups,
+                                            int64_t per, int64_t spatial, const T* __restrict__ w,
+                                            const T* __restrict__ b, C* __restrict__ mean,
+                                            C* __restrict__ rstd, C eps) {
+  using P = Pack<T, V>;
+  int64_t packs = spatial / V, cols = per * spatial;
+  Moments<C> m{0, 0, 0};
+  for (int64_t c = share.channel; c < per; c += share.channel_step) {
+    const P* items = reinterpret_cast<const P*>(row + c * spatial);
+#pragma unroll Unroll
+    for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+      P pk = items[p];
+      C v[V], s = 0;
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        v[j] = convert<C>(pk.v[j]);
+        s += v[j];
+      }
+      C pack_mean = s / C(V), pack_m2 = 0;
+#pragma unroll
+      for (int j = 0; j < V; ++j) pack_m2 += (v[j] - pack_mean) * (v[j] - pack_mean);
+      merge(m, C(V), pack_mean, pack_m2);
+    }
+  }
+  m = block_moments<Warps>(m);
+  C r_std = reciprocal_sqrt(m.m2 / C(cols) + eps);
+  if (threadIdx.x == 0) {
+    mean[r] = m.mean;
+    rstd[r] = r_std;
+  }
+  int64_t first = (r % groups) * per;
+  for (int64_t c = share.channel; c < per; c += share.channel_step) {
+    C scale = r_std * weight_of<T, C>(w, first + c);
+    C shift = (b ? convert<C>(b[first + c]) : C(0)) - m.mean * scale;
+    const P* items = reinterpret_cast<const P*>(row + c * spatial);
+    P* out = reinterpret_cast<P*>(out_row + c * spatial);
+#pragma unroll Unroll
+    for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+      P pk = items[p], o;
+#pragma unroll
+      for (int j = 0; j < V; ++j) o.v[j] = convert<T>(convert<C>(pk.v[j]) * scale + shift);
+      out[p] = o;
+    }
+  }
+}
+
 template <typename T, typename C, int Warps, int V, int Unroll = 1>
 __global__ void __launch_bounds__(Warps * 32)
     group_norm_forward(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ b,
                        T* __restrict__ y, C* __restrict__ mean, C* __restrict__ rstd, int64_t rows,
                        int64_t groups, int64_t per, int64_t spatial, C eps) {
-  using P = Pack<T, V>;
   WarpShare share = warp_share<Warps>(per);
+  int64_t cols = per * spatial;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x)
+    forward_row<T, C, Warps, V, Unroll>(x + r * cols, y + r * cols, share, r, groups, per, spatial,
+                                        w, b, mean, rstd, eps);
+}
+
+// The same, each row staged in shared memory by the copy engine (Note [Rows staged by the copy
+// engine]; sm_90+, rows of whole 16-byte packs): `cols` items of dynamic shared memory.
+template <typename T, typename C, int Warps, int V, int Unroll = 1>
+__global__ void __launch_bounds__(Warps * 32)
+    group_norm_forward_staged(const T* __restrict__ x, const T* __restrict__ w,
+                              const T* __restrict__ b, T* __restrict__ y, C* __restrict__ mean,
+                              C* __restrict__ rstd, int64_t rows, int64_t groups, int64_t per,
+                              int64_t spatial, C eps) {
+  extern __shared__ __align__(128) unsigned char staged[];
+  __shared__ uint64_t arrived;
+  WarpShare share = warp_share<Warps>(per);
+  int64_t cols = per * spatial;
+  auto bytes = static_cast<uint32_t>(cols * sizeof(T));
+  if (threadIdx.x == 0) bulk_copy::init_barrier(&arrived);
+  __syncthreads();
+  uint32_t phase = 0;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x, phase ^= 1) {
+    if (threadIdx.x == 0) bulk_copy::load(staged, x + r * cols, bytes, &arrived);
+    bulk_copy::wait(&arrived, phase);
+    forward_row<T, C, Warps, V, Unroll>(reinterpret_cast<const T*>(staged), y + r * cols, share, r,
+                                        groups, per, spatial, w, b, mean, rstd, eps);
+    __syncthreads();  // every thread is done reading the row before the next one lands
+  }
+}
+
+// Row r of the backward from `xrow` and `grow` (global or shared memory); partial: [2][rows][per],
+// each sample's and channel's sums of dy * xhat, then of dy. `slices`: 2 * Warps items of shared
+// memory.
+template <typename T, typename C, int Warps, int V, int Unroll>
+__device__ __forceinline__ void backward_row(const T* __restrict__ grow, const T* __restrict__ xrow,
+                                             T* __restrict__ dxrow, C (*slices)[Warps],
+                                             const WarpShare& share, int64_t r, int64_t rows,
+                                             int64_t groups, int64_t per, int64_t spatial,
+                                             const C* __restrict__ mean, const C* __restrict__ rstd,
+                                             const T* __restrict__ w, C* __restrict__ partial) {
+  using P = Pack<T, V>;
+  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   int64_t packs = spatial / V, cols = per * spatial;
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const T* row = x + r * cols;
-    Moments<C> m{0, 0, 0};
-    for (int64_t c = share.channel; c < per; c += share.channel_step) {
-      const P* items = reinterpret_cast<const P*>(row + c * spatial);
+  C* part_w = partial;
+  C* part_b = partial + rows * per;
+  if (share.split > 1) __syncthreads();  // the previous row's readers are done with `slices`
+  C mu = mean[r], r_std = rstd[r];
+  int64_t first = (r % groups) * per;
+  C dot = 0, avg = 0;  // this thread's share of the row's sums of g * xhat and g (g = dy * w)
+  for (int64_t c = share.channel; c < per; c += share.channel_step) {
+    const P* xs = reinterpret_cast<const P*>(xrow + c * spatial);
+    const P* gs = reinterpret_cast<const P*>(grow + c * spatial);
+    C a = 0, s = 0;
 #pragma unroll Unroll
-      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
-        P pk = items[p];
-        C v[V], s = 0;
+    for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+      P px = xs[p], pg = gs[p];
 #pragma unroll
-        for (int j = 0; j < V; ++j) {
-          v[j] = convert<C>(pk.v[j]);
-          s += v[j];
-        }
-        C pack_mean = s / C(V), pack_m2 = 0;
-#pragma unroll
-        for (int j = 0; j < V; ++j) pack_m2 += (v[j] - pack_mean) * (v[j] - pack_mean);
-        merge(m, C(V), pack_mean, pack_m2);
+      for (int j = 0; j < V; ++j) {
+        C gy = convert<C>(pg.v[j]);
+        a += gy * ((convert<C>(px.v[j]) - mu) * r_std);
+        s += gy;
       }
     }
-    m = block_moments<Warps>(m);
-    C r_std = reciprocal_sqrt(m.m2 / C(cols) + eps);
-    if (threadIdx.x == 0) {
-      mean[r] = m.mean;
-      rstd[r] = r_std;
+    warp_sum2(a, s);
+    if (lane != 0) continue;
+    if (share.split == 1) {
+      part_w[r * per + c] = a;
+      part_b[r * per + c] = s;
+      C wc = weight_of<T, C>(w, first + c);
+      dot += wc * a;
+      avg += wc * s;
+    } else {
+      slices[0][warp] = a;
+      slices[1][warp] = s;
     }
-    int64_t first = (r % groups) * per;
-    for (int64_t c = share.channel; c < per; c += share.channel_step) {
-      C scale = r_std * weight_of<T, C>(w, first + c);
-      C shift = (b ? convert<C>(b[first + c]) : C(0)) - m.mean * scale;
-      const P* items = reinterpret_cast<const P*>(row + c * spatial);
-      P* out = reinterpret_cast<P*>(y + r * cols + c * spatial);
-#pragma unroll Unroll
-      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
-        P pk = items[p], o;
-#pragma unroll
-        for (int j = 0; j < V; ++j) o.v[j] = convert<T>(convert<C>(pk.v[j]) * scale + shift);
-        out[p] = o;
+  }
+  if (share.split > 1) {
+    __syncthreads();
+    if (threadIdx.x < per) {  // thread c adds its channel's slices in order
+      int64_t c = threadIdx.x;
+      C a = 0, s = 0;
+      for (int k = 0; k < share.split; ++k) {
+        a += slices[0][c * share.split + k];
+        s += slices[1][c * share.split + k];
       }
+      part_w[r * per + c] = a;
+      part_b[r * per + c] = s;
+      C wc = weight_of<T, C>(w, first + c);
+      dot += wc * a;
+      avg += wc * s;
+    }
+  }
+  if (!dxrow) return;
+  block_sum2<Warps * 32>(dot, avg);
+  dot /= C(cols);
+  avg /= C(cols);
+  for (int64_t c = share.channel; c < per; c += share.channel_step) {
+    C wc = weight_of<T, C>(w, first + c);
+    const P* xs = reinterpret_cast<const P*>(xrow + c * spatial);
+    const P* gs = reinterpret_cast<const P*>(grow + c * spatial);
+    P* out = reinterpret_cast<P*>(dxrow + c * spatial);
+#pragma unroll Unroll
+    for (int64_t p = share.pack; p < packs; p += share.pack_step) {
+      P px = xs[p], pg = gs[p], o;
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        C xh = (convert<C>(px.v[j]) - mu) * r_std;
+        o.v[j] = convert<T>(r_std * (convert<C>(pg.v[j]) * wc - avg - xh * dot));
+      }
+      out[p] = o;
     }
   }
 }
 
-// partial: [2][rows][per], each sample's and channel's sums of dy * xhat, then of dy.
 template <typename T, typename C, int Warps, int V, int Unroll = 1>
 __global__ void __launch_bounds__(Warps * 32)
     group_norm_backward(const T* __restrict__ dy, const T* __restrict__ x,
                         const C* __restrict__ mean, const C* __restrict__ rstd,
                         const T* __restrict__ w, T* __restrict__ dx, C* __restrict__ partial,
                         int64_t rows, int64_t groups, int64_t per, int64_t spatial) {
-  using P = Pack<T, V>;
   __shared__ C slices[2][Warps];
   WarpShare share = warp_share<Warps>(per);
-  int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  int64_t packs = spatial / V, cols = per * spatial;
-  C* part_w = partial;
-  C* part_b = partial + rows * per;
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    if (share.split > 1) __syncthreads();  // the previous row's readers are done with `slices`
-    const T* xrow = x + r * cols;
-    const T* grow = dy + r * cols;
-    C mu = mean[r], r_std = rstd[r];
-    int64_t first = (r % groups) * per;
-    C dot = 0, avg = 0;  // this thread's share of the row's sums of g * xhat and g (g = dy * w)
-    for (int64_t c = share.channel; c < per; c += share.channel_step) {
-      const P* xs = reinterpret_cast<const P*>(xrow + c * spatial);
-      const P* gs = reinterpret_cast<const P*>(grow + c * spatial);
-      C a = 0, s = 0;
-#pragma unroll Unroll
-      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
-        P px = xs[p], pg = gs[p];
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          C gy = convert<C>(pg.v[j]);
-          a += gy * ((convert<C>(px.v[j]) - mu) * r_std);
-          s += gy;
-        }
-      }
-      warp_sum2(a, s);
-      if (lane != 0) continue;
-      if (share.split == 1) {
-        part_w[r * per + c] = a;
-        part_b[r * per + c] = s;
-        C wc = weight_of<T, C>(w, first + c);
-        dot += wc * a;
-        avg += wc * s;
-      } else {
-        slices[0][warp] = a;
-        slices[1][warp] = s;
-      }
+  int64_t cols = per * spatial;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x)
+    backward_row<T, C, Warps, V, Unroll>(dy + r * cols, x + r * cols, dx ? dx + r * cols : nullptr,
+                                         slices, share, r, rows, groups, per, spatial, mean, rstd,
+                                         w, partial);
+}
+
+// The same, each row's x and dy staged in shared memory by the copy engine (Note [Rows staged by
+// the copy engine]): 2 * `cols` items of dynamic shared memory.
+template <typename T, typename C, int Warps, int V, int Unroll = 1>
+__global__ void __launch_bounds__(Warps * 32)
+    group_norm_backward_staged(const T* __restrict__ dy, const T* __restrict__ x,
+                               const C* __restrict__ mean, const C* __restrict__ rstd,
+                               const T* __restrict__ w, T* __restrict__ dx, C* __restrict__ partial,
+                               int64_t rows, int64_t groups, int64_t per, int64_t spatial) {
+  extern __shared__ __align__(128) unsigned char staged[];
+  __shared__ uint64_t arrived;
+  __shared__ C slices[2][Warps];
+  WarpShare share = warp_share<Warps>(per);
+  int64_t cols = per * spatial;
+  auto bytes = static_cast<uint32_t>(cols * sizeof(T));
+  T* xs = reinterpret_cast<T*>(staged);
+  T* gs = xs + cols;
+  if (threadIdx.x == 0) bulk_copy::init_barrier(&arrived);
+  __syncthreads();
+  uint32_t phase = 0;
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x, phase ^= 1) {
+    if (threadIdx.x == 0) {
+      bulk_copy::expect(&arrived, 2 * bytes);
+      bulk_copy::load_expected(xs, x + r * cols, bytes, &arrived);
+      bulk_copy::load_expected(gs, dy + r * cols, bytes, &arrived);
     }
-    if (share.split > 1) {
-      __syncthreads();
-      if (threadIdx.x < per) {  // thread c adds its channel's slices in order
-        int64_t c = threadIdx.x;
-        C a = 0, s = 0;
-        for (int k = 0; k < share.split; ++k) {
-          a += slices[0][c * share.split + k];
-          s += slices[1][c * share.split + k];
-        }
-        part_w[r * per + c] = a;
-        part_b[r * per + c] = s;
-        C wc = weight_of<T, C>(w, first + c);
-        dot += wc * a;
-        avg += wc * s;
-      }
-    }
-    if (!dx) continue;
-    block_sum2<Warps * 32>(dot, avg);
-    dot /= C(cols);
-    avg /= C(cols);
-    for (int64_t c = share.channel; c < per; c += share.channel_step) {
-      C wc = weight_of<T, C>(w, first + c);
-      const P* xs = reinterpret_cast<const P*>(xrow + c * spatial);
-      const P* gs = reinterpret_cast<const P*>(grow + c * spatial);
-      P* out = reinterpret_cast<P*>(dx + r * cols + c * spatial);
-#pragma unroll Unroll
-      for (int64_t p = share.pack; p < packs; p += share.pack_step) {
-        P px = xs[p], pg = gs[p], o;
-#pragma unroll
-        for (int j = 0; j < V; ++j) {
-          C xh = (convert<C>(px.v[j]) - mu) * r_std;
-          o.v[j] = convert<T>(r_std * (convert<C>(pg.v[j]) * wc - avg - xh * dot));
-        }
-        out[p] = o;
-      }
-    }
+    bulk_copy::wait(&arrived, phase);
+    backward_row<T, C, Warps, V, Unroll>(gs, xs, dx ? dx + r * cols : nullptr, slices, share, r,
+                                         rows, groups, per, spatial, mean, rstd, w, partial);
+    __syncthreads();  // every thread is done reading the row before the next one lands
   }
 }
 
@@ -303,12 +387,52 @@ unsigned grid_for(int64_t rows) {
   return static_cast<unsigned>(std::min<int64_t>(rows, int64_t{1} << 30));
 }
 
+// Whether `kernel`, a staged kernel taking up to kMaxStagedBytes of dynamic shared memory, runs
+// on the current device: an sm_90+ device, sm_90+ code built for it (GENESIS_CUDA_ARCHITECTURES)
+// and the shared memory granted. Asked once per kernel and device.
+template <typename K>
+bool staging_allowed(K kernel) {
+  constexpr int kDevices = 64;
+  static std::atomic<int8_t> known[kDevices] = {};  // 0: not asked yet, 1: yes, -1: no
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device < 0 || device >= kDevices) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  int8_t answer = known[device].load(std::memory_order_relaxed);
+  if (answer == 0) {
+    int major = 0;
+    cudaFuncAttributes attributes{};
+    bool ok = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) ==
+                  cudaSuccess &&
+              major >= 9 && cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess &&
+              attributes.binaryVersion >= 90 &&
+              cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(kMaxStagedBytes)) == cudaSuccess;
+    if (!ok) (void)cudaGetLastError();
+    answer = ok ? 1 : -1;
+    known[device].store(answer, std::memory_order_relaxed);
+  }
+  return answer > 0;
+}
+
 template <typename T, typename C>
 void forward_typed(const void* x, const void* w, const void* b, void* y, void* mean, void* rstd,
                    int64_t rows, int64_t groups, int64_t per, int64_t spatial, double eps,
                    cudaStream_t stream) {
   with_shape<T>(per, spatial, {x, y}, [&](auto warps, auto v) {
     constexpr int W = decltype(warps)::value, V = decltype(v)::value;
+    size_t bytes = static_cast<size_t>(per * spatial) * sizeof(T);
+    if constexpr (V == norm_rows::pack_items<T>()) {
+      auto staged = group_norm_forward_staged<T, C, W, V, kForwardUnroll>;
+      if (bytes <= kMaxStagedBytes && staging_allowed(staged)) {
+        staged<<<grid_for(rows), W * 32, bytes, stream>>>(
+            static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b),
+            static_cast<T*>(y), static_cast<C*>(mean), static_cast<C*>(rstd), rows, groups, per,
+            spatial, static_cast<C>(eps));
+        return;
+      }
+    }
     group_norm_forward<T, C, W, V, kForwardUnroll><<<grid_for(rows), W * 32, 0, stream>>>(
         static_cast<const T*>(x), static_cast<const T*>(w), static_cast<const T*>(b),
         static_cast<T*>(y), static_cast<C*>(mean), static_cast<C*>(rstd), rows, groups, per,
@@ -323,6 +447,17 @@ void backward_typed(const void* dy, const void* x, const void* mean, const void*
   auto* parts = static_cast<C*>(partial);
   with_shape<T>(per, spatial, {dy, x, dx}, [&](auto warps, auto v) {
     constexpr int W = decltype(warps)::value, V = decltype(v)::value;
+    size_t bytes = 2 * static_cast<size_t>(per * spatial) * sizeof(T);
+    if constexpr (V == norm_rows::pack_items<T>()) {
+      auto staged = group_norm_backward_staged<T, C, W, V, kBackwardUnroll>;
+      if (bytes <= kMaxStagedBytes && staging_allowed(staged)) {
+        staged<<<grid_for(rows), W * 32, bytes, stream>>>(
+            static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const C*>(mean),
+            static_cast<const C*>(rstd), static_cast<const T*>(w), static_cast<T*>(dx), parts, rows,
+            groups, per, spatial);
+        return;
+      }
+    }
     group_norm_backward<T, C, W, V, kBackwardUnroll><<<grid_for(rows), W * 32, 0, stream>>>(
         static_cast<const T*>(dy), static_cast<const T*>(x), static_cast<const C*>(mean),
         static_cast<const C*>(rstd), static_cast<const T*>(w), static_cast<T*>(dx), parts, rows,

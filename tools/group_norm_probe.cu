@@ -435,6 +435,34 @@ void unrolled_variant(const float* x, const float* w, const float* b, const floa
                group_norm_backward<float, float, W, V, U>, fwd, bwd, y, dx, y_ref, dx_ref);
 }
 
+// The library's staged kernels (rows in shared memory by the copy engine) with W warps a block,
+// their pack loops unrolled U times.
+template <int W, int U>
+void staged_variant(const float* x, const float* w, const float* b, const float* dy, float* y,
+                    float* dx, float* mean, float* rstd, float* partial, const float* y_ref,
+                    const float* dx_ref) {
+  constexpr int V = 4;
+  constexpr size_t kRowBytes = kPer * kSpatial * 4;
+  auto fk = group_norm_forward_staged<float, float, W, V, U>;
+  auto bk = group_norm_backward_staged<float, float, W, V, U>;
+  CK(cudaFuncSetAttribute(fk, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * kRowBytes));
+  CK(cudaFuncSetAttribute(bk, cudaFuncAttributeMaxDynamicSharedMemorySize, 2 * kRowBytes));
+  int fblocks = 0, bblocks = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fblocks, fk, W * 32, kRowBytes));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bblocks, bk, W * 32, 2 * kRowBytes));
+  auto fwd = [&] {
+    fk<<<kRows, W * 32, kRowBytes>>>(x, w, b, y, mean, rstd, kRows, kGroups, kPer, kSpatial, 1e-5f);
+  };
+  auto bwd = [&] {
+    bk<<<kRows, W * 32, 2 * kRowBytes>>>(dy, x, mean, rstd, w, dx, partial, kRows, kGroups, kPer,
+                                         kSpatial);
+  };
+  char label[80];
+  snprintf(label, sizeof label, "staged, %d warps, unrolled %d, %d/%d blocks/SM", W, U, fblocks,
+           bblocks);
+  time_variant(label, fk, bk, fwd, bwd, y, dx, y_ref, dx_ref);
+}
+
 int main() {
   float *x, *dy, *y, *dx, *y_ref, *dx_ref, *w, *b, *dw, *db, *mean, *rstd, *partial;
   CK(cudaMalloc(&x, kItems * 4));
@@ -480,24 +508,13 @@ int main() {
                                       kGroups, kPer, kSpatial, nullptr);
          }),
          5);
-  unrolled_variant<2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
   unrolled_variant<4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
   unrolled_variant<8>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  time_variant(
-      "rows over clusters of 4 blocks, kept in registers", cluster_forward, cluster_backward,
-      [&] { cluster_forward<<<kRows * kCluster, kProbeThreads>>>(x, w, b, y, mean, rstd, 1e-5f); },
-      [&] {
-        cluster_backward<<<kRows * kCluster, kProbeThreads>>>(dy, x, mean, rstd, w, dx, partial);
-      },
-      y, dx, y_ref, dx_ref);
-  // the library's block (8 warps) keeping 8 packs, then bigger blocks keeping fewer
-  kept_variant<8, 8, 2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  kept_variant<8, 8, 4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  kept_variant<16, 0, 1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  kept_variant<16, 4, 1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  kept_variant<16, 4, 2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  kept_variant<32, 0, 1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  kept_variant<32, 2, 1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
-  kept_variant<32, 2, 2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  staged_variant<8, 1>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  staged_variant<8, 4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  staged_variant<8, 8>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  staged_variant<4, 4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  staged_variant<16, 2>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
+  staged_variant<16, 4>(x, w, b, dy, y, dx, mean, rstd, partial, y_ref, dx_ref);
   return 0;
 }
