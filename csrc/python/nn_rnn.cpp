@@ -3,6 +3,7 @@
 // the configuration and calls these for the stacks cuDNN takes. And the fused LSTM cell of the
 // step-by-step path (Note [Fused LSTM cell] in ops/lstm_cell.cpp): _lstm_cell and its backward.
 #include "autograd/ops.h"
+#include "ops/lstm_cell.h"
 #include "cuda/cudnn_rnn.h"
 #include "python/bindings.h"
 #include "python/tensor_lists.h"
@@ -98,6 +99,26 @@ void init_nn_rnn(py::module_& m) {
       py::arg("gi"), py::arg("gh"), py::arg("c"),
       "(h, c_new) of an LSTM step from the input's and the hidden state's projections gi, gh\n"
       "(batch, 4 * hidden) and the cell state c (batch, hidden), one fused op each way.");
+  nn.def(
+      "_lstm_cell_forward",
+      [](const Tensor& gi, const Tensor& gh, const Tensor& c) {
+        ops::LstmCell r = ops::lstm_cell(gi, gh, c);
+        return py::make_tuple(r.h, r.c_new, r.act);
+      },
+      py::arg("gi"), py::arg("gh"), py::arg("c"),
+      "_lstm_cell without autograd: (h, c_new, activated gates), for a recurrence's own node.");
+  nn.def(
+      "_lstm_cell_backward",
+      [](const py::object& dh, const py::object& dc, const Tensor& act, const Tensor& c,
+         const Tensor& c_new) {
+        ops::LstmCellGrads g = ops::lstm_cell_backward(
+            dh.is_none() ? Tensor() : dh.cast<const Tensor&>(),
+            dc.is_none() ? Tensor() : dc.cast<const Tensor&>(), act, c, c_new);
+        return py::make_tuple(g.gates, g.c);
+      },
+      py::arg("dh"), py::arg("dc"), py::arg("act"), py::arg("c"), py::arg("c_new"),
+      "(gradient of the gates, gradient of c) of _lstm_cell_forward from the gradients of h\n"
+      "and c_new (None: zero).");
 }
 
 }  // namespace genesis::python

@@ -155,6 +155,12 @@ def _layer_norm(
 def _lstm_cell(
     gi: genesis._C.Tensor, gh: genesis._C.Tensor, c: genesis._C.Tensor
 ) -> tuple[genesis._C.Tensor, genesis._C.Tensor]: ...
+def _lstm_cell_backward(
+    dh: object, dc: object, act: genesis._C.Tensor, c: genesis._C.Tensor, c_new: genesis._C.Tensor
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor]: ...
+def _lstm_cell_forward(
+    gi: genesis._C.Tensor, gh: genesis._C.Tensor, c: genesis._C.Tensor
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor, genesis._C.Tensor]: ...
 def _max_pool(
     input: genesis._C.Tensor,
     kernel: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],

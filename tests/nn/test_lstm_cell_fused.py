@@ -97,3 +97,35 @@ def test_bad_input(device):
         cell(x.long(), x.long(), genesis.zeros(2, 2, device=device, dtype=genesis.int64))
     with pytest.raises(RuntimeError, match=r"^\[lstm_cell\] expected a \(batch, hidden\)"):
         cell(x, x, genesis.randn(2, 2, 1, device=device))
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("bias", [True, False])
+def test_recurrence_node_matches_the_steps(device, reverse, bias):
+    # Note [LSTM recurrence as one node]: the layer's walk as one node (W_hh's gradient one
+    # product over all steps) against the same walk as recorded steps, in both directions
+    def make(*shape):
+        return genesis.tensor(RNG.normal(size=shape), device=device).requires_grad_()
+
+    steps, batch, hidden = 6, 3, 5
+    args = [make(steps, batch, 4 * hidden), make(batch, hidden), make(batch, hidden)]
+    args += [make(4 * hidden, hidden), make(4 * hidden) if bias else None]
+    seeds = [make(steps, batch, hidden), make(batch, hidden), make(batch, hidden)]
+    found = []
+    for run in (rnn._LstmRecurrence.apply, rnn._lstm_steps):
+        outs = run(*args, reverse)
+        leaves = [a for a in args if a is not None]
+        grads = genesis.autograd.grad(outs, leaves, [s.detach() for s in seeds])
+        found.append([o.detach().cpu().numpy() for o in outs] + [g.cpu().numpy() for g in grads])
+    for a, b in zip(*found):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_recurrence_node_second_derivatives(device):
+    lstm = genesis.nn.LSTM(2, 3, bidirectional=True, dtype=genesis.float64).to(device)
+    x = genesis.tensor(RNG.normal(size=(4, 2, 2)), device=device).requires_grad_()
+    # each direction's walk is one node (its create_graph backward the recorded steps)
+    node = lstm(x)[0].grad_fn
+    assert [n.name() for n, _ in node.next_functions] == ["_LstmRecurrenceBackward"] * 2
+    assert gradcheck(lambda x: lstm(x)[0], (x,))
+    assert gradgradcheck(lambda x: lstm(x)[0], (x,))

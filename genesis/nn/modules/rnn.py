@@ -5,11 +5,12 @@ Note [Recurrence in steps]: each layer and direction projects the whole input se
 (one matrix product for all time steps), then walks the time steps: per step one product with
 the hidden state and the gate arithmetic, all genesis ops on the whole batch, so autograd
 differentiates through time with their formulas (an LSTM step's gate arithmetic is one fused op
-each way, Note [Fused LSTM cell] in csrc/ops/lstm_cell.cpp). Variable lengths (a PackedSequence) run on the
-padded batch with a per-step mask: a sequence's state stays frozen where it has no element, which
-is also what makes the reverse direction start at each sequence's own last element. On CUDA the
-stacks cuDNN takes run as one cuDNN recurrence instead (_rnn_cudnn.py, Note [Recurrences through
-cuDNN] in csrc/cuda/cudnn_rnn.cpp).
+each way, Note [Fused LSTM cell] in csrc/ops/lstm_cell.cpp, and a plain LSTM layer's whole walk
+one node, Note [LSTM recurrence as one node] below). Variable lengths (a PackedSequence) run on
+the padded batch with a per-step mask: a sequence's state stays frozen where it has no element,
+which is also what makes the reverse direction start at each sequence's own last element. On
+CUDA the stacks cuDNN takes run as one cuDNN recurrence instead (_rnn_cudnn.py, Note
+[Recurrences through cuDNN] in csrc/cuda/cudnn_rnn.cpp).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import warnings
 from typing import Any
 
 from ..._C import Tensor, _nn, arange, cat, empty, stack, tensor, where, zeros
+from ...autograd import Function, grad, is_grad_enabled
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -46,6 +48,82 @@ def _lstm_cell(gi: Tensor, gh: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
     if gi.dtype == gh.dtype == c.dtype and gi.device == gh.device == c.device:
         return _nn._lstm_cell(gi, gh, c)
     return _lstm_ops(gi, gh, c)
+
+
+# Note [LSTM recurrence as one node]: an LSTM layer's walk over time (one direction, no
+# projection, no packed lengths, one dtype) is one autograd node instead of a dozen per step.
+# Forward runs the steps with the fused cell (Note [Fused LSTM cell]) and keeps each step's
+# activated gates and cell state; backward walks the steps back, the cell's fused backward
+# then the hidden state's gradient (one product with W_hh a step), and takes W_hh's and b_hh's
+# gradients once over all steps: one (4H, T*B) x (T*B, H) product instead of T small products
+# each added into the sum, which cost the CPU as much as the rest of the backward. The input
+# projection's gradient is the gates' (T, B, 4H) gradient, which the layer's one input product
+# takes back. Under create_graph the backward walks the steps again as recorded ops.
+class _LstmRecurrence(Function):
+    @staticmethod
+    def forward(
+        ctx: Any, gi: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Any, reverse: bool
+    ) -> tuple[Tensor, Tensor, Tensor]:
+        steps = gi.shape[0]
+        order = range(steps - 1, -1, -1) if reverse else range(steps)
+        hs: list[Any] = [None] * steps
+        cs: list[Any] = [None] * steps
+        acts: list[Any] = [None] * steps
+        h, c = h0, c0
+        for t in order:
+            h, c, acts[t] = _nn._lstm_cell_forward(gi[t], F.linear(h, w_hh, b_hh), c)
+            hs[t], cs[t] = h, c
+        out, cells, gates = stack(hs, 0), stack(cs, 0), stack(acts, 0)
+        ctx.save_for_backward(gi, h0, c0, w_hh, b_hh, out, cells, gates)
+        ctx.reverse = reverse
+        return out, h, c
+
+    @staticmethod
+    def backward(ctx: Any, d_out: Tensor, d_h: Tensor, d_c: Tensor) -> tuple[Any, ...]:
+        gi, h0, c0, w_hh, b_hh, out, cells, gates = ctx.saved_tensors
+        reverse = ctx.reverse
+        need = ctx.needs_input_grad
+        if is_grad_enabled():  # create_graph: the steps again as recorded ops
+            found = iter(
+                grad(
+                    _lstm_steps(gi, h0, c0, w_hh, b_hh, reverse),
+                    [t for t, n in zip((gi, h0, c0, w_hh, b_hh), need) if n],
+                    [d_out, d_h, d_c],
+                    create_graph=True,
+                    allow_unused=True,
+                )
+            )
+            return (*(next(found) if n else None for n in need[:5]), None)
+        steps = gi.shape[0]
+        order = range(steps) if reverse else range(steps - 1, -1, -1)
+        d_gates: list[Any] = [None] * steps
+        dc: Tensor | None = d_c
+        for t in order:
+            prev = t + 1 if reverse else t - 1  # the step whose state step t starts from
+            c_prev = c0 if prev < 0 or prev >= steps else cells[prev]
+            d_gates[t], dc = _nn._lstm_cell_backward(d_out[t] + d_h, dc, gates[t], c_prev, cells[t])
+            d_h = d_gates[t] @ w_hh
+        dg = stack(d_gates, 0)  # (T, B, 4H)
+        d_w = d_b = None
+        if need[3]:  # the states each step started from, against their steps' gate gradients
+            start = h0.unsqueeze(0)
+            h_prev = cat([out[1:], start]) if reverse else cat([start, out[:-1]])
+            d_w = dg.flatten(0, 1).t() @ h_prev.flatten(0, 1)
+        if need[4] and b_hh is not None:
+            d_b = dg.sum((0, 1))
+        return dg if need[0] else None, d_h, dc, d_w, d_b, None
+
+
+def _lstm_steps(
+    gi: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Any, reverse: bool
+) -> tuple[Tensor, Tensor, Tensor]:
+    """The recurrence as recorded steps: (output, h_T, c_T)."""
+    steps = gi.shape[0]
+    outs: list[Any] = [None] * steps
+    for t in range(steps - 1, -1, -1) if reverse else range(steps):
+        h, c = _lstm_cell(gi[t], F.linear(h, w_hh, b_hh), c)
+        outs[t] = h
+    return stack(outs, 0), h, c
 
 
 def _step(
@@ -237,9 +315,23 @@ class RNNBase(Module):
                 k = layer * directions + direction
                 h = h0[k]
                 c = c0[k] if c0 is not None else None
-                # all steps in one product, then one view a step: unbind's backward stacks the
-                # steps' gradients in one op, where gi[t] would add a full-size gradient per step
-                gi = F.linear(layer_input, w_ih, b_ih).unbind(0)
+                projected = F.linear(layer_input, w_ih, b_ih)  # all steps in one product
+                if (
+                    self.mode == "LSTM"
+                    and mask is None
+                    and w_hr is None
+                    and steps > 0
+                    and c is not None
+                    and projected.dtype == h.dtype == c.dtype == w_hh.dtype
+                ):  # Note [LSTM recurrence as one node]
+                    seq, h, c = _LstmRecurrence.apply(projected, h, c, w_hh, b_hh, direction == 1)
+                    outputs.append(seq)
+                    h_n.append(h)
+                    c_n.append(c)
+                    continue
+                # one view a step: unbind's backward stacks the steps' gradients in one op,
+                # where gi[t] would add a full-size gradient per step
+                gi = projected.unbind(0)
                 out_steps: list[Tensor | None] = [None] * steps
                 order = range(steps - 1, -1, -1) if direction == 1 else range(steps)
                 for t in order:
