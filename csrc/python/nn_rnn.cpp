@@ -3,8 +3,8 @@
 // the configuration and calls these for the stacks cuDNN takes. And the fused LSTM cell of the
 // step-by-step path (Note [Fused LSTM cell] in ops/lstm_cell.cpp): _lstm_cell and its backward.
 #include "autograd/ops.h"
-#include "ops/lstm_cell.h"
 #include "cuda/cudnn_rnn.h"
+#include "ops/lstm_cell.h"
 #include "python/bindings.h"
 #include "python/tensor_lists.h"
 
