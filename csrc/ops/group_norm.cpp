@@ -27,11 +27,6 @@ namespace genesis::ops {
 
 namespace {
 
-bool floating(ScalarType t) {
-  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
-         t == ScalarType::Float64;
-}
-
 void check_param(const Tensor& p, const Tensor& x, const char* what) {
   if (!p.defined()) return;
   GENESIS_CHECK(p.dtype() == x.dtype(), "group_norm", "expected ", what, " of dtype ",
@@ -46,8 +41,8 @@ void check_param(const Tensor& p, const Tensor& x, const char* what) {
 
 RowNorm group_norm(const Tensor& x, int64_t groups, const Tensor& weight, const Tensor& bias,
                    double eps) {
-  GENESIS_CHECK_TYPE(floating(x.dtype()), "group_norm", "expected a floating point input, got ",
-                     scalar_type_name(x.dtype()));
+  GENESIS_CHECK_TYPE(is_floating_point(x.dtype()), "group_norm",
+                     "expected a floating point input, got ", scalar_type_name(x.dtype()));
   GENESIS_CHECK(x.ndim() >= 2, "group_norm", "expected an (N, C, *) input, got ", x.ndim(),
                 " dims");
   GENESIS_CHECK(groups > 0 && x.sizes()[1] % groups == 0, "group_norm", "expected ", x.sizes()[1],

@@ -24,11 +24,6 @@ namespace genesis::ops {
 
 namespace {
 
-bool floating(ScalarType t) {
-  return t == ScalarType::Float16 || t == ScalarType::BFloat16 || t == ScalarType::Float32 ||
-         t == ScalarType::Float64;
-}
-
 // t is (rows, width) of c's dtype and device.
 void check_like(const Tensor& t, const Tensor& c, int64_t width, const char* what) {
   GENESIS_CHECK_TYPE(t.dtype() == c.dtype(), "lstm_cell", "expected ", what, " of dtype ",
@@ -44,8 +39,8 @@ void check_like(const Tensor& t, const Tensor& c, int64_t width, const char* wha
 }  // namespace
 
 LstmCell lstm_cell(const Tensor& gi, const Tensor& gh, const Tensor& c) {
-  GENESIS_CHECK_TYPE(floating(c.dtype()), "lstm_cell", "expected a floating point cell state, got ",
-                     scalar_type_name(c.dtype()));
+  GENESIS_CHECK_TYPE(is_floating_point(c.dtype()), "lstm_cell",
+                     "expected a floating point cell state, got ", scalar_type_name(c.dtype()));
   GENESIS_CHECK(c.ndim() == 2, "lstm_cell", "expected a (batch, hidden) cell state, got ", c.ndim(),
                 " dims");
   int64_t hidden = c.sizes()[1];
