@@ -120,9 +120,10 @@ void run_program(const Graph& graph, const Results& results, const KernelShape& 
   } else {
     args.push_back(&n);
   }
-  if (shape.row_items > 0) {  // Note [Warp rows]: a warp a row, 8 a block, grid-stride
-    const int64_t blocks = std::min<int64_t>(
-        (graph.rows + kWarpRowsPerBlock - 1) / kWarpRowsPerBlock, static_cast<int64_t>(sms) * 16);
+  if (shape.row_items > 0) {  // Note [Warp rows]: row_warps warps a row, 8 a block, grid-stride
+    const int64_t rows_per_block = kWarpRowsPerBlock / shape.row_warps;
+    const int64_t blocks = std::min<int64_t>((graph.rows + rows_per_block - 1) / rows_per_block,
+                                             static_cast<int64_t>(sms) * 16);
     cuda::launch_fused(kernels.main, device, graph.stream, static_cast<unsigned>(blocks),
                        32 * kWarpRowsPerBlock, args.data());
     return;

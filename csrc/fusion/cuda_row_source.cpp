@@ -1,10 +1,11 @@
 // Note [Fused row groups on CUDA]: a row group (Note [Row groups] in group.h) becomes one
 // generated kernel in which a block takes a row at a time (a grid-stride loop over the rows;
 // a short row takes a warp instead: Note [Warp rows], below).
-// The row's work goes in phases, one per reduction: each thread walks its items of the row
-// (threadIdx.x, then blockDim.x apart, so a warp's loads stay coalesced), computes from the
-// inputs the full ops that the reduction, or a result written in that phase, needs, and folds
-// the reduction's operand into its own accumulator; the block then combines the accumulators
+// The row's work goes in phases, one per level of reductions (those that need no row value of
+// each other share one: Note [Reductions by dependency level]): each thread walks its items of
+// the row (threadIdx.x, then blockDim.x apart, so a warp's loads stay coalesced), computes from the
+// inputs the full ops that the reductions, or a result written in that phase, need, and folds
+// each reduction's operand into its own accumulator; the block then combines the accumulators
 // (warp shuffles, then the warps' partials through shared memory, folded in one order by every
 // thread, so every thread holds the same row value), and the row ops after the reduction run in
 // every thread. A full value that a later phase needs again is computed again from the inputs,
@@ -79,6 +80,24 @@ __device__ __forceinline__ A g_warp_reduce(A v, Op op) {
 #pragma unroll
   for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
   return __shfl_sync(0xffffffffu, v, 0);
+}
+
+// The combination of a row's W warps' v (a row over several warps, Note [Rows over several
+// warps]): each warp by shuffles, then the W partials folded in order by each of the row's
+// threads. `slot` is the row's place in the block: its partials are shm[slot * W ...], its
+// barrier (among its 32 * W threads only) is number 1 + slot.
+template <int W, typename A, typename Op>
+__device__ __forceinline__ A g_rows_reduce(A v, Op op, unsigned long long* shm, int slot) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
+  A* partial = reinterpret_cast<A*>(shm + slot * W);
+  if ((threadIdx.x & 31) == 0) partial[(threadIdx.x >> 5) & (W - 1)] = v;
+  asm volatile("bar.sync %0, %1;" : : "r"(1 + slot), "r"(32 * W) : "memory");
+  v = partial[0];
+#pragma unroll
+  for (int w = 1; w < W; ++w) v = op(v, partial[w]);
+  asm volatile("bar.sync %0, %1;" : : "r"(1 + slot), "r"(32 * W) : "memory");  // reused next
+  return v;
 }
 
 // The block's combination of every thread's v: each warp by shuffles, then the warps' partials
@@ -156,6 +175,32 @@ int warp_row_min_blocks() {
 
 }  // namespace
 
+int row_lane_items() {
+  static const int n = [] {
+    const char* env = std::getenv("GENESIS_ROW_LANE_ITEMS");
+    const int asked = env != nullptr ? std::atoi(env) : 0;
+    return asked > 0 ? std::min(asked, kWarpRowMaxItems) : 8;
+  }();
+  return n;
+}
+
+// Note [Rows over several warps]: a warp row's lane holds row_size / 32 items of every value
+// carried between phases; at 1024 items that is 32 registers a value, and a masked softmax's
+// backward (three carried values, bf16 8x12x1024x1024) ran at 117 registers a thread, 25%
+// occupancy, latency-bound (session 39's ncu run). So a row takes as many warps (1, 2, 4 or 8 of
+// the block's 8) as bring a lane's items to row_lane_items() or fewer: the lane's items and
+// registers shrink with the warps, occupancy grows. The row's reductions combine each warp by
+// shuffles and then the warps' partials through shared memory, behind a named barrier of the
+// row's own warps (the block's rows run apart: their grid-stride loops end at different rows).
+// Rows of up to 8 warps * 32 lanes * kWarpRowMaxItems = 8192 items carry their values this way;
+// longer ones take a block a row and compute the values again.
+int row_warps_for(int64_t row_size) {
+  int warps = 1;
+  while (warps < kWarpRowsPerBlock && (row_size + 32 * warps - 1) / (32 * warps) > row_lane_items())
+    warps *= 2;
+  return warps;
+}
+
 int row_threads(int64_t row_size) {
   int threads = 32;
   while (threads < kRowMaxThreads && threads * int64_t{4} < row_size) threads *= 2;
@@ -174,18 +219,34 @@ int row_threads(int64_t row_size) {
 // changes no result. A full op written is written where it is first computed. Inputs read in
 // several phases are kept in registers too (`xr<i>`) while the registers allow, else read again
 // (from the caches); the carried values come first.
+//
+// Note [Reductions by dependency level]: phase p holds every reduction whose operands need the
+// row values of phases before p only (a reduction's level: one more than the latest level of the
+// reductions beneath it, 0 for none), so reductions independent of each other fold in one walk of
+// the row: a masked softmax's backward sums x == amax beside its first sum, three walks instead
+// of four. A full op belongs to the level of the row values it reads; a row op is computed as
+// soon as the reductions beneath it are.
 PhasePlan phase_plan(const Graph& graph, const std::vector<bool>& written, bool carry) {
   const size_t n_ops = graph.ops.size(), n_inputs = graph.inputs.size();
   PhasePlan plan;
   plan.phase.assign(n_ops, 0);
-  for (size_t k = 0, p = 0; k < n_ops; ++k) {
-    plan.phase[k] = p;
-    if (graph.ops[k].kind == OpKind::Reduce) {
-      plan.reductions.push_back(k);
-      ++p;
+  size_t levels = 0;
+  for (size_t k = 0; k < n_ops; ++k) {  // ops come after their operands
+    const FusedOp& op = graph.ops[k];
+    size_t level = 0;
+    for (const Ref* r : {&op.a, &op.b, &op.cond}) {
+      if (r->is_number() || !r->is_op) continue;
+      const size_t at = static_cast<size_t>(r->index);
+      // a reduction's value is there after its phase
+      level = std::max(level, plan.phase[at] + (graph.ops[at].kind == OpKind::Reduce ? 1 : 0));
     }
+    plan.phase[k] = level;
+    if (op.kind == OpKind::Reduce) levels = std::max(levels, level + 1);
   }
-  const size_t phases = plan.reductions.size() + 1;
+  plan.reductions.assign(levels, {});
+  for (size_t k = 0; k < n_ops; ++k)
+    if (graph.ops[k].kind == OpKind::Reduce) plan.reductions[plan.phase[k]].push_back(k);
+  const size_t phases = levels + 1;
   plan.computes.assign(phases, std::vector<char>(n_ops, 0));
   plan.carried.assign(phases, std::vector<char>(n_ops, 0));
   plan.reads.assign(phases, std::vector<char>(n_inputs, 0));
@@ -215,7 +276,8 @@ PhasePlan phase_plan(const Graph& graph, const std::vector<bool>& written, bool 
       const FusedOp& op = graph.ops[k];
       for (const Ref* r : {&op.a, &op.b, &op.cond}) read(*r, self);
     };
-    if (p < plan.reductions.size()) read(graph.ops[plan.reductions[p]].a, visit);
+    if (p < plan.reductions.size())
+      for (size_t r : plan.reductions[p]) read(graph.ops[r].a, visit);
     for (size_t k = 0; k < n_ops; ++k)
       if (!graph.ops[k].row && plan.phase[k] == p && written[k] && !(carry && plan.first[k] >= 0))
         visit(k, visit);
@@ -255,19 +317,24 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
 
   // Note [Warp rows]: a row of at most 32 * kWarpRowMaxItems items goes to one warp, each lane
   // taking its items (lane, lane + 32, ...), with the warp's shuffles as the only combination
-  // (no shared memory, no barrier); a block holds 8 such rows. A value or input a later phase
-  // needs again stays in the lane's registers (Note [Values carried between phases]). Longer
-  // rows take a block a row, compute such values again and read the row again each phase.
+  // (no shared memory, no barrier); a block holds 8 such rows. A longer row, or one whose lanes
+  // would hold more than row_lane_items() items, goes to 2, 4 or 8 warps, lanes 32 * warps apart
+  // (Note [Rows over several warps]). A value or input a later phase needs again stays in the
+  // lane's registers (Note [Values carried between phases]). Rows too long for 8 warps take a
+  // block a row, compute such values again and read the row again each phase.
   const int items = shape.row_items;
   const bool warp = items > 0;
+  const int warps = warp ? shape.row_warps : 1;                  // Note [Rows over several warps]
+  const int lanes = 32 * warps;                                  // a row's threads
   const char* leader = warp ? "lane == 0" : "threadIdx.x == 0";  // writes the row's values
-  // a warp row of exactly 32 * items items needs no test of an item's place against C
+  // a warp row of exactly lanes * items items needs no test of an item's place against C
   const bool whole = shape.row_whole;
   if (warp)
-    key += str_cat("warp", items, whole ? "/whole" : "", warp_row_min_blocks() > 0 ? "/min" : "",
+    key += str_cat("warp", items, "x", warps, whole ? "/whole" : "",
+                   warp_row_min_blocks() > 0 ? "/min" : "",
                    warp_row_min_blocks() > 0 ? std::to_string(warp_row_min_blocks()) : "", ";");
   const PhasePlan plan = phase_plan(graph, shape.written, warp);
-  const std::vector<size_t>& reductions = plan.reductions;
+  const auto& reductions = plan.reductions;  // per phase
   const size_t phases = reductions.size() + 1;
   // a warp row's inputs read in more than one phase, kept while the registers allow
   std::vector<bool> cached(n_inputs, false);
@@ -287,7 +354,8 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   }
   const std::string item_loop =
       warp ? str_cat("#pragma unroll\n    for (int j = 0; j < ", items, "; ++j) {\n      const ",
-                     idx, " c = lane + 32 * j;\n", whole ? "" : "      if (c >= C) break;\n")
+                     idx, " c = lane + ", lanes, " * j;\n",
+                     whole ? "" : "      if (c >= C) break;\n")
            : str_cat("    for (", idx, " c = threadIdx.x; c < C; c += blockDim.x) {\n");
 
   std::string body = "    // the row's inputs\n";
@@ -344,12 +412,19 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   for (size_t k = 0; k < n_ops; ++k)  // the values carried between phases
     if (plan.kept[k])
       body += str_cat("    ", text::storage_type(graph.ops[k].out), " vr", k, "[", items, "];\n");
-  // The row ops of phase p (after its reduction), in order.
-  auto row_ops_after = [&](size_t first) {
+  // The row ops whose reductions are done and not yet computed, in order (a row op reads row
+  // values: reductions, row inputs and row ops before it).
+  std::vector<bool> row_done(n_ops, false);
+  auto ready_row_ops = [&]() {
     std::string code;
-    for (size_t k = first; k < n_ops && graph.ops[k].kind != OpKind::Reduce; ++k) {
+    for (size_t k = 0; k < n_ops; ++k) {
       const FusedOp& op = graph.ops[k];
-      if (!op.row) continue;
+      if (!op.row || row_done[k] || op.kind == OpKind::Reduce) continue;
+      bool ready = true;
+      for (const Ref* r : {&op.a, &op.b, &op.cond})
+        ready = ready && (r->is_number() || !r->is_op || row_done[r->index]);
+      if (!ready) continue;
+      row_done[k] = true;
       const std::string expr = text::op_expression(op, k);
       code += str_cat("    const ", text::storage_type(op.out), " v", k, " = ", expr, ";\n");
       if (shape.written[k]) code += str_cat("    if (", leader, ") out", k, "[row] = v", k, ";\n");
@@ -357,7 +432,7 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     }
     return code;
   };
-  body += row_ops_after(0);  // none: row ops need a reduction before them
+  body += ready_row_ops();  // those of row inputs only
 
   for (size_t p = 0; p < phases; ++p) {
     const bool reduces = p < reductions.size();
@@ -365,10 +440,14 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     const auto& carried = plan.carried[p];
     const auto& reads = plan.reads[p];
     if (!reduces && std::find(computes.begin(), computes.end(), 1) == computes.end()) continue;
-    text::Accumulator acc;
     if (reduces) {
-      acc = text::accumulator(graph.ops[reductions[p]]);
-      body += str_cat("    ", acc.type, " acc", p, " = ", acc.identity, ";\n");
+      key += "phase:";
+      for (size_t r : reductions[p]) {
+        const text::Accumulator acc = text::accumulator(graph.ops[r]);
+        body += str_cat("    ", acc.type, " acc", r, " = ", acc.identity, ";\n");
+        key += str_cat(r, ",");
+      }
+      key += ";";
     }
     body += str_cat(item_loop, "      const ", idx, " i = row * C + c;\n");
     std::vector<bool> read_here(n_inputs);
@@ -397,27 +476,39 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
       if (plan.kept[k] && plan.first[k] == static_cast<int>(p))
         body += str_cat("      vr", k, "[j] = v", k, ";\n");
     }
-    if (reduces) {
-      const size_t r = reductions[p];
+    if (!reduces) {
+      body += "    }\n";
+      continue;
+    }
+    for (size_t r : reductions[p]) {  // fold each item into the phase's accumulators
       const FusedOp& op = graph.ops[r];
-      const bool centred = !op.b.is_number();  // SumSquares less the row value b
-      if (centred)
+      const text::Accumulator acc = text::accumulator(op);
+      if (!op.b.is_number())  // SumSquares less the row value b
         body +=
-            str_cat("      const ", acc.type, " d", p, " = g_convert<", acc.type, ">(",
+            str_cat("      const ", acc.type, " d", r, " = g_convert<", acc.type, ">(",
                     name_of(op.a), ") - g_convert<", acc.type, ">(", name_of(op.b), ");\n      acc",
-                    p, " = ", acc.combine, "{}(acc", p, ", d", p, " * d", p, ");\n    }\n");
+                    r, " = ", acc.combine, "{}(acc", r, ", d", r, " * d", r, ");\n");
       else
-        body += str_cat("      acc", p, " = ", acc.combine, "{}(acc", p, ", g_convert<", acc.type,
-                        ">(", name_of(op.a), "));\n    }\n");
-      body += warp ? str_cat("    acc", p, " = g_warp_reduce(acc", p, ", ", acc.combine, "{});\n")
-                   : str_cat("    acc", p, " = g_block_reduce(acc", p, ", ", acc.combine,
-                             "{}, g_shm);\n");
-      std::string finished = str_cat("acc", p);
+        body += str_cat("      acc", r, " = ", acc.combine, "{}(acc", r, ", g_convert<", acc.type,
+                        ">(", name_of(op.a), "));\n");
+    }
+    body += "    }\n";
+    for (size_t r : reductions[p]) {  // combine the row's accumulators, one after another
+      const FusedOp& op = graph.ops[r];
+      const text::Accumulator acc = text::accumulator(op);
+      const bool centred = !op.b.is_number();
+      body += !warp ? str_cat("    acc", r, " = g_block_reduce(acc", r, ", ", acc.combine,
+                              "{}, g_shm);\n")
+              : warps == 1
+                  ? str_cat("    acc", r, " = g_warp_reduce(acc", r, ", ", acc.combine, "{});\n")
+                  : str_cat("    acc", r, " = g_rows_reduce<", warps, ">(acc", r, ", ", acc.combine,
+                            "{}, g_shm, slot);\n");
+      std::string finished = str_cat("acc", r);
       // a mean divides by the row's length; var by it less the correction
       if (op.finish.divide)
-        finished = centred ? str_cat("(acc", p, " / static_cast<", acc.type, ">(",
+        finished = centred ? str_cat("(acc", r, " / static_cast<", acc.type, ">(",
                                      text::double_literal(op.finish.divisor), "))")
-                           : str_cat("(acc", p, " / static_cast<", acc.type, ">(C))");
+                           : str_cat("(acc", r, " / static_cast<", acc.type, ">(C))");
       if (op.finish.sqrt) finished = str_cat("gm::m_sqrt(", finished, ")");
       body += str_cat("    const ", text::storage_type(op.out), " v", r, " = g_convert<",
                       text::storage_type(op.out), ">(", finished, ");\n");
@@ -425,10 +516,9 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
       key += str_cat(r, "=", acc.combine, op.finish.divide ? "/mean" : "", "(", name_of(op.a),
                      centred ? " less " + name_of(op.b) : "", ")", finished,
                      shape.written[r] ? "/w" : "", ";");
-      body += row_ops_after(r + 1);
-    } else {
-      body += "    }\n";
+      row_done[r] = true;
     }
+    body += ready_row_ops();
   }
   // the full ops, named by what they compute (their text is in the body once per phase)
   for (size_t k = 0; k < n_ops; ++k)
@@ -441,11 +531,16 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   src.name = text::kernel_name(key);
   std::string params = text::group_params(graph, shape, idx);
   const std::string geo_struct = text::geo_struct(graph, shape, idx);
+  const int rows_per_block = kWarpRowsPerBlock / warps;
   const std::string rows_loop =
-      warp ? str_cat("  const int lane = threadIdx.x & 31;\n  for (", idx, " row = static_cast<",
-                     idx, ">(blockIdx.x) * ", kWarpRowsPerBlock,
-                     " + (threadIdx.x >> 5); row < rows; row += ", "static_cast<", idx,
-                     ">(gridDim.x) * ", kWarpRowsPerBlock, ") {\n")
+      warp ? str_cat(
+                 warps > 1
+                     ? str_cat("  __shared__ unsigned long long g_shm[", kWarpRowsPerBlock, "];\n")
+                     : std::string(),
+                 "  const int lane = threadIdx.x % ", lanes, ";\n  const int slot = threadIdx.x / ",
+                 lanes, ";\n  for (", idx, " row = static_cast<", idx, ">(blockIdx.x) * ",
+                 rows_per_block, " + slot; row < rows; row += static_cast<", idx, ">(gridDim.x) * ",
+                 rows_per_block, ") {\n")
            : str_cat("  __shared__ unsigned long long g_shm[32];\n  for (", idx,
                      " row = blockIdx.x; row < rows; row += gridDim.x) {\n");
   const int min_blocks = warp ? warp_row_min_blocks() : 0;

@@ -464,11 +464,14 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
   }
   if (k.rank > 0) collapse_geometry(graph, k);
   if (graph.rows > 0) {  // Note [Warp rows], Note [Values carried between phases]
-    const int64_t items = (graph.row_size + 31) / 32;
+    const int warps = row_warps_for(graph.row_size);
+    const int64_t items = (graph.row_size + 32 * warps - 1) / (32 * warps);
     if (items <= kWarpRowMaxItems &&
-        items * phase_plan(graph, written, true).most_live <= kWarpRowMaxCached)
+        items * phase_plan(graph, written, true).most_live <= kWarpRowMaxCached) {
       k.row_items = static_cast<int>(items);
-    k.row_whole = k.row_items > 0 && graph.row_size == 32 * items;
+      k.row_warps = warps;
+    }
+    k.row_whole = k.row_items > 0 && graph.row_size == 32 * k.row_warps * items;
   }
   // items handed out beyond the end by the unrolled grid-stride loop stay below 2^31 too
   k.index32 = reach + static_cast<int64_t>(kFusedThreads) * kFusedUnroll < (int64_t{1} << 31) &&
@@ -500,6 +503,7 @@ std::string structure_key(const Graph& graph, const KernelShape& shape) {
   put(static_cast<int8_t>(shape.vector));
   put(static_cast<int8_t>((graph.rows > 0) + 2 * (graph.columns > 0)));
   put(static_cast<int8_t>(shape.row_items + 64 * shape.row_whole));
+  put(static_cast<int8_t>(shape.row_warps));
   // a row program's strided reads split their offsets there (Note [Strided reads in row programs])
   if (graph.rows > 0 && shape.any_strided()) put(static_cast<int8_t>(graph.row_dims));
   if (graph.columns > 0 && shape.any_strided()) put(static_cast<int8_t>(column_lead(graph)));

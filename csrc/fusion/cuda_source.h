@@ -43,7 +43,9 @@ struct KernelShape {
   // A row group's items a lane in a warp-row program (Note [Warp rows] in cuda_row_source.cpp;
   // 0: a block a row).
   int row_items = 0;
-  // a warp row of exactly 32 * row_items items: no item needs testing against the row's length
+  // the warps that share a warp-row program's row (1, 2, 4 or 8; Note [Rows over several warps])
+  int row_warps = 1;
+  // a row of exactly 32 * row_warps * row_items items: no item needs testing against its length
   bool row_whole = false;
 };
 
@@ -82,19 +84,25 @@ ColumnChunks column_chunks(int64_t rows, int64_t columns, int multiprocessors);
 // The threads a block of a row program: enough for a few items each of a row of `row_size`.
 int row_threads(int64_t row_size);
 constexpr int kRowMaxThreads = 1024;
-// Note [Warp rows]: rows of at most 32 * kWarpRowMaxItems items, whose values carried between
-// phases (each lane's items of them) fit kWarpRowMaxCached registers, take a warp each,
-// kWarpRowsPerBlock a block.
+// Note [Warp rows]: rows of at most 32 * kWarpRowMaxItems items a warp, whose values carried
+// between phases (each lane's items of them) fit kWarpRowMaxCached registers, take 1 to
+// kWarpRowsPerBlock warps each (Note [Rows over several warps]), a block kWarpRowsPerBlock warps.
 constexpr int kWarpRowMaxItems = 32;
 constexpr int kWarpRowMaxCached = 96;
 constexpr int kWarpRowsPerBlock = 8;
+// The items a lane a row program aims at: a row takes warps (up to kWarpRowsPerBlock) until each
+// lane holds at most this many (GENESIS_ROW_LANE_ITEMS overrides it, for measurements).
+int row_lane_items();
+// The warps a row of row_size items takes (Note [Rows over several warps]).
+int row_warps_for(int64_t row_size);
 
 // A row program's phases (Note [Values carried between phases] in cuda_row_source.cpp): per
 // phase, the full ops it computes, those it reads from the lane's registers (carried from an
 // earlier phase) and the inputs it reads.
 struct PhasePlan {
-  std::vector<size_t> reductions;           // the Reduce ops, in order: phase p ends with the p-th
-  std::vector<size_t> phase;                // per op: the reductions before it
+  // per phase but the last: the Reduce ops it ends with (Note [Reductions by dependency level])
+  std::vector<std::vector<size_t>> reductions;
+  std::vector<size_t> phase;  // per op: the first phase whose row values it has (its level)
   std::vector<std::vector<char>> computes;  // [phase][op]
   std::vector<std::vector<char>> carried;   // [phase][op]
   std::vector<std::vector<char>> reads;     // [phase][input]

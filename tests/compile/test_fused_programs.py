@@ -440,14 +440,24 @@ def test_row_programs_compile(captured):
     assert fusion._captured_key_mismatches() == 0
 
 
+def row_layout(text):
+    """The warps a row program gives a row (1, 2, 4, 8), or "block"."""
+    if "g_block_reduce(acc" in text:
+        return "block"
+    several = re.search(r"g_rows_reduce<(\d)>\(acc", text)
+    return int(several.group(1)) if several else 1 if "g_warp_reduce(acc" in text else None
+
+
 @requires_nvrtc
-def test_short_rows_take_a_warp_each(captured):
-    """Note [Warp rows]: a row of up to 1024 items whose values carried between phases fit the
-    lanes' registers goes to one warp; a longer row, or one carrying too many values, a block.
+def test_rows_take_warps_by_their_length(captured):
+    """Note [Warp rows], Note [Rows over several warps]: a row goes to as many warps (1, 2, 4 or 8)
+    as bring a lane's items to 8 or fewer while the values carried between phases fit the lanes'
+    registers; a row longer than 8 warps hold, or one carrying too many values, to a block.
     Note [Values carried between phases]: a value a later phase needs is kept, not recomputed."""
-    genesis.compile(rows.softmax)(genesis.randn(64, 1024))
-    genesis.compile(rows.softmax)(genesis.randn(64, 1025))
-    many = [genesis.randn(16, 1024) for _ in range(4)]  # 4 inputs read in one phase: a warp
+    genesis.compile(rows.softmax)(genesis.randn(64, 1024))  # 4 warps, 8 items a lane
+    genesis.compile(rows.softmax)(genesis.randn(64, 1025))  # 8 warps, 5 items a lane
+    genesis.compile(rows.softmax)(genesis.randn(4, 8193))  # longer than 8 warps hold
+    many = [genesis.randn(16, 1024) for _ in range(4)]  # 4 inputs read in one phase
     genesis.compile(lambda a, b, c, d: (a * b + c * d).sum(-1))(*many)
 
     def four_kept(a, b, c, d):  # 4 values x 32 items a lane kept for the second phase: a block
@@ -455,26 +465,51 @@ def test_short_rows_take_a_warp_each(captured):
         t = (p + q + r + s).sum(-1, keepdim=True)
         return p * t + q * t + r * t + s * t
 
-    genesis.compile(four_kept)(*many)
+    genesis.compile(four_kept)(*[genesis.randn(4, 8192) for _ in range(4)])
     x, m = genesis.randn(2, 3, 64, 64), genesis.randn(2, 3, 64, 1)
     genesis.compile(lambda x, m: (x * m.expand(2, 3, 64, 64)).sum(-1))(x, m)
-    genesis.compile(lambda x: (x * 3).amax(-1) * 2)(genesis.randn(64, 100))  # a row op written
+    genesis.compile(lambda x: (x * 3).amax(-1) * 2)(genesis.randn(64, 300))  # a row op written
     texts = [t for _, t in captured()]
-    assert len(texts) == 6
-    assert "if (lane == 0) out2[row] = v2;" in texts[5]  # by one lane of the row's warp
-    texts = texts[:5]
-    warp = [("g_warp_reduce(acc" in t, "g_block_reduce(acc" in t) for t in texts]
-    assert warp == [(True, False), (False, True), (True, False), (False, True), (True, False)]
+    assert len(texts) == 7
+    assert [row_layout(t) for t in texts] == [4, 8, "block", 4, "block", 1, 2]
+    assert "if (lane == 0) out2[row] = v2;" in texts[6]  # by one lane of the row's warps
     # softmax: x read by two phases (the max, then exp(x - max)) is kept; exp is carried to the
-    # division, not computed again; a row of exactly 32 items a lane tests no item against C
+    # division, not computed again; a row of exactly 32 * 4 * 8 items tests no item against C
     softmax = texts[0]
     assert "xr0[j] = in0[i];" in softmax and "const float x0 = xr0[j];" in softmax
     assert softmax.count("gm::Exp{}") == 1 and re.search(r"vr(\d+)\[j\] = v\1;", softmax)
-    assert "c >= C" not in softmax
-    assert "in0[i]" in texts[1] and "xr0" not in texts[1] and "vr" not in texts[1]
-    assert "xr" not in texts[2] and "vr" not in texts[2]  # one phase: nothing kept
+    assert "c >= C" not in softmax and "c = lane + 128 * j;" in softmax
+    assert "c >= C" in texts[1] and "c = lane + 256 * j;" in texts[1]
+    assert "in0[i]" in texts[2] and "xr0" not in texts[2] and "vr" not in texts[2]
+    assert "xr" not in texts[3] and "vr" not in texts[3]  # one phase: nothing kept
     # the expanded row value: read once a row, at the row's offset; x from memory, once
-    assert "const float x1 = in1[b1];" in texts[4] and "xr1" not in texts[4]
+    assert "const float x1 = in1[b1];" in texts[5] and "xr1" not in texts[5]
+    for name, text in captured():
+        assert fusion._nvrtc_compile(text, name + ".cu", 90)[:4] == b"\x7fELF"
+    assert fusion._captured_key_mismatches() == 0
+
+
+def two_levels(x, y):
+    """Two reductions independent of each other, a third that reads both."""
+    a, b = x.sum(-1, keepdim=True), y.amax(-1, keepdim=True)
+    return ((x - a) * (y - b)).sum(-1, keepdim=True) + a * b
+
+
+@requires_nvrtc
+def test_independent_reductions_share_a_walk(captured):
+    """Note [Reductions by dependency level]: x's sum and y's max fold in the row's first walk,
+    the sum that reads both in the second; then the row op that reads all three."""
+    for shape in ((16, 64), (16, 1024), (4, 9000)):  # a warp, 4 warps, a block a row
+        genesis.compile(two_levels)(genesis.randn(*shape), genesis.randn(*shape))
+    texts = [t for _, t in captured()]
+    assert [row_layout(t) for t in texts] == [1, 4, "block"]
+    for text in texts:
+        body = text[text.index('extern "C"') :]
+        first, second = re.findall(
+            r"((?:    float acc\d+ = [^\n]*\n)+)(?:#pragma unroll\n)?    for", body
+        )
+        assert first.count("acc") == 2 and second.count("acc") == 1
+        assert len(re.findall(r"_reduce(?:<\d>)?\(acc", body)) == body.count("_reduce") == 3
     for name, text in captured():
         assert fusion._nvrtc_compile(text, name + ".cu", 90)[:4] == b"\x7fELF"
     assert fusion._captured_key_mismatches() == 0
@@ -483,7 +518,8 @@ def test_short_rows_take_a_warp_each(captured):
 @requires_nvrtc
 def test_warp_rows_min_blocks_for_experiments(tmp_path):
     """GENESIS_WARP_ROW_MIN_BLOCKS (read once a process) asks ptxas for blocks a multiprocessor
-    in warp-row programs; the programs still build."""
+    in warp-row programs; GENESIS_ROW_LANE_ITEMS moves the items a lane that a row's warps aim at
+    (32: a row of 1024 items in one warp); the programs still build."""
     script = tmp_path / "probe.py"
     script.write_text(
         "import genesis\n"
@@ -493,9 +529,10 @@ def test_warp_rows_min_blocks_for_experiments(tmp_path):
         "genesis.compile(lambda x: (x - x.amax(-1, keepdim=True)).exp().sum(-1))(x)\n"
         "(name, text), = [p for p in _C._fusion._captured_sources() if 'lane' in p[1]]\n"
         "assert '__launch_bounds__(256, 3)' in text, text[-400:]\n"
+        "assert 'g_warp_reduce(acc' in text and 'c = lane + 32 * j;' in text\n"
         "assert _C._fusion._nvrtc_compile(text, name + '.cu', 90)[:4] == b'\\x7fELF'\n"
     )
-    env = dict(os.environ, GENESIS_WARP_ROW_MIN_BLOCKS="3")
+    env = dict(os.environ, GENESIS_WARP_ROW_MIN_BLOCKS="3", GENESIS_ROW_LANE_ITEMS="32")
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
 
@@ -510,9 +547,15 @@ def close(got, want, rtol):
 @requires_cuda
 @requires_nvrtc
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
-@pytest.mark.parametrize("shape", [(3, 7), (1000, 100), (64, 1024), (16, 50257), (300, 4, 33)])
+@pytest.mark.parametrize(
+    "shape",
+    # 1 warp a row; 2 (20000 rows: several rows a block's loop, the last pass partial); 4; 8;
+    # a block a row
+    [(3, 7), (1000, 100), (300, 4, 33), (20000, 300), (64, 1024), (33, 5000), (16, 50257)],
+)
 def test_cuda_row_groups_match_eager(cuda_fusion, dtype, shape):
-    """One kernel per norm; sums add in another order than eager's kernel (within rounding)."""
+    """One kernel per norm; sums add in another order than eager's kernel (within rounding).
+    Note [Rows over several warps]: rows of 1, 2, 4 and 8 warps and of a block."""
     dt = getattr(genesis, dtype)
     rtol = {"float32": 2e-5, "float64": 1e-12}.get(dtype, 2e-2)
     x = (genesis.randn(*shape, device="cuda") * 3).to(dt)
@@ -525,6 +568,7 @@ def test_cuda_row_groups_match_eager(cuda_fusion, dtype, shape):
         (rows.rms_norm, (x, w)),
         (rows.layer_norm_by_var, (x,)),
         (lambda x: x.std(-1, correction=2), (x,)),
+        (two_levels, (x, w.expand_as(x) * x)),
     ):
         fusion.reset_stats()
         got = genesis.compile(fn)(*args)
@@ -561,7 +605,7 @@ def test_cuda_row_groups_backward_and_odd_inputs(cuda_fusion):
 
 @requires_cuda
 @requires_nvrtc
-@pytest.mark.parametrize("size", [64, 1024, 1100])  # warp rows, the longest, block rows
+@pytest.mark.parametrize("size", [64, 300, 1024, 1100])  # rows of 1, 2, 4 and 8 warps
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_cuda_masked_softmax_forward_and_backward(cuda_fusion, size, dtype):
     """Attention's softmax of plain ops: a mask broadcast over batch and heads, row values
