@@ -11,6 +11,7 @@
 #include "fusion/kernel_cache.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +33,13 @@ constexpr char kMagic[] = "genesis-fused-cubin 1\n";
 
 std::mutex g_mutex;
 std::unordered_map<std::string, std::string> g_memory;
+
+// A fork while a background build stores its cubin (Note [Building programs in the background])
+// would leave the child's copy of g_mutex locked: take it around fork.
+[[maybe_unused]] const bool g_fork_safe = [] {
+  pthread_atfork([] { g_mutex.lock(); }, [] { g_mutex.unlock(); }, [] { g_mutex.unlock(); });
+  return true;
+}();
 std::atomic<int64_t> g_memory_hits{0}, g_disk_hits{0}, g_builds{0}, g_disk_writes{0}, g_rejected{0};
 
 uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ULL) {

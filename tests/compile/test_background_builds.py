@@ -135,13 +135,19 @@ def test_exit_while_a_build_runs(tmp_path):
 
 
 def test_a_forked_child_builds_on_its_own(tmp_path):
-    """A child forked while the parent's builds run has none of its workers, and makes its own."""
+    """A child forked while the parent's builds run has none of its workers, and makes its own.
+    The fork comes while the parent's worker sleeps in its first build: AddressSanitizer's
+    allocator (the sanitizer run) is not fork-safe, and a child forked while another thread
+    allocates can wait forever on the allocator's lock (seen once in a loaded CI run)."""
     script = """
         import os
+        import time
         import genesis
         f = genesis._C._fusion
-        for i in range(8):
+        f._cached_or_build_in_background("parent-0", "v", seconds=1.5)
+        for i in range(1, 8):
             f._cached_or_build_in_background("parent-%d" % i, "v", seconds=0.3)
+        time.sleep(0.5)
         pid = os.fork()
         if pid == 0:
             ok = False
