@@ -490,9 +490,11 @@ def test_rows_take_warps_by_their_length(captured):
 
 
 def two_levels(x, y):
-    """Two reductions independent of each other, a third that reads both."""
-    a, b = x.sum(-1, keepdim=True), y.amax(-1, keepdim=True)
-    return ((x - a) * (y - b)).sum(-1, keepdim=True) + a * b
+    """Two reductions independent of each other, a third that reads both (its terms all of one
+    sign: a sum of mixed signs that cancels would differ from eager's order of adding by more
+    than float32's rounding)."""
+    a, b = x.mean(-1, keepdim=True), y.amax(-1, keepdim=True)
+    return ((x - a).abs() * (b - y)).sum(-1, keepdim=True) + a * b
 
 
 @requires_nvrtc
