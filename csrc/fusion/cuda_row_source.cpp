@@ -175,28 +175,47 @@ int warp_row_min_blocks() {
 
 }  // namespace
 
-int row_lane_items() {
+int row_lane_budget() {
   static const int n = [] {
-    const char* env = std::getenv("GENESIS_ROW_LANE_ITEMS");
+    const char* env = std::getenv("GENESIS_ROW_LANE_VALUES");
     const int asked = env != nullptr ? std::atoi(env) : 0;
-    return asked > 0 ? std::min(asked, kWarpRowMaxItems) : 8;
+    return asked > 0 ? asked : 64;
   }();
   return n;
+}
+
+bool kept_input(const PhasePlan& plan, const KernelShape& shape, size_t i) {
+  if (shape.row_input[i] || shape.column[i] || shape.row_broadcast[i]) return false;
+  int phases_reading = 0;
+  for (const auto& reads : plan.reads) phases_reading += reads[i];
+  return phases_reading > 1;
+}
+
+int lane_values(const PhasePlan& plan, const KernelShape& shape) {
+  int values = plan.most_live;
+  for (size_t i = 0; i < shape.row_input.size(); ++i) values += kept_input(plan, shape, i);
+  return std::max(values, 1);
 }
 
 // Note [Rows over several warps]: a warp row's lane holds row_size / 32 items of every value
 // carried between phases; at 1024 items that is 32 registers a value, and a masked softmax's
 // backward (three carried values, bf16 8x12x1024x1024) ran at 117 registers a thread, 25%
 // occupancy, latency-bound (session 39's ncu run). So a row takes as many warps (1, 2, 4 or 8 of
-// the block's 8) as bring a lane's items to row_lane_items() or fewer: the lane's items and
-// registers shrink with the warps, occupancy grows. The row's reductions combine each warp by
+// the block's 8) as bring the lane's kept item values (items times the values and inputs kept
+// across a phase's end, lane_values) to row_lane_budget() (64) or fewer, and its items to
+// kWarpRowMaxItems: the lane's registers shrink with the warps, occupancy grows. Rows keeping
+// one or two values stay in one warp up to 1024 items: a softmax or a layer norm by var over
+// rows of 1024 ran 5-15% slower split over 4 warps (8 items a lane; session 45, H200), the
+// masked softmax's forward and backward 23% faster. The row's reductions combine each warp by
 // shuffles and then the warps' partials through shared memory, behind a named barrier of the
 // row's own warps (the block's rows run apart: their grid-stride loops end at different rows).
 // Rows of up to 8 warps * 32 lanes * kWarpRowMaxItems = 8192 items carry their values this way;
 // longer ones take a block a row and compute the values again.
-int row_warps_for(int64_t row_size) {
+int row_warps_for(int64_t row_size, int values) {
+  auto items = [&](int warps) { return (row_size + 32 * warps - 1) / (32 * warps); };
   int warps = 1;
-  while (warps < kWarpRowsPerBlock && (row_size + 32 * warps - 1) / (32 * warps) > row_lane_items())
+  while (warps < kWarpRowsPerBlock &&
+         (items(warps) > kWarpRowMaxItems || items(warps) * values > row_lane_budget()))
     warps *= 2;
   return warps;
 }
@@ -318,8 +337,8 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   // Note [Warp rows]: a row of at most 32 * kWarpRowMaxItems items goes to one warp, each lane
   // taking its items (lane, lane + 32, ...), with the warp's shuffles as the only combination
   // (no shared memory, no barrier); a block holds 8 such rows. A longer row, or one whose lanes
-  // would hold more than row_lane_items() items, goes to 2, 4 or 8 warps, lanes 32 * warps apart
-  // (Note [Rows over several warps]). A value or input a later phase needs again stays in the
+  // would keep more than row_lane_budget() item values, goes to 2, 4 or 8 warps, lanes 32 * warps
+  // apart (Note [Rows over several warps]). A value or input a later phase needs again stays in the
   // lane's registers (Note [Values carried between phases]). Rows too long for 8 warps take a
   // block a row, compute such values again and read the row again each phase.
   const int items = shape.row_items;
@@ -340,15 +359,11 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
   std::vector<bool> cached(n_inputs, false);
   if (warp) {
     int room = kWarpRowMaxCached / items - plan.most_live;
-    for (size_t i = 0; i < n_inputs; ++i) {
-      int phases_reading = 0;
-      for (size_t p = 0; p < phases; ++p) phases_reading += plan.reads[p][i];
-      if (phases_reading > 1 && !row_input(i) && !shape.column[i] && !shape.row_broadcast[i] &&
-          room > 0) {
+    for (size_t i = 0; i < n_inputs; ++i)
+      if (kept_input(plan, shape, i) && room > 0) {
         cached[i] = true;
         --room;
       }
-    }
     for (size_t i = 0; i < n_inputs; ++i) key += cached[i] ? "k" : "-";
     key += ";";
   }
@@ -440,10 +455,11 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
     const auto& carried = plan.carried[p];
     const auto& reads = plan.reads[p];
     if (!reduces && std::find(computes.begin(), computes.end(), 1) == computes.end()) continue;
+    std::vector<text::Accumulator> accs;  // the phase's reductions'
     if (reduces) {
       key += "phase:";
       for (size_t r : reductions[p]) {
-        const text::Accumulator acc = text::accumulator(graph.ops[r]);
+        const text::Accumulator& acc = accs.emplace_back(text::accumulator(graph.ops[r]));
         body += str_cat("    ", acc.type, " acc", r, " = ", acc.identity, ";\n");
         key += str_cat(r, ",");
       }
@@ -480,9 +496,10 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
       body += "    }\n";
       continue;
     }
-    for (size_t r : reductions[p]) {  // fold each item into the phase's accumulators
+    for (size_t a = 0; a < accs.size(); ++a) {  // fold each item into the phase's accumulators
+      const size_t r = reductions[p][a];
       const FusedOp& op = graph.ops[r];
-      const text::Accumulator acc = text::accumulator(op);
+      const text::Accumulator& acc = accs[a];
       if (!op.b.is_number())  // SumSquares less the row value b
         body +=
             str_cat("      const ", acc.type, " d", r, " = g_convert<", acc.type, ">(",
@@ -493,9 +510,10 @@ KernelSource cuda_row_source(const Graph& graph, const KernelShape& shape) {
                         ">(", name_of(op.a), "));\n");
     }
     body += "    }\n";
-    for (size_t r : reductions[p]) {  // combine the row's accumulators, one after another
+    for (size_t a = 0; a < accs.size(); ++a) {  // combine the row's accumulators in turn
+      const size_t r = reductions[p][a];
       const FusedOp& op = graph.ops[r];
-      const text::Accumulator acc = text::accumulator(op);
+      const text::Accumulator& acc = accs[a];
       const bool centred = !op.b.is_number();
       body += !warp ? str_cat("    acc", r, " = g_block_reduce(acc", r, ", ", acc.combine,
                               "{}, g_shm);\n")

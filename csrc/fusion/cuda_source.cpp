@@ -464,10 +464,10 @@ KernelShape kernel_shape(const Graph& graph, const std::vector<bool>& written) {
   }
   if (k.rank > 0) collapse_geometry(graph, k);
   if (graph.rows > 0) {  // Note [Warp rows], Note [Values carried between phases]
-    const int warps = row_warps_for(graph.row_size);
+    const PhasePlan plan = phase_plan(graph, written, true);
+    const int warps = row_warps_for(graph.row_size, lane_values(plan, k));
     const int64_t items = (graph.row_size + 32 * warps - 1) / (32 * warps);
-    if (items <= kWarpRowMaxItems &&
-        items * phase_plan(graph, written, true).most_live <= kWarpRowMaxCached) {
+    if (items <= kWarpRowMaxItems && items * plan.most_live <= kWarpRowMaxCached) {
       k.row_items = static_cast<int>(items);
       k.row_warps = warps;
     }

@@ -90,11 +90,11 @@ constexpr int kRowMaxThreads = 1024;
 constexpr int kWarpRowMaxItems = 32;
 constexpr int kWarpRowMaxCached = 96;
 constexpr int kWarpRowsPerBlock = 8;
-// The items a lane a row program aims at: a row takes warps (up to kWarpRowsPerBlock) until each
-// lane holds at most this many (GENESIS_ROW_LANE_ITEMS overrides it, for measurements).
-int row_lane_items();
-// The warps a row of row_size items takes (Note [Rows over several warps]).
-int row_warps_for(int64_t row_size);
+// The item values a lane of a row program keeps at most, items times values (Note [Rows over
+// several warps]; GENESIS_ROW_LANE_VALUES overrides it, for measurements).
+int row_lane_budget();
+// The warps a row of row_size items takes whose lanes keep `values` values an item.
+int row_warps_for(int64_t row_size, int values);
 
 // A row program's phases (Note [Values carried between phases] in cuda_row_source.cpp): per
 // phase, the full ops it computes, those it reads from the lane's registers (carried from an
@@ -113,6 +113,11 @@ struct PhasePlan {
 };
 // carry: whether a value a later phase needs is kept (a warp row) or computed again (a block row).
 PhasePlan phase_plan(const Graph& graph, const std::vector<bool>& written, bool carry);
+// Whether input i is read by more than one phase from memory along the row (kept in a warp row's
+// registers while they allow); the values a warp row's lane keeps an item: carried values across
+// a phase's end and such inputs (at least 1).
+bool kept_input(const PhasePlan& plan, const KernelShape& shape, size_t i);
+int lane_values(const PhasePlan& plan, const KernelShape& shape);
 
 // The text the programs share (cuda_source.cpp).
 namespace text {

@@ -451,39 +451,46 @@ def row_layout(text):
 @requires_nvrtc
 def test_rows_take_warps_by_their_length(captured):
     """Note [Warp rows], Note [Rows over several warps]: a row goes to as many warps (1, 2, 4 or 8)
-    as bring a lane's items to 8 or fewer while the values carried between phases fit the lanes'
-    registers; a row longer than 8 warps hold, or one carrying too many values, to a block.
-    Note [Values carried between phases]: a value a later phase needs is kept, not recomputed."""
-    genesis.compile(rows.softmax)(genesis.randn(64, 1024))  # 4 warps, 8 items a lane
-    genesis.compile(rows.softmax)(genesis.randn(64, 1025))  # 8 warps, 5 items a lane
+    as bring a lane's items to 32 or fewer and its kept item values (items times the values
+    carried between phases and inputs read again) to 64 or fewer; a row longer than 8 warps hold,
+    or one carrying too many values, to a block. Note [Values carried between phases]: a value a
+    later phase needs is kept, not recomputed."""
+    genesis.compile(rows.softmax)(genesis.randn(64, 1024))  # x and exp kept: 32 items x 2
+    genesis.compile(rows.softmax)(genesis.randn(64, 1025))  # 2 warps, 17 items a lane
+    genesis.compile(rows.softmax)(genesis.randn(4, 4096))  # 4 warps, 32 items a lane
+    genesis.compile(rows.softmax)(genesis.randn(4, 8192))  # 8 warps
     genesis.compile(rows.softmax)(genesis.randn(4, 8193))  # longer than 8 warps hold
-    many = [genesis.randn(16, 1024) for _ in range(4)]  # 4 inputs read in one phase
+    many = [genesis.randn(16, 1024) for _ in range(4)]  # 4 inputs read in one phase: one value
     genesis.compile(lambda a, b, c, d: (a * b + c * d).sum(-1))(*many)
 
-    def four_kept(a, b, c, d):  # 4 values x 32 items a lane kept for the second phase: a block
-        p, q, r, s = a * b, c * d, a + c, b - d
-        t = (p + q + r + s).sum(-1, keepdim=True)
-        return p * t + q * t + r * t + s * t
+    def kept(*xs):  # one value kept for the second phase per input (the inputs read once)
+        p, q, r, s = xs[0] * xs[1], xs[1] * xs[2], xs[0] + xs[2], xs[-1] - xs[0]
+        values = (p, q, r, s)[: len(xs)]
+        t = sum(values).sum(-1, keepdim=True)
+        return sum(v * t for v in values)
 
-    genesis.compile(four_kept)(*[genesis.randn(4, 8192) for _ in range(4)])
+    genesis.compile(kept)(*[genesis.randn(4, 8192) for _ in range(4)])  # 4 x 32: a block
+    genesis.compile(kept)(*[genesis.randn(8, 1024) for _ in range(3)])  # 3 x 16: 2 warps
     x, m = genesis.randn(2, 3, 64, 64), genesis.randn(2, 3, 64, 1)
     genesis.compile(lambda x, m: (x * m.expand(2, 3, 64, 64)).sum(-1))(x, m)
     genesis.compile(lambda x: (x * 3).amax(-1) * 2)(genesis.randn(64, 300))  # a row op written
     texts = [t for _, t in captured()]
-    assert len(texts) == 7
-    assert [row_layout(t) for t in texts] == [4, 8, "block", 4, "block", 1, 2]
-    assert "if (lane == 0) out2[row] = v2;" in texts[6]  # by one lane of the row's warps
+    assert len(texts) == 10
+    assert [row_layout(t) for t in texts] == [1, 2, 4, 8, "block", 1, "block", 2, 1, 1]
+    assert "if (lane == 0) out2[row] = v2;" in texts[9]  # by one lane of the row
     # softmax: x read by two phases (the max, then exp(x - max)) is kept; exp is carried to the
-    # division, not computed again; a row of exactly 32 * 4 * 8 items tests no item against C
+    # division, not computed again; a row of exactly 32 * 32 items tests no item against C
     softmax = texts[0]
     assert "xr0[j] = in0[i];" in softmax and "const float x0 = xr0[j];" in softmax
     assert softmax.count("gm::Exp{}") == 1 and re.search(r"vr(\d+)\[j\] = v\1;", softmax)
-    assert "c >= C" not in softmax and "c = lane + 128 * j;" in softmax
-    assert "c >= C" in texts[1] and "c = lane + 256 * j;" in texts[1]
-    assert "in0[i]" in texts[2] and "xr0" not in texts[2] and "vr" not in texts[2]
-    assert "xr" not in texts[3] and "vr" not in texts[3]  # one phase: nothing kept
+    assert "c >= C" not in softmax and "c = lane + 32 * j;" in softmax
+    assert "c >= C" in texts[1] and "c = lane + 64 * j;" in texts[1]
+    assert "c >= C" not in texts[3] and "c = lane + 256 * j;" in texts[3]
+    assert "in0[i]" in texts[4] and "xr0" not in texts[4] and "vr" not in texts[4]
+    assert "xr" not in texts[5] and "vr" not in texts[5]  # one phase: nothing kept
+    assert len(re.findall(r" vr\d+\[16\];", texts[7])) == 3 and "xr" not in texts[7]
     # the expanded row value: read once a row, at the row's offset; x from memory, once
-    assert "const float x1 = in1[b1];" in texts[5] and "xr1" not in texts[5]
+    assert "const float x1 = in1[b1];" in texts[8] and "xr1" not in texts[8]
     for name, text in captured():
         assert fusion._nvrtc_compile(text, name + ".cu", 90)[:4] == b"\x7fELF"
     assert fusion._captured_key_mismatches() == 0
@@ -501,7 +508,7 @@ def two_levels(x, y):
 def test_independent_reductions_share_a_walk(captured):
     """Note [Reductions by dependency level]: x's sum and y's max fold in the row's first walk,
     the sum that reads both in the second; then the row op that reads all three."""
-    for shape in ((16, 64), (16, 1024), (4, 9000)):  # a warp, 4 warps, a block a row
+    for shape in ((16, 64), (16, 4096), (4, 9000)):  # a warp, 4 warps, a block a row
         genesis.compile(two_levels)(genesis.randn(*shape), genesis.randn(*shape))
     texts = [t for _, t in captured()]
     assert [row_layout(t) for t in texts] == [1, 4, "block"]
@@ -520,8 +527,8 @@ def test_independent_reductions_share_a_walk(captured):
 @requires_nvrtc
 def test_warp_rows_min_blocks_for_experiments(tmp_path):
     """GENESIS_WARP_ROW_MIN_BLOCKS (read once a process) asks ptxas for blocks a multiprocessor
-    in warp-row programs; GENESIS_ROW_LANE_ITEMS moves the items a lane that a row's warps aim at
-    (32: a row of 1024 items in one warp); the programs still build."""
+    in warp-row programs; GENESIS_ROW_LANE_VALUES moves the item values a lane that a row's warps
+    aim at (8: a row of 1024 items keeping one value in 4 warps); the programs still build."""
     script = tmp_path / "probe.py"
     script.write_text(
         "import genesis\n"
@@ -531,10 +538,10 @@ def test_warp_rows_min_blocks_for_experiments(tmp_path):
         "genesis.compile(lambda x: (x - x.amax(-1, keepdim=True)).exp().sum(-1))(x)\n"
         "(name, text), = [p for p in _C._fusion._captured_sources() if 'lane' in p[1]]\n"
         "assert '__launch_bounds__(256, 3)' in text, text[-400:]\n"
-        "assert 'g_warp_reduce(acc' in text and 'c = lane + 32 * j;' in text\n"
+        "assert 'g_rows_reduce<4>(acc' in text and 'c = lane + 128 * j;' in text\n"
         "assert _C._fusion._nvrtc_compile(text, name + '.cu', 90)[:4] == b'\\x7fELF'\n"
     )
-    env = dict(os.environ, GENESIS_WARP_ROW_MIN_BLOCKS="3", GENESIS_ROW_LANE_ITEMS="32")
+    env = dict(os.environ, GENESIS_WARP_ROW_MIN_BLOCKS="3", GENESIS_ROW_LANE_VALUES="8")
     out = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr[-2000:]
 
@@ -551,9 +558,18 @@ def close(got, want, rtol):
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
 @pytest.mark.parametrize(
     "shape",
-    # 1 warp a row; 2 (20000 rows: several rows a block's loop, the last pass partial); 4; 8;
-    # a block a row
-    [(3, 7), (1000, 100), (300, 4, 33), (20000, 300), (64, 1024), (33, 5000), (16, 50257)],
+    # 1 warp a row (20000 rows: several rows a block's loop, the last pass partial); 2 (again
+    # several rows a loop); 4; 8; a block a row
+    [
+        (3, 7),
+        (1000, 100),
+        (300, 4, 33),
+        (20000, 300),
+        (10000, 1500),
+        (64, 3000),
+        (33, 5000),
+        (16, 50257),
+    ],
 )
 def test_cuda_row_groups_match_eager(cuda_fusion, dtype, shape):
     """One kernel per norm; sums add in another order than eager's kernel (within rounding).
@@ -607,7 +623,8 @@ def test_cuda_row_groups_backward_and_odd_inputs(cuda_fusion):
 
 @requires_cuda
 @requires_nvrtc
-@pytest.mark.parametrize("size", [64, 300, 1024, 1100])  # rows of 1, 2, 4 and 8 warps
+# rows of 1 to 8 warps (the forward keeps 2 values a lane, the backward 4)
+@pytest.mark.parametrize("size", [64, 300, 1024, 1100, 2100])
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 def test_cuda_masked_softmax_forward_and_backward(cuda_fusion, size, dtype):
     """Attention's softmax of plain ops: a mask broadcast over batch and heads, row values
