@@ -16,3 +16,11 @@ for budget in "" ${ROW_BUDGETS:-}; do
   GENESIS_ROW_LANE_VALUES=$budget python3 -m benchmarks --device cuda --filter compiling/ 2>&1 |
     tee -a "$OUT/bench.txt" | grep -E "x |compiled" | grep -v "^\s*$" | tail -8
 done
+if [ -n "${NCU:-}" ]; then  # NCU=1: the masked softmax's two row programs under ncu
+  GENESIS_COMPILE_SYNC=1 timeout 200 ncu --kernel-name regex:genesis_fused --launch-skip 6 \
+    --launch-count 2 --section SpeedOfLight --section Occupancy --section ComputeWorkloadAnalysis \
+    --section InstructionStats --section LaunchStats --section WarpStateStats \
+    python3 tools/softmax_probe.py 5 > "$OUT/ncu.txt" 2>&1
+  grep -E "genesis_fused|Duration|Throughput|Registers|Achieved Occupancy|Executed Ipc|Issue Slots|Stall|Pipe|Theoretical Occ" \
+    "$OUT/ncu.txt" | head -60
+fi
