@@ -58,15 +58,21 @@ __device__ __forceinline__ float g_to_float(g_half h) {
 __device__ __forceinline__ float g_to_float(g_bf16 b) {
   return __uint_as_float(static_cast<unsigned>(b.x) << 16);
 }
+// Note [Rounding to 16 bits in pairs]: the paired conversion (cvt.rn.{f16,bf16}x2.f32, the high
+// half taken) rounds as the single one does, bit for bit, but ptxas makes the single one an F2F
+// on the multiprocessor's conversion unit, 16 results a clock, shared with exp and reciprocals;
+// the pair an F2FP on an arithmetic pipe. A fused bf16 program rounds every op's result to bf16
+// as eager does (15 roundings an item in a masked softmax's backward): on the conversion unit
+// those bound the program, not memory.
 __device__ __forceinline__ g_half g_half_of(float f) {
-  g_half h;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h.x) : "f"(f));
-  return h;
+  unsigned pair;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(pair) : "f"(f), "f"(0.0f));
+  return g_half{static_cast<unsigned short>(pair >> 16)};
 }
 __device__ __forceinline__ g_bf16 g_bf16_of(float f) {
-  g_bf16 b;
-  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b.x) : "f"(f));
-  return b;
+  unsigned pair;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(pair) : "f"(f), "f"(0.0f));
+  return g_bf16{static_cast<unsigned short>(pair >> 16)};
 }
 
 template <typename To, typename From>

@@ -310,6 +310,54 @@ def test_cuda_gelu_chain_is_one_kernel(cuda_fusion, dtype):
     base.same(got, base.gelu_tanh(x))
 
 
+def rounding_cases():
+    """float32 values at every kind of place for a 16-bit float: halfway between two of them
+    (ties to even, up and down), just off halfway, their largest and past it (to inf), their
+    subnormals and below, zeros, infinities and NaN; and random bits."""
+    bits = [
+        0x3F808000,
+        0x3F818000,
+        0x3F808001,
+        0x3F807FFF,
+        0x7F7F8000,
+        0x7F7FFFFF,
+        0x477FEFFF,
+        0x477FF000,
+        0x477FF001,
+        0x00008000,
+        0x00018000,
+        0x387FE000,
+        0x33800000,
+        0x33800001,
+        0x00000001,
+        0x80000000,
+        0x00000000,
+        0x7F800000,
+        0xFF800000,
+        0x7FC00000,
+        0x3F800FFF,
+    ]
+    rng = np.random.default_rng(48)
+    bits = np.concatenate([np.array(bits, np.uint32), rng.integers(0, 2**32, 4096, np.uint32)])
+    return np.concatenate([bits, bits ^ 0x80000000]).view(np.float32)
+
+
+@requires_cuda
+@requires_nvrtc
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_cuda_rounding_to_16_bits_matches_eager(cuda_fusion, dtype):
+    """Note [Rounding to 16 bits in pairs]: a fused program rounds a float32 result to bf16 or
+    half, and a 16-bit op's result again, bit for bit as eager's kernels do."""
+    dt = getattr(genesis, dtype)
+    x = genesis.tensor(rounding_cases(), device="cuda")
+
+    def fn(x):
+        return (x * 1.0).to(dt) * 3 - (x * 0.5).to(dt)
+
+    got = genesis.compile(fn)(x)
+    base.same(got, fn(x))
+
+
 @requires_cuda
 @requires_nvrtc
 def test_cuda_strided_and_large_offsets(cuda_fusion):
