@@ -179,7 +179,7 @@ int row_lane_budget() {
   static const int n = [] {
     const char* env = std::getenv("GENESIS_ROW_LANE_VALUES");
     const int asked = env != nullptr ? std::atoi(env) : 0;
-    return asked > 0 ? asked : 64;
+    return asked > 0 ? asked : 32;
   }();
   return n;
 }
@@ -201,13 +201,14 @@ int lane_values(const PhasePlan& plan, const KernelShape& shape) {
 // carried between phases; at 1024 items that is 32 registers a value, and a masked softmax's
 // backward (three carried values, bf16 8x12x1024x1024) ran at 117 registers a thread, 25%
 // occupancy, latency-bound (session 39's ncu run). So a row takes as many warps (1, 2, 4 or 8 of
-// the block's 8) as bring the lane's kept item values (items times the values and inputs kept
-// across a phase's end, lane_values) to row_lane_budget() (64) or fewer, and its items to
-// kWarpRowMaxItems: the lane's registers shrink with the warps, occupancy grows. Rows keeping
-// one or two values stay in one warp up to 1024 items: a softmax or a layer norm by var over
-// rows of 1024 ran 5-15% slower split over 4 warps (8 items a lane; session 45, H200), the
-// masked softmax's forward and backward 23% faster. The row's reductions combine each warp by
-// shuffles and then the warps' partials through shared memory, behind a named barrier of the
+// the block's 8) as bring the lane's kept item values (its items times the values and inputs
+// kept across a phase's end, lane_values) to row_lane_budget() (32) or fewer, and its items to
+// kWarpRowMaxItems: the lane's registers shrink with the warps, occupancy grows. Measured on an
+// H100 (session 46) over the masked softmax's forward and backward, 8x12x1024x1024 bf16 (the
+// forward keeps 2 values, the backward 4): one warp a row 1503 us, a budget of 64 (1 and 2
+// warps) 1236, of 32 (2 and 4 warps) 1108-1118, of 16 (4 and 8 warps) no better; softmax and
+// layer norm rows of plain ops ran the same at 32 and 64. The row's reductions combine each warp
+// by shuffles and then the warps' partials through shared memory, behind a named barrier of the
 // row's own warps (the block's rows run apart: their grid-stride loops end at different rows).
 // Rows of up to 8 warps * 32 lanes * kWarpRowMaxItems = 8192 items carry their values this way;
 // longer ones take a block a row and compute the values again.

@@ -500,13 +500,13 @@ def row_layout(text):
 def test_rows_take_warps_by_their_length(captured):
     """Note [Warp rows], Note [Rows over several warps]: a row goes to as many warps (1, 2, 4 or 8)
     as bring a lane's items to 32 or fewer and its kept item values (items times the values
-    carried between phases and inputs read again) to 64 or fewer; a row longer than 8 warps hold,
+    carried between phases and inputs read again) to 32 or fewer; a row longer than 8 warps hold,
     or one carrying too many values, to a block. Note [Values carried between phases]: a value a
     later phase needs is kept, not recomputed."""
-    genesis.compile(rows.softmax)(genesis.randn(64, 1024))  # x and exp kept: 32 items x 2
-    genesis.compile(rows.softmax)(genesis.randn(64, 1025))  # 2 warps, 17 items a lane
-    genesis.compile(rows.softmax)(genesis.randn(4, 4096))  # 4 warps, 32 items a lane
-    genesis.compile(rows.softmax)(genesis.randn(4, 8192))  # 8 warps
+    genesis.compile(rows.softmax)(genesis.randn(64, 1024))  # x and exp kept: 2 warps, 16 items
+    genesis.compile(rows.softmax)(genesis.randn(64, 1025))  # 4 warps, 9 items a lane
+    genesis.compile(rows.softmax)(genesis.randn(4, 2048))  # 4 warps, 16 items a lane
+    genesis.compile(rows.softmax)(genesis.randn(4, 8192))  # 8 warps, 32 items: as many as fit
     genesis.compile(rows.softmax)(genesis.randn(4, 8193))  # longer than 8 warps hold
     many = [genesis.randn(16, 1024) for _ in range(4)]  # 4 inputs read in one phase: one value
     genesis.compile(lambda a, b, c, d: (a * b + c * d).sum(-1))(*many)
@@ -518,25 +518,25 @@ def test_rows_take_warps_by_their_length(captured):
         return sum(v * t for v in values)
 
     genesis.compile(kept)(*[genesis.randn(4, 8192) for _ in range(4)])  # 4 x 32: a block
-    genesis.compile(kept)(*[genesis.randn(8, 1024) for _ in range(3)])  # 3 x 16: 2 warps
+    genesis.compile(kept)(*[genesis.randn(8, 1024) for _ in range(3)])  # 3 x 8: 4 warps
     x, m = genesis.randn(2, 3, 64, 64), genesis.randn(2, 3, 64, 1)
     genesis.compile(lambda x, m: (x * m.expand(2, 3, 64, 64)).sum(-1))(x, m)
     genesis.compile(lambda x: (x * 3).amax(-1) * 2)(genesis.randn(64, 300))  # a row op written
     texts = [t for _, t in captured()]
     assert len(texts) == 10
-    assert [row_layout(t) for t in texts] == [1, 2, 4, 8, "block", 1, "block", 2, 1, 1]
+    assert [row_layout(t) for t in texts] == [2, 4, 4, 8, "block", 1, "block", 4, 1, 1]
     assert "if (lane == 0) out2[row] = v2;" in texts[9]  # by one lane of the row
     # softmax: x read by two phases (the max, then exp(x - max)) is kept; exp is carried to the
-    # division, not computed again; a row of exactly 32 * 32 items tests no item against C
+    # division, not computed again; a row of exactly 64 * 16 items tests no item against C
     softmax = texts[0]
     assert "xr0[j] = in0[i];" in softmax and "const float x0 = xr0[j];" in softmax
     assert softmax.count("gm::Exp{}") == 1 and re.search(r"vr(\d+)\[j\] = v\1;", softmax)
-    assert "c >= C" not in softmax and "c = lane + 32 * j;" in softmax
-    assert "c >= C" in texts[1] and "c = lane + 64 * j;" in texts[1]
+    assert "c >= C" not in softmax and "c = lane + 64 * j;" in softmax
+    assert "c >= C" in texts[1] and "c = lane + 128 * j;" in texts[1]
     assert "c >= C" not in texts[3] and "c = lane + 256 * j;" in texts[3]
     assert "in0[i]" in texts[4] and "xr0" not in texts[4] and "vr" not in texts[4]
     assert "xr" not in texts[5] and "vr" not in texts[5]  # one phase: nothing kept
-    assert len(re.findall(r" vr\d+\[16\];", texts[7])) == 3 and "xr" not in texts[7]
+    assert len(re.findall(r" vr\d+\[8\];", texts[7])) == 3 and "xr" not in texts[7]
     # the expanded row value: read once a row, at the row's offset; x from memory, once
     assert "const float x1 = in1[b1];" in texts[8] and "xr1" not in texts[8]
     for name, text in captured():
@@ -556,7 +556,7 @@ def two_levels(x, y):
 def test_independent_reductions_share_a_walk(captured):
     """Note [Reductions by dependency level]: x's sum and y's max fold in the row's first walk,
     the sum that reads both in the second; then the row op that reads all three."""
-    for shape in ((16, 64), (16, 4096), (4, 9000)):  # a warp, 4 warps, a block a row
+    for shape in ((16, 64), (16, 2048), (4, 9000)):  # a warp, 4 warps, a block a row
         genesis.compile(two_levels)(genesis.randn(*shape), genesis.randn(*shape))
     texts = [t for _, t in captured()]
     assert [row_layout(t) for t in texts] == [1, 4, "block"]
@@ -606,8 +606,8 @@ def close(got, want, rtol):
 @pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "float16"])
 @pytest.mark.parametrize(
     "shape",
-    # 1 warp a row (20000 rows: several rows a block's loop, the last pass partial); 2 (again
-    # several rows a loop); 4; 8; a block a row
+    # rows of 1 to 8 warps, as many as the values each function keeps ask (20000 and 10000 rows:
+    # several rows a block's loop, the last pass partial), and of a block
     [
         (3, 7),
         (1000, 100),
