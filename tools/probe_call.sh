@@ -1,6 +1,6 @@
 # One GPU call (session 46): the row layout's measurements (tools/softmax_probe.py and, with
-# BENCH=1, compiling/), then the fused-program tests with CUDA fusion (TESTS: the paths). The
-# probe runs first: run after `pytest -n 8` in the same call it took three times as long.
+# BENCH=1, compiling/), then the fused-program tests with CUDA fusion (TESTS: the paths), then
+# what still runs.
 source tools/gpu_install.sh > /dev/null
 nvidia-smi --query-gpu=name --format=csv,noheader
 for budget in "" ${ALT:-}; do

@@ -205,9 +205,10 @@ int lane_values(const PhasePlan& plan, const KernelShape& shape) {
 // kept across a phase's end, lane_values) to row_lane_budget() (32) or fewer, and its items to
 // kWarpRowMaxItems: the lane's registers shrink with the warps, occupancy grows. Measured on an
 // H100 (session 46) over the masked softmax's forward and backward, 8x12x1024x1024 bf16 (the
-// forward keeps 2 values, the backward 4): one warp a row 1503 us, a budget of 64 (1 and 2
-// warps) 1236, of 32 (2 and 4 warps) 1108-1118, of 16 (4 and 8 warps) no better; softmax and
-// layer norm rows of plain ops ran the same at 32 and 64. The row's reductions combine each warp
+// forward keeps 2 values, the backward 4): one warp a row 1503 us, a budget of 64 (forward
+// 1 warp, backward 2) 1236, of 32 (1 and 4) 1108-1118; at 16 (4 and 8) ncu timed the backward
+// at 1.14 ms against 1.09 at 64, its named barriers holding occupancy to half. Softmax and layer
+// norm rows of plain ops ran the same at 32 and 64. The row's reductions combine each warp
 // by shuffles and then the warps' partials through shared memory, behind a named barrier of the
 // row's own warps (the block's rows run apart: their grid-stride loops end at different rows).
 // Rows of up to 8 warps * 32 lanes * kWarpRowMaxItems = 8192 items carry their values this way;
