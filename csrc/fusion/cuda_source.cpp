@@ -63,9 +63,9 @@ __device__ __forceinline__ float g_to_float(g_bf16 b) {
 // a conversion-unit instruction (the unit's rate is a fraction of the arithmetic pipes'; not
 // measured here), and the pair an F2FP on an arithmetic pipe. A fused bf16 program rounds every
 // op's result to bf16 as eager does (15 roundings an item in a masked softmax's backward, whose
-// programs are bound by instructions, not memory). The pair's low half is bf16(0), all zero bits, so the
-// pair is already the rounded value as a float: told so, the compiler drops the mask that
-// widening it back took (masked softmax SASS: 6-8% fewer instructions).
+// programs are bound by instructions, not memory). The pair's low half is bf16(0), all zero
+// bits, so the pair is already the rounded value as a float: told so, the compiler drops the
+// mask that widening it back took (masked softmax SASS: 6-8% fewer instructions).
 __device__ __forceinline__ g_half g_half_of(float f) {
   unsigned pair;
   asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(pair) : "f"(f), "f"(0.0f));
