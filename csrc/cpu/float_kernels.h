@@ -40,9 +40,19 @@ C widen(T v) {
     return static_cast<C>(static_cast<float>(v));
 }
 
+// Note [Kernel pieces inline into their callers]: the pieces below are forced inline, so that
+// a caller compiled for AVX2 or AVX-512 (Note [Norm rows per instruction set]) runs them in
+// its own instruction set. GCC's flatten left them as calls to one baseline copy (4 floats an
+// instruction): layer norm's row sums ran in SSE inside the AVX-512 rows.
+#if defined(__GNUC__) || defined(__clang__)
+#define GENESIS_PIECE_INLINE [[gnu::always_inline]] inline
+#else
+#define GENESIS_PIECE_INLINE inline
+#endif
+
 // n items in the compute type: the items themselves, or widened into `scratch`.
 template <typename T, typename C>
-const C* widened(const T* items, int64_t n, std::vector<C>& scratch) {
+GENESIS_PIECE_INLINE const C* widened(const T* items, int64_t n, std::vector<C>& scratch) {
   if constexpr (std::is_same_v<T, C>) {
     return items;
   } else {
@@ -54,7 +64,7 @@ const C* widened(const T* items, int64_t n, std::vector<C>& scratch) {
 
 // The sum of f(i) for i < n in Lanes partial sums, folded at the end.
 template <int Lanes, typename C, typename F>
-C lane_sum(int64_t n, const F& f) {
+GENESIS_PIECE_INLINE C lane_sum(int64_t n, const F& f) {
   C acc[Lanes] = {};
   int64_t i = 0;
   for (; i + Lanes <= n; i += Lanes)
