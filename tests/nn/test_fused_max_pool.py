@@ -61,6 +61,22 @@ def test_nan_windows_and_ties(device):
         np.testing.assert_array_equal(_np(g), _np(t))
 
 
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1)])
+def test_nans_and_ties_inside_wide_rows(device, kw):
+    # rows wide enough for the CPU's inner outputs (no bounds checks, bit-mask selects), with
+    # NaNs, repeated values and infinities inside the windows
+    rng = np.random.default_rng(11)
+    a = rng.integers(-3, 4, size=(2, 3, 12, 40)).astype(np.float64)
+    a[rng.random(a.shape) < 0.05] = np.nan
+    a[rng.random(a.shape) < 0.03] = -np.inf
+    a[rng.random(a.shape) < 0.03] = np.inf
+    for dtype in ("float32", "float64", "bfloat16"):
+        got = _run(genesis, a, 2, kw, device, dtype)
+        want = _run(torch, a, 2, kw, "cpu", dtype)
+        for g, t in zip(got, want):
+            np.testing.assert_array_equal(_np(g), _np(t))
+
+
 def test_non_contiguous_input(device):
     rng = np.random.default_rng(9)
     a = rng.standard_normal((3, 8, 6, 2))
