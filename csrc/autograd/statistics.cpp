@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "autograd/formula_helpers.h"
+#include "autograd/grad_mode.h"
 #include "ops/convert.h"
 #include "ops/creation.h"
 #include "ops/reduce.h"
@@ -77,6 +78,10 @@ Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bo
   Recorder r = record(log ? "LogSoftmaxBackward0" : "SoftmaxBackward0", {&x},
                       [dim, log](const FormulaNode&, const Grads& g, S s) {
                         const Tensor& y = s[0];
+                        if (!autograd::GradMode::is_enabled()) {  // else recorded for create_graph
+                          Tensor fused = ops::softmax_backward(g[0], y, dim, log);
+                          if (fused.defined()) return Grads{fused};
+                        }
                         Shape d{dim};
                         if (log) return Grads{sub(g[0], mul(exp(y), sum(g[0], d, true, {})))};
                         return Grads{mul(y, sub(g[0], sum(mul(g[0], y), d, true, {})))};

@@ -14,31 +14,6 @@ namespace genesis::cpu {
 
 namespace {
 
-// The largest logit, NaN when one is NaN (so the row's loss is NaN, as the composite gives).
-// 16 lanes' maxima and a NaN flag, which the compiler turns into vector max and compare
-// instructions (the one-item loop with its NaN test ran a third of the forward's time).
-template <typename C>
-C row_max(const C* x, int64_t n) {
-  constexpr int kLanes = 16;
-  C lane[kLanes];
-  bool nan = false;
-  for (int k = 0; k < kLanes; ++k) lane[k] = -std::numeric_limits<C>::infinity();
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) {
-      C v = x[i + k];
-      nan |= v != v;
-      lane[k] = v > lane[k] ? v : lane[k];
-    }
-  C m = -std::numeric_limits<C>::infinity();
-  for (; i < n; ++i) {
-    nan |= x[i] != x[i];
-    m = x[i] > m ? x[i] : m;
-  }
-  for (int k = 0; k < kLanes; ++k) m = lane[k] > m ? lane[k] : m;
-  return nan ? std::numeric_limits<C>::quiet_NaN() : m;
-}
-
 // The row's logsumexp as its maximum m and log(sum exp(x - m)), kept apart so that lse - x[t]
 // can be taken as (m - x[t]) + log_s: a loss far below the logits keeps its digits.
 template <typename C>

@@ -7,6 +7,7 @@
 #include "core/scalar.h"
 #include "cpu/min_max.h"
 #include "cpu/reduce.h"
+#include "cpu/softmax.h"
 #include "cuda/reduce.h"
 #include "cuda/softmax.h"
 #include "fusion/group.h"
@@ -269,15 +270,27 @@ Tensor sum_exp(const Tensor& t, const Dims& dims, const Tensor& shift) {
 
 namespace {
 
-// A CUDA softmax along `dim` takes the fused kernel (Note [Fused softmax]) when the dim is the
-// innermost one that is not of size 1, so the tensor is rows of that dim, and the rows are not so
-// few and long that one block a row would leave the GPU idle.
-bool fused_softmax_fits(const Tensor& t, int64_t dim) {
-  if (!t.is_cuda() || t.ndim() == 0 || t.numel() == 0) return false;
+// Whether `dim` is t's innermost dim that is not of size 1, so that contiguous t is rows of it.
+bool rows_along(const Tensor& t, int64_t dim) {
+  if (t.ndim() == 0 || t.numel() == 0) return false;
   for (int64_t d = dim + 1; d < t.ndim(); ++d)
     if (t.sizes()[d] != 1) return false;
+  return true;
+}
+
+// A CUDA softmax along `dim` takes the fused kernel (Note [Fused softmax]) when the tensor is
+// rows of that dim, and the rows are not so few and long that one block a row would leave the GPU
+// idle.
+bool fused_softmax_fits(const Tensor& t, int64_t dim) {
+  if (!t.is_cuda() || !rows_along(t, dim)) return false;
   int64_t cols = t.sizes()[dim], rows = t.numel() / cols;
   return cols <= 65536 || rows >= 1024;
+}
+
+// t (contiguous) as (rows, cols) of its dim `dim`.
+Tensor as_rows(const Tensor& t, int64_t dim) {
+  int64_t cols = t.sizes()[dim], rows = t.numel() / cols;
+  return t.as_strided(Shape{rows, cols}, Shape{cols, 1}, t.storage_offset());
 }
 
 Tensor fused_softmax(const Tensor& t, int64_t dim, bool log) {
@@ -306,6 +319,10 @@ Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bo
   Tensor result;
   if (x.numel() == 0) {
     result = Tensor::empty(x.sizes(), x.dtype(), x.device());  // a new tensor, never the input
+  } else if (!x.is_cuda() && rows_along(x, w)) {               // Note [CPU row softmax]
+    x = contiguous(x);
+    result = Tensor::empty(x.sizes(), x.dtype(), x.device());
+    cpu::softmax_rows(as_rows(x, w), as_rows(result, w), log);
   } else {
     // the row maxima without their indices (amax: the same element as max(dim)'s)
     Tensor m = amax(x, Shape{w}, true, true);
@@ -317,6 +334,18 @@ Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bo
   }
   if (t.ndim() == 0) result = squeeze(result, Shape{0});
   return result.dtype() == d ? result : to(result, d, t.device(), false);
+}
+
+Tensor softmax_backward(const Tensor& grad, const Tensor& y, int64_t dim, bool log) {
+  int64_t w = wrap_dim(dim, y.ndim(), log ? "log_softmax" : "softmax");
+  bool fits = !y.is_cuda() && !grad.is_cuda() && grad.dtype() == y.dtype() &&
+              (y.dtype() == ScalarType::Float32 || y.dtype() == ScalarType::Float64) &&
+              grad.sizes() == y.sizes() && rows_along(y, w);
+  if (!fits) return Tensor();
+  Tensor g = contiguous(grad), out = contiguous(y);
+  Tensor result = Tensor::empty(out.sizes(), out.dtype(), out.device());
+  cpu::softmax_rows_backward(as_rows(g, w), as_rows(out, w), as_rows(result, w), log);
+  return result;
 }
 
 }  // namespace genesis::ops

@@ -35,5 +35,9 @@ Tensor norm2(const Tensor& t, const Dims& dims, bool keepdim);
 // shape of the result, t's dtype); one pass, no exp(t - shift) tensor (Note [Fused logsumexp]).
 Tensor sum_exp(const Tensor& t, const Dims& dims, const Tensor& shift);
 Tensor softmax(const Tensor& t, int64_t dim, std::optional<ScalarType> dtype, bool log);
+// softmax's (or log_softmax's) gradient from its output y and the output's gradient, by the
+// CPU's row kernel (Note [CPU row softmax]) where it applies (CPU, float32 or float64, dim the
+// innermost not of size 1); undefined elsewhere, where the caller composes it.
+Tensor softmax_backward(const Tensor& grad, const Tensor& y, int64_t dim, bool log);
 
 }  // namespace genesis::ops

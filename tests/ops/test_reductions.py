@@ -789,3 +789,29 @@ def test_softmax_few_long_rows(device, dt, cols):
     # log_softmax of the maximum is a tiny difference: its rounding error is absolute.
     want = finish(np_log_softmax(a[:2], 1), dt)
     assert_close(x[:2].log_softmax(1), want, dt, rtol=rtol, atol=atol * 1000)
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("dt", [F32, genesis.float64], ids=dtype_id)
+@pytest.mark.parametrize("cols", [1, 16, 130, 3000])
+def test_softmax_gradient_of_rows(device, dt, cols, log):
+    # The CPU's row kernels (Note [CPU row softmax]): the gradient from the saved output, on
+    # rows, on rows behind trailing size-1 dims and along a dim that is not innermost
+    a = rand((5, cols), dt, seed=cols + 1, low=-6, high=6)
+    g = rand((5, cols), dt, seed=cols + 2, low=-1, high=1)
+    want = np_softmax(a.astype(np.float64), 1)
+    gd = g.astype(np.float64)
+    if log:
+        want_grad = gd - want * gd.sum(1, keepdims=True)
+    else:
+        want_grad = want * (gd - (gd * want).sum(1, keepdims=True))
+    rtol, atol = (1e-4, 1e-6) if dt is F32 else (1e-10, 1e-13)
+    for shape, dim in (((5, cols), 1), ((5, cols, 1), 1)):
+        x = make(a, dt, device).reshape(*shape).requires_grad_()
+        y = x.log_softmax(dim) if log else x.softmax(dim)
+        (grad,) = genesis.autograd.grad(y, [x], make(g, dt, device).reshape(*shape))
+        assert_close(grad.reshape(5, cols), want_grad.astype(a.dtype), dt, rtol=rtol, atol=atol)
+    xt = make(a.T.copy(), dt, device).requires_grad_()
+    y = xt.log_softmax(0) if log else xt.softmax(0)
+    (grad,) = genesis.autograd.grad(y, [xt], make(g.T.copy(), dt, device))
+    assert_close(grad, want_grad.T.astype(a.dtype), dt, rtol=rtol, atol=atol)
