@@ -118,6 +118,23 @@ def test_tiles_sharing_packed_columns(device, shapes, transposed_b):
     check_product(a @ b, an, bn, genesis.float32, device)
 
 
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+@pytest.mark.parametrize("row_stride", [0, 3, 1024])
+@pytest.mark.parametrize("shapes", [((4, 130, 300), (300, 33)), ((1, 25, 7), (7, 40))], ids=str)
+def test_row_major_a_read_in_place(device, dtype, shapes, row_stride):
+    # Note [Row-major A read in place]: whole panels of rows read where they lie, the last
+    # partial panel packed; k past one slice (300 > 256); A a column slice of a wider matrix
+    # (its row stride larger than k), and a row stride of 4 KiB in float32, which packs
+    a, an, b, bn = operands(*shapes, dtype, device, seed=17)
+    if row_stride:
+        k = shapes[0][-1]
+        width = 1024 if row_stride == 1024 else k + row_stride
+        wide = genesis.zeros(*shapes[0][:-1], width, dtype=dtype, device=device)
+        wide[..., :k] = a
+        a = wide[..., :k]
+    check_product(a @ b, an, bn, dtype, device)
+
+
 @pytest.mark.parametrize("a_layout", ["rows", "columns"])
 @pytest.mark.parametrize("b_layout", ["rows", "columns"])
 @pytest.mark.parametrize(
