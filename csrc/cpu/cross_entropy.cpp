@@ -21,18 +21,6 @@ struct RowLse {
   C m, log_s;
 };
 
-// v[i] = exp(v[i]) with the vectorized exp where the CPU has it.
-template <typename C>
-void exp_in_place(C* v, int64_t n) {
-  bool done;
-  if constexpr (std::is_same_v<C, float>)
-    done = exp_f32_simd(v, v, n);
-  else
-    done = exp_f64_simd(v, v, n);
-  if (!done)
-    for (int64_t i = 0; i < n; ++i) v[i] = std::exp(v[i]);
-}
-
 // `scratch` receives exp(x - m).
 template <typename C>
 RowLse<C> row_logsumexp(const C* x, int64_t n, std::vector<C>& scratch) {
@@ -44,7 +32,7 @@ RowLse<C> row_logsumexp(const C* x, int64_t n, std::vector<C>& scratch) {
   scratch.resize(static_cast<size_t>(n));
   C* e = scratch.data();
   for (int64_t i = 0; i < n; ++i) e[i] = x[i] - m;
-  exp_in_place(e, n);
+  exp_items(e, e, n);
   C s = lane_sum<16, C>(n, [&](int64_t i) { return e[i]; });
   return {m, std::log(s)};
 }
@@ -137,7 +125,7 @@ void backward_typed(const Tensor& logits, const Tensor& target, const Tensor& we
       C hit = g * (C(1) - a.smoothing) * a.weight(t);
       C spread = g * a.smoothing / C(a.cols);
       for (int64_t c = 0; c < a.cols; ++c) line[c] = (x[c] - m) - log_s;
-      exp_in_place(line.data(), a.cols);
+      exp_items(line.data(), line.data(), a.cols);
       if (a.smoothing > 0) {
         for (int64_t c = 0; c < a.cols; ++c)
           line[c] = hit * line[c] + spread * (a.total_w * line[c] - a.weight(c));

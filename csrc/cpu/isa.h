@@ -11,3 +11,14 @@ enum class Isa { Base, Avx2, Avx512 };
 Isa cpu_isa();
 
 }  // namespace genesis::cpu
+
+// The attributes of the row kernels compiled again for AVX2 and AVX-512 with everything they
+// call inlined (Note [Norm rows per instruction set] in normalization.cpp); defined only where
+// such bodies can be built (GENESIS_ISA_ROWS set).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GENESIS_ISA_ROWS 1
+#define GENESIS_AVX2_ROWS __attribute__((target("avx2,fma"), flatten))
+#define GENESIS_AVX512_ROWS __attribute__((target("avx512f,avx512bw,avx2,fma"), flatten))
+#endif
+
+namespace genesis::cpu {}  // namespace genesis::cpu

@@ -149,10 +149,9 @@ GENESIS_NORM_INLINE void backward_rows(const BackwardRows<T, C>& a, int64_t r0, 
     backward_rows<T, C>(a, r0, r1, dw, db, buffers);                                              \
   }
 GENESIS_NORM_ROWS(base, )
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define GENESIS_NORM_X86 1
-GENESIS_NORM_ROWS(avx2, __attribute__((target("avx2,fma"), flatten)))
-GENESIS_NORM_ROWS(avx512, __attribute__((target("avx512f,avx512bw,avx2,fma"), flatten)))
+#ifdef GENESIS_ISA_ROWS
+GENESIS_NORM_ROWS(avx2, GENESIS_AVX2_ROWS)
+GENESIS_NORM_ROWS(avx512, GENESIS_AVX512_ROWS)
 #endif
 
 template <typename T, typename C>
@@ -176,7 +175,7 @@ void forward_typed(const Tensor& x, const Tensor& weight, const Tensor& bias, do
   parallel_for(pieces, 1, [&](int64_t p0, int64_t p1) {
     std::vector<C> scratch;
     int64_t r0 = rows * p0 / pieces, r1 = rows * p1 / pieces;
-#ifdef GENESIS_NORM_X86
+#ifdef GENESIS_ISA_ROWS
     if (isa == Isa::Avx512) return forward_rows_avx512<T, C>(a, r0, r1, scratch);
     if (isa == Isa::Avx2) return forward_rows_avx2<T, C>(a, r0, r1, scratch);
 #endif
@@ -212,7 +211,7 @@ void backward_typed(const Tensor& grad, const Tensor& x, const Tensor& mean, con
       C* dw = want_w ? dw_parts.data() + p * cols : nullptr;
       C* db = want_b ? db_parts.data() + p * cols : nullptr;
       int64_t r0 = rows * p / pieces, r1 = rows * (p + 1) / pieces;
-#ifdef GENESIS_NORM_X86
+#ifdef GENESIS_ISA_ROWS
       if (isa == Isa::Avx512) {
         backward_rows_avx512<T, C>(a, r0, r1, dw, db, buffers);
         continue;

@@ -22,18 +22,6 @@ namespace genesis::cpu {
 
 namespace {
 
-// dst[i] = exp(src[i]), through the vector routine where the CPU has it.
-template <typename C>
-void exp_row(C* dst, const C* src, int64_t n) {
-  bool done;
-  if constexpr (std::is_same_v<C, float>)
-    done = exp_f32_simd(dst, src, n);
-  else
-    done = exp_f64_simd(dst, src, n);
-  if (!done)
-    for (int64_t i = 0; i < n; ++i) dst[i] = std::exp(src[i]);
-}
-
 constexpr int kLanes = 16;
 
 // The sum of n items in kLanes lanes folded as a tree: a short row's sum is otherwise mostly the
@@ -74,7 +62,7 @@ template <typename C>
       for (int64_t i = 0; i < cols; ++i) out[i] = row[i] - m;
     }
     C* ex = log ? e : ys + b0 * cols;
-    exp_row(ex, ys + b0 * cols, (b1 - b0) * cols);
+    exp_items(ex, ys + b0 * cols, (b1 - b0) * cols);
     for (int64_t r = b0; r < b1; ++r) {
       C* out = ys + r * cols;
       const C* er = ex + (r - b0) * cols;
@@ -99,10 +87,9 @@ template <typename C>
     forward_rows<C>(xs, ys, cols, r0, r1, log, e);                                             \
   }
 GENESIS_SOFTMAX_ROWS(base, )
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define GENESIS_SOFTMAX_X86 1
-GENESIS_SOFTMAX_ROWS(avx2, __attribute__((target("avx2,fma"), flatten)))
-GENESIS_SOFTMAX_ROWS(avx512, __attribute__((target("avx512f,avx512bw,avx2,fma"), flatten)))
+#ifdef GENESIS_ISA_ROWS
+GENESIS_SOFTMAX_ROWS(avx2, GENESIS_AVX2_ROWS)
+GENESIS_SOFTMAX_ROWS(avx512, GENESIS_AVX512_ROWS)
 #endif
 
 template <typename C>
@@ -113,7 +100,7 @@ void forward_typed(const Tensor& x, const Tensor& y, bool log) {
   [[maybe_unused]] const Isa isa = cpu_isa();
   over_rows(rows, cols, [&](int64_t r0, int64_t r1) {
     std::vector<C> e(log ? static_cast<size_t>(std::max(cols, kBlockItems)) : 0);
-#ifdef GENESIS_SOFTMAX_X86
+#ifdef GENESIS_ISA_ROWS
     if (isa == Isa::Avx512) return forward_rows_avx512<C>(xs, ys, cols, r0, r1, log, e.data());
     if (isa == Isa::Avx2) return forward_rows_avx2<C>(xs, ys, cols, r0, r1, log, e.data());
 #endif
@@ -134,7 +121,7 @@ void backward_typed(const Tensor& grad_y, const Tensor& y, const Tensor& grad_x,
       C* out = dx + r * cols;
       if (log) {
         const C s = lane_sum<kLanes, C>(cols, [&](int64_t i) { return g[i]; });
-        exp_row(out, yr, cols);
+        exp_items(out, yr, cols);
         for (int64_t i = 0; i < cols; ++i) out[i] = g[i] - out[i] * s;
       } else {
         const C s = lane_sum<kLanes, C>(cols, [&](int64_t i) { return g[i] * yr[i]; });

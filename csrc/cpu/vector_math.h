@@ -1,7 +1,9 @@
 #pragma once
 // Vectorized math over contiguous runs, for the hot elementwise ops on the CPU. Each routine picks
 // an AVX-512 or AVX2+FMA body at run time (the library is built without -march flags).
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace genesis::cpu {
 
@@ -9,6 +11,19 @@ namespace genesis::cpu {
 // results. dst may equal src. Returns false (doing nothing) where the CPU lacks the instructions.
 bool exp_f32_simd(float* dst, const float* src, int64_t n);
 bool exp_f64_simd(double* dst, const double* src, int64_t n);
+
+// dst[i] = exp(src[i]) for float or double: the vector routine where the CPU has it, else
+// std::exp. dst may equal src.
+template <typename C>
+void exp_items(C* dst, const C* src, int64_t n) {
+  bool done;
+  if constexpr (std::is_same_v<C, float>)
+    done = exp_f32_simd(dst, src, n);
+  else
+    done = exp_f64_simd(dst, src, n);
+  if (!done)
+    for (int64_t i = 0; i < n; ++i) dst[i] = std::exp(src[i]);
+}
 
 // dst[i] = erf(src[i]) and tanh(src[i]), within 1 ulp of the correctly rounded result (Note
 // [Vector erf and tanh] in vector_math.cpp); dst may equal src. false where the CPU lacks the
