@@ -12,13 +12,15 @@
 
 namespace genesis::cpu {
 
-// Note [CPU row softmax]: softmax over the innermost dim, a row at a time while it is in L1:
-// its maximum, exp(x - max) written once, their sum, then one pass that divides (or, for
-// log_softmax, subtracts the sum's log from x - max). The ops it replaces (amax, sub, exp, sum,
+// Note [CPU row softmax]: softmax over the innermost dim in blocks of rows that stay in L1:
+// each row's x - max, one exp over the block, then each row's sum and one pass that scales by
+// 1 / sum (as torch's CPU kernel does; a division an item cost a fifth of the time) or, for
+// log_softmax, subtracts the sum's log from x - max. The ops it replaces (amax, sub, exp, sum,
 // div) each walked the whole tensor and allocated one: 0.64 ms against torch's 0.28 for 8192
-// rows of 128 float32 on 2 cores. The same results as those ops up to the sum's order: a NaN
-// anywhere in a row makes the row NaN, +inf gives NaN (inf - inf), an all -inf row NaN. The
-// backward is the formula's two passes a row: one sum, then the gradient.
+// rows of 128 float32 on 2 cores; this kernel 0.35. The same results as those ops up to the
+// sum's order and the scaling's rounding: a NaN anywhere in a row makes the row NaN, +inf gives
+// NaN (inf - inf), an all -inf row NaN. The backward is the formula's two passes a row: one
+// sum, then the gradient.
 
 namespace {
 
@@ -70,7 +72,7 @@ template <typename C>
       if (log) {
         const C ls = std::log(s);
         for (int64_t i = 0; i < cols; ++i) out[i] -= ls;
-      } else {  // times 1 / s, as torch's CPU softmax (a division an item cost a fifth)
+      } else {
         const C inv = C(1) / s;
         for (int64_t i = 0; i < cols; ++i) out[i] *= inv;
       }
