@@ -81,9 +81,36 @@ void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
   });
 }
 
+// Note [Transposed products on the CPU]: the GEMM packs both operands, a column-major one
+// through transposes (Note [CPU GEMM]). A weight's gradient, g^T @ x, has the large gradient
+// as a column-major A and the small input as a row-major B; C^T = B^T A^T swaps their parts, so
+// that only the small operand is transposed, into a scratch C^T that one transposing copy puts
+// in place. GPT-2-head-sized (4096 x 512 @ 512 x 128) in bfloat16: 0.97 -> 0.51 ms; float32
+// 2.03 -> 1.63 ms. Taken where A's items outnumber twice B's and C's together.
+bool transposed_product_pays(const Tensor& a, const Tensor& b) {
+  const int64_t m = a.sizes()[1], k = a.sizes()[2], n = b.sizes()[2];
+  const bool a_columns = a.strides()[1] == 1 && a.strides()[2] != 1 && m > 1;
+  const bool b_rows = b.strides()[2] == 1 && n > 1;
+  return a_columns && b_rows && m * k > 2 * (k * n + m * n);
+}
+
+// (batch, r, c) t as its (batch, c, r) transpose, a view.
+Tensor swap_last(const Tensor& t) {
+  const Shape& s = t.sizes();
+  const Shape& st = t.strides();
+  return t.as_strided({s[0], s[2], s[1]}, {st[0], st[2], st[1]}, t.storage_offset());
+}
+
 }  // namespace
 
 void matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (is_floating_point(a.dtype()) && transposed_product_pays(a, b)) {
+    Tensor transposed =
+        Tensor::empty({a.sizes()[0], b.sizes()[2], a.sizes()[1]}, out.dtype(), kCPU);
+    matmul(transposed, swap_last(b), swap_last(a));  // B^T A^T: A^T row-major, never swapped again
+    copy(out, swap_last(transposed));
+    return;
+  }
   switch (a.dtype()) {
     case ScalarType::Float32:
       return float_matmul<float>(out, a, b);

@@ -135,6 +135,22 @@ def test_row_major_a_read_in_place(device, dtype, shapes, row_stride):
     check_product(a @ b, an, bn, dtype, device)
 
 
+@pytest.mark.parametrize(
+    "dtype", [genesis.float32, genesis.float64, genesis.bfloat16, genesis.float16], ids=dtype_id
+)
+@pytest.mark.parametrize(
+    "shapes",
+    [((130, 300), (130, 20)), ((3, 97, 200), (3, 97, 9)), ((2, 64, 150), (64, 7))],
+    ids=str,
+)
+def test_weight_gradient_shaped_products(device, dtype, shapes):
+    # Note [Transposed products on the CPU]: g.T @ x with a large column-major g and a small
+    # row-major x runs as (x.T @ g).T: batched, with x broadcast over the batch, every dtype
+    g, gn, x, xn = operands(*shapes, dtype, device, seed=19)
+    an = np.swapaxes(gn, -1, -2)
+    check_product(g.mT @ x, an, xn, dtype, device)
+
+
 @pytest.mark.parametrize("a_layout", ["rows", "columns"])
 @pytest.mark.parametrize("b_layout", ["rows", "columns"])
 @pytest.mark.parametrize(
