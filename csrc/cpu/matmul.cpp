@@ -86,12 +86,17 @@ void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
 // as a column-major A and the small input as a row-major B; C^T = B^T A^T swaps their parts, so
 // that only the small operand is transposed, into a scratch C^T that one transposing copy puts
 // in place. GPT-2-head-sized (4096 x 512 @ 512 x 128) in bfloat16: 0.97 -> 0.51 ms; float32
-// 2.03 -> 1.63 ms. Taken where A's items outnumber twice B's and C's together.
+// 2.03 -> 1.63 ms. Taken where A's items outnumber twice B's and C's together. The mirror case
+// too: a large column-major B (a Linear's weight.T) times a small row-major A (a recurrence's
+// state, h @ W_hh.T) becomes W_hh @ h.T, whose row-major A the GEMM reads in place (Note
+// [Row-major A read in place]) and whose small B it packs.
 bool transposed_product_pays(const Tensor& a, const Tensor& b) {
   const int64_t m = a.sizes()[1], k = a.sizes()[2], n = b.sizes()[2];
-  const bool a_columns = a.strides()[1] == 1 && a.strides()[2] != 1 && m > 1;
-  const bool b_rows = b.strides()[2] == 1 && n > 1;
-  return a_columns && b_rows && m * k > 2 * (k * n + m * n);
+  const bool a_rows = a.strides()[2] == 1 && m > 1, b_rows = b.strides()[2] == 1 && n > 1;
+  const bool a_columns = a.strides()[1] == 1 && !a_rows && m > 1;
+  const bool b_columns = b.strides()[1] == 1 && !b_rows && n > 1;
+  return (a_columns && b_rows && m * k > 2 * (k * n + m * n)) ||
+         (b_columns && a_rows && k * n > 2 * (m * k + m * n));
 }
 
 // (batch, r, c) t as its (batch, c, r) transpose, a view.
@@ -107,7 +112,7 @@ void matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
   if (is_floating_point(a.dtype()) && transposed_product_pays(a, b)) {
     Tensor transposed =
         Tensor::empty({a.sizes()[0], b.sizes()[2], a.sizes()[1]}, out.dtype(), kCPU);
-    matmul(transposed, swap_last(b), swap_last(a));  // B^T A^T: A^T row-major, never swapped again
+    matmul(transposed, swap_last(b), swap_last(a));  // B^T A^T, which does not pay to swap back
     copy(out, swap_last(transposed));
     return;
   }

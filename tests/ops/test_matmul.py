@@ -151,6 +151,19 @@ def test_weight_gradient_shaped_products(device, dtype, shapes):
     check_product(g.mT @ x, an, xn, dtype, device)
 
 
+@pytest.mark.parametrize(
+    "dtype", [genesis.float32, genesis.float64, genesis.bfloat16, genesis.float16], ids=dtype_id
+)
+@pytest.mark.parametrize(
+    "shapes", [((5, 300), (400, 300)), ((2, 7, 64), (2, 150, 64)), ((3, 40), (2, 500, 40))], ids=str
+)
+def test_recurrence_shaped_products(device, dtype, shapes):
+    # Note [Transposed products on the CPU], the mirror case: a small row-major h times a large
+    # column-major W.T (h @ W_hh.T) runs as (W @ h.T).T
+    h, hn, w, wn = operands(*shapes, dtype, device, seed=23)
+    check_product(h @ w.mT, hn, np.swapaxes(wn, -1, -2), dtype, device)
+
+
 @pytest.mark.parametrize("a_layout", ["rows", "columns"])
 @pytest.mark.parametrize("b_layout", ["rows", "columns"])
 @pytest.mark.parametrize(
