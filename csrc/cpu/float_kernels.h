@@ -43,8 +43,9 @@ C widen(T v) {
 
 // Note [Kernel pieces inline into their callers]: the pieces below are forced inline, so that
 // a caller compiled for AVX2 or AVX-512 (Note [Norm rows per instruction set]) runs them in
-// its own instruction set. GCC's flatten left them as calls to one baseline copy (4 floats an
-// instruction): layer norm's row sums ran in SSE inside the AVX-512 rows.
+// its own instruction set (the row bodies themselves use the same macro). GCC's flatten left them
+// as calls to one baseline copy (4 floats an instruction): layer norm's row sums ran in SSE inside
+// the AVX-512 rows.
 #if defined(__GNUC__) || defined(__clang__)
 #define GENESIS_PIECE_INLINE [[gnu::always_inline]] inline
 #else

@@ -34,11 +34,6 @@ int64_t pieces_for(int64_t rows, int64_t cols) {
 // 2.4 -> 2.1 ms; the two column sums in one walk through restrict pointers -> 1.7 ms; the two
 // row sums in one walk of two lane arrays took 3.7 ms (GCC left that loop scalar), so they
 // stay two lane_sums.
-#if defined(__GNUC__) || defined(__clang__)
-#define GENESIS_NORM_INLINE [[gnu::always_inline]] inline
-#else
-#define GENESIS_NORM_INLINE inline
-#endif
 
 template <typename T, typename C>
 struct ForwardRows {
@@ -52,8 +47,8 @@ struct ForwardRows {
 };
 
 template <typename T, typename C>
-GENESIS_NORM_INLINE void forward_rows(const ForwardRows<T, C>& a, int64_t r0, int64_t r1,
-                                      std::vector<C>& scratch) {
+GENESIS_PIECE_INLINE void forward_rows(const ForwardRows<T, C>& a, int64_t r0, int64_t r1,
+                                       std::vector<C>& scratch) {
   const int64_t cols = a.cols;
   for (int64_t r = r0; r < r1; ++r) {
     const C* row = widened<T, C>(a.xs + r * cols, cols, scratch);
@@ -99,8 +94,8 @@ struct BackwardRows {
 
 // Rows [r0, r1): dx, and the rows' column sums of grad * xhat into dw and of grad into db.
 template <typename T, typename C>
-GENESIS_NORM_INLINE void backward_rows(const BackwardRows<T, C>& a, int64_t r0, int64_t r1, C* dw,
-                                       C* db, std::vector<C>* buffers) {
+GENESIS_PIECE_INLINE void backward_rows(const BackwardRows<T, C>& a, int64_t r0, int64_t r1, C* dw,
+                                        C* db, std::vector<C>* buffers) {
   const int64_t cols = a.cols;
   C *xhat = buffers[2].data(), *gw = buffers[3].data();
   for (int64_t r = r0; r < r1; ++r) {

@@ -29,7 +29,7 @@ constexpr int kLanes = 16;
 // The sum of n items in kLanes lanes folded as a tree: a short row's sum is otherwise mostly the
 // 16 dependent adds that fold lane_sum's lanes.
 template <typename C>
-[[gnu::always_inline]] inline C tree_sum(const C* x, int64_t n) {
+GENESIS_PIECE_INLINE C tree_sum(const C* x, int64_t n) {
   C lane[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
@@ -52,8 +52,8 @@ void over_rows(int64_t rows, int64_t cols, const Body& body) {
 constexpr int64_t kBlockItems = 4096;
 
 template <typename C>
-[[gnu::always_inline]] inline void forward_rows(const C* xs, C* ys, int64_t cols, int64_t r0,
-                                                int64_t r1, bool log, C* e) {
+GENESIS_PIECE_INLINE void forward_rows(const C* xs, C* ys, int64_t cols, int64_t r0, int64_t r1,
+                                       bool log, C* e) {
   const int64_t block = std::max<int64_t>(1, kBlockItems / std::max<int64_t>(cols, 1));
   for (int64_t b0 = r0; b0 < r1; b0 += block) {
     const int64_t b1 = std::min(r1, b0 + block);
