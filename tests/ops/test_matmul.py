@@ -119,6 +119,24 @@ def test_tiles_sharing_packed_columns(device, shapes, transposed_b):
 
 
 @pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+@pytest.mark.parametrize(
+    "shapes",
+    [
+        ((1024, 70), (70, 96)),
+        ((1001, 37), (37, 45)),
+        ((13, 40), (40, 4100)),
+        ((5, 97, 61), (61, 77)),
+    ],
+    ids=str,
+)
+def test_tiles_cut_at_whole_panels(device, dtype, shapes):
+    # Note [Tiles cut at whole panels]: tiles whose bounds fall on panel boundaries, rows that
+    # leave a short last panel, column tiles (few rows, many columns) and batches of tiles.
+    a, an, b, bn = operands(*shapes, dtype, device, seed=11)
+    check_product(a @ b, an, bn, dtype, device)
+
+
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
 @pytest.mark.parametrize("row_stride", [0, 3, 1024])
 @pytest.mark.parametrize("shapes", [((4, 130, 300), (300, 33)), ((1, 25, 7), (7, 40))], ids=str)
 def test_row_major_a_read_in_place(device, dtype, shapes, row_stride):
