@@ -166,10 +166,10 @@ GENESIS_GEMM_INLINE void pack_b(T* dst, const T* b, int64_t rs, int64_t cs, int6
 // C[0:m, 0:n] (row stride ldc) = or += an A panel @ packed B panel, m <= MR, n <= NR. The A
 // panel is packed (row i's value at k: a[k * MR + i]) or, with lda > 0, A itself, row-major
 // (a[i * lda + k]; Note [Row-major A read in place]).
-template <typename T, typename V, int MR, int NV>
+template <typename T, typename V, int MR, int NV, bool BInPlace = false>
 GENESIS_GEMM_INLINE void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b,
                                       T* c, int64_t ldc, bool add, int64_t m, int64_t n,
-                                      int64_t lda = 0) {
+                                      int64_t lda = 0, int64_t ldb = 0) {
   constexpr int W = sizeof(V) / sizeof(T);
   constexpr int NR = NV * W;
   V acc[MR][NV];
@@ -177,7 +177,20 @@ GENESIS_GEMM_INLINE void micro_kernel(int64_t kc, const T* __restrict a, const T
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = V{};
-  if (lda > 0) {
+  if constexpr (BInPlace) {
+    // B's rows where they lie (Note [Row-major B read in place]); the row a few steps ahead is
+    // asked for now, as rows a page or more apart defeat the hardware's prefetcher.
+    for (int64_t p = 0; p < kc; ++p, a += MR, b += ldb) {
+      V bv[NV];
+      __builtin_prefetch(b + 8 * ldb);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) std::memcpy(&bv[v], b + v * W, sizeof(V));
+#pragma GCC unroll 16
+      for (int i = 0; i < MR; ++i)
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[i][v] += a[i] * bv[v];
+    }
+  } else if (lda > 0) {
     for (int64_t p = 0; p < kc; ++p, ++a, b += NR) {
       V bv[NV];
 #pragma GCC unroll 4
@@ -219,6 +232,10 @@ GENESIS_GEMM_INLINE void micro_kernel(int64_t kc, const T* __restrict a, const T
     for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = add ? c[i * ldc + j] + tmp[i][j] : tmp[i][j];
 }
 
+// Row panels in a tile up to which a row-major B is read in place (Note [Row-major B read in
+// place]).
+constexpr int64_t kBInPlaceRows = 4;
+
 // Tiles of C sharing a column block: rows [i0, i_end) in blocks of mc, columns [j0, j0 + nc) of
 // batch item bi. Each KC-deep slice of B is packed once for all the row blocks (Goto's loop
 // order: B's panel stays in L2/L3 while A's blocks stream through). The buffers hold mc x KC and
@@ -228,9 +245,18 @@ GENESIS_GEMM_INLINE void tile(const Problem<T>& P, int64_t bi, int64_t i0, int64
                               int64_t mc, int64_t j0, int64_t nc, T* abuf, T* bbuf) {
   constexpr int NR = NV * static_cast<int>(sizeof(V) / sizeof(T));
   const T* b = P.b + bi * P.sb[0] + j0 * P.sb[2];
+  // Note [Row-major B read in place]: a product of few rows (one tile of at most kBInPlaceRows)
+  // uses each item of B that many times, so packing B (a read and a write of all of it) cost
+  // more than the product: 8 x 768 @ 768 x 3072 ran at 72-78 GFLOP/s against torch's 119-121.
+  // Then a row-major B's whole column panels are read where they lie; only a last panel of
+  // fewer columns is packed (zero padded).
+  const bool b_in_place = P.sb[2] == 1 && P.sb[1] > 0 && i_end - i0 <= kBInPlaceRows * MR;
+  const int64_t b_full = b_in_place ? nc / NR * NR : 0;
   for (int64_t p0 = 0; p0 < P.k; p0 += KC) {
     int64_t kc = std::min<int64_t>(KC, P.k - p0);
-    pack_b<T, NR>(bbuf, b + p0 * P.sb[1], P.sb[1], P.sb[2], kc, nc);
+    if (b_full < nc)
+      pack_b<T, NR>(bbuf + b_full * kc, b + p0 * P.sb[1] + b_full, P.sb[1], P.sb[2], kc,
+                    nc - b_full);
     for (int64_t ib = i0; ib < i_end; ib += mc) {
       int64_t rows = std::min<int64_t>(mc, i_end - ib);
       const T* a = P.a + bi * P.sa[0] + ib * P.sa[1];
@@ -241,8 +267,8 @@ GENESIS_GEMM_INLINE void tile(const Problem<T>& P, int64_t bi, int64_t i0, int64
       // product where n is small (8192 x 128 @ 128 x 32: a third of the time). Rows 4 KiB
       // apart share L1 sets: read in place, 1024 x 4096 @ 4096 x 1024 ran at 346 GFLOP/s against
       // 394 packed, so such strides still pack.
-      const bool in_place =
-          P.sa[2] == 1 && P.sa[1] > 0 && (P.sa[1] * static_cast<int64_t>(sizeof(T))) % 4096 != 0;
+      const bool in_place = !b_in_place && P.sa[2] == 1 && P.sa[1] > 0 &&
+                            (P.sa[1] * static_cast<int64_t>(sizeof(T))) % 4096 != 0;
       const int64_t full = in_place ? rows / MR * MR : 0;
       if (full < rows)
         pack_a<T, MR>(abuf + full * kc, a + full * P.sa[1] + p0 * P.sa[2], P.sa[1], P.sa[2],
@@ -253,6 +279,12 @@ GENESIS_GEMM_INLINE void tile(const Problem<T>& P, int64_t bi, int64_t i0, int64
       // against 421-423 this way (with Note [Tiles cut at whole panels]; torch 436-444).
       for (int64_t ir = 0; ir < rows; ir += MR)
         for (int64_t jr = 0; jr < nc; jr += NR) {
+          if (jr < b_full) {
+            micro_kernel<T, V, MR, NV, true>(kc, abuf + ir * kc, b + p0 * P.sb[1] + jr,
+                                             c + ir * P.n + jr, P.n, p0 > 0,
+                                             std::min<int64_t>(MR, rows - ir), NR, 0, P.sb[1]);
+            continue;
+          }
           const bool direct = ir < full;
           micro_kernel<T, V, MR, NV>(kc, direct ? a + ir * P.sa[1] + p0 : abuf + ir * kc,
                                      bbuf + jr * kc, c + ir * P.n + jr, P.n, p0 > 0,

@@ -153,6 +153,27 @@ def test_row_major_a_read_in_place(device, dtype, shapes, row_stride):
     check_product(a @ b, an, bn, dtype, device)
 
 
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+@pytest.mark.parametrize("row_stride", [0, 5, 1024])
+@pytest.mark.parametrize(
+    "shapes",
+    [((8, 300), (300, 100)), ((1, 70), (70, 64)), ((3, 40, 33), (33, 70)), ((47, 520), (520, 96))],
+    ids=str,
+)
+def test_row_major_b_read_in_place(device, dtype, shapes, row_stride):
+    # Note [Row-major B read in place]: products of few rows read B's whole column panels where
+    # they lie and pack only a last panel of fewer columns; k past one slice (300, 520 > 256),
+    # a batch of tiles, B a column slice of a wider matrix, a 4 KiB row stride in float32.
+    a, an, b, bn = operands(*shapes, dtype, device, seed=19)
+    if row_stride:
+        n = shapes[1][-1]
+        width = 1024 if row_stride == 1024 else n + row_stride
+        wide = genesis.zeros(*shapes[1][:-1], width, dtype=dtype, device=device)
+        wide[..., :n] = b
+        b = wide[..., :n]
+    check_product(a @ b, an, bn, dtype, device)
+
+
 @pytest.mark.parametrize(
     "dtype", [genesis.float32, genesis.float64, genesis.bfloat16, genesis.float16], ids=dtype_id
 )
