@@ -295,14 +295,153 @@ GENESIS_GEMM_INLINE void tile(const Problem<T>& P, int64_t bi, int64_t i0, int64
   }
 }
 
+// Note [Products of a few rows]: a product of at most kFewRows rows (a batch-1 Linear, one
+// decoding step) uses each item of B that many times, so it runs at the rate B streams from
+// memory, and the blocked path's packing of B and its MR-row micro-kernel (12 rows of work for
+// one) cost two to four times that: a batch-1 Linear 768 -> 3072 took 577 us against torch's
+// 156. Here no packing: C's rows are sums of B's rows (B row-major: each step adds four rows of
+// B, scaled by A's items, to a chunk of C's columns that stays in L1) or dot products with B's
+// columns (B column-major, a Linear's weight: each column is contiguous and read once, four
+// columns against every row of A at a time). Threads take chunks of C's columns.
+constexpr int64_t kFewRows = kGemmFewRows;
+
+template <typename V, typename T>
+GENESIS_GEMM_INLINE V splat(T x) {
+  return V{} + x;
+}
+
+// Adds R of B's rows, from row p, scaled by A's items, into C[0:M, j0:j1] (row-major B).
+template <typename T, typename V, int M, int R>
+GENESIS_GEMM_INLINE void add_rows(const Problem<T>& P, const T* a, const T* b, T* c, int64_t p,
+                                  int64_t j0, int64_t j1) {
+  constexpr int W = sizeof(V) / sizeof(T);
+  const int64_t n = P.n, vec_end = j0 + (j1 - j0) / W * W;
+  T av[M][R];
+  V as[M][R];
+  const T* r[R];
+#pragma GCC unroll 4
+  for (int q = 0; q < R; ++q) r[q] = b + (p + q) * P.sb[1];
+#pragma GCC unroll 4
+  for (int i = 0; i < M; ++i)
+#pragma GCC unroll 4
+    for (int q = 0; q < R; ++q) {
+      av[i][q] = a[i * P.sa[1] + (p + q) * P.sa[2]];
+      as[i][q] = splat<V>(av[i][q]);
+    }
+  for (int64_t j = j0; j < vec_end; j += W) {
+    V bv[R];
+#pragma GCC unroll 4
+    for (int q = 0; q < R; ++q) std::memcpy(&bv[q], r[q] + j, sizeof(V));
+#pragma GCC unroll 4
+    for (int i = 0; i < M; ++i) {
+      V acc;
+      std::memcpy(&acc, c + i * n + j, sizeof(V));
+#pragma GCC unroll 4
+      for (int q = 0; q < R; ++q) acc += as[i][q] * bv[q];
+      std::memcpy(c + i * n + j, &acc, sizeof(V));
+    }
+  }
+  for (int64_t j = vec_end; j < j1; ++j)
+    for (int i = 0; i < M; ++i)
+      for (int q = 0; q < R; ++q) c[i * n + j] += av[i][q] * r[q][j];
+}
+
+// C[0:M, j0:j1] = A @ B[:, j0:j1], B's rows contiguous (column stride 1): B's rows four at a
+// time scaled into the chunk of C's rows.
+template <typename T, typename V, int M>
+GENESIS_GEMM_INLINE void few_rows_by_rows(const Problem<T>& P, const T* a, const T* b, T* c,
+                                          int64_t j0, int64_t j1) {
+  for (int i = 0; i < M; ++i) std::memset(c + i * P.n + j0, 0, sizeof(T) * (j1 - j0));
+  int64_t p = 0;
+  for (; p + 4 <= P.k; p += 4) add_rows<T, V, M, 4>(P, a, b, c, p, j0, j1);
+  for (; p < P.k; ++p) add_rows<T, V, M, 1>(P, a, b, c, p, j0, j1);
+}
+
+template <typename T, typename V>
+GENESIS_GEMM_INLINE T lanes_sum(V v) {
+  constexpr int W = sizeof(V) / sizeof(T);
+  T lane[W];
+  std::memcpy(lane, &v, sizeof(V));
+  T s = 0;
+  for (int l = 0; l < W; ++l) s += lane[l];
+  return s;
+}
+
+// C[0:M, j0:j1] = A @ B[:, j0:j1], B's columns contiguous (row stride 1) and A's rows contiguous
+// (a: M rows of k items, row stride ar): dot products, four columns against every row at once.
+template <typename T, typename V, int M>
+GENESIS_GEMM_INLINE void few_rows_by_columns(const Problem<T>& P, const T* a, int64_t ar,
+                                             const T* b, T* c, int64_t j0, int64_t j1) {
+  constexpr int W = sizeof(V) / sizeof(T);
+  const int64_t k = P.k, cs = P.sb[2], n = P.n, vec_k = k / W * W;
+  for (int64_t j = j0; j < j1; j += 4) {
+    const int cols = static_cast<int>(std::min<int64_t>(4, j1 - j));
+    const T* col[4];
+    for (int q = 0; q < 4; ++q) col[q] = b + (j + std::min(q, cols - 1)) * cs;
+    V acc[M][4] = {};
+    for (int64_t p = 0; p < vec_k; p += W) {
+      V bv[4], av[M];
+#pragma GCC unroll 4
+      for (int q = 0; q < 4; ++q) std::memcpy(&bv[q], col[q] + p, sizeof(V));
+#pragma GCC unroll 4
+      for (int i = 0; i < M; ++i) std::memcpy(&av[i], a + i * ar + p, sizeof(V));
+#pragma GCC unroll 4
+      for (int i = 0; i < M; ++i)
+#pragma GCC unroll 4
+        for (int q = 0; q < 4; ++q) acc[i][q] += av[i] * bv[q];
+    }
+    for (int i = 0; i < M; ++i)
+      for (int q = 0; q < cols; ++q) {
+        T sum = lanes_sum<T>(acc[i][q]);
+        for (int64_t p = vec_k; p < k; ++p) sum += a[i * ar + p] * col[q][p];
+        c[i * n + j + q] = sum;
+      }
+  }
+}
+
+template <typename T, typename V, int M>
+GENESIS_GEMM_INLINE void few_rows_m(const Problem<T>& P, int64_t bi, int64_t j0, int64_t j1,
+                                    T* scratch) {
+  const T* a = P.a + bi * P.sa[0];
+  const T* b = P.b + bi * P.sb[0];
+  T* c = P.c + bi * P.m * P.n;
+  if (P.sb[2] == 1) return few_rows_by_rows<T, V, M>(P, a, b, c, j0, j1);
+  int64_t ar = P.sa[1];
+  if (P.sa[2] != 1) {  // A's rows gathered contiguous
+    for (int i = 0; i < M; ++i)
+      for (int64_t p = 0; p < P.k; ++p) scratch[i * P.k + p] = a[i * P.sa[1] + p * P.sa[2]];
+    a = scratch, ar = P.k;
+  }
+  few_rows_by_columns<T, V, M>(P, a, ar, b, c, j0, j1);
+}
+
+// Columns [j0, j1) of batch item bi's C, for m <= kFewRows (scratch: m x k items).
+template <typename T, typename V>
+GENESIS_GEMM_INLINE void few_rows(const Problem<T>& P, int64_t bi, int64_t j0, int64_t j1,
+                                  T* scratch) {
+  switch (P.m) {
+    case 1:
+      return few_rows_m<T, V, 1>(P, bi, j0, j1, scratch);
+    case 2:
+      return few_rows_m<T, V, 2>(P, bi, j0, j1, scratch);
+    case 3:
+      return few_rows_m<T, V, 3>(P, bi, j0, j1, scratch);
+    default:
+      return few_rows_m<T, V, 4>(P, bi, j0, j1, scratch);
+  }
+}
+
 template <typename T, typename Out = T>
 using TileFn = void (*)(const Problem<T, Out>&, int64_t, int64_t, int64_t, int64_t, int64_t,
                         int64_t, T*, T*);
+template <typename T>
+using FewRowsFn = void (*)(const Problem<T>&, int64_t, int64_t, int64_t, T*);
 
 template <typename T, typename Out = T>
 struct Kernel {
   TileFn<T, Out> run;
   int mr, nr, kc;
+  FewRowsFn<T> few = nullptr;  // Note [Products of a few rows]; none for the tile unit
 };
 
 // Register budgets: MR x NV accumulators + NV B vectors + 1 broadcast fit the 32 zmm (AVX-512)
@@ -316,6 +455,12 @@ void tile_base_f32(const Problem<float>& P, int64_t bi, int64_t i0, int64_t i_en
 void tile_base_f64(const Problem<double>& P, int64_t bi, int64_t i0, int64_t i_end, int64_t mc,
                    int64_t j0, int64_t nc, double* abuf, double* bbuf) {
   tile<double, f64x2, 6, 2, kKC>(P, bi, i0, i_end, mc, j0, nc, abuf, bbuf);
+}
+void few_base_f32(const Problem<float>& P, int64_t bi, int64_t j0, int64_t j1, float* scratch) {
+  few_rows<float, f32x4>(P, bi, j0, j1, scratch);
+}
+void few_base_f64(const Problem<double>& P, int64_t bi, int64_t j0, int64_t j1, double* scratch) {
+  few_rows<double, f64x2>(P, bi, j0, j1, scratch);
 }
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -345,6 +490,24 @@ __attribute__((target("avx512f,avx2,fma"))) void tile_avx512_f64(const Problem<d
                                                                  int64_t j0, int64_t nc,
                                                                  double* abuf, double* bbuf) {
   tile<double, f64x8, 12, 2, kKC>(P, bi, i0, i_end, mc, j0, nc, abuf, bbuf);
+}
+__attribute__((target("avx2,fma"))) void few_avx2_f32(const Problem<float>& P, int64_t bi,
+                                                      int64_t j0, int64_t j1, float* scratch) {
+  few_rows<float, f32x8>(P, bi, j0, j1, scratch);
+}
+__attribute__((target("avx2,fma"))) void few_avx2_f64(const Problem<double>& P, int64_t bi,
+                                                      int64_t j0, int64_t j1, double* scratch) {
+  few_rows<double, f64x4>(P, bi, j0, j1, scratch);
+}
+__attribute__((target("avx512f,avx2,fma"))) void few_avx512_f32(const Problem<float>& P, int64_t bi,
+                                                                int64_t j0, int64_t j1,
+                                                                float* scratch) {
+  few_rows<float, f32x16>(P, bi, j0, j1, scratch);
+}
+__attribute__((target("avx512f,avx2,fma"))) void few_avx512_f64(const Problem<double>& P,
+                                                                int64_t bi, int64_t j0, int64_t j1,
+                                                                double* scratch) {
+  few_rows<double, f64x8>(P, bi, j0, j1, scratch);
 }
 #endif
 
@@ -534,16 +697,16 @@ Kernel<T> pick_kernel() {
   [[maybe_unused]] Isa isa = cpu_isa();
   if constexpr (sizeof(T) == 4) {
 #ifdef GENESIS_GEMM_X86
-    if (isa == Isa::Avx512) return {tile_avx512_f32, 12, 32, kKC};
-    if (isa == Isa::Avx2) return {tile_avx2_f32, 6, 16, kKC};
+    if (isa == Isa::Avx512) return {tile_avx512_f32, 12, 32, kKC, few_avx512_f32};
+    if (isa == Isa::Avx2) return {tile_avx2_f32, 6, 16, kKC, few_avx2_f32};
 #endif
-    return {tile_base_f32, 6, 8, kKC};
+    return {tile_base_f32, 6, 8, kKC, few_base_f32};
   } else {
 #ifdef GENESIS_GEMM_X86
-    if (isa == Isa::Avx512) return {tile_avx512_f64, 12, 16, kKC};
-    if (isa == Isa::Avx2) return {tile_avx2_f64, 6, 8, kKC};
+    if (isa == Isa::Avx512) return {tile_avx512_f64, 12, 16, kKC, few_avx512_f64};
+    if (isa == Isa::Avx2) return {tile_avx2_f64, 6, 8, kKC, few_avx2_f64};
 #endif
-    return {tile_base_f64, 6, 4, kKC};
+    return {tile_base_f64, 6, 4, kKC, few_base_f64};
   }
 }
 
@@ -579,6 +742,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t kTargetMC = 192;
 constexpr int64_t kTargetNC = 1024;
 constexpr int64_t kMinWork = int64_t{1} << 18;
+constexpr int64_t kFewColumns = 1024;  // a chunk of C's few rows stays in L1
 
 template <typename T, typename Out>
 void run(const Problem<T, Out>& P, int64_t batch, const Kernel<T, Out>& K) {
@@ -592,6 +756,25 @@ void run(const Problem<T, Out>& P, int64_t batch, const Kernel<T, Out>& K) {
   // Enough tiles for every thread where the work is worth threading.
   double work = static_cast<double>(batch) * static_cast<double>(m * n) * static_cast<double>(k);
   int64_t threads = std::clamp<int64_t>(static_cast<int64_t>(work / kMinWork), 1, max_threads());
+  if constexpr (std::is_same_v<T, Out>) {
+    if (K.few && m <= kFewRows && (P.sb[2] == 1 || P.sb[1] == 1)) {
+      // Note [Products of a few rows]: column chunks of at most kFewColumns, as many as a
+      // multiple of the threads.
+      int64_t chunks = std::max(threads, ceil_div(n, kFewColumns));
+      chunks = std::min(ceil_div(chunks, threads) * threads, n);
+      const int64_t width = ceil_div(n, chunks);
+      chunks = ceil_div(n, width);
+      parallel_for(batch * chunks, ceil_div(batch * chunks, threads), [&](int64_t b0, int64_t b1) {
+        thread_local Scratch scratch;
+        T* rows = scratch.get<T>(m * k);
+        for (int64_t t = b0; t < b1; ++t) {
+          const int64_t j0 = t % chunks * width;
+          K.few(P, t / chunks, j0, std::min(n, j0 + width), rows);
+        }
+      });
+      return;
+    }
+  }
   // Each tile packs its rows of A and its columns of B: cut the longer side, so that the threads
   // repeat the smaller pack (an RNN step's 32 x 1024 product repeated all of B cut by rows).
   while (batch * mt * nt < threads) {

@@ -89,9 +89,12 @@ void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
 // 2.03 -> 1.63 ms. Taken where A's items outnumber twice B's and C's together. The mirror case
 // too: a large column-major B (a Linear's weight.T) times a small row-major A (a recurrence's
 // state, h @ W_hh.T) becomes W_hh @ h.T, whose row-major A the GEMM reads in place (Note
-// [Row-major A read in place]) and whose small B it packs.
+// [Row-major A read in place]) and whose small B it packs. Not for float products of a few
+// rows, which read either layout of B where it lies (Note [Products of a few rows]).
 bool transposed_product_pays(const Tensor& a, const Tensor& b) {
   const int64_t m = a.sizes()[1], k = a.sizes()[2], n = b.sizes()[2];
+  const bool wide_float = a.dtype() == ScalarType::Float32 || a.dtype() == ScalarType::Float64;
+  if (wide_float && m <= kGemmFewRows) return false;
   const bool a_rows = a.strides()[2] == 1 && m > 1, b_rows = b.strides()[2] == 1 && n > 1;
   const bool a_columns = a.strides()[1] == 1 && !a_rows && m > 1;
   const bool b_columns = b.strides()[1] == 1 && !b_rows && n > 1;

@@ -154,6 +154,58 @@ def test_row_major_a_read_in_place(device, dtype, shapes, row_stride):
 
 
 @pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+@pytest.mark.parametrize("rows", [1, 2, 3, 4])
+@pytest.mark.parametrize("b_layout", ["rows", "columns", "wide rows", "wide columns"])
+@pytest.mark.parametrize("a_layout", ["rows", "columns"])
+@pytest.mark.parametrize("kn", [(1, 1), (7, 5), (300, 77), (64, 2100), (1029, 33)], ids=str)
+def test_products_of_a_few_rows(device, dtype, rows, b_layout, a_layout, kn):
+    # Note [Products of a few rows]: up to four rows, B row-major (rows scaled into C) or
+    # column-major (dot products), also as slices of wider matrices; A row- or column-major;
+    # k and n past and short of whole vectors, groups of four and column chunks.
+    k, n = kn
+    a, an, b, bn = operands((rows, k), (k, n), dtype, device, seed=23)
+    if a_layout == "columns":
+        a = a.mT.contiguous().mT
+    if b_layout.endswith("columns"):
+        b = b.mT.contiguous().mT
+    if b_layout.startswith("wide"):
+        if b_layout == "wide rows":
+            wide = genesis.zeros(k, n + 3, dtype=dtype, device=device)
+            wide[:, :n] = b
+            b = wide[:, :n]
+        else:
+            wide = genesis.zeros(n, k + 3, dtype=dtype, device=device)
+            wide[:, :k] = b.mT
+            b = wide[:, :k].mT
+    check_product(a @ b, an, bn, dtype, device)
+    check_product(genesis.nn.functional.linear(a, b.mT), an, bn, dtype, device)
+
+
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+def test_few_rows_batched_and_broadcast(device, dtype):
+    # A batch of few-row products, B broadcast over it, and matrix @ vector (one row once
+    # transposed); the values past k's groups of four carry infinities into no other column.
+    a, an, b, bn = operands((6, 3, 37), (37, 45), dtype, device, seed=29)
+    check_product(a @ b, an, bn, dtype, device)
+    a, an, b, bn = operands((2, 1, 19), (2, 19, 1030), dtype, device, seed=31)
+    check_product(a @ b, an, bn, dtype, device)
+    m, mn, v, vn = operands((70, 45), (45,), dtype, device, seed=37)
+    check_product(m @ v, mn, vn, dtype, device)
+    bn = np.ones((6, 9), dtype=np.float64)
+    bn[5, 3] = np.inf
+    an = np.ones((2, 6), dtype=np.float64)
+    an[1, 5] = 0.0
+    got = to_numpy(
+        genesis.tensor(an, dtype=dtype, device=device)
+        @ genesis.tensor(bn, dtype=dtype, device=device)
+    )
+    with np.errstate(invalid="ignore"):
+        want = an @ bn
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[~np.isnan(want)], want[~np.isnan(want)])
+
+
+@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
 @pytest.mark.parametrize("row_stride", [0, 5, 1024])
 @pytest.mark.parametrize(
     "shapes",
