@@ -295,14 +295,15 @@ GENESIS_GEMM_INLINE void tile(const Problem<T>& P, int64_t bi, int64_t i0, int64
   }
 }
 
-// Note [Products of a few rows]: a product of at most kFewRows rows (a batch-1 Linear, one
-// decoding step) uses each item of B that many times, so it runs at the rate B streams from
-// memory, and the blocked path's packing of B and its MR-row micro-kernel (12 rows of work for
-// one) cost two to four times that: a batch-1 Linear 768 -> 3072 took 577 us against torch's
-// 156. Here no packing: C's rows are sums of B's rows (B row-major: each step adds four rows of
-// B, scaled by A's items, to a chunk of C's columns that stays in L1) or dot products with B's
-// columns (B column-major, a Linear's weight: each column is contiguous and read once, four
-// columns against every row of A at a time). Threads take chunks of C's columns.
+// Note [Products of a few rows]: a product of a few rows (a batch-1 Linear, one decoding step)
+// uses each item of B that many times, so it runs at the rate B streams from memory, and the
+// blocked path's packing of B and its MR-row micro-kernel (12 rows of work for one) cost two to
+// four times that: a batch-1 Linear 768 -> 3072 took 577 us against torch's 156. Here no
+// packing: C's rows are sums of B's rows (B row-major, up to four rows of A: each step adds four
+// rows of B, scaled by A's items, to a chunk of C's columns that stays in L1) or dot products
+// with B's columns (B column-major, a Linear's weight, up to kFewRows rows of A, four at a time:
+// each column is contiguous, four columns against every row at once). Threads take chunks of
+// C's columns.
 constexpr int64_t kFewRows = kGemmFewRows;
 
 template <typename V, typename T>
@@ -400,11 +401,11 @@ GENESIS_GEMM_INLINE void few_rows_by_columns(const Problem<T>& P, const T* a, in
 }
 
 template <typename T, typename V, int M>
-GENESIS_GEMM_INLINE void few_rows_m(const Problem<T>& P, int64_t bi, int64_t j0, int64_t j1,
-                                    T* scratch) {
-  const T* a = P.a + bi * P.sa[0];
+GENESIS_GEMM_INLINE void few_rows_m(const Problem<T>& P, int64_t bi, int64_t r0, int64_t j0,
+                                    int64_t j1, T* scratch) {
+  const T* a = P.a + bi * P.sa[0] + r0 * P.sa[1];
   const T* b = P.b + bi * P.sb[0];
-  T* c = P.c + bi * P.m * P.n;
+  T* c = P.c + (bi * P.m + r0) * P.n;
   if (P.sb[2] == 1) return few_rows_by_rows<T, V, M>(P, a, b, c, j0, j1);
   int64_t ar = P.sa[1];
   if (P.sa[2] != 1) {  // A's rows gathered contiguous
@@ -419,15 +420,21 @@ GENESIS_GEMM_INLINE void few_rows_m(const Problem<T>& P, int64_t bi, int64_t j0,
 template <typename T, typename V>
 GENESIS_GEMM_INLINE void few_rows(const Problem<T>& P, int64_t bi, int64_t j0, int64_t j1,
                                   T* scratch) {
-  switch (P.m) {
-    case 1:
-      return few_rows_m<T, V, 1>(P, bi, j0, j1, scratch);
-    case 2:
-      return few_rows_m<T, V, 2>(P, bi, j0, j1, scratch);
-    case 3:
-      return few_rows_m<T, V, 3>(P, bi, j0, j1, scratch);
-    default:
-      return few_rows_m<T, V, 4>(P, bi, j0, j1, scratch);
+  for (int64_t r0 = 0; r0 < P.m; r0 += 4) {  // groups of four rows, each one read of B's chunk
+    switch (std::min<int64_t>(4, P.m - r0)) {
+      case 1:
+        few_rows_m<T, V, 1>(P, bi, r0, j0, j1, scratch);
+        break;
+      case 2:
+        few_rows_m<T, V, 2>(P, bi, r0, j0, j1, scratch);
+        break;
+      case 3:
+        few_rows_m<T, V, 3>(P, bi, r0, j0, j1, scratch);
+        break;
+      default:
+        few_rows_m<T, V, 4>(P, bi, r0, j0, j1, scratch);
+        break;
+    }
   }
 }
 
@@ -742,7 +749,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr int64_t kTargetMC = 192;
 constexpr int64_t kTargetNC = 1024;
 constexpr int64_t kMinWork = int64_t{1} << 18;
-constexpr int64_t kFewColumns = 1024;  // a chunk of C's few rows stays in L1
+constexpr int64_t kFewColumns = 1024;           // a chunk of C's few rows stays in L1
+constexpr int64_t kFewChunkBytes = 512 * 1024;  // and a chunk of B in L2
 
 template <typename T, typename Out>
 void run(const Problem<T, Out>& P, int64_t batch, const Kernel<T, Out>& K) {
@@ -757,10 +765,15 @@ void run(const Problem<T, Out>& P, int64_t batch, const Kernel<T, Out>& K) {
   double work = static_cast<double>(batch) * static_cast<double>(m * n) * static_cast<double>(k);
   int64_t threads = std::clamp<int64_t>(static_cast<int64_t>(work / kMinWork), 1, max_threads());
   if constexpr (std::is_same_v<T, Out>) {
-    if (K.few && m <= kFewRows && (P.sb[2] == 1 || P.sb[1] == 1)) {
-      // Note [Products of a few rows]: column chunks of at most kFewColumns, as many as a
-      // multiple of the threads.
-      int64_t chunks = std::max(threads, ceil_div(n, kFewColumns));
+    // Note [Products of a few rows]: up to four rows by a row-major B, up to kFewRows by a
+    // column-major one. Column chunks of at most kFewColumns, as many as a multiple of the
+    // threads; for more than four rows (two passes over each chunk of B) narrow enough that
+    // the second pass finds the chunk in L2. (Row-major B's rows cut that narrow ran slower
+    // than the blocked path: 5 x 768 @ 768 x 3072 500 us against 383.)
+    if (K.few && ((m <= 4 && P.sb[2] == 1) || (m <= kFewRows && P.sb[1] == 1))) {
+      const int64_t budget = m > 4 ? kFewChunkBytes / static_cast<int64_t>(sizeof(T) * k) : n;
+      const int64_t most = std::clamp<int64_t>(budget, 64, kFewColumns);
+      int64_t chunks = std::max(threads, ceil_div(n, most));
       chunks = std::min(ceil_div(chunks, threads) * threads, n);
       const int64_t width = ceil_div(n, chunks);
       chunks = ceil_div(n, width);

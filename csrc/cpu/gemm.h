@@ -5,9 +5,10 @@
 
 namespace genesis::cpu {
 
-// Float32/float64 products of at most this many rows run without packing (Note [Products of a
-// few rows] in gemm.cpp), for either layout of B.
-constexpr int64_t kGemmFewRows = 4;
+// Float32/float64 products of at most this many rows by a column-major B (a Linear's weight.T),
+// and of at most four by a row-major one, run without packing (Note [Products of a few rows] in
+// gemm.cpp).
+constexpr int64_t kGemmFewRows = 8;
 
 // c[b] = a[b] @ b[b] for b in [0, batch): c is contiguous (batch, m, n); a is (batch, m, k) with
 // element strides a_strides = {batch, row, col}, b is (batch, k, n) likewise. Any strides work,

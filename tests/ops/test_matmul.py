@@ -154,12 +154,12 @@ def test_row_major_a_read_in_place(device, dtype, shapes, row_stride):
 
 
 @pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
-@pytest.mark.parametrize("rows", [1, 2, 3, 4])
+@pytest.mark.parametrize("rows", [1, 2, 3, 4, 5, 8])
 @pytest.mark.parametrize("b_layout", ["rows", "columns", "wide rows", "wide columns"])
 @pytest.mark.parametrize("a_layout", ["rows", "columns"])
 @pytest.mark.parametrize("kn", [(1, 1), (7, 5), (300, 77), (64, 2100), (1029, 33)], ids=str)
 def test_products_of_a_few_rows(device, dtype, rows, b_layout, a_layout, kn):
-    # Note [Products of a few rows]: up to four rows, B row-major (rows scaled into C) or
+    # Note [Products of a few rows]: up to eight rows, B row-major (rows scaled into C) or
     # column-major (dot products), also as slices of wider matrices; A row- or column-major;
     # k and n past and short of whole vectors, groups of four and column chunks.
     k, n = kn
