@@ -24,6 +24,8 @@ bool gemm_bfloat16(float* c, const uint16_t* a, const int64_t a_strides[3], cons
                    const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k);
 // The same with a bfloat16 C, each sum rounded once, for k <= 512 (one slice of k: the sums never
 // leave the tiles unrounded); false, computing nothing, for a longer k or without the tile unit.
+// Both also take products of at most four rows by a column-major B on AVX-512 CPUs without the
+// tile unit (Note [Products of a few rows]), any k.
 bool gemm_bfloat16_rounded(uint16_t* c, const uint16_t* a, const int64_t a_strides[3],
                            const uint16_t* b, const int64_t b_strides[3], int64_t batch, int64_t m,
                            int64_t n, int64_t k);

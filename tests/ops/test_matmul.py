@@ -153,7 +153,9 @@ def test_row_major_a_read_in_place(device, dtype, shapes, row_stride):
     check_product(a @ b, an, bn, dtype, device)
 
 
-@pytest.mark.parametrize("dtype", [genesis.float32, genesis.float64], ids=dtype_id)
+@pytest.mark.parametrize(
+    "dtype", [genesis.float32, genesis.float64, genesis.bfloat16], ids=dtype_id
+)
 @pytest.mark.parametrize("rows", [1, 2, 3, 4, 5, 8])
 @pytest.mark.parametrize("b_layout", ["rows", "columns", "wide rows", "wide columns"])
 @pytest.mark.parametrize("a_layout", ["rows", "columns"])
@@ -161,7 +163,8 @@ def test_row_major_a_read_in_place(device, dtype, shapes, row_stride):
 def test_products_of_a_few_rows(device, dtype, rows, b_layout, a_layout, kn):
     # Note [Products of a few rows]: up to eight rows, B row-major (rows scaled into C) or
     # column-major (dot products), also as slices of wider matrices; A row- or column-major;
-    # k and n past and short of whole vectors, groups of four and column chunks.
+    # k and n past and short of whole vectors, groups of four and column chunks; bfloat16 by a
+    # column-major B (a Linear's weight) widened as it streams, float32 sums rounded once.
     k, n = kn
     a, an, b, bn = operands((rows, k), (k, n), dtype, device, seed=23)
     if a_layout == "columns":
