@@ -368,22 +368,50 @@ GENESIS_GEMM_INLINE T lanes_sum(V v) {
   return s;
 }
 
-// C[0:M, j0:j1] = A @ B[:, j0:j1], B's columns contiguous (row stride 1) and A's rows contiguous
-// (a: M rows of k items, row stride ar): dot products, four columns against every row at once.
-template <typename T, typename V, int M>
-GENESIS_GEMM_INLINE void few_rows_by_columns(const Problem<T>& P, const T* a, int64_t ar,
-                                             const T* b, T* c, int64_t j0, int64_t j1) {
+// V's items from B's items at p: loaded, or for bfloat16 bits (uint16_t, only under AVX-512)
+// widened to float32 exactly; and one item alone.
+typedef uint16_t u16x16 __attribute__((vector_size(32)));
+typedef uint32_t u32x16 __attribute__((vector_size(64)));
+
+template <typename V, typename TB>
+GENESIS_GEMM_INLINE V load_items(const TB* p) {
+  V v;
+  if constexpr (std::is_same_v<TB, uint16_t>) {  // sixteen bfloat16 items, under AVX-512
+    static_assert(sizeof(V) == sizeof(u32x16));
+    u16x16 h;
+    std::memcpy(&h, p, sizeof(h));
+    const u32x16 w = __builtin_convertvector(h, u32x16) << 16;
+    std::memcpy(&v, &w, sizeof(v));
+  } else {
+    std::memcpy(&v, p, sizeof(V));
+  }
+  return v;
+}
+template <typename T, typename TB>
+GENESIS_GEMM_INLINE T item(TB x) {
+  if constexpr (std::is_same_v<TB, uint16_t>)
+    return bfloat16_bits_to_float(x);
+  else
+    return x;
+}
+
+// C[0:M, j0:j1] = A @ B[:, j0:j1] (C's row stride n), B's columns contiguous (column stride cs)
+// and A's rows contiguous (a: M rows of k items, row stride ar): dot products, four columns
+// against every row at once, sums in T; a bfloat16 C (Out = uint16_t) gets each sum rounded.
+template <typename T, typename TB, typename Out, typename V, int M>
+GENESIS_GEMM_INLINE void dot_columns(int64_t k, int64_t cs, int64_t n, const T* a, int64_t ar,
+                                     const TB* b, Out* c, int64_t j0, int64_t j1) {
   constexpr int W = sizeof(V) / sizeof(T);
-  const int64_t k = P.k, cs = P.sb[2], n = P.n, vec_k = k / W * W;
+  const int64_t vec_k = k / W * W;
   for (int64_t j = j0; j < j1; j += 4) {
     const int cols = static_cast<int>(std::min<int64_t>(4, j1 - j));
-    const T* col[4];
+    const TB* col[4];
     for (int q = 0; q < 4; ++q) col[q] = b + (j + std::min(q, cols - 1)) * cs;
     V acc[M][4] = {};
     for (int64_t p = 0; p < vec_k; p += W) {
       V bv[4], av[M];
 #pragma GCC unroll 4
-      for (int q = 0; q < 4; ++q) std::memcpy(&bv[q], col[q] + p, sizeof(V));
+      for (int q = 0; q < 4; ++q) bv[q] = load_items<V>(col[q] + p);
 #pragma GCC unroll 4
       for (int i = 0; i < M; ++i) std::memcpy(&av[i], a + i * ar + p, sizeof(V));
 #pragma GCC unroll 4
@@ -394,10 +422,19 @@ GENESIS_GEMM_INLINE void few_rows_by_columns(const Problem<T>& P, const T* a, in
     for (int i = 0; i < M; ++i)
       for (int q = 0; q < cols; ++q) {
         T sum = lanes_sum<T>(acc[i][q]);
-        for (int64_t p = vec_k; p < k; ++p) sum += a[i * ar + p] * col[q][p];
-        c[i * n + j + q] = sum;
+        for (int64_t p = vec_k; p < k; ++p) sum += a[i * ar + p] * item<T>(col[q][p]);
+        if constexpr (std::is_same_v<Out, T>)
+          c[i * n + j + q] = sum;
+        else
+          c[i * n + j + q] = float_to_bfloat16_bits(sum);
       }
   }
+}
+
+template <typename T, typename V, int M>
+GENESIS_GEMM_INLINE void few_rows_by_columns(const Problem<T>& P, const T* a, int64_t ar,
+                                             const T* b, T* c, int64_t j0, int64_t j1) {
+  dot_columns<T, T, T, V, M>(P.k, P.sb[2], P.n, a, ar, b, c, j0, j1);
 }
 
 template <typename T, typename V, int M>
@@ -867,18 +904,6 @@ namespace {
 // Both bfloat16 entry points: false, computing nothing, without the tile unit, or for a bfloat16
 // C whose k would leave the tiles in more than one slice.
 #ifdef GENESIS_GEMM_X86
-typedef uint16_t u16x16 __attribute__((vector_size(32)));
-typedef uint32_t u32x16 __attribute__((vector_size(64)));
-
-// Sixteen bfloat16 items (their bits) widened to float32, exactly.
-__attribute__((target("avx512f,avx512bw"))) GENESIS_GEMM_INLINE f32x16 widen16(const uint16_t* p) {
-  u16x16 h;
-  std::memcpy(&h, p, sizeof(h));
-  u32x16 w = __builtin_convertvector(h, u32x16) << 16;
-  f32x16 f;
-  std::memcpy(&f, &w, sizeof(f));
-  return f;
-}
 
 // Note [Products of a few rows] for bfloat16 operands by a column-major B (a Linear's weight):
 // C[0:M, j0:j1] from A's rows widened once (a: M x k float32) and B's columns widened as they
@@ -889,33 +914,7 @@ template <typename Out, int M>
 __attribute__((target("avx512f,avx512bw"))) void few_bf16_columns(const Problem<uint16_t, Out>& P,
                                                                   const float* a, const uint16_t* b,
                                                                   Out* c, int64_t j0, int64_t j1) {
-  const int64_t k = P.k, cs = P.sb[2], n = P.n, vec_k = k / 16 * 16;
-  for (int64_t j = j0; j < j1; j += 4) {
-    const int cols = static_cast<int>(std::min<int64_t>(4, j1 - j));
-    const uint16_t* col[4];
-    for (int q = 0; q < 4; ++q) col[q] = b + (j + std::min(q, cols - 1)) * cs;
-    f32x16 acc[M][4] = {};
-    for (int64_t p = 0; p < vec_k; p += 16) {
-      f32x16 bv[4], av[M];
-#pragma GCC unroll 4
-      for (int q = 0; q < 4; ++q) bv[q] = widen16(col[q] + p);
-#pragma GCC unroll 4
-      for (int i = 0; i < M; ++i) std::memcpy(&av[i], a + i * k + p, sizeof(f32x16));
-#pragma GCC unroll 4
-      for (int i = 0; i < M; ++i)
-#pragma GCC unroll 4
-        for (int q = 0; q < 4; ++q) acc[i][q] += av[i] * bv[q];
-    }
-    for (int i = 0; i < M; ++i)
-      for (int q = 0; q < cols; ++q) {
-        float sum = lanes_sum<float>(acc[i][q]);
-        for (int64_t p = vec_k; p < k; ++p) sum += a[i * k + p] * bfloat16_bits_to_float(col[q][p]);
-        if constexpr (std::is_same_v<Out, float>)
-          c[i * n + j + q] = sum;
-        else
-          c[i * n + j + q] = float_to_bfloat16_bits(sum);
-      }
-  }
+  dot_columns<float, uint16_t, Out, f32x16, M>(P.k, P.sb[2], P.n, a, P.k, b, c, j0, j1);
 }
 
 // Columns [j0, j1) of batch item bi, A's rows in groups of four widened into `rows` (4 x k).
