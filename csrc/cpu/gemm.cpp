@@ -177,20 +177,7 @@ GENESIS_GEMM_INLINE void micro_kernel(int64_t kc, const T* __restrict a, const T
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = V{};
-  if constexpr (BInPlace) {
-    // B's rows where they lie (Note [Row-major B read in place]); the row a few steps ahead is
-    // asked for now, as rows a page or more apart defeat the hardware's prefetcher.
-    for (int64_t p = 0; p < kc; ++p, a += MR, b += ldb) {
-      V bv[NV];
-      __builtin_prefetch(b + 8 * ldb);
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) std::memcpy(&bv[v], b + v * W, sizeof(V));
-#pragma GCC unroll 16
-      for (int i = 0; i < MR; ++i)
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[i][v] += a[i] * bv[v];
-    }
-  } else if (lda > 0) {
+  if (!BInPlace && lda > 0) {
     for (int64_t p = 0; p < kc; ++p, ++a, b += NR) {
       V bv[NV];
 #pragma GCC unroll 4
@@ -201,8 +188,12 @@ GENESIS_GEMM_INLINE void micro_kernel(int64_t kc, const T* __restrict a, const T
         for (int v = 0; v < NV; ++v) acc[i][v] += a[i * lda] * bv[v];
     }
   } else {
-    for (int64_t p = 0; p < kc; ++p, a += MR, b += NR) {
+    const int64_t b_step = BInPlace ? ldb : NR;
+    for (int64_t p = 0; p < kc; ++p, a += MR, b += b_step) {
       V bv[NV];
+      // B's rows where they lie (Note [Row-major B read in place]): the row a few steps ahead
+      // is asked for now, as rows a page or more apart defeat the hardware's prefetcher.
+      if constexpr (BInPlace) __builtin_prefetch(b + 8 * ldb);
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) std::memcpy(&bv[v], b + v * W, sizeof(V));
 #pragma GCC unroll 16
