@@ -73,6 +73,28 @@ struct RowLanes {
   }
 };
 
+// Note [Channels-last rows four at a time]: a channels-last thread reads one item a row (two
+// bytes for 16-bit dtypes), so its loads must overlap to hide the memory's latency; the row
+// loops were compiled one row an iteration (SASS: one LDG each of dy and x, then the branch
+// back), and `#pragma unroll 4` kept a branch between rows. Here load(k, m) runs for four rows
+// before use(k) runs for them in row order: sums still add row by row in the same order, so the
+// results are bit for bit those of the plain loop.
+template <typename Load, typename Use>
+__device__ __forceinline__ void rows_four_at_a_time(const RowLanes& t, Load load, Use use) {
+  int64_t m = t.m0 + t.r;
+  const int64_t step = t.rows_per;
+  for (; m + 3 * step < t.m1; m += 4 * step) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) load(k, m + k * step);
+#pragma unroll
+    for (int k = 0; k < 4; ++k) use(k);
+  }
+  for (; m < t.m1; m += step) {
+    load(0, m);
+    use(0);
+  }
+}
+
 // The two sums of every row lane added, in row-lane order, into partial (row lane 0 writes).
 template <typename C>
 __device__ __forceinline__ void rows_to_partial(const RowLanes& t, const ChannelDims& d, C s1, C s2,
@@ -98,11 +120,14 @@ __global__ void __launch_bounds__(kThreads)
   C s1 = 0, s2 = 0;
   if (t.c < d.c) {
     C x0 = convert<C>(x[t.c]);
-    for (int64_t m = t.m0 + t.r; m < t.m1; m += t.rows_per) {
-      C v = convert<C>(x[m * d.c + t.c]) - x0;
-      s1 += v;
-      s2 += v * v;
-    }
+    T xs[4];
+    rows_four_at_a_time(
+        t, [&](int k, int64_t m) { xs[k] = x[m * d.c + t.c]; },
+        [&](int k) {
+          C v = convert<C>(xs[k]) - x0;
+          s1 += v;
+          s2 += v * v;
+        });
   }
   rows_to_partial(t, d, s1, s2, partial);
 }
@@ -218,10 +243,15 @@ __global__ void __launch_bounds__(kThreads)
   if (t.c >= d.c) return;
   C scale = invstd[t.c] * (w ? convert<C>(w[t.c]) : C(1));
   C shift = (b ? convert<C>(b[t.c]) : C(0)) - mean[t.c] * scale;
-  for (int64_t m = t.m0 + t.r; m < t.m1; m += t.rows_per) {
-    int64_t at = m * d.c + t.c;
-    y[at] = convert<T>(convert<C>(x[at]) * scale + shift);
-  }
+  T xs[4];
+  int64_t ats[4];
+  rows_four_at_a_time(
+      t,
+      [&](int k, int64_t m) {
+        ats[k] = m * d.c + t.c;
+        xs[k] = x[ats[k]];
+      },
+      [&](int k) { y[ats[k]] = convert<T>(convert<C>(xs[k]) * scale + shift); });
 }
 
 // partial[(c * parts + p) * 2 + {0, 1}] = sums of dy and dy * (x - mean[c]).
@@ -257,12 +287,18 @@ __global__ void __launch_bounds__(kThreads)
   C s1 = 0, s2 = 0;
   if (t.c < d.c) {
     C mu = mean[t.c];
-    for (int64_t m = t.m0 + t.r; m < t.m1; m += t.rows_per) {
-      int64_t at = m * d.c + t.c;
-      C g = convert<C>(dy[at]);
-      s1 += g;
-      s2 += g * (convert<C>(x[at]) - mu);
-    }
+    T gs[4], xs[4];
+    rows_four_at_a_time(
+        t,
+        [&](int k, int64_t m) {
+          gs[k] = dy[m * d.c + t.c];
+          xs[k] = x[m * d.c + t.c];
+        },
+        [&](int k) {
+          C g = convert<C>(gs[k]);
+          s1 += g;
+          s2 += g * (convert<C>(xs[k]) - mu);
+        });
   }
   rows_to_partial(t, d, s1, s2, partial);
 }
@@ -319,10 +355,18 @@ __global__ void __launch_bounds__(kThreads)
   RowLanes t(d, lanes);
   if (t.c >= d.c) return;
   C k1 = coef[t.c * 3], k2 = coef[t.c * 3 + 1], k3 = coef[t.c * 3 + 2];
-  for (int64_t m = t.m0 + t.r; m < t.m1; m += t.rows_per) {
-    int64_t at = m * d.c + t.c;
-    dx[at] = convert<T>(k1 * convert<C>(dy[at]) - k2 * convert<C>(x[at]) + k3);
-  }
+  T gs[4], xs[4];
+  int64_t ats[4];
+  rows_four_at_a_time(
+      t,
+      [&](int k, int64_t m) {
+        ats[k] = m * d.c + t.c;
+        gs[k] = dy[ats[k]];
+        xs[k] = x[ats[k]];
+      },
+      [&](int k) {
+        dx[ats[k]] = convert<T>(k1 * convert<C>(gs[k]) - k2 * convert<C>(xs[k]) + k3);
+      });
 }
 
 int plane_threads(int64_t s) {
