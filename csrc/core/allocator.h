@@ -52,8 +52,12 @@ class Allocator {
   virtual ~Allocator() = default;
   // Returns memory for nbytes (nbytes may be 0); raises on failure.
   virtual DataPtr allocate(size_t nbytes) = 0;
-  // Memory that reads as zeros; null when this allocator has no cheaper way than a fill.
-  virtual DataPtr allocate_zeroed(size_t nbytes) { return DataPtr(); }
+  // Memory for zeros(): zero already (a fresh mapping; zero_already true) or a reused block
+  // the caller must clear (false); null when this allocator has no cheaper way than a fill.
+  virtual DataPtr allocate_zeroed(size_t nbytes, bool& zero_already) {
+    zero_already = false;
+    return DataPtr();
+  }
 };
 
 // The plain CPU heap: 64-byte aligned, so that vector loads never straddle a cache line.

@@ -19,15 +19,19 @@ Tensor full(const Shape& sizes, const Scalar& value, ScalarType dtype, Device de
     // All-zero bits: the allocator may hand out memory that is zero already.
     int64_t n = checked_numel(sizes, op);
     auto bytes = static_cast<size_t>(checked_nbytes(n, static_cast<int64_t>(itemsize(dtype)), op));
+    bool zero_already = false;
     DataPtr zeroed = [&] {
       // Note [Tensor shapes of memory events]; pinned tensors have no zeroed memory (an empty
       // DataPtr), so they take the fill below (Note [Pinned CPU tensors]).
       ScopedTensorAllocation named(sizes.data(), sizes.size(), static_cast<int8_t>(dtype));
-      return allocator_for(kCPU)->allocate_zeroed(bytes);
+      return allocator_for(kCPU)->allocate_zeroed(bytes, zero_already);
     }();
-    if (zeroed.get() != nullptr)
-      return Tensor(Storage::own(std::move(zeroed), bytes), sizes, contiguous_strides(sizes), 0,
-                    dtype);
+    if (zeroed.get() != nullptr) {
+      Tensor out(Storage::own(std::move(zeroed), bytes), sizes, contiguous_strides(sizes), 0,
+                 dtype);
+      if (!zero_already) fill_(out, value, op);  // a reused block (Note [Host block cache])
+      return out;
+    }
   }
   Tensor out = Tensor::empty(sizes, dtype, device);
   fill_(out, value, op);

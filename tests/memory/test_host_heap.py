@@ -70,6 +70,20 @@ def test_zeros_get_a_cleared_block():
     assert z2.data_ptr() == ptr and not z2.numpy().any()
 
 
+@pytest.mark.parametrize("dtype", ["int8", "bool", "bfloat16", "float64"])
+def test_zeros_clear_a_reused_block_of_any_dtype(dtype):
+    # zeros() clears a reused block with its fill on every thread (the allocator says the
+    # block is not zero already); the bytes left by a tensor of another dtype never show.
+    dt = getattr(genesis, dtype)
+    x = genesis.full((4 * MIB,), -1, dtype=genesis.int8)
+    ptr = x.data_ptr()
+    del x
+    z = genesis.zeros(4 * MIB // dt.itemsize, dtype=dt)
+    assert z.data_ptr() == ptr
+    values = z.float() if dt == genesis.bfloat16 else z  # NumPy has no bfloat16
+    assert not values.numpy().any()
+
+
 def test_small_tensors_are_not_cached():
     x = genesis.empty(MIB // 4 - 16)  # just under 1 MiB: the plain heap
     del x
