@@ -423,12 +423,6 @@ GENESIS_GEMM_INLINE void dot_columns(int64_t k, int64_t cs, int64_t n, const T* 
 }
 
 template <typename T, typename V, int M>
-GENESIS_GEMM_INLINE void few_rows_by_columns(const Problem<T>& P, const T* a, int64_t ar,
-                                             const T* b, T* c, int64_t j0, int64_t j1) {
-  dot_columns<T, T, T, V, M>(P.k, P.sb[2], P.n, a, ar, b, c, j0, j1);
-}
-
-template <typename T, typename V, int M>
 GENESIS_GEMM_INLINE void few_rows_m(const Problem<T>& P, int64_t bi, int64_t r0, int64_t j0,
                                     int64_t j1, T* scratch) {
   const T* a = P.a + bi * P.sa[0] + r0 * P.sa[1];
@@ -441,7 +435,7 @@ GENESIS_GEMM_INLINE void few_rows_m(const Problem<T>& P, int64_t bi, int64_t r0,
       for (int64_t p = 0; p < P.k; ++p) scratch[i * P.k + p] = a[i * P.sa[1] + p * P.sa[2]];
     a = scratch, ar = P.k;
   }
-  few_rows_by_columns<T, V, M>(P, a, ar, b, c, j0, j1);
+  dot_columns<T, T, T, V, M>(P.k, P.sb[2], P.n, a, ar, b, c, j0, j1);
 }
 
 // Columns [j0, j1) of batch item bi's C, for m <= kFewRows (scratch: m x k items).
@@ -780,6 +774,43 @@ constexpr int64_t kMinWork = int64_t{1} << 18;
 constexpr int64_t kFewColumns = 1024;           // a chunk of C's few rows stays in L1
 constexpr int64_t kFewChunkBytes = 512 * 1024;  // and a chunk of B in L2
 
+// The threads a product of `work` multiply-adds is worth.
+int64_t threads_for(double work) {
+  return std::clamp<int64_t>(static_cast<int64_t>(work / kMinWork), 1, max_threads());
+}
+
+// Note [Products of a few rows]: body(batch item, j0, j1) over chunks of C's n columns, at most
+// `most` wide, as many as a multiple of the threads.
+template <typename Body>
+void over_column_chunks(int64_t batch, int64_t n, int64_t threads, int64_t most, const Body& body) {
+  int64_t chunks = std::max(threads, ceil_div(n, most));
+  chunks = std::min(ceil_div(chunks, threads) * threads, n);
+  const int64_t width = ceil_div(n, chunks);
+  chunks = ceil_div(n, width);
+  parallel_for(batch * chunks, ceil_div(batch * chunks, threads), [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t j0 = t % chunks * width;
+      body(t / chunks, j0, std::min(n, j0 + width));
+    }
+  });
+}
+
+// The problem c = a @ b as the GEMM runs it: matrix @ vector as its transpose, c^T (1 x m) =
+// b^T @ a^T, the same memory as c (the micro-kernel pads n to NR columns but m only to MR rows,
+// and the few-row path takes one row).
+template <typename T, typename Out>
+Problem<T, Out> problem_of(Out* c, const T* a, const int64_t a_strides[3], const T* b,
+                           const int64_t b_strides[3], int64_t m, int64_t n, int64_t k) {
+  if (n == 1 && m > 1)
+    return Problem<T, Out>{
+        c, b, a, {b_strides[0], 0, b_strides[1]}, {a_strides[0], a_strides[2], a_strides[1]},
+        1, m, k};
+  Problem<T, Out> P{c, a, b, {}, {}, m, n, k};
+  std::copy_n(a_strides, 3, P.sa);
+  std::copy_n(b_strides, 3, P.sb);
+  return P;
+}
+
 template <typename T, typename Out>
 void run(const Problem<T, Out>& P, int64_t batch, const Kernel<T, Out>& K) {
   const int64_t m = P.m, n = P.n, k = P.k;
@@ -790,29 +821,18 @@ void run(const Problem<T, Out>& P, int64_t batch, const Kernel<T, Out>& K) {
   }
   int64_t mt = ceil_div(m, kTargetMC), nt = ceil_div(n, kTargetNC);
   // Enough tiles for every thread where the work is worth threading.
-  double work = static_cast<double>(batch) * static_cast<double>(m * n) * static_cast<double>(k);
-  int64_t threads = std::clamp<int64_t>(static_cast<int64_t>(work / kMinWork), 1, max_threads());
+  const int64_t threads =
+      threads_for(static_cast<double>(batch) * static_cast<double>(m * n) * static_cast<double>(k));
   if constexpr (std::is_same_v<T, Out>) {
-    // Note [Products of a few rows]: up to four rows by a row-major B, up to kFewRows by a
-    // column-major one. Column chunks of at most kFewColumns, as many as a multiple of the
-    // threads; for more than four rows (two passes over each chunk of B) narrow enough that
-    // the second pass finds the chunk in L2. (Row-major B's rows cut that narrow ran slower
-    // than the blocked path: 5 x 768 @ 768 x 3072 500 us against 383.)
-    if (K.few && ((m <= 4 && P.sb[2] == 1) || (m <= kFewRows && P.sb[1] == 1))) {
+    if (K.few && gemm_few_rows(false, m, P.sb[1], P.sb[2])) {
+      // Note [Products of a few rows]: for more than four rows (two passes over each chunk of
+      // B) chunks narrow enough that the second pass finds the chunk in L2.
       const int64_t budget = m > 4 ? kFewChunkBytes / static_cast<int64_t>(sizeof(T) * k) : n;
-      const int64_t most = std::clamp<int64_t>(budget, 64, kFewColumns);
-      int64_t chunks = std::max(threads, ceil_div(n, most));
-      chunks = std::min(ceil_div(chunks, threads) * threads, n);
-      const int64_t width = ceil_div(n, chunks);
-      chunks = ceil_div(n, width);
-      parallel_for(batch * chunks, ceil_div(batch * chunks, threads), [&](int64_t b0, int64_t b1) {
-        thread_local Scratch scratch;
-        T* rows = scratch.get<T>(m * k);
-        for (int64_t t = b0; t < b1; ++t) {
-          const int64_t j0 = t % chunks * width;
-          K.few(P, t / chunks, j0, std::min(n, j0 + width), rows);
-        }
-      });
+      over_column_chunks(batch, n, threads, std::clamp<int64_t>(budget, 64, kFewColumns),
+                         [&](int64_t bi, int64_t j0, int64_t j1) {
+                           thread_local Scratch scratch;
+                           K.few(P, bi, j0, j1, scratch.get<T>(m * k));
+                         });
       return;
     }
   }
@@ -865,20 +885,23 @@ template <typename T, typename Out>
 void gemm_impl(Out* c, const T* a, const int64_t a_strides[3], const T* b,
                const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k,
                const Kernel<T, Out>& K) {
-  Problem<T, Out> P{c, a, b, {}, {}, m, n, k};
-  std::copy_n(a_strides, 3, P.sa);
-  std::copy_n(b_strides, 3, P.sb);
-  if (n == 1 && m > 1) {
-    // Matrix @ vector: the micro-kernel pads n to NR columns but m only to MR rows, so compute
-    // the transpose, c^T (1 x m) = b^T @ a^T, which is the same memory as c.
-    P = Problem<T, Out>{
-        c, b, a, {b_strides[0], 0, b_strides[1]}, {a_strides[0], a_strides[2], a_strides[1]},
-        1, m, k};
-  }
-  run(P, batch, K);
+  run(problem_of(c, a, a_strides, b, b_strides, m, n, k), batch, K);
 }
 
 }  // namespace
+
+bool gemm_few_rows(bool bfloat16, int64_t m, int64_t b_row_stride, int64_t b_col_stride) {
+  if (bfloat16) {  // 8 rows took 255 us against the tile unit's 196
+#ifdef GENESIS_GEMM_X86
+    return m <= 4 && b_row_stride == 1 && cpu_isa() == Isa::Avx512;
+#else
+    return false;
+#endif
+  }
+  // Row-major B's rows in two passes of four, or cut narrow for L2, ran slower than the blocked
+  // path (5 x 768 @ 768 x 3072: 500 us against 383).
+  return (m <= 4 && b_col_stride == 1) || (m <= kGemmFewRows && b_row_stride == 1);
+}
 
 void gemm(float* c, const float* a, const int64_t a_strides[3], const float* b,
           const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n, int64_t k) {
@@ -937,37 +960,21 @@ void few_bf16(const Problem<uint16_t, Out>& P, int64_t bi, int64_t j0, int64_t j
 }
 #endif
 
-// A bfloat16 product of at most four rows by a column-major B on an AVX-512 CPU (matrix
-// @ vector turned into one row, as gemm_impl does); false, computing nothing, otherwise.
+// A bfloat16 product the few-row path takes (gemm_few_rows; matrix @ vector as one row);
+// false, computing nothing, otherwise.
 template <typename Out>
 bool gemm_bf16_few_rows(Out* c, const uint16_t* a, const int64_t a_strides[3], const uint16_t* b,
                         const int64_t b_strides[3], int64_t batch, int64_t m, int64_t n,
                         int64_t k) {
 #ifdef GENESIS_GEMM_X86
-  if (cpu_isa() != Isa::Avx512 || batch == 0 || m == 0 || n == 0 || k == 0) return false;
-  Problem<uint16_t, Out> P{c, a, b, {}, {}, m, n, k};
-  std::copy_n(a_strides, 3, P.sa);
-  std::copy_n(b_strides, 3, P.sb);
-  if (n == 1 && m > 1)
-    P = Problem<uint16_t, Out>{
-        c, b, a, {b_strides[0], 0, b_strides[1]}, {a_strides[0], a_strides[2], a_strides[1]},
-        1, m, k};
-  if (P.m > 4 || P.sb[1] != 1) return false;  // 8 rows: 255 us against the tile unit's 196
-  const double work =
-      static_cast<double>(batch) * static_cast<double>(P.m * P.n) * static_cast<double>(k);
-  const int64_t threads =
-      std::clamp<int64_t>(static_cast<int64_t>(work / kMinWork), 1, max_threads());
-  int64_t chunks = std::max(threads, ceil_div(P.n, kFewColumns));
-  chunks = std::min(ceil_div(chunks, threads) * threads, P.n);
-  const int64_t width = ceil_div(P.n, chunks);
-  chunks = ceil_div(P.n, width);
-  parallel_for(batch * chunks, ceil_div(batch * chunks, threads), [&](int64_t t0, int64_t t1) {
+  if (batch == 0 || m == 0 || n == 0 || k == 0) return false;
+  const Problem<uint16_t, Out> P = problem_of(c, a, a_strides, b, b_strides, m, n, k);
+  if (!gemm_few_rows(true, P.m, P.sb[1], P.sb[2])) return false;
+  const int64_t threads = threads_for(static_cast<double>(batch) * static_cast<double>(P.m * P.n) *
+                                      static_cast<double>(k));
+  over_column_chunks(batch, P.n, threads, kFewColumns, [&](int64_t bi, int64_t j0, int64_t j1) {
     thread_local Scratch scratch;
-    float* rows = scratch.get<float>(4 * k);
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t j0 = t % chunks * width;
-      few_bf16<Out>(P, t / chunks, j0, std::min(P.n, j0 + width), rows);
-    }
+    few_bf16<Out>(P, bi, j0, j1, scratch.get<float>(4 * k));
   });
   return true;
 #else

@@ -10,6 +10,10 @@ namespace genesis::cpu {
 // gemm.cpp).
 constexpr int64_t kGemmFewRows = 8;
 
+// Whether a product of m rows by a B of these element strides takes that path: the rule above
+// for float32/float64; for bfloat16, at most four rows by a column-major B on an AVX-512 CPU.
+bool gemm_few_rows(bool bfloat16, int64_t m, int64_t b_row_stride, int64_t b_col_stride);
+
 // c[b] = a[b] @ b[b] for b in [0, batch): c is contiguous (batch, m, n); a is (batch, m, k) with
 // element strides a_strides = {batch, row, col}, b is (batch, k, n) likewise. Any strides work,
 // 0 included (broadcast). k == 0 writes zeros. Runs on the CPU's threads.

@@ -93,10 +93,11 @@ void int_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
 // rows, which read either layout of B where it lies (Note [Products of a few rows]).
 bool transposed_product_pays(const Tensor& a, const Tensor& b) {
   const int64_t m = a.sizes()[1], k = a.sizes()[2], n = b.sizes()[2];
-  const bool wide_float = a.dtype() == ScalarType::Float32 || a.dtype() == ScalarType::Float64;
-  const bool few_by_columns = m <= kGemmFewRows && b.strides()[1] == 1;
-  if (wide_float && (m <= 4 || few_by_columns)) return false;
-  if (a.dtype() == ScalarType::BFloat16 && m <= 4 && b.strides()[1] == 1) return false;
+  const bool few_rows_dtype = a.dtype() == ScalarType::Float32 ||
+                              a.dtype() == ScalarType::Float64 || a.dtype() == ScalarType::BFloat16;
+  if (few_rows_dtype &&
+      gemm_few_rows(a.dtype() == ScalarType::BFloat16, m, b.strides()[1], b.strides()[2]))
+    return false;
   const bool a_rows = a.strides()[2] == 1 && m > 1, b_rows = b.strides()[2] == 1 && n > 1;
   const bool a_columns = a.strides()[1] == 1 && !a_rows && m > 1;
   const bool b_columns = b.strides()[1] == 1 && !b_rows && n > 1;
