@@ -5,6 +5,15 @@
 
 namespace genesis::cpu {
 
+// Items of one of a product's dims laid out in segments (Note [Convolution over shifted
+// windows] in convolution.cpp): item i of the dim lies at offsets[i / length] + (i % length) *
+// stride, so that a convolution's shifted windows are one product without copying them out.
+// length 0: no segments (item i at i * stride).
+struct GemmSegments {
+  const int64_t* offsets = nullptr;
+  int64_t length = 0;
+};
+
 // Float32/float64 products of at most this many rows by a column-major B (a Linear's weight.T),
 // and of at most four by a row-major one, run without packing (Note [Products of a few rows] in
 // gemm.cpp).
@@ -33,5 +42,19 @@ bool gemm_bfloat16(float* c, const uint16_t* a, const int64_t a_strides[3], cons
 bool gemm_bfloat16_rounded(uint16_t* c, const uint16_t* a, const int64_t a_strides[3],
                            const uint16_t* b, const int64_t b_strides[3], int64_t batch, int64_t m,
                            int64_t n, int64_t k);
+
+// c[b] = a[b] @ b[b] as gemm() above, with A's k dim and B's n dim in segments (either may have
+// none). B's segments must be whole column panels: gemm_segment_panel() divides their length.
+// Never the few-row path. float32 and float64 only (the tile unit's bfloat16 path has no
+// segments).
+void gemm_segmented(float* c, const float* a, const int64_t a_strides[3], GemmSegments a_k,
+                    const float* b, const int64_t b_strides[3], GemmSegments b_n, int64_t batch,
+                    int64_t m, int64_t n, int64_t k);
+void gemm_segmented(double* c, const double* a, const int64_t a_strides[3], GemmSegments a_k,
+                    const double* b, const int64_t b_strides[3], GemmSegments b_n, int64_t batch,
+                    int64_t m, int64_t n, int64_t k);
+// The column panel width of the segmented product of this element size (4 or 8 bytes), which
+// B's segment lengths must be multiples of.
+int64_t gemm_segment_panel(int element_bytes);
 
 }  // namespace genesis::cpu

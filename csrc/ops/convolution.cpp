@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "core/errors.h"
+#include "cpu/convolution.h"
 #include "cuda/cudnn.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
@@ -19,8 +20,6 @@ std::string sizes_text(const Shape& s) {
 }
 
 void check_tensor(const Tensor& t, const Tensor& like, const char* what, const char* op) {
-  GENESIS_CHECK(t.is_cuda(), op, "the cuDNN convolution takes CUDA tensors, got ", what, " on ",
-                t.device().str());
   const ScalarType d = t.dtype();
   GENESIS_CHECK_TYPE(d == ScalarType::Float16 || d == ScalarType::BFloat16 ||
                          d == ScalarType::Float32 || d == ScalarType::Float64,
@@ -126,7 +125,40 @@ bool empty(const Shape& s) {
   return false;
 }
 
+// Note [Convolution over shifted windows] (cpu/convolution.cpp): the CPU's passes take 1-D and
+// 2-D convolutions of stride 1 and one group with enough channels; genesis.nn.functional asks
+// cpu_convolution_usable first and keeps its own path for the others.
+cpu::WindowGeometry cpu_geometry(const Tensor& like, const Shape& x, const Shape& w,
+                                 const ConvolutionOptions& o, const char* op) {
+  GENESIS_CHECK(cpu_convolution_usable(like.dtype(), x, w, o), op,
+                "the CPU convolution takes 1-D and 2-D convolutions of stride 1 and one group "
+                "with at least 16 channels each way, got input ",
+                sizes_text(x), " and weight ", sizes_text(w));
+  if (o.padding.size() == 1) return {0, o.padding[0], 1, o.dilation[0]};
+  return {o.padding[0], o.padding[1], o.dilation[0], o.dilation[1]};
+}
+
+// A 1-D operand seen as 2-D with a unit height (a view); a 2-D one as it is.
+Tensor as_planes(const Tensor& t) {
+  if (t.ndim() != 3) return t;
+  const Shape& s = t.sizes();
+  const Shape& st = t.strides();
+  return t.as_strided({s[0], s[1], 1, s[2]}, {st[0], st[1], s[2] * st[2], st[2]},
+                      t.storage_offset());
+}
+
 }  // namespace
+
+bool cpu_convolution_usable(ScalarType dtype, const Shape& x, const Shape& w,
+                            const ConvolutionOptions& o) {
+  const size_t nd = o.padding.size();
+  if (nd < 1 || nd > 2 || o.groups != 1 || x.size() != nd + 2 || w.size() != nd + 2) return false;
+  for (int64_t s : o.stride)
+    if (s != 1) return false;
+  int64_t taps = 1;
+  for (size_t i = 2; i < w.size(); ++i) taps *= w[i];
+  return cpu::shifted_convolution_usable(dtype, x[1], w[0], taps);
+}
 
 bool channels_last_pass(const Tensor& a, const Tensor& b) {
   // cuDNN has no channels-last float64 algorithms for every pass: float64 stays contiguous,
@@ -141,6 +173,11 @@ Tensor convolution(const Tensor& x, const Tensor& w, const ConvolutionOptions& o
   Tensor out = empty_in_layout(y, x, cl);
   if (empty(y)) return out;
   if (empty(x.sizes())) return zeroed(out, op);  // no input channels: every sum is empty
+  if (!x.is_cuda()) {
+    cpu::shifted_convolution(as_planes(out), as_planes(x), as_planes(w),
+                             cpu_geometry(x, x.sizes(), w.sizes(), o, op));
+    return out;
+  }
   cuda::cudnn_convolution_forward(describe(x, x.sizes(), w.sizes(), y, o, cl, op), in_layout(x, cl),
                                   in_layout(w, cl), out, op);
   return out;
@@ -156,6 +193,11 @@ Tensor convolution_backward_input(const Tensor& dy, const Tensor& w, const Shape
   Tensor dx = empty_in_layout(input_sizes, dy, cl);
   if (empty(input_sizes)) return dx;
   if (empty(y) || empty(w.sizes())) return zeroed(dx, op);
+  if (!dy.is_cuda()) {
+    cpu::shifted_convolution_backward_input(as_planes(dx), as_planes(dy), as_planes(w),
+                                            cpu_geometry(dy, input_sizes, w.sizes(), o, op));
+    return dx;
+  }
   cuda::cudnn_convolution_backward_data(describe(dy, input_sizes, w.sizes(), y, o, cl, op),
                                         in_layout(dy, cl), in_layout(w, cl), dx, op);
   return dx;
@@ -171,6 +213,11 @@ Tensor convolution_backward_weight(const Tensor& x, const Tensor& dy, const Shap
   Tensor dw = empty_in_layout(weight_sizes, x, cl);
   if (empty(weight_sizes)) return dw;
   if (empty(y) || empty(x.sizes())) return zeroed(dw, op);
+  if (!x.is_cuda()) {
+    cpu::shifted_convolution_backward_weight(as_planes(dw), as_planes(x), as_planes(dy),
+                                             cpu_geometry(x, x.sizes(), weight_sizes, o, op));
+    return dw;
+  }
   cuda::cudnn_convolution_backward_filter(describe(x, x.sizes(), weight_sizes, y, o, cl, op),
                                           in_layout(x, cl), in_layout(dy, cl), dw, op);
   return dw;

@@ -112,10 +112,24 @@ void init_nn_fused(py::module_& m) {
       "of one 16-bit or float32 dtype); out = a @ b with accumulate=False (out is only written);\n"
       "False, having done nothing, where that path does not apply: the caller composes it. No\n"
       "gradient.");
-  // Convolution's passes through cuDNN (Note [Convolutions through cuDNN]), each differentiable
-  // (Note [Convolution's three passes] in autograd/convolution.cpp).
+  // Convolution's passes, through cuDNN on CUDA (Note [Convolutions through cuDNN]) and as
+  // products over shifted windows on the CPU (Note [Convolution over shifted windows] in
+  // cpu/convolution.cpp), each differentiable (Note [Convolution's three passes] in
+  // autograd/convolution.cpp).
   nn.def(
-      "_cudnn_conv",
+      "_cpu_conv_usable",
+      [](py::handle dtype, const Shape& input_sizes, const Shape& weight_sizes) {
+        const size_t nd = input_sizes.size() >= 2 ? input_sizes.size() - 2 : 0;
+        ops::ConvolutionOptions o;
+        o.stride = o.dilation = Shape(nd, 1);
+        o.padding = Shape(nd, 0);
+        return ops::cpu_convolution_usable(to_dtype(dtype, "conv"), input_sizes, weight_sizes, o);
+      },
+      py::arg("dtype"), py::arg("input_sizes"), py::arg("weight_sizes"),
+      "Whether the CPU's passes take a stride-1, one-group convolution of this dtype and these\n"
+      "input and weight sizes (1-D or 2-D, enough channels).");
+  nn.def(
+      "_conv",
       [](const Tensor& input, const Tensor& weight, const Shape& padding, const Shape& stride,
          const Shape& dilation, int64_t groups, bool benchmark, bool deterministic, bool allow_tf32,
          const char* op) {
@@ -127,10 +141,11 @@ void init_nn_fused(py::module_& m) {
       py::arg("input"), py::arg("weight"), py::arg("padding"), py::arg("stride"),
       py::arg("dilation"), py::arg("groups"), py::arg("benchmark"), py::arg("deterministic"),
       py::arg("allow_tf32"), py::arg("op"),
-      "The convolution of a CUDA (N, C, *spatial) input with a (K, C / groups, *kernel) weight\n"
-      "through cuDNN; symmetric padding, stride and dilation per spatial dim.");
+      "The convolution of an (N, C, *spatial) input with a (K, C / groups, *kernel) weight,\n"
+      "through cuDNN on CUDA, on the CPU where _cpu_conv_usable says so; symmetric padding,\n"
+      "stride and dilation per spatial dim.");
   nn.def(
-      "_cudnn_conv_backward_input",
+      "_conv_backward_input",
       [](const Tensor& grad_output, const Tensor& weight, const Shape& input_sizes,
          const Shape& padding, const Shape& stride, const Shape& dilation, int64_t groups,
          bool benchmark, bool deterministic, bool allow_tf32, const char* op) {
@@ -142,10 +157,10 @@ void init_nn_fused(py::module_& m) {
       py::arg("grad_output"), py::arg("weight"), py::arg("input_sizes"), py::arg("padding"),
       py::arg("stride"), py::arg("dilation"), py::arg("groups"), py::arg("benchmark"),
       py::arg("deterministic"), py::arg("allow_tf32"), py::arg("op"),
-      "The gradient of _cudnn_conv's input (of size input_sizes) from its output's gradient:\n"
+      "The gradient of _conv's input (of size input_sizes) from its output's gradient:\n"
       "the transposed convolution.");
   nn.def(
-      "_cudnn_conv_backward_weight",
+      "_conv_backward_weight",
       [](const Tensor& input, const Tensor& grad_output, const Shape& weight_sizes,
          const Shape& padding, const Shape& stride, const Shape& dilation, int64_t groups,
          bool benchmark, bool deterministic, bool allow_tf32, const char* op) {
@@ -157,7 +172,7 @@ void init_nn_fused(py::module_& m) {
       py::arg("input"), py::arg("grad_output"), py::arg("weight_sizes"), py::arg("padding"),
       py::arg("stride"), py::arg("dilation"), py::arg("groups"), py::arg("benchmark"),
       py::arg("deterministic"), py::arg("allow_tf32"), py::arg("op"),
-      "The gradient of _cudnn_conv's weight (of size weight_sizes) from its input and its\n"
+      "The gradient of _conv's weight (of size weight_sizes) from its input and its\n"
       "output's gradient.");
   // The fused attention (Note [Fused attention]): no gradient (genesis.nn.functional's
   // _attention_fused.py gives it).

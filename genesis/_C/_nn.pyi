@@ -16,15 +16,7 @@ def _batch_norm(
     momentum: typing.SupportsFloat | typing.SupportsIndex,
     eps: typing.SupportsFloat | typing.SupportsIndex,
 ) -> genesis._C.Tensor: ...
-def _cross_entropy(
-    input: object,
-    target: object,
-    weight: object,
-    ignore_index: typing.SupportsInt | typing.SupportsIndex,
-    label_smoothing: typing.SupportsFloat | typing.SupportsIndex,
-) -> genesis._C.Tensor: ...
-def _cudnn_attention_built() -> bool: ...
-def _cudnn_conv(
+def _conv(
     input: genesis._C.Tensor,
     weight: genesis._C.Tensor,
     padding: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
@@ -36,7 +28,7 @@ def _cudnn_conv(
     allow_tf32: bool,
     op: str,
 ) -> genesis._C.Tensor: ...
-def _cudnn_conv_backward_input(
+def _conv_backward_input(
     grad_output: genesis._C.Tensor,
     weight: genesis._C.Tensor,
     input_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
@@ -49,7 +41,7 @@ def _cudnn_conv_backward_input(
     allow_tf32: bool,
     op: str,
 ) -> genesis._C.Tensor: ...
-def _cudnn_conv_backward_weight(
+def _conv_backward_weight(
     input: genesis._C.Tensor,
     grad_output: genesis._C.Tensor,
     weight_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
@@ -62,6 +54,19 @@ def _cudnn_conv_backward_weight(
     allow_tf32: bool,
     op: str,
 ) -> genesis._C.Tensor: ...
+def _cpu_conv_usable(
+    dtype: genesis._C._DTypeLike,
+    input_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    weight_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+) -> bool: ...
+def _cross_entropy(
+    input: object,
+    target: object,
+    weight: object,
+    ignore_index: typing.SupportsInt | typing.SupportsIndex,
+    label_smoothing: typing.SupportsFloat | typing.SupportsIndex,
+) -> genesis._C.Tensor: ...
+def _cudnn_attention_built() -> bool: ...
 def _cudnn_graph_convolutions() -> tuple[int, int]: ...
 def _cudnn_rnn(
     input: genesis._C.Tensor,

@@ -1,4 +1,4 @@
-"""Convolutions through cuDNN (genesis/nn/functional/_conv_cudnn.py): genesis.backends.cudnn's
+"""Convolutions through cuDNN (genesis/nn/functional/_conv_passes.py): genesis.backends.cudnn's
 settings, which path a CUDA convolution takes, float32 kept exact unless allow_tf32, half
 precision against a float32 reference, benchmark and deterministic modes, the three passes'
 double backward, zero-size and non-contiguous operands and the private bindings' errors.
@@ -83,7 +83,7 @@ def test_cuda_convolutions_take_cudnn_and_disabling_restores_the_own_path():
     t = F.conv_transpose2d(x, genesis.randn(4, 3, 3, 3, device="cuda"), stride=2)
     assert t.grad_fn.name() == "ConvInputBackward"
     # integer convolutions are not cuDNN's: the own path raises or computes as before
-    assert not genesis.nn.functional._conv_cudnn.usable(genesis.zeros(1, device="cuda").long(), 1)
+    assert not genesis.nn.functional._conv_passes.usable(genesis.zeros(1, device="cuda").long(), 1)
 
 
 @requires_cudnn
@@ -238,17 +238,20 @@ def test_the_bindings_check_their_operands():
     x = genesis.randn(1, 4, 6, 6, device="cuda")
     w = genesis.randn(2, 4, 3, 3, device="cuda")
     args = ([1, 1], [1, 1], [1, 1], 1, False, False, False, "conv2d")
-    with pytest.raises(RuntimeError, match=r"\[conv2d\] the cuDNN convolution takes CUDA"):
-        _C._nn._cudnn_conv(x.cpu(), w, *args)
+    with pytest.raises(
+        RuntimeError,
+        match=r"\[conv2d\] input is float32 on cpu but the other operand is float32 on cuda",
+    ):
+        _C._nn._conv(x.cpu(), w, *args)
     with pytest.raises(RuntimeError, match=r"\[conv2d\] input is float64"):
-        _C._nn._cudnn_conv(x.double(), w, *args)
+        _C._nn._conv(x.double(), w, *args)
     with pytest.raises(RuntimeError, match=r"\[conv2d\] input \[1, 4, 6, 6\] and weight"):
-        _C._nn._cudnn_conv(x, genesis.randn(2, 3, 3, 3, device="cuda"), *args)
+        _C._nn._conv(x, genesis.randn(2, 3, 3, 3, device="cuda"), *args)
     with pytest.raises(TypeError, match=r"\[conv2d\] expected a floating point input"):
-        _C._nn._cudnn_conv(x.long(), w.long(), *args)
+        _C._nn._conv(x.long(), w.long(), *args)
     with pytest.raises(RuntimeError, match=r"\[conv2d\] grad_output \[1, 2, 5, 5\] is not"):
-        _C._nn._cudnn_conv_backward_input(
+        _C._nn._conv_backward_input(
             genesis.randn(1, 2, 5, 5, device="cuda"), w, [1, 4, 6, 6], *args
         )
     with pytest.raises(RuntimeError, match=r"\[conv2d\] the kernel"):
-        _C._nn._cudnn_conv(genesis.randn(1, 4, 1, 1, device="cuda"), w, [0, 0], *args[1:])
+        _C._nn._conv(genesis.randn(1, 4, 1, 1, device="cuda"), w, [0, 0], *args[1:])

@@ -7,8 +7,10 @@ and multiplied by the weight, one matrix product per sample and group (cuBLAS on
 GEMM on the CPU). Gradients are products too (_WindowProduct). A transposed convolution is the
 convolution of the input spread out by the stride (zeros between its elements), padded by
 ``dilation * (k - 1) - padding`` and read with the flipped, transposed weight. This is the
-path for the CPU, and for CUDA when cuDNN is absent or disabled (genesis.backends.cudnn);
-otherwise CUDA convolutions of floating dtypes go to cuDNN (_conv_cudnn.py).
+path for CUDA when cuDNN is absent or disabled (genesis.backends.cudnn) and for the CPU's
+convolutions that the shifted-window passes do not take (strided, grouped, 3-D, few channels);
+the others go to the three C++ passes (_conv_passes.py): cuDNN's on CUDA, on the CPU products
+over shifted windows (Note [Convolution over shifted windows] in csrc/cpu/convolution.cpp).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 from ..._C import Tensor, arange, stack, zeros
 from ...amp._policies import autocast_policy
 from ...autograd import Function
-from . import _conv_cudnn as _cudnn
+from . import _conv_passes as _passes
 from ._padding import _pad_constant
 
 __all__ = [
@@ -235,19 +237,19 @@ def _conv(
         for size, d, k, s in zip(padded, dilation_t, kernel, stride_t)
     ]
     n_batch = x_shape[0]
-    if _cudnn.usable(
+    if _passes.usable(
         x,
         n_batch * x_shape[1] * math.prod(padded),
         weight.numel(),
         n_batch * out_channels * math.prod(out_sizes),
-    ):
-        # cuDNN pads symmetrically; an odd 'same' pads its extra row here first
+    ) or _passes.cpu_usable(x, x_shape, w_shape, stride_t, groups):
+        # the passes pad symmetrically; an odd 'same' pads its extra row here first
         both = tuple(min(a, b) for a, b in pads)
         if any(a != b for a, b in pads):
             extra = [(a - m, b - m) for (a, b), m in zip(pads, both)]
             x = _pad_constant(x, list(reversed(extra)), 0.0)
-        geometry = _cudnn.Geometry(both, stride_t, dilation_t, groups, name)
-        out = _cudnn.conv(x, weight, geometry)
+        geometry = _passes.Geometry(both, stride_t, dilation_t, groups, name)
+        out = _passes.conv(x, weight, geometry)
     else:
         if any(p for pair in pads for p in pair):
             x = _pad_constant(x, list(reversed(pads)), 0.0)
@@ -445,11 +447,12 @@ def _conv_transpose(
     # output_padding >= stride (allowed while < dilation) leaves rows no window of the
     # equivalent convolution reads, which cuDNN's shape rule refuses: the own path takes those.
     out_shape = (x.shape[0], out_channels, *out_sizes)
-    if all(op < s for op, s in zip(out_pad, stride_t)) and _cudnn.usable(
-        x, x.numel(), weight.numel(), math.prod(out_shape)
+    if all(op < s for op, s in zip(out_pad, stride_t)) and (
+        _passes.usable(x, x.numel(), weight.numel(), math.prod(out_shape))
+        or _passes.cpu_usable(x, out_shape, tuple(weight.shape), stride_t, groups)
     ):
-        geometry = _cudnn.Geometry(padding_t, stride_t, dilation_t, groups, name)
-        out = _cudnn.conv_input(x, weight, out_shape, geometry)
+        geometry = _passes.Geometry(padding_t, stride_t, dilation_t, groups, name)
+        out = _passes.conv_input(x, weight, out_shape, geometry)
         if bias is not None:
             out = out + bias.view(out_channels, *([1] * nd))
         return out if batched else out.squeeze(0)

@@ -1,7 +1,9 @@
-"""Convolutions on CUDA through cuDNN (Note [Convolutions through cuDNN] in
-csrc/cuda/cudnn_convolution.cpp), used by _conv.py when ``usable`` says so. The three passes
-(forward, the input's gradient, the weight's) are C++ nodes, each differentiable by the other
-two (Note [Convolution's three passes] in csrc/autograd/convolution.cpp).
+"""A convolution as three C++ passes (forward, the input's gradient, the weight's), each
+differentiable by the other two (Note [Convolution's three passes] in
+csrc/autograd/convolution.cpp): through cuDNN on CUDA (Note [Convolutions through cuDNN] in
+csrc/cuda/cudnn_convolution.cpp, when ``usable`` says so), and on the CPU as products over
+shifted windows (Note [Convolution over shifted windows] in csrc/cpu/convolution.cpp, for the
+geometries ``cpu_usable`` takes). _conv.py calls these and keeps its own path otherwise.
 """
 
 from __future__ import annotations
@@ -40,14 +42,26 @@ def usable(x: Tensor, *sizes: int) -> bool:
     )
 
 
+def cpu_usable(x: Tensor, x_sizes: tuple, w_sizes: tuple, stride: tuple, groups: int) -> bool:
+    """Whether the CPU's shifted-window passes take the convolution of a CPU tensor x of sizes
+    x_sizes with a weight of w_sizes: 1-D or 2-D, stride 1, one group, enough channels."""
+    return (
+        x.device.type == "cpu"
+        and groups == 1
+        and len(stride) <= 2
+        and all(s == 1 for s in stride)
+        and _nn._cpu_conv_usable(x.dtype, list(x_sizes), list(w_sizes))
+    )
+
+
 def conv(x: Tensor, w: Tensor, g: Geometry) -> Tensor:
     """y = conv(x, w), differentiable (Note [Convolution's three passes])."""
-    return _nn._cudnn_conv(x, w, g.padding, g.stride, g.dilation, g.groups, *_settings(), g.op)
+    return _nn._conv(x, w, g.padding, g.stride, g.dilation, g.groups, *_settings(), g.op)
 
 
 def conv_input(dy: Tensor, w: Tensor, x_sizes: tuple, g: Geometry) -> Tensor:
     """dx = conv_input(dy, w), of size x_sizes: the transposed convolution of dy."""
-    return _nn._cudnn_conv_backward_input(
+    return _nn._conv_backward_input(
         dy, w, list(x_sizes), g.padding, g.stride, g.dilation, g.groups, *_settings(), g.op
     )
 
