@@ -26,15 +26,26 @@ namespace genesis::cpu {
 // channels swapped. The weight's gradient contracts over all positions of all samples at once:
 // the output's gradient laid out (N * positions, O) with zeros at the dropped positions is A, and
 // the shifted inputs are B, one segment of C columns per tap.
-// float16 and bfloat16 run in float32, widened by the copies into the planes and rounded by the
-// copy out: the bfloat16 products of the tile unit (Note [bfloat16 products on AMX] in gemm.cpp)
-// take no segments yet, so a 4 x 64 x 16 x 16 bfloat16 layer runs at the float32 GEMM's rate.
+// bfloat16 runs by pairs of k (Note [bfloat16 products by pairs] in gemm.cpp) into float32 sums
+// where the CPU has AVX512-BF16 (the tile unit's path, Note [bfloat16 products on AMX], takes no
+// segments); float16, and bfloat16 elsewhere, run in float32, widened by the copies into the
+// planes. The copy out rounds once.
 
 namespace {
 
-// The dtype the products run in: float64 as itself, else float32 (16-bit operands widened by
-// the copies into the planes, their products exact).
-ScalarType compute_type(ScalarType d) { return d == ScalarType::Float64 ? d : ScalarType::Float32; }
+// The dtype the operands are multiplied in: float64 and bfloat16 (by pairs, where the CPU has
+// AVX512-BF16) as themselves, else float32 (16-bit operands widened by the copies into the
+// planes, their products exact).
+ScalarType compute_type(ScalarType d) {
+  if (d == ScalarType::Float64) return d;
+  if (d == ScalarType::BFloat16 && gemm_segmented_bfloat16_usable()) return d;
+  return ScalarType::Float32;
+}
+
+// The dtype the sums are kept in.
+ScalarType sum_type(ScalarType compute) {
+  return compute == ScalarType::Float64 ? compute : ScalarType::Float32;
+}
 
 // A (N, C, H, W) tensor copied channels-last into zero padded planes: sample n's position
 // (i, j) of an hp x wp plane at row n * sample + i * wp + j of `rows` (., C), holding t's
@@ -75,13 +86,17 @@ std::vector<int64_t> tap_offsets(int64_t kh, int64_t kw, const WindowGeometry& g
   return offsets;
 }
 
-// out = a @ b with segments, all three of one dtype (float32 or float64).
+// out = a @ b with segments: operands of one dtype, out of its sum_type.
 void product(const Tensor& out, const Tensor& a, const int64_t sa[3], GemmSegments a_k,
              const Tensor& b, const int64_t sb[3], GemmSegments b_n, int64_t batch, int64_t m,
              int64_t n, int64_t k) {
   if (a.dtype() == ScalarType::Float64)
     return gemm_segmented(out.mutable_data_as<double>(), a.data_as<double>(), sa, a_k,
                           b.data_as<double>(), sb, b_n, batch, m, n, k);
+  if (a.dtype() == ScalarType::BFloat16)
+    return gemm_segmented_bfloat16(out.mutable_data_as<float>(),
+                                   static_cast<const uint16_t*>(a.data()), sa, a_k,
+                                   static_cast<const uint16_t*>(b.data()), sb, b_n, batch, m, n, k);
   gemm_segmented(out.mutable_data_as<float>(), a.data_as<float>(), sa, a_k, b.data_as<float>(), sb,
                  b_n, batch, m, n, k);
 }
@@ -128,7 +143,7 @@ void shifted_convolution(const Tensor& y, const Tensor& x, const Tensor& w,
   const Tensor taps = weight_by_taps(w, compute, false);
   const std::vector<int64_t> offsets = tap_offsets(kh, kw, g, in.wp, c);
   const int64_t rows = oh * in.wp;
-  Tensor sums = Tensor::empty({n, rows, o}, compute, kCPU);
+  Tensor sums = Tensor::empty({n, rows, o}, sum_type(compute), kCPU);
   const int64_t sa[3] = {in.sample * c, c, 1}, sb[3] = {0, o, 1};
   product(sums, in.rows, sa, {offsets.data(), c}, taps, sb, {}, n, rows, o, kh * kw * c);
   copy(y, sums.as_strided({n, o, oh, ow}, {rows * o, 1, in.wp * o, o}, 0));
@@ -146,7 +161,7 @@ void shifted_convolution_backward_input(const Tensor& dx, const Tensor& dy, cons
   const Tensor taps = weight_by_taps(w, compute, true);
   const std::vector<int64_t> offsets = tap_offsets(kh, kw, g, grad.wp, o);
   const int64_t rows = h * grad.wp;
-  Tensor sums = Tensor::empty({n, rows, c}, compute, kCPU);
+  Tensor sums = Tensor::empty({n, rows, c}, sum_type(compute), kCPU);
   const int64_t sa[3] = {grad.sample * o, o, 1}, sb[3] = {0, c, 1};
   product(sums, grad.rows, sa, {offsets.data(), o}, taps, sb, {}, n, rows, c, kh * kw * o);
   copy(dx, sums.as_strided({n, c, h, width}, {rows * c, 1, grad.wp * c, c}, 0));
@@ -166,7 +181,7 @@ void shifted_convolution_backward_weight(const Tensor& dw, const Tensor& x, cons
   fill(grad, 0);
   copy(grad.as_strided({n, o, oh, ow}, {in.sample * o, 1, wp * o, o}, 0), dy);
   const std::vector<int64_t> offsets = tap_offsets(kh, kw, g, wp, c);
-  Tensor sums = Tensor::empty({o, kh * kw * c}, compute, kCPU);
+  Tensor sums = Tensor::empty({o, kh * kw * c}, sum_type(compute), kCPU);
   const int64_t sa[3] = {0, 1, o}, sb[3] = {0, c, 1};
   product(sums, grad, sa, {}, in.rows, sb, {offsets.data(), c}, 1, o, kh * kw * c, n * in.sample);
   copy(dw, sums.as_strided({o, c, kh, kw}, {kh * kw * c, 1, kw * c, c}, 0));

@@ -45,16 +45,22 @@ bool gemm_bfloat16_rounded(uint16_t* c, const uint16_t* a, const int64_t a_strid
 
 // c[b] = a[b] @ b[b] as gemm() above, with A's k dim and B's n dim in segments (either may have
 // none). B's segments must be whole column panels: gemm_segment_panel() divides their length.
-// Never the few-row path. float32 and float64 only (the tile unit's bfloat16 path has no
-// segments).
+// Never the few-row path.
 void gemm_segmented(float* c, const float* a, const int64_t a_strides[3], GemmSegments a_k,
                     const float* b, const int64_t b_strides[3], GemmSegments b_n, int64_t batch,
                     int64_t m, int64_t n, int64_t k);
 void gemm_segmented(double* c, const double* a, const int64_t a_strides[3], GemmSegments a_k,
                     const double* b, const int64_t b_strides[3], GemmSegments b_n, int64_t batch,
                     int64_t m, int64_t n, int64_t k);
-// The column panel width of the segmented product of this element size (4 or 8 bytes), which
-// B's segment lengths must be multiples of.
+// The same for bfloat16 operands (their bits) into a float32 C, by pairs of k (Note [bfloat16
+// products by pairs] in gemm.cpp), where gemm_segmented_bfloat16_usable() says the CPU has
+// AVX512-BF16; raises otherwise.
+bool gemm_segmented_bfloat16_usable();
+void gemm_segmented_bfloat16(float* c, const uint16_t* a, const int64_t a_strides[3],
+                             GemmSegments a_k, const uint16_t* b, const int64_t b_strides[3],
+                             GemmSegments b_n, int64_t batch, int64_t m, int64_t n, int64_t k);
+// The column panel width of the segmented product of this element size (2: bfloat16 by pairs),
+// which B's segment lengths must be multiples of.
 int64_t gemm_segment_panel(int element_bytes);
 
 }  // namespace genesis::cpu
