@@ -122,6 +122,22 @@ Tensor weight_by_taps(const Tensor& w, ScalarType dtype, bool reversed) {
   return out;
 }
 
+// out (N, O, OH, OW) = the stride-1 convolution of src (N, C, H, W), padded by top and left
+// (and as much after: negative crops), with taps (KH, KW, C, O) of the compute dtype.
+void convolve(const Tensor& out, const Tensor& src, int64_t top, int64_t left, const Tensor& taps,
+              int64_t kh, int64_t kw, const WindowGeometry& g, ScalarType compute) {
+  const int64_t n = src.sizes()[0], c = src.sizes()[1], o = out.sizes()[1];
+  const int64_t oh = out.sizes()[2], ow = out.sizes()[3];
+  const Planes in = planes_of(src, top, left, src.sizes()[2] + 2 * top, src.sizes()[3] + 2 * left,
+                              (kw - 1) * g.dilation_w, 0, compute);
+  const std::vector<int64_t> offsets = tap_offsets(kh, kw, g, in.wp, c);
+  const int64_t rows = oh * in.wp;
+  Tensor sums = Tensor::empty({n, rows, o}, sum_type(compute), kCPU);
+  const int64_t sa[3] = {in.sample * c, c, 1}, sb[3] = {0, o, 1};
+  product(sums, in.rows, sa, {offsets.data(), c}, taps, sb, {}, n, rows, o, kh * kw * c);
+  copy(out, sums.as_strided({n, o, oh, ow}, {rows * o, 1, in.wp * o, o}, 0));
+}
+
 }  // namespace
 
 bool shifted_convolution_usable(ScalarType dtype, int64_t c_in, int64_t c_out, int64_t taps) {
@@ -134,37 +150,17 @@ bool shifted_convolution_usable(ScalarType dtype, int64_t c_in, int64_t c_out, i
 
 void shifted_convolution(const Tensor& y, const Tensor& x, const Tensor& w,
                          const WindowGeometry& g) {
-  const int64_t n = x.sizes()[0], c = x.sizes()[1], h = x.sizes()[2], width = x.sizes()[3];
-  const int64_t o = w.sizes()[0], kh = w.sizes()[2], kw = w.sizes()[3];
-  const int64_t oh = y.sizes()[2], ow = y.sizes()[3];
   const ScalarType compute = compute_type(x.dtype());
-  const Planes in = planes_of(x, g.pad_h, g.pad_w, h + 2 * g.pad_h, width + 2 * g.pad_w,
-                              (kw - 1) * g.dilation_w, 0, compute);
-  const Tensor taps = weight_by_taps(w, compute, false);
-  const std::vector<int64_t> offsets = tap_offsets(kh, kw, g, in.wp, c);
-  const int64_t rows = oh * in.wp;
-  Tensor sums = Tensor::empty({n, rows, o}, sum_type(compute), kCPU);
-  const int64_t sa[3] = {in.sample * c, c, 1}, sb[3] = {0, o, 1};
-  product(sums, in.rows, sa, {offsets.data(), c}, taps, sb, {}, n, rows, o, kh * kw * c);
-  copy(y, sums.as_strided({n, o, oh, ow}, {rows * o, 1, in.wp * o, o}, 0));
+  convolve(y, x, g.pad_h, g.pad_w, weight_by_taps(w, compute, false), w.sizes()[2], w.sizes()[3], g,
+           compute);
 }
 
 void shifted_convolution_backward_input(const Tensor& dx, const Tensor& dy, const Tensor& w,
                                         const WindowGeometry& g) {
-  const int64_t n = dy.sizes()[0], o = dy.sizes()[1], oh = dy.sizes()[2], ow = dy.sizes()[3];
-  const int64_t c = w.sizes()[1], kh = w.sizes()[2], kw = w.sizes()[3];
-  const int64_t h = dx.sizes()[2], width = dx.sizes()[3];
+  const int64_t kh = w.sizes()[2], kw = w.sizes()[3];
   const ScalarType compute = compute_type(dy.dtype());
-  const int64_t top = g.dilation_h * (kh - 1) - g.pad_h, left = g.dilation_w * (kw - 1) - g.pad_w;
-  const Planes grad =
-      planes_of(dy, top, left, oh + 2 * top, ow + 2 * left, (kw - 1) * g.dilation_w, 0, compute);
-  const Tensor taps = weight_by_taps(w, compute, true);
-  const std::vector<int64_t> offsets = tap_offsets(kh, kw, g, grad.wp, o);
-  const int64_t rows = h * grad.wp;
-  Tensor sums = Tensor::empty({n, rows, c}, sum_type(compute), kCPU);
-  const int64_t sa[3] = {grad.sample * o, o, 1}, sb[3] = {0, c, 1};
-  product(sums, grad.rows, sa, {offsets.data(), o}, taps, sb, {}, n, rows, c, kh * kw * o);
-  copy(dx, sums.as_strided({n, c, h, width}, {rows * c, 1, grad.wp * c, c}, 0));
+  convolve(dx, dy, g.dilation_h * (kh - 1) - g.pad_h, g.dilation_w * (kw - 1) - g.pad_w,
+           weight_by_taps(w, compute, true), kh, kw, g, compute);
 }
 
 void shifted_convolution_backward_weight(const Tensor& dw, const Tensor& x, const Tensor& dy,
