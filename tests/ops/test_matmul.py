@@ -282,14 +282,22 @@ def test_packs_through_transposed_blocks(device, shapes, a_layout, b_layout):
         (((64, 512), (512, 96)), "plain"),  # whole 32 x 32 tiles added over 2 slices of k
         (((2, 1, 33, 40), (5, 40, 31)), "plain"),  # broadcast batches
         (((50, 129), (129, 70)), "transposed"),  # column-major operands
+        (((13, 1030), (1030, 33)), "plain"),  # a 12-row panel and one row, 3 slices of k
+        (((37, 64), (64, 40)), "odd offset"),  # A's pairs at odd offsets: not word aligned
     ],
 )
 def test_bfloat16_products_on_the_tile_unit(device, shapes, layout):
-    # Note [bfloat16 products on AMX]: where the CPU has AMX, bfloat16 products run on it (else
-    # on the float32 GEMM): float32 sums of exact products, rounded to bfloat16 once.
+    # Note [bfloat16 products on AMX]: where the CPU has AMX, bfloat16 products run on it, else
+    # by pairs of k where it has AVX512-BF16 (Note [bfloat16 products by pairs]), else on the
+    # float32 GEMM: float32 sums of exact products, rounded to bfloat16 once.
     a, an, b, bn = operands(*shapes, genesis.bfloat16, device, seed=11)
     if layout == "transposed":
         a, b = a.mT.contiguous().mT, b.mT.contiguous().mT
+    if layout == "odd offset":
+        wide = genesis.zeros(a.shape[0], a.shape[1] + 2, dtype=a.dtype, device=device)
+        wide[:, 1:-1] = a
+        a = wide[:, 1:-1]
+        assert a.storage_offset() % 2 == 1 and a.stride(0) % 2 == 0
     check_product(a @ b, an, bn, genesis.bfloat16, device)
 
 
