@@ -1,6 +1,5 @@
 #include "cpu/convolution.h"
 
-#include <cstring>
 #include <vector>
 
 #include "cpu/copy.h"
@@ -53,14 +52,14 @@ ScalarType sum_type(ScalarType compute) {
 // rows of zeros follow the last sample, for windows that reach past it.
 struct Planes {
   Tensor rows;
-  int64_t hp, wp, sample;
+  int64_t wp, sample;
 };
 
 Planes planes_of(const Tensor& t, int64_t top, int64_t left, int64_t hp, int64_t wp,
                  int64_t overhang, int64_t tail, ScalarType dtype) {
   const Shape& s = t.sizes();
   const int64_t n = s[0], c = s[1], h = s[2], w = s[3];
-  Planes p{Tensor(), hp, wp, hp * wp + overhang};
+  Planes p{Tensor(), wp, hp * wp + overhang};
   p.rows = Tensor::empty({n * p.sample + tail, c}, dtype, kCPU);
   fill(p.rows, 0);
   const int64_t h0 = std::max<int64_t>(0, -top), h1 = std::min(h, hp - top);

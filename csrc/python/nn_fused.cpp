@@ -118,16 +118,19 @@ void init_nn_fused(py::module_& m) {
   // autograd/convolution.cpp).
   nn.def(
       "_cpu_conv_usable",
-      [](py::handle dtype, const Shape& input_sizes, const Shape& weight_sizes) {
-        const size_t nd = input_sizes.size() >= 2 ? input_sizes.size() - 2 : 0;
+      [](py::handle dtype, const Shape& input_sizes, const Shape& weight_sizes, const Shape& stride,
+         int64_t groups) {
         ops::ConvolutionOptions o;
-        o.stride = o.dilation = Shape(nd, 1);
-        o.padding = Shape(nd, 0);
+        o.stride = stride;
+        o.padding = Shape(stride.size(), 0);
+        o.dilation = Shape(stride.size(), 1);
+        o.groups = groups;
         return ops::cpu_convolution_usable(to_dtype(dtype, "conv"), input_sizes, weight_sizes, o);
       },
-      py::arg("dtype"), py::arg("input_sizes"), py::arg("weight_sizes"),
-      "Whether the CPU's passes take a stride-1, one-group convolution of this dtype and these\n"
-      "input and weight sizes (1-D or 2-D, enough channels).");
+      py::arg("dtype"), py::arg("input_sizes"), py::arg("weight_sizes"), py::arg("stride"),
+      py::arg("groups"),
+      "Whether the CPU's passes take a convolution of this dtype, these input and weight sizes,\n"
+      "strides and groups (1-D or 2-D, stride 1, one group, enough channels).");
   nn.def(
       "_conv",
       [](const Tensor& input, const Tensor& weight, const Shape& padding, const Shape& stride,

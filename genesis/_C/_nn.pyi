@@ -58,6 +58,8 @@ def _cpu_conv_usable(
     dtype: genesis._C._DTypeLike,
     input_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
     weight_sizes: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    stride: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    groups: typing.SupportsInt | typing.SupportsIndex,
 ) -> bool: ...
 def _cross_entropy(
     input: object,

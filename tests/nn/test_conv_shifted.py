@@ -18,8 +18,9 @@ torch = pytest.importorskip("torch")
 RNG = np.random.default_rng(11)
 
 
-def _takes(x_sizes, w_sizes, dtype=genesis.float32, stride=(1, 1), groups=1):
+def _takes(x_sizes, w_sizes, dtype=genesis.float32, stride=None, groups=1):
     x = genesis.zeros(1, dtype=dtype)
+    stride = (1,) * (len(x_sizes) - 2) if stride is None else stride
     return _conv_passes.cpu_usable(x, x_sizes, w_sizes, stride, groups)
 
 

@@ -45,12 +45,8 @@ def usable(x: Tensor, *sizes: int) -> bool:
 def cpu_usable(x: Tensor, x_sizes: tuple, w_sizes: tuple, stride: tuple, groups: int) -> bool:
     """Whether the CPU's shifted-window passes take the convolution of a CPU tensor x of sizes
     x_sizes with a weight of w_sizes: 1-D or 2-D, stride 1, one group, enough channels."""
-    return (
-        x.device.type == "cpu"
-        and groups == 1
-        and len(stride) <= 2
-        and all(s == 1 for s in stride)
-        and _nn._cpu_conv_usable(x.dtype, list(x_sizes), list(w_sizes))
+    return x.device.type == "cpu" and _nn._cpu_conv_usable(
+        x.dtype, list(x_sizes), list(w_sizes), list(stride), groups
     )
 
 
