@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 
 import genesis  # noqa: E402
 from benchmarks import (  # noqa: E402
+    attention,
     autograd,
     casts,
     compiling,
@@ -63,6 +64,7 @@ AREAS = (
     ("sweep", sweep),
     ("autograd", autograd),
     ("layers", layers),
+    ("attention", attention),
     ("optim", optim),
     ("training", training),
     ("compiling", compiling),
