@@ -22,6 +22,14 @@ struct FlashAttentionArgs {
   int64_t mask_stride[4];
   float scale;
   bool causal;
+  // Dropout of the weights (Note [Dropout in fused attention] in vocab/attention_dropout.h):
+  // none when keep is 1. The forward draws with (seed, offset), or with a captured graph's
+  // state = {seed, base offset} and offset added to the base, and writes what it drew with into
+  // rng[0], rng[1]; the backward reads rng.
+  float keep = 1.0f, keep_scale = 1.0f;  // 1 - p and float(1 / (1 - p))
+  uint64_t seed = 0, offset = 0;
+  const uint64_t* state = nullptr;
+  uint64_t* rng = nullptr;
 };
 
 // out (batch, heads, L, E) contiguous = softmax(q k^T * scale + mask) v; lse (batch, heads, L)

@@ -15,7 +15,9 @@
 // computed. Measured on an H200 (bf16, causal, B 4, H 16, S 4096, d 128, backward about 6.4
 // ms): blocks of 64 output columns (more resident warps, S and dP computed twice) 8.6-9.5 ms;
 // dq from a second kernel over query blocks (no atomics, S and dP computed twice) 5.8 ms at
-// d 128 but slower at d 64, not worth a second kernel.
+// d 128 but slower at d 64, not worth a second kernel. Dropout (Note [Dropout in fused
+// attention] in vocab/attention_dropout.h) draws each weight's keep bit again from the forward's
+// counters: dv takes the dropped weights, dS the undropped ones times the dropped dP.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -23,6 +25,7 @@
 #include "kernels/dtype_traits.cuh"
 #include "kernels/flash_attention.cuh"
 #include "kernels/flash_tiles.cuh"
+#include "vocab/attention_dropout.h"
 
 namespace genesis::kernels {
 
@@ -94,6 +97,8 @@ __global__ void __launch_bounds__(kThreads)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t key[2] = {k0 + warp * 16 + lane / 4, k0 + warp * 16 + lane / 4 + 8};
   const float scale2 = a.scale * kLog2e;
+  const bool dropout = a.keep < 1.0f;
+  const uint64_t seed = dropout ? a.rng[0] : 0, offset = dropout ? a.rng[1] : 0;
 
   const int keys = static_cast<int>(min(static_cast<int64_t>(kKeyBlock), a.S - k0));
   flash::load_tile_async<kKeyBlock, D>(sk, k + k0 * a.k_stride[2], a.k_stride[2], keys, a.E, vec);
@@ -154,10 +159,36 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
 
-    // dv += P^T dout[:, chunk]
-    flash::accumulators_times_columns<T, kQueries>(dv, p, sdo, kStride, c0, lane);
+    // Dropout: this lane holds queries i, i + 1 of two keys (bit n * 4 + e of `kept`), and dv
+    // takes the dropped weights.
+    uint32_t kept = 0xffffffffu;
+    if (dropout) {
+      kept = 0;
+      float pd[kScoreTiles][4];
+#pragma unroll
+      for (int n = 0; n < kScoreTiles; ++n) {
+        const int64_t i = q0 + n * 8 + 2 * (lane % 4);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const philox::Words w =
+              attention_dropout::block_words(seed, offset, bh, i, key[r], a.L, a.S);
+#pragma unroll
+          for (int c = 0; c < 2; ++c) {
+            const int e = 2 * r + c;
+            const bool keep = attention_dropout::keeps(w, i + c, key[r], a.keep);
+            kept |= static_cast<uint32_t>(keep) << (n * 4 + e);
+            pd[n][e] = keep ? p[n][e] * a.keep_scale : 0.0f;
+          }
+        }
+      }
+      // dv += (P M / (1 - p))^T dout[:, chunk]
+      flash::accumulators_times_columns<T, kQueries>(dv, pd, sdo, kStride, c0, lane);
+    } else {
+      // dv += P^T dout[:, chunk]
+      flash::accumulators_times_columns<T, kQueries>(dv, p, sdo, kStride, c0, lane);
+    }
 
-    // dP^T = v dout^T, then dS^T = P^T (dP^T - delta)
+    // dP^T = v dout^T (times M / (1 - p) under dropout), then dS^T = P^T (dP^T - delta)
     float ds[kScoreTiles][4] = {};
     flash::rows_times_rows<T, D>(ds, sv, kStride, warp * 16, sdo, kStride, lane);
 #pragma unroll
@@ -165,7 +196,9 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int il = n * 8 + 2 * (lane % 4) + e % 2;
-        ds[n][e] = p[n][e] * (ds[n][e] - sdelta[il]);
+        const float dp = kept >> (n * 4 + e) & 1u ? ds[n][e] * (dropout ? a.keep_scale : 1.0f)
+                                                   : 0.0f;
+        ds[n][e] = p[n][e] * (dp - sdelta[il]);
         sds[il * kScoreStride + warp * 16 + lane / 4 + (e / 2) * 8] = flash::bits_of<T>(ds[n][e]);
       }
     }

@@ -15,7 +15,9 @@
 // the backward pass, which recomputes the weights from it instead of storing them. A row whose
 // keys are all masked (or with no keys) has l = 0: its output is zero and its lse -inf, the
 // math backend's safe softmax. Under a causal mask key blocks past the block's last query are
-// skipped, and the last query blocks (the most keys) are launched first.
+// skipped, and the last query blocks (the most keys) are launched first. Dropout (Note [Dropout
+// in fused attention] in vocab/attention_dropout.h) drops the rounded weights' multiplicands,
+// never the sum l.
 #include <cuda_runtime.h>
 
 #include <cmath>
@@ -23,6 +25,7 @@
 #include "kernels/dtype_traits.cuh"
 #include "kernels/flash_attention.cuh"
 #include "kernels/flash_tiles.cuh"
+#include "vocab/attention_dropout.h"
 
 namespace genesis::kernels {
 
@@ -68,6 +71,12 @@ __global__ void __launch_bounds__(kThreads, MINB)
   const int warp_row = warp * 16;  // the warp's first row in the block
   const int64_t row[2] = {q0 + warp_row + lane / 4, q0 + warp_row + lane / 4 + 8};
   const int64_t key_end = a.causal ? min(a.S, q0 + kRows) : a.S;
+  const bool dropout = a.keep < 1.0f;
+  uint64_t seed = a.seed, offset = a.offset;
+  if (dropout) {
+    if (a.state) seed = a.state[0], offset += a.state[1];  // a graph's draw
+    if (blockIdx.x == 0 && threadIdx.x == 0) a.rng[0] = seed, a.rng[1] = offset;
+  }
 
   auto load_keys = [&](int64_t k0, int buffer) {
     const int keys = static_cast<int>(min(static_cast<int64_t>(kKeys), a.S - k0));
@@ -139,6 +148,22 @@ __global__ void __launch_bounds__(kThreads, MINB)
         const float p = exp2f(s[n][e] - base[e / 2]);  // exp2(-inf) = 0 for masked items
         s[n][e] = p;
         l[e / 2] += p;
+      }
+    }
+    if (dropout) {  // the weights' 2 x 2 blocks: this lane holds keys j, j + 1 of two rows
+#pragma unroll
+      for (int n = 0; n < kScoreTiles; ++n) {
+        const int64_t j = k0 + n * 8 + 2 * (lane % 4);
+#pragma unroll
+        for (int r = 0; r < 2; ++r) {
+          const philox::Words w =
+              attention_dropout::block_words(seed, offset, bh, row[r], j, a.L, a.S);
+#pragma unroll
+          for (int c = 0; c < 2; ++c)
+            s[n][2 * r + c] = attention_dropout::keeps(w, row[r], j + c, a.keep)
+                                  ? s[n][2 * r + c] * a.keep_scale
+                                  : 0.0f;
+        }
       }
     }
     flash::accumulators_times_columns<T, kKeys>(acc, s, sv, kStride, 0, lane);

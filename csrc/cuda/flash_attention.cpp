@@ -34,6 +34,14 @@ kernels::FlashAttentionArgs args_of(const FlashAttentionOperands& o) {
     a.mask_stride[i] = o.mask.defined() && o.mask.sizes()[i] != 1 ? o.mask.strides()[i] : 0;
   a.scale = static_cast<float>(o.scale);
   a.causal = o.causal;
+  if (o.dropout_p > 0) {
+    a.keep = static_cast<float>(1 - o.dropout_p);
+    a.keep_scale = static_cast<float>(1 / (1 - o.dropout_p));
+    a.seed = o.draw.seed;
+    a.offset = o.draw.offset;
+    a.state = o.draw.state;
+    a.rng = static_cast<uint64_t*>(o.rng.mutable_data());
+  }
   return a;
 }
 

@@ -8,9 +8,11 @@
 #include "cuda/flash_attention.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
+#include "ops/generator.h"
 #include "ops/reduce.h"
 #include "ops/sibling_views.h"
 #include "ops/views.h"
+#include "vocab/attention_dropout.h"
 
 namespace genesis::ops {
 
@@ -93,28 +95,49 @@ bool fused_attention_supported(const Tensor& like) {
   return like.is_cuda() && cuda::flash_attention_supported(like.device().index);
 }
 
-std::tuple<Tensor, Tensor, AttentionPath> fused_attention(const Tensor& q, const Tensor& k,
-                                                          const Tensor& v, const Tensor& mask,
-                                                          double scale, bool causal, bool cudnn,
-                                                          bool own, const char* op) {
-  const cuda::FlashAttentionOperands o = operands(q, k, v, mask, scale, causal, op);
+FusedAttention fused_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                               const Tensor& mask, double scale, bool causal, double dropout_p,
+                               bool cudnn, bool own, const char* op) {
+  GENESIS_CHECK_VALUE(dropout_p >= 0 && dropout_p < 1, op,
+                      "the fused attention takes 0 <= dropout_p < 1, got ", dropout_p);
+  cuda::FlashAttentionOperands o = operands(q, k, v, mask, scale, causal, op);
   const Shape& qs = q.sizes();
-  Tensor lse = Tensor::empty({qs[0], qs[1], qs[2]}, ScalarType::Float32, q.device());
-  if (cudnn && !mask.defined()) {
-    Tensor out = like_operand(o.q, qs);  // Note [Attention results in the operands' layout]
-    if (cuda::cudnn_attention_forward(o.q, o.k, o.v, scale, causal, out, lse, op))
-      return {out, lse, AttentionPath::kCudnn};
+  FusedAttention r;
+  r.lse = Tensor::empty({qs[0], qs[1], qs[2]}, ScalarType::Float32, q.device());
+  if (cudnn && !mask.defined() && dropout_p == 0) {
+    r.out = like_operand(o.q, qs);  // Note [Attention results in the operands' layout]
+    if (cuda::cudnn_attention_forward(o.q, o.k, o.v, scale, causal, r.out, r.lse, op)) {
+      r.path = AttentionPath::kCudnn;
+      return r;
+    }
   }
-  if (!own) return {Tensor(), Tensor(), AttentionPath::kNone};
-  Tensor out = Tensor::empty(qs, q.dtype(), q.device());
-  if (out.numel() > 0) cuda::flash_attention_forward(o, out, lse);
-  return {out, lse, AttentionPath::kGenesis};
+  if (!own) return FusedAttention{};
+  r.out = Tensor::empty(qs, q.dtype(), q.device());
+  r.path = AttentionPath::kGenesis;
+  if (dropout_p > 0) {
+    o.dropout_p = dropout_p;
+    o.rng = r.rng = Tensor::empty({2}, ScalarType::Int64, q.device());  // the kernel writes it
+    o.draw = cuda_counters(generator_or_default(nullptr), q.device().index,
+                           attention_dropout::counters(qs[0] * qs[1], qs[2], k.sizes()[2]));
+  }
+  if (r.out.numel() > 0) cuda::flash_attention_forward(o, r.out, r.lse);
+  return r;
 }
 
 std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(
     const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
-    const Tensor& lse, const Tensor& mask, double scale, bool causal, bool cudnn, const char* op) {
-  const cuda::FlashAttentionOperands o = operands(q, k, v, mask, scale, causal, op);
+    const Tensor& lse, const Tensor& mask, double scale, bool causal, double dropout_p,
+    const Tensor& rng, bool cudnn, const char* op) {
+  cuda::FlashAttentionOperands o = operands(q, k, v, mask, scale, causal, op);
+  if (dropout_p > 0) {
+    GENESIS_CHECK_VALUE(dropout_p < 1 && rng.defined() && rng.is_cuda() &&
+                            rng.device() == q.device() && rng.dtype() == ScalarType::Int64 &&
+                            rng.numel() == 2 && rng.is_contiguous(),
+                        op, "the fused attention's dropout backward takes the forward's rng");
+    o.dropout_p = dropout_p;
+    o.rng = rng;
+    cudnn = false;  // the forward ran genesis's kernels
+  }
   check_operand(dout, q, "grad_output", op);
   const Shape& qs = q.sizes();
   const Shape kv{qs[0], qs[1], k.sizes()[2], qs[3]};
@@ -151,6 +174,22 @@ std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(
   const Shape split{qs[0], grouped[1], qs[1] / grouped[1], grouped[2], qs[3]};
   return {dq, sum(view(dk, split), Shape({2}), false, std::nullopt),
           sum(view(dv, split), Shape({2}), false, std::nullopt)};
+}
+
+Tensor attention_dropout_mask(int64_t bh, int64_t L, int64_t S, double dropout_p, uint64_t seed,
+                              uint64_t offset) {
+  GENESIS_CHECK_VALUE(bh >= 0 && L >= 0 && S >= 0 && dropout_p >= 0 && dropout_p < 1,
+                      "attention_dropout_mask", "expected sizes >= 0 and 0 <= dropout_p < 1");
+  Tensor mask = Tensor::empty({bh, L, S}, ScalarType::Bool, kCPU);
+  bool* out = mask.mutable_data_as<bool>();
+  const float keep = static_cast<float>(1 - dropout_p);
+  for (int64_t b = 0; b < bh; ++b)
+    for (int64_t i = 0; i < L; ++i)
+      for (int64_t j = 0; j < S; ++j) {
+        const philox::Words w = attention_dropout::block_words(seed, offset, b, i, j, L, S);
+        out[(b * L + i) * S + j] = attention_dropout::keeps(w, i, j, keep);
+      }
+  return mask;
 }
 
 }  // namespace genesis::ops

@@ -187,33 +187,48 @@ void init_nn_fused(py::module_& m) {
   nn.def(
       "_fused_attention",
       [](const Tensor& q, const Tensor& k, const Tensor& v, py::handle mask, double scale,
-         bool causal, bool cudnn, bool own, const char* op) -> py::tuple {
-        auto [out, lse, path] =
-            ops::fused_attention(q, k, v, optional_tensor(mask, op), scale, causal, cudnn, own, op);
-        if (path == ops::AttentionPath::kNone) return py::make_tuple(py::none(), py::none(), 0);
-        return py::make_tuple(out, lse, static_cast<int>(path));
+         bool causal, double dropout_p, bool cudnn, bool own, const char* op) -> py::tuple {
+        ops::FusedAttention r = ops::fused_attention(q, k, v, optional_tensor(mask, op), scale,
+                                                     causal, dropout_p, cudnn, own, op);
+        if (r.path == ops::AttentionPath::kNone)
+          return py::make_tuple(py::none(), py::none(), py::none(), 0);
+        return py::make_tuple(r.out, r.lse, r.rng.defined() ? py::cast(r.rng) : py::none(),
+                              static_cast<int>(r.path));
       },
       py::arg("query"), py::arg("key"), py::arg("value"), py::arg("mask"), py::arg("scale"),
-      py::arg("causal"), py::arg("cudnn"), py::arg("own"), py::arg("op"),
-      "(out, lse, path) of softmax(query key^T * scale + mask) value for (B, H, L, E) query\n"
-      "and (B, Hk, S, E) key and value (float16 / bfloat16, E <= 256, H a multiple of Hk); lse\n"
-      "is each row's float32 log-sum-exp; path 2: cuDNN ran it (when `cudnn` allows and cuDNN\n"
-      "takes it), 1: genesis's kernels (when `own` allows), 0: neither (out and lse None).");
+      py::arg("causal"), py::arg("dropout_p"), py::arg("cudnn"), py::arg("own"), py::arg("op"),
+      "(out, lse, rng, path) of softmax(query key^T * scale + mask) value for (B, H, L, E)\n"
+      "query and (B, Hk, S, E) key and value (float16 / bfloat16, E <= 256, H a multiple of Hk),\n"
+      "its weights dropped with probability dropout_p (0 <= dropout_p < 1); lse is each row's\n"
+      "float32 log-sum-exp; rng the dropout's (seed, offset) as an int64 CUDA tensor of 2, or\n"
+      "None without dropout; path 2: cuDNN ran it (when `cudnn` allows and cuDNN takes it; never\n"
+      "with dropout), 1: genesis's kernels (when `own` allows), 0: neither (the rest None).");
   nn.def(
       "_fused_attention_backward",
       [](const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
-         const Tensor& lse, py::handle mask, double scale, bool causal, bool cudnn,
-         const char* op) {
+         const Tensor& lse, py::handle mask, double scale, bool causal, double dropout_p,
+         py::handle rng, bool cudnn, const char* op) {
         auto [dq, dk, dv] = ops::fused_attention_backward(
-            dout, q, k, v, out, lse, optional_tensor(mask, op), scale, causal, cudnn, op);
+            dout, q, k, v, out, lse, optional_tensor(mask, op), scale, causal, dropout_p,
+            optional_tensor(rng, op), cudnn, op);
         return py::make_tuple(dq, dk, dv);
       },
       py::arg("grad_output"), py::arg("query"), py::arg("key"), py::arg("value"), py::arg("out"),
-      py::arg("lse"), py::arg("mask"), py::arg("scale"), py::arg("causal"), py::arg("cudnn"),
-      py::arg("op"),
+      py::arg("lse"), py::arg("mask"), py::arg("scale"), py::arg("causal"), py::arg("dropout_p"),
+      py::arg("rng"), py::arg("cudnn"), py::arg("op"),
       "(dq, dk, dv) of _fused_attention from its output's gradient; dk and dv are\n"
       "(B, Hk, S, E), summed over each group of query heads. cudnn: the forward's path was\n"
-      "cuDNN (tried first; genesis's kernels when cuDNN does not take it).");
+      "cuDNN (tried first; genesis's kernels when cuDNN does not take it); dropout_p and rng:\n"
+      "the forward's.");
+  nn.def(
+      "_attention_dropout_mask",
+      [](int64_t bh, int64_t L, int64_t S, double dropout_p, uint64_t seed, uint64_t offset) {
+        return ops::attention_dropout_mask(bh, L, S, dropout_p, seed, offset);
+      },
+      py::arg("bh"), py::arg("L"), py::arg("S"), py::arg("dropout_p"), py::arg("seed"),
+      py::arg("offset"),
+      "The (bh, L, S) bool CPU keep mask of _fused_attention's dropout drawn from (seed, offset)\n"
+      "(Note [Dropout in fused attention]): for tests.");
   nn.def(
       "_cudnn_attention_built", []() { return cuda::cudnn_attention_built(); },
       "Whether this build carries cuDNN's fused attention (built with the cuDNN frontend).");

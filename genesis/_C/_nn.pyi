@@ -6,6 +6,14 @@ import typing
 
 import genesis._C
 
+def _attention_dropout_mask(
+    bh: typing.SupportsInt | typing.SupportsIndex,
+    L: typing.SupportsInt | typing.SupportsIndex,
+    S: typing.SupportsInt | typing.SupportsIndex,
+    dropout_p: typing.SupportsFloat | typing.SupportsIndex,
+    seed: typing.SupportsInt | typing.SupportsIndex,
+    offset: typing.SupportsInt | typing.SupportsIndex,
+) -> genesis._C.Tensor: ...
 def _batch_norm(
     input: object,
     running_mean: object,
@@ -124,6 +132,7 @@ def _fused_attention(
     mask: object,
     scale: typing.SupportsFloat | typing.SupportsIndex,
     causal: bool,
+    dropout_p: typing.SupportsFloat | typing.SupportsIndex,
     cudnn: bool,
     own: bool,
     op: str,
@@ -138,6 +147,8 @@ def _fused_attention_backward(
     mask: object,
     scale: typing.SupportsFloat | typing.SupportsIndex,
     causal: bool,
+    dropout_p: typing.SupportsFloat | typing.SupportsIndex,
+    rng: object,
     cudnn: bool,
     op: str,
 ) -> tuple[genesis._C.Tensor, genesis._C.Tensor, genesis._C.Tensor]: ...

@@ -310,31 +310,41 @@ def test_binding_errors():
     op = "scaled_dot_product_attention"
     with pytest.raises(TypeError, match=r"\[sdpa\] the fused attention takes float16 or bfloat16"):
         _C._nn._fused_attention(
-            q.float(), q.float(), q.float(), None, 1.0, False, True, True, "sdpa"
+            q.float(), q.float(), q.float(), None, 1.0, False, 0.0, True, True, "sdpa"
         )
     with pytest.raises(RuntimeError, match=r"\[sdpa\] the fused attention takes 4-D"):
-        _C._nn._fused_attention(q[0], q[0], q[0], None, 1.0, False, True, True, "sdpa")
+        _C._nn._fused_attention(q[0], q[0], q[0], None, 1.0, False, 0.0, True, True, "sdpa")
     with pytest.raises(RuntimeError, match=r"do not fit"):
         _C._nn._fused_attention(
-            q, q[:, :1, :, :4], q[:, :1, :, :4], None, 1.0, False, True, True, op
+            q, q[:, :1, :, :4], q[:, :1, :, :4], None, 1.0, False, 0.0, True, True, op
         )
     with pytest.raises(RuntimeError, match=r"head dims from 1 to 256"):
         big = genesis.zeros(1, 1, 2, 264, device="cuda", dtype=genesis.bfloat16)
-        _C._nn._fused_attention(big, big, big, None, 1.0, False, True, True, op)
+        _C._nn._fused_attention(big, big, big, None, 1.0, False, 0.0, True, True, op)
     with pytest.raises(RuntimeError, match=r"attn_mask \(1, 1, 3, 4\) does not broadcast"):
         m = genesis.ones(1, 1, 3, 4, device="cuda", dtype=genesis.bool).reshape(1, 1, 3, 4)
-        _C._nn._fused_attention(q, q, q, m, 1.0, False, True, True, op)
+        _C._nn._fused_attention(q, q, q, m, 1.0, False, 0.0, True, True, op)
     with pytest.raises(TypeError, match=r"attn_mask must be bool, float32"):
         m = genesis.ones(1, 1, 4, 4, device="cuda", dtype=genesis.int32)
-        _C._nn._fused_attention(q, q, q, m, 1.0, False, True, True, op)
-    out, lse, path = _C._nn._fused_attention(q, q, q, None, 1 / math.sqrt(8), False, True, True, op)
-    assert path in (1, 2)
+        _C._nn._fused_attention(q, q, q, m, 1.0, False, 0.0, True, True, op)
+    out, lse, rng, path = _C._nn._fused_attention(
+        q, q, q, None, 1 / math.sqrt(8), False, 0.0, True, True, op
+    )
+    assert path in (1, 2) and rng is None
     assert lse.dtype == genesis.float32 and lse.shape == (1, 2, 4)
     with pytest.raises(RuntimeError, match=r"are not those of query"):
-        _C._nn._fused_attention_backward(q[:, :, :2], q, q, q, out, lse, None, 1.0, False, True, op)
+        _C._nn._fused_attention_backward(
+            q[:, :, :2], q, q, q, out, lse, None, 1.0, False, 0.0, None, True, op
+        )
+    with pytest.raises(ValueError, match=r"takes 0 <= dropout_p < 1, got 1"):
+        _C._nn._fused_attention(q, q, q, None, 1.0, False, 1.0, True, True, op)
+    with pytest.raises(ValueError, match=r"dropout backward takes the forward's rng"):
+        _C._nn._fused_attention_backward(
+            q, q, q, q, out, lse, None, 1.0, False, 0.5, None, True, op
+        )
     cpu = genesis.zeros(1, 1, 2, 8, dtype=genesis.bfloat16)
     with pytest.raises(RuntimeError, match=r"takes CUDA tensors"):
-        _C._nn._fused_attention(cpu, cpu, cpu, None, 1.0, False, True, True, op)
+        _C._nn._fused_attention(cpu, cpu, cpu, None, 1.0, False, 0.0, True, True, op)
 
 
 def test_cpu_never_fused():

@@ -10,8 +10,12 @@ the same per-row log-sum-exp, and the backward goes the forward's way. The fused
 float16 / bfloat16 CUDA tensors on an sm_80 or later device, equal head dims of query, key and
 value up to 256, a causal flag or a mask (bool or float, broadcast by strides, never
 expanded), and grouped or broadcast key heads (query head h reads key head h // (Hq / Hk)).
-The rest goes to the composed path, which is exact for every dtype: ``dropout_p > 0`` (the
-kernels draw no dropout masks yet), a float mask that needs a gradient, float32 / float64,
+``dropout_p`` in (0, 1) runs genesis's kernels only (cuDNN's graph is built without
+dropout), which draw each weight's keep bit in the forward and again in the backward from the
+same Philox counters of the default generator (Note [Dropout in fused attention] in
+csrc/vocab/attention_dropout.h; the draws differ from the composed path's). The rest goes to
+the composed path, which is exact for every dtype: ``dropout_p`` 1 or with genesis's kernels
+switched off, a float mask that needs a gradient, float32 / float64,
 batch dims in which the query is the one broadcast, and both switches off. The output and
 gradients match the composed path within the rounding of 16-bit inputs: the scores and sums
 are float32, and the attention weights meet the values rounded to the input dtype (PyTorch's
@@ -97,9 +101,13 @@ def _gradients(
     scale: float,
     causal: bool,
     cudnn: bool,
+    dropout_p: float,
+    rng: Tensor | None,
 ) -> tuple:
     """The binding's (dq, dk, dv), its arguments named for the unpacked ``saved`` tuple."""
-    return _nn._fused_attention_backward(grad, q, k, v, out, lse, mask, scale, causal, cudnn, _OP)
+    return _nn._fused_attention_backward(
+        grad, q, k, v, out, lse, mask, scale, causal, dropout_p, rng, cudnn, _OP
+    )
 
 
 class _FusedAttention(Function):
@@ -110,7 +118,7 @@ class _FusedAttention(Function):
         ctx: Any, q: Tensor, k: Tensor, v: Tensor, out: Tensor, lse: Tensor, saved: tuple
     ) -> Tensor:
         # out and lse were computed before apply (the path may decline); saved holds
-        # (mask, scale, causal, cudnn)
+        # (mask, scale, causal, cudnn, dropout_p, rng)
         ctx.save_for_backward(q, k, v, out, lse)
         ctx.rest = saved
         return out
@@ -138,12 +146,12 @@ def fused(
 ) -> Tensor | None:
     """The attention through the fused kernels, or None when Note [When attention is fused]
     sends it to the composed path. The arguments are checked (_check_sdpa)."""
-    if not (
-        query.is_cuda
-        and query.dtype in (float16, bfloat16)
-        and dropout_p == 0.0
-        and (_backends_cuda.flash_sdp_enabled() or _backends_cuda.cudnn_sdp_enabled())
-    ):
+    cudnn, own = _backends_cuda.cudnn_sdp_enabled(), _backends_cuda.flash_sdp_enabled()
+    if dropout_p > 0.0:  # genesis's kernels alone draw dropout masks
+        cudnn = False
+        if dropout_p >= 1.0:
+            return None
+    if not (query.is_cuda and query.dtype in (float16, bfloat16) and (own or cudnn)):
         return None
     E = query.shape[-1]
     if not (0 < E <= 256 and value.shape[-1] == E and query.dim() == key.dim() == value.dim()):
@@ -175,13 +183,21 @@ def fused(
             return None
         if mask4.requires_grad:
             mask4 = mask4.detach()
-    cudnn, own = _backends_cuda.cudnn_sdp_enabled(), _backends_cuda.flash_sdp_enabled()
-    out, lse, path = _nn._fused_attention(
-        q4.detach(), k4.detach(), v4.detach(), mask4, float(scale), bool(is_causal), cudnn, own, _OP
+    out, lse, rng, path = _nn._fused_attention(
+        q4.detach(),
+        k4.detach(),
+        v4.detach(),
+        mask4,
+        float(scale),
+        bool(is_causal),
+        float(dropout_p),
+        cudnn,
+        own,
+        _OP,
     )
     if out is None:  # cuDNN declined and genesis's kernels are switched off
         return None
-    saved = (mask4, float(scale), bool(is_causal), path == 2)
+    saved = (mask4, float(scale), bool(is_causal), path == 2, float(dropout_p), rng)
     out = _FusedAttention.apply(q4, k4, v4, out, lse, saved)
     shape = tuple(query.shape[:-1]) + (E,)
     return out if tuple(out.shape) == shape else out.reshape(shape)
