@@ -67,7 +67,8 @@ __global__ void flash_delta(FlashAttentionArgs a, const uint16_t* out, const uin
   if (lane == 0) delta[r] = sum;
 }
 
-template <typename T, int D>
+// kDropout: a variant of its own, so that the kernels without dropout keep their registers.
+template <typename T, int D, bool kDropout>
 __global__ void __launch_bounds__(kThreads)
     flash_backward(FlashAttentionArgs a, FlashAttentionGrads g, bool vec) {
   constexpr int kStride = D + 8, kCols = column_block<D>(), kColTiles = kCols / 8;
@@ -97,8 +98,7 @@ __global__ void __launch_bounds__(kThreads)
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int64_t key[2] = {k0 + warp * 16 + lane / 4, k0 + warp * 16 + lane / 4 + 8};
   const float scale2 = a.scale * kLog2e;
-  const bool dropout = a.keep < 1.0f;
-  const uint64_t seed = dropout ? a.rng[0] : 0, offset = dropout ? a.rng[1] : 0;
+  const uint64_t seed = kDropout ? a.rng[0] : 0, offset = kDropout ? a.rng[1] : 0;
 
   const int keys = static_cast<int>(min(static_cast<int64_t>(kKeyBlock), a.S - k0));
   flash::load_tile_async<kKeyBlock, D>(sk, k + k0 * a.k_stride[2], a.k_stride[2], keys, a.E, vec);
@@ -162,7 +162,7 @@ __global__ void __launch_bounds__(kThreads)
     // Dropout: this lane holds queries i, i + 1 of two keys (bit n * 4 + e of `kept`), and dv
     // takes the dropped weights.
     uint32_t kept = 0xffffffffu;
-    if (dropout) {
+    if constexpr (kDropout) {
       kept = 0;
       float pd[kScoreTiles][4];
 #pragma unroll
@@ -196,8 +196,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int il = n * 8 + 2 * (lane % 4) + e % 2;
-        const float dp = kept >> (n * 4 + e) & 1u ? ds[n][e] * (dropout ? a.keep_scale : 1.0f)
-                                                   : 0.0f;
+        const float dp =
+            kDropout ? (kept >> (n * 4 + e) & 1u ? ds[n][e] * a.keep_scale : 0.0f) : ds[n][e];
         ds[n][e] = p[n][e] * (dp - sdelta[il]);
         sds[il * kScoreStride + warp * 16 + lane / 4 + (e / 2) * 8] = flash::bits_of<T>(ds[n][e]);
       }
@@ -272,9 +272,10 @@ void backward_typed(const FlashAttentionArgs& a, const FlashAttentionGrads& g,
                    flash::moves_in_pieces(a.v, a.v_stride, 3, a.E) &&
                    flash::moves_in_pieces(g.dout, g.dout_stride, 3, a.E);
   constexpr size_t bytes = backward_shared_bytes<D>();
-  cudaFuncSetAttribute(flash_backward<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  auto kernel = a.keep < 1.0f ? flash_backward<T, D, true> : flash_backward<T, D, false>;
+  cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                        static_cast<int>(bytes));
-  flash_backward<T, D><<<static_cast<unsigned>(blocks), kThreads, bytes, stream>>>(a, g, vec);
+  kernel<<<static_cast<unsigned>(blocks), kThreads, bytes, stream>>>(a, g, vec);
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ constexpr size_t forward_shared_bytes() {
   return static_cast<size_t>(kRows + 4 * KB) * (D + 8) * sizeof(uint16_t);
 }
 
-template <typename T, int D, int KB, int MINB>
+// kDropout: a variant of its own, so that the kernels without dropout keep their registers.
+template <typename T, int D, int KB, int MINB, bool kDropout>
 __global__ void __launch_bounds__(kThreads, MINB)
     flash_forward(FlashAttentionArgs a, uint16_t* out, float* lse, bool vec) {
   constexpr int kKeys = KB, kStride = D + 8;
@@ -71,9 +72,8 @@ __global__ void __launch_bounds__(kThreads, MINB)
   const int warp_row = warp * 16;  // the warp's first row in the block
   const int64_t row[2] = {q0 + warp_row + lane / 4, q0 + warp_row + lane / 4 + 8};
   const int64_t key_end = a.causal ? min(a.S, q0 + kRows) : a.S;
-  const bool dropout = a.keep < 1.0f;
   uint64_t seed = a.seed, offset = a.offset;
-  if (dropout) {
+  if constexpr (kDropout) {
     if (a.state) seed = a.state[0], offset += a.state[1];  // a graph's draw
     if (blockIdx.x == 0 && threadIdx.x == 0) a.rng[0] = seed, a.rng[1] = offset;
   }
@@ -150,7 +150,8 @@ __global__ void __launch_bounds__(kThreads, MINB)
         l[e / 2] += p;
       }
     }
-    if (dropout) {  // the weights' 2 x 2 blocks: this lane holds keys j, j + 1 of two rows
+    if constexpr (kDropout) {  // the weights' 2 x 2 blocks: this lane holds keys j, j + 1 of two
+                               // rows
 #pragma unroll
       for (int n = 0; n < kScoreTiles; ++n) {
         const int64_t j = k0 + n * 8 + 2 * (lane % 4);
@@ -201,7 +202,10 @@ void forward_typed(const FlashAttentionArgs& a, void* out, float* lse, cudaStrea
                    flash::moves_in_pieces(a.k, a.k_stride, 3, a.E) &&
                    flash::moves_in_pieces(a.v, a.v_stride, 3, a.E);
   constexpr size_t bytes = forward_shared_bytes<D, kKeys>();
-  auto kernel = flash_forward<T, D, kKeys, kMinBlocks>;
+  // Dropout's Philox calls need registers: one resident block fewer (at d 128, four spilled).
+  auto kernel = a.keep < 1.0f
+                    ? flash_forward<T, D, kKeys, (kMinBlocks > 1 ? kMinBlocks - 1 : 1), true>
+                    : flash_forward<T, D, kKeys, kMinBlocks, false>;
   cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                        static_cast<int>(bytes));
   kernel<<<static_cast<unsigned>(blocks), kThreads, bytes, stream>>>(a, static_cast<uint16_t*>(out),
@@ -228,7 +232,7 @@ bool flash_attention_device_supported(int device) {
   if (major < 8) return false;
   // The build must hold sm_80+ code for this device (GENESIS_CUDA_ARCHITECTURES).
   cudaFuncAttributes attributes{};
-  if (cudaFuncGetAttributes(&attributes, flash_forward<__half, 64, 32, 4>) != cudaSuccess)
+  if (cudaFuncGetAttributes(&attributes, flash_forward<__half, 64, 32, 4, false>) != cudaSuccess)
     return false;
   return attributes.binaryVersion >= 80 || attributes.ptxVersion >= 80;
 }

@@ -208,9 +208,9 @@ void init_nn_fused(py::module_& m) {
       [](const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
          const Tensor& lse, py::handle mask, double scale, bool causal, double dropout_p,
          py::handle rng, bool cudnn, const char* op) {
-        auto [dq, dk, dv] = ops::fused_attention_backward(
-            dout, q, k, v, out, lse, optional_tensor(mask, op), scale, causal, dropout_p,
-            optional_tensor(rng, op), cudnn, op);
+        auto [dq, dk, dv] =
+            ops::fused_attention_backward(dout, q, k, v, out, lse, optional_tensor(mask, op), scale,
+                                          causal, dropout_p, optional_tensor(rng, op), cudnn, op);
         return py::make_tuple(dq, dk, dv);
       },
       py::arg("grad_output"), py::arg("query"), py::arg("key"), py::arg("value"), py::arg("out"),
