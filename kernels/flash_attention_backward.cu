@@ -159,25 +159,35 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
 
-    // Dropout: this lane holds queries i, i + 1 of two keys (bit n * 4 + e of `kept`), and dv
-    // takes the dropped weights.
+    // Dropout: this lane holds queries i, i + 1 of keys key[0] and key[1] (bit n * 4 + e of
+    // `kept`), the lane four apart those of the keys beside them; this lane draws the block of
+    // key[own] (Note [Dropout in fused attention]). dv takes the dropped weights.
     uint32_t kept = 0xffffffffu;
     if constexpr (kDropout) {
       kept = 0;
+      const int own = (lane >> 2) & 1;  // key[0]'s parity
       float pd[kScoreTiles][4];
 #pragma unroll
       for (int n = 0; n < kScoreTiles; ++n) {
         const int64_t i = q0 + n * 8 + 2 * (lane % 4);
+        const philox::Words w =
+            attention_dropout::block_words(seed, offset, bh, i, key[own], a.L, a.S);
+        uint32_t mine = 0, theirs = 0;
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          mine |= static_cast<uint32_t>(attention_dropout::kept_by(w.w[2 * c + own], a.keep)) << c;
+          theirs |= static_cast<uint32_t>(attention_dropout::kept_by(w.w[2 * c + 1 - own], a.keep))
+                    << c;
+        }
+        const uint32_t other = __shfl_xor_sync(0xffffffffu, theirs, 4);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const philox::Words w =
-              attention_dropout::block_words(seed, offset, bh, i, key[r], a.L, a.S);
+          const uint32_t bits = r == own ? mine : other;
 #pragma unroll
           for (int c = 0; c < 2; ++c) {
             const int e = 2 * r + c;
-            const bool keep = attention_dropout::keeps(w, i + c, key[r], a.keep);
-            kept |= static_cast<uint32_t>(keep) << (n * 4 + e);
-            pd[n][e] = keep ? p[n][e] * a.keep_scale : 0.0f;
+            kept |= (bits >> c & 1u) << (n * 4 + e);
+            pd[n][e] = bits >> c & 1u ? p[n][e] * a.keep_scale : 0.0f;
           }
         }
       }

@@ -150,20 +150,29 @@ __global__ void __launch_bounds__(kThreads, MINB)
         l[e / 2] += p;
       }
     }
-    if constexpr (kDropout) {  // the weights' 2 x 2 blocks: this lane holds keys j, j + 1 of two
-                               // rows
+    if constexpr (kDropout) {
+      // The weights' 2 x 2 blocks: this lane holds keys j, j + 1 of rows row[0] and row[1], the
+      // lane four apart those of the rows beside them; this lane draws the block of row[own].
+      const int own = (lane >> 2) & 1;  // row[0]'s parity
 #pragma unroll
       for (int n = 0; n < kScoreTiles; ++n) {
         const int64_t j = k0 + n * 8 + 2 * (lane % 4);
+        const philox::Words w =
+            attention_dropout::block_words(seed, offset, bh, row[own], j, a.L, a.S);
+        uint32_t mine = 0, theirs = 0;
+#pragma unroll
+        for (int c = 0; c < 2; ++c) {
+          mine |= static_cast<uint32_t>(attention_dropout::kept_by(w.w[2 * own + c], a.keep)) << c;
+          theirs |= static_cast<uint32_t>(attention_dropout::kept_by(w.w[2 - 2 * own + c], a.keep))
+                    << c;
+        }
+        const uint32_t other = __shfl_xor_sync(0xffffffffu, theirs, 4);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const philox::Words w =
-              attention_dropout::block_words(seed, offset, bh, row[r], j, a.L, a.S);
+          const uint32_t bits = r == own ? mine : other;
 #pragma unroll
           for (int c = 0; c < 2; ++c)
-            s[n][2 * r + c] = attention_dropout::keeps(w, row[r], j + c, a.keep)
-                                  ? s[n][2 * r + c] * a.keep_scale
-                                  : 0.0f;
+            s[n][2 * r + c] = bits >> c & 1u ? s[n][2 * r + c] * a.keep_scale : 0.0f;
         }
       }
     }

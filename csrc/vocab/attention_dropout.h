@@ -10,8 +10,10 @@
 // (key: the generator's seed) and is kept iff word 2 (i % 2) + j % 2 of the four, as a uniform
 // float in [0, 1) (philox::uniform_float), is below float(1 - p). A block of 2 x 2 fits both
 // kernels' register layouts (Note [Fragments of m16n8k16]): in the forward a lane holds two
-// neighbouring keys of a query row, in the backward two neighbouring queries of a key, so each
-// lane's Philox call serves the items it holds (two of its four words). A call reserves
+// neighbouring keys of a query row, in the backward two neighbouring queries of a key, and the
+// lane four apart holds the block's other two weights (the neighbouring row, or key). So each
+// of the two draws the block of one of its two rows (keys) and hands the other lane the two
+// keep bits it needs (one shuffle): one Philox call per four weights. A call reserves
 // B H ceil(L/2) ceil(S/2) counters of the generator (a graph's capture draws from the graph's,
 // Note [Random ops in graphs]). Kept weights are scaled by float(1 / (1 - p)); the softmax's
 // sum and the saved log-sum-exp are those of the undropped weights, and the backward is
@@ -34,9 +36,14 @@ GENESIS_HD philox::Words block_words(uint64_t seed, uint64_t offset, int64_t bh,
   return philox::philox4x32_10(offset + static_cast<uint64_t>(block), seed);
 }
 
+// Whether the weight that draws `word` is kept.
+GENESIS_HD bool kept_by(uint32_t word, float keep) {
+  return philox::uniform_float(word, 1.0f) < keep;
+}
+
 // Whether weight (i, j) of its block is kept.
 GENESIS_HD bool keeps(const philox::Words& r, int64_t i, int64_t j, float keep) {
-  return philox::uniform_float(r.w[2 * (i & 1) + (j & 1)], 1.0f) < keep;
+  return kept_by(r.w[2 * (i & 1) + (j & 1)], keep);
 }
 
 // The counters one call reserves.
