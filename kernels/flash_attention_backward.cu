@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kThreads)
       for (int n = 0; n < kScoreTiles; ++n) {
         const int64_t i = q0 + n * 8 + 2 * (lane % 4);
         const philox::Words w =
-            attention_dropout::block_words(seed, offset, bh, i, key[own], a.L, a.S);
+            attention_dropout::block_words(seed, offset, bh, i, own ? key[1] : key[0], a.L, a.S);
         uint32_t mine = 0, theirs = 0;
 #pragma unroll
         for (int c = 0; c < 2; ++c) {

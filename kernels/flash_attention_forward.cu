@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kThreads, MINB)
       for (int n = 0; n < kScoreTiles; ++n) {
         const int64_t j = k0 + n * 8 + 2 * (lane % 4);
         const philox::Words w =
-            attention_dropout::block_words(seed, offset, bh, row[own], j, a.L, a.S);
+            attention_dropout::block_words(seed, offset, bh, own ? row[1] : row[0], j, a.L, a.S);
         uint32_t mine = 0, theirs = 0;
 #pragma unroll
         for (int c = 0; c < 2; ++c) {
