@@ -80,4 +80,22 @@ LstmCellGrads lstm_cell_backward(const Tensor& dh, const Tensor& dc, const Tenso
   return g;
 }
 
+void lstm_cell_forward_into(const Tensor& gi, const Tensor& gh, const Tensor& c, const Tensor& h,
+                            const Tensor& c_new, const Tensor& act) {
+  if (c.numel() == 0) return;
+  if (c.is_cuda())
+    cuda::lstm_cell_forward(gi, gh, c, h, c_new, act);
+  else
+    cpu::lstm_cell_forward(gi, gh, c, h, c_new, act);
+}
+
+void lstm_cell_backward_into(const Tensor& dh, const Tensor& dc, const Tensor& act, const Tensor& c,
+                             const Tensor& c_new, const Tensor& dgates, const Tensor& dc_prev) {
+  if (c.numel() == 0) return;
+  if (c.is_cuda())
+    cuda::lstm_cell_backward(dh, dc, act, c, c_new, dgates, dc_prev);
+  else
+    cpu::lstm_cell_backward(dh, dc, act, c, c_new, dgates, dc_prev);
+}
+
 }  // namespace genesis::ops

@@ -21,4 +21,12 @@ struct LstmCellGrads {
 LstmCellGrads lstm_cell_backward(const Tensor& dh, const Tensor& dc, const Tensor& act,
                                  const Tensor& c, const Tensor& c_new);
 
+// The fused kernels into given outputs (a recurrence's slices of its whole-sequence tensors,
+// ops/lstm_sequence.cpp): every tensor contiguous, of the cell state's dtype and device, shaped
+// as above (the caller checked).
+void lstm_cell_forward_into(const Tensor& gi, const Tensor& gh, const Tensor& c, const Tensor& h,
+                            const Tensor& c_new, const Tensor& act);
+void lstm_cell_backward_into(const Tensor& dh, const Tensor& dc, const Tensor& act, const Tensor& c,
+                             const Tensor& c_new, const Tensor& dgates, const Tensor& dc_prev);
+
 }  // namespace genesis::ops

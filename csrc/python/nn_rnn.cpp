@@ -1,10 +1,12 @@
 // The recurrent layers' cuDNN path (Note [Recurrences through cuDNN] in cuda/cudnn_rnn.cpp) as
 // _C._nn._cudnn_rnn_usable, _cudnn_rnn and _cudnn_rnn_backward: genesis.nn's RNNBase checks
 // the configuration and calls these for the stacks cuDNN takes. And the fused LSTM cell of the
-// step-by-step path (Note [Fused LSTM cell] in ops/lstm_cell.cpp): _lstm_cell and its backward.
+// step-by-step path (Note [Fused LSTM cell] in ops/lstm_cell.cpp): _lstm_cell and its backward,
+// and a layer's whole walk (Note [LSTM recurrence in C++] in ops/lstm_sequence.cpp).
 #include "autograd/ops.h"
 #include "cuda/cudnn_rnn.h"
 #include "ops/lstm_cell.h"
+#include "ops/lstm_sequence.h"
 #include "python/bindings.h"
 #include "python/tensor_lists.h"
 
@@ -119,6 +121,30 @@ void init_nn_rnn(py::module_& m) {
       py::arg("dh"), py::arg("dc"), py::arg("act"), py::arg("c"), py::arg("c_new"),
       "(gradient of the gates, gradient of c) of _lstm_cell_forward from the gradients of h\n"
       "and c_new (None: zero).");
+  nn.def(
+      "_lstm_sequence",
+      [](const Tensor& gi, const Tensor& h0, const Tensor& c0, const Tensor& w_hh,
+         const py::object& b_hh, bool reverse) {
+        ops::LstmSequence r = ops::lstm_sequence(
+            gi, h0, c0, w_hh, b_hh.is_none() ? Tensor() : b_hh.cast<const Tensor&>(), reverse);
+        return py::make_tuple(r.out, r.cells, r.gates);
+      },
+      py::arg("gi"), py::arg("h0"), py::arg("c0"), py::arg("w_hh"), py::arg("b_hh"),
+      py::arg("reverse"),
+      "(out, cells, gates) of an LSTM layer's walk over gi (T, B, 4H) without autograd: each\n"
+      "step's h and c (T, B, H) and activated gates (T, B, 4H); reverse walks from the last step.");
+  nn.def(
+      "_lstm_sequence_backward",
+      [](const Tensor& d_out, const Tensor& d_h, const Tensor& d_c, const Tensor& c0,
+         const Tensor& w_hh, const Tensor& cells, const Tensor& gates, bool reverse) {
+        ops::LstmSequenceGrads g =
+            ops::lstm_sequence_backward(d_out, d_h, d_c, c0, w_hh, cells, gates, reverse);
+        return py::make_tuple(g.gates, g.h0, g.c0);
+      },
+      py::arg("d_out"), py::arg("d_h"), py::arg("d_c"), py::arg("c0"), py::arg("w_hh"),
+      py::arg("cells"), py::arg("gates"), py::arg("reverse"),
+      "(gradient of the gates (T, B, 4H), of h0, of c0) of _lstm_sequence from the gradients\n"
+      "of its output and of the final h and c.");
 }
 
 }  // namespace genesis::python

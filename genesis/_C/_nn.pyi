@@ -179,6 +179,24 @@ def _lstm_cell_backward(
 def _lstm_cell_forward(
     gi: genesis._C.Tensor, gh: genesis._C.Tensor, c: genesis._C.Tensor
 ) -> tuple[genesis._C.Tensor, genesis._C.Tensor, genesis._C.Tensor]: ...
+def _lstm_sequence(
+    gi: genesis._C.Tensor,
+    h0: genesis._C.Tensor,
+    c0: genesis._C.Tensor,
+    w_hh: genesis._C.Tensor,
+    b_hh: object,
+    reverse: bool,
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor, genesis._C.Tensor]: ...
+def _lstm_sequence_backward(
+    d_out: genesis._C.Tensor,
+    d_h: genesis._C.Tensor,
+    d_c: genesis._C.Tensor,
+    c0: genesis._C.Tensor,
+    w_hh: genesis._C.Tensor,
+    cells: genesis._C.Tensor,
+    gates: genesis._C.Tensor,
+    reverse: bool,
+) -> tuple[genesis._C.Tensor, genesis._C.Tensor, genesis._C.Tensor]: ...
 def _max_pool(
     input: genesis._C.Tensor,
     kernel: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],

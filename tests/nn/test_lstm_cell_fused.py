@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import genesis
+from genesis._C import _nn
 from genesis.autograd import gradcheck, gradgradcheck
 from genesis.nn.modules import rnn
 
@@ -131,3 +132,22 @@ def test_recurrence_node_second_derivatives(device):
         assert [n.name() for n, _ in node.next_functions] == ["_LstmRecurrenceBackward"] * 2
         assert gradcheck(lambda x: lstm(x)[0], (x,))
         assert gradgradcheck(lambda x: lstm(x)[0], (x,))
+
+
+def test_sequence_bindings_check_their_input(device):
+    # Note [LSTM recurrence in C++]: the walk's own checks (the layer checks the user's input)
+    gi, s, w = (genesis.zeros(*shape, device=device) for shape in ((3, 2, 8), (2, 2), (8, 2)))
+    with pytest.raises(RuntimeError, match=r"^\[lstm\] expected w_hh of shape \(8, 2\), got"):
+        _nn._lstm_sequence(gi, s, s, genesis.zeros(8, 3, device=device), None, False)
+    with pytest.raises(TypeError, match=r"^\[lstm\] expected h0 of dtype float32, got float64"):
+        _nn._lstm_sequence(gi, s.double(), s, w, None, False)
+    with pytest.raises(RuntimeError, match=r"^\[lstm\] expected gi \(T, B, 4H\) and c0"):
+        _nn._lstm_sequence(gi[0], s, s, w, None, False)
+    out, cells, gates = _nn._lstm_sequence(gi, s, s, w, None, True)
+    assert out.shape == cells.shape == (3, 2, 2) and gates.shape == (3, 2, 8)
+    with pytest.raises(RuntimeError, match=r"^\[lstm\] expected the gradient of c_n of shape"):
+        _nn._lstm_sequence_backward(out, s, s[:1], s, w, cells, gates, True)
+    empty = _nn._lstm_sequence(gi[:0], s, s, w, None, False)
+    assert empty[0].shape == (0, 2, 2)
+    d_gates, d_h0, d_c0 = _nn._lstm_sequence_backward(empty[0], s, s, s, w, *empty[1:], False)
+    assert d_gates.shape == (0, 2, 8) and d_h0.shape == d_c0.shape == (2, 2)

@@ -54,7 +54,8 @@ def _lstm_cell(gi: Tensor, gh: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
 # projection, no packed lengths, one dtype) is one autograd node instead of a dozen per step.
 # Forward runs the steps with the fused cell (Note [Fused LSTM cell]) and keeps each step's
 # activated gates and cell state; backward walks the steps back, the cell's fused backward
-# then the hidden state's gradient (one product with W_hh a step), and takes W_hh's and b_hh's
+# then the hidden state's gradient (one product with W_hh a step); both walks are C++ loops
+# (Note [LSTM recurrence in C++] in csrc/ops/lstm_sequence.cpp). It takes W_hh's and b_hh's
 # gradients once over all steps: one (4H, T*B) x (T*B, H) product instead of T small products
 # each added into the sum, which cost the CPU as much as the rest of the backward. The input
 # projection's gradient is the gates' (T, B, 4H) gradient, which the layer's one input product
@@ -64,19 +65,13 @@ class _LstmRecurrence(Function):
     def forward(
         ctx: Any, gi: Tensor, h0: Tensor, c0: Tensor, w_hh: Tensor, b_hh: Any, reverse: bool
     ) -> tuple[Tensor, Tensor, Tensor]:
-        steps = gi.shape[0]
-        order = range(steps - 1, -1, -1) if reverse else range(steps)
-        hs: list[Any] = [None] * steps
-        cs: list[Any] = [None] * steps
-        acts: list[Any] = [None] * steps
-        h, c = h0, c0
-        for t in order:
-            h, c, acts[t] = _nn._lstm_cell_forward(gi[t], F.linear(h, w_hh, b_hh), c)
-            hs[t], cs[t] = h, c
-        out, cells, gates = stack(hs, 0), stack(cs, 0), stack(acts, 0)
+        # the steps in C++, written into the whole-sequence tensors (Note [LSTM recurrence in
+        # C++] in csrc/ops/lstm_sequence.cpp)
+        out, cells, gates = _nn._lstm_sequence(gi, h0, c0, w_hh, b_hh, reverse)
         ctx.save_for_backward(gi, h0, c0, w_hh, b_hh, out, cells, gates)
         ctx.reverse = reverse
-        return out, h, c
+        last = 0 if reverse else gi.shape[0] - 1
+        return out, out[last].clone(), cells[last].clone()  # not views of out and cells
 
     @staticmethod
     def backward(ctx: Any, d_out: Tensor, d_h: Tensor, d_c: Tensor) -> tuple[Any, ...]:
@@ -94,16 +89,9 @@ class _LstmRecurrence(Function):
                 )
             )
             return (*(next(found) if n else None for n in need[:5]), None)
-        steps = gi.shape[0]
-        order = range(steps) if reverse else range(steps - 1, -1, -1)
-        d_gates: list[Any] = [None] * steps
-        dc: Tensor | None = d_c
-        for t in order:
-            prev = t + 1 if reverse else t - 1  # the step whose state step t starts from
-            c_prev = c0 if prev < 0 or prev >= steps else cells[prev]
-            d_gates[t], dc = _nn._lstm_cell_backward(d_out[t] + d_h, dc, gates[t], c_prev, cells[t])
-            d_h = d_gates[t] @ w_hh
-        dg = stack(d_gates, 0)  # (T, B, 4H)
+        dg, d_h0, d_c0 = _nn._lstm_sequence_backward(
+            d_out, d_h, d_c, c0, w_hh, cells, gates, reverse
+        )
         d_w = d_b = None
         if need[3]:  # the states each step started from, against their steps' gate gradients
             start = h0.unsqueeze(0)
@@ -111,7 +99,7 @@ class _LstmRecurrence(Function):
             d_w = dg.flatten(0, 1).t() @ h_prev.flatten(0, 1)
         if need[4] and b_hh is not None:
             d_b = dg.sum((0, 1))
-        return dg if need[0] else None, d_h, dc, d_w, d_b, None
+        return dg if need[0] else None, d_h0, d_c0, d_w, d_b, None
 
 
 def _lstm_steps(
