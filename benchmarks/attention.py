@@ -12,7 +12,8 @@ when causal, 3.5 times that forward + backward. A forward row returns the output
 backward row q's gradient (after a fixed gradient of the output), checked against torch's
 within bfloat16's tolerance. Two informational rows time causal forward + backward with dropout
 0.1 at the first two shapes (the libraries draw different masks, so only genesis's finiteness
-is checked). Sizes: the issue's on CUDA, small on the CPU.
+is checked; genesis takes its kernels' dropout where _attention_fused._kernel_dropout allows,
+else the composed path). Sizes: the issue's on CUDA, small on the CPU.
 """
 
 from __future__ import annotations
@@ -159,6 +160,6 @@ for _shape in SHAPES:
     for _causal in (True, False):
         for _backward in (False, True):
             _register(_shape, _causal, _backward)
-# Dropout inside the kernels (informational: the issue asks for it, not for its speed).
+# Dropout (informational: the issue asks for it, not for its speed).
 for _shape in SHAPES[:2]:
     _register(_shape, True, True, 0.1)

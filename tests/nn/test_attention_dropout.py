@@ -131,7 +131,17 @@ def test_kernels_against_reference(dtype, case):
         assert _relative_error(_values(got), expect) < (tol if name != "lse" else 1e-3), name
 
 
+@pytest.fixture
+def kernel_dropout(monkeypatch):
+    """The public path with the kernels' dropout switched on (genesis/nn/functional/
+    _attention_fused.py's _kernel_dropout)."""
+    from genesis.nn.functional import _attention_fused
+
+    monkeypatch.setattr(_attention_fused, "_kernel_dropout", True)
+
+
 @requires_fused
+@pytest.mark.usefixtures("kernel_dropout")
 def test_public_path_draws_like_the_kernels_and_advances():
     q = _cuda(RNG.standard_normal((2, 3, 50, 64)), genesis.bfloat16).requires_grad_()
     genesis.manual_seed(5)
@@ -157,6 +167,7 @@ def test_public_path_draws_like_the_kernels_and_advances():
 
 
 @requires_fused
+@pytest.mark.usefixtures("kernel_dropout")
 def test_kept_fraction():
     # v = ones: each output item is the row's kept share of the softmax, scaled: mean 1
     q = genesis.zeros(4, 8, 256, 64, device="cuda", dtype=genesis.bfloat16)
