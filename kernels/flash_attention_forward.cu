@@ -24,6 +24,7 @@
 
 #include "kernels/dtype_traits.cuh"
 #include "kernels/flash_attention.cuh"
+#include "kernels/flash_dropout.cuh"
 #include "kernels/flash_tiles.cuh"
 #include "vocab/attention_dropout.h"
 
@@ -159,20 +160,13 @@ __global__ void __launch_bounds__(kThreads, MINB)
         const int64_t j = k0 + n * 8 + 2 * (lane % 4);
         const philox::Words w =
             attention_dropout::block_words(seed, offset, bh, own ? row[1] : row[0], j, a.L, a.S);
-        uint32_t mine = 0, theirs = 0;
-#pragma unroll
-        for (int c = 0; c < 2; ++c) {
-          mine |= static_cast<uint32_t>(attention_dropout::kept_by(w.w[2 * own + c], a.keep)) << c;
-          theirs |= static_cast<uint32_t>(attention_dropout::kept_by(w.w[2 - 2 * own + c], a.keep))
-                    << c;
-        }
-        const uint32_t other = __shfl_xor_sync(0xffffffffu, theirs, 4);
+        uint32_t bits[2];
+        flash::traded_keep_bits<true>(w, own, a.keep, bits[0], bits[1]);
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          const uint32_t bits = r == own ? mine : other;
 #pragma unroll
           for (int c = 0; c < 2; ++c)
-            s[n][2 * r + c] = bits >> c & 1u ? s[n][2 * r + c] * a.keep_scale : 0.0f;
+            s[n][2 * r + c] = bits[r] >> c & 1u ? s[n][2 * r + c] * a.keep_scale : 0.0f;
         }
       }
     }
