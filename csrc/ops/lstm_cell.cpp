@@ -51,11 +51,7 @@ LstmCell lstm_cell(const Tensor& gi, const Tensor& gh, const Tensor& c) {
   r.c_new = Tensor::empty(c.sizes(), c.dtype(), c.device());
   r.act = Tensor::empty(gi.sizes(), c.dtype(), c.device());
   if (c.numel() == 0) return r;
-  Tensor a = contiguous(gi), b = contiguous(gh), cc = contiguous(c);
-  if (c.is_cuda())
-    cuda::lstm_cell_forward(a, b, cc, r.h, r.c_new, r.act);
-  else
-    cpu::lstm_cell_forward(a, b, cc, r.h, r.c_new, r.act);
+  lstm_cell_forward_into(contiguous(gi), contiguous(gh), contiguous(c), r.h, r.c_new, r.act);
   return r;
 }
 
@@ -72,11 +68,7 @@ LstmCellGrads lstm_cell_backward(const Tensor& dh, const Tensor& dc, const Tenso
   if (c.numel() == 0) return g;
   Tensor gh = dh.defined() ? contiguous(dh) : Tensor();
   Tensor gc = dc.defined() ? contiguous(dc) : Tensor();
-  Tensor a = contiguous(act), cc = contiguous(c), cn = contiguous(c_new);
-  if (c.is_cuda())
-    cuda::lstm_cell_backward(gh, gc, a, cc, cn, g.gates, g.c);
-  else
-    cpu::lstm_cell_backward(gh, gc, a, cc, cn, g.gates, g.c);
+  lstm_cell_backward_into(gh, gc, contiguous(act), contiguous(c), contiguous(c_new), g.gates, g.c);
   return g;
 }
 
