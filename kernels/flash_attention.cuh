@@ -6,7 +6,7 @@
 namespace genesis::kernels {
 
 // The operands both passes read. q (batch, heads, L, E), k and v (batch, heads / kv_group, S, E)
-// of one 16-bit dtype (kFloat16 or kBFloat16), the last dim contiguous, the other three strided
+// of one dtype (kFloat16, kBFloat16, or kFloat32), the last dim contiguous, the other three strided
 // (q_stride = {batch, head, row} in items). mask: null, or items of dtype mask_dtype (kBool:
 // true keeps a score; kFloat32 / kFloat16 / kBFloat16: added to it) at
 // b * mask_stride[0] + h * mask_stride[1] + i * mask_stride[2] + j * mask_stride[3] (0 strides
@@ -54,6 +54,13 @@ struct FlashAttentionGrads {
 
 void launch_flash_attention_backward(const FlashAttentionArgs& a, const FlashAttentionGrads& g,
                                      void* stream);
+
+// The float32 kernels (flash_attention_float.cu, Note [Fused attention in float32]), which the
+// two launchers above call for dtype kFloat32: out, dk and dv float, the rest as above.
+void launch_flash_attention_forward_float(const FlashAttentionArgs& a, void* out, float* lse,
+                                          void* stream);
+void launch_flash_attention_backward_float(const FlashAttentionArgs& a,
+                                           const FlashAttentionGrads& g, void* stream);
 
 // Whether `device` can run the kernels (tensor cores of sm_80 and later).
 bool flash_attention_device_supported(int device);

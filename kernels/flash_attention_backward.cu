@@ -286,6 +286,7 @@ void backward_typed(const FlashAttentionArgs& a, const FlashAttentionGrads& g,
 
 void launch_flash_attention_backward(const FlashAttentionArgs& a, const FlashAttentionGrads& g,
                                      void* stream) {
+  if (a.dtype == kFloat32) return launch_flash_attention_backward_float(a, g, stream);
   auto s = static_cast<cudaStream_t>(stream);
   flash::with_head_dim(a.E, [&](auto d) {
     if (a.dtype == kBFloat16)

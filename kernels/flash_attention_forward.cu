@@ -219,6 +219,7 @@ void forward_typed(const FlashAttentionArgs& a, void* out, float* lse, cudaStrea
 
 void launch_flash_attention_forward(const FlashAttentionArgs& a, void* out, float* lse,
                                     void* stream) {
+  if (a.dtype == kFloat32) return launch_flash_attention_forward_float(a, out, lse, stream);
   auto s = static_cast<cudaStream_t>(stream);
   flash::with_head_dim(a.E, [&](auto d) {
     if (a.dtype == kBFloat16)

@@ -158,9 +158,10 @@ bool strides_fit(const Tensor& t) {
 }
 
 // What cuDNN's engines take at all (the rest goes to genesis's kernels without a graph build):
-// head dims a multiple of 8 up to 256, 16-byte aligned rows.
+// 16-bit operands, head dims a multiple of 8 up to 256, 16-byte aligned rows.
 bool shape_fits(const Tensor& q, const Tensor& k, const Tensor& v) {
   const int64_t e = q.sizes()[3];
+  if (q.dtype() != ScalarType::Float16 && q.dtype() != ScalarType::BFloat16) return false;
   if (e % 8 != 0 || e > 256 || q.numel() == 0 || k.numel() == 0) return false;
   for (const Tensor* t : {&q, &k, &v}) {
     if (reinterpret_cast<uintptr_t>(t->data()) % 16 != 0) return false;

@@ -6,12 +6,11 @@
 
 namespace genesis::cuda {
 
-// The operands of both passes: q (B, H, L, E), k and v (B, H / kv_group, S, E), float16 or
-// bfloat16, last dim contiguous; mask undefined or 4-D (B or 1, H or 1, L or 1, S or 1) of bool,
-// float32 or q's dtype.
-// dropout_p > 0 drops weights (Note [Dropout in fused attention] in vocab/attention_dropout.h):
-// the forward draws with `draw` and writes what it drew with into `rng` (two uint64 items, on
-// the device: int64 tensor of 2), which the backward reads.
+// The operands of both passes: q (B, H, L, E), k and v (B, H / kv_group, S, E), float16,
+// bfloat16 or float32, last dim contiguous; mask undefined or 4-D (B or 1, H or 1, L or 1, S or 1)
+// of bool, float32 or q's dtype. dropout_p > 0 drops weights (Note [Dropout in fused attention] in
+// vocab/attention_dropout.h): the forward draws with `draw` and writes what it drew with into `rng`
+// (two uint64 items, on the device: int64 tensor of 2), which the backward reads.
 struct FlashAttentionOperands {
   Tensor q, k, v, mask;
   double scale = 1.0;

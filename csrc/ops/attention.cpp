@@ -54,8 +54,9 @@ cuda::FlashAttentionOperands operands(const Tensor& q, const Tensor& k, const Te
                                       const char* op) {
   GENESIS_CHECK(q.is_cuda(), op, "the fused attention takes CUDA tensors, got query on ",
                 q.device().str());
-  GENESIS_CHECK_TYPE(q.dtype() == ScalarType::Float16 || q.dtype() == ScalarType::BFloat16, op,
-                     "the fused attention takes float16 or bfloat16, got ",
+  GENESIS_CHECK_TYPE(q.dtype() == ScalarType::Float16 || q.dtype() == ScalarType::BFloat16 ||
+                         q.dtype() == ScalarType::Float32,
+                     op, "the fused attention takes float16, bfloat16 or float32, got ",
                      scalar_type_name(q.dtype()));
   check_operand(q, q, "query", op);
   check_operand(k, q, "key", op);
@@ -104,6 +105,9 @@ FusedAttention fused_attention(const Tensor& q, const Tensor& k, const Tensor& v
   const Shape& qs = q.sizes();
   FusedAttention r;
   r.lse = Tensor::empty({qs[0], qs[1], qs[2]}, ScalarType::Float32, q.device());
+  // cuDNN's graphs here are 16-bit; float32 runs genesis's kernels (Note [Fused attention in
+  // float32] in kernels/flash_attention_float.cu)
+  if (q.dtype() == ScalarType::Float32) cudnn = false;
   if (cudnn && !mask.defined() && dropout_p == 0) {
     r.out = like_operand(o.q, qs);  // Note [Attention results in the operands' layout]
     if (cuda::cudnn_attention_forward(o.q, o.k, o.v, scale, causal, r.out, r.lse, op)) {
@@ -138,6 +142,7 @@ std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(
     o.rng = rng;
     cudnn = false;  // the forward ran genesis's kernels
   }
+  if (q.dtype() == ScalarType::Float32) cudnn = false;
   check_operand(dout, q, "grad_output", op);
   const Shape& qs = q.sizes();
   const Shape kv{qs[0], qs[1], k.sizes()[2], qs[3]};

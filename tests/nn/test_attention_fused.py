@@ -246,7 +246,7 @@ def test_paths_the_fused_kernel_leaves_to_the_math_backend():
     q = _leaf(RNG.normal(size=(1, 2, 9, 16)), genesis.bfloat16)
     v32 = genesis.randn(1, 2, 9, 8, device="cuda").to(genesis.bfloat16)
     cases = [
-        F.scaled_dot_product_attention(q.float(), q.float(), q.float()),  # float32
+        F.scaled_dot_product_attention(q.double(), q.double(), q.double()),  # float64
         F.scaled_dot_product_attention(q, q, v32),  # value head dim differs
         F.scaled_dot_product_attention(q, q, q, dropout_p=0.5),
     ]
@@ -308,9 +308,11 @@ def test_against_torch_cuda():
 def test_binding_errors():
     q = genesis.randn(1, 2, 4, 8, device="cuda").to(genesis.bfloat16)
     op = "scaled_dot_product_attention"
-    with pytest.raises(TypeError, match=r"\[sdpa\] the fused attention takes float16 or bfloat16"):
+    with pytest.raises(
+        TypeError, match=r"\[sdpa\] the fused attention takes float16, bfloat16 or float32"
+    ):
         _C._nn._fused_attention(
-            q.float(), q.float(), q.float(), None, 1.0, False, 0.0, True, True, "sdpa"
+            q.double(), q.double(), q.double(), None, 1.0, False, 0.0, True, True, "sdpa"
         )
     with pytest.raises(RuntimeError, match=r"\[sdpa\] the fused attention takes 4-D"):
         _C._nn._fused_attention(q[0], q[0], q[0], None, 1.0, False, 0.0, True, True, "sdpa")
@@ -408,7 +410,10 @@ def test_sdpa_kernel_sets_and_restores_the_paths():
 def _fused_pair(q, k, v, causal, cudnn):
     """(out, lse, path) of one forward through the private binding on one path."""
     scale = 1 / math.sqrt(q.shape[-1])
-    return _C._nn._fused_attention(q, k, v, None, scale, causal, cudnn, not cudnn, "sdpa")
+    out, lse, _, path = _C._nn._fused_attention(
+        q, k, v, None, scale, causal, 0.0, cudnn, not cudnn, "sdpa"
+    )
+    return out, lse, path
 
 
 @requires_cudnn_attention
@@ -434,7 +439,7 @@ def test_cudnn_runs_and_agrees_with_the_genesis_kernels(dtype, qs, ks, causal):
     for fwd, out, lse in (("cudnn", out_c, lse_c), ("genesis", out_g, lse_g)):
         for bwd in (True, False):
             grads[fwd, bwd] = _C._nn._fused_attention_backward(
-                dout, q, k, v, out, lse, None, scale, causal, bwd, "sdpa"
+                dout, q, k, v, out, lse, None, scale, causal, 0.0, None, bwd, "sdpa"
             )
     ref = grads["genesis", False]
     for key, got in grads.items():
@@ -450,7 +455,9 @@ def test_cudnn_declines_what_it_does_not_take():
     q = genesis.tensor(RNG.normal(size=(1, 2, 16, 20)), dtype=genesis.bfloat16, device="cuda")
     assert _fused_pair(q, q, q, False, True)[2] == 0
     scale = 1.0
-    out, lse, path = _C._nn._fused_attention(q, q, q, None, scale, False, True, True, "sdpa")
+    out, lse, _, path = _C._nn._fused_attention(
+        q, q, q, None, scale, False, 0.0, True, True, "sdpa"
+    )
     assert path == 1 and out.shape == q.shape
     wide = genesis.tensor(RNG.normal(size=(1, 2, 16, 65)), dtype=genesis.bfloat16, device="cuda")
     shifted = wide[..., 1:]  # E 64, rows start 2 bytes past 16-byte alignment

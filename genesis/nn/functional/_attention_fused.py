@@ -7,7 +7,8 @@ through cuDNN] in csrc/cuda/cudnn_attention.cpp) runs first when
 ``genesis.backends.cuda.cudnn_sdp_enabled()``, the build has it, there is no mask and cuDNN
 takes the problem; genesis's own kernels run the rest when ``flash_sdp_enabled()``. Both save
 the same per-row log-sum-exp, and the backward goes the forward's way. The fused paths take
-float16 / bfloat16 CUDA tensors on an sm_80 or later device, equal head dims of query, key and
+float16 / bfloat16 CUDA tensors (float32 too, on genesis's float32 kernels, when
+``_kernel_float32`` allows) on an sm_80 or later device, equal head dims of query, key and
 value up to 256, a causal flag or a mask (bool or float, broadcast by strides, never
 expanded), and grouped or broadcast key heads (query head h reads key head h // (Hq / Hk)).
 ``dropout_p`` in (0, 1) runs genesis's kernels only (cuDNN's graph is built without dropout)
@@ -16,7 +17,7 @@ and again in the backward from the same Philox counters of the default generator
 [Dropout in fused attention] in csrc/vocab/attention_dropout.h; the draws differ from the
 composed path's). The rest goes to the composed path, which is exact for every dtype: other
 dropout (``dropout_p`` 1, kernel dropout off, genesis's kernels switched off), a float mask
-that needs a gradient, float32 / float64,
+that needs a gradient, float64 (and float32 while its kernels are switched off),
 batch dims in which the query is the one broadcast, and both switches off. The output and
 gradients match the composed path within the rounding of 16-bit inputs: the scores and sums
 are float32, and the attention weights meet the values rounded to the input dtype (PyTorch's
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._C import Tensor, _nn, bfloat16, float16
+from ..._C import Tensor, _nn, bfloat16, float16, float32
 from ..._C import bool as _bool
 from ...autograd import Function, is_grad_enabled
 from ...backends import cuda as _backends_cuda
@@ -38,10 +39,14 @@ __all__: list[str] = []  # helpers of _attention.py; no public names
 
 _OP = "scaled_dot_product_attention"
 _supported: dict[str, bool] = {}
-# Whether dropout_p in (0, 1) takes genesis's kernels. Off until the kernels' dropout has passed
-# tests/nn/test_attention_dropout.py on a GPU (written in session 50, when no GPU machine could
-# be started): until then such calls keep the composed path, and the tests switch it on.
-_kernel_dropout = False
+# Whether dropout_p in (0, 1) takes genesis's kernels (passed tests/nn/test_attention_dropout.py
+# on an H100 in session 51). A switch so that a test can compare both paths.
+_kernel_dropout = True
+# Whether float32 takes genesis's float32 kernels (Note [Fused attention in float32] in
+# kernels/flash_attention_float.cu). Off until they have passed tests/nn/test_attention_float32.py
+# on a GPU (written in session 51 after its GPU time was spent): until then float32 keeps the
+# composed path, and the tests switch it on.
+_kernel_float32 = False
 
 
 def _device_supported(t: Tensor) -> bool:
@@ -156,7 +161,11 @@ def fused(
         cudnn = False
         if dropout_p >= 1.0 or not _kernel_dropout:
             return None
-    if not (query.is_cuda and query.dtype in (float16, bfloat16) and (own or cudnn)):
+    if query.dtype == float32:  # genesis's float32 kernels alone (cuDNN's graphs are 16-bit)
+        if not (_kernel_float32 and own):
+            return None
+        cudnn = False
+    if not (query.is_cuda and query.dtype in (float16, bfloat16, float32) and (own or cudnn)):
         return None
     E = query.shape[-1]
     if not (0 < E <= 256 and value.shape[-1] == E and query.dim() == key.dim() == value.dim()):
