@@ -124,9 +124,11 @@ void launch_typed(void* out, int64_t n, uint64_t seed, uint64_t offset, const ui
   }
 }
 
-__global__ void write_philox_state_kernel(uint64_t* state, uint64_t seed, uint64_t offset) {
-  state[0] = seed;
-  state[1] = offset;
+// from: null, or a graph's {seed, base offset} that `offset` adds to (Note [Random ops in graphs])
+__global__ void write_philox_state_kernel(uint64_t* state, uint64_t seed, uint64_t offset,
+                                          const uint64_t* from) {
+  state[0] = from ? from[0] : seed;
+  state[1] = (from ? from[1] : 0) + offset;
 }
 
 }  // namespace
@@ -154,7 +156,14 @@ void launch_random(void* out, int dtype, int64_t numel, uint64_t seed, uint64_t 
 }
 
 void launch_write_philox_state(uint64_t* state, uint64_t seed, uint64_t offset, void* stream) {
-  write_philox_state_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(state, seed, offset);
+  write_philox_state_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(state, seed, offset,
+                                                                            nullptr);
+}
+
+void launch_write_philox_args(uint64_t* out, uint64_t seed, uint64_t offset, const uint64_t* state,
+                              void* stream) {
+  write_philox_state_kernel<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(out, seed, offset,
+                                                                            state);
 }
 
 }  // namespace genesis::kernels

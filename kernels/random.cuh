@@ -23,4 +23,9 @@ void launch_poisson(double* out, const double* rates, int64_t numel, uint64_t se
 // values travel as kernel arguments, so nothing on the host must outlive the launch.
 void launch_write_philox_state(uint64_t* state, uint64_t seed, uint64_t offset, void* stream);
 
+// Writes the key and first counter a draw uses to out[0..1]: {seed, offset}, or with a non-null
+// `state` (as launch_random's) {state[0], state[1] + offset}, read on the device.
+void launch_write_philox_args(uint64_t* out, uint64_t seed, uint64_t offset, const uint64_t* state,
+                              void* stream);
+
 }  // namespace genesis::kernels

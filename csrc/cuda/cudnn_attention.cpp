@@ -20,6 +20,19 @@
 // scores, (B, H, L) float32, so either backward can follow either forward; dk and dv come back
 // summed over each group of query heads (grouped-query attention).
 
+// Note [Dropout through cuDNN]
+// cuDNN's attention graphs can drop weights themselves, from a Philox key ("Seed") and first
+// counter ("Offset") read from device memory when the graph runs. ops::fused_attention takes
+// them from genesis's generator as its own kernels would (ops::cuda_counters: by value, or a
+// genesis graph's buffer during a capture, Note [Random ops in graphs]) and writes them into the
+// two-item int64 `rng` tensor on the stream before the graph runs
+// (cuda::write_philox_args); the backward graph reads the same tensor, so it drops the same
+// weights, and a captured forward and backward replay with new draws. cuDNN's masks follow its
+// own rule, not Note [Dropout in fused attention]'s, so they differ from genesis's kernels'
+// for the same seed; a forward that ran here must have its backward here too (ops raises if
+// cuDNN then refuses the backward graph). The generator advances by the count genesis's kernels
+// reserve (attention_dropout::counters), more than cuDNN's per-thread draws use.
+
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -38,7 +51,7 @@ namespace fe = cudnn_frontend;
 
 // The tensors' ids in a graph; far above the small ids the frontend gives its own internal
 // tensors (the scale, say), which a user id must not collide with.
-enum Uid : int64_t { kQ = 1 << 20, kK, kV, kO, kStats, kDO, kDQ, kDK, kDV };
+enum Uid : int64_t { kQ = 1 << 20, kK, kV, kO, kStats, kDO, kDQ, kDK, kDV, kSeed, kOffset };
 
 // Everything a graph is built for (Note [Attention through cuDNN]: one graph per problem).
 struct Problem {
@@ -47,9 +60,10 @@ struct Problem {
   int64_t b = 0, h = 0, hk = 0, l = 0, s = 0, e = 0;
   std::vector<int64_t> strides;  // q, k, v, out, then (backward) dout, dq, dk, dv
   double scale = 1.0;
+  double dropout = 0.0;  // the probability cuDNN's own Philox draws drop a weight with
 
   auto tie() const {
-    return std::tie(device, backward, causal, bf16, b, h, hk, l, s, e, strides, scale);
+    return std::tie(device, backward, causal, bf16, b, h, hk, l, s, e, strides, scale, dropout);
   }
   bool operator<(const Problem& o) const { return tie() < o.tie(); }
 };
@@ -80,12 +94,22 @@ cudnn::KeptGraph build(const Problem& p, cudnnHandle_t handle) {
   auto q = input(*g, "Q", kQ, qd, at(0));
   auto k = input(*g, "K", kK, kd, at(1));
   auto v = input(*g, "V", kV, kd, at(2));
+  // Dropout: the Philox key and first counter as one-item int64 tensors in device memory (Note
+  // [Dropout through cuDNN])
+  std::shared_ptr<fe::graph::Tensor_attributes> seed, offset;
+  if (p.dropout > 0) {
+    seed = input(*g, "Seed", kSeed, {1, 1, 1, 1}, {1, 1, 1, 1});
+    offset = input(*g, "Offset", kOffset, {1, 1, 1, 1}, {1, 1, 1, 1});
+    seed->set_data_type(fe::DataType_t::INT64);
+    offset->set_data_type(fe::DataType_t::INT64);
+  }
   if (!p.backward) {
     auto attrs = fe::graph::SDPA_attributes()
                      .set_name("sdpa")
                      .set_generate_stats(true)
                      .set_attn_scale(static_cast<float>(p.scale))
                      .set_causal_mask(p.causal);
+    if (p.dropout > 0) attrs.set_dropout(static_cast<float>(p.dropout), seed, offset);
     auto [o, stats] = g->sdpa(q, k, v, attrs);
     o->set_output(true).set_uid(kO).set_dim(qd).set_stride(at(3));
     stats->set_output(true)
@@ -106,6 +130,7 @@ cudnn::KeptGraph build(const Problem& p, cudnnHandle_t handle) {
                      .set_name("sdpa_backward")
                      .set_attn_scale(static_cast<float>(p.scale))
                      .set_causal_mask(p.causal);
+    if (p.dropout > 0) attrs.set_dropout(static_cast<float>(p.dropout), seed, offset);
     auto [dq, dk, dv] = g->sdpa_backward(q, k, v, o, dout, stats, attrs);
     dq->set_output(true).set_uid(kDQ).set_dim(qd).set_stride(at(5));
     dk->set_output(true).set_uid(kDK).set_dim(kd).set_stride(at(6));
@@ -130,8 +155,9 @@ bool run(const Problem& p, std::unordered_map<int64_t, void*>& pack, const char*
 void* address(const Tensor& t) { return const_cast<void*>(t.data()); }
 
 Problem problem_of(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
-                   double scale, bool causal, bool backward) {
+                   double scale, bool causal, double dropout, bool backward) {
   Problem p;
+  p.dropout = dropout;
   p.device = q.device().index;
   p.backward = backward;
   p.causal = causal;
@@ -171,36 +197,46 @@ bool shape_fits(const Tensor& q, const Tensor& k, const Tensor& v) {
   return true;
 }
 
+// The seed and offset items of rng (Note [Dropout through cuDNN]) into the variant pack.
+void pack_rng(std::unordered_map<int64_t, void*>& pack, double dropout, const Tensor& rng) {
+  if (dropout <= 0) return;
+  pack[kSeed] = address(rng);
+  pack[kOffset] = static_cast<int64_t*>(address(rng)) + 1;
+}
+
 }  // namespace
 
 bool cudnn_attention_built() { return true; }
 
 bool cudnn_attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
-                             bool causal, const Tensor& out, const Tensor& lse, const char* op) {
+                             bool causal, double dropout_p, const Tensor& rng, const Tensor& out,
+                             const Tensor& lse, const char* op) {
   if (!shape_fits(q, k, v) || !strides_fit(out)) return false;
-  const Problem p = problem_of(q, k, v, out, scale, causal, false);
+  const Problem p = problem_of(q, k, v, out, scale, causal, dropout_p, false);
   std::unordered_map<int64_t, void*> pack{{kQ, address(q)},
                                           {kK, address(k)},
                                           {kV, address(v)},
                                           {kO, out.mutable_data()},
                                           {kStats, lse.mutable_data()}};
+  pack_rng(pack, dropout_p, rng);
   return run(p, pack, op);
 }
 
 bool cudnn_attention_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
                               const Tensor& dout, const Tensor& lse, double scale, bool causal,
-                              const Tensor& dq, const Tensor& dk, const Tensor& dv,
-                              const char* op) {
+                              double dropout_p, const Tensor& rng, const Tensor& dq,
+                              const Tensor& dk, const Tensor& dv, const char* op) {
   if (!shape_fits(q, k, v) || !shape_fits(dout, k, v) || !strides_fit(out) || !strides_fit(dq) ||
       !strides_fit(dk) || !strides_fit(dv))
     return false;
-  Problem p = problem_of(q, k, v, out, scale, causal, true);
+  Problem p = problem_of(q, k, v, out, scale, causal, dropout_p, true);
   for (const Tensor* t : {&dout, &dq, &dk, &dv})
     for (int64_t st : strides_of(*t)) p.strides.push_back(st);
   std::unordered_map<int64_t, void*> pack{
       {kQ, address(q)},         {kK, address(k)},         {kV, address(v)},
       {kO, address(out)},       {kDO, address(dout)},     {kStats, address(lse)},
       {kDQ, dq.mutable_data()}, {kDK, dk.mutable_data()}, {kDV, dv.mutable_data()}};
+  pack_rng(pack, dropout_p, rng);
   return run(p, pack, op);
 }
 

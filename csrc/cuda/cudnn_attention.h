@@ -13,15 +13,19 @@ bool cudnn_attention_built();
 // q (B, H, L, E), k and v (B, Hk, S, E) with H a multiple of Hk, float16 or bfloat16, last dim
 // contiguous; out (B, H, L, E) with a contiguous last dim (any other strides: Note [Attention
 // results in the operands' layout] in ops/attention.cpp) and lse (B, H, L) float32 contiguous,
-// allocated by the caller. Returns false, having written nothing, when cuDNN does not take the
-// problem.
+// allocated by the caller. dropout_p > 0 drops weights with cuDNN's Philox draws keyed by rng,
+// two int64 items {seed, offset} on the device (Note [Dropout through cuDNN]). Returns false,
+// having written nothing, when cuDNN does not take the problem.
 bool cudnn_attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, double scale,
-                             bool causal, const Tensor& out, const Tensor& lse, const char* op);
+                             bool causal, double dropout_p, const Tensor& rng, const Tensor& out,
+                             const Tensor& lse, const char* op);
 
 // dq (B, H, L, E), dk and dv (B, Hk, S, E) with a contiguous last dim, allocated by the caller,
-// from dout (strided as q) and the forward's out and lse. Returns false as the forward does.
+// from dout (strided as q) and the forward's out, lse and (dropout) rng. Returns false as the
+// forward does.
 bool cudnn_attention_backward(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
                               const Tensor& dout, const Tensor& lse, double scale, bool causal,
-                              const Tensor& dq, const Tensor& dk, const Tensor& dv, const char* op);
+                              double dropout_p, const Tensor& rng, const Tensor& dq,
+                              const Tensor& dk, const Tensor& dv, const char* op);
 
 }  // namespace genesis::cuda

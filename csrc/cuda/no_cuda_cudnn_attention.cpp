@@ -7,14 +7,14 @@ namespace genesis::cuda {
 
 bool cudnn_attention_built() { return false; }
 
-bool cudnn_attention_forward(const Tensor&, const Tensor&, const Tensor&, double, bool,
-                             const Tensor&, const Tensor&, const char*) {
+bool cudnn_attention_forward(const Tensor&, const Tensor&, const Tensor&, double, bool, double,
+                             const Tensor&, const Tensor&, const Tensor&, const char*) {
   return false;
 }
 
 bool cudnn_attention_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
-                              const Tensor&, const Tensor&, double, bool, const Tensor&,
-                              const Tensor&, const Tensor&, const char*) {
+                              const Tensor&, const Tensor&, double, bool, double, const Tensor&,
+                              const Tensor&, const Tensor&, const Tensor&, const char*) {
   return false;
 }
 

@@ -8,4 +8,6 @@ void random_fill(const Tensor&, philox::Kind, const PhiloxArgs&, int64_t, uint64
 
 void poisson_fill(const Tensor&, const Tensor&, const PhiloxArgs&) { no_device(); }
 
+void write_philox_args(const Tensor&, const PhiloxArgs&) { no_device(); }
+
 }  // namespace genesis::cuda

@@ -35,4 +35,16 @@ void poisson_fill(const Tensor& out, const Tensor& rates, const PhiloxArgs& rng)
   GENESIS_CUDA_CHECK(cudaGetLastError());
 }
 
+void write_philox_args(const Tensor& out, const PhiloxArgs& rng) {
+  GENESIS_CHECK(
+      out.is_cuda() && out.is_contiguous() && out.numel() == 2 && out.dtype() == ScalarType::Int64,
+      "random", "expected two contiguous int64 items on a CUDA device");
+  int device = out.device().index;
+  DeviceGuard guard(device);
+  kernels::launch_write_philox_args(static_cast<uint64_t*>(out.mutable_data()), rng.seed,
+                                    rng.offset, rng.state,
+                                    reinterpret_cast<void*>(current_stream(device)));
+  GENESIS_CUDA_CHECK(cudaGetLastError());
+}
+
 }  // namespace genesis::cuda

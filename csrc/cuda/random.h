@@ -16,5 +16,9 @@ void random_fill(const Tensor& out, philox::Kind kind, const PhiloxArgs& rng, in
                  uint64_t range);
 // cpu::poisson_fill's twin: float64 contiguous CUDA tensors on one device.
 void poisson_fill(const Tensor& out, const Tensor& rates, const PhiloxArgs& rng);
+// Writes the (key, first counter) that `rng` draws with into `out`, two contiguous int64 items
+// on a CUDA device, on its current stream: for a library that reads them from device memory
+// (cuDNN's attention dropout), which then draws as a genesis graph's replay does.
+void write_philox_args(const Tensor& out, const PhiloxArgs& rng);
 
 }  // namespace genesis::cuda

@@ -6,6 +6,7 @@
 #include "core/errors.h"
 #include "cuda/cudnn_attention.h"
 #include "cuda/flash_attention.h"
+#include "cuda/random.h"
 #include "ops/convert.h"
 #include "ops/copy.h"
 #include "ops/generator.h"
@@ -108,9 +109,18 @@ FusedAttention fused_attention(const Tensor& q, const Tensor& k, const Tensor& v
   // cuDNN's graphs here are 16-bit; float32 runs genesis's kernels (Note [Fused attention in
   // float32] in kernels/flash_attention_float.cu)
   if (q.dtype() == ScalarType::Float32) cudnn = false;
-  if (cudnn && !mask.defined() && dropout_p == 0) {
+  if (dropout_p > 0) {  // one draw, for whichever path runs
+    o.dropout_p = dropout_p;
+    o.rng = r.rng = Tensor::empty({2}, ScalarType::Int64, q.device());
+    o.draw = cuda_counters(generator_or_default(nullptr), q.device().index,
+                           attention_dropout::counters(qs[0] * qs[1], qs[2], k.sizes()[2]));
+  }
+  if (cudnn && !mask.defined()) {
     r.out = like_operand(o.q, qs);  // Note [Attention results in the operands' layout]
-    if (cuda::cudnn_attention_forward(o.q, o.k, o.v, scale, causal, r.out, r.lse, op)) {
+    // cuDNN reads the draw from rng (Note [Dropout through cuDNN]); genesis's kernels write it
+    if (dropout_p > 0) cuda::write_philox_args(r.rng, o.draw);
+    if (cuda::cudnn_attention_forward(o.q, o.k, o.v, scale, causal, dropout_p, r.rng, r.out, r.lse,
+                                      op)) {
       r.path = AttentionPath::kCudnn;
       return r;
     }
@@ -118,12 +128,6 @@ FusedAttention fused_attention(const Tensor& q, const Tensor& k, const Tensor& v
   if (!own) return FusedAttention{};
   r.out = Tensor::empty(qs, q.dtype(), q.device());
   r.path = AttentionPath::kGenesis;
-  if (dropout_p > 0) {
-    o.dropout_p = dropout_p;
-    o.rng = r.rng = Tensor::empty({2}, ScalarType::Int64, q.device());  // the kernel writes it
-    o.draw = cuda_counters(generator_or_default(nullptr), q.device().index,
-                           attention_dropout::counters(qs[0] * qs[1], qs[2], k.sizes()[2]));
-  }
   if (r.out.numel() > 0) cuda::flash_attention_forward(o, r.out, r.lse);
   return r;
 }
@@ -140,7 +144,6 @@ std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(
                         op, "the fused attention's dropout backward takes the forward's rng");
     o.dropout_p = dropout_p;
     o.rng = rng;
-    cudnn = false;  // the forward ran genesis's kernels
   }
   if (q.dtype() == ScalarType::Float32) cudnn = false;
   check_operand(dout, q, "grad_output", op);
@@ -161,8 +164,12 @@ std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(
     Tensor dk = one_buffer ? siblings[1] : like_operand(o.k, grouped);
     Tensor dv = one_buffer ? siblings[2] : like_operand(o.v, grouped);
     if (cuda::cudnn_attention_backward(o.q, o.k, o.v, out, rows_contiguous(dout), lse, scale,
-                                       causal, dq, dk, dv, op))
+                                       causal, dropout_p, rng, dq, dk, dv, op))
       return {dq, dk, dv};
+    // genesis's kernels would drop other weights than cuDNN's forward did
+    GENESIS_CHECK(dropout_p == 0, op,
+                  "cuDNN ran the forward with dropout but refuses its backward; run attention "
+                  "with dropout under genesis.backends.cuda.enable_cudnn_sdp(False)");
   }
   // genesis's kernels read a contiguous result (cuDNN's may be laid out as q).
   const Tensor out_c = contiguous(out);

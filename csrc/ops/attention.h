@@ -24,20 +24,22 @@ struct FusedAttention {
 };
 
 // q (B, H, L, E), k and v (B, Hk, S, E) with H a multiple of Hk (grouped-query attention),
-// float16 or bfloat16, 1 <= E <= 256; mask undefined or 4-D, each dim 1 or the matching size of
-// (B, H, L, S), bool (true keeps) or float32 / q's dtype (added to the scores); causal: query i
-// sees keys j <= i; 0 <= dropout_p < 1 drops weights, drawn from the default generator (Note
-// [Dropout in fused attention] in vocab/attention_dropout.h). cuDNN runs it when `cudnn` allows,
-// this build and machine have cuDNN's attention, there is neither mask nor dropout and cuDNN
-// takes the problem (Note [Attention through cuDNN]); else genesis's kernels when `own` allows;
-// else path kNone (the caller's composed path).
+// float16, bfloat16 or float32, 1 <= E <= 256; mask undefined or 4-D, each dim 1 or the
+// matching size of (B, H, L, S), bool (true keeps) or float32 / q's dtype (added to the scores);
+// causal: query i sees keys j <= i; 0 <= dropout_p < 1 drops weights, drawn from the default
+// generator (genesis's kernels: Note [Dropout in fused attention] in vocab/attention_dropout.h;
+// cuDNN: Note [Dropout through cuDNN]). cuDNN runs it when `cudnn` allows, the dtype is 16-bit,
+// this build and machine have cuDNN's attention, there is no mask and cuDNN takes the problem
+// (Note [Attention through cuDNN]); else genesis's kernels when `own` allows; else path kNone
+// (the caller's composed path; the generator has advanced all the same under dropout).
 FusedAttention fused_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                const Tensor& mask, double scale, bool causal, double dropout_p,
                                bool cudnn, bool own, const char* op);
 
 // (dq, dk, dv) from the output's gradient dout and the forward's out, lse and rng (dropout_p > 0);
 // dk and dv are (B, Hk, S, E), summed over each group of H / Hk query heads. Through cuDNN when
-// `cudnn` (the forward's path) and cuDNN takes it, else genesis's kernels (the two lse agree).
+// `cudnn` (the forward's path) and cuDNN takes it, else genesis's kernels (the two lse agree);
+// with dropout a cuDNN forward's backward runs on cuDNN or raises.
 std::tuple<Tensor, Tensor, Tensor> fused_attention_backward(
     const Tensor& dout, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& out,
     const Tensor& lse, const Tensor& mask, double scale, bool causal, double dropout_p,

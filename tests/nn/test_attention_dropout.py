@@ -117,12 +117,12 @@ def test_kernels_against_reference(dtype, case):
     k = _cuda(RNG.standard_normal((B, Hk, S, E)), gdt)
     v = _cuda(RNG.standard_normal((B, Hk, S, E)), gdt)
     dout = _cuda(RNG.standard_normal((B, H, L, E)), gdt)
-    out, lse, rng, path = _C._nn._fused_attention(q, k, v, None, scale, causal, p, True, True, OP)
+    out, lse, rng, path = _C._nn._fused_attention(q, k, v, None, scale, causal, p, False, True, OP)
     assert path == 1 and rng.dtype == genesis.int64 and rng.shape == (2,)
     seed, offset = (_bits(x) for x in rng.cpu().tolist())
     keep = _C._nn._attention_dropout_mask(B * H, L, S, p, seed, offset).numpy()
     dq, dk, dv = _C._nn._fused_attention_backward(
-        dout, q, k, v, out, lse, None, scale, causal, p, rng, True, OP
+        dout, q, k, v, out, lse, None, scale, causal, p, rng, False, OP
     )
     want = _reference(_values(q), _values(k), _values(v), keep, p, scale, causal, _values(dout))
     tol = 3e-2 if dtype == "bfloat16" else 5e-3
@@ -149,7 +149,7 @@ def test_public_path_draws_like_the_kernels_and_advances():
     assert "FusedAttention" in out.grad_fn.name()
     genesis.manual_seed(5)
     low, _, _, _ = _C._nn._fused_attention(
-        q.detach(), q.detach(), q.detach(), None, 1 / 8, True, 0.2, True, True, OP
+        q.detach(), q.detach(), q.detach(), None, 1 / 8, True, 0.2, False, True, OP
     )
     assert np.array_equal(out.detach().float().cpu().numpy(), low.float().cpu().numpy())
     again = F.scaled_dot_product_attention(q, q, q, dropout_p=0.2, is_causal=True)
@@ -184,11 +184,11 @@ def test_draws_in_a_captured_graph():
     stream = genesis.cuda.Stream()
     stream.wait_stream(genesis.cuda.current_stream())
     with genesis.cuda.stream(stream):  # warm up off the default stream
-        _C._nn._fused_attention(q, q, v, None, 0.25, False, p, True, True, OP)
+        _C._nn._fused_attention(q, q, v, None, 0.25, False, p, False, True, OP)
     genesis.cuda.current_stream().wait_stream(stream)
     graph = genesis.cuda.CUDAGraph()
     with genesis.cuda.graph(graph):
-        out, lse, rng, _ = _C._nn._fused_attention(q, q, v, None, 0.25, False, p, True, True, OP)
+        out, lse, rng, _ = _C._nn._fused_attention(q, q, v, None, 0.25, False, p, False, True, OP)
     outs = []
     for _ in range(2):
         graph.replay()

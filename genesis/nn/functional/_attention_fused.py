@@ -9,21 +9,22 @@ takes the problem; genesis's own kernels run the rest when ``flash_sdp_enabled()
 the same per-row log-sum-exp, and the backward goes the forward's way. The fused paths take
 float16 / bfloat16 CUDA tensors (float32 too, on genesis's float32 kernels, when
 ``_kernel_float32`` allows) on an sm_80 or later device, equal head dims of query, key and
-value up to 256, a causal flag or a mask (bool or float, broadcast by strides, never
-expanded), and grouped or broadcast key heads (query head h reads key head h // (Hq / Hk)).
-``dropout_p`` in (0, 1) runs genesis's kernels only (cuDNN's graph is built without dropout)
-when ``_kernel_dropout`` allows (see there); they draw each weight's keep bit in the forward
-and again in the backward from the same Philox counters of the default generator (Note
-[Dropout in fused attention] in csrc/vocab/attention_dropout.h; the draws differ from the
-composed path's). The rest goes to the composed path, which is exact for every dtype: other
-dropout (``dropout_p`` 1, kernel dropout off, genesis's kernels switched off), a float mask
-that needs a gradient, float64 (and float32 while its kernels are switched off),
+value up to 256, a causal flag or a mask (bool or float, broadcast by strides, never expanded),
+and grouped or broadcast key heads (query head h reads key head h // (Hq / Hk)). ``dropout_p``
+in (0, 1) runs cuDNN's attention with its own dropout when ``_cudnn_dropout`` allows (Note
+[Dropout through cuDNN] in csrc/cuda/cudnn_attention.cpp), else genesis's kernels when
+``_kernel_dropout`` allows (see there); they draw each weight's keep bit in the forward and
+again in the backward from the same Philox counters of the default generator (Note [Dropout in
+fused attention] in csrc/vocab/attention_dropout.h). Each path's draws differ from the others'
+and from the composed path's. The rest goes to the composed path, which is exact for every
+dtype: other dropout (``dropout_p`` 1, kernel dropout off, genesis's kernels switched off), a
+float mask that needs a gradient, float64 (and float32 while its kernels are switched off),
 batch dims in which the query is the one broadcast, and both switches off. The output and
-gradients match the composed path within the rounding of 16-bit inputs: the scores and sums
-are float32, and the attention weights meet the values rounded to the input dtype (PyTorch's
-fused backends do the same). The fused backward is not itself differentiable: a double
-backward through it raises, as PyTorch's fused backends do; turn both switches off for
-gradient penalties through attention.
+gradients match the composed path within the rounding of 16-bit inputs: the scores and sums are
+float32, and the attention weights meet the values rounded to the input dtype (PyTorch's fused
+backends do the same). The fused backward is not itself differentiable: a double backward
+through it raises, as PyTorch's fused backends do; turn both switches off for gradient
+penalties through attention.
 """
 
 from __future__ import annotations
@@ -42,6 +43,11 @@ _supported: dict[str, bool] = {}
 # Whether dropout_p in (0, 1) takes genesis's kernels (passed tests/nn/test_attention_dropout.py
 # on an H100 in session 51). A switch so that a test can compare both paths.
 _kernel_dropout = True
+# Whether dropout_p in (0, 1) may take cuDNN's attention, which then draws the masks itself (Note
+# [Dropout through cuDNN] in csrc/cuda/cudnn_attention.cpp). Off until tests/nn/
+# test_attention_cudnn_dropout.py passes on a GPU (written in session 51 after its GPU time was
+# spent): until then such calls take genesis's kernels, and the tests switch it on.
+_cudnn_dropout = False
 # Whether float32 takes genesis's float32 kernels (Note [Fused attention in float32] in
 # kernels/flash_attention_float.cu). Off until they have passed tests/nn/test_attention_float32.py
 # on a GPU (written in session 51 after its GPU time was spent): until then float32 keeps the
@@ -157,10 +163,11 @@ def fused(
     """The attention through the fused kernels, or None when Note [When attention is fused]
     sends it to the composed path. The arguments are checked (_check_sdpa)."""
     cudnn, own = _backends_cuda.cudnn_sdp_enabled(), _backends_cuda.flash_sdp_enabled()
-    if dropout_p > 0.0:  # genesis's kernels alone draw dropout masks
-        cudnn = False
-        if dropout_p >= 1.0 or not _kernel_dropout:
+    if dropout_p > 0.0:
+        if dropout_p >= 1.0:
             return None
+        cudnn = cudnn and _cudnn_dropout  # cuDNN's own draws (Note [Dropout through cuDNN])
+        own = own and _kernel_dropout
     if query.dtype == float32:  # genesis's float32 kernels alone (cuDNN's graphs are 16-bit)
         if not (_kernel_float32 and own):
             return None
