@@ -13,7 +13,9 @@ backward row q's gradient (after a fixed gradient of the output), checked agains
 within bfloat16's tolerance. Two informational rows time causal forward + backward with dropout
 0.1 at the first two shapes (the libraries draw different masks, so only genesis's finiteness
 is checked; genesis takes its kernels' dropout where _attention_fused._kernel_dropout allows,
-else the composed path). Sizes: the issue's on CUDA, small on the CPU.
+else the composed path). Two informational float32 rows time causal attention at the first two
+shapes (genesis's float32 kernels where _attention_fused._kernel_float32 allows, else the
+composed path). Sizes: the issue's on CUDA, small on the CPU.
 """
 
 from __future__ import annotations
@@ -84,12 +86,20 @@ def _fastest_torch(ctx: Context, inner: Callable[[], Any]) -> tuple[Callable[[],
 
 
 def _name(
-    b: int, h: int, s: int, d: int, causal: bool, backward: bool, dropout_p: float = 0.0
+    b: int,
+    h: int,
+    s: int,
+    d: int,
+    causal: bool,
+    backward: bool,
+    dropout_p: float = 0.0,
+    dtype: str = "bfloat16",
 ) -> str:
     """The row's name, from the issue's shape (the same on every device, for --filter)."""
     return (
         f"SDPA B {b} H {h} S {s} d {d} {'causal' if causal else 'full'}"
-        f"{f' dropout {dropout_p}' if dropout_p else ''} {'fwd+bwd' if backward else 'fwd'}"
+        f"{f' dropout {dropout_p}' if dropout_p else ''}{' f32' if dtype == 'float32' else ''}"
+        f" {'fwd+bwd' if backward else 'fwd'}"
     )
 
 
@@ -97,8 +107,15 @@ def _finite(result: np.ndarray) -> str | None:
     return None if np.isfinite(result.astype(np.float32)).all() else "non-finite values"
 
 
-def _case(ctx: Context, shape: tuple, causal: bool, backward: bool, dropout_p: float = 0.0) -> Case:
-    name = _name(*shape, causal, backward, dropout_p)
+def _case(
+    ctx: Context,
+    shape: tuple,
+    causal: bool,
+    backward: bool,
+    dropout_p: float = 0.0,
+    dtype: str = "bfloat16",
+) -> Case:
+    name = _name(*shape, causal, backward, dropout_p, dtype)
     b, h, s, d = shape
     b, h, s = ctx.pick(1, 1, cuda=b), ctx.pick(2, 1, cuda=h), ctx.pick(256, 16, cuda=s)
     arrays = [ctx.rng.standard_normal((b, h, s, d), dtype=np.float32) for _ in range(4)]
@@ -123,37 +140,40 @@ def _case(ctx: Context, shape: tuple, causal: bool, backward: bool, dropout_p: f
         return step
 
     fns: dict[str, Callable[[], Any]] = {
-        "genesis": make(genesis, *inputs(ctx.to_genesis, genesis.bfloat16))
+        "genesis": make(genesis, *inputs(ctx.to_genesis, getattr(genesis, dtype)))
     }
     info = None
     if ctx.torch is not None:
-        t_call = make(ctx.torch, *inputs(ctx.to_torch, ctx.torch.bfloat16))
+        t_call = make(ctx.torch, *inputs(ctx.to_torch, getattr(ctx.torch, dtype)))
         fastest, info = _fastest_torch(ctx, t_call)
         if fastest is not None:
             fns["torch"] = fastest
     flops = 4 * b * h * s * s * d // (2 if causal else 1)
     return Case(
         name=name,
-        size=f"B {b}, H {h}, S {s}, d {d}{' causal' if causal else ''} bf16",
+        size=f"B {b}, H {h}, S {s}, d {d}{' causal' if causal else ''}"
+        f" {'f32' if dtype == 'float32' else 'bf16'}",
         fns=fns,
         flops=int(flops * 3.5) if backward else flops,
         # dropout: the libraries draw different masks; genesis's result is checked finite
-        rtol=None if dropout_p else 3e-2,
-        atol=None if dropout_p else 3e-2,
+        rtol=None if dropout_p else (1e-3 if dtype == "float32" else 3e-2),
+        atol=None if dropout_p else (1e-3 if dtype == "float32" else 3e-2),
         values=not dropout_p,
         validate=_finite if dropout_p else None,
         rounds=3,
         goal=Goal(">= 1.0x torch's fastest", min_speedup=1.0)
-        if ctx.on_cuda and not ctx.quick and not dropout_p
+        if ctx.on_cuda and not ctx.quick and not dropout_p and dtype == "bfloat16"
         else None,
         info=info,
     )
 
 
-def _register(shape: tuple, causal: bool, backward: bool, dropout_p: float = 0.0) -> None:
-    @register(name=_name(*shape, causal, backward, dropout_p))
+def _register(
+    shape: tuple, causal: bool, backward: bool, dropout_p: float = 0.0, dtype: str = "bfloat16"
+) -> None:
+    @register(name=_name(*shape, causal, backward, dropout_p, dtype))
     def build(ctx: Context) -> Case:
-        return _case(ctx, shape, causal, backward, dropout_p)
+        return _case(ctx, shape, causal, backward, dropout_p, dtype)
 
 
 for _shape in SHAPES:
@@ -163,3 +183,6 @@ for _shape in SHAPES:
 # Dropout (informational: the issue asks for it, not for its speed).
 for _shape in SHAPES[:2]:
     _register(_shape, True, True, 0.1)
+# float32 (informational: issue 45 asks for a fused float32 attention, not for its speed).
+_register(SHAPES[0], True, True, dtype="float32")
+_register(SHAPES[1], True, False, dtype="float32")
