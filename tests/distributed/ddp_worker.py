@@ -419,6 +419,48 @@ def global_batch_of(step, rows):
     return genesis.cat([p[0] for p in parts]), genesis.cat([p[1] for p in parts])
 
 
+def sync_batch_norm():
+    """SyncBatchNorm over ranks with unequal batches (and, with 2 ranks or more, an empty one)
+    against BatchNorm1d on the global batch: each rank's output and input gradient are its slice
+    of the global ones, the weight's and bias's gradients sum to the global ones over the ranks,
+    and the running statistics agree; in eval both use the running statistics."""
+    C, L = 3, 5
+    for step, rows_of in enumerate(
+        [lambda r: 2 + r] + ([lambda r: 0 if r == 0 else 3] if WORLD > 1 else [])
+    ):
+        sizes = [rows_of(r) for r in range(WORLD)]
+        rng = np.random.default_rng(7 + step)
+        xs = [rng.standard_normal((n, C, L)).astype(np.float32) for n in sizes]
+        ws = [rng.standard_normal((n, C, L)).astype(np.float32) for n in sizes]
+        genesis.manual_seed(3)
+        sync = nn.SyncBatchNorm(C, momentum=0.3).to(DEVICE)
+        plain = nn.BatchNorm1d(C, momentum=0.3).to(DEVICE)
+        with genesis.no_grad():
+            for m in (sync, plain):
+                m.weight.copy_(genesis.tensor([1.5, -0.5, 2.0], device=DEVICE))
+                m.bias.copy_(genesis.tensor([0.1, 0.2, -0.3], device=DEVICE))
+        x = genesis.tensor(xs[RANK], device=DEVICE).requires_grad_()
+        y = sync(x)
+        (y * genesis.tensor(ws[RANK], device=DEVICE)).sum().backward()
+        X = genesis.tensor(np.concatenate(xs), device=DEVICE).requires_grad_()
+        Y = plain(X)
+        (Y * genesis.tensor(np.concatenate(ws), device=DEVICE)).sum().backward()
+        lo = sum(sizes[:RANK])
+        hi = lo + sizes[RANK]
+        close("syncbn output", y, Y[lo:hi])
+        close("syncbn input grad", x.grad, X.grad[lo:hi], tol=1e-4)
+        for name in ("weight", "bias"):
+            grad = getattr(sync, name).grad.clone()
+            dist.all_reduce(grad)
+            close(f"syncbn {name} grad", grad, getattr(plain, name).grad, tol=1e-4)
+        close("syncbn running_mean", sync.running_mean, plain.running_mean)
+        close("syncbn running_var", sync.running_var, plain.running_var)
+        sync.eval()
+        plain.eval()
+        probe = genesis.tensor(xs[-1], device=DEVICE)
+        close("syncbn eval", sync(probe), plain(probe))
+
+
 SCENARIOS = {
     "train": train_matches_the_global_batch,
     "no_sync": no_sync_accumulates,
@@ -429,6 +471,7 @@ SCENARIOS = {
     "hooks": comm_hooks,
     "powersgd": power_sgd,
     "zero_overlap": zero_overlap,
+    "syncbn": sync_batch_norm,
 }
 
 if __name__ == "__main__":

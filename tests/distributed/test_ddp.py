@@ -17,7 +17,9 @@ from genesis.nn.parallel import DistributedDataParallel as DDP
 from genesis.nn.parallel.distributed import _assign_buckets
 
 WORKER = os.path.join(os.path.dirname(__file__), "ddp_worker.py")
-SCENARIOS = ["train", "no_sync", "unused", "join", "buffers", "zero", "hooks", "powersgd"]
+SCENARIOS = [
+    "train", "no_sync", "unused", "join", "buffers", "zero", "hooks", "powersgd", "syncbn"
+]  # fmt: skip
 
 
 def launch(nproc, *scenarios, env=None):

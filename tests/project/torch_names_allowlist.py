@@ -605,9 +605,9 @@ ALLOWED = {
         ],
     },
     "torch.nn": {
-        "data parallelism: DataParallel (one process driving several GPUs) and SyncBatchNorm "
-        "(statistics over the ranks) come with the data-parallel issue": [
-            "DataParallel", "SyncBatchNorm",
+        "not yet: DataParallel (one process driving several GPUs; DistributedDataParallel is "
+        "the data parallelism genesis has)": [
+            "DataParallel",
         ],
         "legacy layers: Container (PyTorch's pre-Module container, deprecated there) and "
         "CrossMapLRN2d (a Lua-torch port; LocalResponseNorm is the layer)": [

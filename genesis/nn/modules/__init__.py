@@ -43,6 +43,7 @@ from .batchnorm import (
     BatchNorm1d,
     BatchNorm2d,
     BatchNorm3d,
+    SyncBatchNorm,
 )
 from .container import (
     ModuleDict,
@@ -349,6 +350,7 @@ __all__ = [
     "Softplus",
     "Softshrink",
     "Softsign",
+    "SyncBatchNorm",
     "Tanh",
     "Tanhshrink",
     "Threshold",

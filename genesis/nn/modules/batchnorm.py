@@ -1,10 +1,12 @@
-"""BatchNorm1d, BatchNorm2d and BatchNorm3d, on PyTorch's ``_NormBase``/``_BatchNorm`` structure.
+"""BatchNorm1d, BatchNorm2d, BatchNorm3d and SyncBatchNorm, on PyTorch's ``_NormBase``/
+``_BatchNorm`` structure.
 
 ``_NormBase`` holds what batch and instance norm share, with PyTorch's attribute names so the
 state_dict keys match: the parameters ``weight`` and ``bias`` (with ``affine``) and the buffers
 ``running_mean``, ``running_var`` and ``num_batches_tracked`` (int64; with
-``track_running_stats``). ``SyncBatchNorm`` (statistics across processes) comes with data
-parallelism; the lazy variants are in ``lazy.py``.
+``track_running_stats``). ``SyncBatchNorm`` takes its training statistics over the ranks of a
+process group (Note [Batch statistics across ranks] in ``_sync_batch_norm.py``); the lazy
+variants are in ``lazy.py``.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..._C import Tensor, empty, int64, ones, tensor, zeros
+from ...autograd import no_grad
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._sync_batch_norm import SyncBatchNormFunction
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 def _check_dim(layer: str, input: Any, dims: tuple[int, ...]) -> None:
@@ -141,8 +145,9 @@ class _BatchNorm(_NormBase):
             num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
         )
 
-    def forward(self, input: Tensor) -> Tensor:
-        self._check_input_dim(input)
+    def _step(self) -> tuple[float, bool, bool]:
+        """Counts the batch; (the running update's factor, whether batch statistics normalize,
+        whether the running buffers are read or updated)."""
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
@@ -154,7 +159,11 @@ class _BatchNorm(_NormBase):
         else:
             use_batch_stats = self.running_mean is None and self.running_var is None
         # The buffers are passed only where they are read or updated.
-        tracked = not self.training or self.track_running_stats
+        return factor, use_batch_stats, not self.training or self.track_running_stats
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        factor, use_batch_stats, tracked = self._step()
         return F.batch_norm(
             input,
             self.running_mean if tracked else None,
@@ -230,3 +239,128 @@ class BatchNorm3d(_BatchNorm):
 
     def _check_input_dim(self, input: Tensor) -> None:
         _check_dim("BatchNorm3d", input, (5,))
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization whose training statistics are those of the whole batch across the
+    ranks of a process group (data parallelism), for input (N, C, *).
+
+    In training, when ``genesis.distributed`` is initialized and the group has more than one
+    rank, each rank's batch contributes its count, mean and variance, gathered from every rank
+    (unequal and empty batches weigh by their counts), and the input's gradient takes the
+    group's sums (Note [Batch statistics across ranks]); the weight's and bias's gradients are
+    the rank's own, which DistributedDataParallel averages. Otherwise (eval, one rank, no
+    process group) it is :class:`BatchNorm1d`'s computation for any input of at least 2 dims.
+    Unlike PyTorch, which raises for CPU input, CPU ranks over the "gloo" backend synchronize
+    too.
+
+    Args:
+        num_features (int): C, the number of features (channels).
+        eps, momentum, affine, track_running_stats: as :class:`BatchNorm1d`'s.
+        process_group: the group whose ranks share statistics; None for the default group.
+        device, dtype: where and in which dtype the parameters and buffers are made.
+        bias (bool): keyword-only: whether to learn the bias (with ``affine``). Default: True.
+
+    Example::
+
+        >>> bn = genesis.nn.SyncBatchNorm(3)
+        >>> bn(genesis.randn(4, 3, 5)).shape  # no process group: batch norm of this batch
+        genesis.Size([4, 3, 5])
+    """
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        process_group: Any = None,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if not isinstance(input, Tensor):
+            raise TypeError(
+                f"[SyncBatchNorm] input must be a genesis.Tensor, got {type(input).__name__}"
+            )
+        if input.dim() < 2:
+            raise ValueError(
+                f"[SyncBatchNorm] expected at least 2D input (got {input.dim()}D input)"
+            )
+        if input.shape[1] == 0:
+            raise ValueError("[SyncBatchNorm] number of input channels should be non-zero")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        factor, use_batch_stats, tracked = self._step()
+        running_mean = self.running_mean if tracked else None
+        running_var = self.running_var if tracked else None
+        from ... import distributed as dist  # here: genesis.distributed imports genesis.nn
+
+        world_size = 1
+        if use_batch_stats and self.training and dist.is_initialized():
+            world_size = dist.get_world_size(self.process_group)
+        if world_size < 2:
+            return F.batch_norm(
+                input,
+                running_mean,
+                running_var,
+                self.weight,
+                self.bias,
+                use_batch_stats,
+                factor,
+                self.eps,
+            )
+        return SyncBatchNormFunction.apply(
+            input,
+            self.weight,
+            self.bias,
+            running_mean,
+            running_var,
+            self.eps,
+            factor,
+            self.process_group,
+            world_size,
+        )
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with every batch norm layer in it (itself included) replaced by a
+        SyncBatchNorm that shares its parameters, buffers and mode; other modules are kept.
+
+        Example::
+
+            >>> net = genesis.nn.Sequential(genesis.nn.Linear(4, 3), genesis.nn.BatchNorm1d(3))
+            >>> type(genesis.nn.SyncBatchNorm.convert_sync_batchnorm(net)[1]).__name__
+            'SyncBatchNorm'
+        """
+        output = module
+        if isinstance(module, _BatchNorm):
+            output = SyncBatchNorm(
+                module.num_features,
+                module.eps,
+                module.momentum,
+                module.affine,
+                module.track_running_stats,
+                process_group,
+                bias=module.bias is not None,
+            )
+            if module.affine:
+                with no_grad():
+                    output.weight = module.weight
+                    output.bias = module.bias
+            output.running_mean = module.running_mean
+            output.running_var = module.running_var
+            output.num_batches_tracked = module.num_batches_tracked
+            output.training = module.training
+        for name, child in module.named_children():
+            output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return output
