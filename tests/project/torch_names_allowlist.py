@@ -605,10 +605,6 @@ ALLOWED = {
         ],
     },
     "torch.nn": {
-        "not yet: DataParallel (one process driving several GPUs; DistributedDataParallel is "
-        "the data parallelism genesis has)": [
-            "DataParallel",
-        ],
         "legacy layers: Container (PyTorch's pre-Module container, deprecated there) and "
         "CrossMapLRN2d (a Lua-torch port; LocalResponseNorm is the layer)": [
             "Container", "CrossMapLRN2d",

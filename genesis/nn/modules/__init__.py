@@ -60,6 +60,7 @@ from .conv import (
     ConvTranspose2d,
     ConvTranspose3d,
 )
+from .data_parallel import DataParallel
 from .distance import (
     CosineSimilarity,
     PairwiseDistance,
@@ -243,6 +244,7 @@ __all__ = [
     "CosineEmbeddingLoss",
     "CosineSimilarity",
     "CrossEntropyLoss",
+    "DataParallel",
     "Dropout",
     "Dropout1d",
     "Dropout2d",
