@@ -39,11 +39,8 @@ void apply_run(C* o, const C* x, int64_t n, const Op& op) {
   } else if constexpr (std::is_same_v<Op, ops::math::Exp> && std::is_same_v<C, double>) {
     if (exp_f64_simd(o, x, n)) return;
   } else if constexpr (std::is_same_v<Op, ops::math::Sigmoid> && std::is_same_v<C, float>) {
-    // 1 / (1 + exp(-x)), as the functor computes it; zero elements only ask for the routine.
-    if (exp_f32_simd(o, x, 0))
-      return through_chunks(
-          o, x, n, [](float v) { return -v; }, exp_f32_simd,
-          [](float, float e) { return 1.0f / (1.0f + e); });
+    // 1 / (1 + exp(-x)), as the functor computes it, in one vector pass
+    if (sigmoid_f32_simd(o, x, n)) return;
   } else if constexpr (std::is_same_v<Op, ops::math::Erf> && std::is_same_v<C, float>) {
     if (erf_f32_simd(o, x, n)) return;
   } else if constexpr (std::is_same_v<Op, ops::math::Tanh> && std::is_same_v<C, float>) {

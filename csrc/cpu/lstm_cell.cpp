@@ -19,12 +19,7 @@ constexpr int64_t kChunk = 256;  // items of a row's gates taken at once (in the
 template <typename C>
 void sigmoid_run(C* v, int64_t n) {
   if constexpr (std::is_same_v<C, float>) {
-    if (exp_f32_simd(v, v, 0)) {
-      for (int64_t k = 0; k < n; ++k) v[k] = -v[k];
-      exp_f32_simd(v, v, n);
-      for (int64_t k = 0; k < n; ++k) v[k] = 1.0f / (1.0f + v[k]);
-      return;
-    }
+    if (sigmoid_f32_simd(v, v, n)) return;
   }
   for (int64_t k = 0; k < n; ++k) v[k] = ops::math::Sigmoid{}(v[k]);
 }

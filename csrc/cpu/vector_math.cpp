@@ -122,6 +122,24 @@ GENESIS_AVX512 void exp_f32_avx512(float* dst, const float* src, int64_t n) {
   }
 }
 
+GENESIS_AVX512 inline __m512 sigmoid16(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  return _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), x))));
+}
+
+GENESIS_AVX512 void sigmoid_f32_avx512(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 a = sigmoid16(_mm512_loadu_ps(src + i)), b = sigmoid16(_mm512_loadu_ps(src + i + 16));
+    _mm512_storeu_ps(dst + i, a);
+    _mm512_storeu_ps(dst + i + 16, b);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(dst + i, m, sigmoid16(_mm512_maskz_loadu_ps(m, src + i)));
+  }
+}
+
 GENESIS_AVX512 void exp_f64_avx512(double* dst, const double* src, int64_t n) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
@@ -273,6 +291,22 @@ GENESIS_AVX2 void exp_f32_avx2(float* dst, const float* src, int64_t n) {
   }
 }
 
+GENESIS_AVX2 inline __m256 sigmoid8(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  return _mm256_div_ps(one, _mm256_add_ps(one, exp8(_mm256_sub_ps(_mm256_setzero_ps(), x))));
+}
+
+GENESIS_AVX2 void sigmoid_f32_avx2(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, sigmoid8(_mm256_loadu_ps(src + i)));
+  if (i < n) {  // the tail through a padded buffer, as exp's
+    float buf[8] = {};
+    std::memcpy(buf, src + i, (n - i) * sizeof(float));
+    _mm256_storeu_ps(buf, sigmoid8(_mm256_loadu_ps(buf)));
+    std::memcpy(dst + i, buf, (n - i) * sizeof(float));
+  }
+}
+
 GENESIS_AVX2 void exp_f64_avx2(double* dst, const double* src, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -374,6 +408,19 @@ bool exp_f64_simd(double* dst, const double* src, int64_t n) {
   }
 }
 
+bool sigmoid_f32_simd(float* dst, const float* src, int64_t n) {
+  switch (cpu_isa()) {
+    case Isa::Avx512:
+      sigmoid_f32_avx512(dst, src, n);
+      return true;
+    case Isa::Avx2:
+      sigmoid_f32_avx2(dst, src, n);
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool erf_f32_simd(float* dst, const float* src, int64_t n) {
   switch (cpu_isa()) {
     case Isa::Avx512:
@@ -408,6 +455,7 @@ namespace genesis::cpu {
 bool exp_f32_simd(float*, const float*, int64_t) { return false; }
 bool exp_f64_simd(double*, const double*, int64_t) { return false; }
 bool erf_f32_simd(float*, const float*, int64_t) { return false; }
+bool sigmoid_f32_simd(float*, const float*, int64_t) { return false; }
 bool tanh_f32_simd(float*, const float*, int64_t) { return false; }
 }  // namespace genesis::cpu
 

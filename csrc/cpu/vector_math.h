@@ -31,4 +31,9 @@ void exp_items(C* dst, const C* src, int64_t n) {
 bool erf_f32_simd(float* dst, const float* src, int64_t n);
 bool tanh_f32_simd(float* dst, const float* src, int64_t n);
 
+// dst[i] = 1 / (1 + exp(-src[i])) in float with the vector exp: the bits of ops::math::Sigmoid's
+// formula over exp_f32_simd, in one pass. dst may equal src; false where the CPU lacks the
+// instructions.
+bool sigmoid_f32_simd(float* dst, const float* src, int64_t n);
+
 }  // namespace genesis::cpu
