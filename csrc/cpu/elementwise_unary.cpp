@@ -56,6 +56,30 @@ void apply_run(C* o, const C* x, int64_t n, const Op& op) {
       return through_chunks(
           o, x, n, [](float v) { return 0.79788456080286535588f * (v + 0.044715f * v * v * v); },
           tanh_f32_simd, [](float v, float t) { return 0.5f * v * (1.0f + t); });
+  } else if constexpr (std::is_same_v<Op, ops::math::Silu> && std::is_same_v<C, float>) {
+    // x / (1 + exp(-x)), the functor's formula over the vector exp
+    if (exp_f32_simd(o, x, 0))
+      return through_chunks(
+          o, x, n, [](float v) { return -v; }, exp_f32_simd,
+          [](float v, float e) { return v / (1.0f + e); });
+  } else if constexpr (std::is_same_v<Op, ops::math::Mish> && std::is_same_v<C, float>) {
+    // x tanh(log1p(e^x)) = x n / (n + 2) with n = e^x (e^x + 2), exp alone; x above 20 as the
+    // functor (tanh(x) rounds to 1 there)
+    if (exp_f32_simd(o, x, 0))
+      return through_chunks(
+          o, x, n, [](float v) { return v < 20.0f ? v : 20.0f; }, exp_f32_simd,
+          [](float v, float e) {
+            float m = e * (e + 2.0f);
+            return v > 20.0f ? v : v * (m / (m + 2.0f));
+          });
+  } else if constexpr (std::is_same_v<Op, ops::math::Expm1> && std::is_same_v<C, float>) {
+    if (expm1_f32_simd(o, x, n)) return;
+  } else if constexpr (std::is_same_v<Op, ops::math::Elu> && std::is_same_v<C, float>) {
+    // x above 0, expm1(x) at and below it, over the vector expm1
+    if (expm1_f32_simd(o, x, 0))
+      return through_chunks(
+          o, x, n, [](float v) { return v < 0.0f ? v : 0.0f; }, expm1_f32_simd,
+          [](float v, float e) { return v > 0.0f ? v : e; });
   }
   for (int64_t i = 0; i < n; ++i) o[i] = op(x[i]);
 }

@@ -27,6 +27,16 @@
 // NaN flows through both branches (the clamps keep it); +-inf gives +-1; -0 stays -0.
 // AVX-512 evaluates tanh in float instead, 16 lanes (Note [Float tanh]).
 
+// Note [Vector expm1]
+// |x| < 0.7: x + x^2 f(x), f a degree-6 fit of (expm1(x) - x) / x^2 (least squares on Chebyshev
+// nodes, weighted for relative error). Elsewhere from exp's reduction (Note [Vector exp]): with e^x
+// = 2^k (1 + p), p = e^r - 1 kept apart, e^x - 1 = 2^k p + (2^k - 1), one FMA whose addend is exact
+// for |k| <= 24 and whose two terms have one sign once |x| >= 0.7 (below that, k = +-1 with r of
+// the other sign would cancel to 2 ulps). Beyond |k| = 24: 2^k ((p - 2^-k) + 1) for k > 0 (rounded
+// once; exp's result less 1 would round twice) and 2^k (1 + p) - 1 for k < 0. Within 1 ulp of
+// float64's rounded (tests/ops/test_vector_math.py). AVX-512 only (AVX2 keeps the libm loop). +-0
+// gives +-0, NaN NaN, +inf inf, -inf -1.
+
 // Note [Float tanh]
 // With AVX-512, float tanh runs in float lanes, twice as many as double's and without double's
 // slow division: |x| < 0.75 -> x + x^3 p(x^2), p a degree-5 fit of (tanh(x)/x - 1) / x^2
@@ -84,6 +94,9 @@ constexpr double kErfSplit = 1.0, kErfClamp = 4.0, kTanhSplit = 0.0625;
 constexpr float kTanhF[6] = {-0x1.555548p-2f, 0x1.110d92p-3f,  -0x1.b978cep-5f,
                              0x1.5f5a1ep-6f,  -0x1.f515e6p-8f, 0x1.c59640p-10f};
 constexpr float kTanhSplitF = 0.75f;
+// Note [Vector expm1]'s fit of (expm1(x) - x) / x^2 on |x| <= 0.7.
+constexpr float kExpm1F[7] = {0x1p-1f,         0x1.55555ep-3f,  0x1.55552ep-5f, 0x1.110ae6p-7f,
+                              0x1.6c27b4p-10f, 0x1.a58cf2p-13f, 0x1.9e0de0p-16f};
 
 // ---- AVX-512 ----
 
@@ -119,6 +132,52 @@ GENESIS_AVX512 void exp_f32_avx512(float* dst, const float* src, int64_t n) {
   for (; i < n; i += 16) {
     __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
     _mm512_mask_storeu_ps(dst + i, m, exp16(_mm512_maskz_loadu_ps(m, src + i)));
+  }
+}
+
+// e^x - 1 (Note [Vector expm1]).
+GENESIS_AVX512 inline __m512 expm1_16(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 c = _mm512_min_ps(_mm512_set1_ps(kHiF), _mm512_max_ps(_mm512_set1_ps(kLoF), x));
+  __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(c, _mm512_set1_ps(kLog2eF)), kRound);
+  __m512 r = _mm512_fnmadd_ps(k, _mm512_set1_ps(kLn2HiF), c);
+  r = _mm512_fnmadd_ps(k, _mm512_set1_ps(kLn2LoF), r);
+  __m512 q = _mm512_set1_ps(kQF[4]);
+  for (int i = 3; i >= 0; --i) q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(kQF[i]));
+  __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);  // e^r - 1
+  __m512 scale = _mm512_scalef_ps(one, k);                // 2^k; 2^k - 1 exact for k <= 24
+  __m512 near = _mm512_fmadd_ps(scale, p, _mm512_sub_ps(scale, one));
+  // beyond: below, e^x - 1 rounds once from 2^k (1 + p) - 1; above, 2^k ((p - 2^-k) + 1), the
+  // difference exact and one rounding in the sum (2^k (1 + p) - 1 would round twice)
+  __m512 below = _mm512_sub_ps(_mm512_scalef_ps(_mm512_add_ps(p, one), k), one);
+  __m512 above = _mm512_scalef_ps(
+      _mm512_add_ps(_mm512_sub_ps(p, _mm512_scalef_ps(one, _mm512_sub_ps(_mm512_setzero_ps(), k))),
+                    one),
+      k);
+  __m512 far =
+      _mm512_mask_blend_ps(_mm512_cmp_ps_mask(k, _mm512_setzero_ps(), _CMP_GT_OQ), below, above);
+  __m512 e = _mm512_mask_blend_ps(
+      _mm512_cmp_ps_mask(_mm512_abs_ps(k), _mm512_set1_ps(24.0f), _CMP_LE_OQ), far, near);
+  // |x| < 0.7: x + x^2 f(x) directly (no reduction, whose two terms would cancel there); +-0
+  // stays itself
+  __m512 f = _mm512_set1_ps(kExpm1F[6]);
+  for (int i = 5; i >= 0; --i) f = _mm512_fmadd_ps(f, x, _mm512_set1_ps(kExpm1F[i]));
+  __m512 direct = _mm512_fmadd_ps(_mm512_mul_ps(x, x), f, x);
+  e = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(0.7f), _CMP_LT_OQ),
+                           e, direct);
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), e, x);
+}
+
+GENESIS_AVX512 void expm1_f32_avx512(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 a = expm1_16(_mm512_loadu_ps(src + i)), b = expm1_16(_mm512_loadu_ps(src + i + 16));
+    _mm512_storeu_ps(dst + i, a);
+    _mm512_storeu_ps(dst + i + 16, b);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(dst + i, m, expm1_16(_mm512_maskz_loadu_ps(m, src + i)));
   }
 }
 
@@ -408,6 +467,12 @@ bool exp_f64_simd(double* dst, const double* src, int64_t n) {
   }
 }
 
+bool expm1_f32_simd(float* dst, const float* src, int64_t n) {
+  if (cpu_isa() != Isa::Avx512) return false;
+  expm1_f32_avx512(dst, src, n);
+  return true;
+}
+
 bool sigmoid_f32_simd(float* dst, const float* src, int64_t n) {
   switch (cpu_isa()) {
     case Isa::Avx512:
@@ -456,6 +521,7 @@ bool exp_f32_simd(float*, const float*, int64_t) { return false; }
 bool exp_f64_simd(double*, const double*, int64_t) { return false; }
 bool erf_f32_simd(float*, const float*, int64_t) { return false; }
 bool sigmoid_f32_simd(float*, const float*, int64_t) { return false; }
+bool expm1_f32_simd(float*, const float*, int64_t) { return false; }
 bool tanh_f32_simd(float*, const float*, int64_t) { return false; }
 }  // namespace genesis::cpu
 

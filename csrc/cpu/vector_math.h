@@ -36,4 +36,8 @@ bool tanh_f32_simd(float* dst, const float* src, int64_t n);
 // instructions.
 bool sigmoid_f32_simd(float* dst, const float* src, int64_t n);
 
+// dst[i] = expm1(src[i]) within 1 ulp (Note [Vector expm1] in vector_math.cpp); dst may equal
+// src; false without AVX-512.
+bool expm1_f32_simd(float* dst, const float* src, int64_t n);
+
 }  // namespace genesis::cpu
