@@ -57,7 +57,9 @@ void apply_run(C* o, const C* x, int64_t n, const Op& op) {
           o, x, n, [](float v) { return 0.79788456080286535588f * (v + 0.044715f * v * v * v); },
           tanh_f32_simd, [](float v, float t) { return 0.5f * v * (1.0f + t); });
   } else if constexpr (std::is_same_v<Op, ops::math::Silu> && std::is_same_v<C, float>) {
-    // x / (1 + exp(-x)), the functor's formula over the vector exp
+    // x / (1 + exp(-x)), the functor's formula over the vector exp, one pass (AVX-512); else
+    // a chunk at a time around the vector exp
+    if (silu_f32_simd(o, x, n)) return;
     if (exp_f32_simd(o, x, 0))
       return through_chunks(
           o, x, n, [](float v) { return -v; }, exp_f32_simd,
@@ -74,6 +76,12 @@ void apply_run(C* o, const C* x, int64_t n, const Op& op) {
           });
   } else if constexpr (std::is_same_v<Op, ops::math::Expm1> && std::is_same_v<C, float>) {
     if (expm1_f32_simd(o, x, n)) return;
+  } else if constexpr (std::is_same_v<Op, ops::math::Log> && std::is_same_v<C, float>) {
+    if (log_f32_simd(o, x, n)) return;
+  } else if constexpr (std::is_same_v<Op, ops::math::Log1p> && std::is_same_v<C, float>) {
+    if (log1p_f32_simd(o, x, n)) return;
+  } else if constexpr (std::is_same_v<Op, ops::math::Softplus> && std::is_same_v<C, float>) {
+    if (softplus_f32_simd(o, x, n)) return;
   } else if constexpr (std::is_same_v<Op, ops::math::Elu> && std::is_same_v<C, float>) {
     // x above 0, expm1(x) at and below it, over the vector expm1
     if (expm1_f32_simd(o, x, 0))

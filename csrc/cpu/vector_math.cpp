@@ -27,6 +27,16 @@
 // NaN flows through both branches (the clamps keep it); +-inf gives +-1; -0 stays -0.
 // AVX-512 evaluates tanh in float instead, 16 lanes (Note [Float tanh]).
 
+// Note [Vector log]
+// log(x) = e ln2 + log1p(f): e and the mantissa m in [1, 2) from getexp / getmant (subnormals
+// included), halved with e + 1 above sqrt(2) so f = m - 1 (exact) lies in [sqrt(1/2) - 1,
+// sqrt(2) - 1], log1p(f) = f + f^2 q(f), q a degree-8 fit (least squares on Chebyshev nodes,
+// weighted for relative error), and e ln2 added in two parts (ln2's high part times e is
+// exact). log1p(y) is log(u) + (y - (u - 1)) / u with u = 1 + y rounded, the quotient restoring
+// what that rounding dropped; softplus is log1p(e^x) below the functor's threshold of 20.
+// Within 1 ulp of float64's rounded (tests/ops/test_vector_math.py). AVX-512 only. log: 0 gives
+// -inf, negatives and NaN NaN, inf inf; log1p: -1 gives -inf, +-0 itself.
+
 // Note [Vector expm1]
 // |x| < 0.7: x + x^2 f(x), f a degree-6 fit of (expm1(x) - x) / x^2 (least squares on Chebyshev
 // nodes, weighted for relative error). Elsewhere from exp's reduction (Note [Vector exp]): with e^x
@@ -94,6 +104,10 @@ constexpr double kErfSplit = 1.0, kErfClamp = 4.0, kTanhSplit = 0.0625;
 constexpr float kTanhF[6] = {-0x1.555548p-2f, 0x1.110d92p-3f,  -0x1.b978cep-5f,
                              0x1.5f5a1ep-6f,  -0x1.f515e6p-8f, 0x1.c59640p-10f};
 constexpr float kTanhSplitF = 0.75f;
+// Note [Vector log]'s fit of (log1p(f) - f) / f^2 on [sqrt(1/2) - 1, sqrt(2) - 1].
+constexpr float kLogF[9] = {-0x1.fffff8p-2f, 0x1.555558p-2f,  -0x1.000422p-2f,
+                            0x1.999fc2p-3f,  -0x1.5424e0p-3f, 0x1.22bf86p-3f,
+                            -0x1.0f9b0cp-3f, 0x1.068b2ap-3f,  -0x1.321a4cp-4f};
 // Note [Vector expm1]'s fit of (expm1(x) - x) / x^2 on |x| <= 0.7.
 constexpr float kExpm1F[7] = {0x1p-1f,         0x1.55555ep-3f,  0x1.55552ep-5f, 0x1.110ae6p-7f,
                               0x1.6c27b4p-10f, 0x1.a58cf2p-13f, 0x1.9e0de0p-16f};
@@ -178,6 +192,66 @@ GENESIS_AVX512 void expm1_f32_avx512(float* dst, const float* src, int64_t n) {
   for (; i < n; i += 16) {
     __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
     _mm512_mask_storeu_ps(dst + i, m, expm1_16(_mm512_maskz_loadu_ps(m, src + i)));
+  }
+}
+
+// log(x) (Note [Vector log]).
+GENESIS_AVX512 inline __m512 log16(__m512 x) {
+  __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);  // [1, 2)
+  __m512 e = _mm512_getexp_ps(x);                                          // floor(log2 x)
+  __mmask16 high = _mm512_cmp_ps_mask(m, _mm512_set1_ps(1.41421356f), _CMP_GT_OQ);
+  m = _mm512_mask_mul_ps(m, high, m, _mm512_set1_ps(0.5f));
+  e = _mm512_mask_add_ps(e, high, e, _mm512_set1_ps(1.0f));
+  __m512 f = _mm512_sub_ps(m, _mm512_set1_ps(1.0f));  // exact
+  __m512 q = _mm512_set1_ps(kLogF[8]);
+  for (int i = 7; i >= 0; --i) q = _mm512_fmadd_ps(q, f, _mm512_set1_ps(kLogF[i]));
+  __m512 l = _mm512_fmadd_ps(_mm512_mul_ps(f, f), q, f);  // log1p(f)
+  __m512 r =
+      _mm512_fmadd_ps(e, _mm512_set1_ps(kLn2HiF), _mm512_fmadd_ps(e, _mm512_set1_ps(kLn2LoF), l));
+  const __m512 zero = _mm512_setzero_ps();
+  r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, zero, _CMP_EQ_OQ), r, _mm512_set1_ps(-INFINITY));
+  r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ), r, x);
+  // negative x and NaN give NaN
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, zero, _CMP_NLT_UQ), _mm512_set1_ps(NAN), r);
+}
+
+// log1p(y) = log(u) + (y - (u - 1)) / u with u = 1 + y rounded: the quotient puts back what the
+// rounding of u lost (Note [Vector log]).
+GENESIS_AVX512 inline __m512 log1p16(__m512 y) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 u = _mm512_add_ps(one, y);
+  __m512 r = _mm512_add_ps(log16(u), _mm512_div_ps(_mm512_sub_ps(y, _mm512_sub_ps(u, one)), u));
+  // -1 gives -inf, +inf inf, +-0 itself (the quotient is 0 / 0 or inf / inf there)
+  r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(u, _mm512_setzero_ps(), _CMP_EQ_OQ), r,
+                           _mm512_set1_ps(-INFINITY));
+  __mmask16 keep = _mm512_cmp_ps_mask(y, _mm512_setzero_ps(), _CMP_EQ_OQ) |
+                   _mm512_cmp_ps_mask(y, _mm512_set1_ps(INFINITY), _CMP_EQ_OQ);
+  return _mm512_mask_blend_ps(keep, r, y);
+}
+
+// softplus with the functor's threshold: x above 20, log1p(e^x) at and below it.
+GENESIS_AVX512 inline __m512 softplus16(__m512 x) {
+  __m512 r = log1p16(exp16(_mm512_min_ps(_mm512_set1_ps(20.0f), x)));  // keeps NaN
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(20.0f), _CMP_GT_OQ), r, x);
+}
+
+// x / (1 + e^-x), the functor's silu over the vector exp.
+GENESIS_AVX512 inline __m512 silu16(__m512 x) {
+  __m512 e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
+  return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+}
+
+template <__m512 (*Op)(__m512)>
+GENESIS_AVX512 void map_f32_avx512(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 a = Op(_mm512_loadu_ps(src + i)), b = Op(_mm512_loadu_ps(src + i + 16));
+    _mm512_storeu_ps(dst + i, a);
+    _mm512_storeu_ps(dst + i + 16, b);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(dst + i, m, Op(_mm512_maskz_loadu_ps(m, src + i)));
   }
 }
 
@@ -467,6 +541,30 @@ bool exp_f64_simd(double* dst, const double* src, int64_t n) {
   }
 }
 
+bool log_f32_simd(float* dst, const float* src, int64_t n) {
+  if (cpu_isa() != Isa::Avx512) return false;
+  map_f32_avx512<log16>(dst, src, n);
+  return true;
+}
+
+bool log1p_f32_simd(float* dst, const float* src, int64_t n) {
+  if (cpu_isa() != Isa::Avx512) return false;
+  map_f32_avx512<log1p16>(dst, src, n);
+  return true;
+}
+
+bool silu_f32_simd(float* dst, const float* src, int64_t n) {
+  if (cpu_isa() != Isa::Avx512) return false;
+  map_f32_avx512<silu16>(dst, src, n);
+  return true;
+}
+
+bool softplus_f32_simd(float* dst, const float* src, int64_t n) {
+  if (cpu_isa() != Isa::Avx512) return false;
+  map_f32_avx512<softplus16>(dst, src, n);
+  return true;
+}
+
 bool expm1_f32_simd(float* dst, const float* src, int64_t n) {
   if (cpu_isa() != Isa::Avx512) return false;
   expm1_f32_avx512(dst, src, n);
@@ -522,6 +620,10 @@ bool exp_f64_simd(double*, const double*, int64_t) { return false; }
 bool erf_f32_simd(float*, const float*, int64_t) { return false; }
 bool sigmoid_f32_simd(float*, const float*, int64_t) { return false; }
 bool expm1_f32_simd(float*, const float*, int64_t) { return false; }
+bool log_f32_simd(float*, const float*, int64_t) { return false; }
+bool log1p_f32_simd(float*, const float*, int64_t) { return false; }
+bool softplus_f32_simd(float*, const float*, int64_t) { return false; }
+bool silu_f32_simd(float*, const float*, int64_t) { return false; }
 bool tanh_f32_simd(float*, const float*, int64_t) { return false; }
 }  // namespace genesis::cpu
 

@@ -40,4 +40,13 @@ bool sigmoid_f32_simd(float* dst, const float* src, int64_t n);
 // src; false without AVX-512.
 bool expm1_f32_simd(float* dst, const float* src, int64_t n);
 
+// dst[i] = log(src[i]), log1p(src[i]) and softplus(src[i]) (log1p(e^x) at and below 20, x above:
+// the functor's), within 1 ulp for log and log1p (Note [Vector log] in vector_math.cpp); dst may
+// equal src; false without AVX-512.
+bool log_f32_simd(float* dst, const float* src, int64_t n);
+bool log1p_f32_simd(float* dst, const float* src, int64_t n);
+bool softplus_f32_simd(float* dst, const float* src, int64_t n);
+// dst[i] = src[i] / (1 + exp(-src[i])), the functor's silu over the vector exp, in one pass.
+bool silu_f32_simd(float* dst, const float* src, int64_t n);
+
 }  // namespace genesis::cpu
