@@ -46,12 +46,15 @@ void apply_run(C* o, const C* x, int64_t n, const Op& op) {
   } else if constexpr (std::is_same_v<Op, ops::math::Tanh> && std::is_same_v<C, float>) {
     if (tanh_f32_simd(o, x, n)) return;
   } else if constexpr (std::is_same_v<Op, ops::math::Gelu> && std::is_same_v<C, float>) {
-    // The functor's float arithmetic around the vector erf, a chunk at a time.
+    // The functor's float arithmetic around the vector erf: one pass (AVX-512), else a chunk at
+    // a time.
+    if (gelu_f32_simd(o, x, n, false)) return;
     if (erf_f32_simd(o, x, 0))
       return through_chunks(
           o, x, n, [](float v) { return v * 0.70710678118654752440f; }, erf_f32_simd,
           [](float v, float e) { return 0.5f * v * (1.0f + e); });
   } else if constexpr (std::is_same_v<Op, ops::math::GeluTanh> && std::is_same_v<C, float>) {
+    if (gelu_f32_simd(o, x, n, true)) return;
     if (tanh_f32_simd(o, x, 0))
       return through_chunks(
           o, x, n, [](float v) { return 0.79788456080286535588f * (v + 0.044715f * v * v * v); },

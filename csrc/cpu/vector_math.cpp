@@ -13,8 +13,8 @@
 // normal, so only the last product rounds.
 
 // Note [Vector erf and tanh]
-// float erf and tanh (and the GELUs over them) are evaluated in double, 8 (AVX-512) or 4 (AVX2)
-// lanes at a time, to about 1e-10 relative, so the float result is the correctly rounded one
+// With AVX2, float erf and tanh (and the GELUs over them) are evaluated in double, 4 lanes at a
+// time, to about 1e-10 relative, so the float result is the correctly rounded one
 // but for near-halfway cases: within 1 ulp of it, as glibc's erff and tanhf are (2.2M floats in
 // [-5, 5]: 174 one-ulp differences from float64 erf rounded, none over). Plain float code would
 // need more care for the same accuracy; double costs half the lanes.
@@ -25,7 +25,16 @@
 // tanh: |x| < 1/16 -> x (1 + x^2 r(x^2)), r the Taylor series to x^8 (relative 1e-14);
 // otherwise sign(x) (1 - 2 / (e^(2|x|) + 1)), which loses at most 4 bits of double there.
 // NaN flows through both branches (the clamps keep it); +-inf gives +-1; -0 stays -0.
-// AVX-512 evaluates tanh in float instead, 16 lanes (Note [Float tanh]).
+// AVX-512 evaluates both in float instead, 16 lanes (Note [Float tanh], Note [Float erf]).
+
+// Note [Float erf]
+// With AVX-512, float erf runs in float lanes as tanh does (Note [Float tanh]): |x| < 1 ->
+// x + x q(x^2), q a degree-7 fit of erf(x)/x - 1 (the final FMA adds x exactly once);
+// otherwise sign(x) (1 - e^(-x^2) r(t)), a = min(|x|, 4), t = (a - 2.5) / 1.5, r a degree-12 fit
+// of erfc(a) e^(a^2), with a^2 split exactly into hi + lo by an FMA and e^-(hi + lo) taken as
+// e^-hi (1 - lo), so a^2's rounding does not reach e^(-a^2). Fits by least squares on
+// Chebyshev nodes, weighted for relative error. Within 1 ulp of float64's erf rounded
+// (tests/ops/test_vector_math.py); special values as the double path's.
 
 // Note [Vector log]
 // log(x) = e ln2 + log1p(f): e and the mantissa m in [1, 2) from getexp / getmant (subnormals
@@ -104,6 +113,15 @@ constexpr double kErfSplit = 1.0, kErfClamp = 4.0, kTanhSplit = 0.0625;
 constexpr float kTanhF[6] = {-0x1.555548p-2f, 0x1.110d92p-3f,  -0x1.b978cep-5f,
                              0x1.5f5a1ep-6f,  -0x1.f515e6p-8f, 0x1.c59640p-10f};
 constexpr float kTanhSplitF = 0.75f;
+// Note [Float erf]'s fits: (erf(x) / x - 1) in x^2 below 1, erfc(x) e^(x^2) in (x - 2.5) / 1.5
+// on [1, 4].
+constexpr float kErfSmallF[8] = {0x1.06eba8p-3f,  -0x1.812746p-2f, 0x1.ce2f0cp-4f,
+                                 -0x1.b829f8p-6f, 0x1.562c2cp-8f,  -0x1.bce1a0p-11f,
+                                 0x1.d8e58cp-14f, -0x1.45222ep-17f};
+constexpr float kErfcScaledF[13] = {
+    0x1.afbb40p-3f,  -0x1.c8ca40p-4f,  0x1.cba848p-5f,   -0x1.ba75fep-6f, 0x1.993eccp-7f,
+    -0x1.6ce1acp-8f, 0x1.3b1900p-9f,   -0x1.0a7032p-10f, 0x1.ade7aep-12f, -0x1.2f720ep-13f,
+    0x1.ef198cp-15f, -0x1.337be6p-15f, 0x1.a19b50p-17f};
 // Note [Vector log]'s fit of (log1p(f) - f) / f^2 on [sqrt(1/2) - 1, sqrt(2) - 1].
 constexpr float kLogF[9] = {-0x1.fffff8p-2f, 0x1.555558p-2f,  -0x1.000422p-2f,
                             0x1.999fc2p-3f,  -0x1.5424e0p-3f, 0x1.22bf86p-3f,
@@ -235,6 +253,27 @@ GENESIS_AVX512 inline __m512 softplus16(__m512 x) {
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(20.0f), _CMP_GT_OQ), r, x);
 }
 
+// erf in float lanes (Note [Float erf]).
+GENESIS_AVX512 inline __m512 erf16(__m512 x) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 a = _mm512_abs_ps(x);
+  __m512 u = _mm512_mul_ps(x, x);
+  __m512 p = _mm512_set1_ps(kErfSmallF[7]);
+  for (int i = 6; i >= 0; --i) p = _mm512_fmadd_ps(p, u, _mm512_set1_ps(kErfSmallF[i]));
+  __m512 small = _mm512_fmadd_ps(x, p, x);
+  __m512 c = _mm512_min_ps(_mm512_set1_ps(4.0f), a);  // keeps NaN
+  __m512 t = _mm512_mul_ps(_mm512_sub_ps(c, _mm512_set1_ps(2.5f)), _mm512_set1_ps(1.0f / 1.5f));
+  __m512 q = _mm512_set1_ps(kErfcScaledF[12]);
+  for (int i = 11; i >= 0; --i) q = _mm512_fmadd_ps(q, t, _mm512_set1_ps(kErfcScaledF[i]));
+  __m512 hi = _mm512_mul_ps(c, c), lo = _mm512_fmsub_ps(c, c, hi);  // c^2 = hi + lo exactly
+  __m512 e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), hi));
+  e = _mm512_fnmadd_ps(e, lo, e);  // e^-(hi + lo) = e^-hi (1 - lo)
+  __m512 big = _mm512_fnmadd_ps(e, q, one);
+  __m512i sign = _mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(INT32_MIN));
+  big = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(big), sign));
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, one, _CMP_LT_OQ), big, small);
+}
+
 // x / (1 + e^-x), the functor's silu over the vector exp.
 GENESIS_AVX512 inline __m512 silu16(__m512 x) {
   __m512 e = exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
@@ -286,40 +325,6 @@ GENESIS_AVX512 void exp_f64_avx512(double* dst, const double* src, int64_t n) {
   }
 }
 
-template <int N>
-GENESIS_AVX512 inline __m512d horner8(const double (&c)[N], __m512d t) {
-  __m512d r = _mm512_set1_pd(c[N - 1]);
-  for (int i = N - 2; i >= 0; --i) r = _mm512_fmadd_pd(r, t, _mm512_set1_pd(c[i]));
-  return r;
-}
-
-GENESIS_AVX512 inline __m512d sign_of(__m512d x) {
-  return _mm512_castsi512_pd(
-      _mm512_and_si512(_mm512_castpd_si512(x), _mm512_set1_epi64(INT64_MIN)));
-}
-GENESIS_AVX512 inline __m512d with_sign(__m512d magnitude, __m512d sign) {
-  return _mm512_castsi512_pd(
-      _mm512_or_si512(_mm512_castpd_si512(magnitude), _mm512_castpd_si512(sign)));
-}
-
-struct Erf8 {
-  GENESIS_AVX512 __m512d operator()(__m512d x) const {
-    __m512d sign = sign_of(x);
-    __m512d a =
-        _mm512_castsi512_pd(_mm512_xor_si512(_mm512_castpd_si512(x), _mm512_castpd_si512(sign)));
-    __m512d u = _mm512_mul_pd(x, x);
-    __m512d small = _mm512_mul_pd(
-        x, horner8(kErfSmall, _mm512_fmsub_pd(u, _mm512_set1_pd(2.0), _mm512_set1_pd(1.0))));
-    __m512d c = _mm512_min_pd(_mm512_set1_pd(kErfClamp), a);  // keeps NaN
-    __m512d t = _mm512_mul_pd(_mm512_sub_pd(c, _mm512_set1_pd(2.5)), _mm512_set1_pd(2.0 / 3));
-    __m512d e = exp8(_mm512_sub_pd(_mm512_setzero_pd(), _mm512_mul_pd(c, c)));
-    __m512d big =
-        with_sign(_mm512_fnmadd_pd(e, horner8(kErfcScaled, t), _mm512_set1_pd(1.0)), sign);
-    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, _mm512_set1_pd(kErfSplit), _CMP_LT_OQ), big,
-                                small);
-  }
-};
-
 // tanh in float lanes (Note [Float tanh]).
 GENESIS_AVX512 inline __m512 tanh16(__m512 x) {
   const __m512 one = _mm512_set1_ps(1.0f);
@@ -337,6 +342,21 @@ GENESIS_AVX512 inline __m512 tanh16(__m512 x) {
   return _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(t), sign));
 }
 
+// The GELUs as their functors compute them, over the float erf and tanh, in the functors' order
+// of operations (so the bits are those of the chunked form that came before).
+GENESIS_AVX512 inline __m512 gelu16(__m512 x) {
+  __m512 e = erf16(_mm512_mul_ps(x, _mm512_set1_ps(0.70710678118654752440f)));
+  return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x),
+                       _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+}
+
+GENESIS_AVX512 inline __m512 gelu_tanh16(__m512 x) {
+  __m512 cube = _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.044715f), x), x), x);
+  __m512 t = tanh16(_mm512_mul_ps(_mm512_set1_ps(0.79788456080286535588f), _mm512_add_ps(x, cube)));
+  return _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), x),
+                       _mm512_add_ps(_mm512_set1_ps(1.0f), t));
+}
+
 GENESIS_AVX512 void tanh_f32_avx512(float* dst, const float* src, int64_t n) {
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
@@ -347,26 +367,6 @@ GENESIS_AVX512 void tanh_f32_avx512(float* dst, const float* src, int64_t n) {
   for (; i < n; i += 16) {
     __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
     _mm512_mask_storeu_ps(dst + i, m, tanh16(_mm512_maskz_loadu_ps(m, src + i)));
-  }
-}
-
-// float runs through a double op, 16 floats an iteration (two independent vectors); the tail
-// through a padded buffer.
-template <typename Op>
-GENESIS_AVX512 void map_f32_through_f64_avx512(float* dst, const float* src, int64_t n, Op op) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m512d a = op(_mm512_cvtps_pd(_mm256_loadu_ps(src + i)));
-    __m512d b = op(_mm512_cvtps_pd(_mm256_loadu_ps(src + i + 8)));
-    _mm256_storeu_ps(dst + i, _mm512_cvtpd_ps(a));
-    _mm256_storeu_ps(dst + i + 8, _mm512_cvtpd_ps(b));
-  }
-  for (; i < n; i += 8) {
-    float buf[8] = {};
-    int64_t k = n - i < 8 ? n - i : 8;
-    std::memcpy(buf, src + i, k * sizeof(float));
-    _mm256_storeu_ps(buf, _mm512_cvtpd_ps(op(_mm512_cvtps_pd(_mm256_loadu_ps(buf)))));
-    std::memcpy(dst + i, buf, k * sizeof(float));
   }
 }
 
@@ -553,6 +553,15 @@ bool log1p_f32_simd(float* dst, const float* src, int64_t n) {
   return true;
 }
 
+bool gelu_f32_simd(float* dst, const float* src, int64_t n, bool tanh_form) {
+  if (cpu_isa() != Isa::Avx512) return false;
+  if (tanh_form)
+    map_f32_avx512<gelu_tanh16>(dst, src, n);
+  else
+    map_f32_avx512<gelu16>(dst, src, n);
+  return true;
+}
+
 bool silu_f32_simd(float* dst, const float* src, int64_t n) {
   if (cpu_isa() != Isa::Avx512) return false;
   map_f32_avx512<silu16>(dst, src, n);
@@ -587,7 +596,7 @@ bool sigmoid_f32_simd(float* dst, const float* src, int64_t n) {
 bool erf_f32_simd(float* dst, const float* src, int64_t n) {
   switch (cpu_isa()) {
     case Isa::Avx512:
-      map_f32_through_f64_avx512(dst, src, n, Erf8{});
+      map_f32_avx512<erf16>(dst, src, n);
       return true;
     case Isa::Avx2:
       map_f32_through_f64_avx2(dst, src, n, Erf4{});
@@ -624,6 +633,7 @@ bool log_f32_simd(float*, const float*, int64_t) { return false; }
 bool log1p_f32_simd(float*, const float*, int64_t) { return false; }
 bool softplus_f32_simd(float*, const float*, int64_t) { return false; }
 bool silu_f32_simd(float*, const float*, int64_t) { return false; }
+bool gelu_f32_simd(float*, const float*, int64_t, bool) { return false; }
 bool tanh_f32_simd(float*, const float*, int64_t) { return false; }
 }  // namespace genesis::cpu
 

@@ -48,5 +48,8 @@ bool log1p_f32_simd(float* dst, const float* src, int64_t n);
 bool softplus_f32_simd(float* dst, const float* src, int64_t n);
 // dst[i] = src[i] / (1 + exp(-src[i])), the functor's silu over the vector exp, in one pass.
 bool silu_f32_simd(float* dst, const float* src, int64_t n);
+// The GELU (tanh_form: its tanh approximation) as ops::math::Gelu / GeluTanh compute it, over
+// the vector erf / tanh, in one pass; false without AVX-512.
+bool gelu_f32_simd(float* dst, const float* src, int64_t n, bool tanh_form);
 
 }  // namespace genesis::cpu
