@@ -275,6 +275,27 @@ def dropout(ctx: Context) -> Case:
     )
 
 
+# Activations (module form, fwd+bwd): the element-wise layers a model picks between.
+ACTIVATIONS = {
+    "GELU": lambda lib: lib.nn.GELU(),
+    "SiLU": lambda lib: lib.nn.SiLU(),
+    "Mish": lambda lib: lib.nn.Mish(),
+    "Softplus": lambda lib: lib.nn.Softplus(),
+    "ELU": lambda lib: lib.nn.ELU(),
+}
+
+
+def _activation_case(name: str) -> None:
+    @register(name=f"{name} fwd+bwd")
+    def build(ctx: Context) -> Case:
+        n, k = ctx.pick(1024, 64, cuda=8192), ctx.pick(1024, 64, cuda=4096)
+        return _case(ctx, f"{name} fwd+bwd", f"{n}x{k} f32", ACTIVATIONS[name], (n, k))
+
+
+for _name in ACTIVATIONS:
+    _activation_case(_name)
+
+
 @register(name="MaxPool2d 2x2 fwd+bwd")
 def maxpool(ctx: Context) -> Case:
     n, c, hw = ctx.pick(32, 2, cuda=256), ctx.pick(64, 8), ctx.pick(32, 8)

@@ -10,6 +10,7 @@
 #include "cpu/elementwise.h"
 #include "cpu/half_simd.h"
 #include "cpu/loop.h"
+#include "cpu/vector_math.h"
 #include "vocab/op_dispatch.h"
 
 namespace genesis::cpu {
@@ -58,6 +59,18 @@ void dense_run(R* o, const T* x, C xv, const T* y, C yv, int64_t n) {
   if constexpr (kSixteenBitFloat<T>) {
     return binary_run_16bit<Op, T, R>(o, x, y, n, op, x ? nullptr : &xv, y ? nullptr : &yv);
   } else {
+    if constexpr (std::is_same_v<T, float> && std::is_same_v<R, float>) {
+      // the activations' gradients over the vector exp / erf / tanh
+      constexpr bool silu = std::is_same_v<Op, ops::math::SiluBackward>;
+      constexpr bool gelu = std::is_same_v<Op, ops::math::GeluBackward>;
+      constexpr bool gelu_tanh = std::is_same_v<Op, ops::math::GeluTanhBackward>;
+      if constexpr (silu || gelu || gelu_tanh) {
+        constexpr ActivationGrad kind = silu   ? ActivationGrad::Silu
+                                        : gelu ? ActivationGrad::Gelu
+                                               : ActivationGrad::GeluTanh;
+        if (x && y && activation_backward_f32_simd(kind, o, x, y, n)) return;
+      }
+    }
     if (x && y)
       for (int64_t i = 0; i < n; ++i) o[i] = result(cast_value<C>(x[i]), cast_value<C>(y[i]));
     else if (x)

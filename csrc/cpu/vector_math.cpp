@@ -357,6 +357,50 @@ GENESIS_AVX512 inline __m512 gelu_tanh16(__m512 x) {
                        _mm512_add_ps(_mm512_set1_ps(1.0f), t));
 }
 
+// The activations' gradients a f'(b) (Note [Fused activation backward] in vocab/math_functors.h)
+// in their functors' order of operations, over the vector exp, erf and tanh.
+GENESIS_AVX512 inline __m512 silu_backward16(__m512 a, __m512 b) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 s = _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), b))));
+  return _mm512_mul_ps(_mm512_mul_ps(a, s),
+                       _mm512_add_ps(one, _mm512_mul_ps(b, _mm512_sub_ps(one, s))));
+}
+
+GENESIS_AVX512 inline __m512 gelu_backward16(__m512 a, __m512 b) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  __m512 cdf = _mm512_mul_ps(
+      _mm512_set1_ps(0.5f),
+      _mm512_add_ps(one, erf16(_mm512_mul_ps(b, _mm512_set1_ps(0.70710678118654752440f)))));
+  __m512 pdf = _mm512_mul_ps(exp16(_mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(-0.5f), b), b)),
+                             _mm512_set1_ps(0.39894228040143267794f));
+  return _mm512_mul_ps(a, _mm512_add_ps(cdf, _mm512_mul_ps(b, pdf)));
+}
+
+GENESIS_AVX512 inline __m512 gelu_tanh_backward16(__m512 a, __m512 b) {
+  const __m512 one = _mm512_set1_ps(1.0f), half = _mm512_set1_ps(0.5f);
+  const __m512 k = _mm512_set1_ps(0.79788456080286535588f), c = _mm512_set1_ps(0.044715f);
+  __m512 b2 = _mm512_mul_ps(b, b);
+  __m512 t = tanh16(_mm512_mul_ps(k, _mm512_add_ps(b, _mm512_mul_ps(_mm512_mul_ps(c, b2), b))));
+  __m512 left = _mm512_mul_ps(half, _mm512_add_ps(one, t));
+  __m512 right = _mm512_mul_ps(
+      _mm512_mul_ps(_mm512_mul_ps(_mm512_mul_ps(half, b), _mm512_sub_ps(one, _mm512_mul_ps(t, t))),
+                    k),
+      _mm512_add_ps(one, _mm512_mul_ps(_mm512_set1_ps(3.0f * 0.044715f), b2)));
+  return _mm512_mul_ps(a, _mm512_add_ps(left, right));
+}
+
+template <__m512 (*Op)(__m512, __m512)>
+GENESIS_AVX512 void map2_f32_avx512(float* dst, const float* a, const float* b, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16)
+    _mm512_storeu_ps(dst + i, Op(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
+  if (i < n) {
+    __mmask16 m = __mmask16((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(dst + i, m,
+                          Op(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i)));
+  }
+}
+
 GENESIS_AVX512 void tanh_f32_avx512(float* dst, const float* src, int64_t n) {
   int64_t i = 0;
   for (; i + 32 <= n; i += 32) {
@@ -562,6 +606,23 @@ bool gelu_f32_simd(float* dst, const float* src, int64_t n, bool tanh_form) {
   return true;
 }
 
+bool activation_backward_f32_simd(ActivationGrad kind, float* dst, const float* grad,
+                                  const float* input, int64_t n) {
+  if (cpu_isa() != Isa::Avx512) return false;
+  switch (kind) {
+    case ActivationGrad::Silu:
+      map2_f32_avx512<silu_backward16>(dst, grad, input, n);
+      break;
+    case ActivationGrad::Gelu:
+      map2_f32_avx512<gelu_backward16>(dst, grad, input, n);
+      break;
+    case ActivationGrad::GeluTanh:
+      map2_f32_avx512<gelu_tanh_backward16>(dst, grad, input, n);
+      break;
+  }
+  return true;
+}
+
 bool silu_f32_simd(float* dst, const float* src, int64_t n) {
   if (cpu_isa() != Isa::Avx512) return false;
   map_f32_avx512<silu16>(dst, src, n);
@@ -634,6 +695,9 @@ bool log1p_f32_simd(float*, const float*, int64_t) { return false; }
 bool softplus_f32_simd(float*, const float*, int64_t) { return false; }
 bool silu_f32_simd(float*, const float*, int64_t) { return false; }
 bool gelu_f32_simd(float*, const float*, int64_t, bool) { return false; }
+bool activation_backward_f32_simd(ActivationGrad, float*, const float*, const float*, int64_t) {
+  return false;
+}
 bool tanh_f32_simd(float*, const float*, int64_t) { return false; }
 }  // namespace genesis::cpu
 

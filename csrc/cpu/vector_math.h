@@ -52,4 +52,11 @@ bool silu_f32_simd(float* dst, const float* src, int64_t n);
 // the vector erf / tanh, in one pass; false without AVX-512.
 bool gelu_f32_simd(float* dst, const float* src, int64_t n, bool tanh_form);
 
+// dst[i] = grad[i] * f'(input[i]) for silu and the two GELUs, as ops::math::SiluBackward,
+// GeluBackward and GeluTanhBackward compute it, over the vector exp, erf and tanh; dst may equal
+// either input; false without AVX-512.
+enum class ActivationGrad { Silu, Gelu, GeluTanh };
+bool activation_backward_f32_simd(ActivationGrad kind, float* dst, const float* grad,
+                                  const float* input, int64_t n);
+
 }  // namespace genesis::cpu
