@@ -143,6 +143,22 @@ GENESIS_AVX512 inline __m512 exp16(__m512 x) {
   return _mm512_scalef_ps(_mm512_add_ps(p, _mm512_set1_ps(1.0f)), k);
 }
 
+// dst[i] = Op(src[i]), 32 floats an iteration (two independent vectors hide the FMA latency
+// chains), the tail under a mask.
+template <__m512 (*Op)(__m512)>
+GENESIS_AVX512 void map_f32_avx512(float* dst, const float* src, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 a = Op(_mm512_loadu_ps(src + i)), b = Op(_mm512_loadu_ps(src + i + 16));
+    _mm512_storeu_ps(dst + i, a);
+    _mm512_storeu_ps(dst + i + 16, b);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(dst + i, m, Op(_mm512_maskz_loadu_ps(m, src + i)));
+  }
+}
+
 GENESIS_AVX512 inline __m512d exp8(__m512d x) {
   x = _mm512_min_pd(_mm512_set1_pd(kHiD), _mm512_max_pd(_mm512_set1_pd(kLoD), x));
   __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(x, _mm512_set1_pd(kLog2eD)), kRound);
@@ -152,19 +168,6 @@ GENESIS_AVX512 inline __m512d exp8(__m512d x) {
   for (int i = 8; i >= 0; --i) q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(kQD[i]));
   __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), q, r);
   return _mm512_scalef_pd(_mm512_add_pd(p, _mm512_set1_pd(1.0)), k);
-}
-
-GENESIS_AVX512 void exp_f32_avx512(float* dst, const float* src, int64_t n) {
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {  // two independent vectors hide the FMA latency chain
-    __m512 a = exp16(_mm512_loadu_ps(src + i)), b = exp16(_mm512_loadu_ps(src + i + 16));
-    _mm512_storeu_ps(dst + i, a);
-    _mm512_storeu_ps(dst + i + 16, b);
-  }
-  for (; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(dst + i, m, exp16(_mm512_maskz_loadu_ps(m, src + i)));
-  }
 }
 
 // e^x - 1 (Note [Vector expm1]).
@@ -198,19 +201,6 @@ GENESIS_AVX512 inline __m512 expm1_16(__m512 x) {
   e = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(_mm512_abs_ps(x), _mm512_set1_ps(0.7f), _CMP_LT_OQ),
                            e, direct);
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_EQ_OQ), e, x);
-}
-
-GENESIS_AVX512 void expm1_f32_avx512(float* dst, const float* src, int64_t n) {
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    __m512 a = expm1_16(_mm512_loadu_ps(src + i)), b = expm1_16(_mm512_loadu_ps(src + i + 16));
-    _mm512_storeu_ps(dst + i, a);
-    _mm512_storeu_ps(dst + i + 16, b);
-  }
-  for (; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(dst + i, m, expm1_16(_mm512_maskz_loadu_ps(m, src + i)));
-  }
 }
 
 // log(x) (Note [Vector log]).
@@ -280,36 +270,9 @@ GENESIS_AVX512 inline __m512 silu16(__m512 x) {
   return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
 }
 
-template <__m512 (*Op)(__m512)>
-GENESIS_AVX512 void map_f32_avx512(float* dst, const float* src, int64_t n) {
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    __m512 a = Op(_mm512_loadu_ps(src + i)), b = Op(_mm512_loadu_ps(src + i + 16));
-    _mm512_storeu_ps(dst + i, a);
-    _mm512_storeu_ps(dst + i + 16, b);
-  }
-  for (; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(dst + i, m, Op(_mm512_maskz_loadu_ps(m, src + i)));
-  }
-}
-
 GENESIS_AVX512 inline __m512 sigmoid16(__m512 x) {
   const __m512 one = _mm512_set1_ps(1.0f);
   return _mm512_div_ps(one, _mm512_add_ps(one, exp16(_mm512_sub_ps(_mm512_setzero_ps(), x))));
-}
-
-GENESIS_AVX512 void sigmoid_f32_avx512(float* dst, const float* src, int64_t n) {
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    __m512 a = sigmoid16(_mm512_loadu_ps(src + i)), b = sigmoid16(_mm512_loadu_ps(src + i + 16));
-    _mm512_storeu_ps(dst + i, a);
-    _mm512_storeu_ps(dst + i + 16, b);
-  }
-  for (; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(dst + i, m, sigmoid16(_mm512_maskz_loadu_ps(m, src + i)));
-  }
 }
 
 GENESIS_AVX512 void exp_f64_avx512(double* dst, const double* src, int64_t n) {
@@ -398,19 +361,6 @@ GENESIS_AVX512 void map2_f32_avx512(float* dst, const float* a, const float* b, 
     __mmask16 m = __mmask16((1u << (n - i)) - 1);
     _mm512_mask_storeu_ps(dst + i, m,
                           Op(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i)));
-  }
-}
-
-GENESIS_AVX512 void tanh_f32_avx512(float* dst, const float* src, int64_t n) {
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    __m512 a = tanh16(_mm512_loadu_ps(src + i)), b = tanh16(_mm512_loadu_ps(src + i + 16));
-    _mm512_storeu_ps(dst + i, a);
-    _mm512_storeu_ps(dst + i + 16, b);
-  }
-  for (; i < n; i += 16) {
-    __mmask16 m = n - i >= 16 ? __mmask16(0xffff) : __mmask16((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(dst + i, m, tanh16(_mm512_maskz_loadu_ps(m, src + i)));
   }
 }
 
@@ -562,7 +512,7 @@ GENESIS_AVX2 void map_f32_through_f64_avx2(float* dst, const float* src, int64_t
 bool exp_f32_simd(float* dst, const float* src, int64_t n) {
   switch (cpu_isa()) {
     case Isa::Avx512:
-      exp_f32_avx512(dst, src, n);
+      map_f32_avx512<exp16>(dst, src, n);
       return true;
     case Isa::Avx2:
       exp_f32_avx2(dst, src, n);
@@ -637,14 +587,14 @@ bool softplus_f32_simd(float* dst, const float* src, int64_t n) {
 
 bool expm1_f32_simd(float* dst, const float* src, int64_t n) {
   if (cpu_isa() != Isa::Avx512) return false;
-  expm1_f32_avx512(dst, src, n);
+  map_f32_avx512<expm1_16>(dst, src, n);
   return true;
 }
 
 bool sigmoid_f32_simd(float* dst, const float* src, int64_t n) {
   switch (cpu_isa()) {
     case Isa::Avx512:
-      sigmoid_f32_avx512(dst, src, n);
+      map_f32_avx512<sigmoid16>(dst, src, n);
       return true;
     case Isa::Avx2:
       sigmoid_f32_avx2(dst, src, n);
@@ -670,7 +620,7 @@ bool erf_f32_simd(float* dst, const float* src, int64_t n) {
 bool tanh_f32_simd(float* dst, const float* src, int64_t n) {
   switch (cpu_isa()) {
     case Isa::Avx512:
-      tanh_f32_avx512(dst, src, n);
+      map_f32_avx512<tanh16>(dst, src, n);
       return true;
     case Isa::Avx2:
       map_f32_through_f64_avx2(dst, src, n, Tanh4{});
