@@ -89,7 +89,8 @@ void apply_run(C* o, const C* x, int64_t n, const Op& op) {
     // x above 0, expm1(x) at and below it, over the vector expm1
     if (expm1_f32_simd(o, x, 0))
       return through_chunks(
-          o, x, n, [](float v) { return v < 0.0f ? v : 0.0f; }, expm1_f32_simd,
+          // NaN and -0 reach expm1 (which keeps them); positives need none
+          o, x, n, [](float v) { return v > 0.0f ? 0.0f : v; }, expm1_f32_simd,
           [](float v, float e) { return v > 0.0f ? v : e; });
   }
   for (int64_t i = 0; i < n; ++i) o[i] = op(x[i]);
